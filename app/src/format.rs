@@ -1,0 +1,33 @@
+//! Small display helpers shared by the pages.
+
+/// `YYYY-MM-DD HH:MM:SS` (UTC) for an epoch time in seconds.
+pub fn timestamp(epoch: f64) -> String {
+    let secs = epoch.floor() as i64;
+    let days = secs.div_euclid(86_400);
+    let rem = secs.rem_euclid(86_400);
+    let (y, m, d) = civil_from_days(days);
+    format!("{y:04}-{m:02}-{d:02} {:02}:{:02}:{:02}", rem / 3600, rem % 3600 / 60, rem % 60)
+}
+
+/// Days since 1970-01-01 to a (year, month, day) in the proleptic Gregorian calendar.
+fn civil_from_days(z: i64) -> (i64, u32, u32) {
+    let z = z + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z.rem_euclid(146_097);
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let d = (doy - (153 * mp + 2) / 5 + 1) as u32;
+    let m = if mp < 10 { mp + 3 } else { mp - 9 } as u32;
+    let y = yoe + era * 400 + i64::from(m <= 2);
+    (y, m, d)
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn formats_epoch_as_utc() {
+        assert_eq!(super::timestamp(0.0), "1970-01-01 00:00:00");
+        assert_eq!(super::timestamp(1_795_331_833.75), "2026-11-23 07:17:13");
+    }
+}

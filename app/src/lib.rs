@@ -1,0 +1,63 @@
+//! Breakroom's pages. Server functions (in [`api`]) are the only way the pages reach the
+//! debugger; [`live`] turns the server's event stream into a signal pages refetch on.
+
+pub mod api;
+pub mod format;
+pub mod live;
+pub mod pages;
+
+use leptos::prelude::*;
+use leptos_meta::{provide_meta_context, MetaTags, Stylesheet, Title};
+use leptos_router::{
+    components::{Route, Router, Routes, A},
+    path,
+};
+
+pub fn shell(options: LeptosOptions) -> impl IntoView {
+    view! {
+        <!DOCTYPE html>
+        <html lang="en">
+            <head>
+                <meta charset="utf-8"/>
+                <meta name="viewport" content="width=device-width, initial-scale=1"/>
+                <AutoReload options=options.clone()/>
+                <HydrationScripts options/>
+                <MetaTags/>
+            </head>
+            <body>
+                <App/>
+            </body>
+        </html>
+    }
+}
+
+#[component]
+pub fn App() -> impl IntoView {
+    provide_meta_context();
+    live::provide_live_updates();
+    view! {
+        <Stylesheet id="leptos" href="/pkg/breakroom.css"/>
+        <Title text="Breakroom"/>
+        <Router>
+            <header class="topbar">
+                <A href="/" attr:class="brand">"Breakroom"</A>
+                <nav>
+                    <A href="/">"Paused"</A>
+                </nav>
+            </header>
+            <main>
+                <Routes fallback=pages::NotFound>
+                    <Route path=path!("/") view=pages::paused::PausedPage/>
+                    <Route path=path!("/repl/:session_id") view=pages::repl::ReplPage/>
+                </Routes>
+            </main>
+        </Router>
+    }
+}
+
+#[cfg(feature = "hydrate")]
+#[wasm_bindgen::prelude::wasm_bindgen]
+pub fn hydrate() {
+    console_error_panic_hook::set_once();
+    leptos::mount::hydrate_body(App);
+}

@@ -1,0 +1,199 @@
+"""Evaluating REPL input inside a paused program.
+
+An `EvalTarget` is what the REPL runs against: a frame's globals and locals (a real frame for
+set_trace and post-mortem, the call's bound arguments for a wrapped function). Each REPL session
+has its own namespace layered over the frame's locals; assignments to names the frame already
+has go to the program itself.
+"""
+
+import code
+import ctypes
+import io
+import sys
+import threading
+import traceback
+
+from ._serialize import safe_repr, try_serialize
+
+REPL_FILENAME = "<repl>"
+
+
+class EvalTarget:
+    """Globals and locals of the paused code, with a way to write a local back."""
+
+    def __init__(self, globals_, locals_, frame=None):
+        self.globals = globals_
+        self._locals = locals_
+        self.frame = frame
+
+    def locals(self):
+        if self.frame is not None:
+            return dict(self.frame.f_locals)
+        return dict(self._locals)
+
+    def set_local(self, name, value):
+        if self.frame is None:
+            self._locals[name] = value
+            return
+        f_locals = self.frame.f_locals
+        f_locals[name] = value
+        if sys.version_info < (3, 13):
+            # Before PEP 667 f_locals is a snapshot: copy it back into the fast locals.
+            ctypes.pythonapi.PyFrame_LocalsToFast(ctypes.py_object(self.frame), ctypes.c_int(0))
+
+
+class Outcome:
+    def __init__(self, result="", stdout="", error=None, value=None, has_value=False):
+        self.result = result
+        self.stdout = stdout
+        self.error = error
+        self.value = value
+        self.has_value = has_value
+
+    def wire(self):
+        """The fields of a repl-result post."""
+        cid = data = None
+        if self.error is None and self.has_value and self.value is not None:
+            cid, data = try_serialize(self.value)
+        return {
+            "result": self.result,
+            "stdout": self.stdout,
+            "error": self.error,
+            "result_cid": cid,
+            "result_data": data,
+        }
+
+
+class _OutputRouter:
+    """Stands in for sys.stdout/sys.stderr while evals run: output of a thread that is
+    evaluating goes to that eval's buffer, every other thread's to the real stream."""
+
+    def __init__(self, real, buffers):
+        self._real = real
+        self._buffers = buffers
+
+    def write(self, text):
+        buf = self._buffers.get(threading.get_ident())
+        return (buf if buf is not None else self._real).write(text)
+
+    def flush(self):
+        if threading.get_ident() not in self._buffers:
+            self._real.flush()
+
+    def __getattr__(self, name):
+        return getattr(self._real, name)
+
+
+class _Capture:
+    """Reference-counted replacement of sys.stdout and sys.stderr."""
+
+    lock = threading.Lock()
+    buffers = {}
+    active = 0
+    saved = None
+
+    @classmethod
+    def start(cls):
+        buf = io.StringIO()
+        with cls.lock:
+            if cls.active == 0:
+                cls.saved = (sys.stdout, sys.stderr)
+                sys.stdout = _OutputRouter(cls.saved[0], cls.buffers)
+                sys.stderr = _OutputRouter(cls.saved[1], cls.buffers)
+            cls.active += 1
+            cls.buffers[threading.get_ident()] = buf
+        return buf
+
+    @classmethod
+    def stop(cls):
+        with cls.lock:
+            cls.buffers.pop(threading.get_ident(), None)
+            cls.active -= 1
+            if cls.active == 0 and cls.saved is not None:
+                sys.stdout, sys.stderr = cls.saved
+                cls.saved = None
+
+
+def _error_text(exc):
+    """The exception line, preceded by the traceback of the user's code when there is any."""
+    if isinstance(exc, SyntaxError):
+        return "".join(traceback.format_exception_only(type(exc), exc)).rstrip()
+    tb = exc.__traceback__
+    # Drop this module's frames: the user's code starts at the first <repl> frame.
+    while tb is not None and tb.tb_frame.f_code.co_filename != REPL_FILENAME:
+        tb = tb.tb_next
+    frames = traceback.extract_tb(tb)
+    last = "".join(traceback.format_exception_only(type(exc), exc)).rstrip()
+    if len(frames) <= 1:
+        return last
+    return "Traceback (most recent call last):\n" + "".join(traceback.format_list(frames)) + last
+
+
+def evaluate(source, target, namespace):
+    """Runs one REPL input. Never raises for anything the input does."""
+    try:
+        if code.compile_command(source, REPL_FILENAME, "exec") is None:
+            return Outcome(error="SyntaxError: incomplete input")
+    except (SyntaxError, ValueError, OverflowError) as exc:
+        return Outcome(error=_error_text(exc))
+    try:
+        compiled, is_expression = compile(source, REPL_FILENAME, "eval"), True
+    except SyntaxError:
+        try:
+            compiled, is_expression = compile(source, REPL_FILENAME, "exec"), False
+        except (SyntaxError, ValueError) as exc:
+            return Outcome(error=_error_text(exc))
+
+    frame_locals = target.locals()
+    # One dict for globals and locals, so functions defined in the REPL see session names.
+    env = dict(target.globals)
+    env.update(frame_locals)
+    env.update(namespace)
+    before = dict(env)
+    buf = _Capture.start()
+    try:
+        try:
+            value = eval(compiled, env)
+        finally:
+            _Capture.stop()
+    except BaseException as exc:  # SystemExit and KeyboardInterrupt from user code too
+        return Outcome(stdout=buf.getvalue(), error=_error_text(exc))
+
+    for name, new in env.items():
+        if name == "__builtins__" or (name in before and before[name] is new):
+            continue
+        if name in frame_locals and name not in namespace:
+            target.set_local(name, new)
+        else:
+            namespace[name] = new
+    for name in before:
+        if name not in env:
+            namespace.pop(name, None)
+
+    stdout = buf.getvalue()
+    if not is_expression or (value is None and stdout):
+        # Like the interactive prompt, `print(...)` shows its output and not its None; a
+        # silent None (`d.get(k)`) still shows "None" so the user sees an answer.
+        return Outcome(stdout=stdout)
+    return Outcome(result=safe_repr(value), stdout=stdout, value=value, has_value=True)
+
+
+class EvalRunner:
+    """Runs each eval in a daemon thread so a runaway eval cannot block the paused program's
+    polling; past the timeout the user gets an error and the thread's late result is dropped."""
+
+    def __init__(self, timeout):
+        self.timeout = timeout
+
+    def run(self, source, target, namespace):
+        box = {}
+
+        def work():
+            box["outcome"] = evaluate(source, target, namespace)
+
+        worker = threading.Thread(target=work, name="breakroom-eval", daemon=True)
+        worker.start()
+        worker.join(self.timeout)
+        if worker.is_alive():
+            return Outcome(error="TimeoutError: evaluation timed out")
+        return box["outcome"]

@@ -1,0 +1,229 @@
+//! Breakpoints and the decisions made at call start and call completion (PROTOCOL.md §7).
+//!
+//! Breakroom differs from the reference server in one default: a call with a breakpoint pauses
+//! once, before it runs. After-pauses happen only when the breakpoint's after-behaviour asks for
+//! them, and exception pauses when the after-behaviour or the global behaviour asks.
+
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Serialize};
+
+use crate::error::{Error, Result};
+
+/// What a breakpoint does before the call runs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(rename_all = "snake_case")]
+pub enum Behavior {
+    Stop,
+    Go,
+    /// Use the global behaviour.
+    #[default]
+    Yield,
+}
+
+/// What a breakpoint does after the call returns or raises.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(rename_all = "snake_case")]
+pub enum AfterBehavior {
+    Stop,
+    Go,
+    #[default]
+    Yield,
+    Exception,
+    StopException,
+}
+
+/// The behaviour of breakpoints whose own behaviour is `yield`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(rename_all = "snake_case")]
+pub enum GlobalBehavior {
+    #[default]
+    Stop,
+    Go,
+    Exception,
+    StopException,
+}
+
+impl Behavior {
+    pub fn parse(text: &str) -> Result<Self> {
+        match text {
+            "stop" => Ok(Self::Stop),
+            "go" | "continue" => Ok(Self::Go),
+            "yield" => Ok(Self::Yield),
+            _ => Err(Error::invalid("invalid_behavior", "behavior must be 'stop', 'go', or 'yield'")),
+        }
+    }
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Stop => "stop",
+            Self::Go => "go",
+            Self::Yield => "yield",
+        }
+    }
+}
+
+impl AfterBehavior {
+    pub fn parse(text: &str) -> Result<Self> {
+        match text {
+            "stop" | "breakpoints" | "stop_at_breakpoints" => Ok(Self::Stop),
+            "go" | "continue" => Ok(Self::Go),
+            "yield" | "defer" | "default" => Ok(Self::Yield),
+            "exception" | "exceptions" | "stop_at_exceptions" => Ok(Self::Exception),
+            "stop_exception" | "breakpoints_and_exceptions" | "stop_at_breakpoints_and_exceptions" | "both" => {
+                Ok(Self::StopException)
+            }
+            _ => Err(Error::invalid(
+                "invalid_behavior",
+                "behavior must be one of 'stop', 'go', 'exception', 'stop_exception', or 'yield'",
+            )),
+        }
+    }
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Stop => "stop",
+            Self::Go => "go",
+            Self::Yield => "yield",
+            Self::Exception => "exception",
+            Self::StopException => "stop_exception",
+        }
+    }
+}
+
+impl GlobalBehavior {
+    pub fn parse(text: &str) -> Result<Self> {
+        match text {
+            "stop" | "breakpoints" | "stop_at_breakpoints" => Ok(Self::Stop),
+            "go" | "continue" => Ok(Self::Go),
+            "exception" | "exceptions" | "stop_at_exceptions" => Ok(Self::Exception),
+            "stop_exception" | "breakpoints_and_exceptions" | "stop_at_breakpoints_and_exceptions" | "both" => {
+                Ok(Self::StopException)
+            }
+            _ => Err(Error::invalid(
+                "invalid_behavior",
+                "behavior must be one of 'stop', 'go', 'exception', or 'stop_exception'",
+            )),
+        }
+    }
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Stop => "stop",
+            Self::Go => "go",
+            Self::Exception => "exception",
+            Self::StopException => "stop_exception",
+        }
+    }
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct Breakpoint {
+    pub behavior: Behavior,
+    pub after_behavior: AfterBehavior,
+    pub replacement: Option<String>,
+}
+
+/// What to tell a client at call start.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum StartDecision {
+    Pause,
+    Replace(String),
+    Continue,
+}
+
+#[derive(Default)]
+pub struct Breakpoints {
+    pub by_name: BTreeMap<String, Breakpoint>,
+    pub global: GlobalBehavior,
+}
+
+impl Breakpoints {
+    pub fn decide_start(&self, name: &str) -> StartDecision {
+        let Some(bp) = self.by_name.get(name) else {
+            return StartDecision::Continue;
+        };
+        let pauses = match bp.behavior {
+            Behavior::Stop => true,
+            Behavior::Go => false,
+            Behavior::Yield => matches!(self.global, GlobalBehavior::Stop | GlobalBehavior::StopException),
+        };
+        if pauses {
+            StartDecision::Pause
+        } else if let Some(r) = &bp.replacement {
+            StartDecision::Replace(r.clone())
+        } else {
+            StartDecision::Continue
+        }
+    }
+
+    /// Whether a completed call pauses again.
+    pub fn pauses_after(&self, name: &str, raised: bool) -> bool {
+        let Some(bp) = self.by_name.get(name) else {
+            return false;
+        };
+        let effective = match bp.after_behavior {
+            // The global behaviour asks for exception pauses, never for a second pause on success.
+            AfterBehavior::Yield => match self.global {
+                GlobalBehavior::Exception | GlobalBehavior::StopException => AfterBehavior::Exception,
+                GlobalBehavior::Stop | GlobalBehavior::Go => AfterBehavior::Go,
+            },
+            own => own,
+        };
+        if raised {
+            matches!(effective, AfterBehavior::Exception | AfterBehavior::StopException)
+        } else {
+            matches!(effective, AfterBehavior::Stop | AfterBehavior::StopException)
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn with(name: &str, bp: Breakpoint, global: GlobalBehavior) -> Breakpoints {
+        let mut b = Breakpoints { global, ..Default::default() };
+        b.by_name.insert(name.into(), bp);
+        b
+    }
+
+    #[test]
+    fn default_breakpoint_pauses_once_before_the_call() {
+        let b = with("f", Breakpoint::default(), GlobalBehavior::Stop);
+        assert_eq!(b.decide_start("f"), StartDecision::Pause);
+        assert!(!b.pauses_after("f", false));
+        assert!(!b.pauses_after("f", true));
+        assert_eq!(b.decide_start("g"), StartDecision::Continue);
+    }
+
+    #[test]
+    fn after_behaviour_asks_for_after_pauses() {
+        let bp = Breakpoint { after_behavior: AfterBehavior::Stop, ..Default::default() };
+        let b = with("f", bp, GlobalBehavior::Go);
+        assert_eq!(b.decide_start("f"), StartDecision::Continue);
+        assert!(b.pauses_after("f", false));
+        assert!(!b.pauses_after("f", true));
+    }
+
+    #[test]
+    fn global_exception_behaviour_pauses_on_raise_only() {
+        let b = with("f", Breakpoint::default(), GlobalBehavior::Exception);
+        assert_eq!(b.decide_start("f"), StartDecision::Continue);
+        assert!(b.pauses_after("f", true));
+        assert!(!b.pauses_after("f", false));
+    }
+
+    #[test]
+    fn replacement_applies_only_when_not_pausing() {
+        let bp = Breakpoint { behavior: Behavior::Go, replacement: Some("g".into()), ..Default::default() };
+        let b = with("f", bp, GlobalBehavior::Stop);
+        assert_eq!(b.decide_start("f"), StartDecision::Replace("g".into()));
+    }
+
+    #[test]
+    fn aliases_parse() {
+        assert_eq!(Behavior::parse("continue").unwrap(), Behavior::Go);
+        assert_eq!(AfterBehavior::parse("both").unwrap(), AfterBehavior::StopException);
+        assert_eq!(GlobalBehavior::parse("stop_at_exceptions").unwrap(), GlobalBehavior::Exception);
+        assert!(GlobalBehavior::parse("yield").is_err());
+        assert!(Behavior::parse("breakpoints").is_err());
+    }
+}

@@ -1,0 +1,223 @@
+//! Calls as clients report them: the call/start and call/complete requests, the actions the
+//! server answers with, and the record kept of every call.
+
+use indexmap::IndexMap;
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use crate::cid_store::SerializedItem;
+use crate::model::{PauseReason, StackFrame};
+
+/// `POST /api/call/start`. Fields a client may get wrong are kept loose and checked by the
+/// debugger, so that a bad value gets a precise error instead of a generic parse failure.
+#[derive(Clone, Debug, Default, Deserialize)]
+pub struct CallStart {
+    #[serde(default)]
+    pub method_name: Option<String>,
+    #[serde(default)]
+    pub target: Option<SerializedItem>,
+    #[serde(default)]
+    pub target_cid: Option<String>,
+    #[serde(default)]
+    pub args: Vec<SerializedItem>,
+    #[serde(default)]
+    pub kwargs: IndexMap<String, SerializedItem>,
+    #[serde(default)]
+    pub call_site: Option<Value>,
+    #[serde(default)]
+    pub call_type: Option<String>,
+    #[serde(default)]
+    pub process_pid: Option<Value>,
+    #[serde(default)]
+    pub process_start_time: Option<Value>,
+    #[serde(default)]
+    pub signature: Option<String>,
+    #[serde(default)]
+    pub preferred_format: Option<String>,
+    #[serde(default)]
+    pub page_url: Option<String>,
+    /// Breakroom extension: a richer stack (innermost first) with source lines around each frame.
+    #[serde(default)]
+    pub frames: Option<Vec<Value>>,
+    /// Breakroom extension: `"always"` (set_trace) or `"exception"` (post-mortem) pauses
+    /// whatever the breakpoints say.
+    #[serde(default)]
+    pub pause: Option<String>,
+}
+
+/// `POST /api/call/complete`.
+#[derive(Clone, Debug, Default, Deserialize)]
+pub struct CallComplete {
+    #[serde(default)]
+    pub call_id: Option<String>,
+    #[serde(default)]
+    pub timestamp: Option<f64>,
+    #[serde(default)]
+    pub status: Option<String>,
+    #[serde(default)]
+    pub process_pid: Option<Value>,
+    #[serde(default)]
+    pub process_start_time: Option<Value>,
+    #[serde(default)]
+    pub result_cid: Option<String>,
+    #[serde(default)]
+    pub result_data: Option<String>,
+    #[serde(default)]
+    pub result_serialization_format: Option<String>,
+    /// Breakroom extension: the client's repr of the result.
+    #[serde(default)]
+    pub result_repr: Option<String>,
+    #[serde(default)]
+    pub exception_type: Option<String>,
+    #[serde(default)]
+    pub exception_message: Option<String>,
+    #[serde(default)]
+    pub exception_traceback: Option<String>,
+    #[serde(default)]
+    pub exception_cid: Option<String>,
+    #[serde(default)]
+    pub exception_data: Option<String>,
+    #[serde(default)]
+    pub exception_serialization_format: Option<String>,
+}
+
+/// What a client is told to do with a call (PROTOCOL.md §5.5).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "action", rename_all = "lowercase")]
+pub enum Action {
+    Continue,
+    Poll {
+        poll_url: String,
+        poll_interval_ms: u64,
+        timeout_ms: u64,
+    },
+    Replace {
+        function_name: String,
+    },
+    Skip {
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        fake_result: Option<Value>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        fake_result_cid: Option<String>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        fake_result_data: Option<String>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        fake_result_serialization_format: Option<String>,
+    },
+    Modify {
+        modified_args: Vec<Value>,
+        modified_kwargs: serde_json::Map<String, Value>,
+    },
+    Raise {
+        exception_type: String,
+        exception_message: String,
+    },
+}
+
+impl Action {
+    pub fn poll(pause_id: &str) -> Self {
+        Action::Poll {
+            poll_url: format!("/api/poll/{pause_id}"),
+            poll_interval_ms: 100,
+            timeout_ms: 60_000,
+        }
+    }
+
+    pub fn name(&self) -> &'static str {
+        match self {
+            Action::Continue => "continue",
+            Action::Poll { .. } => "poll",
+            Action::Replace { .. } => "replace",
+            Action::Skip { .. } => "skip",
+            Action::Modify { .. } => "modify",
+            Action::Raise { .. } => "raise",
+        }
+    }
+}
+
+/// The answer to call/start: an action that always carries the call id.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct CallStartReply {
+    pub call_id: String,
+    #[serde(flatten)]
+    pub action: Action,
+}
+
+/// Everything known about a call, in the shape `/api/paused` shows as `call_data`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct CallData {
+    pub method_name: String,
+    pub call_id: String,
+    pub target: Option<SerializedItem>,
+    pub pretty_target: Value,
+    pub args: Vec<SerializedItem>,
+    pub kwargs: IndexMap<String, SerializedItem>,
+    pub pretty_args: Vec<Value>,
+    pub pretty_kwargs: IndexMap<String, Value>,
+    pub signature: String,
+    pub call_site: Value,
+    pub page_url: Option<String>,
+    pub preferred_format: String,
+    pub process_pid: i64,
+    pub process_start_time: f64,
+    pub process_key: String,
+    pub call_type: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub pause_reason: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub pretty_result: Option<Value>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub exception: Option<Value>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub frames: Option<Vec<Value>>,
+}
+
+impl CallData {
+    /// The stack as reported: rich `frames` when the client sent them, else `call_site.stack_trace`.
+    pub fn stack(&self) -> Vec<StackFrame> {
+        let raw = match &self.frames {
+            Some(frames) => frames.clone(),
+            None => self
+                .call_site
+                .get("stack_trace")
+                .and_then(Value::as_array)
+                .cloned()
+                .unwrap_or_default(),
+        };
+        raw.iter()
+            .map(|f| StackFrame {
+                filename: f.get("filename").and_then(Value::as_str).unwrap_or("?").to_string(),
+                lineno: f.get("lineno").and_then(Value::as_i64).unwrap_or(0),
+                function: f.get("function").and_then(Value::as_str).unwrap_or("?").to_string(),
+                code_context: f.get("code_context").and_then(Value::as_str).map(str::to_string),
+            })
+            .collect()
+    }
+
+    pub fn pause_reason_kind(&self) -> PauseReason {
+        match self.pause_reason.as_deref() {
+            Some("exception") => PauseReason::Exception,
+            _ if self.pretty_result.is_some() => PauseReason::After,
+            _ => PauseReason::Breakpoint,
+        }
+    }
+}
+
+/// One call from start to completion; kept for the call tree and breakpoint history.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct CallRecord {
+    pub call_id: String,
+    pub method_name: String,
+    pub process_key: String,
+    pub started_at: f64,
+    pub completed_at: Option<f64>,
+    /// "running", "success" or "exception".
+    pub status: String,
+    pub pretty_args: Vec<Value>,
+    pub pretty_kwargs: IndexMap<String, Value>,
+    pub pretty_result: Option<Value>,
+    pub exception: Option<Value>,
+    pub call_site: Value,
+    pub pause_ids: Vec<String>,
+    pub repl_sessions: Vec<String>,
+}

@@ -1,0 +1,800 @@
+//! [`Debugger`]: the one owner of Breakroom's state, with a small API. State sits behind one
+//! mutex that is never held across an await; the only waits are for the paused program (an
+//! eval's answer) and for a resume (the client's long-poll).
+
+use std::collections::{BTreeMap, HashMap, VecDeque};
+use std::sync::{Arc, Mutex, MutexGuard};
+use std::time::Duration;
+
+use serde::Serialize;
+use serde_json::{json, Value};
+use tokio::sync::{broadcast, oneshot};
+
+use crate::breakpoint::{AfterBehavior, Behavior, Breakpoint, Breakpoints, GlobalBehavior, StartDecision};
+use crate::call::{Action, CallComplete, CallData, CallRecord, CallStart, CallStartReply};
+use crate::cid_store::{CidStore, SerializedItem, StoredObject};
+use crate::display::{pretty_item, text_of};
+use crate::error::{Error, Result};
+use crate::eval::{EvalRequest, EvalResult, PendingEval};
+use crate::ids;
+use crate::model::{
+    EvalOutcome, LiveEvent, PauseReason, PausedCall, ReplSession, SessionPage, SessionQuery, TranscriptEntry,
+};
+use crate::pause::{Pause, ResumeRequest};
+use crate::session::Sessions;
+
+const MAX_COM_ERRORS: usize = 500;
+const MAX_EVENTS: usize = 10_000;
+
+#[derive(Clone, Debug)]
+pub struct Config {
+    /// How long a browser's eval waits for the paused program.
+    pub eval_timeout: Duration,
+    /// How long a client's poll is held when nothing happens (below the client's 30 s timeout).
+    pub poll_hold: Duration,
+}
+
+impl Default for Config {
+    fn default() -> Self {
+        Config { eval_timeout: Duration::from_secs(30), poll_hold: Duration::from_secs(25) }
+    }
+}
+
+/// The answer to a client's poll.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[serde(tag = "status", rename_all = "lowercase")]
+pub enum PollReply {
+    Waiting {
+        /// Only when the client asked to take evals with its poll (Breakroom's own client).
+        #[serde(skip_serializing_if = "Option::is_none")]
+        eval: Option<EvalRequest>,
+    },
+    Ready {
+        action: Action,
+    },
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct RegisteredFunction {
+    pub signature: Option<String>,
+    pub metadata: Value,
+}
+
+#[derive(Default)]
+struct State {
+    breakpoints: Breakpoints,
+    functions: BTreeMap<String, RegisteredFunction>,
+    pauses: HashMap<String, Pause>,
+    /// Pause ids in the order they paused.
+    pause_order: Vec<String>,
+    /// Calls started and not yet completed, with their pre-call pause if they had one.
+    running: HashMap<String, (CallData, Option<String>)>,
+    records: HashMap<String, CallRecord>,
+    record_order: Vec<String>,
+    history: BTreeMap<String, Vec<Value>>,
+    sessions: Sessions,
+    cids: CidStore,
+    call_seq: u64,
+    com_errors: VecDeque<Value>,
+    events: VecDeque<Value>,
+}
+
+struct Inner {
+    state: Mutex<State>,
+    config: Config,
+    live: broadcast::Sender<LiveEvent>,
+}
+
+/// Cheap to clone: every clone is the same debugger.
+#[derive(Clone)]
+pub struct Debugger {
+    inner: Arc<Inner>,
+}
+
+impl Default for Debugger {
+    fn default() -> Self {
+        Self::new(Config::default())
+    }
+}
+
+impl Debugger {
+    pub fn new(config: Config) -> Self {
+        let (live, _) = broadcast::channel(1024);
+        Debugger { inner: Arc::new(Inner { state: Mutex::new(State::default()), config, live }) }
+    }
+
+    pub fn config(&self) -> &Config {
+        &self.inner.config
+    }
+
+    fn state(&self) -> MutexGuard<'_, State> {
+        // A panic elsewhere must not take the whole debugger down with it.
+        self.inner.state.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+    }
+
+    fn publish(&self, event: LiveEvent) {
+        let _ = self.inner.live.send(event);
+    }
+
+    /// Every change pages care about, as it happens.
+    pub fn subscribe(&self) -> broadcast::Receiver<LiveEvent> {
+        self.inner.live.subscribe()
+    }
+
+    // ---- breakpoints and functions -------------------------------------------------------
+
+    /// Adds a breakpoint (keeping its behaviours if it exists) and records the signature.
+    pub fn add_breakpoint(&self, name: &str, signature: Option<String>, behavior: Option<&str>) -> Result<()> {
+        let name = required_name(name)?;
+        let mut st = self.state();
+        let bp = st.breakpoints.by_name.entry(name.to_string()).or_default();
+        if let Some(b) = behavior.and_then(|b| Behavior::parse(b).ok()) {
+            bp.behavior = b;
+        }
+        let registered = st
+            .functions
+            .entry(name.to_string())
+            .or_insert_with(|| RegisteredFunction { signature: None, metadata: json!({}) });
+        registered.signature = signature;
+        drop(st);
+        self.publish(LiveEvent::BreakpointsChanged);
+        Ok(())
+    }
+
+    pub fn remove_breakpoint(&self, name: &str) {
+        self.state().breakpoints.by_name.remove(name);
+        self.publish(LiveEvent::BreakpointsChanged);
+    }
+
+    pub fn set_behavior(&self, name: &str, behavior: &str) -> Result<Behavior> {
+        let behavior = Behavior::parse(behavior)?;
+        self.with_breakpoint(name, |bp| bp.behavior = behavior)?;
+        Ok(behavior)
+    }
+
+    pub fn set_after_behavior(&self, name: &str, behavior: &str) -> Result<AfterBehavior> {
+        let behavior = AfterBehavior::parse(behavior)?;
+        self.with_breakpoint(name, |bp| bp.after_behavior = behavior)?;
+        Ok(behavior)
+    }
+
+    /// Sets or clears (empty, or the breakpoint's own name) the function run instead.
+    pub fn set_replacement(&self, name: &str, replacement: &str) -> Result<Option<String>> {
+        let replacement = (!replacement.is_empty() && replacement != name).then(|| replacement.to_string());
+        {
+            let st = self.state();
+            if !st.breakpoints.by_name.contains_key(name) {
+                return Err(Error::BreakpointNotFound(name.to_string()));
+            }
+            if let Some(r) = &replacement {
+                let sig = |n: &str| st.functions.get(n).and_then(|f| f.signature.clone()).filter(|s| !s.is_empty());
+                if sig(name).is_none() || sig(name) != sig(r) {
+                    return Err(Error::SignatureMismatch);
+                }
+            }
+        }
+        self.with_breakpoint(name, |bp| bp.replacement = replacement.clone())?;
+        Ok(replacement)
+    }
+
+    fn with_breakpoint(&self, name: &str, change: impl FnOnce(&mut Breakpoint)) -> Result<()> {
+        let mut st = self.state();
+        let bp = st.breakpoints.by_name.get_mut(name).ok_or_else(|| Error::BreakpointNotFound(name.to_string()))?;
+        change(bp);
+        drop(st);
+        self.publish(LiveEvent::BreakpointsChanged);
+        Ok(())
+    }
+
+    pub fn global_behavior(&self) -> GlobalBehavior {
+        self.state().breakpoints.global
+    }
+
+    pub fn set_global_behavior(&self, behavior: &str) -> Result<GlobalBehavior> {
+        let behavior = GlobalBehavior::parse(behavior)?;
+        self.state().breakpoints.global = behavior;
+        self.publish(LiveEvent::BreakpointsChanged);
+        Ok(behavior)
+    }
+
+    pub fn breakpoints(&self) -> BTreeMap<String, Breakpoint> {
+        self.state().breakpoints.by_name.clone()
+    }
+
+    pub fn register_function(&self, name: &str, signature: Option<String>, client_ref: Option<Value>) -> Result<()> {
+        let name = required_name(name)?;
+        let mut st = self.state();
+        let metadata = json!({"client_ref": client_ref, "registered_at": ids::now()});
+        st.functions.insert(name.to_string(), RegisteredFunction { signature, metadata });
+        Ok(())
+    }
+
+    /// Stores a value sent alongside a request (function data, event payloads).
+    pub fn store_value(&self, cid: &str, data: &str, format: Option<&str>) -> Result<()> {
+        self.state().cids.store_pair(cid, data, format, ids::now())
+    }
+
+    pub fn functions(&self) -> BTreeMap<String, RegisteredFunction> {
+        self.state().functions.clone()
+    }
+
+    pub fn object(&self, cid: &str) -> Option<StoredObject> {
+        self.state().cids.get(&cid.to_ascii_lowercase()).cloned()
+    }
+
+    // ---- calls -----------------------------------------------------------------------------
+
+    pub fn start_call(&self, req: CallStart) -> Result<CallStartReply> {
+        let (pid, start_time) = process_identity(&req.process_pid, &req.process_start_time)?;
+        let method_name = req
+            .method_name
+            .clone()
+            .filter(|m| !m.is_empty())
+            .ok_or(Error::MissingField { code: "missing_method_name", field: "method_name" })?;
+        let now = ids::now();
+        let mut st = self.state();
+
+        let items = || req.target.iter().chain(req.args.iter()).chain(req.kwargs.values());
+        let missing: Vec<String> =
+            items().filter(|i| st.cids.is_missing(i)).filter_map(|i| i.cid.clone()).collect();
+        if !missing.is_empty() {
+            return Err(Error::CidNotFound { missing });
+        }
+        for item in items() {
+            st.cids.store_item(item, now)?;
+        }
+        let preferred_format = match req.preferred_format.as_deref() {
+            None => "dill".to_string(),
+            Some(f @ ("dill" | "json")) => f.to_string(),
+            Some(other) => {
+                return Err(Error::invalid(
+                    "invalid_preferred_format",
+                    format!("preferred_format must be 'dill' or 'json', not {other:?}"),
+                ))
+            }
+        };
+
+        let forced = match req.pause.as_deref() {
+            None => None,
+            Some("always") => Some(PauseReason::Breakpoint),
+            Some("exception") => Some(PauseReason::Exception),
+            Some(other) => {
+                return Err(Error::invalid("invalid_pause_kind", format!("pause must be 'always' or 'exception', not {other:?}")))
+            }
+        };
+        st.call_seq += 1;
+        let call_id = ids::call_id(now, st.call_seq);
+        let cids = &st.cids;
+        let call = CallData {
+            method_name: method_name.clone(),
+            call_id: call_id.clone(),
+            pretty_target: req.target.as_ref().map(|t| pretty_item(t, cids)).unwrap_or(Value::Null),
+            pretty_args: req.args.iter().map(|a| pretty_item(a, cids)).collect(),
+            pretty_kwargs: req.kwargs.iter().map(|(k, v)| (k.clone(), pretty_item(v, cids))).collect(),
+            target: req.target,
+            args: req.args,
+            kwargs: req.kwargs,
+            signature: req.signature.unwrap_or_default(),
+            call_site: req.call_site.unwrap_or_else(|| json!({})),
+            page_url: req.page_url,
+            preferred_format,
+            process_pid: pid,
+            process_start_time: start_time,
+            process_key: ids::process_key(pid, start_time),
+            call_type: req.call_type,
+            pause_reason: None,
+            pretty_result: None,
+            exception: None,
+            frames: req.frames,
+        };
+        st.records.insert(
+            call_id.clone(),
+            CallRecord {
+                call_id: call_id.clone(),
+                method_name: method_name.clone(),
+                process_key: call.process_key.clone(),
+                started_at: now,
+                completed_at: None,
+                status: "running".into(),
+                pretty_args: call.pretty_args.clone(),
+                pretty_kwargs: call.pretty_kwargs.clone(),
+                pretty_result: None,
+                exception: None,
+                call_site: call.call_site.clone(),
+                pause_ids: vec![],
+                repl_sessions: vec![],
+            },
+        );
+        st.record_order.push(call_id.clone());
+
+        let decision = match forced {
+            Some(_) => StartDecision::Pause,
+            None => st.breakpoints.decide_start(&method_name),
+        };
+        let action = match decision {
+            StartDecision::Continue => Action::Continue,
+            StartDecision::Replace(function_name) => Action::Replace { function_name },
+            StartDecision::Pause => {
+                let reason = forced.unwrap_or(PauseReason::Breakpoint);
+                let mut paused = call.clone();
+                paused.pause_reason =
+                    Some(if reason == PauseReason::Exception { "exception" } else { "breakpoint" }.into());
+                let pause_id = add_pause(&mut st, paused, reason, now);
+                st.running.insert(call_id.clone(), (call, Some(pause_id.clone())));
+                drop(st);
+                self.publish(LiveEvent::PauseAdded { pause_id: pause_id.clone() });
+                return Ok(CallStartReply { call_id, action: Action::poll(&pause_id) });
+            }
+        };
+        st.running.insert(call_id.clone(), (call, None));
+        Ok(CallStartReply { call_id, action })
+    }
+
+    /// Waits (up to the configured hold) until the pause is resumed or, with `take_eval`, an
+    /// eval is ready for the client. Unknown pauses answer `waiting`: a client left paused
+    /// across a restart would die on an error.
+    pub async fn poll(&self, pause_id: &str, take_eval: bool) -> PollReply {
+        let deadline = tokio::time::Instant::now() + self.inner.config.poll_hold;
+        loop {
+            let Some(wake) = self.state().pauses.get(pause_id).map(|p| p.wake.clone()) else {
+                return PollReply::Waiting { eval: None };
+            };
+            // Registered before the state is read, so a wake-up in between is not lost.
+            let notified = wake.notified();
+            tokio::pin!(notified);
+            notified.as_mut().enable();
+            {
+                let mut st = self.state();
+                let Some(pause) = st.pauses.get_mut(pause_id) else {
+                    return PollReply::Waiting { eval: None };
+                };
+                if let Some(action) = &pause.resume {
+                    return PollReply::Ready { action: action.clone() };
+                }
+                if pause.evals.has_ready() {
+                    let eval = if take_eval { pause.evals.take_next() } else { None };
+                    return PollReply::Waiting { eval };
+                }
+            }
+            if tokio::time::timeout_at(deadline, notified).await.is_err() {
+                return PollReply::Waiting { eval: None };
+            }
+        }
+    }
+
+    /// Returns a post-completion pause's poll action when the call pauses again.
+    pub fn complete_call(&self, req: CallComplete) -> Result<Option<Action>> {
+        let now = ids::now();
+        let mut st = self.state();
+        if let (Some(cid), Some(data)) = (&req.result_cid, &req.result_data) {
+            st.cids.store_pair(cid, data, req.result_serialization_format.as_deref(), now)?;
+        }
+        if let (Some(cid), Some(data)) = (&req.exception_cid, &req.exception_data) {
+            st.cids.store_pair(cid, data, req.exception_serialization_format.as_deref(), now)?;
+        }
+        let Some(call_id) = req.call_id.as_deref() else { return Ok(None) };
+        let Some((mut call, pre_pause)) = st.running.remove(call_id) else { return Ok(None) };
+        // A client that completes without waiting for a resume has moved on: close its REPLs.
+        let mut closed = vec![];
+        if let Some(pause_id) = pre_pause {
+            closed = close_pause(&mut st, &pause_id, Action::Continue, now);
+        }
+
+        let raised = req.exception_cid.is_some() || !matches!(req.status.as_deref(), None | Some("success"));
+        let pretty_result = if raised {
+            None
+        } else {
+            Some(match (&req.result_repr, &req.result_cid) {
+                (Some(repr), _) => Value::String(repr.clone()),
+                (None, Some(cid)) => pretty_item(
+                    &SerializedItem { cid: Some(cid.clone()), ..Default::default() },
+                    &st.cids,
+                ),
+                (None, None) => Value::String("None".into()),
+            })
+        };
+        let exception = raised.then(|| {
+            let type_name = req.exception_type.clone().unwrap_or_else(|| "Exception".into());
+            let message = req.exception_message.clone().unwrap_or_default();
+            json!({
+                "summary": format!("{type_name}: {message}"),
+                "type_name": type_name,
+                "message": message,
+                "traceback": req.exception_traceback,
+            })
+        });
+        let status = if raised { "exception" } else { "success" };
+        if let Some(record) = st.records.get_mut(call_id) {
+            record.completed_at = Some(req.timestamp.unwrap_or(now));
+            record.status = status.into();
+            record.pretty_result = pretty_result.clone();
+            record.exception = exception.clone();
+        }
+        call.pretty_result = pretty_result.clone().or(Some(Value::Null));
+        call.exception = exception.clone();
+        let method = call.method_name.clone();
+        if st.breakpoints.by_name.contains_key(&method) {
+            let mut call_data = serde_json::to_value(&call).unwrap_or(Value::Null);
+            if let Some(obj) = call_data.as_object_mut() {
+                obj.insert("status".into(), json!(status));
+            }
+            let entry = json!({"id": ids::new_uuid(), "function_name": method, "completed_at": now, "call_data": call_data});
+            st.history.entry(method.clone()).or_default().push(entry);
+        }
+
+        let mut pause_added = None;
+        if st.breakpoints.pauses_after(&method, raised) {
+            let reason = if raised { PauseReason::Exception } else { PauseReason::After };
+            call.pause_reason = Some(if raised { "exception" } else { "breakpoint" }.into());
+            let pause_id = add_pause(&mut st, call, reason, now);
+            pause_added = Some(pause_id);
+        }
+        drop(st);
+        self.publish_closed(closed);
+        Ok(pause_added.map(|pause_id| {
+            self.publish(LiveEvent::PauseAdded { pause_id: pause_id.clone() });
+            Action::poll(&pause_id)
+        }))
+    }
+
+    /// Resumes a paused call; its REPL sessions close and waiting evals fail. Returns false
+    /// for an unknown pause (which the protocol answers with success).
+    pub fn resume(&self, pause_id: &str, request: ResumeRequest) -> Result<bool> {
+        let now = ids::now();
+        let mut st = self.state();
+        let Some(pause) = st.pauses.get(pause_id) else { return Ok(false) };
+        if !pause.is_paused() {
+            return Err(Error::PauseResumed(pause_id.to_string()));
+        }
+        let action = request.into_action(pause.is_post_completion())?;
+        let closed = close_pause(&mut st, pause_id, action, now);
+        drop(st);
+        self.publish(LiveEvent::PauseResumed { pause_id: pause_id.to_string() });
+        self.publish_closed(closed);
+        Ok(true)
+    }
+
+    fn publish_closed(&self, closed: Vec<(String, f64)>) {
+        for (session_id, closed_at) in closed {
+            self.publish(LiveEvent::SessionClosed { session_id, closed_at });
+        }
+    }
+
+    /// Calls paused right now, oldest first.
+    pub fn paused_calls(&self) -> Vec<PausedCall> {
+        let st = self.state();
+        st.pause_order
+            .iter()
+            .filter_map(|id| st.pauses.get(id))
+            .filter(|p| p.is_paused())
+            .map(|p| paused_call(&st, p))
+            .collect()
+    }
+
+    /// One pause, paused or resumed.
+    pub fn pause(&self, pause_id: &str) -> Option<PausedCall> {
+        let st = self.state();
+        st.pauses.get(pause_id).map(|p| paused_call(&st, p))
+    }
+
+    pub fn pause_call_data(&self, pause_id: &str) -> Option<CallData> {
+        self.state().pauses.get(pause_id).map(|p| p.call.clone())
+    }
+
+    /// `/api/paused` in the protocol's shape.
+    pub fn paused_protocol_view(&self) -> Vec<Value> {
+        let st = self.state();
+        st.pause_order
+            .iter()
+            .filter_map(|id| st.pauses.get(id))
+            .filter(|p| p.is_paused())
+            .map(|p| {
+                json!({
+                    "id": p.id,
+                    "paused_at": p.paused_at,
+                    "repl_sessions": st.sessions.for_pause(&p.id),
+                    "call_data": p.call,
+                })
+            })
+            .collect()
+    }
+
+    pub fn call_record(&self, call_id: &str) -> Option<CallRecord> {
+        self.state().records.get(call_id).cloned()
+    }
+
+    /// Every call of one process, in the order they started.
+    pub fn call_records(&self, process_key: &str) -> Vec<CallRecord> {
+        let st = self.state();
+        st.record_order
+            .iter()
+            .filter_map(|id| st.records.get(id))
+            .filter(|r| r.process_key == process_key)
+            .cloned()
+            .collect()
+    }
+
+    pub fn breakpoint_history(&self, name: &str, limit: usize) -> Vec<Value> {
+        let st = self.state();
+        st.history.get(name).map(|h| h.iter().rev().take(limit).cloned().collect()).unwrap_or_default()
+    }
+
+    pub fn record_event(&self, event: Value) {
+        let mut st = self.state();
+        if st.events.len() >= MAX_EVENTS {
+            st.events.pop_front();
+        }
+        st.events.push_back(event);
+    }
+
+    pub fn report_com_error(&self, mut report: Value) {
+        if let Some(obj) = report.as_object_mut() {
+            let now = ids::now();
+            obj.insert("received_at".into(), json!(now));
+            obj.entry("timestamp").or_insert(json!(now));
+        }
+        let mut st = self.state();
+        if st.com_errors.len() >= MAX_COM_ERRORS {
+            st.com_errors.pop_front();
+        }
+        st.com_errors.push_back(report);
+    }
+
+    pub fn com_errors(&self) -> Vec<Value> {
+        self.state().com_errors.iter().cloned().collect()
+    }
+
+    // ---- REPL sessions ---------------------------------------------------------------------
+
+    pub fn start_session(&self, pause_id: &str) -> Result<String> {
+        if pause_id.trim().is_empty() {
+            return Err(Error::MissingField { code: "missing_pause_id", field: "pause_id" });
+        }
+        let now = ids::now();
+        let mut st = self.state();
+        let pause = st.pauses.get(pause_id).ok_or_else(|| Error::PauseNotFound(pause_id.to_string()))?;
+        if !pause.is_paused() {
+            return Err(Error::PauseResumed(pause_id.to_string()));
+        }
+        let call = &pause.call;
+        let session = ReplSession {
+            session_id: String::new(),
+            pause_id: pause_id.to_string(),
+            pid: call.process_pid,
+            started_at: now,
+            closed_at: None,
+            function_name: call.method_name.clone(),
+            call_id: Some(call.call_id.clone()),
+            process_key: call.process_key.clone(),
+            args: call.args.iter().map(|a| serde_json::to_value(a).unwrap_or(Value::Null)).collect(),
+            kwargs: call
+                .kwargs
+                .iter()
+                .map(|(k, v)| (k.clone(), serde_json::to_value(v).unwrap_or(Value::Null)))
+                .collect(),
+            pretty_args: call.pretty_args.clone(),
+            pretty_kwargs: call.pretty_kwargs.clone().into_iter().collect(),
+            signature: call.signature.clone(),
+            transcript: vec![],
+        };
+        let call_id = call.call_id.clone();
+        let session_id = st.sessions.insert(session);
+        if let Some(record) = st.records.get_mut(&call_id) {
+            record.repl_sessions.push(session_id.clone());
+        }
+        drop(st);
+        self.publish(LiveEvent::SessionStarted { session_id: session_id.clone(), pause_id: pause_id.to_string() });
+        Ok(session_id)
+    }
+
+    pub fn session(&self, session_id: &str) -> Option<ReplSession> {
+        self.state().sessions.get(session_id).cloned()
+    }
+
+    pub fn list_sessions(&self, query: &SessionQuery) -> SessionPage<ReplSession> {
+        self.state().sessions.list(query)
+    }
+
+    pub fn sessions_for_pause(&self, pause_id: &str) -> Vec<String> {
+        self.state().sessions.for_pause(pause_id)
+    }
+
+    pub fn sessions_for_call(&self, call_id: &str) -> Vec<String> {
+        self.state().sessions.for_call(call_id)
+    }
+
+    /// Closes a session (idempotent); its waiting evals answer "session closed".
+    pub fn close_session(&self, session_id: &str) -> Result<()> {
+        let now = ids::now();
+        let mut st = self.state();
+        if !st.sessions.close(session_id, now)? {
+            return Ok(());
+        }
+        let pause_id = st.sessions.get(session_id).map(|s| s.pause_id.clone()).unwrap_or_default();
+        if let Some(pause) = st.pauses.get_mut(&pause_id) {
+            pause.evals.cancel_session(session_id);
+            pause.wake.notify_waiters();
+        }
+        drop(st);
+        self.publish(LiveEvent::SessionClosed { session_id: session_id.to_string(), closed_at: now });
+        Ok(())
+    }
+
+    /// Runs `expr` in the paused program and waits for its answer, which is also appended to
+    /// the transcript.
+    pub async fn eval(&self, session_id: &str, expr: &str) -> Result<EvalOutcome> {
+        if expr.trim().is_empty() {
+            return Err(Error::MissingField { code: "missing_expr", field: "expr" });
+        }
+        let (reply, answer) = oneshot::channel();
+        let eval_id = ids::new_uuid();
+        let pause_id = {
+            let mut st = self.state();
+            let session = st.sessions.open_mut(session_id)?;
+            let pause_id = session.pause_id.clone();
+            let pause = st.pauses.get_mut(&pause_id).ok_or(Error::InvalidPause)?;
+            if !pause.is_paused() {
+                return Err(Error::SessionClosed(session_id.to_string()));
+            }
+            let request = EvalRequest {
+                eval_id: eval_id.clone(),
+                session_id: session_id.to_string(),
+                pause_id: pause_id.clone(),
+                expr: expr.to_string(),
+            };
+            pause.evals.push(PendingEval { request, reply });
+            pause.wake.notify_waiters();
+            pause_id
+        };
+        match tokio::time::timeout(self.inner.config.eval_timeout, answer).await {
+            Ok(Ok(entry)) => Ok(EvalOutcome::from(&entry)),
+            Ok(Err(_closed)) => Err(Error::SessionClosed(session_id.to_string())),
+            Err(_elapsed) => {
+                let mut st = self.state();
+                if let Some(pause) = st.pauses.get_mut(&pause_id) {
+                    pause.evals.finish(&eval_id);
+                    pause.wake.notify_waiters();
+                }
+                Err(Error::EvalTimeout(self.inner.config.eval_timeout.as_secs()))
+            }
+        }
+    }
+
+    /// `poll-repl`: the next eval for the paused client, if one is ready.
+    pub fn next_eval(&self, pause_id: &str) -> Option<EvalRequest> {
+        self.state().pauses.get_mut(pause_id)?.evals.take_next()
+    }
+
+    /// The client's answer to an eval: appended to the transcript and handed to the waiter.
+    pub fn submit_eval_result(&self, result: EvalResult) -> Result<()> {
+        let (Some(eval_id), Some(session_id), Some(pause_id)) =
+            (result.eval_id.as_deref(), result.session_id.as_deref(), result.pause_id.as_deref())
+        else {
+            return Err(Error::MissingField {
+                code: "missing_fields",
+                field: "eval_id, session_id and pause_id",
+            });
+        };
+        let now = ids::now();
+        let mut st = self.state();
+        st.sessions.open_mut(session_id)?;
+        if let (Some(cid), Some(data)) = (&result.result_cid, &result.result_data) {
+            st.cids.store_pair(cid, data, None, now)?;
+        }
+        let pause = st.pauses.get_mut(pause_id).ok_or_else(|| Error::EvalNotFound(eval_id.to_string()))?;
+        let pending = pause.evals.finish(eval_id).ok_or_else(|| Error::EvalNotFound(eval_id.to_string()))?;
+        pause.wake.notify_waiters();
+        let is_error = result.error.is_some();
+        let output = match (result.error, result.result) {
+            (Some(error), _) => error,
+            (None, Some(repr)) => repr,
+            (None, None) => String::new(),
+        };
+        let entry = st.sessions.append(
+            session_id,
+            pending.request.expr,
+            output,
+            result.stdout.unwrap_or_default(),
+            is_error,
+            if is_error { None } else { result.result_cid },
+            now,
+        )?;
+        drop(st);
+        let _ = pending.reply.send(entry.clone());
+        self.publish(LiveEvent::TranscriptAppended { session_id: session_id.to_string(), entry });
+        Ok(())
+    }
+
+    /// Appends an entry directly (used by tests and tools that replay transcripts).
+    pub fn append_transcript(
+        &self,
+        session_id: &str,
+        input: &str,
+        output: &str,
+        stdout: &str,
+        is_error: bool,
+        result_cid: Option<String>,
+    ) -> Result<TranscriptEntry> {
+        let entry = self.state().sessions.append(
+            session_id,
+            input.to_string(),
+            output.to_string(),
+            stdout.to_string(),
+            is_error,
+            result_cid,
+            ids::now(),
+        )?;
+        self.publish(LiveEvent::TranscriptAppended { session_id: session_id.to_string(), entry: entry.clone() });
+        Ok(entry)
+    }
+}
+
+fn required_name(name: &str) -> Result<&str> {
+    if name.trim().is_empty() {
+        Err(Error::MissingField { code: "function_name required", field: "function_name" })
+    } else {
+        Ok(name)
+    }
+}
+
+fn process_identity(pid: &Option<Value>, start: &Option<Value>) -> Result<(i64, f64)> {
+    let pid = pid.as_ref().and_then(|v| v.as_i64().or_else(|| v.as_f64().map(|f| f as i64)));
+    let start = start.as_ref().and_then(Value::as_f64);
+    match (pid, start) {
+        (Some(pid), Some(start)) if start.is_finite() => Ok((pid, start)),
+        _ => Err(Error::MissingProcessIdentity),
+    }
+}
+
+fn add_pause(st: &mut State, call: CallData, reason: PauseReason, now: f64) -> String {
+    let pause_id = ids::new_uuid();
+    if let Some(record) = st.records.get_mut(&call.call_id) {
+        record.pause_ids.push(pause_id.clone());
+    }
+    st.pauses.insert(pause_id.clone(), Pause::new(pause_id.clone(), call, reason, now));
+    st.pause_order.push(pause_id.clone());
+    pause_id
+}
+
+/// Marks a pause resumed, closes its sessions and fails their evals. Returns the sessions closed.
+fn close_pause(st: &mut State, pause_id: &str, action: Action, now: f64) -> Vec<(String, f64)> {
+    let mut closed = vec![];
+    if let Some(pause) = st.pauses.get_mut(pause_id) {
+        if pause.resume.is_none() {
+            pause.resume = Some(action);
+            pause.resumed_at = Some(now);
+        }
+        pause.evals.cancel_all();
+        pause.wake.notify_waiters();
+    }
+    for session_id in st.sessions.for_pause(pause_id) {
+        if let Ok(true) = st.sessions.close(&session_id, now) {
+            closed.push((session_id, now));
+        }
+    }
+    closed
+}
+
+fn paused_call(st: &State, pause: &Pause) -> PausedCall {
+    let call = &pause.call;
+    let mut args_text: Vec<String> = call.pretty_args.iter().map(text_of).collect();
+    args_text.extend(call.pretty_kwargs.iter().map(|(k, v)| format!("{k}={}", text_of(v))));
+    let active_sessions = st
+        .sessions
+        .for_pause(&pause.id)
+        .into_iter()
+        .filter(|id| st.sessions.get(id).is_some_and(ReplSession::is_active))
+        .collect();
+    PausedCall {
+        pause_id: pause.id.clone(),
+        call_id: call.call_id.clone(),
+        function_name: call.method_name.clone(),
+        reason: pause.reason,
+        args_text,
+        result_text: call.pretty_result.as_ref().map(text_of),
+        pid: call.process_pid,
+        process_key: call.process_key.clone(),
+        paused_at: pause.paused_at,
+        active_sessions,
+    }
+}

@@ -1,0 +1,37 @@
+//! Display text for serialized values: the client's repr when it sent one, JSON text for JSON
+//! values, else a placeholder naming the CID. Never fails.
+
+use serde_json::Value;
+
+use crate::cid_store::{CidStore, SerializationFormat, SerializedItem};
+
+pub fn pretty_item(item: &SerializedItem, store: &CidStore) -> Value {
+    if let Some(repr) = &item.repr {
+        return Value::String(repr.clone());
+    }
+    let Some(cid) = item.cid.as_deref() else {
+        return Value::String("<unavailable: no cid>".into());
+    };
+    match store.get(&cid.to_ascii_lowercase()) {
+        None => Value::String(format!("<cid:{} missing>", short(cid))),
+        Some(obj) => match obj.format {
+            SerializationFormat::Json => serde_json::from_slice(&obj.bytes).unwrap_or(Value::Null),
+            SerializationFormat::Dill => Value::String(format!("<pickled value, {} bytes>", obj.bytes.len())),
+        },
+    }
+}
+
+/// Display text for a pretty value: strings as they are, anything else as JSON.
+pub fn text_of(value: &Value) -> String {
+    match value {
+        Value::String(s) => s.clone(),
+        Value::Object(map) if map.contains_key("summary") => {
+            map.get("summary").map(text_of).unwrap_or_default()
+        }
+        other => other.to_string(),
+    }
+}
+
+fn short(cid: &str) -> &str {
+    cid.get(..12).unwrap_or(cid)
+}

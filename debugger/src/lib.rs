@@ -1,0 +1,32 @@
+//! Breakroom's session manager. One [`Debugger`] owns every pause, REPL session, eval queue,
+//! breakpoint, call record and stored value; the HTTP API and the pages are thin doors into it.
+//!
+//! Without the `runtime` feature only [`model`] is built, for the browser.
+
+pub mod model;
+
+#[cfg(feature = "runtime")]
+pub mod breakpoint;
+#[cfg(feature = "runtime")]
+pub mod call;
+#[cfg(feature = "runtime")]
+pub mod cid_store;
+#[cfg(feature = "runtime")]
+mod debugger;
+#[cfg(feature = "runtime")]
+pub mod display;
+#[cfg(feature = "runtime")]
+pub mod error;
+#[cfg(feature = "runtime")]
+pub mod eval;
+#[cfg(feature = "runtime")]
+pub mod ids;
+#[cfg(feature = "runtime")]
+pub mod pause;
+#[cfg(feature = "runtime")]
+pub mod session;
+
+#[cfg(feature = "runtime")]
+pub use debugger::{Config, Debugger, PollReply};
+#[cfg(feature = "runtime")]
+pub use error::{Error, ErrorKind, Result};

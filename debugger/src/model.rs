@@ -1,0 +1,168 @@
+//! The read-side shapes of the debugger's state: what pages, REST handlers and tests see.
+//! These compile for the browser too (no runtime dependencies), so the UI shares them.
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+/// One exchange in a REPL session: what the user typed and what the paused program answered.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct TranscriptEntry {
+    pub index: usize,
+    pub input: String,
+    /// The result's repr, the error text, or "" for a statement.
+    pub output: String,
+    /// Everything the eval printed (stdout and stderr together).
+    pub stdout: String,
+    pub is_error: bool,
+    pub result_cid: Option<String>,
+    pub timestamp: f64,
+}
+
+/// A REPL session on one pause. Its id is `{pid}-{started_at:.6}`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ReplSession {
+    pub session_id: String,
+    pub pause_id: String,
+    pub pid: i64,
+    pub started_at: f64,
+    pub closed_at: Option<f64>,
+    pub function_name: String,
+    pub call_id: Option<String>,
+    pub process_key: String,
+    pub args: Vec<Value>,
+    pub kwargs: serde_json::Map<String, Value>,
+    pub pretty_args: Vec<Value>,
+    pub pretty_kwargs: serde_json::Map<String, Value>,
+    pub signature: String,
+    pub transcript: Vec<TranscriptEntry>,
+}
+
+impl ReplSession {
+    pub fn is_active(&self) -> bool {
+        self.closed_at.is_none()
+    }
+}
+
+/// The session list without transcripts, for index pages.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct SessionSummary {
+    pub session_id: String,
+    pub pause_id: String,
+    pub function_name: String,
+    pub started_at: f64,
+    pub closed_at: Option<f64>,
+    pub transcript_len: usize,
+    pub process_key: String,
+    pub call_id: Option<String>,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(rename_all = "lowercase")]
+pub enum SessionStatus {
+    #[default]
+    All,
+    Active,
+    Closed,
+}
+
+impl SessionStatus {
+    pub fn parse(text: &str) -> Option<Self> {
+        match text {
+            "" | "all" => Some(Self::All),
+            "active" => Some(Self::Active),
+            "closed" => Some(Self::Closed),
+            _ => None,
+        }
+    }
+}
+
+/// Filters for listing sessions; every field narrows the result.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct SessionQuery {
+    /// Case-insensitive text matched against function names and transcript inputs and outputs.
+    pub search: Option<String>,
+    pub status: SessionStatus,
+    pub from: Option<f64>,
+    pub to: Option<f64>,
+    /// 1-based.
+    pub page: usize,
+    pub per_page: usize,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct SessionPage<T> {
+    pub sessions: Vec<T>,
+    pub total: usize,
+    pub page: usize,
+    pub per_page: usize,
+}
+
+/// Why a call is paused.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum PauseReason {
+    /// Before the call runs.
+    Breakpoint,
+    /// After the call returned (a post-completion pause).
+    After,
+    /// After the call raised.
+    Exception,
+}
+
+/// One stack frame as the client reported it (innermost first in a stack).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct StackFrame {
+    pub filename: String,
+    pub lineno: i64,
+    pub function: String,
+    pub code_context: Option<String>,
+}
+
+/// A paused call as the UI shows it.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct PausedCall {
+    pub pause_id: String,
+    pub call_id: String,
+    pub function_name: String,
+    pub reason: PauseReason,
+    /// Display text of each positional argument, then `name=value` for keyword arguments.
+    pub args_text: Vec<String>,
+    pub result_text: Option<String>,
+    pub pid: i64,
+    pub process_key: String,
+    pub paused_at: f64,
+    /// The pause's sessions that are still open.
+    pub active_sessions: Vec<String>,
+}
+
+/// What the paused program answered to one eval.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct EvalOutcome {
+    pub output: String,
+    pub stdout: String,
+    pub is_error: bool,
+    pub result_cid: Option<String>,
+}
+
+impl From<&TranscriptEntry> for EvalOutcome {
+    fn from(entry: &TranscriptEntry) -> Self {
+        EvalOutcome {
+            output: entry.output.clone(),
+            stdout: entry.stdout.clone(),
+            is_error: entry.is_error,
+            result_cid: entry.result_cid.clone(),
+        }
+    }
+}
+
+/// A change pushed to every open page (server-sent events).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum LiveEvent {
+    PauseAdded { pause_id: String },
+    PauseResumed { pause_id: String },
+    SessionStarted { session_id: String, pause_id: String },
+    TranscriptAppended { session_id: String, entry: TranscriptEntry },
+    SessionClosed { session_id: String, closed_at: f64 },
+    BreakpointsChanged,
+}

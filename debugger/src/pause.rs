@@ -1,0 +1,133 @@
+//! Paused calls. A pause is created at call start (before the call runs) or at call completion
+//! (after it returned or raised) and is resumed once, with an action. Resumed pauses are kept:
+//! their call stack and REPL sessions stay readable.
+
+use std::sync::Arc;
+
+use serde::Deserialize;
+use serde_json::Value;
+use tokio::sync::Notify;
+
+use crate::call::{Action, CallData};
+use crate::error::{Error, Result};
+use crate::eval::EvalQueue;
+use crate::model::PauseReason;
+
+pub struct Pause {
+    pub id: String,
+    pub call: CallData,
+    pub reason: PauseReason,
+    pub paused_at: f64,
+    pub resume: Option<Action>,
+    pub resumed_at: Option<f64>,
+    pub evals: EvalQueue,
+    /// Wakes the client's long-poll: on resume, and when an eval becomes ready.
+    pub wake: Arc<Notify>,
+}
+
+impl Pause {
+    pub fn new(id: String, call: CallData, reason: PauseReason, now: f64) -> Self {
+        Pause {
+            id,
+            call,
+            reason,
+            paused_at: now,
+            resume: None,
+            resumed_at: None,
+            evals: EvalQueue::default(),
+            wake: Arc::new(Notify::new()),
+        }
+    }
+
+    pub fn is_paused(&self) -> bool {
+        self.resume.is_none()
+    }
+
+    /// After-pauses can only be continued: the client rejects anything else there.
+    pub fn is_post_completion(&self) -> bool {
+        self.reason != PauseReason::Breakpoint
+    }
+}
+
+/// `POST /api/paused/<id>/continue`: how to resume. Every field is optional.
+#[derive(Clone, Debug, Default, Deserialize)]
+pub struct ResumeRequest {
+    #[serde(default)]
+    pub action: Option<String>,
+    #[serde(default)]
+    pub replacement_function: Option<String>,
+    #[serde(default)]
+    pub modified_args: Option<Vec<Value>>,
+    #[serde(default)]
+    pub modified_kwargs: Option<serde_json::Map<String, Value>>,
+    #[serde(default)]
+    pub fake_result: Option<Value>,
+    #[serde(default)]
+    pub fake_result_data: Option<String>,
+    #[serde(default)]
+    pub fake_result_cid: Option<String>,
+    #[serde(default)]
+    pub exception_type: Option<String>,
+    #[serde(default)]
+    pub exception_message: Option<String>,
+}
+
+impl ResumeRequest {
+    pub fn continue_() -> Self {
+        ResumeRequest { action: Some("continue".into()), ..Default::default() }
+    }
+
+    /// The action for the client. Values given as bare JSON are passed through where the client
+    /// accepts them as they are (`fake_result`); modified arguments must be serialized items.
+    pub fn into_action(self, post_completion: bool) -> Result<Action> {
+        if let Some(name) = self.replacement_function.filter(|r| !r.is_empty()) {
+            if post_completion {
+                return Err(post_completion_error("replace"));
+            }
+            return Ok(Action::Replace { function_name: name });
+        }
+        let action = self.action.unwrap_or_else(|| "continue".into());
+        if post_completion && action != "continue" {
+            return Err(post_completion_error(&action));
+        }
+        match action.as_str() {
+            "continue" => Ok(Action::Continue),
+            "skip" => Ok(Action::Skip {
+                fake_result: self.fake_result,
+                fake_result_cid: self.fake_result_cid,
+                fake_result_serialization_format: self.fake_result_data.as_ref().map(|_| "dill".to_string()),
+                fake_result_data: self.fake_result_data,
+            }),
+            "raise" => Ok(Action::Raise {
+                exception_type: self.exception_type.filter(|t| !t.is_empty()).unwrap_or_else(|| "Exception".into()),
+                exception_message: self.exception_message.unwrap_or_default(),
+            }),
+            "modify" => {
+                let modified_args = self.modified_args.unwrap_or_default();
+                let modified_kwargs = self.modified_kwargs.unwrap_or_default();
+                for item in modified_args.iter().chain(modified_kwargs.values()) {
+                    let is_item = item.get("cid").is_some_and(Value::is_string)
+                        || item.get("data").is_some_and(Value::is_string);
+                    if !is_item {
+                        return Err(Error::invalid(
+                            "invalid_modified_args",
+                            "each modified argument must be an object with \"cid\" or \"data\"",
+                        ));
+                    }
+                }
+                Ok(Action::Modify { modified_args, modified_kwargs })
+            }
+            other => Err(Error::invalid(
+                "invalid_action",
+                format!("action must be continue, skip, modify or raise, not {other:?}"),
+            )),
+        }
+    }
+}
+
+fn post_completion_error(action: &str) -> Error {
+    Error::invalid(
+        "unsupported_post_completion_action",
+        format!("a call that already ran can only be continued, not {action:?}"),
+    )
+}

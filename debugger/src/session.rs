@@ -1,0 +1,132 @@
+//! REPL sessions and their transcripts.
+
+use std::collections::HashMap;
+
+use crate::error::{Error, Result};
+use crate::ids;
+use crate::model::{ReplSession, SessionPage, SessionQuery, SessionStatus, TranscriptEntry};
+
+pub const DEFAULT_PER_PAGE: usize = 50;
+pub const MAX_PER_PAGE: usize = 500;
+
+#[derive(Default)]
+pub struct Sessions {
+    by_id: HashMap<String, ReplSession>,
+    /// Session ids in the order they started.
+    order: Vec<String>,
+}
+
+impl Sessions {
+    /// Adds a session, moving `started_at` on by 1 ms until its id is unique.
+    pub fn insert(&mut self, mut session: ReplSession) -> String {
+        let mut id = ids::session_id(session.pid, session.started_at);
+        while self.by_id.contains_key(&id) {
+            session.started_at += 0.001;
+            id = ids::session_id(session.pid, session.started_at);
+        }
+        session.session_id = id.clone();
+        self.order.push(id.clone());
+        self.by_id.insert(id.clone(), session);
+        id
+    }
+
+    pub fn get(&self, id: &str) -> Option<&ReplSession> {
+        self.by_id.get(id)
+    }
+
+    pub fn len(&self) -> usize {
+        self.order.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.order.is_empty()
+    }
+
+    /// An open session, or why it is not one.
+    pub fn open_mut(&mut self, id: &str) -> Result<&mut ReplSession> {
+        let session = self.by_id.get_mut(id).ok_or_else(|| Error::SessionNotFound(id.to_string()))?;
+        if session.closed_at.is_some() {
+            return Err(Error::SessionClosed(id.to_string()));
+        }
+        Ok(session)
+    }
+
+    pub fn append(
+        &mut self,
+        id: &str,
+        input: String,
+        output: String,
+        stdout: String,
+        is_error: bool,
+        result_cid: Option<String>,
+        now: f64,
+    ) -> Result<TranscriptEntry> {
+        let session = self.open_mut(id)?;
+        let entry = TranscriptEntry {
+            index: session.transcript.len(),
+            input,
+            output,
+            stdout,
+            is_error,
+            result_cid,
+            timestamp: now,
+        };
+        session.transcript.push(entry.clone());
+        Ok(entry)
+    }
+
+    /// Closes a session; closing a closed one changes nothing. Returns whether it was open.
+    pub fn close(&mut self, id: &str, now: f64) -> Result<bool> {
+        let session = self.by_id.get_mut(id).ok_or_else(|| Error::SessionNotFound(id.to_string()))?;
+        if session.closed_at.is_some() {
+            return Ok(false);
+        }
+        session.closed_at = Some(now);
+        Ok(true)
+    }
+
+    pub fn for_pause(&self, pause_id: &str) -> Vec<String> {
+        self.order.iter().filter(|id| self.by_id[*id].pause_id == pause_id).cloned().collect()
+    }
+
+    pub fn for_call(&self, call_id: &str) -> Vec<String> {
+        self.order
+            .iter()
+            .filter(|id| self.by_id[*id].call_id.as_deref() == Some(call_id))
+            .cloned()
+            .collect()
+    }
+
+    /// Matching sessions, newest first, one page of them.
+    pub fn list(&self, query: &SessionQuery) -> SessionPage<ReplSession> {
+        let needle = query.search.as_deref().map(str::trim).filter(|s| !s.is_empty()).map(str::to_lowercase);
+        let mut matching: Vec<&ReplSession> = self
+            .order
+            .iter()
+            .map(|id| &self.by_id[id])
+            .filter(|s| match query.status {
+                SessionStatus::All => true,
+                SessionStatus::Active => s.closed_at.is_none(),
+                SessionStatus::Closed => s.closed_at.is_some(),
+            })
+            .filter(|s| query.from.is_none_or(|from| s.started_at >= from))
+            .filter(|s| query.to.is_none_or(|to| s.started_at <= to))
+            .filter(|s| needle.as_deref().is_none_or(|n| matches_text(s, n)))
+            .collect();
+        matching.sort_by(|a, b| b.started_at.total_cmp(&a.started_at));
+        let per_page = match query.per_page {
+            0 => DEFAULT_PER_PAGE,
+            n => n.min(MAX_PER_PAGE),
+        };
+        let page = query.page.max(1);
+        let total = matching.len();
+        let sessions = matching.into_iter().skip((page - 1) * per_page).take(per_page).cloned().collect();
+        SessionPage { sessions, total, page, per_page }
+    }
+}
+
+fn matches_text(session: &ReplSession, needle: &str) -> bool {
+    let hit = |text: &str| text.to_lowercase().contains(needle);
+    hit(&session.function_name)
+        || session.transcript.iter().any(|e| hit(&e.input) || hit(&e.output) || hit(&e.stdout))
+}

@@ -1,0 +1,43 @@
+#!/usr/bin/env bash
+# Installs what Breakroom needs to build and test, skipping whatever is already present.
+# Safe to run again: every step checks first.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+say() { printf '\n== %s\n' "$*"; }
+SUDO=""; [ "$(id -u)" = 0 ] || SUDO="sudo"
+
+if ! rustup target list --installed | grep -qx wasm32-unknown-unknown; then
+  say "rustup target add wasm32-unknown-unknown"
+  rustup target add wasm32-unknown-unknown
+fi
+
+if ! cargo leptos --version 2>/dev/null | grep -q '0\.3\.10'; then
+  say "cargo install cargo-leptos 0.3.10 (about 15 minutes)"
+  cargo install cargo-leptos --locked --version 0.3.10
+fi
+
+# cargo-leptos runs whatever wasm-bindgen is on PATH, so it must match the crate pinned in Cargo.toml.
+WB_VERSION=0.2.130
+if ! wasm-bindgen --version 2>/dev/null | grep -q "$WB_VERSION"; then
+  say "cargo install wasm-bindgen-cli $WB_VERSION"
+  cargo install wasm-bindgen-cli --version "$WB_VERSION" --force
+fi
+
+if ! command -v chromium >/dev/null 2>&1; then
+  say "apt-get install chromium"
+  $SUDO apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq chromium >/dev/null
+fi
+
+# Playwright drives Debian's Chromium (no browser download); binaryen gives a wasm-opt that
+# produces a wasm that hydrates (Debian's binaryen 108 does not).
+if [ ! -x end2end/node_modules/.bin/wasm-opt ] || [ ! -d end2end/node_modules/@playwright/test ]; then
+  say "npm ci in end2end/"
+  (cd end2end && PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1 npm ci --no-audit --no-fund --loglevel=error)
+fi
+
+if ! python3 -c 'import pytest' 2>/dev/null; then
+  say "pip install pytest"
+  python3 -m pip install -q pytest
+fi

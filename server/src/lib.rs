@@ -1,0 +1,46 @@
+//! The `breakroom` server: the REST API, the live event stream and the Leptos pages, all on
+//! one [`Debugger`].
+
+pub mod api;
+pub mod error;
+pub mod site;
+
+use std::net::SocketAddr;
+
+use axum::extract::DefaultBodyLimit;
+use axum::Router;
+use breakroom_app::{shell, App};
+use breakroom_debugger::Debugger;
+use leptos::prelude::*;
+use leptos_axum::{generate_route_list, LeptosRoutes};
+
+pub struct ServerOptions {
+    pub max_body: usize,
+    pub site: LeptosOptions,
+}
+
+/// The whole HTTP surface of one debugger.
+pub fn router(debugger: Debugger, options: ServerOptions) -> Router {
+    let leptos_options = options.site;
+    let routes = generate_route_list(App);
+    let context = {
+        let debugger = debugger.clone();
+        move || provide_context(debugger.clone())
+    };
+    let pages: Router = Router::new()
+        .leptos_routes_with_context(&leptos_options, routes, context, {
+            let leptos_options = leptos_options.clone();
+            move || shell(leptos_options.clone())
+        })
+        .fallback(leptos_axum::file_and_error_handler(shell))
+        .with_state(leptos_options);
+    api::routes()
+        .with_state(debugger)
+        .merge(pages)
+        .layer(DefaultBodyLimit::max(options.max_body))
+}
+
+/// Serves until the process ends; `on_bound` learns the address really bound (for port 0).
+pub async fn serve(listener: tokio::net::TcpListener, app: Router) -> std::io::Result<()> {
+    axum::serve(listener, app.into_make_service_with_connect_info::<SocketAddr>()).await
+}

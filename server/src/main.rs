@@ -1,0 +1,83 @@
+//! `breakroom`: a web debugger for live Python programs.
+
+use std::net::{IpAddr, SocketAddr};
+use std::path::PathBuf;
+use std::time::Duration;
+
+use breakroom_debugger::{Config, Debugger};
+use breakroom_server::{router, serve, site, ServerOptions};
+use clap::Parser;
+
+#[derive(Parser, Debug)]
+#[command(name = "breakroom", version, about = "A web debugger for live Python programs")]
+struct Cli {
+    /// Address to listen on. Anything but loopback exposes a REPL into your programs.
+    #[arg(long, default_value = "127.0.0.1")]
+    host: IpAddr,
+    /// Port to listen on (0 picks a free one).
+    #[arg(long, default_value_t = 5174)]
+    port: u16,
+    /// Seconds a REPL eval waits for the paused program before giving up.
+    #[arg(long, default_value_t = 30)]
+    eval_timeout: u64,
+    /// Largest request body accepted, in bytes (pickled arguments can be big).
+    #[arg(long, default_value_t = 64 * 1024 * 1024)]
+    max_body: usize,
+}
+
+#[tokio::main]
+async fn main() {
+    let cli = Cli::parse();
+    if let Err(message) = run(cli).await {
+        eprintln!("breakroom: {message}");
+        std::process::exit(1);
+    }
+}
+
+async fn run(cli: Cli) -> Result<(), String> {
+    let requested = SocketAddr::new(cli.host, cli.port);
+    let listener = match tokio::net::TcpListener::bind(requested).await {
+        Ok(listener) => listener,
+        Err(e) if e.kind() == std::io::ErrorKind::AddrInUse => {
+            println!("Port {} is occupied, finding free port...", cli.port);
+            tokio::net::TcpListener::bind(SocketAddr::new(cli.host, 0))
+                .await
+                .map_err(|e| format!("cannot listen on {}: {e}", cli.host))?
+        }
+        Err(e) => return Err(format!("cannot listen on {requested}: {e}")),
+    };
+    let addr = listener.local_addr().map_err(|e| e.to_string())?;
+    let debugger = Debugger::new(Config {
+        eval_timeout: Duration::from_secs(cli.eval_timeout.max(1)),
+        ..Config::default()
+    });
+    let app = router(debugger, ServerOptions { max_body: cli.max_body, site: site::leptos_options(addr) });
+    write_port_file(addr.port());
+    println!("Server running on http://{addr}");
+    serve(listener, app).await.map_err(|e| e.to_string())
+}
+
+/// Unchanged cideldill clients find the server through this file (PROTOCOL.md §2).
+fn write_port_file(port: u16) {
+    let path = if let Ok(p) = std::env::var("CIDELDILL_PORT_FILE") {
+        PathBuf::from(expand_tilde(&p))
+    } else if let Ok(home) = std::env::var("CIDELDILL_HOME") {
+        PathBuf::from(expand_tilde(&home)).join("port")
+    } else if let Some(home) = std::env::var_os("HOME") {
+        PathBuf::from(home).join(".cideldill").join("port")
+    } else {
+        return;
+    };
+    let written = path.parent().map_or(Ok(()), std::fs::create_dir_all).and_then(|_| std::fs::write(&path, port.to_string()));
+    match written {
+        Ok(()) => println!("Port written to: {}", path.display()),
+        Err(e) => eprintln!("breakroom: could not write port file {}: {e}", path.display()),
+    }
+}
+
+fn expand_tilde(path: &str) -> String {
+    match (path.strip_prefix("~/"), std::env::var("HOME")) {
+        (Some(rest), Ok(home)) => format!("{home}/{rest}"),
+        _ => path.to_string(),
+    }
+}
