@@ -1,0 +1,109 @@
+//! A real Breakroom server on a free loopback port, and a small JSON client for it.
+
+#![allow(dead_code)]
+
+use std::net::SocketAddr;
+use std::time::Duration;
+
+use breakroom_debugger::{Config, Debugger};
+use breakroom_server::{router, serve, site, ServerOptions};
+use serde_json::{json, Value};
+
+pub struct TestServer {
+    pub base: String,
+    pub debugger: Debugger,
+    pub http: reqwest::Client,
+}
+
+pub async fn start_with(config: Config) -> TestServer {
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr: SocketAddr = listener.local_addr().unwrap();
+    let debugger = Debugger::new(config);
+    let app = router(debugger.clone(), ServerOptions { max_body: 1024 * 1024, site: site::leptos_options(addr) });
+    tokio::spawn(serve(listener, app));
+    TestServer { base: format!("http://{addr}"), debugger, http: reqwest::Client::new() }
+}
+
+pub async fn start() -> TestServer {
+    start_with(Config { eval_timeout: Duration::from_secs(5), poll_hold: Duration::from_secs(2) }).await
+}
+
+impl TestServer {
+    pub async fn get(&self, path: &str) -> (u16, Value) {
+        let r = self.http.get(format!("{}{path}", self.base)).send().await.unwrap();
+        let status = r.status().as_u16();
+        (status, r.json().await.unwrap_or(Value::Null))
+    }
+
+    pub async fn post(&self, path: &str, body: Value) -> (u16, Value) {
+        let r = self.http.post(format!("{}{path}", self.base)).json(&body).send().await.unwrap();
+        let status = r.status().as_u16();
+        (status, r.json().await.unwrap_or(Value::Null))
+    }
+
+    pub async fn post_raw(&self, path: &str, body: &'static str) -> (u16, Value) {
+        let r = self
+            .http
+            .post(format!("{}{path}", self.base))
+            .header("content-type", "application/json")
+            .body(body)
+            .send()
+            .await
+            .unwrap();
+        let status = r.status().as_u16();
+        (status, r.json().await.unwrap_or(Value::Null))
+    }
+
+    /// Registers a breakpoint on `name` and starts a call of it; returns (call_id, pause_id).
+    pub async fn pause_call(&self, name: &str, pid: i64) -> (String, String) {
+        let (status, _) = self.post("/api/breakpoints", json!({"function_name": name, "timestamp": 1.0})).await;
+        assert_eq!(status, 200);
+        let (status, reply) = self
+            .post(
+                "/api/call/start",
+                json!({
+                    "method_name": name,
+                    "args": [{"cid": INT_6_CID, "client_ref": 1, "data": "gARLBi4=", "repr": "6"}],
+                    "kwargs": {},
+                    "call_site": {"timestamp": 1.0, "stack_trace": [
+                        {"filename": "/app/main.py", "lineno": 12, "function": "handler", "code_context": "compute(6, 7)"}
+                    ]},
+                    "process_pid": pid,
+                    "process_start_time": 1795331833.75,
+                    "signature": "(a)",
+                }),
+            )
+            .await;
+        assert_eq!(status, 200, "{reply}");
+        assert_eq!(reply["action"], "poll");
+        let pause_id = reply["poll_url"].as_str().unwrap().trim_start_matches("/api/poll/").to_string();
+        (reply["call_id"].as_str().unwrap().to_string(), pause_id)
+    }
+
+    pub async fn start_session(&self, pause_id: &str) -> String {
+        let (status, body) = self.post("/api/repl/start", json!({"pause_id": pause_id})).await;
+        assert_eq!(status, 200, "{body}");
+        body["session_id"].as_str().unwrap().to_string()
+    }
+
+    /// Plays the paused client once: takes the next eval and answers it with `answer(expr)`.
+    pub async fn answer_next_eval(&self, pause_id: &str, answer: impl Fn(&str) -> Value) -> Value {
+        for _ in 0..200 {
+            let (_, req) = self.get(&format!("/api/poll-repl/{pause_id}")).await;
+            if let Some(eval_id) = req["eval_id"].as_str() {
+                let mut body = answer(req["expr"].as_str().unwrap());
+                body["eval_id"] = json!(eval_id);
+                body["pause_id"] = json!(pause_id);
+                body["session_id"] = req["session_id"].clone();
+                let (status, reply) = self.post("/api/call/repl-result", body).await;
+                assert_eq!(status, 200, "{reply}");
+                return req;
+            }
+            tokio::time::sleep(Duration::from_millis(5)).await;
+        }
+        panic!("no eval arrived for pause {pause_id}");
+    }
+}
+
+/// SHA-512 of the protocol-4 pickle of int 6 (`gARLBi4=`).
+pub const INT_6_CID: &str = "12d43901ed6aa2f0823ab23b98eaa65a21536ea1c6cb33d4f410a4f9c6d715173bdb44b77600995e5625248b122d580ccc263c62e95a0aea9113b5813a7eb94e";
