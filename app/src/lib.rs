@@ -20,6 +20,7 @@ pub fn shell(options: LeptosOptions) -> impl IntoView {
             <head>
                 <meta charset="utf-8"/>
                 <meta name="viewport" content="width=device-width, initial-scale=1"/>
+                <link rel="icon" href="/favicon.svg" type="image/svg+xml"/>
                 <AutoReload options=options.clone()/>
                 <HydrationScripts options/>
                 <MetaTags/>
@@ -35,6 +36,13 @@ pub fn shell(options: LeptosOptions) -> impl IntoView {
 pub fn App() -> impl IntoView {
     provide_meta_context();
     live::provide_live_updates();
+    // Tests (and curious humans) can tell a hydrated page from server-rendered HTML.
+    #[cfg(feature = "hydrate")]
+    Effect::new(|_| {
+        if let Some(body) = document().body() {
+            let _ = body.set_attribute("data-hydrated", "");
+        }
+    });
     view! {
         <Stylesheet id="leptos" href="/pkg/breakroom.css"/>
         <Title text="Breakroom"/>

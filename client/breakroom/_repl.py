@@ -6,6 +6,7 @@ has its own namespace layered over the frame's locals; assignments to names the 
 has go to the program itself.
 """
 
+import ast
 import code
 import ctypes
 import io
@@ -129,6 +130,17 @@ def _error_text(exc):
     return "Traceback (most recent call last):\n" + "".join(traceback.format_list(frames)) + last
 
 
+def _compile(source):
+    """(statements, expression): input ending in an expression shows that expression's value,
+    as the interactive prompt does (`import os; os.getpid()` shows the pid)."""
+    tree = ast.parse(source, REPL_FILENAME, "exec")
+    expression = None
+    if tree.body and isinstance(tree.body[-1], ast.Expr):
+        expression = compile(ast.Expression(tree.body.pop().value), REPL_FILENAME, "eval")
+    statements = compile(tree, REPL_FILENAME, "exec") if tree.body else None
+    return statements, expression
+
+
 def evaluate(source, target, namespace):
     """Runs one REPL input. Never raises for anything the input does."""
     try:
@@ -137,12 +149,10 @@ def evaluate(source, target, namespace):
     except (SyntaxError, ValueError, OverflowError) as exc:
         return Outcome(error=_error_text(exc))
     try:
-        compiled, is_expression = compile(source, REPL_FILENAME, "eval"), True
-    except SyntaxError:
-        try:
-            compiled, is_expression = compile(source, REPL_FILENAME, "exec"), False
-        except (SyntaxError, ValueError) as exc:
-            return Outcome(error=_error_text(exc))
+        statements, expression = _compile(source)
+    except (SyntaxError, ValueError, OverflowError) as exc:
+        return Outcome(error=_error_text(exc))
+    is_expression = expression is not None
 
     frame_locals = target.locals()
     # One dict for globals and locals, so functions defined in the REPL see session names.
@@ -153,7 +163,9 @@ def evaluate(source, target, namespace):
     buf = _Capture.start()
     try:
         try:
-            value = eval(compiled, env)
+            if statements is not None:
+                exec(statements, env)
+            value = eval(expression, env) if is_expression else None
         finally:
             _Capture.stop()
     except BaseException as exc:  # SystemExit and KeyboardInterrupt from user code too

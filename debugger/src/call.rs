@@ -186,10 +186,21 @@ impl CallData {
         };
         raw.iter()
             .map(|f| StackFrame {
-                filename: f.get("filename").and_then(Value::as_str).unwrap_or("?").to_string(),
+                filename: f
+                    .get("filename")
+                    .and_then(Value::as_str)
+                    .unwrap_or("?")
+                    .to_string(),
                 lineno: f.get("lineno").and_then(Value::as_i64).unwrap_or(0),
-                function: f.get("function").and_then(Value::as_str).unwrap_or("?").to_string(),
-                code_context: f.get("code_context").and_then(Value::as_str).map(str::to_string),
+                function: f
+                    .get("function")
+                    .and_then(Value::as_str)
+                    .unwrap_or("?")
+                    .to_string(),
+                code_context: f
+                    .get("code_context")
+                    .and_then(Value::as_str)
+                    .map(str::to_string),
             })
             .collect()
     }

@@ -16,7 +16,9 @@ pub fn pretty_item(item: &SerializedItem, store: &CidStore) -> Value {
         None => Value::String(format!("<cid:{} missing>", short(cid))),
         Some(obj) => match obj.format {
             SerializationFormat::Json => serde_json::from_slice(&obj.bytes).unwrap_or(Value::Null),
-            SerializationFormat::Dill => Value::String(format!("<pickled value, {} bytes>", obj.bytes.len())),
+            SerializationFormat::Dill => {
+                Value::String(format!("<pickled value, {} bytes>", obj.bytes.len()))
+            }
         },
     }
 }

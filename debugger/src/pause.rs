@@ -74,7 +74,10 @@ pub struct ResumeRequest {
 
 impl ResumeRequest {
     pub fn continue_() -> Self {
-        ResumeRequest { action: Some("continue".into()), ..Default::default() }
+        ResumeRequest {
+            action: Some("continue".into()),
+            ..Default::default()
+        }
     }
 
     /// The action for the client. Values given as bare JSON are passed through where the client
@@ -84,7 +87,9 @@ impl ResumeRequest {
             if post_completion {
                 return Err(post_completion_error("replace"));
             }
-            return Ok(Action::Replace { function_name: name });
+            return Ok(Action::Replace {
+                function_name: name,
+            });
         }
         let action = self.action.unwrap_or_else(|| "continue".into());
         if post_completion && action != "continue" {
@@ -95,11 +100,17 @@ impl ResumeRequest {
             "skip" => Ok(Action::Skip {
                 fake_result: self.fake_result,
                 fake_result_cid: self.fake_result_cid,
-                fake_result_serialization_format: self.fake_result_data.as_ref().map(|_| "dill".to_string()),
+                fake_result_serialization_format: self
+                    .fake_result_data
+                    .as_ref()
+                    .map(|_| "dill".to_string()),
                 fake_result_data: self.fake_result_data,
             }),
             "raise" => Ok(Action::Raise {
-                exception_type: self.exception_type.filter(|t| !t.is_empty()).unwrap_or_else(|| "Exception".into()),
+                exception_type: self
+                    .exception_type
+                    .filter(|t| !t.is_empty())
+                    .unwrap_or_else(|| "Exception".into()),
                 exception_message: self.exception_message.unwrap_or_default(),
             }),
             "modify" => {
@@ -115,7 +126,10 @@ impl ResumeRequest {
                         ));
                     }
                 }
-                Ok(Action::Modify { modified_args, modified_kwargs })
+                Ok(Action::Modify {
+                    modified_args,
+                    modified_kwargs,
+                })
             }
             other => Err(Error::invalid(
                 "invalid_action",

@@ -42,5 +42,9 @@ pub fn router(debugger: Debugger, options: ServerOptions) -> Router {
 
 /// Serves until the process ends; `on_bound` learns the address really bound (for port 0).
 pub async fn serve(listener: tokio::net::TcpListener, app: Router) -> std::io::Result<()> {
-    axum::serve(listener, app.into_make_service_with_connect_info::<SocketAddr>()).await
+    axum::serve(
+        listener,
+        app.into_make_service_with_connect_info::<SocketAddr>(),
+    )
+    .await
 }

@@ -9,7 +9,11 @@ use breakroom_server::{router, serve, site, ServerOptions};
 use clap::Parser;
 
 #[derive(Parser, Debug)]
-#[command(name = "breakroom", version, about = "A web debugger for live Python programs")]
+#[command(
+    name = "breakroom",
+    version,
+    about = "A web debugger for live Python programs"
+)]
 struct Cli {
     /// Address to listen on. Anything but loopback exposes a REPL into your programs.
     #[arg(long, default_value = "127.0.0.1")]
@@ -51,7 +55,13 @@ async fn run(cli: Cli) -> Result<(), String> {
         eval_timeout: Duration::from_secs(cli.eval_timeout.max(1)),
         ..Config::default()
     });
-    let app = router(debugger, ServerOptions { max_body: cli.max_body, site: site::leptos_options(addr) });
+    let app = router(
+        debugger,
+        ServerOptions {
+            max_body: cli.max_body,
+            site: site::leptos_options(addr),
+        },
+    );
     write_port_file(addr.port());
     println!("Server running on http://{addr}");
     serve(listener, app).await.map_err(|e| e.to_string())
@@ -68,10 +78,16 @@ fn write_port_file(port: u16) {
     } else {
         return;
     };
-    let written = path.parent().map_or(Ok(()), std::fs::create_dir_all).and_then(|_| std::fs::write(&path, port.to_string()));
+    let written = path
+        .parent()
+        .map_or(Ok(()), std::fs::create_dir_all)
+        .and_then(|_| std::fs::write(&path, port.to_string()));
     match written {
         Ok(()) => println!("Port written to: {}", path.display()),
-        Err(e) => eprintln!("breakroom: could not write port file {}: {e}", path.display()),
+        Err(e) => eprintln!(
+            "breakroom: could not write port file {}: {e}",
+            path.display()
+        ),
     }
 }
 

@@ -1,0 +1,36 @@
+import { spawn } from "node:child_process";
+import * as fs from "node:fs";
+import * as os from "node:os";
+import * as path from "node:path";
+
+// Starts the release binary on a free port and hands its URL to the tests.
+export default async function globalSetup() {
+  const root = path.resolve(__dirname, "..");
+  const binary = process.env.BREAKROOM_BIN || path.join(root, "target", "release", "breakroom");
+  if (!fs.existsSync(binary)) {
+    throw new Error(`${binary} is missing: build it with 'cargo leptos build --release' first`);
+  }
+  const home = fs.mkdtempSync(path.join(os.tmpdir(), "breakroom-e2e-"));
+  const server = spawn(binary, ["--port", "0", "--eval-timeout", "10"], {
+    env: { ...process.env, CIDELDILL_HOME: home, LEPTOS_SITE_ROOT: path.join(root, "target", "site") },
+    stdio: ["ignore", "pipe", "inherit"],
+  });
+  const url = await new Promise<string>((resolve, reject) => {
+    let seen = "";
+    const timer = setTimeout(() => reject(new Error(`breakroom did not start: ${seen}`)), 20_000);
+    server.stdout!.on("data", (chunk) => {
+      seen += chunk.toString();
+      const match = seen.match(/Server running on (http:\/\/\S+)/);
+      if (match) {
+        clearTimeout(timer);
+        resolve(match[1]);
+      }
+    });
+    server.on("exit", (code) => reject(new Error(`breakroom exited with ${code}: ${seen}`)));
+  });
+  process.env.BREAKROOM_URL = url;
+  process.env.BREAKROOM_CLIENT_PATH = path.join(root, "client");
+  return async () => {
+    server.kill();
+  };
+}

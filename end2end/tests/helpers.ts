@@ -1,0 +1,38 @@
+import { spawn, ChildProcess } from "node:child_process";
+import * as path from "node:path";
+import { expect, Page } from "@playwright/test";
+
+export interface Program {
+  process: ChildProcess;
+  output: () => string;
+  exited: Promise<number | null>;
+}
+
+/** Runs a Python program from end2end/programs with the Breakroom client on its path. */
+export function runProgram(name: string, env: Record<string, string> = {}): Program {
+  const child = spawn("python3", [path.join(__dirname, "..", "programs", name)], {
+    env: {
+      ...process.env,
+      PYTHONPATH: process.env.BREAKROOM_CLIENT_PATH!,
+      BREAKROOM_URL: process.env.BREAKROOM_URL!,
+      PYTHONUNBUFFERED: "1",
+      ...env,
+    },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  let out = "";
+  child.stdout!.on("data", (d) => (out += d.toString()));
+  child.stderr!.on("data", (d) => (out += d.toString()));
+  const exited = new Promise<number | null>((resolve) => child.on("exit", (code) => resolve(code)));
+  return { process: child, output: () => out, exited };
+}
+
+/** Loads a page and waits until it is hydrated (its buttons work). */
+export async function open(page: Page, url: string) {
+  await page.goto(url);
+  await expect(page.locator("body[data-hydrated]")).toBeAttached();
+}
+
+export async function screenshot(page: Page, name: string) {
+  await page.screenshot({ path: path.join(__dirname, "..", "screenshots", `${name}.png`), fullPage: true });
+}

@@ -1,0 +1,4 @@
+# Sourced by the other scripts: the tools setup.sh installs, first on PATH.
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+# binaryen's wasm-opt from npm (Debian's older one builds a wasm that does not hydrate).
+export PATH="$ROOT/end2end/node_modules/.bin:$HOME/.cargo/bin:$PATH"

@@ -1,0 +1,25 @@
+#!/usr/bin/env bash
+# Installs what is missing, then runs every test: Rust (unit and HTTP), Python client (against
+# the real server binary), and the browser tests (real server, real Python, Debian's Chromium).
+set -euo pipefail
+source "$(dirname "$0")/env.sh"
+cd "$ROOT"
+scripts/setup.sh
+
+step() { printf '\n== %s\n' "$*"; }
+started=$(date +%s)
+
+step "build: release binary and site (cargo leptos build --release)"
+cargo leptos build --release
+
+step "Rust tests (cargo test --release --workspace)"
+cargo test --release --workspace
+
+step "Python client tests (pytest, against target/release/breakroom)"
+BREAKROOM_BIN="$ROOT/target/release/breakroom" python3 -m pytest -q client/tests
+
+step "browser tests (Playwright in Debian's Chromium)"
+(cd end2end && npx playwright test)
+
+echo
+echo "All test suites passed in $(( $(date +%s) - started )) s."
