@@ -1,6 +1,6 @@
 //! Small display helpers shared by the pages.
 
-/// `YYYY-MM-DD HH:MM:SS` (UTC) for an epoch time in seconds.
+/// `YYYY-MM-DD HH:MM:SS UTC` for an epoch time in seconds.
 pub fn timestamp(epoch: f64) -> String {
     let secs = epoch.floor() as i64;
     let days = secs.div_euclid(86_400);
@@ -32,7 +32,10 @@ fn civil_from_days(z: i64) -> (i64, u32, u32) {
 mod tests {
     #[test]
     fn formats_epoch_as_utc() {
-        assert_eq!(super::timestamp(0.0), "1970-01-01 00:00:00");
-        assert_eq!(super::timestamp(1_795_331_833.75), "2026-11-23 07:17:13");
+        assert_eq!(super::timestamp(0.0), "1970-01-01 00:00:00 UTC");
+        assert_eq!(
+            super::timestamp(1_795_331_833.75),
+            "2026-11-23 07:17:13 UTC"
+        );
     }
 }

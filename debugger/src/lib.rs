@@ -24,6 +24,8 @@ pub mod ids;
 #[cfg(feature = "runtime")]
 pub mod pause;
 #[cfg(feature = "runtime")]
+pub mod pickle;
+#[cfg(feature = "runtime")]
 pub mod session;
 
 #[cfg(feature = "runtime")]

@@ -70,10 +70,23 @@ fn Entry(entry: TranscriptEntry) -> impl IntoView {
         .then(|| view! { <pre class="stdout">{entry.stdout.clone()}</pre> });
     view! {
         <li class="entry">
-            <pre class="input"><span class="prompt">">>> "</span>{entry.input.clone()}</pre>
+            <InputLines text=entry.input.clone()/>
             {stdout}
             {output}
         </li>
+    }
+}
+
+/// REPL input as the Python prompt shows it: `>>> ` on the first line, `... ` on the rest.
+#[component]
+fn InputLines(text: String) -> impl IntoView {
+    let lines: Vec<String> = text.split('\n').map(str::to_string).collect();
+    view! {
+        <pre class="input">
+            {lines.into_iter().enumerate().map(|(i, line)| view! {
+                <span class="prompt">{if i == 0 { ">>> " } else { "... " }}</span>{line}{"\n"}
+            }).collect_view()}
+        </pre>
     }
 }
 
@@ -110,7 +123,7 @@ fn Prompt(session_id: String) -> impl IntoView {
     };
     view! {
         {move || busy.get().map(|expr| view! {
-            <div class="entry pending"><pre class="input"><span class="prompt">">>> "</span>{expr}</pre>
+            <div class="entry pending"><InputLines text=expr/>
             <p class="hint">"running in the paused program…"</p></div>
         })}
         <div class="prompt-box">
