@@ -7,7 +7,7 @@ pub fn timestamp(epoch: f64) -> String {
     let rem = secs.rem_euclid(86_400);
     let (y, m, d) = civil_from_days(days);
     format!(
-        "{y:04}-{m:02}-{d:02} {:02}:{:02}:{:02}",
+        "{y:04}-{m:02}-{d:02} {:02}:{:02}:{:02} UTC",
         rem / 3600,
         rem % 3600 / 60,
         rem % 60
@@ -35,7 +35,7 @@ mod tests {
         assert_eq!(super::timestamp(0.0), "1970-01-01 00:00:00 UTC");
         assert_eq!(
             super::timestamp(1_795_331_833.75),
-            "2026-11-23 07:17:13 UTC"
+            "2026-11-22 07:17:13 UTC"
         );
     }
 }

@@ -81,10 +81,11 @@ fn Entry(entry: TranscriptEntry) -> impl IntoView {
 #[component]
 fn InputLines(text: String) -> impl IntoView {
     let lines: Vec<String> = text.split('\n').map(str::to_string).collect();
+    let last = lines.len() - 1;
     view! {
         <pre class="input">
             {lines.into_iter().enumerate().map(|(i, line)| view! {
-                <span class="prompt">{if i == 0 { ">>> " } else { "... " }}</span>{line}{"\n"}
+                <span class="prompt">{if i == 0 { ">>> " } else { "... " }}</span>{line}{(i < last).then_some("\n")}
             }).collect_view()}
         </pre>
     }
