@@ -6,8 +6,7 @@ use leptos::prelude::*;
 
 #[cfg(feature = "ssr")]
 fn debugger() -> Result<breakroom_debugger::Debugger, ServerFnError> {
-    use_context::<breakroom_debugger::Debugger>()
-        .ok_or_else(|| ServerFnError::new("debugger missing from context"))
+    use_context::<breakroom_debugger::Debugger>().ok_or_else(|| ServerFnError::new("debugger missing from context"))
 }
 
 #[cfg(feature = "ssr")]
@@ -28,10 +27,7 @@ pub async fn start_repl(pause_id: String) -> Result<String, ServerFnError> {
 #[server(prefix = "/rpc")]
 pub async fn continue_call(pause_id: String) -> Result<(), ServerFnError> {
     use breakroom_debugger::pause::ResumeRequest;
-    debugger()?
-        .resume(&pause_id, ResumeRequest::continue_())
-        .map(|_| ())
-        .map_err(failed)
+    debugger()?.resume(&pause_id, ResumeRequest::continue_()).map(|_| ()).map_err(failed)
 }
 
 #[server(prefix = "/rpc")]
@@ -41,9 +37,6 @@ pub async fn get_session(session_id: String) -> Result<Option<ReplSession>, Serv
 
 /// Waits for the paused program's answer.
 #[server(prefix = "/rpc")]
-pub async fn eval_in_session(
-    session_id: String,
-    expr: String,
-) -> Result<EvalOutcome, ServerFnError> {
+pub async fn eval_in_session(session_id: String, expr: String) -> Result<EvalOutcome, ServerFnError> {
     debugger()?.eval(&session_id, &expr).await.map_err(failed)
 }

@@ -6,12 +6,7 @@ pub fn timestamp(epoch: f64) -> String {
     let days = secs.div_euclid(86_400);
     let rem = secs.rem_euclid(86_400);
     let (y, m, d) = civil_from_days(days);
-    format!(
-        "{y:04}-{m:02}-{d:02} {:02}:{:02}:{:02} UTC",
-        rem / 3600,
-        rem % 3600 / 60,
-        rem % 60
-    )
+    format!("{y:04}-{m:02}-{d:02} {:02}:{:02}:{:02} UTC", rem / 3600, rem % 3600 / 60, rem % 60)
 }
 
 /// Days since 1970-01-01 to a (year, month, day) in the proleptic Gregorian calendar.
@@ -33,9 +28,6 @@ mod tests {
     #[test]
     fn formats_epoch_as_utc() {
         assert_eq!(super::timestamp(0.0), "1970-01-01 00:00:00 UTC");
-        assert_eq!(
-            super::timestamp(1_795_331_833.75),
-            "2026-11-22 07:17:13 UTC"
-        );
+        assert_eq!(super::timestamp(1_795_331_833.75), "2026-11-22 07:17:13 UTC");
     }
 }

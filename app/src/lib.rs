@@ -10,7 +10,7 @@ use leptos::prelude::*;
 use leptos_meta::{provide_meta_context, MetaTags, Stylesheet, Title};
 use leptos_router::{
     components::{Route, Router, Routes, A},
-    path,
+    path, SsrMode,
 };
 
 pub fn shell(options: LeptosOptions) -> impl IntoView {
@@ -55,8 +55,9 @@ pub fn App() -> impl IntoView {
             </header>
             <main>
                 <Routes fallback=pages::NotFound>
-                    <Route path=path!("/") view=pages::paused::PausedPage/>
-                    <Route path=path!("/repl/:session_id") view=pages::repl::ReplPage/>
+                    // Async: the status (404 for an unknown session) is known before headers go out.
+                    <Route path=path!("/") view=pages::paused::PausedPage ssr=SsrMode::Async/>
+                    <Route path=path!("/repl/:session_id") view=pages::repl::ReplPage ssr=SsrMode::Async/>
                 </Routes>
             </main>
         </Router>

@@ -15,9 +15,7 @@ pub fn provide_live_updates() {
 
 /// The counter to depend on; bump it to refetch by hand (after an action of this page).
 pub fn use_live_tick() -> RwSignal<u64> {
-    use_context::<LiveTick>()
-        .map(|t| t.0)
-        .unwrap_or_else(|| RwSignal::new(0))
+    use_context::<LiveTick>().map(|t| t.0).unwrap_or_else(|| RwSignal::new(0))
 }
 
 #[cfg(feature = "hydrate")]
@@ -26,8 +24,7 @@ fn connect(tick: RwSignal<u64>) {
     let Ok(source) = web_sys::EventSource::new("/api/live") else {
         return;
     };
-    let on_message =
-        Closure::<dyn FnMut(web_sys::MessageEvent)>::new(move |_| tick.update(|t| *t += 1));
+    let on_message = Closure::<dyn FnMut(web_sys::MessageEvent)>::new(move |_| tick.update(|t| *t += 1));
     source.set_onmessage(Some(on_message.as_ref().unchecked_ref()));
     // The stream lives as long as the page.
     on_message.forget();

@@ -50,10 +50,7 @@ impl Behavior {
             "stop" => Ok(Self::Stop),
             "go" | "continue" => Ok(Self::Go),
             "yield" => Ok(Self::Yield),
-            _ => Err(Error::invalid(
-                "invalid_behavior",
-                "behavior must be 'stop', 'go', or 'yield'",
-            )),
+            _ => Err(Error::invalid("invalid_behavior", "behavior must be 'stop', 'go', or 'yield'")),
         }
     }
     pub fn as_str(self) -> &'static str {
@@ -72,10 +69,9 @@ impl AfterBehavior {
             "go" | "continue" => Ok(Self::Go),
             "yield" | "defer" | "default" => Ok(Self::Yield),
             "exception" | "exceptions" | "stop_at_exceptions" => Ok(Self::Exception),
-            "stop_exception"
-            | "breakpoints_and_exceptions"
-            | "stop_at_breakpoints_and_exceptions"
-            | "both" => Ok(Self::StopException),
+            "stop_exception" | "breakpoints_and_exceptions" | "stop_at_breakpoints_and_exceptions" | "both" => {
+                Ok(Self::StopException)
+            }
             _ => Err(Error::invalid(
                 "invalid_behavior",
                 "behavior must be one of 'stop', 'go', 'exception', 'stop_exception', or 'yield'",
@@ -99,10 +95,9 @@ impl GlobalBehavior {
             "stop" | "breakpoints" | "stop_at_breakpoints" => Ok(Self::Stop),
             "go" | "continue" => Ok(Self::Go),
             "exception" | "exceptions" | "stop_at_exceptions" => Ok(Self::Exception),
-            "stop_exception"
-            | "breakpoints_and_exceptions"
-            | "stop_at_breakpoints_and_exceptions"
-            | "both" => Ok(Self::StopException),
+            "stop_exception" | "breakpoints_and_exceptions" | "stop_at_breakpoints_and_exceptions" | "both" => {
+                Ok(Self::StopException)
+            }
             _ => Err(Error::invalid(
                 "invalid_behavior",
                 "behavior must be one of 'stop', 'go', 'exception', or 'stop_exception'",
@@ -148,10 +143,7 @@ impl Breakpoints {
         let pauses = match bp.behavior {
             Behavior::Stop => true,
             Behavior::Go => false,
-            Behavior::Yield => matches!(
-                self.global,
-                GlobalBehavior::Stop | GlobalBehavior::StopException
-            ),
+            Behavior::Yield => matches!(self.global, GlobalBehavior::Stop | GlobalBehavior::StopException),
         };
         if pauses {
             StartDecision::Pause
@@ -170,23 +162,15 @@ impl Breakpoints {
         let effective = match bp.after_behavior {
             // The global behaviour asks for exception pauses, never for a second pause on success.
             AfterBehavior::Yield => match self.global {
-                GlobalBehavior::Exception | GlobalBehavior::StopException => {
-                    AfterBehavior::Exception
-                }
+                GlobalBehavior::Exception | GlobalBehavior::StopException => AfterBehavior::Exception,
                 GlobalBehavior::Stop | GlobalBehavior::Go => AfterBehavior::Go,
             },
             own => own,
         };
         if raised {
-            matches!(
-                effective,
-                AfterBehavior::Exception | AfterBehavior::StopException
-            )
+            matches!(effective, AfterBehavior::Exception | AfterBehavior::StopException)
         } else {
-            matches!(
-                effective,
-                AfterBehavior::Stop | AfterBehavior::StopException
-            )
+            matches!(effective, AfterBehavior::Stop | AfterBehavior::StopException)
         }
     }
 }
@@ -196,10 +180,7 @@ mod tests {
     use super::*;
 
     fn with(name: &str, bp: Breakpoint, global: GlobalBehavior) -> Breakpoints {
-        let mut b = Breakpoints {
-            global,
-            ..Default::default()
-        };
+        let mut b = Breakpoints { global, ..Default::default() };
         b.by_name.insert(name.into(), bp);
         b
     }
@@ -215,10 +196,7 @@ mod tests {
 
     #[test]
     fn after_behaviour_asks_for_after_pauses() {
-        let bp = Breakpoint {
-            after_behavior: AfterBehavior::Stop,
-            ..Default::default()
-        };
+        let bp = Breakpoint { after_behavior: AfterBehavior::Stop, ..Default::default() };
         let b = with("f", bp, GlobalBehavior::Go);
         assert_eq!(b.decide_start("f"), StartDecision::Continue);
         assert!(b.pauses_after("f", false));
@@ -235,11 +213,7 @@ mod tests {
 
     #[test]
     fn replacement_applies_only_when_not_pausing() {
-        let bp = Breakpoint {
-            behavior: Behavior::Go,
-            replacement: Some("g".into()),
-            ..Default::default()
-        };
+        let bp = Breakpoint { behavior: Behavior::Go, replacement: Some("g".into()), ..Default::default() };
         let b = with("f", bp, GlobalBehavior::Stop);
         assert_eq!(b.decide_start("f"), StartDecision::Replace("g".into()));
     }
@@ -247,14 +221,8 @@ mod tests {
     #[test]
     fn aliases_parse() {
         assert_eq!(Behavior::parse("continue").unwrap(), Behavior::Go);
-        assert_eq!(
-            AfterBehavior::parse("both").unwrap(),
-            AfterBehavior::StopException
-        );
-        assert_eq!(
-            GlobalBehavior::parse("stop_at_exceptions").unwrap(),
-            GlobalBehavior::Exception
-        );
+        assert_eq!(AfterBehavior::parse("both").unwrap(), AfterBehavior::StopException);
+        assert_eq!(GlobalBehavior::parse("stop_at_exceptions").unwrap(), GlobalBehavior::Exception);
         assert!(GlobalBehavior::parse("yield").is_err());
         assert!(Behavior::parse("breakpoints").is_err());
     }

@@ -116,11 +116,7 @@ pub enum Action {
 
 impl Action {
     pub fn poll(pause_id: &str) -> Self {
-        Action::Poll {
-            poll_url: format!("/api/poll/{pause_id}"),
-            poll_interval_ms: 100,
-            timeout_ms: 60_000,
-        }
+        Action::Poll { poll_url: format!("/api/poll/{pause_id}"), poll_interval_ms: 100, timeout_ms: 60_000 }
     }
 
     pub fn name(&self) -> &'static str {
@@ -177,30 +173,14 @@ impl CallData {
     pub fn stack(&self) -> Vec<StackFrame> {
         let raw = match &self.frames {
             Some(frames) => frames.clone(),
-            None => self
-                .call_site
-                .get("stack_trace")
-                .and_then(Value::as_array)
-                .cloned()
-                .unwrap_or_default(),
+            None => self.call_site.get("stack_trace").and_then(Value::as_array).cloned().unwrap_or_default(),
         };
         raw.iter()
             .map(|f| StackFrame {
-                filename: f
-                    .get("filename")
-                    .and_then(Value::as_str)
-                    .unwrap_or("?")
-                    .to_string(),
+                filename: f.get("filename").and_then(Value::as_str).unwrap_or("?").to_string(),
                 lineno: f.get("lineno").and_then(Value::as_i64).unwrap_or(0),
-                function: f
-                    .get("function")
-                    .and_then(Value::as_str)
-                    .unwrap_or("?")
-                    .to_string(),
-                code_context: f
-                    .get("code_context")
-                    .and_then(Value::as_str)
-                    .map(str::to_string),
+                function: f.get("function").and_then(Value::as_str).unwrap_or("?").to_string(),
+                code_context: f.get("code_context").and_then(Value::as_str).map(str::to_string),
             })
             .collect()
     }

@@ -64,31 +64,21 @@ pub fn cid_of(bytes: &[u8]) -> String {
 }
 
 /// Decodes a client's `data` text and checks it against the claimed CID.
-pub fn decode_verified(
-    cid: &str,
-    data: &str,
-    format: Option<&str>,
-) -> Result<(Vec<u8>, SerializationFormat)> {
+pub fn decode_verified(cid: &str, data: &str, format: Option<&str>) -> Result<(Vec<u8>, SerializationFormat)> {
     let format = SerializationFormat::parse(format)?;
     let bytes = match format {
         SerializationFormat::Dill => base64::engine::general_purpose::STANDARD
             .decode(data.trim())
-            .map_err(|e| {
-                Error::invalid("invalid_dill", format!("data is not valid base64: {e}"))
-            })?,
+            .map_err(|e| Error::invalid("invalid_dill", format!("data is not valid base64: {e}")))?,
         SerializationFormat::Json => {
-            serde_json::from_str::<Value>(data).map_err(|e| {
-                Error::invalid("invalid_json", format!("data is not valid JSON: {e}"))
-            })?;
+            serde_json::from_str::<Value>(data)
+                .map_err(|e| Error::invalid("invalid_json", format!("data is not valid JSON: {e}")))?;
             data.as_bytes().to_vec()
         }
     };
     let expected = cid_of(&bytes);
     if !expected.eq_ignore_ascii_case(cid) {
-        return Err(Error::CidMismatch {
-            expected,
-            provided: cid.to_string(),
-        });
+        return Err(Error::CidMismatch { expected, provided: cid.to_string() });
     }
     Ok((bytes, format))
 }
@@ -117,13 +107,7 @@ impl CidStore {
 
     /// Write-once: a CID already stored keeps its first bytes (they are equal by construction).
     pub fn insert(&mut self, cid: &str, bytes: Vec<u8>, format: SerializationFormat, now: f64) {
-        self.objects
-            .entry(cid.to_ascii_lowercase())
-            .or_insert(StoredObject {
-                bytes,
-                format,
-                created_at: now,
-            });
+        self.objects.entry(cid.to_ascii_lowercase()).or_insert(StoredObject { bytes, format, created_at: now });
     }
 
     /// Verifies and stores an item that carries data; items without data or CID are left alone.
@@ -134,13 +118,7 @@ impl CidStore {
         Ok(())
     }
 
-    pub fn store_pair(
-        &mut self,
-        cid: &str,
-        data: &str,
-        format: Option<&str>,
-        now: f64,
-    ) -> Result<()> {
+    pub fn store_pair(&mut self, cid: &str, data: &str, format: Option<&str>, now: f64) -> Result<()> {
         let (bytes, format) = decode_verified(cid, data, format)?;
         self.insert(cid, bytes, format, now);
         Ok(())
@@ -165,18 +143,13 @@ mod tests {
         let cid = cid_of(&[0x80, 0x04, 0x4B, 0x01, 0x2E]);
         assert!(cid.starts_with("6941ca8d"), "{cid}");
         assert!(cid.ends_with("73b1afe0"), "{cid}");
-        assert_eq!(
-            decode_verified(&cid, "gARLAS4=", None).unwrap().0,
-            vec![0x80, 0x04, 0x4B, 0x01, 0x2E]
-        );
+        assert_eq!(decode_verified(&cid, "gARLAS4=", None).unwrap().0, vec![0x80, 0x04, 0x4B, 0x01, 0x2E]);
     }
 
     #[test]
     fn mismatched_cid_is_rejected_and_not_stored() {
         let mut store = CidStore::default();
-        let err = store
-            .store_pair(&"0".repeat(128), "gARLAS4=", None, 0.0)
-            .unwrap_err();
+        let err = store.store_pair(&"0".repeat(128), "gARLAS4=", None, 0.0).unwrap_err();
         assert_eq!(err.code(), "cid_mismatch");
         assert!(store.is_empty());
     }
@@ -184,22 +157,10 @@ mod tests {
     #[test]
     fn bad_base64_and_bad_json_and_bad_format_are_rejected() {
         let mut store = CidStore::default();
+        assert_eq!(store.store_pair("ab", "!!!", None, 0.0).unwrap_err().code(), "invalid_dill");
+        assert_eq!(store.store_pair("ab", "{", Some("json"), 0.0).unwrap_err().code(), "invalid_json");
         assert_eq!(
-            store.store_pair("ab", "!!!", None, 0.0).unwrap_err().code(),
-            "invalid_dill"
-        );
-        assert_eq!(
-            store
-                .store_pair("ab", "{", Some("json"), 0.0)
-                .unwrap_err()
-                .code(),
-            "invalid_json"
-        );
-        assert_eq!(
-            store
-                .store_pair("ab", "e30=", Some("yaml"), 0.0)
-                .unwrap_err()
-                .code(),
+            store.store_pair("ab", "e30=", Some("yaml"), 0.0).unwrap_err().code(),
             "invalid_serialization_format"
         );
     }

@@ -10,9 +10,7 @@ use serde::Serialize;
 use serde_json::{json, Value};
 use tokio::sync::{broadcast, oneshot};
 
-use crate::breakpoint::{
-    AfterBehavior, Behavior, Breakpoint, Breakpoints, GlobalBehavior, StartDecision,
-};
+use crate::breakpoint::{AfterBehavior, Behavior, Breakpoint, Breakpoints, GlobalBehavior, StartDecision};
 use crate::call::{Action, CallComplete, CallData, CallRecord, CallStart, CallStartReply};
 use crate::cid_store::{CidStore, SerializedItem, StoredObject};
 use crate::display::{pretty_item, text_of};
@@ -20,8 +18,7 @@ use crate::error::{Error, Result};
 use crate::eval::{EvalRequest, EvalResult, PendingEval};
 use crate::ids;
 use crate::model::{
-    EvalOutcome, LiveEvent, PauseReason, PausedCall, ReplSession, SessionPage, SessionQuery,
-    TranscriptEntry,
+    EvalOutcome, LiveEvent, PauseReason, PausedCall, ReplSession, SessionPage, SessionQuery, TranscriptEntry,
 };
 use crate::pause::{Pause, ResumeRequest};
 use crate::session::Sessions;
@@ -39,10 +36,7 @@ pub struct Config {
 
 impl Default for Config {
     fn default() -> Self {
-        Config {
-            eval_timeout: Duration::from_secs(30),
-            poll_hold: Duration::from_secs(25),
-        }
+        Config { eval_timeout: Duration::from_secs(30), poll_hold: Duration::from_secs(25) }
     }
 }
 
@@ -106,13 +100,7 @@ impl Default for Debugger {
 impl Debugger {
     pub fn new(config: Config) -> Self {
         let (live, _) = broadcast::channel(1024);
-        Debugger {
-            inner: Arc::new(Inner {
-                state: Mutex::new(State::default()),
-                config,
-                live,
-            }),
-        }
+        Debugger { inner: Arc::new(Inner { state: Mutex::new(State::default()), config, live }) }
     }
 
     pub fn config(&self) -> &Config {
@@ -121,10 +109,7 @@ impl Debugger {
 
     fn state(&self) -> MutexGuard<'_, State> {
         // A panic elsewhere must not take the whole debugger down with it.
-        self.inner
-            .state
-            .lock()
-            .unwrap_or_else(|poisoned| poisoned.into_inner())
+        self.inner.state.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
     }
 
     fn publish(&self, event: LiveEvent) {
@@ -139,25 +124,17 @@ impl Debugger {
     // ---- breakpoints and functions -------------------------------------------------------
 
     /// Adds a breakpoint (keeping its behaviours if it exists) and records the signature.
-    pub fn add_breakpoint(
-        &self,
-        name: &str,
-        signature: Option<String>,
-        behavior: Option<&str>,
-    ) -> Result<()> {
+    pub fn add_breakpoint(&self, name: &str, signature: Option<String>, behavior: Option<&str>) -> Result<()> {
         let name = required_name(name)?;
         let mut st = self.state();
         let bp = st.breakpoints.by_name.entry(name.to_string()).or_default();
         if let Some(b) = behavior.and_then(|b| Behavior::parse(b).ok()) {
             bp.behavior = b;
         }
-        let registered =
-            st.functions
-                .entry(name.to_string())
-                .or_insert_with(|| RegisteredFunction {
-                    signature: None,
-                    metadata: json!({}),
-                });
+        let registered = st
+            .functions
+            .entry(name.to_string())
+            .or_insert_with(|| RegisteredFunction { signature: None, metadata: json!({}) });
         registered.signature = signature;
         drop(st);
         self.publish(LiveEvent::BreakpointsChanged);
@@ -183,20 +160,14 @@ impl Debugger {
 
     /// Sets or clears (empty, or the breakpoint's own name) the function run instead.
     pub fn set_replacement(&self, name: &str, replacement: &str) -> Result<Option<String>> {
-        let replacement =
-            (!replacement.is_empty() && replacement != name).then(|| replacement.to_string());
+        let replacement = (!replacement.is_empty() && replacement != name).then(|| replacement.to_string());
         {
             let st = self.state();
             if !st.breakpoints.by_name.contains_key(name) {
                 return Err(Error::BreakpointNotFound(name.to_string()));
             }
             if let Some(r) = &replacement {
-                let sig = |n: &str| {
-                    st.functions
-                        .get(n)
-                        .and_then(|f| f.signature.clone())
-                        .filter(|s| !s.is_empty())
-                };
+                let sig = |n: &str| st.functions.get(n).and_then(|f| f.signature.clone()).filter(|s| !s.is_empty());
                 if sig(name).is_none() || sig(name) != sig(r) {
                     return Err(Error::SignatureMismatch);
                 }
@@ -208,11 +179,7 @@ impl Debugger {
 
     fn with_breakpoint(&self, name: &str, change: impl FnOnce(&mut Breakpoint)) -> Result<()> {
         let mut st = self.state();
-        let bp = st
-            .breakpoints
-            .by_name
-            .get_mut(name)
-            .ok_or_else(|| Error::BreakpointNotFound(name.to_string()))?;
+        let bp = st.breakpoints.by_name.get_mut(name).ok_or_else(|| Error::BreakpointNotFound(name.to_string()))?;
         change(bp);
         drop(st);
         self.publish(LiveEvent::BreakpointsChanged);
@@ -234,22 +201,11 @@ impl Debugger {
         self.state().breakpoints.by_name.clone()
     }
 
-    pub fn register_function(
-        &self,
-        name: &str,
-        signature: Option<String>,
-        client_ref: Option<Value>,
-    ) -> Result<()> {
+    pub fn register_function(&self, name: &str, signature: Option<String>, client_ref: Option<Value>) -> Result<()> {
         let name = required_name(name)?;
         let mut st = self.state();
         let metadata = json!({"client_ref": client_ref, "registered_at": ids::now()});
-        st.functions.insert(
-            name.to_string(),
-            RegisteredFunction {
-                signature,
-                metadata,
-            },
-        );
+        st.functions.insert(name.to_string(), RegisteredFunction { signature, metadata });
         Ok(())
     }
 
@@ -270,25 +226,20 @@ impl Debugger {
 
     pub fn start_call(&self, req: CallStart) -> Result<CallStartReply> {
         let (pid, start_time) = process_identity(&req.process_pid, &req.process_start_time)?;
-        let method_name =
-            req.method_name
-                .clone()
-                .filter(|m| !m.is_empty())
-                .ok_or(Error::MissingField {
-                    code: "missing_method_name",
-                    field: "method_name",
-                })?;
+        let method_name = req
+            .method_name
+            .clone()
+            .filter(|m| !m.is_empty())
+            .ok_or(Error::MissingField { code: "missing_method_name", field: "method_name" })?;
         let now = ids::now();
         let mut st = self.state();
 
-        let items = || {
-            req.target
-                .iter()
-                .chain(req.args.iter())
-                .chain(req.kwargs.values())
-        };
+        let items = || req.target.iter().chain(req.args.iter()).chain(req.kwargs.values());
+        // A CID sent with data anywhere in this request counts as known for the other items.
+        let sent: std::collections::HashSet<&str> =
+            items().filter(|i| i.data.is_some()).filter_map(|i| i.cid.as_deref()).collect();
         let missing: Vec<String> = items()
-            .filter(|i| st.cids.is_missing(i))
+            .filter(|i| st.cids.is_missing(i) && !i.cid.as_deref().is_some_and(|c| sent.contains(c)))
             .filter_map(|i| i.cid.clone())
             .collect();
         if !missing.is_empty() {
@@ -325,17 +276,9 @@ impl Debugger {
         let call = CallData {
             method_name: method_name.clone(),
             call_id: call_id.clone(),
-            pretty_target: req
-                .target
-                .as_ref()
-                .map(|t| pretty_item(t, cids))
-                .unwrap_or(Value::Null),
+            pretty_target: req.target.as_ref().map(|t| pretty_item(t, cids)).unwrap_or(Value::Null),
             pretty_args: req.args.iter().map(|a| pretty_item(a, cids)).collect(),
-            pretty_kwargs: req
-                .kwargs
-                .iter()
-                .map(|(k, v)| (k.clone(), pretty_item(v, cids)))
-                .collect(),
+            pretty_kwargs: req.kwargs.iter().map(|(k, v)| (k.clone(), pretty_item(v, cids))).collect(),
             target: req.target,
             args: req.args,
             kwargs: req.kwargs,
@@ -382,25 +325,13 @@ impl Debugger {
             StartDecision::Pause => {
                 let reason = forced.unwrap_or(PauseReason::Breakpoint);
                 let mut paused = call.clone();
-                paused.pause_reason = Some(
-                    if reason == PauseReason::Exception {
-                        "exception"
-                    } else {
-                        "breakpoint"
-                    }
-                    .into(),
-                );
+                paused.pause_reason =
+                    Some(if reason == PauseReason::Exception { "exception" } else { "breakpoint" }.into());
                 let pause_id = add_pause(&mut st, paused, reason, now);
-                st.running
-                    .insert(call_id.clone(), (call, Some(pause_id.clone())));
+                st.running.insert(call_id.clone(), (call, Some(pause_id.clone())));
                 drop(st);
-                self.publish(LiveEvent::PauseAdded {
-                    pause_id: pause_id.clone(),
-                });
-                return Ok(CallStartReply {
-                    call_id,
-                    action: Action::poll(&pause_id),
-                });
+                self.publish(LiveEvent::PauseAdded { pause_id: pause_id.clone() });
+                return Ok(CallStartReply { call_id, action: Action::poll(&pause_id) });
             }
         };
         st.running.insert(call_id.clone(), (call, None));
@@ -426,16 +357,10 @@ impl Debugger {
                     return PollReply::Waiting { eval: None };
                 };
                 if let Some(action) = &pause.resume {
-                    return PollReply::Ready {
-                        action: action.clone(),
-                    };
+                    return PollReply::Ready { action: action.clone() };
                 }
                 if pause.evals.has_ready() {
-                    let eval = if take_eval {
-                        pause.evals.take_next()
-                    } else {
-                        None
-                    };
+                    let eval = if take_eval { pause.evals.take_next() } else { None };
                     return PollReply::Waiting { eval };
                 }
             }
@@ -450,16 +375,10 @@ impl Debugger {
         let now = ids::now();
         let mut st = self.state();
         if let (Some(cid), Some(data)) = (&req.result_cid, &req.result_data) {
-            st.cids
-                .store_pair(cid, data, req.result_serialization_format.as_deref(), now)?;
+            st.cids.store_pair(cid, data, req.result_serialization_format.as_deref(), now)?;
         }
         if let (Some(cid), Some(data)) = (&req.exception_cid, &req.exception_data) {
-            st.cids.store_pair(
-                cid,
-                data,
-                req.exception_serialization_format.as_deref(),
-                now,
-            )?;
+            st.cids.store_pair(cid, data, req.exception_serialization_format.as_deref(), now)?;
         }
         let Some(call_id) = req.call_id.as_deref() else {
             return Ok(None);
@@ -473,28 +392,20 @@ impl Debugger {
             closed = close_pause(&mut st, &pause_id, Action::Continue, now);
         }
 
-        let raised =
-            req.exception_cid.is_some() || !matches!(req.status.as_deref(), None | Some("success"));
+        let raised = req.exception_cid.is_some() || !matches!(req.status.as_deref(), None | Some("success"));
         let pretty_result = if raised {
             None
         } else {
             Some(match (&req.result_repr, &req.result_cid) {
                 (Some(repr), _) => Value::String(repr.clone()),
-                (None, Some(cid)) => pretty_item(
-                    &SerializedItem {
-                        cid: Some(cid.clone()),
-                        ..Default::default()
-                    },
-                    &st.cids,
-                ),
+                (None, Some(cid)) => {
+                    pretty_item(&SerializedItem { cid: Some(cid.clone()), ..Default::default() }, &st.cids)
+                }
                 (None, None) => Value::String("None".into()),
             })
         };
         let exception = raised.then(|| {
-            let type_name = req
-                .exception_type
-                .clone()
-                .unwrap_or_else(|| "Exception".into());
+            let type_name = req.exception_type.clone().unwrap_or_else(|| "Exception".into());
             let message = req.exception_message.clone().unwrap_or_default();
             json!({
                 "summary": format!("{type_name}: {message}"),
@@ -518,17 +429,14 @@ impl Debugger {
             if let Some(obj) = call_data.as_object_mut() {
                 obj.insert("status".into(), json!(status));
             }
-            let entry = json!({"id": ids::new_uuid(), "function_name": method, "completed_at": now, "call_data": call_data});
+            let entry =
+                json!({"id": ids::new_uuid(), "function_name": method, "completed_at": now, "call_data": call_data});
             st.history.entry(method.clone()).or_default().push(entry);
         }
 
         let mut pause_added = None;
         if st.breakpoints.pauses_after(&method, raised) {
-            let reason = if raised {
-                PauseReason::Exception
-            } else {
-                PauseReason::After
-            };
+            let reason = if raised { PauseReason::Exception } else { PauseReason::After };
             call.pause_reason = Some(if raised { "exception" } else { "breakpoint" }.into());
             let pause_id = add_pause(&mut st, call, reason, now);
             pause_added = Some(pause_id);
@@ -536,9 +444,7 @@ impl Debugger {
         drop(st);
         self.publish_closed(closed);
         Ok(pause_added.map(|pause_id| {
-            self.publish(LiveEvent::PauseAdded {
-                pause_id: pause_id.clone(),
-            });
+            self.publish(LiveEvent::PauseAdded { pause_id: pause_id.clone() });
             Action::poll(&pause_id)
         }))
     }
@@ -557,19 +463,14 @@ impl Debugger {
         let action = request.into_action(pause.is_post_completion())?;
         let closed = close_pause(&mut st, pause_id, action, now);
         drop(st);
-        self.publish(LiveEvent::PauseResumed {
-            pause_id: pause_id.to_string(),
-        });
+        self.publish(LiveEvent::PauseResumed { pause_id: pause_id.to_string() });
         self.publish_closed(closed);
         Ok(true)
     }
 
     fn publish_closed(&self, closed: Vec<(String, f64)>) {
         for (session_id, closed_at) in closed {
-            self.publish(LiveEvent::SessionClosed {
-                session_id,
-                closed_at,
-            });
+            self.publish(LiveEvent::SessionClosed { session_id, closed_at });
         }
     }
 
@@ -629,10 +530,7 @@ impl Debugger {
 
     pub fn breakpoint_history(&self, name: &str, limit: usize) -> Vec<Value> {
         let st = self.state();
-        st.history
-            .get(name)
-            .map(|h| h.iter().rev().take(limit).cloned().collect())
-            .unwrap_or_default()
+        st.history.get(name).map(|h| h.iter().rev().take(limit).cloned().collect()).unwrap_or_default()
     }
 
     pub fn record_event(&self, event: Value) {
@@ -664,17 +562,11 @@ impl Debugger {
 
     pub fn start_session(&self, pause_id: &str) -> Result<String> {
         if pause_id.trim().is_empty() {
-            return Err(Error::MissingField {
-                code: "missing_pause_id",
-                field: "pause_id",
-            });
+            return Err(Error::MissingField { code: "missing_pause_id", field: "pause_id" });
         }
         let now = ids::now();
         let mut st = self.state();
-        let pause = st
-            .pauses
-            .get(pause_id)
-            .ok_or_else(|| Error::PauseNotFound(pause_id.to_string()))?;
+        let pause = st.pauses.get(pause_id).ok_or_else(|| Error::PauseNotFound(pause_id.to_string()))?;
         if !pause.is_paused() {
             return Err(Error::PauseResumed(pause_id.to_string()));
         }
@@ -688,11 +580,7 @@ impl Debugger {
             function_name: call.method_name.clone(),
             call_id: Some(call.call_id.clone()),
             process_key: call.process_key.clone(),
-            args: call
-                .args
-                .iter()
-                .map(|a| serde_json::to_value(a).unwrap_or(Value::Null))
-                .collect(),
+            args: call.args.iter().map(|a| serde_json::to_value(a).unwrap_or(Value::Null)).collect(),
             kwargs: call
                 .kwargs
                 .iter()
@@ -709,10 +597,7 @@ impl Debugger {
             record.repl_sessions.push(session_id.clone());
         }
         drop(st);
-        self.publish(LiveEvent::SessionStarted {
-            session_id: session_id.clone(),
-            pause_id: pause_id.to_string(),
-        });
+        self.publish(LiveEvent::SessionStarted { session_id: session_id.clone(), pause_id: pause_id.to_string() });
         Ok(session_id)
     }
 
@@ -739,20 +624,13 @@ impl Debugger {
         if !st.sessions.close(session_id, now)? {
             return Ok(());
         }
-        let pause_id = st
-            .sessions
-            .get(session_id)
-            .map(|s| s.pause_id.clone())
-            .unwrap_or_default();
+        let pause_id = st.sessions.get(session_id).map(|s| s.pause_id.clone()).unwrap_or_default();
         if let Some(pause) = st.pauses.get_mut(&pause_id) {
             pause.evals.cancel_session(session_id);
             pause.wake.notify_waiters();
         }
         drop(st);
-        self.publish(LiveEvent::SessionClosed {
-            session_id: session_id.to_string(),
-            closed_at: now,
-        });
+        self.publish(LiveEvent::SessionClosed { session_id: session_id.to_string(), closed_at: now });
         Ok(())
     }
 
@@ -760,10 +638,7 @@ impl Debugger {
     /// the transcript.
     pub async fn eval(&self, session_id: &str, expr: &str) -> Result<EvalOutcome> {
         if expr.trim().is_empty() {
-            return Err(Error::MissingField {
-                code: "missing_expr",
-                field: "expr",
-            });
+            return Err(Error::MissingField { code: "missing_expr", field: "expr" });
         }
         let (reply, answer) = oneshot::channel();
         let eval_id = ids::new_uuid();
@@ -806,15 +681,10 @@ impl Debugger {
 
     /// The client's answer to an eval: appended to the transcript and handed to the waiter.
     pub fn submit_eval_result(&self, result: EvalResult) -> Result<()> {
-        let (Some(eval_id), Some(session_id), Some(pause_id)) = (
-            result.eval_id.as_deref(),
-            result.session_id.as_deref(),
-            result.pause_id.as_deref(),
-        ) else {
-            return Err(Error::MissingField {
-                code: "missing_fields",
-                field: "eval_id, session_id and pause_id",
-            });
+        let (Some(eval_id), Some(session_id), Some(pause_id)) =
+            (result.eval_id.as_deref(), result.session_id.as_deref(), result.pause_id.as_deref())
+        else {
+            return Err(Error::MissingField { code: "missing_fields", field: "eval_id, session_id and pause_id" });
         };
         let now = ids::now();
         let mut st = self.state();
@@ -822,14 +692,8 @@ impl Debugger {
         if let (Some(cid), Some(data)) = (&result.result_cid, &result.result_data) {
             st.cids.store_pair(cid, data, None, now)?;
         }
-        let pause = st
-            .pauses
-            .get_mut(pause_id)
-            .ok_or_else(|| Error::EvalNotFound(eval_id.to_string()))?;
-        let pending = pause
-            .evals
-            .finish(eval_id)
-            .ok_or_else(|| Error::EvalNotFound(eval_id.to_string()))?;
+        let pause = st.pauses.get_mut(pause_id).ok_or_else(|| Error::EvalNotFound(eval_id.to_string()))?;
+        let pending = pause.evals.finish(eval_id).ok_or_else(|| Error::EvalNotFound(eval_id.to_string()))?;
         pause.wake.notify_waiters();
         let is_error = result.error.is_some();
         let output = match (result.error, result.result) {
@@ -848,10 +712,7 @@ impl Debugger {
         )?;
         drop(st);
         let _ = pending.reply.send(entry.clone());
-        self.publish(LiveEvent::TranscriptAppended {
-            session_id: session_id.to_string(),
-            entry,
-        });
+        self.publish(LiveEvent::TranscriptAppended { session_id: session_id.to_string(), entry });
         Ok(())
     }
 
@@ -874,29 +735,21 @@ impl Debugger {
             result_cid,
             ids::now(),
         )?;
-        self.publish(LiveEvent::TranscriptAppended {
-            session_id: session_id.to_string(),
-            entry: entry.clone(),
-        });
+        self.publish(LiveEvent::TranscriptAppended { session_id: session_id.to_string(), entry: entry.clone() });
         Ok(entry)
     }
 }
 
 fn required_name(name: &str) -> Result<&str> {
     if name.trim().is_empty() {
-        Err(Error::MissingField {
-            code: "function_name required",
-            field: "function_name",
-        })
+        Err(Error::MissingField { code: "function_name required", field: "function_name" })
     } else {
         Ok(name)
     }
 }
 
 fn process_identity(pid: &Option<Value>, start: &Option<Value>) -> Result<(i64, f64)> {
-    let pid = pid
-        .as_ref()
-        .and_then(|v| v.as_i64().or_else(|| v.as_f64().map(|f| f as i64)));
+    let pid = pid.as_ref().and_then(|v| v.as_i64().or_else(|| v.as_f64().map(|f| f as i64)));
     let start = start.as_ref().and_then(Value::as_f64);
     match (pid, start) {
         (Some(pid), Some(start)) if start.is_finite() => Ok((pid, start)),
@@ -909,10 +762,7 @@ fn add_pause(st: &mut State, call: CallData, reason: PauseReason, now: f64) -> S
     if let Some(record) = st.records.get_mut(&call.call_id) {
         record.pause_ids.push(pause_id.clone());
     }
-    st.pauses.insert(
-        pause_id.clone(),
-        Pause::new(pause_id.clone(), call, reason, now),
-    );
+    st.pauses.insert(pause_id.clone(), Pause::new(pause_id.clone(), call, reason, now));
     st.pause_order.push(pause_id.clone());
     pause_id
 }
@@ -939,11 +789,7 @@ fn close_pause(st: &mut State, pause_id: &str, action: Action, now: f64) -> Vec<
 fn paused_call(st: &State, pause: &Pause) -> PausedCall {
     let call = &pause.call;
     let mut args_text: Vec<String> = call.pretty_args.iter().map(text_of).collect();
-    args_text.extend(
-        call.pretty_kwargs
-            .iter()
-            .map(|(k, v)| format!("{k}={}", text_of(v))),
-    );
+    args_text.extend(call.pretty_kwargs.iter().map(|(k, v)| format!("{k}={}", text_of(v))));
     let active_sessions = st
         .sessions
         .for_pause(&pause.id)

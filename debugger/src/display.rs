@@ -1,5 +1,5 @@
-//! Display text for serialized values: the client's repr when it sent one, JSON text for JSON
-//! values, else a placeholder naming the CID. Never fails.
+//! Display text for serialized values: the client's repr when it sent one, JSON for JSON values,
+//! Python's repr for plain pickles, else a placeholder. Never fails.
 
 use serde_json::Value;
 
@@ -16,10 +16,20 @@ pub fn pretty_item(item: &SerializedItem, store: &CidStore) -> Value {
         None => Value::String(format!("<cid:{} missing>", short(cid))),
         Some(obj) => match obj.format {
             SerializationFormat::Json => serde_json::from_slice(&obj.bytes).unwrap_or(Value::Null),
-            SerializationFormat::Dill => {
-                Value::String(format!("<pickled value, {} bytes>", obj.bytes.len()))
-            }
+            SerializationFormat::Dill => Value::String(pickled_text(&obj.bytes)),
         },
+    }
+}
+
+/// Python's repr of a plain pickled value, else a placeholder saying what it is.
+pub fn pickled_text(bytes: &[u8]) -> String {
+    match crate::pickle::repr(bytes) {
+        Some(text) if text.chars().count() > 500 => {
+            let cut: String = text.chars().take(500).collect();
+            format!("{cut}… [truncated]")
+        }
+        Some(text) => text,
+        None => format!("<object: {} pickled bytes; no repr was sent>", bytes.len()),
     }
 }
 
@@ -27,9 +37,7 @@ pub fn pretty_item(item: &SerializedItem, store: &CidStore) -> Value {
 pub fn text_of(value: &Value) -> String {
     match value {
         Value::String(s) => s.clone(),
-        Value::Object(map) if map.contains_key("summary") => {
-            map.get("summary").map(text_of).unwrap_or_default()
-        }
+        Value::Object(map) if map.contains_key("summary") => map.get("summary").map(text_of).unwrap_or_default(),
         other => other.to_string(),
     }
 }

@@ -14,10 +14,7 @@ pub enum ErrorKind {
 #[derive(Debug, thiserror::Error, Clone, PartialEq)]
 pub enum Error {
     #[error("{field} is required")]
-    MissingField {
-        code: &'static str,
-        field: &'static str,
-    },
+    MissingField { code: &'static str, field: &'static str },
     #[error("{0}")]
     Invalid(&'static str, String),
     #[error("no paused call with id {0}")]

@@ -74,28 +74,17 @@ impl EvalQueue {
 
     /// Removes the eval the client answered.
     pub fn finish(&mut self, eval_id: &str) -> Option<PendingEval> {
-        if self
-            .in_flight
-            .as_ref()
-            .is_some_and(|p| p.request.eval_id == eval_id)
-        {
+        if self.in_flight.as_ref().is_some_and(|p| p.request.eval_id == eval_id) {
             return self.in_flight.take();
         }
-        let pos = self
-            .waiting
-            .iter()
-            .position(|p| p.request.eval_id == eval_id)?;
+        let pos = self.waiting.iter().position(|p| p.request.eval_id == eval_id)?;
         self.waiting.remove(pos)
     }
 
     /// Drops every request of a session, which wakes their waiters with "closed".
     pub fn cancel_session(&mut self, session_id: &str) {
         self.waiting.retain(|p| p.request.session_id != session_id);
-        if self
-            .in_flight
-            .as_ref()
-            .is_some_and(|p| p.request.session_id == session_id)
-        {
+        if self.in_flight.as_ref().is_some_and(|p| p.request.session_id == session_id) {
             self.in_flight = None;
         }
     }

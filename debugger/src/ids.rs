@@ -4,10 +4,7 @@ use std::time::{SystemTime, UNIX_EPOCH};
 
 /// Seconds since the epoch, as Python's `time.time()`.
 pub fn now() -> f64 {
-    SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .map(|d| d.as_secs_f64())
-        .unwrap_or(0.0)
+    SystemTime::now().duration_since(UNIX_EPOCH).map(|d| d.as_secs_f64()).unwrap_or(0.0)
 }
 
 /// `"{start_time:.6}+{pid}"`: one debugged process.
@@ -35,15 +32,9 @@ mod tests {
 
     #[test]
     fn formats_match_the_protocol() {
-        assert_eq!(
-            process_key(6238, 1795331833.7501566),
-            "1795331833.750157+6238"
-        );
+        assert_eq!(process_key(6238, 1795331833.7501566), "1795331833.750157+6238");
         assert_eq!(call_id(1795331833.801312, 1), "1795331833.801312-001");
         assert_eq!(call_id(1.0, 1234), "1.000000-1234");
-        assert_eq!(
-            session_id(6238, 1795331833.929001),
-            "6238-1795331833.929001"
-        );
+        assert_eq!(session_id(6238, 1795331833.929001), "6238-1795331833.929001");
     }
 }

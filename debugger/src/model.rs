@@ -159,23 +159,10 @@ impl From<&TranscriptEntry> for EvalOutcome {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "type", rename_all = "snake_case")]
 pub enum LiveEvent {
-    PauseAdded {
-        pause_id: String,
-    },
-    PauseResumed {
-        pause_id: String,
-    },
-    SessionStarted {
-        session_id: String,
-        pause_id: String,
-    },
-    TranscriptAppended {
-        session_id: String,
-        entry: TranscriptEntry,
-    },
-    SessionClosed {
-        session_id: String,
-        closed_at: f64,
-    },
+    PauseAdded { pause_id: String },
+    PauseResumed { pause_id: String },
+    SessionStarted { session_id: String, pause_id: String },
+    TranscriptAppended { session_id: String, entry: TranscriptEntry },
+    SessionClosed { session_id: String, closed_at: f64 },
     BreakpointsChanged,
 }

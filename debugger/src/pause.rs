@@ -74,10 +74,7 @@ pub struct ResumeRequest {
 
 impl ResumeRequest {
     pub fn continue_() -> Self {
-        ResumeRequest {
-            action: Some("continue".into()),
-            ..Default::default()
-        }
+        ResumeRequest { action: Some("continue".into()), ..Default::default() }
     }
 
     /// The action for the client. Values given as bare JSON are passed through where the client
@@ -87,9 +84,7 @@ impl ResumeRequest {
             if post_completion {
                 return Err(post_completion_error("replace"));
             }
-            return Ok(Action::Replace {
-                function_name: name,
-            });
+            return Ok(Action::Replace { function_name: name });
         }
         let action = self.action.unwrap_or_else(|| "continue".into());
         if post_completion && action != "continue" {
@@ -97,39 +92,30 @@ impl ResumeRequest {
         }
         match action.as_str() {
             "continue" => Ok(Action::Continue),
-            "skip" => Ok(Action::Skip {
-                fake_result: self.fake_result,
-                fake_result_cid: self.fake_result_cid,
-                fake_result_serialization_format: self
-                    .fake_result_data
-                    .as_ref()
-                    .map(|_| "dill".to_string()),
-                fake_result_data: self.fake_result_data,
-            }),
+            "skip" => {
+                // A bare JSON value also goes as a pickle, so any client reads it the same way.
+                let data = match (&self.fake_result_data, &self.fake_result) {
+                    (Some(data), _) => Some(data.clone()),
+                    (None, Some(value)) => Some(encode(value)),
+                    (None, None) => None,
+                };
+                Ok(Action::Skip {
+                    fake_result_cid: self.fake_result_cid.or_else(|| data.as_deref().map(cid_of_base64)),
+                    fake_result_serialization_format: data.as_ref().map(|_| "dill".to_string()),
+                    fake_result: self.fake_result,
+                    fake_result_data: data,
+                })
+            }
             "raise" => Ok(Action::Raise {
-                exception_type: self
-                    .exception_type
-                    .filter(|t| !t.is_empty())
-                    .unwrap_or_else(|| "Exception".into()),
+                exception_type: self.exception_type.filter(|t| !t.is_empty()).unwrap_or_else(|| "Exception".into()),
                 exception_message: self.exception_message.unwrap_or_default(),
             }),
             "modify" => {
-                let modified_args = self.modified_args.unwrap_or_default();
-                let modified_kwargs = self.modified_kwargs.unwrap_or_default();
-                for item in modified_args.iter().chain(modified_kwargs.values()) {
-                    let is_item = item.get("cid").is_some_and(Value::is_string)
-                        || item.get("data").is_some_and(Value::is_string);
-                    if !is_item {
-                        return Err(Error::invalid(
-                            "invalid_modified_args",
-                            "each modified argument must be an object with \"cid\" or \"data\"",
-                        ));
-                    }
-                }
-                Ok(Action::Modify {
-                    modified_args,
-                    modified_kwargs,
-                })
+                // Serialized items pass through; any other JSON value is pickled here.
+                let modified_args = self.modified_args.unwrap_or_default().into_iter().map(as_item).collect();
+                let modified_kwargs =
+                    self.modified_kwargs.unwrap_or_default().into_iter().map(|(k, v)| (k, as_item(v))).collect();
+                Ok(Action::Modify { modified_args, modified_kwargs })
             }
             other => Err(Error::invalid(
                 "invalid_action",
@@ -137,6 +123,26 @@ impl ResumeRequest {
             )),
         }
     }
+}
+
+fn encode(value: &Value) -> String {
+    use base64::Engine;
+    base64::engine::general_purpose::STANDARD.encode(crate::pickle::from_json(value))
+}
+
+fn cid_of_base64(data: &str) -> String {
+    use base64::Engine;
+    let bytes = base64::engine::general_purpose::STANDARD.decode(data).unwrap_or_default();
+    crate::cid_store::cid_of(&bytes)
+}
+
+fn as_item(value: Value) -> Value {
+    let is_item = value.as_object().is_some_and(|o| o.contains_key("cid") || o.contains_key("data"));
+    if is_item {
+        return value;
+    }
+    let data = encode(&value);
+    serde_json::json!({"cid": cid_of_base64(&data), "data": data, "serialization_format": "dill"})
 }
 
 fn post_completion_error(action: &str) -> Error {

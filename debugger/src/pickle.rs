@@ -48,8 +48,7 @@ impl<'a> Reader<'a> {
     }
 
     fn u32le(&mut self) -> Option<u32> {
-        self.take(4)
-            .map(|b| u32::from_le_bytes([b[0], b[1], b[2], b[3]]))
+        self.take(4).map(|b| u32::from_le_bytes([b[0], b[1], b[2], b[3]]))
     }
 
     fn u64le(&mut self) -> Option<usize> {
@@ -68,10 +67,7 @@ impl<'a> Reader<'a> {
 
     /// Everything above the topmost mark, which is removed.
     fn pop_mark(&mut self) -> Option<Vec<usize>> {
-        let at = self
-            .stack
-            .iter()
-            .rposition(|&i| matches!(self.nodes[i], Node::Mark))?;
+        let at = self.stack.iter().rposition(|&i| matches!(self.nodes[i], Node::Mark))?;
         let items = self.stack.split_off(at + 1);
         self.stack.pop();
         Some(items)
@@ -151,9 +147,7 @@ impl<'a> Reader<'a> {
                 }
                 b'J' => {
                     let b = self.take(4)?;
-                    self.push(Node::Int(
-                        i32::from_le_bytes([b[0], b[1], b[2], b[3]]).into(),
-                    ));
+                    self.push(Node::Int(i32::from_le_bytes([b[0], b[1], b[2], b[3]]).into()));
                 }
                 0x8a => {
                     let n = self.byte()?;
@@ -271,13 +265,7 @@ impl<'a> Reader<'a> {
 
 /// Python's `repr` of a plain pickled value, or `None` when the pickle holds anything else.
 pub fn repr(data: &[u8]) -> Option<String> {
-    let mut reader = Reader {
-        data,
-        pos: 0,
-        nodes: vec![],
-        stack: vec![],
-        memo: HashMap::new(),
-    };
+    let mut reader = Reader { data, pos: 0, nodes: vec![], stack: vec![], memo: HashMap::new() };
     let root = reader.run()?;
     let mut out = String::new();
     let mut active = vec![];
@@ -286,10 +274,7 @@ pub fn repr(data: &[u8]) -> Option<String> {
 }
 
 fn write_repr(nodes: &[Node], at: usize, active: &mut Vec<usize>, out: &mut String) {
-    let container = matches!(
-        nodes[at],
-        Node::List(_) | Node::Dict(_) | Node::Set(..) | Node::Tuple(_)
-    );
+    let container = matches!(nodes[at], Node::List(_) | Node::Dict(_) | Node::Set(..) | Node::Tuple(_));
     if container && active.contains(&at) {
         out.push_str(match nodes[at] {
             Node::Dict(_) => "{...}",
@@ -377,21 +362,13 @@ fn float_repr(f: f64) -> String {
         let text = format!("{f:e}");
         let (mantissa, exp) = text.split_once('e').unwrap_or((&text, "0"));
         let exp: i32 = exp.parse().unwrap_or(0);
-        return format!(
-            "{mantissa}e{}{:02}",
-            if exp < 0 { '-' } else { '+' },
-            exp.abs()
-        );
+        return format!("{mantissa}e{}{:02}", if exp < 0 { '-' } else { '+' }, exp.abs());
     }
     format!("{f:?}")
 }
 
 fn str_repr(s: &str) -> String {
-    let quote = if s.contains('\'') && !s.contains('"') {
-        '"'
-    } else {
-        '\''
-    };
+    let quote = if s.contains('\'') && !s.contains('"') { '"' } else { '\'' };
     let mut out = String::with_capacity(s.len() + 2);
     out.push(quote);
     for c in s.chars() {
@@ -404,9 +381,7 @@ fn str_repr(s: &str) -> String {
                 out.push('\\');
                 out.push(c);
             }
-            c if (c as u32) < 0x20 || c as u32 == 0x7f => {
-                out.push_str(&format!("\\x{:02x}", c as u32))
-            }
+            c if (c as u32) < 0x20 || c as u32 == 0x7f => out.push_str(&format!("\\x{:02x}", c as u32)),
             c => out.push(c),
         }
     }
@@ -415,11 +390,7 @@ fn str_repr(s: &str) -> String {
 }
 
 fn bytes_repr(b: &[u8]) -> String {
-    let quote = if b.contains(&b'\'') && !b.contains(&b'"') {
-        b'"'
-    } else {
-        b'\''
-    };
+    let quote = if b.contains(&b'\'') && !b.contains(&b'"') { b'"' } else { b'\'' };
     let mut out = String::from("b");
     out.push(quote as char);
     for &c in b {
@@ -541,18 +512,11 @@ mod tests {
     #[test]
     fn reads_containers_as_python_shows_them() {
         // {'a': [1, 2.5, 'x'], 'b': (None, True), 'c': b'\x00'}
-        let data =
-            b64("gASVLAAAAAAAAAB9lCiMAWGUXZQoSwFHQAQAAAAAAACMAXiUZYwBYpROiIaUjAFjlEMBAJR1Lg==");
-        assert_eq!(
-            repr(&data).as_deref(),
-            Some("{'a': [1, 2.5, 'x'], 'b': (None, True), 'c': b'\\x00'}")
-        );
+        let data = b64("gASVLAAAAAAAAAB9lCiMAWGUXZQoSwFHQAQAAAAAAACMAXiUZYwBYpROiIaUjAFjlEMBAJR1Lg==");
+        assert_eq!(repr(&data).as_deref(), Some("{'a': [1, 2.5, 'x'], 'b': (None, True), 'c': b'\\x00'}"));
         // ({1, 2}, frozenset(), -300, 2**70)
         let data = b64("gASVHwAAAAAAAAAoj5QoSwFLApAokZRK1P7//4oJAAAAAAAAAABAdJQu");
-        assert_eq!(
-            repr(&data).as_deref(),
-            Some("({1, 2}, frozenset(), -300, 1180591620717411303424)")
-        );
+        assert_eq!(repr(&data).as_deref(), Some("({1, 2}, frozenset(), -300, 1180591620717411303424)"));
     }
 
     #[test]
@@ -575,8 +539,7 @@ mod tests {
 
     #[test]
     fn json_values_round_trip_through_pickle() {
-        let value =
-            json!({"n": [1, -1, 300, -70000, 1u64 << 40, 2.5, null, true, "s"], "e": {}, "l": []});
+        let value = json!({"n": [1, -1, 300, -70000, 1u64 << 40, 2.5, null, true, "s"], "e": {}, "l": []});
         let data = from_json(&value);
         assert_eq!(
             repr(&data).as_deref(),

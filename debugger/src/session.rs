@@ -44,10 +44,7 @@ impl Sessions {
 
     /// An open session, or why it is not one.
     pub fn open_mut(&mut self, id: &str) -> Result<&mut ReplSession> {
-        let session = self
-            .by_id
-            .get_mut(id)
-            .ok_or_else(|| Error::SessionNotFound(id.to_string()))?;
+        let session = self.by_id.get_mut(id).ok_or_else(|| Error::SessionNotFound(id.to_string()))?;
         if session.closed_at.is_some() {
             return Err(Error::SessionClosed(id.to_string()));
         }
@@ -80,10 +77,7 @@ impl Sessions {
 
     /// Closes a session; closing a closed one changes nothing. Returns whether it was open.
     pub fn close(&mut self, id: &str, now: f64) -> Result<bool> {
-        let session = self
-            .by_id
-            .get_mut(id)
-            .ok_or_else(|| Error::SessionNotFound(id.to_string()))?;
+        let session = self.by_id.get_mut(id).ok_or_else(|| Error::SessionNotFound(id.to_string()))?;
         if session.closed_at.is_some() {
             return Ok(false);
         }
@@ -92,29 +86,16 @@ impl Sessions {
     }
 
     pub fn for_pause(&self, pause_id: &str) -> Vec<String> {
-        self.order
-            .iter()
-            .filter(|id| self.by_id[*id].pause_id == pause_id)
-            .cloned()
-            .collect()
+        self.order.iter().filter(|id| self.by_id[*id].pause_id == pause_id).cloned().collect()
     }
 
     pub fn for_call(&self, call_id: &str) -> Vec<String> {
-        self.order
-            .iter()
-            .filter(|id| self.by_id[*id].call_id.as_deref() == Some(call_id))
-            .cloned()
-            .collect()
+        self.order.iter().filter(|id| self.by_id[*id].call_id.as_deref() == Some(call_id)).cloned().collect()
     }
 
     /// Matching sessions, newest first, one page of them.
     pub fn list(&self, query: &SessionQuery) -> SessionPage<ReplSession> {
-        let needle = query
-            .search
-            .as_deref()
-            .map(str::trim)
-            .filter(|s| !s.is_empty())
-            .map(str::to_lowercase);
+        let needle = query.search.as_deref().map(str::trim).filter(|s| !s.is_empty()).map(str::to_lowercase);
         let mut matching: Vec<&ReplSession> = self
             .order
             .iter()
@@ -135,26 +116,12 @@ impl Sessions {
         };
         let page = query.page.max(1);
         let total = matching.len();
-        let sessions = matching
-            .into_iter()
-            .skip((page - 1) * per_page)
-            .take(per_page)
-            .cloned()
-            .collect();
-        SessionPage {
-            sessions,
-            total,
-            page,
-            per_page,
-        }
+        let sessions = matching.into_iter().skip((page - 1) * per_page).take(per_page).cloned().collect();
+        SessionPage { sessions, total, page, per_page }
     }
 }
 
 fn matches_text(session: &ReplSession, needle: &str) -> bool {
     let hit = |text: &str| text.to_lowercase().contains(needle);
-    hit(&session.function_name)
-        || session
-            .transcript
-            .iter()
-            .any(|e| hit(&e.input) || hit(&e.output) || hit(&e.stdout))
+    hit(&session.function_name) || session.transcript.iter().any(|e| hit(&e.input) || hit(&e.output) || hit(&e.stdout))
 }

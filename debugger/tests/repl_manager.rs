@@ -11,10 +11,7 @@ use breakroom_debugger::{Config, Debugger, Error};
 use serde_json::json;
 
 fn debugger() -> Debugger {
-    Debugger::new(Config {
-        eval_timeout: Duration::from_millis(500),
-        poll_hold: Duration::from_millis(200),
-    })
+    Debugger::new(Config { eval_timeout: Duration::from_millis(500), poll_hold: Duration::from_millis(200) })
 }
 
 /// Pauses a call of `name` in process `pid`; returns the pause id.
@@ -29,13 +26,7 @@ fn pause(d: &Debugger, name: &str, pid: i64) -> String {
         })
         .unwrap();
     let v = serde_json::to_value(&reply).unwrap();
-    v["poll_url"]
-        .as_str()
-        .unwrap()
-        .rsplit('/')
-        .next()
-        .unwrap()
-        .to_string()
+    v["poll_url"].as_str().unwrap().rsplit('/').next().unwrap().to_string()
 }
 
 #[test]
@@ -71,10 +62,7 @@ fn test_start_session_returns_unique_session_id_format() {
 #[test]
 fn test_start_session_for_nonexistent_pause_id_raises_error() {
     let d = debugger();
-    assert_eq!(
-        d.start_session("nope"),
-        Err(Error::PauseNotFound("nope".into()))
-    );
+    assert_eq!(d.start_session("nope"), Err(Error::PauseNotFound("nope".into())));
 }
 
 #[test]
@@ -122,34 +110,16 @@ fn two_sessions_one_closed(d: &Debugger) -> (String, String) {
 fn test_list_sessions_filter_by_active_status() {
     let d = debugger();
     let (open, _) = two_sessions_one_closed(&d);
-    let page = d.list_sessions(&SessionQuery {
-        status: SessionStatus::Active,
-        ..Default::default()
-    });
-    assert_eq!(
-        page.sessions
-            .iter()
-            .map(|s| &s.session_id)
-            .collect::<Vec<_>>(),
-        vec![&open]
-    );
+    let page = d.list_sessions(&SessionQuery { status: SessionStatus::Active, ..Default::default() });
+    assert_eq!(page.sessions.iter().map(|s| &s.session_id).collect::<Vec<_>>(), vec![&open]);
 }
 
 #[test]
 fn test_list_sessions_filter_by_closed_status() {
     let d = debugger();
     let (_, closed) = two_sessions_one_closed(&d);
-    let page = d.list_sessions(&SessionQuery {
-        status: SessionStatus::Closed,
-        ..Default::default()
-    });
-    assert_eq!(
-        page.sessions
-            .iter()
-            .map(|s| &s.session_id)
-            .collect::<Vec<_>>(),
-        vec![&closed]
-    );
+    let page = d.list_sessions(&SessionQuery { status: SessionStatus::Closed, ..Default::default() });
+    assert_eq!(page.sessions.iter().map(|s| &s.session_id).collect::<Vec<_>>(), vec![&closed]);
 }
 
 #[test]
@@ -160,16 +130,10 @@ fn test_list_sessions_filter_by_timestamp_range() {
     let second = d.start_session(&pause(&d, "second", 1)).unwrap();
     let t2 = d.session(&second).unwrap().started_at;
     let t1 = d.session(&first).unwrap().started_at;
-    let only_second = d.list_sessions(&SessionQuery {
-        from: Some(t2 - 0.005),
-        ..Default::default()
-    });
+    let only_second = d.list_sessions(&SessionQuery { from: Some(t2 - 0.005), ..Default::default() });
     assert_eq!(only_second.sessions.len(), 1);
     assert_eq!(only_second.sessions[0].session_id, second);
-    let only_first = d.list_sessions(&SessionQuery {
-        to: Some(t1 + 0.005),
-        ..Default::default()
-    });
+    let only_first = d.list_sessions(&SessionQuery { to: Some(t1 + 0.005), ..Default::default() });
     assert_eq!(only_first.sessions.len(), 1);
     assert_eq!(only_first.sessions[0].session_id, first);
 }
@@ -179,10 +143,7 @@ fn test_list_sessions_search_by_function_name() {
     let d = debugger();
     d.start_session(&pause(&d, "load_invoice", 1)).unwrap();
     d.start_session(&pause(&d, "send_email", 1)).unwrap();
-    let page = d.list_sessions(&SessionQuery {
-        search: Some("INVOICE".into()),
-        ..Default::default()
-    });
+    let page = d.list_sessions(&SessionQuery { search: Some("INVOICE".into()), ..Default::default() });
     assert_eq!(page.sessions.len(), 1);
     assert_eq!(page.sessions[0].function_name, "load_invoice");
 }
@@ -192,24 +153,13 @@ fn test_list_sessions_search_by_transcript_content() {
     let d = debugger();
     let a = d.start_session(&pause(&d, "a", 1)).unwrap();
     let b = d.start_session(&pause(&d, "b", 1)).unwrap();
-    d.append_transcript(&a, "customer.balance", "1200", "", false, None)
-        .unwrap();
-    d.append_transcript(&b, "x", "1", "printed zebra\n", false, None)
-        .unwrap();
-    let by_input = d.list_sessions(&SessionQuery {
-        search: Some("balance".into()),
-        ..Default::default()
-    });
+    d.append_transcript(&a, "customer.balance", "1200", "", false, None).unwrap();
+    d.append_transcript(&b, "x", "1", "printed zebra\n", false, None).unwrap();
+    let by_input = d.list_sessions(&SessionQuery { search: Some("balance".into()), ..Default::default() });
     assert_eq!(by_input.sessions[0].session_id, a);
-    let by_output = d.list_sessions(&SessionQuery {
-        search: Some("1200".into()),
-        ..Default::default()
-    });
+    let by_output = d.list_sessions(&SessionQuery { search: Some("1200".into()), ..Default::default() });
     assert_eq!(by_output.sessions[0].session_id, a);
-    let by_stdout = d.list_sessions(&SessionQuery {
-        search: Some("zebra".into()),
-        ..Default::default()
-    });
+    let by_stdout = d.list_sessions(&SessionQuery { search: Some("zebra".into()), ..Default::default() });
     assert_eq!(by_stdout.total, 1);
     assert_eq!(by_stdout.sessions[0].session_id, b);
 }
@@ -218,20 +168,11 @@ fn test_list_sessions_search_by_transcript_content() {
 fn test_list_sessions_combined_filters() {
     let d = debugger();
     let (open, closed) = two_sessions_one_closed(&d);
-    d.append_transcript(&open, "needle", "", "", false, None)
-        .unwrap();
+    d.append_transcript(&open, "needle", "", "", false, None).unwrap();
     let _ = closed;
-    let q = SessionQuery {
-        search: Some("needle".into()),
-        status: SessionStatus::Closed,
-        ..Default::default()
-    };
+    let q = SessionQuery { search: Some("needle".into()), status: SessionStatus::Closed, ..Default::default() };
     assert_eq!(d.list_sessions(&q).total, 0);
-    let q = SessionQuery {
-        search: Some("needle".into()),
-        status: SessionStatus::Active,
-        ..Default::default()
-    };
+    let q = SessionQuery { search: Some("needle".into()), status: SessionStatus::Active, ..Default::default() };
     assert_eq!(d.list_sessions(&q).sessions[0].session_id, open);
 }
 
@@ -246,9 +187,7 @@ fn test_list_sessions_empty_when_no_sessions() {
 fn test_append_transcript_adds_entry_with_correct_fields() {
     let d = debugger();
     let id = d.start_session(&pause(&d, "f", 1)).unwrap();
-    let entry = d
-        .append_transcript(&id, "a * b", "42", "hi\n", false, Some("abc".into()))
-        .unwrap();
+    let entry = d.append_transcript(&id, "a * b", "42", "hi\n", false, Some("abc".into())).unwrap();
     assert_eq!(entry.index, 0);
     assert_eq!(entry.input, "a * b");
     assert_eq!(entry.output, "42");
@@ -264,18 +203,11 @@ fn test_append_transcript_entries_ordered_by_index() {
     let d = debugger();
     let id = d.start_session(&pause(&d, "f", 1)).unwrap();
     for i in 0..5 {
-        d.append_transcript(&id, &format!("{i}"), &format!("{i}"), "", false, None)
-            .unwrap();
+        d.append_transcript(&id, &format!("{i}"), &format!("{i}"), "", false, None).unwrap();
     }
     let t = d.session(&id).unwrap().transcript;
-    assert_eq!(
-        t.iter().map(|e| e.index).collect::<Vec<_>>(),
-        vec![0, 1, 2, 3, 4]
-    );
-    assert_eq!(
-        t.iter().map(|e| e.input.as_str()).collect::<Vec<_>>(),
-        vec!["0", "1", "2", "3", "4"]
-    );
+    assert_eq!(t.iter().map(|e| e.index).collect::<Vec<_>>(), vec![0, 1, 2, 3, 4]);
+    assert_eq!(t.iter().map(|e| e.input.as_str()).collect::<Vec<_>>(), vec!["0", "1", "2", "3", "4"]);
 }
 
 #[test]
@@ -292,10 +224,7 @@ fn test_append_transcript_to_closed_session_raises_error() {
     let d = debugger();
     let id = d.start_session(&pause(&d, "f", 1)).unwrap();
     d.close_session(&id).unwrap();
-    assert_eq!(
-        d.append_transcript(&id, "x", "", "", false, None),
-        Err(Error::SessionClosed(id.clone()))
-    );
+    assert_eq!(d.append_transcript(&id, "x", "", "", false, None), Err(Error::SessionClosed(id.clone())));
     assert!(d.session(&id).unwrap().transcript.is_empty());
 }
 
@@ -320,10 +249,7 @@ fn test_close_session_already_closed_is_idempotent() {
 
 #[test]
 fn test_close_session_nonexistent_raises_error() {
-    assert_eq!(
-        debugger().close_session("1-1.000000"),
-        Err(Error::SessionNotFound("1-1.000000".into()))
-    );
+    assert_eq!(debugger().close_session("1-1.000000"), Err(Error::SessionNotFound("1-1.000000".into())));
 }
 
 #[test]
@@ -377,17 +303,10 @@ fn test_thread_safety_concurrent_session_starts() {
         .map(|_| {
             let d = d.clone();
             let p = p.clone();
-            std::thread::spawn(move || {
-                (0..25)
-                    .map(|_| d.start_session(&p).unwrap())
-                    .collect::<Vec<_>>()
-            })
+            std::thread::spawn(move || (0..25).map(|_| d.start_session(&p).unwrap()).collect::<Vec<_>>())
         })
         .collect();
-    let ids: HashSet<String> = handles
-        .into_iter()
-        .flat_map(|h| h.join().unwrap())
-        .collect();
+    let ids: HashSet<String> = handles.into_iter().flat_map(|h| h.join().unwrap()).collect();
     assert_eq!(ids.len(), 200);
     assert_eq!(d.sessions_for_pause(&p).len(), 200);
 }
@@ -402,8 +321,7 @@ fn test_thread_safety_concurrent_transcript_appends() {
             let id = id.clone();
             std::thread::spawn(move || {
                 for i in 0..50 {
-                    d.append_transcript(&id, &format!("{t}:{i}"), "", "", false, None)
-                        .unwrap();
+                    d.append_transcript(&id, &format!("{t}:{i}"), "", "", false, None).unwrap();
                 }
             })
         })
@@ -423,8 +341,7 @@ fn test_multiple_sessions_for_same_pause_id() {
     let a = d.start_session(&p).unwrap();
     let b = d.start_session(&p).unwrap();
     assert_ne!(a, b);
-    d.append_transcript(&a, "only in a", "", "", false, None)
-        .unwrap();
+    d.append_transcript(&a, "only in a", "", "", false, None).unwrap();
     assert_eq!(d.session(&a).unwrap().transcript.len(), 1);
     assert!(d.session(&b).unwrap().transcript.is_empty());
     assert_eq!(d.paused_calls()[0].active_sessions, vec![a, b]);
@@ -491,13 +408,7 @@ async fn evals_on_one_pause_are_handed_out_one_at_a_time_in_order() {
     answer(&d, &p, "2");
     assert_eq!(first.await.unwrap().unwrap().output, "1");
     assert_eq!(second.await.unwrap().unwrap().output, "2");
-    let inputs: Vec<String> = d
-        .session(&s)
-        .unwrap()
-        .transcript
-        .into_iter()
-        .map(|e| e.input)
-        .collect();
+    let inputs: Vec<String> = d.session(&s).unwrap().transcript.into_iter().map(|e| e.input).collect();
     assert_eq!(inputs, vec!["first", "second"]);
 }
 
@@ -508,10 +419,7 @@ async fn eval_times_out_when_the_client_never_answers() {
     let s = d.start_session(&p).unwrap();
     let err = d.eval(&s, "x").await.unwrap_err();
     assert_eq!(err.code(), "eval_timeout");
-    assert!(
-        d.session(&s).unwrap().is_active(),
-        "the session stays usable"
-    );
+    assert!(d.session(&s).unwrap().is_active(), "the session stays usable");
 }
 
 #[tokio::test]
@@ -540,10 +448,7 @@ async fn resume_while_eval_waits_answers_session_closed_and_drops_the_late_resul
 
 #[tokio::test]
 async fn long_poll_wakes_on_resume() {
-    let d = Debugger::new(Config {
-        eval_timeout: Duration::from_secs(1),
-        poll_hold: Duration::from_secs(5),
-    });
+    let d = Debugger::new(Config { eval_timeout: Duration::from_secs(1), poll_hold: Duration::from_secs(5) });
     let p = pause(&d, "f", 1);
     let polling = tokio::spawn({
         let (d, p) = (d.clone(), p.clone());
@@ -554,18 +459,12 @@ async fn long_poll_wakes_on_resume() {
     d.resume(&p, ResumeRequest::continue_()).unwrap();
     let reply = serde_json::to_value(polling.await.unwrap()).unwrap();
     assert!(started.elapsed() < Duration::from_millis(500));
-    assert_eq!(
-        reply,
-        json!({"status": "ready", "action": {"action": "continue"}})
-    );
+    assert_eq!(reply, json!({"status": "ready", "action": {"action": "continue"}}));
 }
 
 #[tokio::test]
 async fn long_poll_hands_over_a_queued_eval() {
-    let d = Debugger::new(Config {
-        eval_timeout: Duration::from_secs(2),
-        poll_hold: Duration::from_secs(5),
-    });
+    let d = Debugger::new(Config { eval_timeout: Duration::from_secs(2), poll_hold: Duration::from_secs(5) });
     let p = pause(&d, "f", 1);
     let s = d.start_session(&p).unwrap();
     let polling = tokio::spawn({

@@ -17,10 +17,7 @@ pub struct ApiError {
 
 impl ApiError {
     pub fn new(status: StatusCode, code: &str, message: impl Into<String>) -> Self {
-        ApiError {
-            status,
-            body: json!({"error": code, "message": message.into()}),
-        }
+        ApiError { status, body: json!({"error": code, "message": message.into()}) }
     }
 
     pub fn bad_request(code: &str, message: impl Into<String>) -> Self {
@@ -70,25 +67,15 @@ impl<S: Send + Sync, T: DeserializeOwned> FromRequest<S> for JsonBody<T> {
     type Rejection = ApiError;
 
     async fn from_request(req: axum::extract::Request, state: &S) -> Result<Self, Self::Rejection> {
-        let bytes = axum::body::Bytes::from_request(req, state)
-            .await
-            .map_err(|rejection| {
-                let status = rejection.status();
-                if status == StatusCode::PAYLOAD_TOO_LARGE {
-                    ApiError::new(
-                        status,
-                        "payload_too_large",
-                        "request body is larger than --max-body allows",
-                    )
-                } else {
-                    ApiError::bad_request("invalid_body", rejection.body_text())
-                }
-            })?;
-        let text: &[u8] = if bytes.iter().all(u8::is_ascii_whitespace) {
-            b"{}"
-        } else {
-            &bytes
-        };
+        let bytes = axum::body::Bytes::from_request(req, state).await.map_err(|rejection| {
+            let status = rejection.status();
+            if status == StatusCode::PAYLOAD_TOO_LARGE {
+                ApiError::new(status, "payload_too_large", "request body is larger than --max-body allows")
+            } else {
+                ApiError::bad_request("invalid_body", rejection.body_text())
+            }
+        })?;
+        let text: &[u8] = if bytes.iter().all(u8::is_ascii_whitespace) { b"{}" } else { &bytes };
         serde_json::from_slice(text)
             .map(JsonBody)
             .map_err(|e| ApiError::bad_request("invalid_json", format!("request body: {e}")))

@@ -3,9 +3,11 @@
 
 pub mod api;
 pub mod error;
+pub mod guard;
 pub mod site;
 
 use std::net::SocketAddr;
+use std::sync::Arc;
 
 use axum::extract::DefaultBodyLimit;
 use axum::Router;
@@ -17,6 +19,7 @@ use leptos_axum::{generate_route_list, LeptosRoutes};
 pub struct ServerOptions {
     pub max_body: usize,
     pub site: LeptosOptions,
+    pub access: guard::AccessPolicy,
 }
 
 /// The whole HTTP surface of one debugger.
@@ -38,13 +41,10 @@ pub fn router(debugger: Debugger, options: ServerOptions) -> Router {
         .with_state(debugger)
         .merge(pages)
         .layer(DefaultBodyLimit::max(options.max_body))
+        .layer(axum::middleware::from_fn_with_state(Arc::new(options.access), guard::check))
 }
 
-/// Serves until the process ends; `on_bound` learns the address really bound (for port 0).
+/// Serves until the process ends.
 pub async fn serve(listener: tokio::net::TcpListener, app: Router) -> std::io::Result<()> {
-    axum::serve(
-        listener,
-        app.into_make_service_with_connect_info::<SocketAddr>(),
-    )
-    .await
+    axum::serve(listener, app.into_make_service_with_connect_info::<SocketAddr>()).await
 }

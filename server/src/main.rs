@@ -5,15 +5,12 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use breakroom_debugger::{Config, Debugger};
+use breakroom_server::guard::AccessPolicy;
 use breakroom_server::{router, serve, site, ServerOptions};
 use clap::Parser;
 
 #[derive(Parser, Debug)]
-#[command(
-    name = "breakroom",
-    version,
-    about = "A web debugger for live Python programs"
-)]
+#[command(name = "breakroom", version, about = "A web debugger for live Python programs")]
 struct Cli {
     /// Address to listen on. Anything but loopback exposes a REPL into your programs.
     #[arg(long, default_value = "127.0.0.1")]
@@ -27,6 +24,10 @@ struct Cli {
     /// Largest request body accepted, in bytes (pickled arguments can be big).
     #[arg(long, default_value_t = 64 * 1024 * 1024)]
     max_body: usize,
+    /// Access token every request must carry; required when --host is not loopback.
+    /// Also read from BREAKROOM_TOKEN.
+    #[arg(long, env = "BREAKROOM_TOKEN", hide_env_values = true)]
+    token: Option<String>,
 }
 
 #[tokio::main]
@@ -39,6 +40,13 @@ async fn main() {
 }
 
 async fn run(cli: Cli) -> Result<(), String> {
+    let token = cli.token.clone().filter(|t| !t.is_empty());
+    if !cli.host.is_loopback() && token.is_none() {
+        return Err(format!(
+            "refusing to listen on {} without --token: anyone who can reach it could run code in your programs",
+            cli.host
+        ));
+    }
     let requested = SocketAddr::new(cli.host, cli.port);
     let listener = match tokio::net::TcpListener::bind(requested).await {
         Ok(listener) => listener,
@@ -51,17 +59,14 @@ async fn run(cli: Cli) -> Result<(), String> {
         Err(e) => return Err(format!("cannot listen on {requested}: {e}")),
     };
     let addr = listener.local_addr().map_err(|e| e.to_string())?;
-    let debugger = Debugger::new(Config {
-        eval_timeout: Duration::from_secs(cli.eval_timeout.max(1)),
-        ..Config::default()
-    });
-    let app = router(
-        debugger,
-        ServerOptions {
-            max_body: cli.max_body,
-            site: site::leptos_options(addr),
-        },
-    );
+    let debugger =
+        Debugger::new(Config { eval_timeout: Duration::from_secs(cli.eval_timeout.max(1)), ..Config::default() });
+    let access = if cli.host.is_loopback() {
+        AccessPolicy::loopback(addr.port(), token)
+    } else {
+        AccessPolicy { token, hosts: vec![] }
+    };
+    let app = router(debugger, ServerOptions { max_body: cli.max_body, site: site::leptos_options(addr), access });
     write_port_file(addr.port());
     println!("Server running on http://{addr}");
     serve(listener, app).await.map_err(|e| e.to_string())
@@ -78,16 +83,11 @@ fn write_port_file(port: u16) {
     } else {
         return;
     };
-    let written = path
-        .parent()
-        .map_or(Ok(()), std::fs::create_dir_all)
-        .and_then(|_| std::fs::write(&path, port.to_string()));
+    let written =
+        path.parent().map_or(Ok(()), std::fs::create_dir_all).and_then(|_| std::fs::write(&path, port.to_string()));
     match written {
         Ok(()) => println!("Port written to: {}", path.display()),
-        Err(e) => eprintln!(
-            "breakroom: could not write port file {}: {e}",
-            path.display()
-        ),
+        Err(e) => eprintln!("breakroom: could not write port file {}: {e}", path.display()),
     }
 }
 

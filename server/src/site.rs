@@ -22,10 +22,7 @@ pub fn leptos_options(addr: std::net::SocketAddr) -> LeptosOptions {
         Ok("DEV") | Ok("dev") => Env::DEV,
         _ => Env::PROD,
     };
-    let reload_port = std::env::var("LEPTOS_RELOAD_PORT")
-        .ok()
-        .and_then(|p| p.parse().ok())
-        .unwrap_or(5175);
+    let reload_port = std::env::var("LEPTOS_RELOAD_PORT").ok().and_then(|p| p.parse().ok()).unwrap_or(5175);
     LeptosOptions::builder()
         .output_name("breakroom")
         .site_root(site_root().to_string_lossy().to_string())

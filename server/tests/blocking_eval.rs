@@ -16,19 +16,10 @@ async fn browser_eval_blocks_until_the_paused_client_answers() {
     let eval = tokio::spawn({
         let http = server.http.clone();
         let url = format!("{}/api/repl/{session_id}/eval", server.base);
-        async move {
-            http.post(url)
-                .json(&json!({"expr": "a * b"}))
-                .send()
-                .await
-                .unwrap()
-        }
+        async move { http.post(url).json(&json!({"expr": "a * b"})).send().await.unwrap() }
     });
     tokio::time::sleep(Duration::from_millis(100)).await;
-    assert!(
-        !eval.is_finished(),
-        "the eval must wait for the paused program"
-    );
+    assert!(!eval.is_finished(), "the eval must wait for the paused program");
 
     let req = server
         .answer_next_eval(&pause_id, |expr| {
@@ -41,10 +32,7 @@ async fn browser_eval_blocks_until_the_paused_client_answers() {
     let response = eval.await.unwrap();
     assert_eq!(response.status(), 200);
     let body: serde_json::Value = response.json().await.unwrap();
-    assert_eq!(
-        body,
-        json!({"output": "42", "stdout": "", "is_error": false, "result_cid": null})
-    );
+    assert_eq!(body, json!({"output": "42", "stdout": "", "is_error": false, "result_cid": null}));
 
     let (_, session) = server.get(&format!("/api/repl/{session_id}")).await;
     assert_eq!(session["session"]["transcript"][0]["input"], "a * b");
@@ -53,46 +41,20 @@ async fn browser_eval_blocks_until_the_paused_client_answers() {
 
 #[tokio::test]
 async fn client_long_poll_wakes_within_milliseconds_of_a_resume() {
-    let server = common::start_with(Config {
-        eval_timeout: Duration::from_secs(5),
-        poll_hold: Duration::from_secs(20),
-    })
-    .await;
+    let server =
+        common::start_with(Config { eval_timeout: Duration::from_secs(5), poll_hold: Duration::from_secs(20) }).await;
     let (_, pause_id) = server.pause_call("compute", 1).await;
     let poll = tokio::spawn({
         let http = server.http.clone();
         let url = format!("{}/api/poll/{pause_id}", server.base);
-        async move {
-            http.get(url)
-                .send()
-                .await
-                .unwrap()
-                .json::<serde_json::Value>()
-                .await
-                .unwrap()
-        }
+        async move { http.get(url).send().await.unwrap().json::<serde_json::Value>().await.unwrap() }
     });
     tokio::time::sleep(Duration::from_millis(100)).await;
-    assert!(
-        !poll.is_finished(),
-        "the poll is held while nothing happens"
-    );
+    assert!(!poll.is_finished(), "the poll is held while nothing happens");
     let resumed_at = Instant::now();
-    let (status, _) = server
-        .post(
-            &format!("/api/paused/{pause_id}/continue"),
-            json!({"action": "continue"}),
-        )
-        .await;
+    let (status, _) = server.post(&format!("/api/paused/{pause_id}/continue"), json!({"action": "continue"})).await;
     assert_eq!(status, 200);
     let reply = poll.await.unwrap();
-    assert!(
-        resumed_at.elapsed() < Duration::from_millis(500),
-        "woke after {:?}",
-        resumed_at.elapsed()
-    );
-    assert_eq!(
-        reply,
-        json!({"status": "ready", "action": {"action": "continue"}})
-    );
+    assert!(resumed_at.elapsed() < Duration::from_millis(500), "woke after {:?}", resumed_at.elapsed());
+    assert_eq!(reply, json!({"status": "ready", "action": {"action": "continue"}}));
 }

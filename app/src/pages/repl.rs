@@ -14,10 +14,7 @@ pub fn ReplPage() -> impl IntoView {
     let params = use_params_map();
     let session_id = move || params.read().get("session_id").unwrap_or_default();
     let tick = use_live_tick();
-    let session = Resource::new(
-        move || (session_id(), tick.get()),
-        |(id, _)| get_session(id),
-    );
+    let session = Resource::new(move || (session_id(), tick.get()), |(id, _)| get_session(id));
     view! {
         <Transition fallback=|| view! { <p class="hint">"Loading…"</p> }>
             {move || Suspend::new(async move {
@@ -59,15 +56,10 @@ fn Session(session: ReplSession) -> impl IntoView {
 #[component]
 fn Entry(entry: TranscriptEntry) -> impl IntoView {
     let output = (!entry.output.is_empty()).then(|| {
-        let class = if entry.is_error {
-            "output error"
-        } else {
-            "output"
-        };
+        let class = if entry.is_error { "output error" } else { "output" };
         view! { <pre class=class>{entry.output.clone()}</pre> }
     });
-    let stdout = (!entry.stdout.is_empty())
-        .then(|| view! { <pre class="stdout">{entry.stdout.clone()}</pre> });
+    let stdout = (!entry.stdout.is_empty()).then(|| view! { <pre class="stdout">{entry.stdout.clone()}</pre> });
     view! {
         <li class="entry">
             <InputLines text=entry.input.clone()/>

@@ -14,14 +14,8 @@ pub async fn list(State(debugger): State<Debugger>) -> Json<Value> {
     let bps = debugger.breakpoints();
     let names: Vec<&String> = bps.keys().collect();
     let before: BTreeMap<_, _> = bps.iter().map(|(n, b)| (n, b.behavior.as_str())).collect();
-    let after: BTreeMap<_, _> = bps
-        .iter()
-        .map(|(n, b)| (n, b.after_behavior.as_str()))
-        .collect();
-    let replacements: BTreeMap<_, _> = bps
-        .iter()
-        .filter_map(|(n, b)| b.replacement.as_ref().map(|r| (n, r)))
-        .collect();
+    let after: BTreeMap<_, _> = bps.iter().map(|(n, b)| (n, b.after_behavior.as_str())).collect();
+    let replacements: BTreeMap<_, _> = bps.iter().filter_map(|(n, b)| b.replacement.as_ref().map(|r| (n, r))).collect();
     Json(json!({
         "breakpoints": names,
         "breakpoint_behaviors": before,
@@ -41,17 +35,10 @@ pub struct NewBreakpoint {
     behavior: Option<Value>,
 }
 
-pub async fn add(
-    State(debugger): State<Debugger>,
-    JsonBody(req): JsonBody<NewBreakpoint>,
-) -> ApiResult {
+pub async fn add(State(debugger): State<Debugger>, JsonBody(req): JsonBody<NewBreakpoint>) -> ApiResult {
     let name = req.function_name.unwrap_or_default();
     // Unknown behaviour values are ignored, as the reference server does.
-    debugger.add_breakpoint(
-        &name,
-        req.signature,
-        req.behavior.as_ref().and_then(Value::as_str),
-    )?;
+    debugger.add_breakpoint(&name, req.signature, req.behavior.as_ref().and_then(Value::as_str))?;
     Ok(Json(json!({"status": "ok", "function_name": name})))
 }
 
@@ -76,9 +63,7 @@ pub async fn set_behavior(
     JsonBody(body): JsonBody<BehaviorBody>,
 ) -> ApiResult {
     let behavior = debugger.set_behavior(&name, behavior_text(&body))?;
-    Ok(Json(
-        json!({"status": "ok", "function_name": name, "behavior": behavior.as_str()}),
-    ))
+    Ok(Json(json!({"status": "ok", "function_name": name, "behavior": behavior.as_str()})))
 }
 
 pub async fn set_after_behavior(
@@ -87,9 +72,7 @@ pub async fn set_after_behavior(
     JsonBody(body): JsonBody<BehaviorBody>,
 ) -> ApiResult {
     let behavior = debugger.set_after_behavior(&name, behavior_text(&body))?;
-    Ok(Json(
-        json!({"status": "ok", "function_name": name, "behavior": behavior.as_str()}),
-    ))
+    Ok(Json(json!({"status": "ok", "function_name": name, "behavior": behavior.as_str()})))
 }
 
 #[derive(Deserialize)]
@@ -103,11 +86,8 @@ pub async fn set_replacement(
     Path(name): Path<String>,
     JsonBody(body): JsonBody<ReplacementBody>,
 ) -> ApiResult {
-    let replacement =
-        debugger.set_replacement(&name, body.replacement_function.as_deref().unwrap_or(""))?;
-    Ok(Json(
-        json!({"status": "ok", "function_name": name, "replacement_function": replacement}),
-    ))
+    let replacement = debugger.set_replacement(&name, body.replacement_function.as_deref().unwrap_or(""))?;
+    Ok(Json(json!({"status": "ok", "function_name": name, "replacement_function": replacement})))
 }
 
 #[derive(Deserialize)]
@@ -153,18 +133,13 @@ pub struct NewFunction {
     function_serialization_format: Option<String>,
 }
 
-pub async fn register_function(
-    State(debugger): State<Debugger>,
-    JsonBody(req): JsonBody<NewFunction>,
-) -> ApiResult {
+pub async fn register_function(State(debugger): State<Debugger>, JsonBody(req): JsonBody<NewFunction>) -> ApiResult {
     if let (Some(cid), Some(data)) = (&req.function_cid, &req.function_data) {
         debugger.store_value(cid, data, req.function_serialization_format.as_deref())?;
     }
     let name = req.function_name.unwrap_or_default();
     debugger.register_function(&name, req.signature.clone(), req.function_client_ref)?;
-    Ok(Json(
-        json!({"status": "ok", "function_name": name, "signature": req.signature}),
-    ))
+    Ok(Json(json!({"status": "ok", "function_name": name, "signature": req.signature})))
 }
 
 pub async fn functions(State(debugger): State<Debugger>) -> Json<Value> {
@@ -172,7 +147,5 @@ pub async fn functions(State(debugger): State<Debugger>) -> Json<Value> {
     let names: Vec<&String> = functions.keys().collect();
     let signatures: BTreeMap<_, _> = functions.iter().map(|(n, f)| (n, &f.signature)).collect();
     let metadata: BTreeMap<_, _> = functions.iter().map(|(n, f)| (n, &f.metadata)).collect();
-    Json(
-        json!({"functions": names, "function_signatures": signatures, "function_metadata": metadata}),
-    )
+    Json(json!({"functions": names, "function_signatures": signatures, "function_metadata": metadata}))
 }

@@ -12,10 +12,7 @@ use serde_json::{json, Value};
 
 use crate::error::{ApiError, ApiResult, JsonBody};
 
-pub async fn start(
-    State(debugger): State<Debugger>,
-    JsonBody(req): JsonBody<CallStart>,
-) -> ApiResult {
+pub async fn start(State(debugger): State<Debugger>, JsonBody(req): JsonBody<CallStart>) -> ApiResult {
     let reply = debugger.start_call(req)?;
     Ok(Json(serde_json::to_value(reply).unwrap_or_default()))
 }
@@ -37,36 +34,25 @@ pub async fn poll(
     Json(serde_json::to_value(reply).unwrap_or_default())
 }
 
-pub async fn complete(
-    State(debugger): State<Debugger>,
-    JsonBody(req): JsonBody<CallComplete>,
-) -> ApiResult {
+pub async fn complete(State(debugger): State<Debugger>, JsonBody(req): JsonBody<CallComplete>) -> ApiResult {
     Ok(Json(match debugger.complete_call(req)? {
         Some(action) => serde_json::to_value(action).unwrap_or_default(),
         None => json!({"status": "ok"}),
     }))
 }
 
-pub async fn event(
-    State(debugger): State<Debugger>,
-    JsonBody(event): JsonBody<Value>,
-) -> ApiResult {
+pub async fn event(State(debugger): State<Debugger>, JsonBody(event): JsonBody<Value>) -> ApiResult {
     let has_number = |key: &str| event.get(key).is_some_and(Value::is_number);
     if !has_number("process_pid") || !has_number("process_start_time") {
         return Err(breakroom_debugger::Error::MissingProcessIdentity.into());
     }
     for (cid, data, format) in [
         ("result_cid", "result_data", "result_serialization_format"),
-        (
-            "exception_cid",
-            "exception_data",
-            "exception_serialization_format",
-        ),
+        ("exception_cid", "exception_data", "exception_serialization_format"),
     ] {
-        if let (Some(cid), Some(data)) = (
-            event.get(cid).and_then(Value::as_str),
-            event.get(data).and_then(Value::as_str),
-        ) {
+        if let (Some(cid), Some(data)) =
+            (event.get(cid).and_then(Value::as_str), event.get(data).and_then(Value::as_str))
+        {
             debugger.store_value(cid, data, event.get(format).and_then(Value::as_str))?;
         }
     }
@@ -85,19 +71,14 @@ pub async fn resume(
 ) -> Result<Response, ApiError> {
     match debugger.resume(&pause_id, req) {
         // Resuming twice is harmless for the client; answer as the reference server does.
-        Ok(_) | Err(breakroom_debugger::Error::PauseResumed(_)) => Ok((
-            StatusCode::OK,
-            Json(json!({"status": "ok", "pause_id": pause_id})),
-        )
-            .into_response()),
+        Ok(_) | Err(breakroom_debugger::Error::PauseResumed(_)) => {
+            Ok((StatusCode::OK, Json(json!({"status": "ok", "pause_id": pause_id}))).into_response())
+        }
         Err(e) => Err(e.into()),
     }
 }
 
-pub async fn report_com_error(
-    State(debugger): State<Debugger>,
-    JsonBody(report): JsonBody<Value>,
-) -> Json<Value> {
+pub async fn report_com_error(State(debugger): State<Debugger>, JsonBody(report): JsonBody<Value>) -> Json<Value> {
     debugger.report_com_error(report);
     Json(json!({"status": "ok"}))
 }

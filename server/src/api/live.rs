@@ -9,14 +9,10 @@ use breakroom_debugger::Debugger;
 use futures::{Stream, StreamExt};
 use tokio_stream::wrappers::BroadcastStream;
 
-pub async fn stream(
-    State(debugger): State<Debugger>,
-) -> Sse<impl Stream<Item = Result<Event, Infallible>>> {
+pub async fn stream(State(debugger): State<Debugger>) -> Sse<impl Stream<Item = Result<Event, Infallible>>> {
     let events = BroadcastStream::new(debugger.subscribe()).map(|event| {
         Ok(match event {
-            Ok(event) => Event::default()
-                .json_data(&event)
-                .unwrap_or_else(|_| Event::default().data("{}")),
+            Ok(event) => Event::default().json_data(&event).unwrap_or_else(|_| Event::default().data("{}")),
             // A slow page missed events: tell it to refetch everything.
             Err(_lagged) => Event::default().data(r#"{"type":"lagged"}"#),
         })

@@ -12,32 +12,14 @@ use breakroom_debugger::Debugger;
 
 pub fn routes() -> Router<Debugger> {
     Router::new()
-        .route(
-            "/api/breakpoints",
-            get(breakpoints::list).post(breakpoints::add),
-        )
+        .route("/api/breakpoints", get(breakpoints::list).post(breakpoints::add))
         .route("/api/breakpoints/{name}", delete(breakpoints::remove))
-        .route(
-            "/api/breakpoints/{name}/behavior",
-            post(breakpoints::set_behavior),
-        )
-        .route(
-            "/api/breakpoints/{name}/after_behavior",
-            post(breakpoints::set_after_behavior),
-        )
-        .route(
-            "/api/breakpoints/{name}/replacement",
-            post(breakpoints::set_replacement),
-        )
+        .route("/api/breakpoints/{name}/behavior", post(breakpoints::set_behavior))
+        .route("/api/breakpoints/{name}/after_behavior", post(breakpoints::set_after_behavior))
+        .route("/api/breakpoints/{name}/replacement", post(breakpoints::set_replacement))
         .route("/api/breakpoints/{name}/history", get(breakpoints::history))
-        .route(
-            "/api/behavior",
-            get(breakpoints::global_behavior).post(breakpoints::set_global_behavior),
-        )
-        .route(
-            "/api/functions",
-            get(breakpoints::functions).post(breakpoints::register_function),
-        )
+        .route("/api/behavior", get(breakpoints::global_behavior).post(breakpoints::set_global_behavior))
+        .route("/api/functions", get(breakpoints::functions).post(breakpoints::register_function))
         .route("/api/call/start", post(calls::start))
         .route("/api/call/complete", post(calls::complete))
         .route("/api/call/event", post(calls::event))

@@ -17,21 +17,15 @@ pub struct StartBody {
     pause_id: Option<String>,
 }
 
-pub async fn start(
-    State(debugger): State<Debugger>,
-    JsonBody(body): JsonBody<StartBody>,
-) -> ApiResult {
+pub async fn start(State(debugger): State<Debugger>, JsonBody(body): JsonBody<StartBody>) -> ApiResult {
     let session_id = debugger.start_session(body.pause_id.as_deref().unwrap_or(""))?;
     Ok(Json(json!({"session_id": session_id})))
 }
 
 pub async fn get(State(debugger): State<Debugger>, Path(session_id): Path<String>) -> ApiResult {
-    let session = debugger.session(&session_id).ok_or_else(|| {
-        ApiError::not_found(
-            "session_not_found",
-            format!("no REPL session with id {session_id}"),
-        )
-    })?;
+    let session = debugger
+        .session(&session_id)
+        .ok_or_else(|| ApiError::not_found("session_not_found", format!("no REPL session with id {session_id}")))?;
     Ok(Json(json!({"session": session})))
 }
 
@@ -46,9 +40,7 @@ pub async fn eval(
     Path(session_id): Path<String>,
     JsonBody(body): JsonBody<EvalBody>,
 ) -> ApiResult {
-    let outcome = debugger
-        .eval(&session_id, body.expr.as_deref().unwrap_or(""))
-        .await?;
+    let outcome = debugger.eval(&session_id, body.expr.as_deref().unwrap_or("")).await?;
     Ok(Json(serde_json::to_value(outcome).unwrap_or_default()))
 }
 
@@ -76,17 +68,9 @@ pub struct ListQuery {
 fn timestamp_param(name: &str, value: Option<&str>) -> Result<Option<f64>, ApiError> {
     match value.map(str::trim).filter(|v| !v.is_empty()) {
         None => Ok(None),
-        Some(v) => v
-            .parse::<f64>()
-            .ok()
-            .filter(|f| f.is_finite())
-            .map(Some)
-            .ok_or_else(|| {
-                ApiError::bad_request(
-                    "invalid_timestamp",
-                    format!("{name} must be epoch seconds, not {v:?}"),
-                )
-            }),
+        Some(v) => v.parse::<f64>().ok().filter(|f| f.is_finite()).map(Some).ok_or_else(|| {
+            ApiError::bad_request("invalid_timestamp", format!("{name} must be epoch seconds, not {v:?}"))
+        }),
     }
 }
 
@@ -94,19 +78,14 @@ fn count_param(name: &str, value: Option<&str>) -> Result<usize, ApiError> {
     match value.map(str::trim).filter(|v| !v.is_empty()) {
         None => Ok(0),
         Some(v) => v.parse::<usize>().map_err(|_| {
-            ApiError::bad_request(
-                "invalid_pagination",
-                format!("{name} must be a positive integer, not {v:?}"),
-            )
+            ApiError::bad_request("invalid_pagination", format!("{name} must be a positive integer, not {v:?}"))
         }),
     }
 }
 
 pub async fn list(State(debugger): State<Debugger>, Query(q): Query<ListQuery>) -> ApiResult {
-    let status =
-        SessionStatus::parse(q.status.as_deref().unwrap_or("").trim()).ok_or_else(|| {
-            ApiError::bad_request("invalid_status", "status must be 'active' or 'closed'")
-        })?;
+    let status = SessionStatus::parse(q.status.as_deref().unwrap_or("").trim())
+        .ok_or_else(|| ApiError::bad_request("invalid_status", "status must be 'active' or 'closed'"))?;
     let query = SessionQuery {
         search: q.search,
         status,
@@ -116,25 +95,17 @@ pub async fn list(State(debugger): State<Debugger>, Query(q): Query<ListQuery>) 
         per_page: count_param("per_page", q.per_page.as_deref())?,
     };
     let page = debugger.list_sessions(&query);
-    Ok(Json(
-        json!({"sessions": page.sessions, "total": page.total, "page": page.page, "per_page": page.per_page}),
-    ))
+    Ok(Json(json!({"sessions": page.sessions, "total": page.total, "page": page.page, "per_page": page.per_page})))
 }
 
-pub async fn next_eval(
-    State(debugger): State<Debugger>,
-    Path(pause_id): Path<String>,
-) -> Json<Value> {
+pub async fn next_eval(State(debugger): State<Debugger>, Path(pause_id): Path<String>) -> Json<Value> {
     Json(match debugger.next_eval(&pause_id) {
         Some(request) => serde_json::to_value(request).unwrap_or_default(),
         None => json!({"eval_id": null}),
     })
 }
 
-pub async fn submit_result(
-    State(debugger): State<Debugger>,
-    JsonBody(result): JsonBody<EvalResult>,
-) -> ApiResult {
+pub async fn submit_result(State(debugger): State<Debugger>, JsonBody(result): JsonBody<EvalResult>) -> ApiResult {
     debugger.submit_eval_result(result)?;
     Ok(Json(json!({"status": "ok"})))
 }

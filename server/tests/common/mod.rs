@@ -6,6 +6,7 @@ use std::net::SocketAddr;
 use std::time::Duration;
 
 use breakroom_debugger::{Config, Debugger};
+use breakroom_server::guard::AccessPolicy;
 use breakroom_server::{router, serve, site, ServerOptions};
 use serde_json::{json, Value};
 
@@ -16,52 +17,33 @@ pub struct TestServer {
 }
 
 pub async fn start_with(config: Config) -> TestServer {
+    start_full(config, None).await
+}
+
+pub async fn start_full(config: Config, token: Option<&str>) -> TestServer {
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let addr: SocketAddr = listener.local_addr().unwrap();
     let debugger = Debugger::new(config);
-    let app = router(
-        debugger.clone(),
-        ServerOptions {
-            max_body: 1024 * 1024,
-            site: site::leptos_options(addr),
-        },
-    );
+    let access = AccessPolicy::loopback(addr.port(), token.map(str::to_string));
+    let options = ServerOptions { max_body: 1024 * 1024, site: site::leptos_options(addr), access };
+    let app = router(debugger.clone(), options);
     tokio::spawn(serve(listener, app));
-    TestServer {
-        base: format!("http://{addr}"),
-        debugger,
-        http: reqwest::Client::new(),
-    }
+    TestServer { base: format!("http://{addr}"), debugger, http: reqwest::Client::new() }
 }
 
 pub async fn start() -> TestServer {
-    start_with(Config {
-        eval_timeout: Duration::from_secs(5),
-        poll_hold: Duration::from_secs(2),
-    })
-    .await
+    start_with(Config { eval_timeout: Duration::from_secs(5), poll_hold: Duration::from_secs(2) }).await
 }
 
 impl TestServer {
     pub async fn get(&self, path: &str) -> (u16, Value) {
-        let r = self
-            .http
-            .get(format!("{}{path}", self.base))
-            .send()
-            .await
-            .unwrap();
+        let r = self.http.get(format!("{}{path}", self.base)).send().await.unwrap();
         let status = r.status().as_u16();
         (status, r.json().await.unwrap_or(Value::Null))
     }
 
     pub async fn post(&self, path: &str, body: Value) -> (u16, Value) {
-        let r = self
-            .http
-            .post(format!("{}{path}", self.base))
-            .json(&body)
-            .send()
-            .await
-            .unwrap();
+        let r = self.http.post(format!("{}{path}", self.base)).json(&body).send().await.unwrap();
         let status = r.status().as_u16();
         (status, r.json().await.unwrap_or(Value::Null))
     }
@@ -81,12 +63,7 @@ impl TestServer {
 
     /// Registers a breakpoint on `name` and starts a call of it; returns (call_id, pause_id).
     pub async fn pause_call(&self, name: &str, pid: i64) -> (String, String) {
-        let (status, _) = self
-            .post(
-                "/api/breakpoints",
-                json!({"function_name": name, "timestamp": 1.0}),
-            )
-            .await;
+        let (status, _) = self.post("/api/breakpoints", json!({"function_name": name, "timestamp": 1.0})).await;
         assert_eq!(status, 200);
         let (status, reply) = self
             .post(
@@ -106,18 +83,12 @@ impl TestServer {
             .await;
         assert_eq!(status, 200, "{reply}");
         assert_eq!(reply["action"], "poll");
-        let pause_id = reply["poll_url"]
-            .as_str()
-            .unwrap()
-            .trim_start_matches("/api/poll/")
-            .to_string();
+        let pause_id = reply["poll_url"].as_str().unwrap().trim_start_matches("/api/poll/").to_string();
         (reply["call_id"].as_str().unwrap().to_string(), pause_id)
     }
 
     pub async fn start_session(&self, pause_id: &str) -> String {
-        let (status, body) = self
-            .post("/api/repl/start", json!({"pause_id": pause_id}))
-            .await;
+        let (status, body) = self.post("/api/repl/start", json!({"pause_id": pause_id})).await;
         assert_eq!(status, 200, "{body}");
         body["session_id"].as_str().unwrap().to_string()
     }

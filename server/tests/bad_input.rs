@@ -1,0 +1,86 @@
+//! Bad input on every endpoint gets a 4xx JSON body naming the problem: never a 5xx, never a panic.
+
+mod common;
+
+use serde_json::Value;
+
+const POSTS: &[&str] = &[
+    "/api/breakpoints",
+    "/api/breakpoints/f/behavior",
+    "/api/breakpoints/f/after_behavior",
+    "/api/breakpoints/f/replacement",
+    "/api/behavior",
+    "/api/functions",
+    "/api/call/start",
+    "/api/call/complete",
+    "/api/call/event",
+    "/api/call/repl-result",
+    "/api/report-com-error",
+    "/api/paused/p/continue",
+    "/api/repl/start",
+    "/api/repl/1-1.000000/eval",
+    "/api/repl/1-1.000000/close",
+];
+
+const BODIES: &[&str] = &[
+    "{",
+    "[]",
+    "null",
+    "42",
+    "\"text\"",
+    "{\"function_name\": 5, \"behavior\": [], \"pause_id\": {}, \"expr\": 7}",
+    "{\"method_name\": \"f\", \"args\": {}, \"kwargs\": [], \"process_pid\": \"x\", \"process_start_time\": null}",
+    "{\"method_name\": \"f\", \"args\": [{\"cid\": 1}], \"process_pid\": 1, \"process_start_time\": 1}",
+    "{\"method_name\": \"f\", \"args\": [7], \"process_pid\": 1e400, \"process_start_time\": 1}",
+    "{\"call_id\": [], \"status\": 3, \"result_cid\": \"a\", \"result_data\": \"%%%\"}",
+    "{\"eval_id\": 1, \"session_id\": 2, \"pause_id\": 3}",
+    "{\"action\": \"explode\", \"modified_args\": \"no\"}",
+    "\u{0}\u{1}binary",
+];
+
+#[tokio::test]
+async fn malformed_bodies_never_get_a_5xx() {
+    let server = common::start().await;
+    let (_, pause_id) = server.pause_call("f", 1).await;
+    for path in POSTS.iter().map(|p| p.replace("/p/", &format!("/{pause_id}/"))) {
+        for body in BODIES {
+            let (status, reply) = server.post_raw(&path, body).await;
+            assert!(status < 500, "{path} with {body:?} gave {status}: {reply}");
+            if status >= 400 {
+                assert!(reply["error"].is_string(), "{path} with {body:?}: {status} without an error code: {reply}");
+            }
+        }
+    }
+}
+
+#[tokio::test]
+async fn odd_paths_and_queries_never_get_a_5xx() {
+    let server = common::start().await;
+    let huge = "z".repeat(20_000);
+    for path in [
+        "/api/repl/sessions?page=99999999999999999999".to_string(),
+        "/api/repl/sessions?per_page=0&search=%00%ff".to_string(),
+        format!("/api/repl/sessions?search={huge}"),
+        "/api/repl/%E2%98%83".to_string(),
+        format!("/api/poll/{huge}"),
+        "/api/poll-repl/..%2f..".to_string(),
+        "/api/breakpoints/x/history?limit=-4".to_string(),
+        "/repl/does-not-exist".to_string(),
+        "/no/such/page".to_string(),
+    ] {
+        let r = server.http.get(format!("{}{path}", server.base)).send().await.unwrap();
+        assert!(r.status().as_u16() < 500, "{path}: {}", r.status());
+    }
+}
+
+#[tokio::test]
+async fn unknown_pages_are_real_404s() {
+    let server = common::start().await;
+    for path in ["/no/such/page", "/repl/1-1.000000"] {
+        let r = server.http.get(format!("{}{path}", server.base)).send().await.unwrap();
+        assert_eq!(r.status(), 404, "{path}");
+        let html = r.text().await.unwrap();
+        assert!(html.contains("Not found"), "{path}: {html}");
+    }
+    let _: Option<Value> = None;
+}
