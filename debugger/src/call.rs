@@ -10,6 +10,7 @@ use crate::model::{PauseReason, StackFrame};
 
 /// `POST /api/call/start`. Fields a client may get wrong are kept loose and checked by the
 /// debugger, so that a bad value gets a precise error instead of a generic parse failure.
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Clone, Debug, Default, Deserialize)]
 pub struct CallStart {
     #[serde(default)]
@@ -46,6 +47,7 @@ pub struct CallStart {
 }
 
 /// `POST /api/call/complete`.
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Clone, Debug, Default, Deserialize)]
 pub struct CallComplete {
     #[serde(default)]
@@ -82,6 +84,7 @@ pub struct CallComplete {
 }
 
 /// What a client is told to do with a call (PROTOCOL.md §5.5).
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "action", rename_all = "lowercase")]
 pub enum Action {
@@ -132,6 +135,7 @@ impl Action {
 }
 
 /// The answer to call/start: an action that always carries the call id.
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct CallStartReply {
     pub call_id: String,
@@ -140,6 +144,7 @@ pub struct CallStartReply {
 }
 
 /// Everything known about a call, in the shape `/api/paused` shows as `call_data`.
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct CallData {
     pub method_name: String,
@@ -195,6 +200,7 @@ impl CallData {
 }
 
 /// One call from start to completion; kept for the call tree and breakpoint history.
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct CallRecord {
     pub call_id: String,

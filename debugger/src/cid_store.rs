@@ -12,6 +12,7 @@ use crate::error::{Error, Result};
 
 /// A value as a client sends it: `{"cid", "client_ref", "data"?, "serialization_format"?, "repr"?}`.
 /// `data` is left out when the client believes the server already has the CID.
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct SerializedItem {
     #[serde(default)]

@@ -41,6 +41,7 @@ impl Default for Config {
 }
 
 /// The answer to a client's poll.
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Clone, Debug, PartialEq, Serialize)]
 #[serde(tag = "status", rename_all = "lowercase")]
 pub enum PollReply {

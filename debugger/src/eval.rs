@@ -9,6 +9,7 @@ use tokio::sync::oneshot;
 use crate::model::TranscriptEntry;
 
 /// What the paused client receives from `poll-repl`.
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct EvalRequest {
     pub eval_id: String,
@@ -18,6 +19,7 @@ pub struct EvalRequest {
 }
 
 /// What the paused client posts to `repl-result`.
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Clone, Debug, Default, Deserialize)]
 pub struct EvalResult {
     #[serde(default)]

@@ -5,6 +5,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 /// One exchange in a REPL session: what the user typed and what the paused program answered.
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct TranscriptEntry {
     pub index: usize,
@@ -19,6 +20,7 @@ pub struct TranscriptEntry {
 }
 
 /// A REPL session on one pause. Its id is `{pid}-{started_at:.6}`.
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct ReplSession {
     pub session_id: String,
@@ -44,6 +46,7 @@ impl ReplSession {
 }
 
 /// The session list without transcripts, for index pages.
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct SessionSummary {
     pub session_id: String,
@@ -56,6 +59,7 @@ pub struct SessionSummary {
     pub call_id: Option<String>,
 }
 
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, Default)]
 #[serde(rename_all = "lowercase")]
 pub enum SessionStatus {
@@ -98,6 +102,7 @@ pub struct SessionPage<T> {
 }
 
 /// Why a call is paused.
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum PauseReason {
@@ -110,6 +115,7 @@ pub enum PauseReason {
 }
 
 /// One stack frame as the client reported it (innermost first in a stack).
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct StackFrame {
     pub filename: String,
@@ -119,6 +125,7 @@ pub struct StackFrame {
 }
 
 /// A paused call as the UI shows it.
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct PausedCall {
     pub pause_id: String,
@@ -136,6 +143,7 @@ pub struct PausedCall {
 }
 
 /// What the paused program answered to one eval.
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct EvalOutcome {
     pub output: String,

@@ -50,6 +50,7 @@ impl Pause {
 }
 
 /// `POST /api/paused/<id>/continue`: how to resume. Every field is optional.
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Clone, Debug, Default, Deserialize)]
 pub struct ResumeRequest {
     #[serde(default)]

@@ -57,7 +57,7 @@ impl IntoResponse for ApiError {
     }
 }
 
-pub type ApiResult<T = Json<Value>> = Result<T, ApiError>;
+pub type ApiResult<T = Value> = Result<Json<T>, ApiError>;
 
 /// A JSON request body whose problems (not JSON, wrong shape, too large) answer with a JSON 4xx
 /// naming the problem. An empty body reads as `{}`, so endpoints with all-optional fields work.

@@ -1,53 +1,61 @@
 //! Breakpoints, behaviours and registered functions (PROTOCOL.md §5.1–5.3, §9.1).
 
-use std::collections::BTreeMap;
-
 use axum::extract::{Path, Query, State};
 use axum::Json;
 use breakroom_debugger::Debugger;
 use serde::Deserialize;
-use serde_json::{json, Value};
+use serde_json::Value;
+use utoipa::{IntoParams, ToSchema};
 
+use super::wire::{
+    BreakpointChanged, BreakpointHistory, BreakpointList, ErrorBody, FunctionList, FunctionRegistered, GlobalBehavior,
+    ReplacementSet,
+};
 use crate::error::{ApiResult, JsonBody};
 
-pub async fn list(State(debugger): State<Debugger>) -> Json<Value> {
+#[utoipa::path(operation_id = "list_breakpoints", get, path = "/api/breakpoints", tag = "breakpoints", responses((status = 200, body = BreakpointList)))]
+pub async fn list(State(debugger): State<Debugger>) -> Json<BreakpointList> {
     let bps = debugger.breakpoints();
-    let names: Vec<&String> = bps.keys().collect();
-    let before: BTreeMap<_, _> = bps.iter().map(|(n, b)| (n, b.behavior.as_str())).collect();
-    let after: BTreeMap<_, _> = bps.iter().map(|(n, b)| (n, b.after_behavior.as_str())).collect();
-    let replacements: BTreeMap<_, _> = bps.iter().filter_map(|(n, b)| b.replacement.as_ref().map(|r| (n, r))).collect();
-    Json(json!({
-        "breakpoints": names,
-        "breakpoint_behaviors": before,
-        "breakpoint_after_behaviors": after,
-        "breakpoint_replacements": replacements,
-        "global_behavior": debugger.global_behavior().as_str(),
-    }))
+    Json(BreakpointList {
+        breakpoints: bps.keys().cloned().collect(),
+        breakpoint_behaviors: bps.iter().map(|(n, b)| (n.clone(), b.behavior.as_str().into())).collect(),
+        breakpoint_after_behaviors: bps.iter().map(|(n, b)| (n.clone(), b.after_behavior.as_str().into())).collect(),
+        breakpoint_replacements: bps.iter().filter_map(|(n, b)| Some((n.clone(), b.replacement.clone()?))).collect(),
+        global_behavior: debugger.global_behavior().as_str().into(),
+    })
 }
 
-#[derive(Deserialize)]
+#[derive(Deserialize, ToSchema)]
 pub struct NewBreakpoint {
     #[serde(default)]
     function_name: Option<String>,
     #[serde(default)]
     signature: Option<String>,
+    /// `stop`, `go` or `yield`; other values are ignored, as the reference server does.
     #[serde(default)]
     behavior: Option<Value>,
 }
 
-pub async fn add(State(debugger): State<Debugger>, JsonBody(req): JsonBody<NewBreakpoint>) -> ApiResult {
+#[utoipa::path(operation_id = "add_breakpoint", post, path = "/api/breakpoints", tag = "breakpoints", request_body = NewBreakpoint,
+    responses((status = 200, body = BreakpointChanged), (status = 400, body = ErrorBody)))]
+pub async fn add(
+    State(debugger): State<Debugger>,
+    JsonBody(req): JsonBody<NewBreakpoint>,
+) -> ApiResult<BreakpointChanged> {
     let name = req.function_name.unwrap_or_default();
-    // Unknown behaviour values are ignored, as the reference server does.
     debugger.add_breakpoint(&name, req.signature, req.behavior.as_ref().and_then(Value::as_str))?;
-    Ok(Json(json!({"status": "ok", "function_name": name})))
+    Ok(Json(BreakpointChanged { status: "ok", function_name: name, behavior: None }))
 }
 
-pub async fn remove(State(debugger): State<Debugger>, Path(name): Path<String>) -> Json<Value> {
+#[utoipa::path(operation_id = "remove_breakpoint", delete, path = "/api/breakpoints/{name}", tag = "breakpoints",
+    params(("name" = String, Path, description = "function name")),
+    responses((status = 200, body = BreakpointChanged)))]
+pub async fn remove(State(debugger): State<Debugger>, Path(name): Path<String>) -> Json<BreakpointChanged> {
     debugger.remove_breakpoint(&name);
-    Json(json!({"status": "ok", "function_name": name}))
+    Json(BreakpointChanged { status: "ok", function_name: name, behavior: None })
 }
 
-#[derive(Deserialize)]
+#[derive(Deserialize, ToSchema)]
 pub struct BehaviorBody {
     #[serde(default)]
     behavior: Option<Value>,
@@ -57,67 +65,84 @@ fn behavior_text(body: &BehaviorBody) -> &str {
     body.behavior.as_ref().and_then(Value::as_str).unwrap_or("")
 }
 
+#[utoipa::path(operation_id = "set_breakpoint_behavior", post, path = "/api/breakpoints/{name}/behavior", tag = "breakpoints", request_body = BehaviorBody,
+    params(("name" = String, Path, description = "function name")),
+    responses((status = 200, body = BreakpointChanged), (status = 400, body = ErrorBody), (status = 404, body = ErrorBody)))]
 pub async fn set_behavior(
     State(debugger): State<Debugger>,
     Path(name): Path<String>,
     JsonBody(body): JsonBody<BehaviorBody>,
-) -> ApiResult {
+) -> ApiResult<BreakpointChanged> {
     let behavior = debugger.set_behavior(&name, behavior_text(&body))?;
-    Ok(Json(json!({"status": "ok", "function_name": name, "behavior": behavior.as_str()})))
+    Ok(Json(BreakpointChanged { status: "ok", function_name: name, behavior: Some(behavior.as_str().into()) }))
 }
 
+#[utoipa::path(operation_id = "set_breakpoint_after_behavior", post, path = "/api/breakpoints/{name}/after_behavior", tag = "breakpoints", request_body = BehaviorBody,
+    params(("name" = String, Path, description = "function name")),
+    responses((status = 200, body = BreakpointChanged), (status = 400, body = ErrorBody), (status = 404, body = ErrorBody)))]
 pub async fn set_after_behavior(
     State(debugger): State<Debugger>,
     Path(name): Path<String>,
     JsonBody(body): JsonBody<BehaviorBody>,
-) -> ApiResult {
+) -> ApiResult<BreakpointChanged> {
     let behavior = debugger.set_after_behavior(&name, behavior_text(&body))?;
-    Ok(Json(json!({"status": "ok", "function_name": name, "behavior": behavior.as_str()})))
+    Ok(Json(BreakpointChanged { status: "ok", function_name: name, behavior: Some(behavior.as_str().into()) }))
 }
 
-#[derive(Deserialize)]
+#[derive(Deserialize, ToSchema)]
 pub struct ReplacementBody {
+    /// A registered function with a compatible signature; empty or the breakpoint's own name clears it.
     #[serde(default)]
     replacement_function: Option<String>,
 }
 
+#[utoipa::path(operation_id = "set_breakpoint_replacement", post, path = "/api/breakpoints/{name}/replacement", tag = "breakpoints", request_body = ReplacementBody,
+    params(("name" = String, Path, description = "function name")),
+    responses((status = 200, body = ReplacementSet), (status = 400, body = ErrorBody), (status = 404, body = ErrorBody)))]
 pub async fn set_replacement(
     State(debugger): State<Debugger>,
     Path(name): Path<String>,
     JsonBody(body): JsonBody<ReplacementBody>,
-) -> ApiResult {
+) -> ApiResult<ReplacementSet> {
     let replacement = debugger.set_replacement(&name, body.replacement_function.as_deref().unwrap_or(""))?;
-    Ok(Json(json!({"status": "ok", "function_name": name, "replacement_function": replacement})))
+    Ok(Json(ReplacementSet { status: "ok", function_name: name, replacement_function: replacement }))
 }
 
-#[derive(Deserialize)]
+#[derive(Deserialize, IntoParams)]
 pub struct HistoryQuery {
+    /// At most this many records (default 50).
     #[serde(default)]
     limit: Option<usize>,
 }
 
+#[utoipa::path(operation_id = "breakpoint_history", get, path = "/api/breakpoints/{name}/history", tag = "breakpoints",
+    params(("name" = String, Path, description = "function name"), HistoryQuery),
+    responses((status = 200, body = BreakpointHistory), (status = 400, body = ErrorBody)))]
 pub async fn history(
     State(debugger): State<Debugger>,
     Path(name): Path<String>,
     Query(q): Query<HistoryQuery>,
-) -> Json<Value> {
+) -> Json<BreakpointHistory> {
     let history = debugger.breakpoint_history(&name, q.limit.unwrap_or(50));
-    Json(json!({"function_name": name, "history": history}))
+    Json(BreakpointHistory { function_name: name, history })
 }
 
-pub async fn global_behavior(State(debugger): State<Debugger>) -> Json<Value> {
-    Json(json!({"behavior": debugger.global_behavior().as_str()}))
+#[utoipa::path(operation_id = "get_global_behavior", get, path = "/api/behavior", tag = "breakpoints", responses((status = 200, body = GlobalBehavior)))]
+pub async fn global_behavior(State(debugger): State<Debugger>) -> Json<GlobalBehavior> {
+    Json(GlobalBehavior { status: None, behavior: debugger.global_behavior().as_str().into() })
 }
 
+#[utoipa::path(operation_id = "set_global_behavior", post, path = "/api/behavior", tag = "breakpoints", request_body = BehaviorBody,
+    responses((status = 200, body = GlobalBehavior), (status = 400, body = ErrorBody)))]
 pub async fn set_global_behavior(
     State(debugger): State<Debugger>,
     JsonBody(body): JsonBody<BehaviorBody>,
-) -> ApiResult {
+) -> ApiResult<GlobalBehavior> {
     let behavior = debugger.set_global_behavior(behavior_text(&body))?;
-    Ok(Json(json!({"status": "ok", "behavior": behavior.as_str()})))
+    Ok(Json(GlobalBehavior { status: Some("ok"), behavior: behavior.as_str().into() }))
 }
 
-#[derive(Deserialize)]
+#[derive(Deserialize, ToSchema)]
 pub struct NewFunction {
     #[serde(default)]
     function_name: Option<String>,
@@ -127,25 +152,33 @@ pub struct NewFunction {
     function_client_ref: Option<Value>,
     #[serde(default)]
     function_cid: Option<String>,
+    /// Base64 of the serialized function; its SHA-512 must be `function_cid`.
     #[serde(default)]
     function_data: Option<String>,
     #[serde(default)]
     function_serialization_format: Option<String>,
 }
 
-pub async fn register_function(State(debugger): State<Debugger>, JsonBody(req): JsonBody<NewFunction>) -> ApiResult {
+#[utoipa::path(operation_id = "register_function", post, path = "/api/functions", tag = "breakpoints", request_body = NewFunction,
+    responses((status = 200, body = FunctionRegistered), (status = 400, body = ErrorBody)))]
+pub async fn register_function(
+    State(debugger): State<Debugger>,
+    JsonBody(req): JsonBody<NewFunction>,
+) -> ApiResult<FunctionRegistered> {
     if let (Some(cid), Some(data)) = (&req.function_cid, &req.function_data) {
         debugger.store_value(cid, data, req.function_serialization_format.as_deref())?;
     }
     let name = req.function_name.unwrap_or_default();
     debugger.register_function(&name, req.signature.clone(), req.function_client_ref)?;
-    Ok(Json(json!({"status": "ok", "function_name": name, "signature": req.signature})))
+    Ok(Json(FunctionRegistered { status: "ok", function_name: name, signature: req.signature }))
 }
 
-pub async fn functions(State(debugger): State<Debugger>) -> Json<Value> {
+#[utoipa::path(operation_id = "list_functions", get, path = "/api/functions", tag = "breakpoints", responses((status = 200, body = FunctionList)))]
+pub async fn functions(State(debugger): State<Debugger>) -> Json<FunctionList> {
     let functions = debugger.functions();
-    let names: Vec<&String> = functions.keys().collect();
-    let signatures: BTreeMap<_, _> = functions.iter().map(|(n, f)| (n, &f.signature)).collect();
-    let metadata: BTreeMap<_, _> = functions.iter().map(|(n, f)| (n, &f.metadata)).collect();
-    Json(json!({"functions": names, "function_signatures": signatures, "function_metadata": metadata}))
+    Json(FunctionList {
+        functions: functions.keys().cloned().collect(),
+        function_signatures: functions.iter().map(|(n, f)| (n.clone(), f.signature.clone())).collect(),
+        function_metadata: functions.iter().map(|(n, f)| (n.clone(), f.metadata.clone())).collect(),
+    })
 }

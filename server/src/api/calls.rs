@@ -1,47 +1,57 @@
 //! The debug client's call lifecycle: start, poll, complete, events (PROTOCOL.md §5.4–5.12).
 
 use axum::extract::{Path, Query, State};
-use axum::http::StatusCode;
-use axum::response::{IntoResponse, Response};
 use axum::Json;
-use breakroom_debugger::call::{CallComplete, CallStart};
+use breakroom_debugger::call::{Action, CallComplete, CallStart, CallStartReply};
 use breakroom_debugger::pause::ResumeRequest;
-use breakroom_debugger::Debugger;
+use breakroom_debugger::{Debugger, PollReply};
 use serde::Deserialize;
 use serde_json::{json, Value};
+use utoipa::IntoParams;
 
-use crate::error::{ApiError, ApiResult, JsonBody};
+use super::wire::{ComErrors, ErrorBody, PausedList, Resumed, StatusOk};
+use crate::error::{ApiResult, JsonBody};
 
-pub async fn start(State(debugger): State<Debugger>, JsonBody(req): JsonBody<CallStart>) -> ApiResult {
-    let reply = debugger.start_call(req)?;
-    Ok(Json(serde_json::to_value(reply).unwrap_or_default()))
+#[utoipa::path(operation_id = "call_start", post, path = "/api/call/start", tag = "client", request_body = CallStart,
+    responses((status = 200, body = CallStartReply, description = "what the client does now: `continue`, `poll`, `replace`, …"),
+        (status = 400, body = ErrorBody, description = "`cid_not_found` (with `missing_cids`), `cid_mismatch`, missing identity, …")))]
+pub async fn start(State(debugger): State<Debugger>, JsonBody(req): JsonBody<CallStart>) -> ApiResult<CallStartReply> {
+    Ok(Json(debugger.start_call(req)?))
 }
 
-#[derive(Deserialize)]
+#[derive(Deserialize, IntoParams)]
 pub struct PollQuery {
-    /// Breakroom's client sets this to take a ready eval with the poll (one round trip).
+    /// Breakroom's client sets this to `1` to take a queued eval with the poll (one round trip).
     #[serde(default)]
     evals: Option<String>,
 }
 
+#[utoipa::path(operation_id = "poll_pause", get, path = "/api/poll/{pause_id}", tag = "client",
+    params(("pause_id" = String, Path), PollQuery),
+    responses((status = 200, body = PollReply,
+        description = "held until a resume action, a queued eval or ~25 s; unknown ids answer `waiting`")))]
 pub async fn poll(
     State(debugger): State<Debugger>,
     Path(pause_id): Path<String>,
     Query(q): Query<PollQuery>,
-) -> Json<Value> {
+) -> Json<PollReply> {
     let take_eval = matches!(q.evals.as_deref(), Some("1" | "true"));
-    let reply = debugger.poll(&pause_id, take_eval).await;
-    Json(serde_json::to_value(reply).unwrap_or_default())
+    Json(debugger.poll(&pause_id, take_eval).await)
 }
 
+#[utoipa::path(operation_id = "call_complete", post, path = "/api/call/complete", tag = "client", request_body = CallComplete,
+    responses((status = 200, body = Value, description = "`{\"status\": \"ok\"}`, or a `poll` action when the call pauses after completing"),
+        (status = 400, body = ErrorBody)))]
 pub async fn complete(State(debugger): State<Debugger>, JsonBody(req): JsonBody<CallComplete>) -> ApiResult {
     Ok(Json(match debugger.complete_call(req)? {
-        Some(action) => serde_json::to_value(action).unwrap_or_default(),
+        Some(action) => serde_json::to_value::<Action>(action).unwrap_or_default(),
         None => json!({"status": "ok"}),
     }))
 }
 
-pub async fn event(State(debugger): State<Debugger>, JsonBody(event): JsonBody<Value>) -> ApiResult {
+#[utoipa::path(operation_id = "call_event", post, path = "/api/call/event", tag = "client", request_body = Value,
+    responses((status = 200, body = StatusOk), (status = 400, body = ErrorBody, description = "no `process_pid`/`process_start_time`")))]
+pub async fn event(State(debugger): State<Debugger>, JsonBody(event): JsonBody<Value>) -> ApiResult<StatusOk> {
     let has_number = |key: &str| event.get(key).is_some_and(Value::is_number);
     if !has_number("process_pid") || !has_number("process_start_time") {
         return Err(breakroom_debugger::Error::MissingProcessIdentity.into());
@@ -57,32 +67,38 @@ pub async fn event(State(debugger): State<Debugger>, JsonBody(event): JsonBody<V
         }
     }
     debugger.record_event(event);
-    Ok(Json(json!({"status": "ok"})))
+    Ok(Json(StatusOk::new()))
 }
 
-pub async fn paused(State(debugger): State<Debugger>) -> Json<Value> {
-    Json(json!({"paused": debugger.paused_protocol_view()}))
+#[utoipa::path(operation_id = "list_paused", get, path = "/api/paused", tag = "browser", responses((status = 200, body = PausedList)))]
+pub async fn paused(State(debugger): State<Debugger>) -> Json<PausedList> {
+    Json(PausedList { paused: debugger.paused_protocol_view() })
 }
 
+#[utoipa::path(operation_id = "resume_pause", post, path = "/api/paused/{pause_id}/continue", tag = "browser", request_body = ResumeRequest,
+    params(("pause_id" = String, Path)),
+    responses((status = 200, body = Resumed, description = "also when the pause was already resumed"),
+        (status = 400, body = ErrorBody), (status = 404, body = ErrorBody)))]
 pub async fn resume(
     State(debugger): State<Debugger>,
     Path(pause_id): Path<String>,
     JsonBody(req): JsonBody<ResumeRequest>,
-) -> Result<Response, ApiError> {
+) -> ApiResult<Resumed> {
     match debugger.resume(&pause_id, req) {
         // Resuming twice is harmless for the client; answer as the reference server does.
-        Ok(_) | Err(breakroom_debugger::Error::PauseResumed(_)) => {
-            Ok((StatusCode::OK, Json(json!({"status": "ok", "pause_id": pause_id}))).into_response())
-        }
+        Ok(_) | Err(breakroom_debugger::Error::PauseResumed(_)) => Ok(Json(Resumed { status: "ok", pause_id })),
         Err(e) => Err(e.into()),
     }
 }
 
-pub async fn report_com_error(State(debugger): State<Debugger>, JsonBody(report): JsonBody<Value>) -> Json<Value> {
+#[utoipa::path(operation_id = "report_com_error", post, path = "/api/report-com-error", tag = "client", request_body = Value,
+    responses((status = 200, body = StatusOk), (status = 400, body = ErrorBody)))]
+pub async fn report_com_error(State(debugger): State<Debugger>, JsonBody(report): JsonBody<Value>) -> Json<StatusOk> {
     debugger.report_com_error(report);
-    Json(json!({"status": "ok"}))
+    Json(StatusOk::new())
 }
 
-pub async fn com_errors(State(debugger): State<Debugger>) -> Json<Value> {
-    Json(json!({"errors": debugger.com_errors()}))
+#[utoipa::path(operation_id = "list_com_errors", get, path = "/api/com-errors", tag = "browser", responses((status = 200, body = ComErrors)))]
+pub async fn com_errors(State(debugger): State<Debugger>) -> Json<ComErrors> {
+    Json(ComErrors { errors: debugger.com_errors() })
 }

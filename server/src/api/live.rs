@@ -9,6 +9,9 @@ use breakroom_debugger::Debugger;
 use futures::{Stream, StreamExt};
 use tokio_stream::wrappers::BroadcastStream;
 
+#[utoipa::path(operation_id = "live_events", get, path = "/api/live", tag = "browser",
+    responses((status = 200, content_type = "text/event-stream",
+        description = "server-sent events, one JSON LiveEvent each (`pause`, `resume`, `session_*`, `transcript_entry`, …)")))]
 pub async fn stream(State(debugger): State<Debugger>) -> Sse<impl Stream<Item = Result<Event, Infallible>>> {
     let events = BroadcastStream::new(debugger.subscribe()).map(|event| {
         Ok(match event {

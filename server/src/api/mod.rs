@@ -1,39 +1,73 @@
 //! The REST API: what debug clients call (PROTOCOL.md §5, §6) and what the browser and tools
-//! call (§9). Each handler translates HTTP into one debugger call.
+//! call (§9). Each handler translates HTTP into one debugger call. The OpenAPI document at
+//! `/api/openapi.json` is collected from the same handlers and types that serve the routes.
 
 mod breakpoints;
 mod calls;
 mod live;
 mod repl;
+pub mod wire;
 
-use axum::routing::{delete, get, post};
-use axum::Router;
+use std::sync::Arc;
+
+use axum::routing::get;
+use axum::{Json, Router};
 use breakroom_debugger::Debugger;
+use utoipa::OpenApi;
+use utoipa_axum::router::OpenApiRouter;
+use utoipa_axum::routes;
+
+#[derive(OpenApi)]
+#[openapi(
+    info(
+        title = "Breakroom",
+        description = "A web debugger for live Python programs: the debug-client protocol (PROTOCOL.md) \
+            and the browser's API. Every error is a JSON `{\"error\": code, \"message\": text}`."
+    ),
+    tags(
+        (name = "client", description = "Called by the paused program's debug client"),
+        (name = "breakpoints", description = "Breakpoints, behaviours and registered functions"),
+        (name = "repl", description = "REPL sessions on paused calls"),
+        (name = "browser", description = "Pauses and reports, for pages and tools"),
+    )
+)]
+struct ApiDoc;
+
+fn documented_routes() -> OpenApiRouter<Debugger> {
+    OpenApiRouter::with_openapi(ApiDoc::openapi())
+        .routes(routes!(breakpoints::list, breakpoints::add))
+        .routes(routes!(breakpoints::remove))
+        .routes(routes!(breakpoints::set_behavior))
+        .routes(routes!(breakpoints::set_after_behavior))
+        .routes(routes!(breakpoints::set_replacement))
+        .routes(routes!(breakpoints::history))
+        .routes(routes!(breakpoints::global_behavior, breakpoints::set_global_behavior))
+        .routes(routes!(breakpoints::functions, breakpoints::register_function))
+        .routes(routes!(calls::start))
+        .routes(routes!(calls::complete))
+        .routes(routes!(calls::event))
+        .routes(routes!(calls::poll))
+        .routes(routes!(calls::paused))
+        .routes(routes!(calls::resume))
+        .routes(routes!(calls::report_com_error))
+        .routes(routes!(calls::com_errors))
+        .routes(routes!(repl::next_eval))
+        .routes(routes!(repl::submit_result))
+        .routes(routes!(repl::start))
+        .routes(routes!(repl::list))
+        .routes(routes!(repl::get))
+        .routes(routes!(repl::eval))
+        .routes(routes!(repl::close))
+        .routes(routes!(live::stream))
+}
+
+/// The OpenAPI 3.1 description of every route below.
+pub fn openapi() -> utoipa::openapi::OpenApi {
+    documented_routes().split_for_parts().1
+}
 
 pub fn routes() -> Router<Debugger> {
-    Router::new()
-        .route("/api/breakpoints", get(breakpoints::list).post(breakpoints::add))
-        .route("/api/breakpoints/{name}", delete(breakpoints::remove))
-        .route("/api/breakpoints/{name}/behavior", post(breakpoints::set_behavior))
-        .route("/api/breakpoints/{name}/after_behavior", post(breakpoints::set_after_behavior))
-        .route("/api/breakpoints/{name}/replacement", post(breakpoints::set_replacement))
-        .route("/api/breakpoints/{name}/history", get(breakpoints::history))
-        .route("/api/behavior", get(breakpoints::global_behavior).post(breakpoints::set_global_behavior))
-        .route("/api/functions", get(breakpoints::functions).post(breakpoints::register_function))
-        .route("/api/call/start", post(calls::start))
-        .route("/api/call/complete", post(calls::complete))
-        .route("/api/call/event", post(calls::event))
-        .route("/api/poll/{pause_id}", get(calls::poll))
-        .route("/api/paused", get(calls::paused))
-        .route("/api/paused/{pause_id}/continue", post(calls::resume))
-        .route("/api/report-com-error", post(calls::report_com_error))
-        .route("/api/com-errors", get(calls::com_errors))
-        .route("/api/poll-repl/{pause_id}", get(repl::next_eval))
-        .route("/api/call/repl-result", post(repl::submit_result))
-        .route("/api/repl/start", post(repl::start))
-        .route("/api/repl/sessions", get(repl::list))
-        .route("/api/repl/{session_id}", get(repl::get))
-        .route("/api/repl/{session_id}/eval", post(repl::eval))
-        .route("/api/repl/{session_id}/close", post(repl::close))
-        .route("/api/live", get(live::stream))
+    let (router, doc) = documented_routes().split_for_parts();
+    let doc = Arc::new(doc);
+    router.route("/api/openapi.json", get(move || async move { Json(doc.as_ref().clone()) }))
 }

@@ -3,64 +3,86 @@
 
 use axum::extract::{Path, Query, State};
 use axum::Json;
+use breakroom_debugger::eval::EvalRequest;
 use breakroom_debugger::eval::EvalResult;
+use breakroom_debugger::model::{EvalOutcome, ReplSession};
 use breakroom_debugger::model::{SessionQuery, SessionStatus};
 use breakroom_debugger::Debugger;
 use serde::Deserialize;
-use serde_json::{json, Value};
+use serde_json::Value;
+use utoipa::{IntoParams, ToSchema};
 
+use super::wire::{ErrorBody, NoEval, SessionList, SessionReply, SessionStarted, StatusOk};
 use crate::error::{ApiError, ApiResult, JsonBody};
 
-#[derive(Deserialize)]
+#[derive(Deserialize, ToSchema)]
 pub struct StartBody {
     #[serde(default)]
     pause_id: Option<String>,
 }
 
-pub async fn start(State(debugger): State<Debugger>, JsonBody(body): JsonBody<StartBody>) -> ApiResult {
+#[utoipa::path(operation_id = "start_session", post, path = "/api/repl/start", tag = "repl", request_body = StartBody,
+    responses((status = 200, body = SessionStarted), (status = 400, body = ErrorBody),
+        (status = 404, body = ErrorBody, description = "unknown pause"), (status = 409, body = ErrorBody, description = "the pause was resumed")))]
+pub async fn start(State(debugger): State<Debugger>, JsonBody(body): JsonBody<StartBody>) -> ApiResult<SessionStarted> {
     let session_id = debugger.start_session(body.pause_id.as_deref().unwrap_or(""))?;
-    Ok(Json(json!({"session_id": session_id})))
+    Ok(Json(SessionStarted { session_id }))
 }
 
-pub async fn get(State(debugger): State<Debugger>, Path(session_id): Path<String>) -> ApiResult {
-    let session = debugger
+#[utoipa::path(operation_id = "get_session", get, path = "/api/repl/{session_id}", tag = "repl", params(("session_id" = String, Path)),
+    responses((status = 200, body = SessionReply), (status = 404, body = ErrorBody)))]
+pub async fn get(State(debugger): State<Debugger>, Path(session_id): Path<String>) -> ApiResult<SessionReply> {
+    let session: ReplSession = debugger
         .session(&session_id)
         .ok_or_else(|| ApiError::not_found("session_not_found", format!("no REPL session with id {session_id}")))?;
-    Ok(Json(json!({"session": session})))
+    Ok(Json(SessionReply { session }))
 }
 
-#[derive(Deserialize)]
+#[derive(Deserialize, ToSchema)]
 pub struct EvalBody {
     #[serde(default)]
     expr: Option<String>,
 }
 
+#[utoipa::path(operation_id = "eval_in_session", post, path = "/api/repl/{session_id}/eval", tag = "repl", request_body = EvalBody,
+    params(("session_id" = String, Path)),
+    responses((status = 200, body = EvalOutcome, description = "waits until the paused client has evaluated"),
+        (status = 400, body = ErrorBody), (status = 404, body = ErrorBody),
+        (status = 409, body = ErrorBody, description = "`session_closed`"), (status = 504, body = ErrorBody, description = "`eval_timeout`")))]
 pub async fn eval(
     State(debugger): State<Debugger>,
     Path(session_id): Path<String>,
     JsonBody(body): JsonBody<EvalBody>,
-) -> ApiResult {
-    let outcome = debugger.eval(&session_id, body.expr.as_deref().unwrap_or("")).await?;
-    Ok(Json(serde_json::to_value(outcome).unwrap_or_default()))
+) -> ApiResult<EvalOutcome> {
+    Ok(Json(debugger.eval(&session_id, body.expr.as_deref().unwrap_or("")).await?))
 }
 
-pub async fn close(State(debugger): State<Debugger>, Path(session_id): Path<String>) -> ApiResult {
+#[utoipa::path(operation_id = "close_session", post, path = "/api/repl/{session_id}/close", tag = "repl", params(("session_id" = String, Path)),
+    responses((status = 200, body = StatusOk, description = "also when already closed"), (status = 404, body = ErrorBody)))]
+pub async fn close(State(debugger): State<Debugger>, Path(session_id): Path<String>) -> ApiResult<StatusOk> {
     debugger.close_session(&session_id)?;
-    Ok(Json(json!({"status": "ok"})))
+    Ok(Json(StatusOk::new()))
 }
 
-#[derive(Deserialize)]
+/// Filters of the session list; all optional.
+#[derive(Deserialize, IntoParams)]
 pub struct ListQuery {
+    /// Case-insensitive text in the function name or the transcript.
     #[serde(default)]
     search: Option<String>,
+    /// `active` or `closed`.
     #[serde(default)]
     status: Option<String>,
+    /// Started at or after, epoch seconds.
     #[serde(default)]
     from: Option<String>,
+    /// Started at or before, epoch seconds.
     #[serde(default)]
     to: Option<String>,
+    /// 1-based page (default 1).
     #[serde(default)]
     page: Option<String>,
+    /// Sessions per page (default 50, at most 500).
     #[serde(default)]
     per_page: Option<String>,
 }
@@ -83,7 +105,9 @@ fn count_param(name: &str, value: Option<&str>) -> Result<usize, ApiError> {
     }
 }
 
-pub async fn list(State(debugger): State<Debugger>, Query(q): Query<ListQuery>) -> ApiResult {
+#[utoipa::path(operation_id = "list_sessions", get, path = "/api/repl/sessions", tag = "repl", params(ListQuery),
+    responses((status = 200, body = SessionList), (status = 400, body = ErrorBody)))]
+pub async fn list(State(debugger): State<Debugger>, Query(q): Query<ListQuery>) -> ApiResult<SessionList> {
     let status = SessionStatus::parse(q.status.as_deref().unwrap_or("").trim())
         .ok_or_else(|| ApiError::bad_request("invalid_status", "status must be 'active' or 'closed'"))?;
     let query = SessionQuery {
@@ -95,17 +119,25 @@ pub async fn list(State(debugger): State<Debugger>, Query(q): Query<ListQuery>) 
         per_page: count_param("per_page", q.per_page.as_deref())?,
     };
     let page = debugger.list_sessions(&query);
-    Ok(Json(json!({"sessions": page.sessions, "total": page.total, "page": page.page, "per_page": page.per_page})))
+    Ok(Json(SessionList { sessions: page.sessions, total: page.total, page: page.page, per_page: page.per_page }))
 }
 
+#[utoipa::path(operation_id = "next_eval", get, path = "/api/poll-repl/{pause_id}", tag = "client", params(("pause_id" = String, Path)),
+    responses((status = 200, body = EvalRequest, description = "the next queued eval, or `{\"eval_id\": null}` (NoEval)")))]
 pub async fn next_eval(State(debugger): State<Debugger>, Path(pause_id): Path<String>) -> Json<Value> {
     Json(match debugger.next_eval(&pause_id) {
         Some(request) => serde_json::to_value(request).unwrap_or_default(),
-        None => json!({"eval_id": null}),
+        None => serde_json::to_value(NoEval { eval_id: None }).unwrap_or_default(),
     })
 }
 
-pub async fn submit_result(State(debugger): State<Debugger>, JsonBody(result): JsonBody<EvalResult>) -> ApiResult {
+#[utoipa::path(operation_id = "submit_eval_result", post, path = "/api/call/repl-result", tag = "client", request_body = EvalResult,
+    responses((status = 200, body = StatusOk), (status = 400, body = ErrorBody), (status = 404, body = ErrorBody),
+        (status = 409, body = ErrorBody, description = "the session closed while the eval ran: the result is dropped")))]
+pub async fn submit_result(
+    State(debugger): State<Debugger>,
+    JsonBody(result): JsonBody<EvalResult>,
+) -> ApiResult<StatusOk> {
     debugger.submit_eval_result(result)?;
-    Ok(Json(json!({"status": "ok"})))
+    Ok(Json(StatusOk::new()))
 }

@@ -1,0 +1,122 @@
+//! `/api/openapi.json`: generated from the handlers, and it matches the routes that serve.
+
+mod common;
+
+use std::collections::BTreeSet;
+
+use serde_json::Value;
+
+/// PROTOCOL.md §10's checklist, plus Breakroom's own routes.
+const EXPECTED: &[(&str, &str)] = &[
+    ("get", "/api/breakpoints"),
+    ("post", "/api/breakpoints"),
+    ("delete", "/api/breakpoints/{name}"),
+    ("post", "/api/breakpoints/{name}/behavior"),
+    ("post", "/api/breakpoints/{name}/after_behavior"),
+    ("post", "/api/breakpoints/{name}/replacement"),
+    ("get", "/api/breakpoints/{name}/history"),
+    ("get", "/api/behavior"),
+    ("post", "/api/behavior"),
+    ("get", "/api/functions"),
+    ("post", "/api/functions"),
+    ("post", "/api/call/start"),
+    ("post", "/api/call/complete"),
+    ("post", "/api/call/event"),
+    ("get", "/api/poll/{pause_id}"),
+    ("get", "/api/paused"),
+    ("post", "/api/paused/{pause_id}/continue"),
+    ("post", "/api/report-com-error"),
+    ("get", "/api/com-errors"),
+    ("get", "/api/poll-repl/{pause_id}"),
+    ("post", "/api/call/repl-result"),
+    ("post", "/api/repl/start"),
+    ("get", "/api/repl/sessions"),
+    ("get", "/api/repl/{session_id}"),
+    ("post", "/api/repl/{session_id}/eval"),
+    ("post", "/api/repl/{session_id}/close"),
+    ("get", "/api/live"),
+];
+
+fn operations(doc: &Value) -> Vec<(String, String, Value)> {
+    let mut ops = vec![];
+    for (path, item) in doc["paths"].as_object().into_iter().flatten() {
+        for (method, op) in item.as_object().into_iter().flatten() {
+            ops.push((method.clone(), path.clone(), op.clone()));
+        }
+    }
+    ops
+}
+
+fn refs(value: &Value, out: &mut Vec<String>) {
+    match value {
+        Value::Object(map) => {
+            for (k, v) in map {
+                if k == "$ref" {
+                    out.extend(v.as_str().map(str::to_string));
+                }
+                refs(v, out);
+            }
+        }
+        Value::Array(items) => items.iter().for_each(|v| refs(v, out)),
+        _ => {}
+    }
+}
+
+#[tokio::test]
+async fn openapi_json_is_openapi_3_1_and_documents_every_endpoint() {
+    let server = common::start().await;
+    let (status, doc) = server.get("/api/openapi.json").await;
+    assert_eq!(status, 200);
+    assert!(doc["openapi"].as_str().is_some_and(|v| v.starts_with("3.1")), "{}", doc["openapi"]);
+
+    let documented: BTreeSet<(String, String)> = operations(&doc).into_iter().map(|(m, p, _)| (m, p)).collect();
+    let expected: BTreeSet<(String, String)> = EXPECTED.iter().map(|(m, p)| (m.to_string(), p.to_string())).collect();
+    assert_eq!(documented, expected);
+
+    let ids: Vec<String> =
+        operations(&doc).iter().filter_map(|(_, _, op)| op["operationId"].as_str().map(String::from)).collect();
+    assert_eq!(ids.len(), EXPECTED.len(), "every operation has an id");
+    assert_eq!(ids.iter().collect::<BTreeSet<_>>().len(), ids.len(), "operation ids are unique: {ids:?}");
+
+    let mut found = vec![];
+    refs(&doc, &mut found);
+    for reference in found {
+        let name = reference.trim_start_matches("#/components/schemas/");
+        assert!(doc["components"]["schemas"].get(name).is_some(), "{reference} does not resolve");
+    }
+    // The request shapes a client must get right are described field by field.
+    let call_start = &doc["components"]["schemas"]["CallStart"]["properties"];
+    for field in ["method_name", "args", "kwargs", "process_pid", "process_start_time", "call_site"] {
+        assert!(call_start.get(field).is_some(), "CallStart lacks {field}");
+    }
+}
+
+#[tokio::test]
+async fn every_documented_operation_is_served_with_a_json_answer() {
+    let server = common::start().await;
+    let (_, doc) = server.get("/api/openapi.json").await;
+    for (method, path, _) in operations(&doc) {
+        if path == "/api/live" {
+            continue; // an endless event stream; tested in live_events
+        }
+        let url = format!(
+            "{}{}",
+            server.base,
+            path.replace("{name}", "nothing").replace("{pause_id}", "nope").replace("{session_id}", "1-2")
+        );
+        let request = match method.as_str() {
+            "get" => server.http.get(&url),
+            "post" => server.http.post(&url).json(&serde_json::json!({})),
+            "delete" => server.http.delete(&url),
+            other => panic!("unexpected method {other}"),
+        };
+        let response = request.send().await.unwrap();
+        let status = response.status().as_u16();
+        let body: Result<Value, _> = response.json().await;
+        assert!(status != 405 && status < 500, "{method} {path}: {status}");
+        let body = body.unwrap_or_else(|e| panic!("{method} {path} answered {status} without JSON: {e}"));
+        if status >= 400 {
+            assert!(body["error"].is_string() && body["message"].is_string(), "{method} {path}: {body}");
+        }
+    }
+}
