@@ -15,6 +15,7 @@ from ._transport import ServerError, ServerUnavailable, Transport, warn_unavaila
 
 _THIS_DIR = os.path.dirname(os.path.abspath(__file__))
 SOURCE_CONTEXT = 5
+DEFAULT_EVAL_TIMEOUT = 30.0
 
 
 class DebugProtocolError(Exception):
@@ -69,7 +70,9 @@ class DebugClient:
         self.transport = Transport(url)
         self.available = None
         self.sent = _serialize.SentCids()
-        self.eval_timeout = float(os.environ.get("BREAKROOM_EVAL_TIMEOUT", "30"))
+        # None: follow the server's timeout (sent with each eval), ending a little before it.
+        env_timeout = os.environ.get("BREAKROOM_EVAL_TIMEOUT")
+        self.eval_timeout = _positive_float(env_timeout, "BREAKROOM_EVAL_TIMEOUT")
         self._lock = threading.Lock()
         self._ref = 0
         self.functions = {}
@@ -213,6 +216,11 @@ class DebugClient:
                 return reply.get("action") or {}
             if status != "waiting":
                 raise DebugProtocolError(f"malformed poll response: {reply}")
+            open_sessions = reply.get("sessions")
+            if isinstance(open_sessions, list):
+                # A closed session's namespace goes with it.
+                for session_id in set(pause.namespaces) - set(open_sessions):
+                    pause.namespaces.pop(session_id, None)
             request = reply.get("eval")
             if request and not busy:
                 in_flight = threading.Thread(target=self._serve_eval, args=(pause, request), daemon=True)
@@ -226,7 +234,7 @@ class DebugClient:
         if not isinstance(session_id, str) or not isinstance(source, str):
             return
         namespace = pause.namespaces.setdefault(session_id, {})
-        outcome = EvalRunner(self.eval_timeout).run(source, pause.target, namespace)
+        outcome = EvalRunner(self.timeout_for(request)).run(source, pause.target, namespace)
         body = {"eval_id": request.get("eval_id"), "pause_id": pause.pause_id, "session_id": session_id}
         body.update(outcome.wire())
         try:
@@ -237,12 +245,35 @@ class DebugClient:
         except ServerUnavailable:
             pass
 
+    def timeout_for(self, request):
+        if self.eval_timeout is not None:
+            return self.eval_timeout
+        server = request.get("timeout_s")
+        if isinstance(server, (int, float)) and server > 0:
+            return max(0.1, server - min(1.0, server * 0.1))
+        return DEFAULT_EVAL_TIMEOUT
+
     # ---- acting on a resume action -------------------------------------------------------------
 
     def decode(self, item):
         if isinstance(item, dict) and item.get("data"):
             return _serialize.loads(base64.b64decode(item["data"]))
         raise DebugProtocolError("Missing data for CID in response")
+
+
+def _positive_float(text, name):
+    if not text:
+        return None
+    try:
+        value = float(text)
+    except ValueError:
+        value = 0.0
+    if value > 0:
+        return value
+    import sys
+
+    print(f"breakroom: ignoring {name}={text!r}: not a positive number of seconds", file=sys.stderr)
+    return None
 
 
 def _lookup(payload, key):

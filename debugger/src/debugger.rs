@@ -49,6 +49,10 @@ pub enum PollReply {
         /// Only when the client asked to take evals with its poll (Breakroom's own client).
         #[serde(skip_serializing_if = "Option::is_none")]
         eval: Option<EvalRequest>,
+        /// With evals: the pause's open REPL sessions, so the client can drop the namespaces
+        /// of closed ones. The poll also returns early when this changes.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        sessions: Option<Vec<String>>,
     },
     Ready {
         action: Action,
@@ -344,29 +348,37 @@ impl Debugger {
     /// across a restart would die on an error.
     pub async fn poll(&self, pause_id: &str, take_eval: bool) -> PollReply {
         let deadline = tokio::time::Instant::now() + self.inner.config.poll_hold;
+        let unknown = PollReply::Waiting { eval: None, sessions: take_eval.then(Vec::new) };
+        let mut seen_sessions = None;
         loop {
             let Some(wake) = self.state().pauses.get(pause_id).map(|p| p.wake.clone()) else {
-                return PollReply::Waiting { eval: None };
+                return unknown;
             };
             // Registered before the state is read, so a wake-up in between is not lost.
             let notified = wake.notified();
             tokio::pin!(notified);
             notified.as_mut().enable();
-            {
+            let sessions = {
                 let mut st = self.state();
+                let sessions = take_eval.then(|| st.sessions.open_for_pause(pause_id));
                 let Some(pause) = st.pauses.get_mut(pause_id) else {
-                    return PollReply::Waiting { eval: None };
+                    return unknown;
                 };
                 if let Some(action) = &pause.resume {
                     return PollReply::Ready { action: action.clone() };
                 }
                 if pause.evals.has_ready() {
                     let eval = if take_eval { pause.evals.take_next() } else { None };
-                    return PollReply::Waiting { eval };
+                    return PollReply::Waiting { eval, sessions };
                 }
-            }
+                if seen_sessions.is_some() && seen_sessions != sessions {
+                    return PollReply::Waiting { eval: None, sessions };
+                }
+                sessions
+            };
+            seen_sessions = sessions;
             if tokio::time::timeout_at(deadline, notified).await.is_err() {
-                return PollReply::Waiting { eval: None };
+                return PollReply::Waiting { eval: None, sessions: seen_sessions };
             }
         }
     }
@@ -656,6 +668,7 @@ impl Debugger {
                 session_id: session_id.to_string(),
                 pause_id: pause_id.clone(),
                 expr: expr.to_string(),
+                timeout_s: self.inner.config.eval_timeout.as_secs_f64(),
             };
             pause.evals.push(PendingEval { request, reply });
             pause.wake.notify_waiters();

@@ -16,6 +16,10 @@ pub struct EvalRequest {
     pub session_id: String,
     pub pause_id: String,
     pub expr: String,
+    /// Breakroom extension: how long the server waits for the result, in seconds. The client
+    /// gives up a little earlier, so the user sees its clear timeout error, not a 504.
+    #[serde(default)]
+    pub timeout_s: f64,
 }
 
 /// What the paused client posts to `repl-result`.

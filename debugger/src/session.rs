@@ -89,6 +89,15 @@ impl Sessions {
         self.order.iter().filter(|id| self.by_id[*id].pause_id == pause_id).cloned().collect()
     }
 
+    /// The sessions of a pause that are still open, oldest first.
+    pub fn open_for_pause(&self, pause_id: &str) -> Vec<String> {
+        self.order
+            .iter()
+            .filter(|id| self.by_id.get(*id).is_some_and(|s| s.pause_id == pause_id && s.closed_at.is_none()))
+            .cloned()
+            .collect()
+    }
+
     pub fn for_call(&self, call_id: &str) -> Vec<String> {
         self.order.iter().filter(|id| self.by_id[*id].call_id.as_deref() == Some(call_id)).cloned().collect()
     }
