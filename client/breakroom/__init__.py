@@ -10,7 +10,8 @@
 
 `BREAKROOM_URL` picks the server (default http://127.0.0.1:5174). `breakroom.set_trace()`
 (or `PYTHONBREAKPOINT=breakroom.set_trace` and a plain `breakpoint()`) pauses in the caller's
-own frame.
+own frame; `breakroom.post_mortem()` and `breakroom.install_excepthook()` pause in the frame
+that raised.
 """
 
 import functools
@@ -26,6 +27,8 @@ __all__ = [
     "breakpoint",
     "configure",
     "DebugProtocolError",
+    "install_excepthook",
+    "post_mortem",
     "set_trace",
     "with_debug",
 ]
@@ -202,18 +205,64 @@ def set_trace(*, frame=None):
     _pause_in_frame(frame, "always")
 
 
-def _pause_in_frame(frame, pause, extra=None):
+def post_mortem(tb=None):
+    """Pauses in the frame that raised: the innermost frame of `tb`, or of the exception being
+    handled (or the last uncaught one). The REPL sees that frame's locals plus `exception`."""
+    exc = None
+    if tb is None:
+        exc = sys.exc_info()[1] or getattr(sys, "last_exc", None) or getattr(sys, "last_value", None)
+        if exc is None:
+            raise ValueError("post_mortem() needs a traceback, or an exception being handled")
+        tb = exc.__traceback__
+    if tb is None:
+        raise ValueError("post_mortem() got an exception without a traceback")
+    while tb.tb_next is not None:
+        tb = tb.tb_next
+    _pause_in_frame(tb.tb_frame, "exception", extra={"exception": exc} if exc is not None else None, exc=exc)
+
+
+def install_excepthook():
+    """Makes every uncaught exception (main thread and other threads) pause post-mortem in
+    the frame that raised it, after the usual traceback is printed."""
+    previous = sys.excepthook
+    previous_thread_hook = threading.excepthook
+
+    def hook(exc_type, exc, tb):
+        previous(exc_type, exc, tb)
+        if tb is not None and not issubclass(exc_type, KeyboardInterrupt):
+            _post_mortem_quietly(exc, tb)
+
+    def thread_hook(args):
+        previous_thread_hook(args)
+        if args.exc_traceback is not None and args.exc_value is not None:
+            _post_mortem_quietly(args.exc_value, args.exc_traceback)
+
+    sys.excepthook = hook
+    threading.excepthook = thread_hook
+
+
+def _post_mortem_quietly(exc, tb):
+    while tb.tb_next is not None:
+        tb = tb.tb_next
+    try:
+        _pause_in_frame(tb.tb_frame, "exception", extra={"exception": exc}, exc=exc)
+    except Exception as err:  # the program is already dying: say why the pause failed, once
+        print(f"breakroom: post-mortem pause failed: {err}", file=sys.stderr)
+
+
+def _pause_in_frame(frame, pause, extra=None, exc=None):
     client = _get_client()
     if not client.ensure_connected():
         return
     name = getattr(frame.f_code, "co_qualname", frame.f_code.co_name)
     try:
         reply = client.start_call(name, [], {}, "", frame, pause=pause)
-        target = EvalTarget(frame.f_globals, {}, frame=frame)
-        if extra:
-            target.extra = extra
+        target = EvalTarget(frame.f_globals, dict(extra or {}), frame=frame)
         action = client.wait(reply, target)
-        client.complete_call(reply["call_id"], result=None)
+        if exc is not None:
+            client.complete_call(reply["call_id"], exc=exc)
+        else:
+            client.complete_call(reply["call_id"], result=None)
     except ServerUnavailable as exc:
         warn_unavailable(client.transport.url, exc)
         client.available = False

@@ -29,11 +29,12 @@ class EvalTarget:
 
     def locals(self):
         if self.frame is not None:
-            return dict(self.frame.f_locals)
+            # Names the debugger adds (`exception` post-mortem) sit under the frame's own.
+            return {**self._locals, **self.frame.f_locals}
         return dict(self._locals)
 
     def set_local(self, name, value):
-        if self.frame is None:
+        if self.frame is None or (name in self._locals and name not in self.frame.f_locals):
             self._locals[name] = value
             return
         f_locals = self.frame.f_locals

@@ -49,11 +49,11 @@ class Server:
     def paused(self):
         return self.get("/api/paused")[1]["paused"]
 
-    def wait_for_pause(self, function_name, timeout=10):
+    def wait_for_pause(self, function_name, timeout=10, pid=None):
         deadline = time.time() + timeout
         while time.time() < deadline:
             for p in self.paused():
-                if p["call_data"]["method_name"] == function_name:
+                if p["call_data"]["method_name"] == function_name and pid in (None, p["call_data"]["process_pid"]):
                     return p
             time.sleep(0.02)
         raise AssertionError(f"{function_name} never paused; paused: {self.paused()}")
@@ -67,6 +67,19 @@ class Server:
         status, body = self.post(f"/api/repl/{session_id}/eval", {"expr": expr}, timeout=timeout)
         assert status == 200, (status, body)
         return body
+
+    def output(self, session_id, expr):
+        """The text a user sees for `expr`: its result, or its error."""
+        return self.eval(session_id, expr)["output"]
+
+    def session(self, session_id):
+        status, body = self.get(f"/api/repl/{session_id}")
+        assert status == 200, body
+        return body["session"]
+
+    def close(self, session_id):
+        status, body = self.post(f"/api/repl/{session_id}/close")
+        assert status == 200, body
 
     def resume(self, pause_id, **action):
         status, body = self.post(f"/api/paused/{pause_id}/continue", action or {"action": "continue"})
@@ -136,6 +149,32 @@ class Program:
             self.process.communicate()
 
 
+class PausedProgram:
+    """A program paused at the server: its process, its pause and a REPL session on it."""
+
+    def __init__(self, server, program, pause):
+        self.server = server
+        self.program = program
+        self.pause = pause
+        self.pause_id = pause["id"]
+        self.session_id = server.start_session(self.pause_id)
+
+    def new_session(self):
+        return self.server.start_session(self.pause_id)
+
+    def output(self, expr, session_id=None):
+        return self.server.output(session_id or self.session_id, expr)
+
+    def eval(self, expr, session_id=None, timeout=30):
+        return self.server.eval(session_id or self.session_id, expr, timeout=timeout)
+
+    def resume(self, **action):
+        return self.server.resume(self.pause_id, **action)
+
+    def finish(self, timeout=15):
+        return self.program.finish(timeout)
+
+
 @pytest.fixture
 def run_program(server):
     programs = []
@@ -148,3 +187,71 @@ def run_program(server):
     yield run
     for p in programs:
         p.kill()
+
+
+def pause_program(server, source, function_name, env=None, programs=None):
+    program = Program(source, server, env)
+    if programs is not None:
+        programs.append(program)
+    try:
+        pause = server.wait_for_pause(function_name, pid=program.process.pid)
+    except AssertionError:
+        program.process.kill()
+        out, err = program.process.communicate()
+        raise AssertionError(f"{function_name} never paused; stdout: {out!r}; stderr: {err}")
+    return PausedProgram(server, program, pause)
+
+
+@pytest.fixture
+def paused(server):
+    """paused(source, function_name, env=None): runs a program and waits until it pauses."""
+    programs = []
+
+    def run(source, function_name, env=None, on=None):
+        return pause_program(on or server, source, function_name, env, programs)
+
+    yield run
+    for p in programs:
+        p.kill()
+
+
+# A function paused in its own frame (set_trace): frame locals, globals, and what the program
+# does with them after it resumes.
+FRAME = """
+    import breakroom
+
+    LIMIT = 100
+
+    def process(order_id):
+        items = [1, 2, 3]
+        total = sum(items)
+        label = "order"
+        breakroom.set_trace()
+        print("after:", total, items, label)
+        return total
+
+    process(7)
+"""
+
+# A method paused by the decorator: its arguments by name, `self` among them.
+METHOD = """
+    import breakroom
+
+    class Cart:
+        def __init__(self):
+            self.items = [3, 4]
+
+        @breakroom.breakpoint
+        def checkout(self, discount, note="none"):
+            return sum(self.items) - discount
+
+    print("checkout:", Cart().checkout(5))
+"""
+
+
+@pytest.fixture(scope="module")
+def frame_pause(server):
+    """One FRAME program shared by a module's read-only tests (each makes its own session)."""
+    paused = pause_program(server, FRAME, "process")
+    yield paused
+    paused.program.kill()

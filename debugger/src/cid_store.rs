@@ -36,6 +36,13 @@ pub enum SerializationFormat {
 }
 
 impl SerializationFormat {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            SerializationFormat::Dill => "dill",
+            SerializationFormat::Json => "json",
+        }
+    }
+
     pub fn parse(name: Option<&str>) -> Result<Self> {
         match name {
             None | Some("dill") => Ok(Self::Dill),

@@ -12,13 +12,14 @@ use tokio::sync::{broadcast, oneshot};
 
 use crate::breakpoint::{AfterBehavior, Behavior, Breakpoint, Breakpoints, GlobalBehavior, StartDecision};
 use crate::call::{Action, CallComplete, CallData, CallRecord, CallStart, CallStartReply};
-use crate::cid_store::{CidStore, SerializedItem, StoredObject};
-use crate::display::{pretty_item, text_of};
+use crate::cid_store::{CidStore, SerializationFormat, SerializedItem, StoredObject};
+use crate::display::{pickled_text, pretty_item, text_of};
 use crate::error::{Error, Result};
 use crate::eval::{EvalRequest, EvalResult, PendingEval};
 use crate::ids;
 use crate::model::{
-    EvalOutcome, LiveEvent, PauseReason, PausedCall, ReplSession, SessionPage, SessionQuery, TranscriptEntry,
+    EvalOutcome, LiveEvent, PauseReason, PausedCall, ReplSession, SessionPage, SessionQuery, StoredValue,
+    TranscriptEntry,
 };
 use crate::pause::{Pause, ResumeRequest};
 use crate::session::Sessions;
@@ -221,6 +222,25 @@ impl Debugger {
 
     pub fn functions(&self) -> BTreeMap<String, RegisteredFunction> {
         self.state().functions.clone()
+    }
+
+    /// A stored value as pages and tools show it.
+    pub fn stored_value(&self, cid: &str) -> Result<StoredValue> {
+        let cid = cid.to_ascii_lowercase();
+        let obj = self.object(&cid).ok_or_else(|| Error::ObjectNotFound(cid.clone()))?;
+        let display = match obj.format {
+            SerializationFormat::Json => serde_json::from_slice::<Value>(&obj.bytes)
+                .map(|v| text_of(&v))
+                .unwrap_or_else(|_| "<invalid JSON>".into()),
+            SerializationFormat::Dill => pickled_text(&obj.bytes),
+        };
+        Ok(StoredValue {
+            cid,
+            size: obj.bytes.len(),
+            serialization_format: obj.format.as_str().into(),
+            stored_at: obj.created_at,
+            display,
+        })
     }
 
     pub fn object(&self, cid: &str) -> Option<StoredObject> {

@@ -174,3 +174,17 @@ pub enum LiveEvent {
     SessionClosed { session_id: String, closed_at: f64 },
     BreakpointsChanged,
 }
+
+/// What is known of a value in the CID store.
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct StoredValue {
+    pub cid: String,
+    /// Size of the serialized bytes.
+    pub size: usize,
+    /// `dill` (a pickle) or `json`.
+    pub serialization_format: String,
+    pub stored_at: f64,
+    /// Python-like text of the value when the server can decode it, else a placeholder.
+    pub display: String,
+}

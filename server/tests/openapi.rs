@@ -35,6 +35,7 @@ const EXPECTED: &[(&str, &str)] = &[
     ("post", "/api/repl/{session_id}/eval"),
     ("post", "/api/repl/{session_id}/close"),
     ("get", "/api/live"),
+    ("get", "/api/objects/{cid}"),
 ];
 
 fn operations(doc: &Value) -> Vec<(String, String, Value)> {
@@ -102,7 +103,10 @@ async fn every_documented_operation_is_served_with_a_json_answer() {
         let url = format!(
             "{}{}",
             server.base,
-            path.replace("{name}", "nothing").replace("{pause_id}", "nope").replace("{session_id}", "1-2")
+            path.replace("{name}", "nothing")
+                .replace("{pause_id}", "nope")
+                .replace("{session_id}", "1-2")
+                .replace("{cid}", "ab12")
         );
         let request = match method.as_str() {
             "get" => server.http.get(&url),

@@ -3,6 +3,7 @@
 use axum::extract::{Path, Query, State};
 use axum::Json;
 use breakroom_debugger::call::{Action, CallComplete, CallStart, CallStartReply};
+use breakroom_debugger::model::StoredValue;
 use breakroom_debugger::pause::ResumeRequest;
 use breakroom_debugger::{Debugger, PollReply};
 use serde::Deserialize;
@@ -101,4 +102,11 @@ pub async fn report_com_error(State(debugger): State<Debugger>, JsonBody(report)
 #[utoipa::path(operation_id = "list_com_errors", get, path = "/api/com-errors", tag = "browser", responses((status = 200, body = ComErrors)))]
 pub async fn com_errors(State(debugger): State<Debugger>) -> Json<ComErrors> {
     Json(ComErrors { errors: debugger.com_errors() })
+}
+
+#[utoipa::path(get, operation_id = "get_stored_value", path = "/api/objects/{cid}", tag = "browser",
+    params(("cid" = String, Path, description = "SHA-512 hex of the serialized bytes")),
+    responses((status = 200, body = StoredValue), (status = 404, body = ErrorBody)))]
+pub async fn stored_value(State(debugger): State<Debugger>, Path(cid): Path<String>) -> ApiResult<StoredValue> {
+    Ok(Json(debugger.stored_value(&cid)?))
 }

@@ -51,6 +51,7 @@ fn documented_routes() -> OpenApiRouter<Debugger> {
         .routes(routes!(calls::resume))
         .routes(routes!(calls::report_com_error))
         .routes(routes!(calls::com_errors))
+        .routes(routes!(calls::stored_value))
         .routes(routes!(repl::next_eval))
         .routes(routes!(repl::submit_result))
         .routes(routes!(repl::start))
