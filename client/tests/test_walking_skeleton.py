@@ -29,7 +29,7 @@ def test_wrapped_call_pauses_once_before_it_runs_and_evaluates_in_the_process(se
     code, out, err = program.finish()
     assert (code, out) == (0, "43\n"), err
     # Paused once: nothing is left waiting after the call ran.
-    assert server.paused() == []
+    assert [p for p in server.paused() if p["call_data"]["process_pid"] == program.process.pid] == []
 
     status, body = server.get(f"/api/repl/{session}")
     assert status == 200
