@@ -10,12 +10,13 @@ import threading
 import time
 
 from . import _serialize
-from ._repl import EvalRunner, EvalTarget
+from ._repl import EvalJob, EvalTarget
 from ._transport import ServerError, ServerUnavailable, Transport, warn_unavailable
 
 _THIS_DIR = os.path.dirname(os.path.abspath(__file__))
 SOURCE_CONTEXT = 5
 DEFAULT_EVAL_TIMEOUT = 30.0
+FAST_EVAL_WAIT = 0.05
 
 
 class DebugProtocolError(Exception):
@@ -205,9 +206,9 @@ class DebugClient:
         return action
 
     def _wait_at(self, poll_url, pause, interval):
-        in_flight = None
+        job = None
         while True:
-            busy = in_flight is not None and in_flight.is_alive()
+            busy = job is not None and not job.reported
             started = time.monotonic()
             reply = self.transport.get(poll_url + ("" if busy else "?evals=1"))
             status = reply.get("status")
@@ -223,18 +224,32 @@ class DebugClient:
                     pause.namespaces.pop(session_id, None)
             request = reply.get("eval")
             if request and not busy:
-                in_flight = threading.Thread(target=self._serve_eval, args=(pause, request), daemon=True)
-                in_flight.start()
+                job = self._start_eval(pause, request)
             elif time.monotonic() - started < 0.01 and not busy:
                 time.sleep(interval)  # the server did not hold the poll (an old server or a restart)
 
-    def _serve_eval(self, pause, request):
+    def _start_eval(self, pause, request):
         session_id = request.get("session_id")
         source = request.get("expr")
         if not isinstance(session_id, str) or not isinstance(source, str):
-            return
+            return None
         namespace = pause.namespaces.setdefault(session_id, {})
-        outcome = EvalRunner(self.timeout_for(request)).run(source, pause.target, namespace)
+
+        def report(outcome):
+            self._post_result(pause, request, outcome)
+
+        job = EvalJob(source, pause.target, namespace, self.timeout_for(request), report)
+        job.start()
+        # Most evals take milliseconds: answering them from here saves a thread's connection
+        # and a poll round trip; a slow one is reported by its thread or its timeout while
+        # this loop goes on waiting for resumes.
+        outcome = job.wait_briefly(FAST_EVAL_WAIT)
+        if outcome is not None:
+            report(outcome)
+        return job
+
+    def _post_result(self, pause, request, outcome):
+        session_id = request.get("session_id")
         body = {"eval_id": request.get("eval_id"), "pause_id": pause.pause_id, "session_id": session_id}
         body.update(outcome.wire())
         try:

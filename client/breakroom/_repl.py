@@ -12,11 +12,13 @@ import ctypes
 import io
 import sys
 import threading
+import time
 import traceback
 
 from ._serialize import safe_repr, try_serialize
 
 REPL_FILENAME = "<repl>"
+TIMEOUT_ERROR = "TimeoutError: evaluation timed out"
 
 
 class EvalTarget:
@@ -191,22 +193,64 @@ def evaluate(source, target, namespace):
     return Outcome(result=safe_repr(value), stdout=stdout, value=value, has_value=True)
 
 
-class EvalRunner:
-    """Runs each eval in a daemon thread so a runaway eval cannot block the paused program's
-    polling; past the timeout the user gets an error and the thread's late result is dropped."""
+class EvalJob:
+    """One eval in its own daemon thread, so a runaway eval cannot block the paused program's
+    waiting loop. Its outcome is reported exactly once, by whoever claims it first: the waiting
+    loop (fast evals, on its own connection), the eval thread when it ends, or the timeout, which
+    answers `TimeoutError` and leaves the abandoned thread's late outcome unreported."""
 
-    def __init__(self, timeout):
-        self.timeout = timeout
+    def __init__(self, source, target, namespace, timeout, report):
+        self._source = source
+        self._target = target
+        self._namespace = namespace
+        self._timeout = timeout
+        self._report = report
+        self._lock = threading.Lock()
+        self._finished = threading.Event()
+        self._outcome = None
+        self._watched = True  # the waiting loop will pick the outcome up itself
+        self._claimed = False
+        self._started = None
 
-    def run(self, source, target, namespace):
-        box = {}
+    def start(self):
+        self._started = time.monotonic()
+        threading.Thread(target=self._run, name="breakroom-eval", daemon=True).start()
 
-        def work():
-            box["outcome"] = evaluate(source, target, namespace)
+    def _run(self):
+        outcome = evaluate(self._source, self._target, self._namespace)
+        with self._lock:
+            self._outcome = outcome
+            self._finished.set()
+            watched = self._watched
+        if not watched:
+            self._report_once(outcome)
 
-        worker = threading.Thread(target=work, name="breakroom-eval", daemon=True)
-        worker.start()
-        worker.join(self.timeout)
-        if worker.is_alive():
-            return Outcome(error="TimeoutError: evaluation timed out")
-        return box["outcome"]
+    def _claim(self):
+        with self._lock:
+            if self._claimed:
+                return False
+            self._claimed = True
+            return True
+
+    def _report_once(self, outcome):
+        if self._claim():
+            self._report(outcome)
+
+    def wait_briefly(self, seconds):
+        """The outcome if the eval ends within `seconds` (the caller reports it), else None:
+        the thread or the timeout will report it."""
+        self._finished.wait(seconds)
+        with self._lock:
+            self._watched = False
+            outcome = self._outcome
+        if outcome is not None:
+            return outcome if self._claim() else None
+        remaining = max(0.0, self._timeout - (time.monotonic() - self._started))
+        timer = threading.Timer(remaining, self._report_once, args=(Outcome(error=TIMEOUT_ERROR),))
+        timer.daemon = True
+        timer.start()
+        return None
+
+    @property
+    def reported(self):
+        return self._claimed
