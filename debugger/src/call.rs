@@ -13,6 +13,7 @@ use crate::model::{PauseReason, StackFrame};
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Clone, Debug, Default, Deserialize)]
 pub struct CallStart {
+    #[cfg_attr(feature = "openapi", schema(value_type = String, required = true, pattern = "\\S"))]
     #[serde(default)]
     pub method_name: Option<String>,
     #[serde(default)]
@@ -27,12 +28,15 @@ pub struct CallStart {
     pub call_site: Option<Value>,
     #[serde(default)]
     pub call_type: Option<String>,
+    #[cfg_attr(feature = "openapi", schema(value_type = f64, required = true))]
     #[serde(default)]
     pub process_pid: Option<Value>,
+    #[cfg_attr(feature = "openapi", schema(value_type = f64, required = true))]
     #[serde(default)]
     pub process_start_time: Option<Value>,
     #[serde(default)]
     pub signature: Option<String>,
+    #[cfg_attr(feature = "openapi", schema(pattern = "^(dill|json)$"))]
     #[serde(default)]
     pub preferred_format: Option<String>,
     #[serde(default)]
@@ -40,6 +44,7 @@ pub struct CallStart {
     /// Breakroom extension: a richer stack (innermost first) with source lines around each frame.
     #[serde(default)]
     pub frames: Option<Vec<Value>>,
+    #[cfg_attr(feature = "openapi", schema(pattern = "^(always|exception)$"))]
     /// Breakroom extension: `"always"` (set_trace) or `"exception"` (post-mortem) pauses
     /// whatever the breakpoints say.
     #[serde(default)]
@@ -62,8 +67,10 @@ pub struct CallComplete {
     pub process_start_time: Option<Value>,
     #[serde(default)]
     pub result_cid: Option<String>,
+    #[cfg_attr(feature = "openapi", schema(format = Byte))]
     #[serde(default)]
     pub result_data: Option<String>,
+    #[cfg_attr(feature = "openapi", schema(pattern = "^(dill|json)$"))]
     #[serde(default)]
     pub result_serialization_format: Option<String>,
     /// Breakroom extension: the client's repr of the result.
@@ -77,8 +84,10 @@ pub struct CallComplete {
     pub exception_traceback: Option<String>,
     #[serde(default)]
     pub exception_cid: Option<String>,
+    #[cfg_attr(feature = "openapi", schema(format = Byte))]
     #[serde(default)]
     pub exception_data: Option<String>,
+    #[cfg_attr(feature = "openapi", schema(pattern = "^(dill|json)$"))]
     #[serde(default)]
     pub exception_serialization_format: Option<String>,
 }

@@ -14,18 +14,42 @@ use crate::error::{Error, Result};
 /// `data` is left out when the client believes the server already has the CID.
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+// Read through a JSON object, so that an array is refused (serde would take it as a tuple).
+#[serde(try_from = "serde_json::Map<String, Value>")]
 pub struct SerializedItem {
+    #[cfg_attr(feature = "openapi", schema(pattern = "^[0-9a-fA-F]{128}$"))]
     #[serde(default)]
     pub cid: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub client_ref: Option<Value>,
+    #[cfg_attr(feature = "openapi", schema(format = Byte))]
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub data: Option<String>,
+    #[cfg_attr(feature = "openapi", schema(pattern = "^(dill|json)$"))]
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub serialization_format: Option<String>,
     /// Breakroom extension: the client's own repr of the value, for display.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub repr: Option<String>,
+}
+
+impl TryFrom<serde_json::Map<String, Value>> for SerializedItem {
+    type Error = String;
+
+    fn try_from(mut map: serde_json::Map<String, Value>) -> std::result::Result<Self, String> {
+        let mut text = |field: &str| match map.remove(field) {
+            None | Some(Value::Null) => Ok(None),
+            Some(Value::String(s)) => Ok(Some(s)),
+            Some(other) => Err(format!("{field} must be a string, not {other}")),
+        };
+        Ok(SerializedItem {
+            cid: text("cid")?,
+            data: text("data")?,
+            serialization_format: text("serialization_format")?,
+            repr: text("repr")?,
+            client_ref: map.remove("client_ref"),
+        })
+    }
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]

@@ -254,12 +254,15 @@ impl Debugger {
         let method_name = req
             .method_name
             .clone()
-            .filter(|m| !m.is_empty())
+            .filter(|m| !m.trim().is_empty())
             .ok_or(Error::MissingField { code: "missing_method_name", field: "method_name" })?;
         let now = ids::now();
         let mut st = self.state();
 
         let items = || req.target.iter().chain(req.args.iter()).chain(req.kwargs.values());
+        for item in items() {
+            SerializationFormat::parse(item.serialization_format.as_deref())?;
+        }
         // A CID sent with data anywhere in this request counts as known for the other items.
         let sent: std::collections::HashSet<&str> =
             items().filter(|i| i.data.is_some()).filter_map(|i| i.cid.as_deref()).collect();
@@ -406,6 +409,9 @@ impl Debugger {
     /// Returns a post-completion pause's poll action when the call pauses again.
     pub fn complete_call(&self, req: CallComplete) -> Result<Option<Action>> {
         let now = ids::now();
+        // A bad format is refused even without data, so a client learns of it at once.
+        SerializationFormat::parse(req.result_serialization_format.as_deref())?;
+        SerializationFormat::parse(req.exception_serialization_format.as_deref())?;
         let mut st = self.state();
         if let (Some(cid), Some(data)) = (&req.result_cid, &req.result_data) {
             st.cids.store_pair(cid, data, req.result_serialization_format.as_deref(), now)?;

@@ -26,10 +26,13 @@ pub struct EvalRequest {
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Clone, Debug, Default, Deserialize)]
 pub struct EvalResult {
+    #[cfg_attr(feature = "openapi", schema(value_type = String, required = true, min_length = 1, pattern = "\\S"))]
     #[serde(default)]
     pub eval_id: Option<String>,
+    #[cfg_attr(feature = "openapi", schema(value_type = String, required = true, min_length = 1, pattern = "\\S"))]
     #[serde(default)]
     pub pause_id: Option<String>,
+    #[cfg_attr(feature = "openapi", schema(value_type = String, required = true, min_length = 1, pattern = "\\S"))]
     #[serde(default)]
     pub session_id: Option<String>,
     #[serde(default)]
@@ -38,8 +41,10 @@ pub struct EvalResult {
     pub stdout: Option<String>,
     #[serde(default)]
     pub error: Option<String>,
+    #[cfg_attr(feature = "openapi", schema(pattern = "^[0-9a-fA-F]{128}$"))]
     #[serde(default)]
     pub result_cid: Option<String>,
+    #[cfg_attr(feature = "openapi", schema(format = Byte))]
     #[serde(default)]
     pub result_data: Option<String>,
 }

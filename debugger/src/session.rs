@@ -125,7 +125,7 @@ impl Sessions {
         };
         let page = query.page.max(1);
         let total = matching.len();
-        let sessions = matching.into_iter().skip((page - 1) * per_page).take(per_page).cloned().collect();
+        let sessions = matching.into_iter().skip((page - 1).saturating_mul(per_page)).take(per_page).cloned().collect();
         SessionPage { sessions, total, page, per_page }
     }
 }

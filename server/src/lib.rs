@@ -41,6 +41,7 @@ pub fn router(debugger: Debugger, options: ServerOptions) -> Router {
         .with_state(debugger)
         .merge(pages)
         .layer(DefaultBodyLimit::max(options.max_body))
+        .layer(axum::middleware::from_fn(error::json_errors))
         .layer(axum::middleware::from_fn_with_state(Arc::new(options.access), guard::check))
 }
 

@@ -84,3 +84,27 @@ async fn unknown_pages_are_real_404s() {
     }
     let _: Option<Value> = None;
 }
+
+#[tokio::test]
+async fn malformed_query_strings_paths_and_methods_answer_json_errors() {
+    let server = common::start().await;
+    let (status, body) = server.get("/api/breakpoints/compute/history?limit=-1").await;
+    assert_eq!(status, 400, "{body}");
+    assert!(body["message"].as_str().is_some_and(|m| m.contains("limit")), "{body}");
+    // Rejected by axum's own query extractor, in plain text until made JSON.
+    let (status, body) = server.get("/api/poll/p?evals=1&evals=2").await;
+    assert_eq!((status, body["error"].as_str()), (400, Some("invalid_request")), "{body}");
+
+    let (status, body) = server.get("/api/repl/%FF%FE").await;
+    assert!(status == 400 || status == 404, "{status}");
+    assert!(body["error"].is_string(), "{body}");
+
+    let response = server.http.put(format!("{}/api/call/start", server.base)).send().await.unwrap();
+    assert_eq!(response.status().as_u16(), 405);
+    assert!(response.headers().get("allow").is_some());
+    let body: serde_json::Value = response.json().await.unwrap();
+    assert_eq!(body["error"], "method_not_allowed");
+
+    let (status, body) = server.get("/api/no-such-endpoint").await;
+    assert_eq!((status, body["error"].as_str()), (404, Some("not_found")), "{body}");
+}

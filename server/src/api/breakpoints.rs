@@ -2,6 +2,7 @@
 
 use axum::extract::{Path, Query, State};
 use axum::Json;
+use breakroom_debugger::cid_store::SerializationFormat;
 use breakroom_debugger::Debugger;
 use serde::Deserialize;
 use serde_json::Value;
@@ -27,6 +28,7 @@ pub async fn list(State(debugger): State<Debugger>) -> Json<BreakpointList> {
 
 #[derive(Deserialize, ToSchema)]
 pub struct NewBreakpoint {
+    #[schema(value_type = String, required = true, pattern = "\\S")]
     #[serde(default)]
     function_name: Option<String>,
     #[serde(default)]
@@ -55,14 +57,40 @@ pub async fn remove(State(debugger): State<Debugger>, Path(name): Path<String>) 
     Json(BreakpointChanged { status: "ok", function_name: name, behavior: None })
 }
 
+/// A breakpoint's before-call behaviour.
 #[derive(Deserialize, ToSchema)]
 pub struct BehaviorBody {
+    #[schema(value_type = String, required = true, pattern = "^(stop|go|continue|yield)$")]
     #[serde(default)]
     behavior: Option<Value>,
 }
 
-fn behavior_text(body: &BehaviorBody) -> &str {
-    body.behavior.as_ref().and_then(Value::as_str).unwrap_or("")
+/// A breakpoint's after-call behaviour.
+#[derive(Deserialize, ToSchema)]
+pub struct AfterBehaviorBody {
+    #[schema(
+        value_type = String,
+        required = true,
+        pattern = "^(stop|breakpoints|stop_at_breakpoints|go|continue|yield|defer|default|exception|exceptions|stop_at_exceptions|stop_exception|breakpoints_and_exceptions|stop_at_breakpoints_and_exceptions|both)$"
+    )]
+    #[serde(default)]
+    behavior: Option<Value>,
+}
+
+/// The behaviour of calls without a breakpoint of their own.
+#[derive(Deserialize, ToSchema)]
+pub struct GlobalBehaviorBody {
+    #[schema(
+        value_type = String,
+        required = true,
+        pattern = "^(stop|breakpoints|stop_at_breakpoints|go|continue|exception|exceptions|stop_at_exceptions|stop_exception|breakpoints_and_exceptions|stop_at_breakpoints_and_exceptions|both)$"
+    )]
+    #[serde(default)]
+    behavior: Option<Value>,
+}
+
+fn behavior_text(behavior: &Option<Value>) -> &str {
+    behavior.as_ref().and_then(Value::as_str).unwrap_or("")
 }
 
 #[utoipa::path(operation_id = "set_breakpoint_behavior", post, path = "/api/breakpoints/{name}/behavior", tag = "breakpoints", request_body = BehaviorBody,
@@ -73,19 +101,19 @@ pub async fn set_behavior(
     Path(name): Path<String>,
     JsonBody(body): JsonBody<BehaviorBody>,
 ) -> ApiResult<BreakpointChanged> {
-    let behavior = debugger.set_behavior(&name, behavior_text(&body))?;
+    let behavior = debugger.set_behavior(&name, behavior_text(&body.behavior))?;
     Ok(Json(BreakpointChanged { status: "ok", function_name: name, behavior: Some(behavior.as_str().into()) }))
 }
 
-#[utoipa::path(operation_id = "set_breakpoint_after_behavior", post, path = "/api/breakpoints/{name}/after_behavior", tag = "breakpoints", request_body = BehaviorBody,
+#[utoipa::path(operation_id = "set_breakpoint_after_behavior", post, path = "/api/breakpoints/{name}/after_behavior", tag = "breakpoints", request_body = AfterBehaviorBody,
     params(("name" = String, Path, description = "function name")),
     responses((status = 200, body = BreakpointChanged), (status = 400, body = ErrorBody), (status = 404, body = ErrorBody)))]
 pub async fn set_after_behavior(
     State(debugger): State<Debugger>,
     Path(name): Path<String>,
-    JsonBody(body): JsonBody<BehaviorBody>,
+    JsonBody(body): JsonBody<AfterBehaviorBody>,
 ) -> ApiResult<BreakpointChanged> {
-    let behavior = debugger.set_after_behavior(&name, behavior_text(&body))?;
+    let behavior = debugger.set_after_behavior(&name, behavior_text(&body.behavior))?;
     Ok(Json(BreakpointChanged { status: "ok", function_name: name, behavior: Some(behavior.as_str().into()) }))
 }
 
@@ -96,7 +124,7 @@ pub struct ReplacementBody {
     replacement_function: Option<String>,
 }
 
-#[utoipa::path(operation_id = "set_breakpoint_replacement", post, path = "/api/breakpoints/{name}/replacement", tag = "breakpoints", request_body = ReplacementBody,
+#[utoipa::path(operation_id = "set_breakpoint_replacement", post, path = "/api/breakpoints/{name}/replacement", tag = "breakpoints", request_body = Option<ReplacementBody>,
     params(("name" = String, Path, description = "function name")),
     responses((status = 200, body = ReplacementSet), (status = 400, body = ErrorBody), (status = 404, body = ErrorBody)))]
 pub async fn set_replacement(
@@ -109,10 +137,12 @@ pub async fn set_replacement(
 }
 
 #[derive(Deserialize, IntoParams)]
+#[into_params(parameter_in = Query)]
 pub struct HistoryQuery {
     /// At most this many records (default 50).
+    #[param(value_type = Option<String>, pattern = "^[0-9]*$")]
     #[serde(default)]
-    limit: Option<usize>,
+    limit: Option<String>,
 }
 
 #[utoipa::path(operation_id = "breakpoint_history", get, path = "/api/breakpoints/{name}/history", tag = "breakpoints",
@@ -122,9 +152,13 @@ pub async fn history(
     State(debugger): State<Debugger>,
     Path(name): Path<String>,
     Query(q): Query<HistoryQuery>,
-) -> Json<BreakpointHistory> {
-    let history = debugger.breakpoint_history(&name, q.limit.unwrap_or(50));
-    Json(BreakpointHistory { function_name: name, history })
+) -> ApiResult<BreakpointHistory> {
+    let limit = match q.limit.as_deref().map(str::trim).filter(|v| !v.is_empty()) {
+        None => 50,
+        Some(_) => super::repl::count_param("limit", q.limit.as_deref())?,
+    };
+    let history = debugger.breakpoint_history(&name, limit);
+    Ok(Json(BreakpointHistory { function_name: name, history }))
 }
 
 #[utoipa::path(operation_id = "get_global_behavior", get, path = "/api/behavior", tag = "breakpoints", responses((status = 200, body = GlobalBehavior)))]
@@ -132,29 +166,33 @@ pub async fn global_behavior(State(debugger): State<Debugger>) -> Json<GlobalBeh
     Json(GlobalBehavior { status: None, behavior: debugger.global_behavior().as_str().into() })
 }
 
-#[utoipa::path(operation_id = "set_global_behavior", post, path = "/api/behavior", tag = "breakpoints", request_body = BehaviorBody,
+#[utoipa::path(operation_id = "set_global_behavior", post, path = "/api/behavior", tag = "breakpoints", request_body = GlobalBehaviorBody,
     responses((status = 200, body = GlobalBehavior), (status = 400, body = ErrorBody)))]
 pub async fn set_global_behavior(
     State(debugger): State<Debugger>,
-    JsonBody(body): JsonBody<BehaviorBody>,
+    JsonBody(body): JsonBody<GlobalBehaviorBody>,
 ) -> ApiResult<GlobalBehavior> {
-    let behavior = debugger.set_global_behavior(behavior_text(&body))?;
+    let behavior = debugger.set_global_behavior(behavior_text(&body.behavior))?;
     Ok(Json(GlobalBehavior { status: Some("ok"), behavior: behavior.as_str().into() }))
 }
 
 #[derive(Deserialize, ToSchema)]
 pub struct NewFunction {
+    #[schema(value_type = String, required = true, pattern = "\\S")]
     #[serde(default)]
     function_name: Option<String>,
     #[serde(default)]
     signature: Option<String>,
     #[serde(default)]
     function_client_ref: Option<Value>,
+    #[schema(pattern = "^[0-9a-fA-F]{128}$")]
     #[serde(default)]
     function_cid: Option<String>,
     /// Base64 of the serialized function; its SHA-512 must be `function_cid`.
+    #[schema(format = Byte)]
     #[serde(default)]
     function_data: Option<String>,
+    #[schema(pattern = "^(dill|json)$")]
     #[serde(default)]
     function_serialization_format: Option<String>,
 }
@@ -165,6 +203,7 @@ pub async fn register_function(
     State(debugger): State<Debugger>,
     JsonBody(req): JsonBody<NewFunction>,
 ) -> ApiResult<FunctionRegistered> {
+    SerializationFormat::parse(req.function_serialization_format.as_deref())?;
     if let (Some(cid), Some(data)) = (&req.function_cid, &req.function_data) {
         debugger.store_value(cid, data, req.function_serialization_format.as_deref())?;
     }

@@ -3,6 +3,7 @@
 use axum::extract::{Path, Query, State};
 use axum::Json;
 use breakroom_debugger::call::{Action, CallComplete, CallStart, CallStartReply};
+use breakroom_debugger::cid_store::SerializationFormat;
 use breakroom_debugger::model::StoredValue;
 use breakroom_debugger::pause::ResumeRequest;
 use breakroom_debugger::{Debugger, PollReply};
@@ -10,8 +11,8 @@ use serde::Deserialize;
 use serde_json::{json, Value};
 use utoipa::IntoParams;
 
-use super::wire::{ComErrors, ErrorBody, PausedList, Resumed, StatusOk};
-use crate::error::{ApiResult, JsonBody};
+use super::wire::{CallEventBody, ComErrors, ErrorBody, PausedList, Resumed, StatusOk};
+use crate::error::{ApiError, ApiResult, JsonBody};
 
 #[utoipa::path(operation_id = "call_start", post, path = "/api/call/start", tag = "client", request_body = CallStart,
     responses((status = 200, body = CallStartReply, description = "what the client does now: `continue`, `poll`, `replace`, …"),
@@ -21,6 +22,7 @@ pub async fn start(State(debugger): State<Debugger>, JsonBody(req): JsonBody<Cal
 }
 
 #[derive(Deserialize, IntoParams)]
+#[into_params(parameter_in = Query)]
 pub struct PollQuery {
     /// Breakroom's client sets this to `1` to take a queued eval with the poll (one round trip).
     #[serde(default)]
@@ -40,7 +42,7 @@ pub async fn poll(
     Json(debugger.poll(&pause_id, take_eval).await)
 }
 
-#[utoipa::path(operation_id = "call_complete", post, path = "/api/call/complete", tag = "client", request_body = CallComplete,
+#[utoipa::path(operation_id = "call_complete", post, path = "/api/call/complete", tag = "client", request_body = Option<CallComplete>,
     responses((status = 200, body = Value, description = "`{\"status\": \"ok\"}`, or a `poll` action when the call pauses after completing"),
         (status = 400, body = ErrorBody)))]
 pub async fn complete(State(debugger): State<Debugger>, JsonBody(req): JsonBody<CallComplete>) -> ApiResult {
@@ -50,12 +52,29 @@ pub async fn complete(State(debugger): State<Debugger>, JsonBody(req): JsonBody<
     }))
 }
 
-#[utoipa::path(operation_id = "call_event", post, path = "/api/call/event", tag = "client", request_body = Value,
+#[utoipa::path(operation_id = "call_event", post, path = "/api/call/event", tag = "client", request_body = CallEventBody,
     responses((status = 200, body = StatusOk), (status = 400, body = ErrorBody, description = "no `process_pid`/`process_start_time`")))]
 pub async fn event(State(debugger): State<Debugger>, JsonBody(event): JsonBody<Value>) -> ApiResult<StatusOk> {
     let has_number = |key: &str| event.get(key).is_some_and(Value::is_number);
     if !has_number("process_pid") || !has_number("process_start_time") {
         return Err(breakroom_debugger::Error::MissingProcessIdentity.into());
+    }
+    for field in [
+        "result_cid",
+        "result_data",
+        "result_serialization_format",
+        "exception_cid",
+        "exception_data",
+        "exception_serialization_format",
+    ] {
+        match event.get(field) {
+            None | Some(Value::Null) => {}
+            Some(Value::String(text)) if field.ends_with("_format") => {
+                SerializationFormat::parse(Some(text))?;
+            }
+            Some(Value::String(_)) => {}
+            Some(_) => return Err(ApiError::bad_request("invalid_payload", format!("{field} must be a string"))),
+        }
     }
     for (cid, data, format) in [
         ("result_cid", "result_data", "result_serialization_format"),
@@ -76,7 +95,7 @@ pub async fn paused(State(debugger): State<Debugger>) -> Json<PausedList> {
     Json(PausedList { paused: debugger.paused_protocol_view() })
 }
 
-#[utoipa::path(operation_id = "resume_pause", post, path = "/api/paused/{pause_id}/continue", tag = "browser", request_body = ResumeRequest,
+#[utoipa::path(operation_id = "resume_pause", post, path = "/api/paused/{pause_id}/continue", tag = "browser", request_body = Option<ResumeRequest>,
     params(("pause_id" = String, Path)),
     responses((status = 200, body = Resumed, description = "also when the pause was already resumed"),
         (status = 400, body = ErrorBody), (status = 404, body = ErrorBody)))]
@@ -92,7 +111,7 @@ pub async fn resume(
     }
 }
 
-#[utoipa::path(operation_id = "report_com_error", post, path = "/api/report-com-error", tag = "client", request_body = Value,
+#[utoipa::path(operation_id = "report_com_error", post, path = "/api/report-com-error", tag = "client", request_body = Option<Object>,
     responses((status = 200, body = StatusOk), (status = 400, body = ErrorBody)))]
 pub async fn report_com_error(State(debugger): State<Debugger>, JsonBody(report): JsonBody<Value>) -> Json<StatusOk> {
     debugger.report_com_error(report);

@@ -3,20 +3,19 @@
 
 use axum::extract::{Path, Query, State};
 use axum::Json;
-use breakroom_debugger::eval::EvalRequest;
 use breakroom_debugger::eval::EvalResult;
 use breakroom_debugger::model::{EvalOutcome, ReplSession};
 use breakroom_debugger::model::{SessionQuery, SessionStatus};
 use breakroom_debugger::Debugger;
 use serde::Deserialize;
-use serde_json::Value;
 use utoipa::{IntoParams, ToSchema};
 
-use super::wire::{ErrorBody, NoEval, SessionList, SessionReply, SessionStarted, StatusOk};
+use super::wire::{ErrorBody, NextEval, NoEval, SessionList, SessionReply, SessionStarted, StatusOk};
 use crate::error::{ApiError, ApiResult, JsonBody};
 
 #[derive(Deserialize, ToSchema)]
 pub struct StartBody {
+    #[schema(value_type = String, required = true, pattern = "\\S")]
     #[serde(default)]
     pause_id: Option<String>,
 }
@@ -40,6 +39,8 @@ pub async fn get(State(debugger): State<Debugger>, Path(session_id): Path<String
 
 #[derive(Deserialize, ToSchema)]
 pub struct EvalBody {
+    /// Python source: an expression, statements, or a whole block.
+    #[schema(value_type = String, required = true, pattern = "\\S")]
     #[serde(default)]
     expr: Option<String>,
 }
@@ -66,23 +67,29 @@ pub async fn close(State(debugger): State<Debugger>, Path(session_id): Path<Stri
 
 /// Filters of the session list; all optional.
 #[derive(Deserialize, IntoParams)]
+#[into_params(parameter_in = Query)]
 pub struct ListQuery {
     /// Case-insensitive text in the function name or the transcript.
     #[serde(default)]
     search: Option<String>,
-    /// `active` or `closed`.
+    /// `active`, `closed` or `all` (the default).
+    #[param(pattern = "^(|all|active|closed)$")]
     #[serde(default)]
     status: Option<String>,
     /// Started at or after, epoch seconds.
+    #[param(value_type = Option<String>, pattern = "^\\s*([+-]?([0-9]+\\.?[0-9]*|\\.[0-9]+)([eE][+-]?[0-9]+)?)?\\s*$")]
     #[serde(default)]
     from: Option<String>,
     /// Started at or before, epoch seconds.
+    #[param(value_type = Option<String>, pattern = "^\\s*([+-]?([0-9]+\\.?[0-9]*|\\.[0-9]+)([eE][+-]?[0-9]+)?)?\\s*$")]
     #[serde(default)]
     to: Option<String>,
     /// 1-based page (default 1).
+    #[param(value_type = Option<String>, pattern = "^[0-9]*$")]
     #[serde(default)]
     page: Option<String>,
     /// Sessions per page (default 50, at most 500).
+    #[param(value_type = Option<String>, pattern = "^[0-9]*$")]
     #[serde(default)]
     per_page: Option<String>,
 }
@@ -96,9 +103,13 @@ fn timestamp_param(name: &str, value: Option<&str>) -> Result<Option<f64>, ApiEr
     }
 }
 
-fn count_param(name: &str, value: Option<&str>) -> Result<usize, ApiError> {
+pub(super) fn count_param(name: &str, value: Option<&str>) -> Result<usize, ApiError> {
     match value.map(str::trim).filter(|v| !v.is_empty()) {
         None => Ok(0),
+        // Past usize::MAX is still "everything": saturate rather than refuse.
+        Some(v) if !v.is_empty() && v.bytes().all(|b| b.is_ascii_digit()) => {
+            Ok(v.parse::<usize>().unwrap_or(usize::MAX))
+        }
         Some(v) => v.parse::<usize>().map_err(|_| {
             ApiError::bad_request("invalid_pagination", format!("{name} must be a positive integer, not {v:?}"))
         }),
@@ -123,11 +134,11 @@ pub async fn list(State(debugger): State<Debugger>, Query(q): Query<ListQuery>) 
 }
 
 #[utoipa::path(operation_id = "next_eval", get, path = "/api/poll-repl/{pause_id}", tag = "client", params(("pause_id" = String, Path)),
-    responses((status = 200, body = EvalRequest, description = "the next queued eval, or `{\"eval_id\": null}` (NoEval)")))]
-pub async fn next_eval(State(debugger): State<Debugger>, Path(pause_id): Path<String>) -> Json<Value> {
+    responses((status = 200, body = NextEval, description = "the next queued eval, or `{\"eval_id\": null}`")))]
+pub async fn next_eval(State(debugger): State<Debugger>, Path(pause_id): Path<String>) -> Json<NextEval> {
     Json(match debugger.next_eval(&pause_id) {
-        Some(request) => serde_json::to_value(request).unwrap_or_default(),
-        None => serde_json::to_value(NoEval { eval_id: None }).unwrap_or_default(),
+        Some(request) => NextEval::Eval(request),
+        None => NextEval::None(NoEval { eval_id: None }),
     })
 }
 
