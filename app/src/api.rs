@@ -1,7 +1,10 @@
 //! Server functions: the pages' doors into the debugger. Each one translates a call and its
 //! error, nothing more.
 
-use breakroom_debugger::model::{EvalOutcome, PausedCall, ReplSession};
+use breakroom_debugger::model::{
+    BreakpointsView, CallStackView, CallTreeNode, EvalOutcome, PausedCall, ProcessSummary, ReplSession, SessionPage,
+    SessionSummary, StoredValue,
+};
 use leptos::prelude::*;
 
 #[cfg(feature = "ssr")]
@@ -30,6 +33,29 @@ pub async fn continue_call(pause_id: String) -> Result<(), ServerFnError> {
     debugger()?.resume(&pause_id, ResumeRequest::continue_()).map(|_| ()).map_err(failed)
 }
 
+/// Skips the call, returning `value` (JSON; anything that is not JSON is taken as a string).
+#[server(prefix = "/rpc")]
+pub async fn skip_call(pause_id: String, value: String) -> Result<(), ServerFnError> {
+    use breakroom_debugger::pause::ResumeRequest;
+    let fake_result = serde_json::from_str(value.trim()).unwrap_or(serde_json::Value::String(value));
+    let request = ResumeRequest { action: Some("skip".into()), fake_result: Some(fake_result), ..Default::default() };
+    debugger()?.resume(&pause_id, request).map(|_| ()).map_err(failed)
+}
+
+/// Makes the call raise `exception_type(message)` instead of running.
+#[server(prefix = "/rpc")]
+pub async fn raise_in_call(pause_id: String, exception_type: String, message: String) -> Result<(), ServerFnError> {
+    use breakroom_debugger::pause::ResumeRequest;
+    let exception_type = Some(exception_type.trim().to_string()).filter(|t| !t.is_empty());
+    let request = ResumeRequest {
+        action: Some("raise".into()),
+        exception_type: exception_type.or(Some("Exception".into())),
+        exception_message: Some(message),
+        ..Default::default()
+    };
+    debugger()?.resume(&pause_id, request).map(|_| ()).map_err(failed)
+}
+
 #[server(prefix = "/rpc")]
 pub async fn get_session(session_id: String) -> Result<Option<ReplSession>, ServerFnError> {
     Ok(debugger()?.session(&session_id))
@@ -39,4 +65,81 @@ pub async fn get_session(session_id: String) -> Result<Option<ReplSession>, Serv
 #[server(prefix = "/rpc")]
 pub async fn eval_in_session(session_id: String, expr: String) -> Result<EvalOutcome, ServerFnError> {
     debugger()?.eval(&session_id, &expr).await.map_err(failed)
+}
+
+/// One page of `/repls`. Dates are epoch seconds; `status` is all, active or closed.
+#[server(prefix = "/rpc")]
+pub async fn list_sessions(
+    search: String,
+    status: String,
+    from: Option<f64>,
+    to: Option<f64>,
+    page: usize,
+) -> Result<SessionPage<SessionSummary>, ServerFnError> {
+    use breakroom_debugger::model::{SessionQuery, SessionStatus};
+    let search = Some(search.trim().to_string()).filter(|s| !s.is_empty());
+    let status = SessionStatus::parse(status.trim()).unwrap_or_default();
+    let query = SessionQuery { search, status, from, to, page, per_page: 50 };
+    Ok(debugger()?.session_summaries(&query))
+}
+
+#[server(prefix = "/rpc")]
+pub async fn get_call_stack(pause_id: String) -> Result<Option<CallStackView>, ServerFnError> {
+    Ok(debugger()?.call_stack(&pause_id))
+}
+
+#[server(prefix = "/rpc")]
+pub async fn list_processes() -> Result<Vec<ProcessSummary>, ServerFnError> {
+    Ok(debugger()?.processes())
+}
+
+#[server(prefix = "/rpc")]
+pub async fn get_call_tree(process_key: String) -> Result<Option<Vec<CallTreeNode>>, ServerFnError> {
+    Ok(debugger()?.call_tree(&process_key))
+}
+
+#[server(prefix = "/rpc")]
+pub async fn get_stored_value(cid: String) -> Result<Option<StoredValue>, ServerFnError> {
+    Ok(debugger()?.stored_value(&cid).ok())
+}
+
+#[server(prefix = "/rpc")]
+pub async fn get_breakpoints() -> Result<BreakpointsView, ServerFnError> {
+    Ok(debugger()?.breakpoints_view())
+}
+
+#[server(prefix = "/rpc")]
+pub async fn add_breakpoint(function_name: String) -> Result<(), ServerFnError> {
+    debugger()?.add_breakpoint(function_name.trim(), None, None).map_err(failed)
+}
+
+#[server(prefix = "/rpc")]
+pub async fn remove_breakpoint(function_name: String) -> Result<(), ServerFnError> {
+    debugger()?.remove_breakpoint(&function_name);
+    Ok(())
+}
+
+/// `which` is "before" or "after".
+#[server(prefix = "/rpc")]
+pub async fn set_breakpoint_behavior(
+    function_name: String,
+    which: String,
+    behavior: String,
+) -> Result<(), ServerFnError> {
+    let debugger = debugger()?;
+    match which.as_str() {
+        "after" => debugger.set_after_behavior(&function_name, &behavior).map(|_| ()),
+        _ => debugger.set_behavior(&function_name, &behavior).map(|_| ()),
+    }
+    .map_err(failed)
+}
+
+#[server(prefix = "/rpc")]
+pub async fn set_replacement(function_name: String, replacement: String) -> Result<(), ServerFnError> {
+    debugger()?.set_replacement(&function_name, &replacement).map(|_| ()).map_err(failed)
+}
+
+#[server(prefix = "/rpc")]
+pub async fn set_global_behavior(behavior: String) -> Result<(), ServerFnError> {
+    debugger()?.set_global_behavior(&behavior).map(|_| ()).map_err(failed)
 }

@@ -9,6 +9,25 @@ pub fn timestamp(epoch: f64) -> String {
     format!("{y:04}-{m:02}-{d:02} {:02}:{:02}:{:02} UTC", rem / 3600, rem % 3600 / 60, rem % 60)
 }
 
+/// Epoch seconds of 00:00:00 UTC on a `YYYY-MM-DD` date, or None if it is not one.
+pub fn date_to_epoch(date: &str) -> Option<f64> {
+    let mut parts = date.trim().splitn(3, '-');
+    let y: i64 = parts.next()?.parse().ok()?;
+    let m: i64 = parts.next()?.parse().ok()?;
+    let d: i64 = parts.next()?.parse().ok()?;
+    if !(1..=12).contains(&m) || !(1..=31).contains(&d) {
+        return None;
+    }
+    // Days from civil (Howard Hinnant's algorithm), the inverse of civil_from_days.
+    let y = if m <= 2 { y - 1 } else { y };
+    let era = y.div_euclid(400);
+    let yoe = y.rem_euclid(400);
+    let mp = (m + 9) % 12;
+    let doy = (153 * mp + 2) / 5 + d - 1;
+    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+    Some(((era * 146_097 + doe - 719_468) * 86_400) as f64)
+}
+
 /// Days since 1970-01-01 to a (year, month, day) in the proleptic Gregorian calendar.
 fn civil_from_days(z: i64) -> (i64, u32, u32) {
     let z = z + 719_468;
@@ -29,5 +48,14 @@ mod tests {
     fn formats_epoch_as_utc() {
         assert_eq!(super::timestamp(0.0), "1970-01-01 00:00:00 UTC");
         assert_eq!(super::timestamp(1_795_331_833.75), "2026-11-22 07:17:13 UTC");
+    }
+
+    #[test]
+    fn dates_read_as_utc_midnight() {
+        assert_eq!(super::date_to_epoch("1970-01-01"), Some(0.0));
+        assert_eq!(super::date_to_epoch("2026-11-22"), Some(1_795_305_600.0));
+        assert_eq!(super::timestamp(super::date_to_epoch("2024-02-29").unwrap()), "2024-02-29 00:00:00 UTC");
+        assert_eq!(super::date_to_epoch("2026-13-01"), None);
+        assert_eq!(super::date_to_epoch("yesterday"), None);
     }
 }

@@ -3,6 +3,7 @@
 
 pub mod api;
 pub mod format;
+pub mod highlight;
 pub mod live;
 pub mod pages;
 
@@ -50,7 +51,9 @@ pub fn App() -> impl IntoView {
             <header class="topbar">
                 <A href="/" attr:class="brand">"Breakroom"</A>
                 <nav>
-                    <A href="/">"Paused"</A>
+                    <A href="/" exact=true>"Paused"</A>
+                    <A href="/repls">"Sessions"</A>
+                    <A href="/call-tree">"Call trees"</A>
                 </nav>
             </header>
             <main>
@@ -58,6 +61,11 @@ pub fn App() -> impl IntoView {
                     // Async: the status (404 for an unknown session) is known before headers go out.
                     <Route path=path!("/") view=pages::paused::PausedPage ssr=SsrMode::Async/>
                     <Route path=path!("/repl/:session_id") view=pages::repl::ReplPage ssr=SsrMode::Async/>
+                    <Route path=path!("/repls") view=pages::repls::SessionsPage ssr=SsrMode::Async/>
+                    <Route path=path!("/callstack/:pause_id") view=pages::callstack::CallStackPage ssr=SsrMode::Async/>
+                    <Route path=path!("/call-tree") view=pages::call_tree::ProcessesPage ssr=SsrMode::Async/>
+                    <Route path=path!("/call-tree/:process_key") view=pages::call_tree::CallTreePage ssr=SsrMode::Async/>
+                    <Route path=path!("/object/:cid") view=pages::object::ObjectPage ssr=SsrMode::Async/>
                 </Routes>
             </main>
         </Router>

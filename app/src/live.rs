@@ -1,32 +1,90 @@
-//! Live updates: one server-sent event stream (`/api/live`) per page. Every event bumps a
-//! counter that resources depend on, so whatever a page shows is refetched when it changes.
+//! Live updates: one server-sent event stream (`/api/live`) per page. Each kind of event bumps
+//! its own counter; resources depend on the counters of what they show, so a page refetches
+//! exactly when something it shows changed, and never on a timer.
 
 use leptos::prelude::*;
 
 #[derive(Clone, Copy)]
-pub struct LiveTick(pub RwSignal<u64>);
-
-pub fn provide_live_updates() {
-    let tick = RwSignal::new(0u64);
-    provide_context(LiveTick(tick));
-    #[cfg(feature = "hydrate")]
-    Effect::new(move |_| connect(tick));
+pub struct Live {
+    /// Calls paused or resumed.
+    pub pauses: RwSignal<u64>,
+    /// Sessions started or closed, transcript entries appended.
+    pub sessions: RwSignal<u64>,
+    /// Calls started or completed.
+    pub calls: RwSignal<u64>,
+    /// Breakpoints and behaviours changed.
+    pub breakpoints: RwSignal<u64>,
 }
 
-/// The counter to depend on; bump it to refetch by hand (after an action of this page).
-pub fn use_live_tick() -> RwSignal<u64> {
-    use_context::<LiveTick>().map(|t| t.0).unwrap_or_else(|| RwSignal::new(0))
+impl Live {
+    fn new() -> Self {
+        Live {
+            pauses: RwSignal::new(0),
+            sessions: RwSignal::new(0),
+            calls: RwSignal::new(0),
+            breakpoints: RwSignal::new(0),
+        }
+    }
+
+    /// Refetch everything (after an action of this page, or when events were missed).
+    pub fn bump_all(&self) {
+        for signal in [self.pauses, self.sessions, self.calls, self.breakpoints] {
+            signal.update(|n| *n += 1);
+        }
+    }
+
+    #[cfg_attr(not(feature = "hydrate"), allow(dead_code))]
+    fn on_event(&self, kind: &str) {
+        let bump = |signal: RwSignal<u64>| signal.update(|n| *n += 1);
+        match kind {
+            "pause_added" | "pause_resumed" => {
+                bump(self.pauses);
+                bump(self.calls);
+            }
+            "session_started" | "session_closed" => {
+                bump(self.sessions);
+                bump(self.pauses);
+                bump(self.calls);
+            }
+            "transcript_appended" => bump(self.sessions),
+            "calls_changed" => bump(self.calls),
+            "breakpoints_changed" => bump(self.breakpoints),
+            _ => self.bump_all(),
+        }
+    }
+}
+
+pub fn provide_live_updates() {
+    let live = Live::new();
+    provide_context(live);
+    #[cfg(feature = "hydrate")]
+    Effect::new(move |_| connect(live));
+}
+
+pub fn use_live() -> Live {
+    use_context::<Live>().unwrap_or_else(Live::new)
 }
 
 #[cfg(feature = "hydrate")]
-fn connect(tick: RwSignal<u64>) {
+fn connect(live: Live) {
     use wasm_bindgen::{closure::Closure, JsCast};
     let Ok(source) = web_sys::EventSource::new("/api/live") else {
         return;
     };
-    let on_message = Closure::<dyn FnMut(web_sys::MessageEvent)>::new(move |_| tick.update(|t| *t += 1));
+    let on_message = Closure::<dyn FnMut(web_sys::MessageEvent)>::new(move |event: web_sys::MessageEvent| {
+        let data = event.data().as_string().unwrap_or_default();
+        let kind = serde_json::from_str::<serde_json::Value>(&data)
+            .ok()
+            .and_then(|v| v.get("type").and_then(|t| t.as_str()).map(str::to_string))
+            .unwrap_or_default();
+        live.on_event(&kind);
+    });
     source.set_onmessage(Some(on_message.as_ref().unchecked_ref()));
+    // A reconnect may have missed events: refetch everything once it is back.
+    let on_open = Closure::<dyn FnMut(web_sys::Event)>::new(move |_| live.bump_all());
+    source.set_onopen(Some(on_open.as_ref().unchecked_ref()));
     // The stream lives as long as the page.
     on_message.forget();
+    on_open.forget();
     std::mem::forget(source);
 }

@@ -16,13 +16,14 @@ use crate::cid_store::{CidStore, SerializationFormat, SerializedItem, StoredObje
 use crate::display::{pickled_text, pretty_item, text_of};
 use crate::error::{Error, Result};
 use crate::eval::{EvalRequest, EvalResult, PendingEval};
-use crate::ids;
 use crate::model::{
-    EvalOutcome, LiveEvent, PauseReason, PausedCall, ReplSession, SessionPage, SessionQuery, StoredValue,
+    BreakpointView, BreakpointsView, CallStackView, CallTreeNode, EvalOutcome, FrameView, LiveEvent, PauseReason,
+    PausedCall, ProcessSummary, ReplSession, SessionLink, SessionPage, SessionQuery, SessionSummary, StoredValue,
     TranscriptEntry,
 };
 use crate::pause::{Pause, ResumeRequest};
 use crate::session::Sessions;
+use crate::{call_tree, ids};
 
 const MAX_COM_ERRORS: usize = 500;
 const MAX_EVENTS: usize = 10_000;
@@ -356,13 +357,18 @@ impl Debugger {
                 paused.pause_reason =
                     Some(if reason == PauseReason::Exception { "exception" } else { "breakpoint" }.into());
                 let pause_id = add_pause(&mut st, paused, reason, now);
+                let process_key = call.process_key.clone();
                 st.running.insert(call_id.clone(), (call, Some(pause_id.clone())));
                 drop(st);
+                self.publish(LiveEvent::CallsChanged { process_key });
                 self.publish(LiveEvent::PauseAdded { pause_id: pause_id.clone() });
                 return Ok(CallStartReply { call_id, action: Action::poll(&pause_id) });
             }
         };
+        let process_key = call.process_key.clone();
         st.running.insert(call_id.clone(), (call, None));
+        drop(st);
+        self.publish(LiveEvent::CallsChanged { process_key });
         Ok(CallStartReply { call_id, action })
     }
 
@@ -473,6 +479,7 @@ impl Debugger {
             st.history.entry(method.clone()).or_default().push(entry);
         }
 
+        let process_key = call.process_key.clone();
         let mut pause_added = None;
         if st.breakpoints.pauses_after(&method, raised) {
             let reason = if raised { PauseReason::Exception } else { PauseReason::After };
@@ -482,6 +489,7 @@ impl Debugger {
         }
         drop(st);
         self.publish_closed(closed);
+        self.publish(LiveEvent::CallsChanged { process_key });
         Ok(pause_added.map(|pause_id| {
             self.publish(LiveEvent::PauseAdded { pause_id: pause_id.clone() });
             Action::poll(&pause_id)
@@ -554,6 +562,123 @@ impl Debugger {
 
     pub fn call_record(&self, call_id: &str) -> Option<CallRecord> {
         self.state().records.get(call_id).cloned()
+    }
+
+    /// Sessions for index pages: the same filters and pages, without transcripts.
+    pub fn session_summaries(&self, query: &SessionQuery) -> SessionPage<SessionSummary> {
+        let page = self.state().sessions.list(query);
+        SessionPage {
+            sessions: page.sessions.iter().map(SessionSummary::of).collect(),
+            total: page.total,
+            page: page.page,
+            per_page: page.per_page,
+        }
+    }
+
+    /// The stack of a pause as it was when the call paused, with the pause's sessions.
+    pub fn call_stack(&self, pause_id: &str) -> Option<CallStackView> {
+        let st = self.state();
+        let pause = st.pauses.get(pause_id)?;
+        let call = &pause.call;
+        let frames = match &call.frames {
+            Some(rich) => rich.iter().map(frame_view).collect(),
+            None => call
+                .stack()
+                .into_iter()
+                .map(|f| FrameView {
+                    filename: f.filename,
+                    lineno: f.lineno,
+                    function: f.function,
+                    code_context: f.code_context,
+                    source_start: 0,
+                    source_lines: vec![],
+                    locals: vec![],
+                })
+                .collect(),
+        };
+        Some(CallStackView {
+            pause_id: pause.id.clone(),
+            call_id: call.call_id.clone(),
+            function_name: call.method_name.clone(),
+            reason: pause.reason,
+            pid: call.process_pid,
+            process_key: call.process_key.clone(),
+            paused_at: pause.paused_at,
+            still_paused: pause.is_paused(),
+            frames,
+            sessions: session_links(&st, st.sessions.for_pause(pause_id)),
+        })
+    }
+
+    /// Every process that reported a call, most recently active first.
+    pub fn processes(&self) -> Vec<ProcessSummary> {
+        let st = self.state();
+        let mut by_key: BTreeMap<&str, ProcessSummary> = BTreeMap::new();
+        for record in st.record_order.iter().filter_map(|id| st.records.get(id)) {
+            let entry = by_key.entry(&record.process_key).or_insert_with(|| ProcessSummary {
+                process_key: record.process_key.clone(),
+                pid: record.process_key.rsplit('+').next().and_then(|p| p.parse().ok()).unwrap_or(0),
+                first_call_at: record.started_at,
+                last_call_at: record.started_at,
+                calls: 0,
+                paused: 0,
+                repl_sessions: 0,
+            });
+            entry.calls += 1;
+            entry.last_call_at = entry.last_call_at.max(record.started_at);
+            entry.repl_sessions += record.repl_sessions.len();
+            entry.paused +=
+                record.pause_ids.iter().filter(|id| st.pauses.get(*id).is_some_and(Pause::is_paused)).count();
+        }
+        let mut all: Vec<ProcessSummary> = by_key.into_values().collect();
+        all.sort_by(|a, b| b.last_call_at.total_cmp(&a.last_call_at));
+        all
+    }
+
+    /// The calls of one process as a tree (depth-first), or None for an unknown process.
+    pub fn call_tree(&self, process_key: &str) -> Option<Vec<CallTreeNode>> {
+        let st = self.state();
+        let records: Vec<&CallRecord> = st
+            .record_order
+            .iter()
+            .filter_map(|id| st.records.get(id))
+            .filter(|r| r.process_key == process_key)
+            .collect();
+        if records.is_empty() {
+            return None;
+        }
+        Some(call_tree::build(&records, |call_id| session_links(&st, st.sessions.for_call(call_id))))
+    }
+
+    /// Breakpoints with what the main page needs to edit them.
+    pub fn breakpoints_view(&self) -> BreakpointsView {
+        let st = self.state();
+        let breakpoints = st
+            .breakpoints
+            .by_name
+            .iter()
+            .map(|(name, bp)| {
+                let signature = st.functions.get(name).and_then(|f| f.signature.clone());
+                let replacements = st
+                    .functions
+                    .iter()
+                    .filter(|(other, f)| {
+                        *other != name
+                            && signature.as_deref().is_some_and(|s| !s.is_empty() && f.signature.as_deref() == Some(s))
+                    })
+                    .map(|(other, _)| other.clone())
+                    .collect();
+                BreakpointView {
+                    function_name: name.clone(),
+                    behavior: bp.behavior.as_str().into(),
+                    after_behavior: bp.after_behavior.as_str().into(),
+                    replacement: bp.replacement.clone(),
+                    signature,
+                    replacements,
+                }
+            })
+            .collect();
+        BreakpointsView { breakpoints, global_behavior: st.breakpoints.global.as_str().into() }
     }
 
     /// Every call of one process, in the order they started.
@@ -824,6 +949,33 @@ fn close_pause(st: &mut State, pause_id: &str, action: Action, now: f64) -> Vec<
         }
     }
     closed
+}
+
+fn session_links(st: &State, ids: Vec<String>) -> Vec<SessionLink> {
+    ids.into_iter()
+        .filter_map(|id| st.sessions.get(&id))
+        .map(|s| SessionLink { session_id: s.session_id.clone(), active: s.is_active(), entries: s.transcript.len() })
+        .collect()
+}
+
+/// A client's rich frame (`frames` extension) for the call stack page.
+fn frame_view(raw: &Value) -> FrameView {
+    let text = |key: &str| raw.get(key).and_then(Value::as_str).map(str::to_string);
+    let strings = |key: &str| -> Vec<String> {
+        raw.get(key)
+            .and_then(Value::as_array)
+            .map(|items| items.iter().filter_map(Value::as_str).map(str::to_string).collect())
+            .unwrap_or_default()
+    };
+    FrameView {
+        filename: text("filename").unwrap_or_else(|| "?".into()),
+        lineno: raw.get("lineno").and_then(Value::as_i64).unwrap_or(0),
+        function: text("function").unwrap_or_else(|| "?".into()),
+        code_context: text("code_context"),
+        source_start: raw.get("source_start").and_then(Value::as_i64).unwrap_or(0),
+        source_lines: strings("source_lines"),
+        locals: strings("locals"),
+    }
 }
 
 fn paused_call(st: &State, pause: &Pause) -> PausedCall {

@@ -10,6 +10,8 @@ pub mod breakpoint;
 #[cfg(feature = "runtime")]
 pub mod call;
 #[cfg(feature = "runtime")]
+pub mod call_tree;
+#[cfg(feature = "runtime")]
 pub mod cid_store;
 #[cfg(feature = "runtime")]
 mod debugger;

@@ -59,6 +59,21 @@ pub struct SessionSummary {
     pub call_id: Option<String>,
 }
 
+impl SessionSummary {
+    pub fn of(session: &ReplSession) -> Self {
+        SessionSummary {
+            session_id: session.session_id.clone(),
+            pause_id: session.pause_id.clone(),
+            function_name: session.function_name.clone(),
+            started_at: session.started_at,
+            closed_at: session.closed_at,
+            transcript_len: session.transcript.len(),
+            process_key: session.process_key.clone(),
+            call_id: session.call_id.clone(),
+        }
+    }
+}
+
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, Default)]
 #[serde(rename_all = "lowercase")]
@@ -167,12 +182,29 @@ impl From<&TranscriptEntry> for EvalOutcome {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "type", rename_all = "snake_case")]
 pub enum LiveEvent {
-    PauseAdded { pause_id: String },
-    PauseResumed { pause_id: String },
-    SessionStarted { session_id: String, pause_id: String },
-    TranscriptAppended { session_id: String, entry: TranscriptEntry },
-    SessionClosed { session_id: String, closed_at: f64 },
+    PauseAdded {
+        pause_id: String,
+    },
+    PauseResumed {
+        pause_id: String,
+    },
+    SessionStarted {
+        session_id: String,
+        pause_id: String,
+    },
+    TranscriptAppended {
+        session_id: String,
+        entry: TranscriptEntry,
+    },
+    SessionClosed {
+        session_id: String,
+        closed_at: f64,
+    },
     BreakpointsChanged,
+    /// A call of this process started or completed (the call tree changed).
+    CallsChanged {
+        process_key: String,
+    },
 }
 
 /// What is known of a value in the CID store.
@@ -187,4 +219,91 @@ pub struct StoredValue {
     pub stored_at: f64,
     /// Python-like text of the value when the server can decode it, else a placeholder.
     pub display: String,
+}
+
+/// One frame of a paused call's stack, with the source around its line when the client sent it.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct FrameView {
+    pub filename: String,
+    pub lineno: i64,
+    pub function: String,
+    pub code_context: Option<String>,
+    /// Line number of `source_lines[0]`.
+    pub source_start: i64,
+    pub source_lines: Vec<String>,
+    /// Names of the frame's locals (values are for the REPL to show).
+    pub locals: Vec<String>,
+}
+
+/// A REPL session as other pages link to it.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct SessionLink {
+    pub session_id: String,
+    pub active: bool,
+    pub entries: usize,
+}
+
+/// `/callstack/{pause_id}`: the stack at the moment of a pause.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct CallStackView {
+    pub pause_id: String,
+    pub call_id: String,
+    pub function_name: String,
+    pub reason: PauseReason,
+    pub pid: i64,
+    pub process_key: String,
+    pub paused_at: f64,
+    pub still_paused: bool,
+    /// Innermost first.
+    pub frames: Vec<FrameView>,
+    pub sessions: Vec<SessionLink>,
+}
+
+/// A debugged process, as `/call-tree` lists them.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ProcessSummary {
+    pub process_key: String,
+    pub pid: i64,
+    pub first_call_at: f64,
+    pub last_call_at: f64,
+    pub calls: usize,
+    pub paused: usize,
+    pub repl_sessions: usize,
+}
+
+/// One recorded call in a process's call tree, in depth-first order.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct CallTreeNode {
+    pub call_id: String,
+    pub function_name: String,
+    /// Nesting level: 0 for calls with no recorded caller.
+    pub depth: usize,
+    pub parent: Option<String>,
+    pub args_text: Vec<String>,
+    /// "running", "success" or "exception".
+    pub status: String,
+    pub result_text: Option<String>,
+    pub started_at: f64,
+    pub completed_at: Option<f64>,
+    pub pause_ids: Vec<String>,
+    pub repl_sessions: Vec<SessionLink>,
+}
+
+/// A breakpoint as the main page shows and edits it.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct BreakpointView {
+    pub function_name: String,
+    pub behavior: String,
+    pub after_behavior: String,
+    pub replacement: Option<String>,
+    pub signature: Option<String>,
+    /// Registered functions with the same signature: the possible replacements.
+    pub replacements: Vec<String>,
+}
+
+/// Every breakpoint and the global behaviour.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct BreakpointsView {
+    pub breakpoints: Vec<BreakpointView>,
+    pub global_behavior: String,
 }

@@ -1,4 +1,6 @@
 //! `/repl/{pid}-{timestamp}`: one REPL session, live while its call is paused, read-only after.
+//! The draft, the busy state and the input history position live at page level: the session
+//! is re-rendered whenever it changes (here or in another tab), and typing must survive that.
 
 use breakroom_debugger::model::{ReplSession, TranscriptEntry};
 use leptos::prelude::*;
@@ -6,22 +8,44 @@ use leptos_router::hooks::use_params_map;
 
 use crate::api::{eval_in_session, get_session};
 use crate::format::timestamp;
-use crate::live::use_live_tick;
+use crate::highlight;
+use crate::live::use_live;
 use crate::pages::NotFound;
+
+/// Page-level state of the input box.
+#[derive(Clone, Copy)]
+struct PromptState {
+    draft: RwSignal<String>,
+    /// The input being evaluated, while the paused program works on it.
+    busy: RwSignal<Option<String>>,
+    error: RwSignal<Option<String>>,
+    /// Position in the input history while walking it with ↑/↓, and the draft put aside.
+    history_pos: RwSignal<Option<usize>>,
+    stash: RwSignal<String>,
+    focused: RwSignal<bool>,
+}
 
 #[component]
 pub fn ReplPage() -> impl IntoView {
     let params = use_params_map();
     let session_id = move || params.read().get("session_id").unwrap_or_default();
-    let tick = use_live_tick();
-    let session = Resource::new(move || (session_id(), tick.get()), |(id, _)| get_session(id));
+    let live = use_live();
+    let session = Resource::new(move || (session_id(), live.sessions.get()), |(id, _)| get_session(id));
+    let state = PromptState {
+        draft: RwSignal::new(String::new()),
+        busy: RwSignal::new(None),
+        error: RwSignal::new(None),
+        history_pos: RwSignal::new(None),
+        stash: RwSignal::new(String::new()),
+        focused: RwSignal::new(false),
+    };
     view! {
         <Transition fallback=|| view! { <p class="hint">"Loading…"</p> }>
             {move || Suspend::new(async move {
                 match session.await {
                     Err(e) => view! { <p class="error">{e.to_string()}</p> }.into_any(),
                     Ok(None) => view! { <NotFound/> }.into_any(),
-                    Ok(Some(s)) => view! { <Session session=s/> }.into_any(),
+                    Ok(Some(s)) => view! { <Session session=s state/> }.into_any(),
                 }
             })}
         </Transition>
@@ -29,27 +53,59 @@ pub fn ReplPage() -> impl IntoView {
 }
 
 #[component]
-fn Session(session: ReplSession) -> impl IntoView {
+fn Session(session: ReplSession, state: PromptState) -> impl IntoView {
     let active = session.is_active();
     let status = if active { "Active" } else { "Closed" };
+    let call_text = {
+        let mut parts: Vec<String> = session.pretty_args.iter().map(value_text).collect();
+        parts.extend(session.pretty_kwargs.iter().map(|(k, v)| format!("{k}={}", value_text(v))));
+        parts.join(", ")
+    };
+    let tree_href = match &session.call_id {
+        Some(call) => format!("/call-tree/{}?selected={call}", session.process_key),
+        None => format!("/call-tree/{}", session.process_key),
+    };
+    let history: Vec<String> = session.transcript.iter().map(|e| e.input.clone()).collect();
     view! {
-        <header class="session-header">
-            <h1><span class="fn-name">{session.function_name.clone()}</span></h1>
+        <header class="page-header session-header">
+            <h1>
+                <span class="fn-name">{session.function_name.clone()}</span>
+                <span class="args">"(" {call_text} ")"</span>
+            </h1>
             <span class=format!("badge {}", status.to_lowercase())>{status}</span>
             <dl class="meta">
                 <dt>"session"</dt><dd class="mono">{session.session_id.clone()}</dd>
+                <dt>"process"</dt><dd class="pid">{session.pid}</dd>
                 <dt>"started"</dt><dd>{timestamp(session.started_at)}</dd>
                 <dt>"closed"</dt><dd>{session.closed_at.map(timestamp).unwrap_or_else(|| "—".into())}</dd>
             </dl>
+            <nav class="links">
+                <a class="button" href=format!("/callstack/{}", session.pause_id)>"View Call Stack"</a>
+                <a class="button" href=tree_href>"View Call Tree"</a>
+            </nav>
         </header>
+        {session.transcript.is_empty().then(|| view! {
+            <p class="hint">{if active {
+                "Type Python below: it runs inside the paused program, with the call's variables in scope."
+            } else {
+                "This session ended without any input."
+            }}</p>
+        })}
         <ol class="transcript">
             {session.transcript.iter().map(|e| view! { <Entry entry=e.clone()/> }).collect_view()}
         </ol>
         {if active {
-            view! { <Prompt session_id=session.session_id.clone()/> }.into_any()
+            view! { <Prompt session_id=session.session_id.clone() history state/> }.into_any()
         } else {
             view! { <p class="closed-note">"Breakpoint resumed — session closed"</p> }.into_any()
         }}
+    }
+}
+
+fn value_text(value: &serde_json::Value) -> String {
+    match value {
+        serde_json::Value::String(s) => s.clone(),
+        other => other.to_string(),
     }
 }
 
@@ -60,16 +116,20 @@ fn Entry(entry: TranscriptEntry) -> impl IntoView {
         view! { <pre class=class>{entry.output.clone()}</pre> }
     });
     let stdout = (!entry.stdout.is_empty()).then(|| view! { <pre class="stdout">{entry.stdout.clone()}</pre> });
+    let object = entry.result_cid.clone().map(|cid| {
+        view! { <a class="object-link hint" href=format!("/object/{cid}") title="the stored value">"stored value"</a> }
+    });
     view! {
-        <li class="entry">
+        <li class=if entry.is_error { "entry failed" } else { "entry" }>
             <InputLines text=entry.input.clone()/>
             {stdout}
             {output}
+            {object}
         </li>
     }
 }
 
-/// REPL input as the Python prompt shows it: `>>> ` on the first line, `... ` on the rest.
+/// REPL input as the Python prompt shows it (`>>> `, then `... `), highlighted as Python.
 #[component]
 fn InputLines(text: String) -> impl IntoView {
     let lines: Vec<String> = text.split('\n').map(str::to_string).collect();
@@ -77,57 +137,118 @@ fn InputLines(text: String) -> impl IntoView {
     view! {
         <pre class="input">
             {lines.into_iter().enumerate().map(|(i, line)| view! {
-                <span class="prompt">{if i == 0 { ">>> " } else { "... " }}</span>{line}{(i < last).then_some("\n")}
+                <span class="prompt">{if i == 0 { ">>> " } else { "... " }}</span>
+                {highlight::tokens(&line).into_iter().map(|(kind, piece)| match kind {
+                    highlight::Kind::Plain => view! { <span>{piece}</span> }.into_any(),
+                    kind => view! { <span class=kind.class()>{piece}</span> }.into_any(),
+                }).collect_view()}
+                {(i < last).then_some("\n")}
             }).collect_view()}
         </pre>
     }
 }
 
-/// The input box: Enter evaluates, Shift+Enter adds a line.
+/// The input box: Enter evaluates, Shift+Enter adds a line, ↑/↓ walk the session's inputs.
 #[component]
-fn Prompt(session_id: String) -> impl IntoView {
-    let tick = use_live_tick();
-    let text = RwSignal::new(String::new());
-    let busy = RwSignal::new(None::<String>);
-    let error = RwSignal::new(None::<String>);
+fn Prompt(session_id: String, history: Vec<String>, state: PromptState) -> impl IntoView {
+    let live = use_live();
+    let textarea = NodeRef::<leptos::html::Textarea>::new();
+    let PromptState { draft, busy, error, history_pos, stash, focused } = state;
     let submit = move || {
-        let expr = text.get_untracked();
+        let expr = draft.get_untracked();
         if expr.trim().is_empty() || busy.get_untracked().is_some() {
             return;
         }
         busy.set(Some(expr.clone()));
         error.set(None);
+        history_pos.set(None);
         let session_id = session_id.clone();
         leptos::task::spawn_local(async move {
             let outcome = eval_in_session(session_id, expr).await;
             busy.set(None);
             match outcome {
-                Ok(_) => text.set(String::new()),
+                Ok(_) => draft.set(String::new()),
                 Err(e) => error.set(Some(e.to_string())),
             }
-            tick.update(|t| *t += 1);
+            live.sessions.update(|n| *n += 1);
         });
     };
     let on_keydown = move |ev: web_sys::KeyboardEvent| {
-        if ev.key() == "Enter" && !ev.shift_key() {
+        let key = ev.key();
+        if key == "Enter" && !ev.shift_key() {
             ev.prevent_default();
             submit();
+            return;
         }
+        if (key != "ArrowUp" && key != "ArrowDown") || ev.shift_key() || ev.alt_key() || history.is_empty() {
+            return;
+        }
+        let text = draft.get_untracked();
+        let caret = textarea.get_untracked().and_then(|t| t.selection_start().ok().flatten()).unwrap_or(0) as usize;
+        let before: String = text.chars().take(caret).collect();
+        let on_first_line = !before.contains('\n');
+        let on_last_line = !text.chars().skip(caret).any(|c| c == '\n');
+        let pos = history_pos.get_untracked();
+        let next = match (key.as_str(), pos) {
+            ("ArrowUp", _) if !on_first_line => return,
+            ("ArrowDown", _) if !on_last_line => return,
+            ("ArrowUp", None) => {
+                stash.set(text);
+                Some(history.len() - 1)
+            }
+            ("ArrowUp", Some(p)) => Some(p.saturating_sub(1)),
+            ("ArrowDown", Some(p)) if p + 1 < history.len() => Some(p + 1),
+            ("ArrowDown", Some(_)) => None,
+            _ => return,
+        };
+        ev.prevent_default();
+        history_pos.set(next);
+        draft.set(match next {
+            Some(p) => history[p].clone(),
+            None => stash.get_untracked(),
+        });
     };
+    // Re-rendered after every change of the session: keep the newest entry and the input in
+    // view, and the focus where it was.
+    Effect::new(move |_| {
+        let running = busy.get().is_some();
+        if let (Some(element), false) = (textarea.get(), running) {
+            let options = web_sys::ScrollIntoViewOptions::new();
+            options.set_block(web_sys::ScrollLogicalPosition::End);
+            element.scroll_into_view_with_scroll_into_view_options(&options);
+            if focused.get_untracked() {
+                let _ = element.focus();
+            }
+        }
+    });
     view! {
         {move || busy.get().map(|expr| view! {
             <div class="entry pending"><InputLines text=expr/>
-            <p class="hint">"running in the paused program…"</p></div>
+            <p class="hint busy">"running in the paused program…"</p></div>
         })}
-        <div class="prompt-box">
+        <div class="prompt-box" class:busy=move || busy.get().is_some()>
+            <span class="prompt-sign" aria-hidden="true">">>>"</span>
             <textarea
+                node_ref=textarea
                 class="repl-input"
                 rows="3"
                 spellcheck="false"
-                placeholder="Python expression or statement — Enter runs it, Shift+Enter adds a line"
-                prop:value=move || text.get()
-                on:input=move |ev| text.set(event_target_value(&ev))
+                autocomplete="off"
+                aria-label="Python input"
+                placeholder="Python expression or statement — Enter runs it, Shift+Enter adds a line, ↑/↓ recall earlier inputs"
+                prop:value=move || draft.get()
+                on:input=move |ev| {
+                    draft.set(event_target_value(&ev));
+                    history_pos.set(None);
+                }
                 on:keydown=on_keydown
+                on:focus=move |_| focused.set(true)
+                // Disabling the box while an eval runs blurs it; that is not the user leaving.
+                on:blur=move |_| {
+                    if busy.get_untracked().is_none() {
+                        focused.set(false);
+                    }
+                }
                 prop:disabled=move || busy.get().is_some()
             ></textarea>
         </div>
