@@ -1,6 +1,14 @@
 import { spawn, ChildProcess } from "node:child_process";
 import * as path from "node:path";
-import { expect, Page } from "@playwright/test";
+import { expect, Page, test } from "@playwright/test";
+
+// A test that fails midway must not leave its program paused for the next test to find.
+const running: ChildProcess[] = [];
+test.afterEach(() => {
+  for (const child of running.splice(0)) {
+    if (child.exitCode === null) child.kill();
+  }
+});
 
 export interface Program {
   process: ChildProcess;
@@ -9,8 +17,8 @@ export interface Program {
 }
 
 /** Runs a Python program from end2end/programs with the Breakroom client on its path. */
-export function runProgram(name: string, env: Record<string, string> = {}): Program {
-  const child = spawn("python3", [path.join(__dirname, "..", "programs", name)], {
+export function runProgram(name: string, env: Record<string, string> = {}, args: string[] = []): Program {
+  const child = spawn("python3", [path.join(__dirname, "..", "programs", name), ...args], {
     env: {
       ...process.env,
       PYTHONPATH: process.env.BREAKROOM_CLIENT_PATH!,
@@ -20,6 +28,7 @@ export function runProgram(name: string, env: Record<string, string> = {}): Prog
     },
     stdio: ["ignore", "pipe", "pipe"],
   });
+  running.push(child);
   let out = "";
   child.stdout!.on("data", (d) => (out += d.toString()));
   child.stderr!.on("data", (d) => (out += d.toString()));

@@ -42,7 +42,7 @@ test("pause a Python call, evaluate in its REPL, continue it", async ({ page }) 
   await page.locator(".paused-card", { hasText: "compute" }).getByRole("button", { name: "Continue" }).click();
   expect(await program.exited).toBe(0);
   expect(program.output()).toContain("43");
-  await expect(page.locator(".paused-card")).toHaveCount(0);
+  await expect(page.locator(".paused-card", { hasText: "compute" })).toHaveCount(0);
 
   await open(page, sessionUrl);
   await expect(page.getByText("Breakpoint resumed — session closed")).toBeVisible();
