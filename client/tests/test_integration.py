@@ -159,3 +159,34 @@ def test_post_mortem_in_an_except_block(paused):
     assert p.output("str(exception)") == "'list index out of range'"
     p.resume()
     assert p.finish()[:2] == (0, "handled\n")
+
+
+def test_repl_session_closes_on_breakpoint_resume(paused):
+    p = paused(FRAME, "process")
+    p.eval("total")
+    p.resume()  # from outside the REPL, as the Paused page does
+    assert p.finish()[0] == 0
+    session = p.server.session(p.session_id)
+    assert session["closed_at"] is not None
+    assert [e["input"] for e in session["transcript"]] == ["total"]
+
+
+def test_repl_eval_after_resume_returns_error(paused):
+    p = paused(FRAME, "process")
+    p.resume()
+    p.finish()
+    status, body = p.server.post(f"/api/repl/{p.session_id}/eval", {"expr": "1"})
+    assert (status, body["error"]) == (409, "session_closed")
+
+
+def test_repl_transcript_persists_after_close(paused):
+    p = paused(FRAME, "process")
+    for expr in ("label", "total * 2", "print(items)"):
+        p.eval(expr)
+    p.server.close(p.session_id)
+    transcript = p.server.session(p.session_id)["transcript"]
+    assert [(e["input"], e["output"], e["stdout"]) for e in transcript] == [
+        ("label", "'order'", ""),
+        ("total * 2", "12", ""),
+        ("print(items)", "", "[1, 2, 3]\n"),
+    ]

@@ -16,7 +16,7 @@ async function continueCard(page: Page, name: string) {
   await card.getByRole("button", { name: "Continue" }).click();
 }
 
-test("a debugging session across every page: sessions, call stack, call tree, stored values", async ({ page }) => {
+test("test_multiple_repl_sessions_same_breakpoint, test_repl_session_visible_in_call_tree, test_callstack_page_complete_stack_info, test_repl_page_links_to_callstack: a debugging session across every page", async ({ page }) => {
   const program = runProgram("shop.py");
 
   // checkout pauses first; let it run into its price calls.
@@ -90,7 +90,7 @@ test("a debugging session across every page: sessions, call stack, call tree, st
   expect(program.output()).toContain("total 11");
 });
 
-test("two tabs on one session see every entry and the close at once", async ({ browser }) => {
+test("test_repl_page_live_interaction: two tabs on one session see every entry and the close at once", async ({ browser }) => {
   const program = runProgram("greet.py", {}, ["tabs"]);
   const tabA = await browser.newPage();
   const tabB = await browser.newPage();
@@ -168,7 +168,7 @@ test("a breakpoint's after-behaviour set on the main page pauses the call again 
   await row.locator("select").nth(1).selectOption("go");
 });
 
-test("the sessions index searches and filters, with the filters in the URL", async ({ page }) => {
+test("test_repls_index_lists_all_sessions, test_repls_index_search_works: the sessions index searches and filters, with the filters in the URL", async ({ page }) => {
   const program = runProgram("greet.py", {}, ["indexed"]);
   await open(page, "/");
   await page.locator(".paused-card", { hasText: "'indexed'" }).getByRole("button", { name: "Open REPL" }).click();

@@ -1,7 +1,7 @@
 import { expect, test } from "@playwright/test";
 import { open, runProgram, screenshot } from "./helpers";
 
-test("pause a Python call, evaluate in its REPL, continue it", async ({ page }) => {
+test("test_full_repl_flow_start_eval_close, test_repl_page_shows_read_only_transcript_when_closed: pause a Python call, evaluate in its REPL, continue it", async ({ page }) => {
   const program = runProgram("compute.py");
 
   await open(page, "/");
