@@ -80,7 +80,7 @@ pub async fn list_sessions(
     let search = Some(search.trim().to_string()).filter(|s| !s.is_empty());
     let status = SessionStatus::parse(status.trim()).unwrap_or_default();
     let query = SessionQuery { search, status, from, to, page, per_page: 50 };
-    Ok(debugger()?.session_summaries(&query))
+    debugger()?.session_summaries(&query).map_err(failed)
 }
 
 #[server(prefix = "/rpc")]
@@ -115,8 +115,7 @@ pub async fn add_breakpoint(function_name: String) -> Result<(), ServerFnError> 
 
 #[server(prefix = "/rpc")]
 pub async fn remove_breakpoint(function_name: String) -> Result<(), ServerFnError> {
-    debugger()?.remove_breakpoint(&function_name);
-    Ok(())
+    debugger()?.remove_breakpoint(&function_name).map_err(failed)
 }
 
 /// `which` is "before" or "after".

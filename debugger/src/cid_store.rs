@@ -138,22 +138,29 @@ impl CidStore {
     }
 
     /// Write-once: a CID already stored keeps its first bytes (they are equal by construction).
-    pub fn insert(&mut self, cid: &str, bytes: Vec<u8>, format: SerializationFormat, now: f64) {
-        self.objects.entry(cid.to_ascii_lowercase()).or_insert(StoredObject { bytes, format, created_at: now });
+    /// Returns the (lowercase) CID when it was new.
+    pub fn insert(&mut self, cid: &str, bytes: Vec<u8>, format: SerializationFormat, now: f64) -> Option<String> {
+        let cid = cid.to_ascii_lowercase();
+        if self.objects.contains_key(&cid) {
+            return None;
+        }
+        self.objects.insert(cid.clone(), StoredObject { bytes, format, created_at: now });
+        Some(cid)
     }
 
     /// Verifies and stores an item that carries data; items without data or CID are left alone.
-    pub fn store_item(&mut self, item: &SerializedItem, now: f64) -> Result<()> {
-        if let (Some(cid), Some(data)) = (&item.cid, &item.data) {
-            self.store_pair(cid, data, item.serialization_format.as_deref(), now)?;
+    /// Returns the CID when it was new.
+    pub fn store_item(&mut self, item: &SerializedItem, now: f64) -> Result<Option<String>> {
+        match (&item.cid, &item.data) {
+            (Some(cid), Some(data)) => self.store_pair(cid, data, item.serialization_format.as_deref(), now),
+            _ => Ok(None),
         }
-        Ok(())
     }
 
-    pub fn store_pair(&mut self, cid: &str, data: &str, format: Option<&str>, now: f64) -> Result<()> {
+    /// Returns the CID when it was new.
+    pub fn store_pair(&mut self, cid: &str, data: &str, format: Option<&str>, now: f64) -> Result<Option<String>> {
         let (bytes, format) = decode_verified(cid, data, format)?;
-        self.insert(cid, bytes, format, now);
-        Ok(())
+        Ok(self.insert(cid, bytes, format, now))
     }
 
     /// Whether an item refers to a CID the store cannot resolve (it has a CID but no data).

@@ -2,7 +2,8 @@
 //! mutex that is never held across an await; the only waits are for the paused program (an
 //! eval's answer) and for a resume (the client's long-poll).
 
-use std::collections::{BTreeMap, HashMap, VecDeque};
+use std::collections::{BTreeMap, HashMap, HashSet, VecDeque};
+use std::path::Path;
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::Duration;
 
@@ -18,11 +19,12 @@ use crate::error::{Error, Result};
 use crate::eval::{EvalRequest, EvalResult, PendingEval};
 use crate::model::{
     BreakpointView, BreakpointsView, CallStackView, CallTreeNode, EvalOutcome, FrameView, LiveEvent, PauseReason,
-    PausedCall, ProcessSummary, ReplSession, SessionLink, SessionPage, SessionQuery, SessionSummary, StoredValue,
+    PausedCall, ProcessSummary, RecordedEvent, ReplSession, SessionLink, SessionPage, SessionQuery, SessionSummary, StoredValue,
     TranscriptEntry,
 };
 use crate::pause::{Pause, ResumeRequest};
 use crate::session::Sessions;
+use crate::store::{EventSelection, Snapshot, Store};
 use crate::{call_tree, ids};
 
 const MAX_COM_ERRORS: usize = 500;
@@ -61,14 +63,17 @@ pub enum PollReply {
     },
 }
 
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, serde::Deserialize)]
 pub struct RegisteredFunction {
     pub signature: Option<String>,
     pub metadata: Value,
 }
 
-#[derive(Default)]
 struct State {
+    /// Where every change is written before it is acknowledged.
+    store: Store,
+    /// Processes already announced in the event log.
+    seen_processes: HashSet<String>,
     breakpoints: Breakpoints,
     functions: BTreeMap<String, RegisteredFunction>,
     pauses: HashMap<String, Pause>,
@@ -85,6 +90,80 @@ struct State {
     com_errors: VecDeque<Value>,
     events: VecDeque<Value>,
 }
+
+impl State {
+    fn new(store: Store) -> Self {
+        State {
+            store,
+            seen_processes: HashSet::new(),
+            breakpoints: Breakpoints::default(),
+            functions: BTreeMap::new(),
+            pauses: HashMap::new(),
+            pause_order: vec![],
+            running: HashMap::new(),
+            records: HashMap::new(),
+            record_order: vec![],
+            history: BTreeMap::new(),
+            sessions: Sessions::default(),
+            cids: CidStore::default(),
+            call_seq: 0,
+            com_errors: VecDeque::new(),
+            events: VecDeque::new(),
+        }
+    }
+
+    /// Verifies, stores and persists a value a client sent.
+    fn store_pair(&mut self, cid: &str, data: &str, format: Option<&str>, now: f64) -> Result<()> {
+        let new = self.cids.store_pair(cid, data, format, now)?;
+        self.persist_object(new)
+    }
+
+    fn store_item(&mut self, item: &SerializedItem, now: f64) -> Result<()> {
+        let new = self.cids.store_item(item, now)?;
+        self.persist_object(new)
+    }
+
+    fn persist_object(&self, new_cid: Option<String>) -> Result<()> {
+        match new_cid.as_deref().and_then(|cid| self.cids.get(cid).map(|obj| (cid, obj))) {
+            Some((cid, obj)) => self.store.put_object(cid, obj),
+            None => Ok(()),
+        }
+    }
+
+    /// Appends to the event log.
+    fn log(&self, now: f64, kind: &str, process_key: &str, session_id: Option<&str>, data: Value) -> Result<()> {
+        self.store.append_event(now, kind, Some(process_key), session_id, &data).map(|_| ())
+    }
+
+    fn save_call(&self, call_id: &str) -> Result<()> {
+        self.records.get(call_id).map_or(Ok(()), |r| self.store.put_call(r))
+    }
+
+    fn save_pause(&self, pause_id: &str) -> Result<()> {
+        self.pauses.get(pause_id).map_or(Ok(()), |p| self.store.put_pause(&p.record()))
+    }
+
+    fn save_session(&self, session_id: &str) -> Result<()> {
+        self.sessions.get(session_id).map_or(Ok(()), |s| self.store.put_session(s))
+    }
+
+    fn save_breakpoint(&self, name: &str) -> Result<()> {
+        match self.breakpoints.by_name.get(name) {
+            Some(bp) => self.store.put_breakpoint(name, bp),
+            None => self.store.delete_breakpoint(name),
+        }
+    }
+
+    fn save_function(&self, name: &str) -> Result<()> {
+        match self.functions.get(name) {
+            Some(f) => self.store.put_function(name, &serde_json::to_value(f).unwrap_or(Value::Null)),
+            None => Ok(()),
+        }
+    }
+}
+
+/// Why sessions and pauses found open in the store are closed when it is opened again.
+pub const RESTART_REASON: &str = "server restarted";
 
 struct Inner {
     state: Mutex<State>,
@@ -105,9 +184,39 @@ impl Default for Debugger {
 }
 
 impl Debugger {
+    /// A debugger that keeps nothing after it is dropped.
     pub fn new(config: Config) -> Self {
+        // An in-memory SQLite database needs no file system; failing to open one is a broken build.
+        let store = Store::in_memory().expect("an in-memory SQLite database opens");
+        Self::with_state(config, State::new(store))
+    }
+
+    /// A debugger whose history lives in `data_dir` (created if needed). What was there is read
+    /// back; pauses and sessions that were open when the last server stopped come back closed.
+    pub fn open(config: Config, data_dir: &Path) -> Result<Self> {
+        let store = Store::open(data_dir)?;
+        let snapshot = store.load()?;
+        let mut st = State::new(store);
+        // The closing of what was left open is written in one transaction.
+        st.store.begin()?;
+        match restore(&mut st, snapshot, ids::now()) {
+            Ok(()) => st.store.commit()?,
+            Err(e) => {
+                st.store.rollback();
+                return Err(e);
+            }
+        }
+        Ok(Self::with_state(config, st))
+    }
+
+    fn with_state(config: Config, state: State) -> Self {
         let (live, _) = broadcast::channel(1024);
-        Debugger { inner: Arc::new(Inner { state: Mutex::new(State::default()), config, live }) }
+        Debugger { inner: Arc::new(Inner { state: Mutex::new(state), config, live }) }
+    }
+
+    /// The event log, oldest first.
+    pub fn events(&self, selection: &EventSelection) -> Result<Vec<RecordedEvent>> {
+        self.state().store.events(selection)
     }
 
     pub fn config(&self) -> &Config {
@@ -143,14 +252,20 @@ impl Debugger {
             .entry(name.to_string())
             .or_insert_with(|| RegisteredFunction { signature: None, metadata: json!({}) });
         registered.signature = signature;
+        st.save_breakpoint(name)?;
+        st.save_function(name)?;
         drop(st);
         self.publish(LiveEvent::BreakpointsChanged);
         Ok(())
     }
 
-    pub fn remove_breakpoint(&self, name: &str) {
-        self.state().breakpoints.by_name.remove(name);
+    pub fn remove_breakpoint(&self, name: &str) -> Result<()> {
+        let mut st = self.state();
+        st.breakpoints.by_name.remove(name);
+        st.save_breakpoint(name)?;
+        drop(st);
         self.publish(LiveEvent::BreakpointsChanged);
+        Ok(())
     }
 
     pub fn set_behavior(&self, name: &str, behavior: &str) -> Result<Behavior> {
@@ -188,6 +303,7 @@ impl Debugger {
         let mut st = self.state();
         let bp = st.breakpoints.by_name.get_mut(name).ok_or_else(|| Error::BreakpointNotFound(name.to_string()))?;
         change(bp);
+        st.save_breakpoint(name)?;
         drop(st);
         self.publish(LiveEvent::BreakpointsChanged);
         Ok(())
@@ -199,7 +315,11 @@ impl Debugger {
 
     pub fn set_global_behavior(&self, behavior: &str) -> Result<GlobalBehavior> {
         let behavior = GlobalBehavior::parse(behavior)?;
-        self.state().breakpoints.global = behavior;
+        {
+            let mut st = self.state();
+            st.breakpoints.global = behavior;
+            st.store.put_global(behavior)?;
+        }
         self.publish(LiveEvent::BreakpointsChanged);
         Ok(behavior)
     }
@@ -213,12 +333,12 @@ impl Debugger {
         let mut st = self.state();
         let metadata = json!({"client_ref": client_ref, "registered_at": ids::now()});
         st.functions.insert(name.to_string(), RegisteredFunction { signature, metadata });
-        Ok(())
+        st.save_function(name)
     }
 
     /// Stores a value sent alongside a request (function data, event payloads).
     pub fn store_value(&self, cid: &str, data: &str, format: Option<&str>) -> Result<()> {
-        self.state().cids.store_pair(cid, data, format, ids::now())
+        self.state().store_pair(cid, data, format, ids::now())
     }
 
     pub fn functions(&self) -> BTreeMap<String, RegisteredFunction> {
@@ -275,7 +395,7 @@ impl Debugger {
             return Err(Error::CidNotFound { missing });
         }
         for item in items() {
-            st.cids.store_item(item, now)?;
+            st.store_item(item, now)?;
         }
         let preferred_format = match req.preferred_format.as_deref() {
             None => "dill".to_string(),
@@ -343,6 +463,26 @@ impl Debugger {
             },
         );
         st.record_order.push(call_id.clone());
+        if st.seen_processes.insert(call.process_key.clone()) {
+            st.log(
+                now,
+                "process_seen",
+                &call.process_key,
+                None,
+                json!({"pid": pid, "process_start_time": start_time}),
+            )?;
+        }
+        st.save_call(&call_id)?;
+        st.log(
+            now,
+            "call_start",
+            &call.process_key,
+            None,
+            json!({
+                "call_id": call_id, "function_name": method_name,
+                "pretty_args": call.pretty_args, "pretty_kwargs": call.pretty_kwargs,
+            }),
+        )?;
 
         let decision = match forced {
             Some(_) => StartDecision::Pause,
@@ -356,7 +496,7 @@ impl Debugger {
                 let mut paused = call.clone();
                 paused.pause_reason =
                     Some(if reason == PauseReason::Exception { "exception" } else { "breakpoint" }.into());
-                let pause_id = add_pause(&mut st, paused, reason, now);
+                let pause_id = add_pause(&mut st, paused, reason, now)?;
                 let process_key = call.process_key.clone();
                 st.running.insert(call_id.clone(), (call, Some(pause_id.clone())));
                 drop(st);
@@ -420,52 +560,53 @@ impl Debugger {
         SerializationFormat::parse(req.exception_serialization_format.as_deref())?;
         let mut st = self.state();
         if let (Some(cid), Some(data)) = (&req.result_cid, &req.result_data) {
-            st.cids.store_pair(cid, data, req.result_serialization_format.as_deref(), now)?;
+            st.store_pair(cid, data, req.result_serialization_format.as_deref(), now)?;
         }
         if let (Some(cid), Some(data)) = (&req.exception_cid, &req.exception_data) {
-            st.cids.store_pair(cid, data, req.exception_serialization_format.as_deref(), now)?;
+            st.store_pair(cid, data, req.exception_serialization_format.as_deref(), now)?;
         }
         let Some(call_id) = req.call_id.as_deref() else {
             return Ok(None);
         };
         let Some((mut call, pre_pause)) = st.running.remove(call_id) else {
+            // A call that started before a restart: its record still learns how it ended.
+            if st.records.get(call_id).is_some_and(|r| r.status == "running") {
+                let (status, pretty_result, exception) = call_outcome(&req, &st.cids);
+                if let Some(record) = st.records.get_mut(call_id) {
+                    record.completed_at = Some(req.timestamp.unwrap_or(now));
+                    record.status = status.into();
+                    record.pretty_result = pretty_result;
+                    record.exception = exception;
+                }
+                st.save_call(call_id)?;
+            }
             return Ok(None);
         };
         // A client that completes without waiting for a resume has moved on: close its REPLs.
         let mut closed = vec![];
         if let Some(pause_id) = pre_pause {
-            closed = close_pause(&mut st, &pause_id, Action::Continue, now);
+            closed = close_pause(&mut st, &pause_id, Action::Continue, now, None)?;
         }
 
-        let raised = req.exception_cid.is_some() || !matches!(req.status.as_deref(), None | Some("success"));
-        let pretty_result = if raised {
-            None
-        } else {
-            Some(match (&req.result_repr, &req.result_cid) {
-                (Some(repr), _) => Value::String(repr.clone()),
-                (None, Some(cid)) => {
-                    pretty_item(&SerializedItem { cid: Some(cid.clone()), ..Default::default() }, &st.cids)
-                }
-                (None, None) => Value::String("None".into()),
-            })
-        };
-        let exception = raised.then(|| {
-            let type_name = req.exception_type.clone().unwrap_or_else(|| "Exception".into());
-            let message = req.exception_message.clone().unwrap_or_default();
-            json!({
-                "summary": format!("{type_name}: {message}"),
-                "type_name": type_name,
-                "message": message,
-                "traceback": req.exception_traceback,
-            })
-        });
-        let status = if raised { "exception" } else { "success" };
+        let (status, pretty_result, exception) = call_outcome(&req, &st.cids);
+        let raised = status == "exception";
         if let Some(record) = st.records.get_mut(call_id) {
             record.completed_at = Some(req.timestamp.unwrap_or(now));
             record.status = status.into();
             record.pretty_result = pretty_result.clone();
             record.exception = exception.clone();
         }
+        st.save_call(call_id)?;
+        st.log(
+            now,
+            "call_complete",
+            &call.process_key,
+            None,
+            json!({
+                "call_id": call_id, "function_name": call.method_name, "status": status,
+                "pretty_result": pretty_result, "exception": exception,
+            }),
+        )?;
         call.pretty_result = pretty_result.clone().or(Some(Value::Null));
         call.exception = exception.clone();
         let method = call.method_name.clone();
@@ -476,6 +617,7 @@ impl Debugger {
             }
             let entry =
                 json!({"id": ids::new_uuid(), "function_name": method, "completed_at": now, "call_data": call_data});
+            st.store.put_history(&method, &entry)?;
             st.history.entry(method.clone()).or_default().push(entry);
         }
 
@@ -484,7 +626,7 @@ impl Debugger {
         if st.breakpoints.pauses_after(&method, raised) {
             let reason = if raised { PauseReason::Exception } else { PauseReason::After };
             call.pause_reason = Some(if raised { "exception" } else { "breakpoint" }.into());
-            let pause_id = add_pause(&mut st, call, reason, now);
+            let pause_id = add_pause(&mut st, call, reason, now)?;
             pause_added = Some(pause_id);
         }
         drop(st);
@@ -508,7 +650,7 @@ impl Debugger {
             return Err(Error::PauseResumed(pause_id.to_string()));
         }
         let action = request.into_action(pause.is_post_completion())?;
-        let closed = close_pause(&mut st, pause_id, action, now);
+        let closed = close_pause(&mut st, pause_id, action, now, None)?;
         drop(st);
         self.publish(LiveEvent::PauseResumed { pause_id: pause_id.to_string() });
         self.publish_closed(closed);
@@ -565,14 +707,14 @@ impl Debugger {
     }
 
     /// Sessions for index pages: the same filters and pages, without transcripts.
-    pub fn session_summaries(&self, query: &SessionQuery) -> SessionPage<SessionSummary> {
-        let page = self.state().sessions.list(query);
-        SessionPage {
+    pub fn session_summaries(&self, query: &SessionQuery) -> Result<SessionPage<SessionSummary>> {
+        let page = self.list_sessions(query)?;
+        Ok(SessionPage {
             sessions: page.sessions.iter().map(SessionSummary::of).collect(),
             total: page.total,
             page: page.page,
             per_page: page.per_page,
-        }
+        })
     }
 
     /// The stack of a pause as it was when the call paused, with the pause's sessions.
@@ -741,6 +883,7 @@ impl Debugger {
             pid: call.process_pid,
             started_at: now,
             closed_at: None,
+            closed_reason: None,
             function_name: call.method_name.clone(),
             call_id: Some(call.call_id.clone()),
             process_key: call.process_key.clone(),
@@ -756,10 +899,21 @@ impl Debugger {
             transcript: vec![],
         };
         let call_id = call.call_id.clone();
+        let (call_process_key, call_function) = (call.process_key.clone(), call.method_name.clone());
         let session_id = st.sessions.insert(session);
         if let Some(record) = st.records.get_mut(&call_id) {
             record.repl_sessions.push(session_id.clone());
         }
+        st.save_session(&session_id)?;
+        st.save_call(&call_id)?;
+        let (process_key, function_name) = (call_process_key, call_function);
+        st.log(
+            now,
+            "session_start",
+            &process_key,
+            Some(&session_id),
+            json!({"session_id": session_id, "pause_id": pause_id, "call_id": call_id, "function_name": function_name}),
+        )?;
         drop(st);
         self.publish(LiveEvent::SessionStarted { session_id: session_id.clone(), pause_id: pause_id.to_string() });
         Ok(session_id)
@@ -769,8 +923,14 @@ impl Debugger {
         self.state().sessions.get(session_id).cloned()
     }
 
-    pub fn list_sessions(&self, query: &SessionQuery) -> SessionPage<ReplSession> {
-        self.state().sessions.list(query)
+    pub fn list_sessions(&self, query: &SessionQuery) -> Result<SessionPage<ReplSession>> {
+        let st = self.state();
+        let needle = query.search.as_deref().map(str::trim).filter(|s| !s.is_empty());
+        let hits = match needle {
+            Some(needle) => st.store.search_sessions(needle)?,
+            None => None,
+        };
+        Ok(st.sessions.list(query, hits.as_ref()))
     }
 
     pub fn sessions_for_pause(&self, pause_id: &str) -> Vec<String> {
@@ -788,7 +948,10 @@ impl Debugger {
         if !st.sessions.close(session_id, now)? {
             return Ok(());
         }
-        let pause_id = st.sessions.get(session_id).map(|s| s.pause_id.clone()).unwrap_or_default();
+        st.save_session(session_id)?;
+        let (pause_id, process_key) =
+            st.sessions.get(session_id).map(|s| (s.pause_id.clone(), s.process_key.clone())).unwrap_or_default();
+        st.log(now, "session_close", &process_key, Some(session_id), json!({"session_id": session_id}))?;
         if let Some(pause) = st.pauses.get_mut(&pause_id) {
             pause.evals.cancel_session(session_id);
             pause.wake.notify_waiters();
@@ -810,6 +973,17 @@ impl Debugger {
             let mut st = self.state();
             let session = st.sessions.open_mut(session_id)?;
             let pause_id = session.pause_id.clone();
+            let process_key = session.process_key.clone();
+            if !st.pauses.get(&pause_id).ok_or(Error::InvalidPause)?.is_paused() {
+                return Err(Error::SessionClosed(session_id.to_string()));
+            }
+            st.log(
+                ids::now(),
+                "eval_request",
+                &process_key,
+                Some(session_id),
+                json!({"eval_id": eval_id, "expr": expr}),
+            )?;
             let pause = st.pauses.get_mut(&pause_id).ok_or(Error::InvalidPause)?;
             if !pause.is_paused() {
                 return Err(Error::SessionClosed(session_id.to_string()));
@@ -855,7 +1029,7 @@ impl Debugger {
         let mut st = self.state();
         st.sessions.open_mut(session_id)?;
         if let (Some(cid), Some(data)) = (&result.result_cid, &result.result_data) {
-            st.cids.store_pair(cid, data, None, now)?;
+            st.store_pair(cid, data, None, now)?;
         }
         let pause = st.pauses.get_mut(pause_id).ok_or_else(|| Error::EvalNotFound(eval_id.to_string()))?;
         let pending = pause.evals.finish(eval_id).ok_or_else(|| Error::EvalNotFound(eval_id.to_string()))?;
@@ -875,6 +1049,8 @@ impl Debugger {
             if is_error { None } else { result.result_cid },
             now,
         )?;
+        // Durable before the browser hears of it.
+        persist_entry(&st, session_id, eval_id, &entry, now)?;
         drop(st);
         let _ = pending.reply.send(entry.clone());
         self.publish(LiveEvent::TranscriptAppended { session_id: session_id.to_string(), entry });
@@ -891,15 +1067,19 @@ impl Debugger {
         is_error: bool,
         result_cid: Option<String>,
     ) -> Result<TranscriptEntry> {
-        let entry = self.state().sessions.append(
+        let now = ids::now();
+        let mut st = self.state();
+        let entry = st.sessions.append(
             session_id,
             input.to_string(),
             output.to_string(),
             stdout.to_string(),
             is_error,
             result_cid,
-            ids::now(),
+            now,
         )?;
+        persist_entry(&st, session_id, "", &entry, now)?;
+        drop(st);
         self.publish(LiveEvent::TranscriptAppended { session_id: session_id.to_string(), entry: entry.clone() });
         Ok(entry)
     }
@@ -922,33 +1102,161 @@ fn process_identity(pid: &Option<Value>, start: &Option<Value>) -> Result<(i64, 
     }
 }
 
-fn add_pause(st: &mut State, call: CallData, reason: PauseReason, now: f64) -> String {
+fn add_pause(st: &mut State, call: CallData, reason: PauseReason, now: f64) -> Result<String> {
     let pause_id = ids::new_uuid();
-    if let Some(record) = st.records.get_mut(&call.call_id) {
+    let (call_id, process_key, function_name) = (call.call_id.clone(), call.process_key.clone(), call.method_name.clone());
+    if let Some(record) = st.records.get_mut(&call_id) {
         record.pause_ids.push(pause_id.clone());
     }
     st.pauses.insert(pause_id.clone(), Pause::new(pause_id.clone(), call, reason, now));
     st.pause_order.push(pause_id.clone());
-    pause_id
+    st.save_pause(&pause_id)?;
+    st.save_call(&call_id)?;
+    st.log(
+        now,
+        "pause",
+        &process_key,
+        None,
+        json!({"pause_id": pause_id, "call_id": call_id, "function_name": function_name, "reason": reason}),
+    )?;
+    Ok(pause_id)
 }
 
-/// Marks a pause resumed, closes its sessions and fails their evals. Returns the sessions closed.
-fn close_pause(st: &mut State, pause_id: &str, action: Action, now: f64) -> Vec<(String, f64)> {
+/// Marks a pause resumed, closes its sessions and fails their evals. Returns the sessions
+/// closed. `reason` is set when no user resumed it (a restart).
+fn close_pause(
+    st: &mut State,
+    pause_id: &str,
+    action: Action,
+    now: f64,
+    reason: Option<&str>,
+) -> Result<Vec<(String, f64)>> {
     let mut closed = vec![];
+    let mut resumed = None;
     if let Some(pause) = st.pauses.get_mut(pause_id) {
         if pause.resume.is_none() {
-            pause.resume = Some(action);
+            pause.resume = Some(action.clone());
             pause.resumed_at = Some(now);
+            pause.resumed_reason = reason.map(str::to_string);
+            resumed = Some((pause.call.process_key.clone(), pause.call.call_id.clone()));
         }
         pause.evals.cancel_all();
         pause.wake.notify_waiters();
     }
+    if let Some((process_key, call_id)) = resumed {
+        st.save_pause(pause_id)?;
+        st.log(
+            now,
+            "resume",
+            &process_key,
+            None,
+            json!({"pause_id": pause_id, "call_id": call_id, "action": action, "reason": reason}),
+        )?;
+    }
     for session_id in st.sessions.for_pause(pause_id) {
-        if let Ok(true) = st.sessions.close(&session_id, now) {
+        if close_one_session(st, &session_id, now, reason)? {
             closed.push((session_id, now));
         }
     }
-    closed
+    Ok(closed)
+}
+
+/// Closes and records one session; false when it was already closed.
+fn close_one_session(st: &mut State, session_id: &str, now: f64, reason: Option<&str>) -> Result<bool> {
+    if !st.sessions.close(session_id, now)? {
+        return Ok(false);
+    }
+    if let Some(reason) = reason {
+        st.sessions.set_closed_reason(session_id, reason);
+    }
+    st.save_session(session_id)?;
+    let process_key = st.sessions.get(session_id).map(|s| s.process_key.clone()).unwrap_or_default();
+    st.log(now, "session_close", &process_key, Some(session_id), json!({"session_id": session_id, "reason": reason}))?;
+    Ok(true)
+}
+
+fn persist_entry(st: &State, session_id: &str, eval_id: &str, entry: &TranscriptEntry, now: f64) -> Result<()> {
+    st.store.append_entry(session_id, entry)?;
+    let process_key = st.sessions.get(session_id).map(|s| s.process_key.clone()).unwrap_or_default();
+    st.log(
+        now,
+        "eval_result",
+        &process_key,
+        Some(session_id),
+        json!({
+            "eval_id": eval_id, "index": entry.index, "input": entry.input, "output": entry.output,
+            "stdout": entry.stdout, "is_error": entry.is_error, "result_cid": entry.result_cid,
+        }),
+    )
+}
+
+/// How a call ended, as records and pages show it: (status, result text, exception).
+fn call_outcome(req: &CallComplete, cids: &CidStore) -> (&'static str, Option<Value>, Option<Value>) {
+    let raised = req.exception_cid.is_some() || !matches!(req.status.as_deref(), None | Some("success"));
+    if raised {
+        let type_name = req.exception_type.clone().unwrap_or_else(|| "Exception".into());
+        let message = req.exception_message.clone().unwrap_or_default();
+        let exception = json!({
+            "summary": format!("{type_name}: {message}"),
+            "type_name": type_name,
+            "message": message,
+            "traceback": req.exception_traceback,
+        });
+        return ("exception", None, Some(exception));
+    }
+    let result = match (&req.result_repr, &req.result_cid) {
+        (Some(repr), _) => Value::String(repr.clone()),
+        (None, Some(cid)) => pretty_item(&SerializedItem { cid: Some(cid.clone()), ..Default::default() }, cids),
+        (None, None) => Value::String("None".into()),
+    };
+    ("success", Some(result), None)
+}
+
+/// Rebuilds the state from a snapshot; whatever was open is closed, with the restart as reason.
+fn restore(st: &mut State, snapshot: Snapshot, now: f64) -> Result<()> {
+    for (name, bp) in snapshot.breakpoints {
+        st.breakpoints.by_name.insert(name, bp);
+    }
+    if let Some(global) = snapshot.global {
+        st.breakpoints.global = global;
+    }
+    for (name, data) in snapshot.functions {
+        if let Ok(f) = serde_json::from_value::<RegisteredFunction>(data) {
+            st.functions.insert(name, f);
+        }
+    }
+    for (cid, obj) in snapshot.objects {
+        st.cids.insert(&cid, obj.bytes, obj.format, obj.created_at);
+    }
+    for record in snapshot.calls {
+        st.seen_processes.insert(record.process_key.clone());
+        st.record_order.push(record.call_id.clone());
+        st.records.insert(record.call_id.clone(), record);
+    }
+    st.call_seq = st.records.len() as u64;
+    for (name, entry) in snapshot.history {
+        st.history.entry(name).or_default().push(entry);
+    }
+    for session in snapshot.sessions {
+        st.sessions.restore(session);
+    }
+    let mut open_pauses = vec![];
+    for record in snapshot.pauses {
+        let pause = Pause::from_record(record);
+        if pause.is_paused() {
+            open_pauses.push(pause.id.clone());
+        }
+        st.pause_order.push(pause.id.clone());
+        st.pauses.insert(pause.id.clone(), pause);
+    }
+    for pause_id in open_pauses {
+        close_pause(st, &pause_id, Action::Continue, now, Some(RESTART_REASON))?;
+    }
+    // Sessions whose pause was lost or resumed without closing them.
+    for session_id in st.sessions.open_ids() {
+        close_one_session(st, &session_id, now, Some(RESTART_REASON))?;
+    }
+    Ok(())
 }
 
 fn session_links(st: &State, ids: Vec<String>) -> Vec<SessionLink> {

@@ -9,6 +9,8 @@ pub enum ErrorKind {
     Conflict,
     Timeout,
     TooLarge,
+    /// The data directory could not be read or written.
+    Unavailable,
 }
 
 #[derive(Debug, thiserror::Error, Clone, PartialEq)]
@@ -43,6 +45,8 @@ pub enum Error {
     MissingProcessIdentity,
     #[error("replacement must have the same, non-empty signature")]
     SignatureMismatch,
+    #[error("storage: {0}")]
+    Storage(String),
 }
 
 impl Error {
@@ -68,6 +72,7 @@ impl Error {
             Error::ObjectNotFound(_) => "object_not_found",
             Error::MissingProcessIdentity => "missing_process_identity",
             Error::SignatureMismatch => "signature_mismatch",
+            Error::Storage(_) => "storage_unavailable",
         }
     }
 
@@ -80,6 +85,7 @@ impl Error {
             | Error::ObjectNotFound(_) => ErrorKind::NotFound,
             Error::PauseResumed(_) | Error::SessionClosed(_) => ErrorKind::Conflict,
             Error::EvalTimeout(_) => ErrorKind::Timeout,
+            Error::Storage(_) => ErrorKind::Unavailable,
             Error::MissingField { .. }
             | Error::Invalid(..)
             | Error::InvalidPause

@@ -29,6 +29,8 @@ pub mod pause;
 pub mod pickle;
 #[cfg(feature = "runtime")]
 pub mod session;
+#[cfg(feature = "runtime")]
+pub mod store;
 
 #[cfg(feature = "runtime")]
 pub use debugger::{Config, Debugger, PollReply};

@@ -28,6 +28,9 @@ pub struct ReplSession {
     pub pid: i64,
     pub started_at: f64,
     pub closed_at: Option<f64>,
+    /// Why the session closed when no one closed it: e.g. the server restarted while it was open.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub closed_reason: Option<String>,
     pub function_name: String,
     pub call_id: Option<String>,
     pub process_key: String,
@@ -205,6 +208,23 @@ pub enum LiveEvent {
     CallsChanged {
         process_key: String,
     },
+}
+
+/// One entry of the event log (seed 001's session recording): everything that happened, in
+/// order. `breakroom export` writes these as JSON lines and `breakroom replay` reads them back.
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct RecordedEvent {
+    pub sequence: i64,
+    /// Seconds since the Unix epoch.
+    pub timestamp: f64,
+    /// process_seen, call_start, call_complete, pause, resume, session_start, session_close,
+    /// eval_request or eval_result.
+    #[serde(rename = "type")]
+    pub kind: String,
+    pub process_key: Option<String>,
+    pub session_id: Option<String>,
+    pub data: Value,
 }
 
 /// What is known of a value in the CID store.

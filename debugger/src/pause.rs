@@ -12,6 +12,7 @@ use crate::call::{Action, CallData};
 use crate::error::{Error, Result};
 use crate::eval::EvalQueue;
 use crate::model::PauseReason;
+use crate::store::PauseRecord;
 
 pub struct Pause {
     pub id: String,
@@ -20,6 +21,8 @@ pub struct Pause {
     pub paused_at: f64,
     pub resume: Option<Action>,
     pub resumed_at: Option<f64>,
+    /// Set when the pause ended without a user, e.g. the server restarted while it was paused.
+    pub resumed_reason: Option<String>,
     pub evals: EvalQueue,
     /// Wakes the client's long-poll: on resume, and when an eval becomes ready.
     pub wake: Arc<Notify>,
@@ -34,9 +37,31 @@ impl Pause {
             paused_at: now,
             resume: None,
             resumed_at: None,
+            resumed_reason: None,
             evals: EvalQueue::default(),
             wake: Arc::new(Notify::new()),
         }
+    }
+
+    /// The durable part of the pause.
+    pub fn record(&self) -> PauseRecord {
+        PauseRecord {
+            pause_id: self.id.clone(),
+            call: self.call.clone(),
+            reason: self.reason,
+            paused_at: self.paused_at,
+            resume: self.resume.clone(),
+            resumed_at: self.resumed_at,
+            resumed_reason: self.resumed_reason.clone(),
+        }
+    }
+
+    pub fn from_record(record: PauseRecord) -> Self {
+        let mut pause = Pause::new(record.pause_id, record.call, record.reason, record.paused_at);
+        pause.resume = record.resume;
+        pause.resumed_at = record.resumed_at;
+        pause.resumed_reason = record.resumed_reason;
+        pause
     }
 
     pub fn is_paused(&self) -> bool {

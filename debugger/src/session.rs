@@ -1,6 +1,6 @@
 //! REPL sessions and their transcripts.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 use crate::error::{Error, Result};
 use crate::ids;
@@ -28,6 +28,15 @@ impl Sessions {
         self.order.push(id.clone());
         self.by_id.insert(id.clone(), session);
         id
+    }
+
+    /// Puts back a session read from the store, keeping its id.
+    pub fn restore(&mut self, session: ReplSession) {
+        if self.by_id.contains_key(&session.session_id) {
+            return;
+        }
+        self.order.push(session.session_id.clone());
+        self.by_id.insert(session.session_id.clone(), session);
     }
 
     pub fn get(&self, id: &str) -> Option<&ReplSession> {
@@ -85,6 +94,17 @@ impl Sessions {
         Ok(true)
     }
 
+    pub fn set_closed_reason(&mut self, id: &str, reason: &str) {
+        if let Some(session) = self.by_id.get_mut(id) {
+            session.closed_reason = Some(reason.to_string());
+        }
+    }
+
+    /// Every session still open, oldest first.
+    pub fn open_ids(&self) -> Vec<String> {
+        self.order.iter().filter(|id| self.by_id.get(*id).is_some_and(|s| s.closed_at.is_none())).cloned().collect()
+    }
+
     pub fn for_pause(&self, pause_id: &str) -> Vec<String> {
         self.order.iter().filter(|id| self.by_id[*id].pause_id == pause_id).cloned().collect()
     }
@@ -102,8 +122,9 @@ impl Sessions {
         self.order.iter().filter(|id| self.by_id[*id].call_id.as_deref() == Some(call_id)).cloned().collect()
     }
 
-    /// Matching sessions, newest first, one page of them.
-    pub fn list(&self, query: &SessionQuery) -> SessionPage<ReplSession> {
+    /// Matching sessions, newest first, one page of them. `text_hits`, when given, is the set of
+    /// sessions the full-text index found for the search text; without it the text is scanned.
+    pub fn list(&self, query: &SessionQuery, text_hits: Option<&HashSet<String>>) -> SessionPage<ReplSession> {
         let needle = query.search.as_deref().map(str::trim).filter(|s| !s.is_empty()).map(str::to_lowercase);
         let mut matching: Vec<&ReplSession> = self
             .order
@@ -116,7 +137,11 @@ impl Sessions {
             })
             .filter(|s| query.from.is_none_or(|from| s.started_at >= from))
             .filter(|s| query.to.is_none_or(|to| s.started_at <= to))
-            .filter(|s| needle.as_deref().is_none_or(|n| matches_text(s, n)))
+            .filter(|s| match (&needle, text_hits) {
+                (None, _) => true,
+                (Some(_), Some(hits)) => hits.contains(&s.session_id),
+                (Some(n), None) => matches_text(s, n),
+            })
             .collect();
         matching.sort_by(|a, b| b.started_at.total_cmp(&a.started_at));
         let per_page = match query.per_page {

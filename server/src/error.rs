@@ -37,6 +37,7 @@ impl From<Error> for ApiError {
             ErrorKind::Conflict => StatusCode::CONFLICT,
             ErrorKind::Timeout => StatusCode::GATEWAY_TIMEOUT,
             ErrorKind::TooLarge => StatusCode::PAYLOAD_TOO_LARGE,
+            ErrorKind::Unavailable => StatusCode::SERVICE_UNAVAILABLE,
         };
         let mut body = json!({"error": err.code(), "message": err.to_string()});
         match &err {

@@ -4,6 +4,7 @@
 pub mod api;
 pub mod error;
 pub mod guard;
+pub mod replay;
 pub mod site;
 
 use std::net::SocketAddr;

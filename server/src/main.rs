@@ -7,11 +7,20 @@ use std::time::Duration;
 use breakroom_debugger::{Config, Debugger};
 use breakroom_server::guard::AccessPolicy;
 use breakroom_server::{router, serve, site, ServerOptions};
-use clap::Parser;
+use clap::{Parser, Subcommand};
 
 #[derive(Parser, Debug)]
 #[command(name = "breakroom", version, about = "A web debugger for live Python programs")]
 struct Cli {
+    #[command(subcommand)]
+    command: Option<Command>,
+    /// Where history is kept (a SQLite database). Default: $XDG_DATA_HOME/breakroom, else
+    /// ~/.local/share/breakroom. Also read from BREAKROOM_DATA_DIR.
+    #[arg(long, global = true, env = "BREAKROOM_DATA_DIR")]
+    data_dir: Option<PathBuf>,
+    /// Keep nothing on disk: history ends with the process.
+    #[arg(long)]
+    memory: bool,
     /// Address to listen on. Anything but loopback exposes a REPL into your programs.
     #[arg(long, default_value = "127.0.0.1")]
     host: IpAddr,
@@ -30,10 +39,28 @@ struct Cli {
     token: Option<String>,
 }
 
+#[derive(Subcommand, Debug)]
+enum Command {
+    /// Print recorded events of a REPL session, a process, or an exported events.jsonl file.
+    Replay(breakroom_server::replay::ReplayArgs),
+    /// Write the events of a REPL session or a process as JSON lines (for `replay` or other tools).
+    Export {
+        /// A session id (`{pid}-{timestamp}`) or a process key (`{pid}+{start_time}`).
+        target: String,
+    },
+}
+
 #[tokio::main]
 async fn main() {
     let cli = Cli::parse();
-    if let Err(message) = run(cli).await {
+    let outcome = match &cli.command {
+        Some(Command::Replay(args)) => {
+            breakroom_server::replay::replay(args, || data_dir(&cli)).await
+        }
+        Some(Command::Export { target }) => data_dir(&cli).and_then(|dir| breakroom_server::replay::export(&dir, target)),
+        None => run(cli).await,
+    };
+    if let Err(message) = outcome {
         eprintln!("breakroom: {message}");
         std::process::exit(1);
     }
@@ -59,8 +86,16 @@ async fn run(cli: Cli) -> Result<(), String> {
         Err(e) => return Err(format!("cannot listen on {requested}: {e}")),
     };
     let addr = listener.local_addr().map_err(|e| e.to_string())?;
-    let debugger =
-        Debugger::new(Config { eval_timeout: Duration::from_secs(cli.eval_timeout.max(1)), ..Config::default() });
+    let config = Config { eval_timeout: Duration::from_secs(cli.eval_timeout.max(1)), ..Config::default() };
+    let debugger = if cli.memory {
+        println!("History is kept in memory only (--memory)");
+        Debugger::new(config)
+    } else {
+        let dir = data_dir(&cli)?;
+        let debugger = Debugger::open(config, &dir).map_err(|e| format!("cannot open {}: {e}", dir.display()))?;
+        println!("History: {}", dir.display());
+        debugger
+    };
     let access = if cli.host.is_loopback() {
         AccessPolicy::loopback(addr.port(), token)
     } else {
@@ -70,6 +105,16 @@ async fn run(cli: Cli) -> Result<(), String> {
     write_port_file(addr.port());
     println!("Server running on http://{addr}");
     serve(listener, app).await.map_err(|e| e.to_string())
+}
+
+/// `--data-dir`, else the per-user data directory.
+fn data_dir(cli: &Cli) -> Result<PathBuf, String> {
+    if let Some(dir) = &cli.data_dir {
+        return Ok(PathBuf::from(expand_tilde(&dir.to_string_lossy())));
+    }
+    let xdg = std::env::var_os("XDG_DATA_HOME").filter(|d| !d.is_empty()).map(PathBuf::from);
+    let home = std::env::var_os("HOME").filter(|h| !h.is_empty()).map(|h| PathBuf::from(h).join(".local/share"));
+    xdg.or(home).map(|base| base.join("breakroom")).ok_or_else(|| "no HOME: pass --data-dir".to_string())
 }
 
 /// Unchanged cideldill clients find the server through this file (PROTOCOL.md §2).

@@ -52,9 +52,12 @@ pub async fn add(
 #[utoipa::path(operation_id = "remove_breakpoint", delete, path = "/api/breakpoints/{name}", tag = "breakpoints",
     params(("name" = String, Path, description = "function name")),
     responses((status = 200, body = BreakpointChanged)))]
-pub async fn remove(State(debugger): State<Debugger>, Path(name): Path<String>) -> Json<BreakpointChanged> {
-    debugger.remove_breakpoint(&name);
-    Json(BreakpointChanged { status: "ok", function_name: name, behavior: None })
+pub async fn remove(
+    State(debugger): State<Debugger>,
+    Path(name): Path<String>,
+) -> ApiResult<BreakpointChanged> {
+    debugger.remove_breakpoint(&name)?;
+    Ok(Json(BreakpointChanged { status: "ok", function_name: name, behavior: None }))
 }
 
 /// A breakpoint's before-call behaviour.
