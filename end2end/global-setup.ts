@@ -11,7 +11,7 @@ export default async function globalSetup() {
     throw new Error(`${binary} is missing: build it with 'cargo leptos build --release' first`);
   }
   const home = fs.mkdtempSync(path.join(os.tmpdir(), "breakroom-e2e-"));
-  const server = spawn(binary, ["--port", "0", "--eval-timeout", "10"], {
+  const server = spawn(binary, ["--port", "0", "--eval-timeout", "10", "--data-dir", path.join(home, "data")], {
     env: { ...process.env, CIDELDILL_HOME: home, LEPTOS_SITE_ROOT: path.join(root, "target", "site") },
     stdio: ["ignore", "pipe", "inherit"],
   });

@@ -12,9 +12,10 @@ venv=target/fuzz-venv
 [ -x "$venv/bin/schemathesis" ] || { python3 -m venv "$venv" && "$venv/bin/pip" install -q schemathesis; }
 cargo build -q -p breakroom
 port=5396
-target/debug/breakroom --port "$port" >/dev/null 2>&1 &
+data=$(mktemp -d)
+target/debug/breakroom --port "$port" --data-dir "$data" >/dev/null 2>&1 &
 server=$!
-trap 'kill $server' EXIT
+trap 'kill $server; rm -rf "$data"' EXIT
 sleep 1
 # /api/live streams forever and /api/poll holds for 25 s: both are left out.
 "$venv/bin/schemathesis" run "http://127.0.0.1:$port/api/openapi.json" --url "http://127.0.0.1:$port" \

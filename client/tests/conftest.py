@@ -87,10 +87,12 @@ class Server:
         return body
 
 
-def start_server(*extra_args):
+def start_server(*extra_args, data_dir=None):
+    """The real binary on a free port, with its history in `data_dir` (a fresh one by default)."""
     home = tempfile.mkdtemp(prefix="breakroom-test-")
+    data_dir = data_dir or os.path.join(home, "data")
     proc = subprocess.Popen(
-        [_binary(), "--port", "0", *extra_args],
+        [_binary(), *([] if "--port" in extra_args else ["--port", "0"]), "--data-dir", str(data_dir), *extra_args],
         stdout=subprocess.PIPE,
         stderr=subprocess.STDOUT,
         text=True,
@@ -103,7 +105,9 @@ def start_server(*extra_args):
         seen += line
         match = re.search(r"Server running on (http://\S+)", line)
         if match:
-            return Server(match.group(1), proc)
+            srv = Server(match.group(1), proc)
+            srv.data_dir = str(data_dir)
+            return srv
         if proc.poll() is not None:
             break
     proc.kill()

@@ -33,7 +33,8 @@ fn start_server() -> Server {
     let bin = std::env::var("BREAKROOM_BIN").unwrap_or_else(|_| env!("CARGO_BIN_EXE_breakroom").to_string());
     let home = std::env::temp_dir().join(format!("breakroom-bench-{}", std::process::id()));
     let mut child = Command::new(bin)
-        .args(["--port", "0"])
+        .args(["--port", "0", "--data-dir"])
+        .arg(home.join("data"))
         .env("CIDELDILL_HOME", &home)
         .stdout(Stdio::piped())
         .spawn()

@@ -194,7 +194,7 @@ pub fn describe(event: &RecordedEvent) -> String {
                 shown.push_str(&output);
             }
             let mark = if d.get("is_error").and_then(Value::as_bool).unwrap_or(false) { "!! " } else { "" };
-            format!("[{}] {}{}", text("index"), mark, shown.replace('\n', "\n    "))
+            format!("[{}] {}{}", text("index"), mark, shown.replace('\n', "\n    ")).trim_end().to_string()
         }
         _ => d.to_string(),
     };
