@@ -924,13 +924,7 @@ impl Debugger {
     }
 
     pub fn list_sessions(&self, query: &SessionQuery) -> Result<SessionPage<ReplSession>> {
-        let st = self.state();
-        let needle = query.search.as_deref().map(str::trim).filter(|s| !s.is_empty());
-        let hits = match needle {
-            Some(needle) => st.store.search_sessions(needle)?,
-            None => None,
-        };
-        Ok(st.sessions.list(query, hits.as_ref()))
+        Ok(self.state().sessions.list(query))
     }
 
     pub fn sessions_for_pause(&self, pause_id: &str) -> Vec<String> {

@@ -35,7 +35,6 @@ const MIGRATIONS: &[&str] = &[
      CREATE TABLE transcript (
          session_id TEXT NOT NULL, idx INTEGER NOT NULL, data TEXT NOT NULL,
          PRIMARY KEY (session_id, idx)) WITHOUT ROWID;
-     CREATE VIRTUAL TABLE session_text USING fts5(session_id UNINDEXED, text, tokenize = 'trigram');
      CREATE TABLE breakpoint_history (id INTEGER PRIMARY KEY, function_name TEXT NOT NULL, data TEXT NOT NULL);
      CREATE TABLE events (
          sequence INTEGER PRIMARY KEY, timestamp REAL NOT NULL, type TEXT NOT NULL,
@@ -126,6 +125,12 @@ impl Store {
     pub fn schema_version(&self) -> Result<usize> {
         let version: i64 = self.conn.query_row("PRAGMA user_version", [], |r| r.get(0)).map_err(storage)?;
         Ok(version.max(0) as usize)
+    }
+
+    /// Pretends the database was written by another version (tests of the upgrade path).
+    #[doc(hidden)]
+    pub fn set_schema_version_for_tests(&self, version: usize) -> Result<()> {
+        self.conn.pragma_update(None, "user_version", version as i64).map_err(storage)
     }
 
     fn migrate(&mut self) -> Result<()> {
@@ -219,24 +224,16 @@ impl Store {
         Ok(())
     }
 
-    /// Stores a session's header (not its transcript); the function name becomes searchable.
+    /// Stores a session's header (not its transcript).
     pub fn put_session(&self, session: &ReplSession) -> Result<()> {
         let mut header = serde_json::to_value(session).map_err(|e| Error::Storage(e.to_string()))?;
         if let Some(obj) = header.as_object_mut() {
             obj.remove("transcript");
         }
-        let existed: bool = self
-            .conn
-            .prepare_cached("SELECT 1 FROM sessions WHERE session_id = ?1")
-            .and_then(|mut s| s.exists(params![session.session_id]))
-            .map_err(storage)?;
         self.conn
             .prepare_cached("INSERT OR REPLACE INTO sessions (session_id, started_at, data) VALUES (?1, ?2, ?3)")
             .and_then(|mut s| s.execute(params![session.session_id, session.started_at, header.to_string()]))
             .map_err(storage)?;
-        if !existed {
-            self.index_text(&session.session_id, &session.function_name)?;
-        }
         Ok(())
     }
 
@@ -245,14 +242,6 @@ impl Store {
         self.conn
             .prepare_cached("INSERT OR REPLACE INTO transcript (session_id, idx, data) VALUES (?1, ?2, ?3)")
             .and_then(|mut s| s.execute(params![session_id, entry.index as i64, data]))
-            .map_err(storage)?;
-        self.index_text(session_id, &format!("{}\n{}\n{}", entry.input, entry.output, entry.stdout))
-    }
-
-    fn index_text(&self, session_id: &str, text: &str) -> Result<()> {
-        self.conn
-            .prepare_cached("INSERT INTO session_text (session_id, text) VALUES (?1, ?2)")
-            .and_then(|mut s| s.execute(params![session_id, text]))
             .map_err(storage)?;
         Ok(())
     }
@@ -284,23 +273,6 @@ impl Store {
     }
 
     // ---- reads -----------------------------------------------------------------------------
-
-    /// Ids of sessions whose function name or transcript contains `needle` (case-insensitive),
-    /// from the full-text index. None when the needle is too short for the index (under three
-    /// characters): the caller scans instead.
-    pub fn search_sessions(&self, needle: &str) -> Result<Option<std::collections::HashSet<String>>> {
-        if needle.chars().count() < 3 {
-            return Ok(None);
-        }
-        // A quoted FTS5 string is matched as a substring by the trigram tokenizer.
-        let phrase = format!("\"{}\"", needle.replace('"', "\"\""));
-        let mut stmt = self
-            .conn
-            .prepare_cached("SELECT DISTINCT session_id FROM session_text WHERE session_text MATCH ?1")
-            .map_err(storage)?;
-        let ids = stmt.query_map(params![phrase], |r| r.get::<_, String>(0)).map_err(storage)?;
-        Ok(Some(ids.collect::<rusqlite::Result<_>>().map_err(storage)?))
-    }
 
     pub fn events(&self, selection: &EventSelection) -> Result<Vec<RecordedEvent>> {
         let mut stmt = self

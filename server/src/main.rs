@@ -45,7 +45,7 @@ enum Command {
     Replay(breakroom_server::replay::ReplayArgs),
     /// Write the events of a REPL session or a process as JSON lines (for `replay` or other tools).
     Export {
-        /// A session id (`{pid}-{timestamp}`) or a process key (`{pid}+{start_time}`).
+        /// A session id (`{pid}-{timestamp}`) or a process key (`{start_time}+{pid}`).
         target: String,
     },
 }

@@ -27,7 +27,7 @@ pub const MAX_GAP: Duration = Duration::from_secs(5);
 
 #[derive(clap::Args, Debug, Clone)]
 pub struct ReplayArgs {
-    /// A session id (`{pid}-{timestamp}`), a process key (`{pid}+{start_time}`), or a file
+    /// A session id (`{pid}-{timestamp}`), a process key (`{start_time}+{pid}`), or a file
     /// written by `breakroom export`.
     pub target: String,
     /// Wait between events as long as they were apart when recorded (each gap at most 5 s).

@@ -1,0 +1,146 @@
+//! Durable history: what a debugger opened on a data directory finds there again.
+
+use std::time::Duration;
+
+use breakroom_debugger::call::{CallComplete, CallStart};
+use breakroom_debugger::cid_store::cid_of;
+use breakroom_debugger::model::SessionQuery;
+use breakroom_debugger::pause::ResumeRequest;
+use breakroom_debugger::store::{EventSelection, Store};
+use breakroom_debugger::{Config, Debugger};
+use serde_json::json;
+
+fn config() -> Config {
+    Config { eval_timeout: Duration::from_millis(500), poll_hold: Duration::from_millis(200) }
+}
+
+fn open(dir: &std::path::Path) -> Debugger {
+    Debugger::open(config(), dir).expect("open data dir")
+}
+
+/// Pauses a call of `name` with one dill argument; returns (pause id, the argument's CID).
+fn pause(d: &Debugger, name: &str) -> (String, String) {
+    d.add_breakpoint(name, Some("(a)".into()), None).unwrap();
+    let cid = cid_of(&[0x80, 0x04, 0x4B, 0x06, 0x2E]); // pickle of 6
+    let reply = d
+        .start_call(CallStart {
+            method_name: Some(name.into()),
+            process_pid: Some(json!(77)),
+            process_start_time: Some(json!(1795331833.5)),
+            args: vec![serde_json::from_value(json!({"cid": cid, "data": "gARLBi4="})).unwrap()],
+            ..Default::default()
+        })
+        .unwrap();
+    let v = serde_json::to_value(&reply).unwrap();
+    (v["poll_url"].as_str().unwrap().rsplit('/').next().unwrap().to_string(), cid)
+}
+
+#[test]
+fn test_history_survives_reopening_the_data_directory() {
+    let dir = tempfile::tempdir().unwrap();
+    let (session_id, cid) = {
+        let d = open(dir.path());
+        let (pause_id, cid) = pause(&d, "compute");
+        d.set_after_behavior("compute", "stop").unwrap();
+        d.set_global_behavior("stop_exception").unwrap();
+        let session_id = d.start_session(&pause_id).unwrap();
+        d.append_transcript(&session_id, "a * 7", "42", "", false, None).unwrap();
+        d.append_transcript(&session_id, "print('x')", "", "x\n", false, None).unwrap();
+        d.resume(&pause_id, ResumeRequest::continue_()).unwrap();
+        (session_id, cid)
+    };
+    let d = open(dir.path());
+    let session = d.session(&session_id).unwrap();
+    assert_eq!(session.transcript.iter().map(|e| e.input.as_str()).collect::<Vec<_>>(), ["a * 7", "print('x')"]);
+    assert_eq!(session.transcript[1].stdout, "x\n");
+    assert!(session.closed_at.is_some());
+    assert_eq!(session.closed_reason, None, "closed by its resume, not by the restart");
+    assert_eq!(d.stored_value(&cid).unwrap().display, "6");
+    assert_eq!(d.breakpoints()["compute"].after_behavior.as_str(), "stop");
+    assert_eq!(d.global_behavior().as_str(), "stop_exception");
+    assert!(d.functions().contains_key("compute"));
+    let found = d.list_sessions(&SessionQuery { search: Some("PRINT(".into()), ..Default::default() }).unwrap();
+    assert_eq!(found.total, 1);
+    assert_eq!(d.call_records("1795331833.500000+77").len(), 1);
+}
+
+#[test]
+fn test_open_pauses_and_sessions_come_back_closed_with_the_reason() {
+    let dir = tempfile::tempdir().unwrap();
+    let (pause_id, session_id) = {
+        let d = open(dir.path());
+        let (pause_id, _) = pause(&d, "compute");
+        let session_id = d.start_session(&pause_id).unwrap();
+        d.append_transcript(&session_id, "1 + 1", "2", "", false, None).unwrap();
+        (pause_id, session_id)
+    };
+    let d = open(dir.path());
+    let session = d.session(&session_id).unwrap();
+    assert!(session.closed_at.is_some());
+    assert_eq!(session.closed_reason.as_deref(), Some("server restarted"));
+    assert_eq!(session.transcript.len(), 1);
+    assert!(d.paused_calls().is_empty());
+    assert!(d.call_stack(&pause_id).is_some(), "the pause's stack stays readable");
+    assert_eq!(d.eval_blocking_closed(&session_id), "session_closed");
+    // The restart is part of the record.
+    let events = d.events(&EventSelection { session_id: Some(session_id.clone()), ..Default::default() }).unwrap();
+    let last = events.last().unwrap();
+    assert_eq!((last.kind.as_str(), last.data["reason"].as_str()), ("session_close", Some("server restarted")));
+    drop(d);
+    // Opening again changes nothing more: the close is not recorded twice.
+    let d = open(dir.path());
+    let again = d.events(&EventSelection { session_id: Some(session_id), ..Default::default() }).unwrap();
+    assert_eq!(again.len(), events.len());
+}
+
+trait EvalClosed {
+    fn eval_blocking_closed(&self, session_id: &str) -> String;
+}
+
+impl EvalClosed for Debugger {
+    fn eval_blocking_closed(&self, session_id: &str) -> String {
+        let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
+        rt.block_on(self.eval(session_id, "1")).unwrap_err().code().to_string()
+    }
+}
+
+#[test]
+fn test_event_log_records_a_call_from_start_to_completion_in_order() {
+    let d = Debugger::new(config());
+    let (pause_id, _) = pause(&d, "compute");
+    let session_id = d.start_session(&pause_id).unwrap();
+    d.append_transcript(&session_id, "a", "6", "", false, None).unwrap();
+    d.close_session(&session_id).unwrap();
+    d.resume(&pause_id, ResumeRequest::continue_()).unwrap();
+    let call_id = d.call_records("1795331833.500000+77")[0].call_id.clone();
+    d.complete_call(CallComplete { call_id: Some(call_id), result_repr: Some("7".into()), ..Default::default() })
+        .unwrap();
+    let events = d.events(&EventSelection::default()).unwrap();
+    let kinds: Vec<&str> = events.iter().map(|e| e.kind.as_str()).collect();
+    assert_eq!(
+        kinds,
+        ["process_seen", "call_start", "pause", "session_start", "eval_result", "session_close", "resume", "call_complete"]
+    );
+    assert!(events.windows(2).all(|w| w[0].sequence < w[1].sequence && w[0].timestamp <= w[1].timestamp));
+    assert_eq!(events[7].data["pretty_result"], "7");
+    let from = d.events(&EventSelection { from_sequence: events[4].sequence, ..Default::default() }).unwrap();
+    assert_eq!(from.len(), 4);
+}
+
+#[test]
+fn test_schema_version_is_recorded_and_a_newer_schema_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let version = Store::open(dir.path()).unwrap().schema_version().unwrap();
+    assert!(version >= 1);
+    Store::open(dir.path()).unwrap().set_schema_version_for_tests(version + 1).unwrap();
+    let err = Debugger::open(config(), dir.path()).err().expect("a newer schema is refused");
+    assert!(err.to_string().contains("newer than this Breakroom knows"), "{err}");
+}
+
+#[test]
+fn test_a_data_directory_that_cannot_be_created_is_a_clear_error() {
+    let file = tempfile::NamedTempFile::new().unwrap();
+    let err = Debugger::open(config(), &file.path().join("sub")).err().expect("not a directory");
+    assert_eq!(err.code(), "storage_unavailable");
+    assert!(err.to_string().contains("cannot create data directory"), "{err}");
+}
