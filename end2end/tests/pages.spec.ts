@@ -199,3 +199,35 @@ test("test_repls_index_lists_all_sessions, test_repls_index_search_works: the se
   await continueCard(page, "'indexed'");
   expect(await program.exited).toBe(0);
 });
+
+test("a closed session replays its transcript at the original pace, faster with the speed control", async ({ page }) => {
+  const program = runProgram("greet.py", {}, ["replayed"]);
+  await open(page, "/");
+  await page.locator(".paused-card", { hasText: "'replayed'" }).getByRole("button", { name: "Open REPL" }).click();
+  await expect(page).toHaveURL(/\/repl\//);
+  const url = new URL(page.url()).pathname;
+  for (const expr of ["a = 1", "a + 1", "a + 2"]) {
+    await evalIn(page, expr);
+    await page.waitForTimeout(400);
+  }
+  await continueCard(page, "'replayed'");
+  expect(await program.exited).toBe(0);
+
+  await open(page, url);
+  const visible = page.locator(".transcript .entry:visible");
+  await expect(visible).toHaveCount(3);
+  await page.getByRole("button", { name: "▶ Replay" }).click();
+  // Entries come back one by one: the first ones are on screen before the last.
+  await expect(page.locator(".replay-progress")).toBeVisible();
+  await expect.poll(() => visible.count()).toBeLessThan(3);
+  await expect(page.locator(".replay-progress")).toContainText("of 3");
+  await expect(visible).toHaveCount(3, { timeout: 10_000 });
+  await expect(page.getByRole("button", { name: "▶ Replay" })).toBeVisible();
+
+  // At 4x the same replay takes well under the recorded ~1.2 s of gaps, and Stop shows it all.
+  await page.locator("select.replay-speed").selectOption("4");
+  await page.getByRole("button", { name: "▶ Replay" }).click();
+  await page.getByRole("button", { name: "■ Stop" }).click();
+  await expect(visible).toHaveCount(3);
+  await screenshot(page, "repl-replay");
+});

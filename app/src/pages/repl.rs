@@ -66,6 +66,10 @@ fn Session(session: ReplSession, state: PromptState) -> impl IntoView {
         None => format!("/call-tree/{}", session.process_key),
     };
     let history: Vec<String> = session.transcript.iter().map(|e| e.input.clone()).collect();
+    let times: std::sync::Arc<Vec<f64>> = std::sync::Arc::new(
+        std::iter::once(session.started_at).chain(session.transcript.iter().map(|e| e.timestamp)).collect(),
+    );
+    let replay = Replay::new();
     view! {
         <header class="page-header session-header">
             <h1>
@@ -91,14 +95,101 @@ fn Session(session: ReplSession, state: PromptState) -> impl IntoView {
                 "This session ended without any input."
             }}</p>
         })}
+        {(!active && !session.transcript.is_empty()).then(|| view! { <ReplayControls replay times=times.clone()/> })}
         <ol class="transcript">
-            {session.transcript.iter().map(|e| view! { <Entry entry=e.clone()/> }).collect_view()}
+            {session.transcript.iter().enumerate().map(|(i, e)| view! {
+                <Entry entry=e.clone() hidden=Signal::derive(move || replay.shown.get().is_some_and(|n| i >= n))/>
+            }).collect_view()}
         </ol>
         {if active {
             view! { <Prompt session_id=session.session_id.clone() history state/> }.into_any()
         } else {
-            view! { <p class="closed-note">"Breakpoint resumed — session closed"</p> }.into_any()
+            let note = match &session.closed_reason {
+                Some(reason) => format!("Session closed — {reason}"),
+                None => "Breakpoint resumed — session closed".to_string(),
+            };
+            view! { <p class="closed-note">{note}</p> }.into_any()
         }}
+    }
+}
+
+/// Replaying a closed session's transcript: its entries appear again at the pace they were
+/// first answered (each gap at most 5 s), faster or slower with the speed control.
+#[derive(Clone, Copy)]
+struct Replay {
+    /// While replaying, how many entries are shown; None shows them all.
+    shown: RwSignal<Option<usize>>,
+    speed: RwSignal<f64>,
+    /// Bumped by every start and stop, so a timer from an earlier run does nothing.
+    run: RwSignal<u64>,
+}
+
+impl Replay {
+    fn new() -> Self {
+        Replay { shown: RwSignal::new(None), speed: RwSignal::new(1.0), run: RwSignal::new(0) }
+    }
+
+    fn stop(self) {
+        self.run.update(|r| *r += 1);
+        self.shown.set(None);
+    }
+
+    /// `times[0]` is the session start, then one time per entry.
+    fn start(self, times: std::sync::Arc<Vec<f64>>) {
+        self.run.update(|r| *r += 1);
+        self.shown.set(Some(0));
+        self.step(times, self.run.get_untracked());
+    }
+
+    fn step(self, times: std::sync::Arc<Vec<f64>>, run: u64) {
+        let Some(n) = self.shown.get_untracked() else { return };
+        if n + 1 >= times.len() {
+            self.shown.set(None);
+            return;
+        }
+        let gap = (times[n + 1] - times[n]).clamp(0.0, 5.0) / self.speed.get_untracked().max(0.01);
+        set_timeout(
+            move || {
+                if self.run.get_untracked() == run {
+                    self.shown.set(Some(n + 1));
+                    self.step(times, run);
+                }
+            },
+            std::time::Duration::from_secs_f64(gap),
+        );
+    }
+}
+
+#[component]
+fn ReplayControls(replay: Replay, times: std::sync::Arc<Vec<f64>>) -> impl IntoView {
+    let total = times.len() - 1;
+    view! {
+        <div class="replay">
+            {move || match replay.shown.get() {
+                None => view! {
+                    <button class="replay-start" on:click={
+                        let times = times.clone();
+                        move |_| replay.start(times.clone())
+                    }>"▶ Replay"</button>
+                }.into_any(),
+                Some(n) => view! {
+                    <button class="replay-stop" on:click=move |_| replay.stop()>"■ Stop"</button>
+                    <span class="replay-progress">{format!("Replaying: {n} of {total}")}</span>
+                }.into_any(),
+            }}
+            <label class="hint">"speed "
+                <select class="replay-speed" on:change=move |ev| {
+                    if let Ok(speed) = event_target_value(&ev).parse::<f64>() {
+                        replay.speed.set(speed);
+                    }
+                }>
+                    <option value="0.5">"0.5×"</option>
+                    <option value="1" selected>"1×"</option>
+                    <option value="2">"2×"</option>
+                    <option value="4">"4×"</option>
+                </select>
+            </label>
+        </div>
     }
 }
 
@@ -110,7 +201,7 @@ fn value_text(value: &serde_json::Value) -> String {
 }
 
 #[component]
-fn Entry(entry: TranscriptEntry) -> impl IntoView {
+fn Entry(entry: TranscriptEntry, #[prop(into)] hidden: Signal<bool>) -> impl IntoView {
     let output = (!entry.output.is_empty()).then(|| {
         let class = if entry.is_error { "output error" } else { "output" };
         view! { <pre class=class>{entry.output.clone()}</pre> }
@@ -120,7 +211,7 @@ fn Entry(entry: TranscriptEntry) -> impl IntoView {
         view! { <a class="object-link hint" href=format!("/object/{cid}") title="the stored value">"stored value"</a> }
     });
     view! {
-        <li class=if entry.is_error { "entry failed" } else { "entry" }>
+        <li class=if entry.is_error { "entry failed" } else { "entry" } class:replay-hidden=move || hidden.get()>
             <InputLines text=entry.input.clone()/>
             {stdout}
             {output}
