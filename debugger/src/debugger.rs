@@ -74,6 +74,9 @@ struct State {
     store: Store,
     /// Processes already announced in the event log.
     seen_processes: HashSet<String>,
+    /// Held while the data directory is ours: two servers on one directory would each close the
+    /// other's live sessions.
+    lock: Option<std::fs::File>,
     breakpoints: Breakpoints,
     functions: BTreeMap<String, RegisteredFunction>,
     pauses: HashMap<String, Pause>,
@@ -96,6 +99,7 @@ impl State {
         State {
             store,
             seen_processes: HashSet::new(),
+            lock: None,
             breakpoints: Breakpoints::default(),
             functions: BTreeMap::new(),
             pauses: HashMap::new(),
@@ -195,8 +199,10 @@ impl Debugger {
     /// back; pauses and sessions that were open when the last server stopped come back closed.
     pub fn open(config: Config, data_dir: &Path) -> Result<Self> {
         let store = Store::open(data_dir)?;
+        let lock = store.lock_exclusively(data_dir)?;
         let snapshot = store.load()?;
         let mut st = State::new(store);
+        st.lock = Some(lock);
         // The closing of what was left open is written in one transaction.
         st.store.begin()?;
         match restore(&mut st, snapshot, ids::now()) {

@@ -112,6 +112,26 @@ impl Store {
         Self::init(conn)
     }
 
+    /// Takes the data directory for one server; refused while another holds it. Readers
+    /// (`breakroom replay`, `export`) do not ask. Released when the returned file is dropped.
+    pub fn lock_exclusively(&self, dir: &Path) -> Result<std::fs::File> {
+        let path = dir.join("server.lock");
+        let file = std::fs::OpenOptions::new()
+            .create(true)
+            .truncate(false)
+            .write(true)
+            .open(&path)
+            .map_err(|e| Error::Storage(format!("{}: {e}", path.display())))?;
+        match file.try_lock() {
+            Ok(()) => Ok(file),
+            Err(std::fs::TryLockError::WouldBlock) => Err(Error::Storage(format!(
+                "{} is in use by another Breakroom server; stop it or pass another --data-dir",
+                dir.display()
+            ))),
+            Err(std::fs::TryLockError::Error(e)) => Err(Error::Storage(format!("{}: {e}", path.display()))),
+        }
+    }
+
     fn init(conn: Connection) -> Result<Store> {
         // Another process (`breakroom replay` beside a running server) may hold a write lock briefly.
         conn.busy_timeout(std::time::Duration::from_secs(5)).map_err(storage)?;

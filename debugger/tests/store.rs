@@ -138,6 +138,18 @@ fn test_schema_version_is_recorded_and_a_newer_schema_is_refused() {
 }
 
 #[test]
+fn test_one_data_directory_serves_one_debugger_at_a_time() {
+    let dir = tempfile::tempdir().unwrap();
+    let first = open(dir.path());
+    let err = Debugger::open(config(), dir.path()).err().expect("the directory is taken");
+    assert!(err.to_string().contains("in use by another Breakroom server"), "{err}");
+    // Readers still read while it is held.
+    assert!(Store::open(dir.path()).unwrap().events(&EventSelection::default()).is_ok());
+    drop(first);
+    open(dir.path());
+}
+
+#[test]
 fn test_a_data_directory_that_cannot_be_created_is_a_clear_error() {
     let file = tempfile::NamedTempFile::new().unwrap();
     let err = Debugger::open(config(), &file.path().join("sub")).err().expect("not a directory");

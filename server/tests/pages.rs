@@ -270,6 +270,33 @@ fn test_repl_page_shows_closed_message_when_closed() {
 }
 
 #[test]
+fn test_repl_page_says_a_session_closed_by_a_restart_was_closed_by_it() {
+    on_shared_runtime(async {
+        let dir = tempfile::tempdir().unwrap();
+        let config = breakroom_debugger::Config::default();
+        let session_id = {
+            let before = breakroom_debugger::Debugger::open(config.clone(), dir.path()).unwrap();
+            before.add_breakpoint("compute", None, None).unwrap();
+            let reply = before
+                .start_call(breakroom_debugger::call::CallStart {
+                    method_name: Some("compute".into()),
+                    process_pid: Some(json!(4207)),
+                    process_start_time: Some(json!(1.5)),
+                    ..Default::default()
+                })
+                .unwrap();
+            let poll_url = serde_json::to_value(&reply).unwrap()["poll_url"].as_str().unwrap().to_string();
+            before.start_session(poll_url.rsplit('/').next().unwrap()).unwrap()
+        };
+        let server = common::start_on(breakroom_debugger::Debugger::open(config, dir.path()).unwrap(), None).await;
+        let (status, html) = page(&server, &format!("/repl/{session_id}")).await;
+        assert_eq!(status, 200);
+        assert!(visible(&html).contains("Session closed — server restarted"), "{}", visible(&html));
+        assert!(!html.contains("<textarea"));
+    })
+}
+
+#[test]
 fn test_repl_page_returns_404_for_nonexistent_session() {
     on_shared_runtime(async {
         let server = common::start().await;

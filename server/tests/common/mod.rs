@@ -21,9 +21,13 @@ pub async fn start_with(config: Config) -> TestServer {
 }
 
 pub async fn start_full(config: Config, token: Option<&str>) -> TestServer {
+    start_on(Debugger::new(config), token).await
+}
+
+/// A server on an existing debugger (e.g. one opened on a data directory).
+pub async fn start_on(debugger: Debugger, token: Option<&str>) -> TestServer {
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let addr: SocketAddr = listener.local_addr().unwrap();
-    let debugger = Debugger::new(config);
     let access = AccessPolicy::loopback(addr.port(), token.map(str::to_string));
     let options = ServerOptions { max_body: 1024 * 1024, site: site::leptos_options(addr), access };
     let app = router(debugger.clone(), options);
