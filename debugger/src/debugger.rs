@@ -1175,19 +1175,17 @@ fn close_one_session(st: &mut State, session_id: &str, now: f64, reason: Option<
     Ok(true)
 }
 
+/// The entry and its event, in one commit.
 fn persist_entry(st: &State, session_id: &str, eval_id: &str, entry: &TranscriptEntry, now: f64) -> Result<()> {
-    st.store.append_entry(session_id, entry)?;
     let process_key = st.sessions.get(session_id).map(|s| s.process_key.clone()).unwrap_or_default();
-    st.log(
-        now,
-        "eval_result",
-        &process_key,
-        Some(session_id),
-        json!({
-            "eval_id": eval_id, "index": entry.index, "input": entry.input, "output": entry.output,
-            "stdout": entry.stdout, "is_error": entry.is_error, "result_cid": entry.result_cid,
-        }),
-    )
+    let event = json!({
+        "eval_id": eval_id, "index": entry.index, "input": entry.input, "output": entry.output,
+        "stdout": entry.stdout, "is_error": entry.is_error, "result_cid": entry.result_cid,
+    });
+    st.store.atomically(|store| {
+        store.append_entry(session_id, entry)?;
+        store.append_event(now, "eval_result", Some(&process_key), Some(session_id), &event).map(|_| ())
+    })
 }
 
 /// How a call ended, as records and pages show it: (status, result text, exception).

@@ -184,6 +184,18 @@ impl Store {
         let _ = self.conn.execute_batch("ROLLBACK");
     }
 
+    /// Runs `writes` as one transaction (one commit instead of one per statement).
+    pub fn atomically<T>(&self, writes: impl FnOnce(&Store) -> Result<T>) -> Result<T> {
+        self.begin()?;
+        match writes(self) {
+            Ok(value) => self.commit().map(|_| value),
+            Err(e) => {
+                self.rollback();
+                Err(e)
+            }
+        }
+    }
+
     // ---- writes ----------------------------------------------------------------------------
 
     pub fn put_breakpoint(&self, name: &str, bp: &Breakpoint) -> Result<()> {
