@@ -430,3 +430,36 @@ async fn test_concurrent_evals_serialized_in_order() {
         body["session"]["transcript"].as_array().unwrap().iter().map(|e| e["input"].as_str().unwrap()).collect();
     assert_eq!(inputs, vec!["first", "second"]);
 }
+
+#[tokio::test]
+async fn test_get_events_returns_a_sessions_recording_as_json_and_json_lines() {
+    let server = common::start().await;
+    let (pause_id, session_id) = paused_session(&server).await;
+    let (status, _) = server.post(&format!("/api/repl/{session_id}/close"), json!({})).await;
+    assert_eq!(status, 200);
+    let (status, body) = server.get(&format!("/api/events?session_id={session_id}")).await;
+    assert_eq!(status, 200, "{body}");
+    let kinds: Vec<&str> = body["events"].as_array().unwrap().iter().map(|e| e["type"].as_str().unwrap()).collect();
+    assert_eq!(kinds, ["session_start", "session_close"]);
+    assert_eq!(body["events"][0]["data"]["pause_id"], pause_id.as_str());
+
+    let response =
+        server.http.get(format!("{}/api/events?session_id={session_id}&format=jsonl", server.base)).send().await.unwrap();
+    assert_eq!(response.headers()["content-type"], "application/x-ndjson; charset=utf-8");
+    let text = response.text().await.unwrap();
+    let lines: Vec<Value> = text.lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    assert_eq!(lines, body["events"].as_array().unwrap().clone());
+
+    let first = body["events"][1]["sequence"].as_i64().unwrap();
+    let (_, later) = server.get(&format!("/api/events?session_id={session_id}&from_sequence={first}")).await;
+    assert_eq!(later["events"].as_array().unwrap().len(), 1);
+}
+
+#[tokio::test]
+async fn test_get_events_rejects_a_bad_sequence_or_format() {
+    let server = common::start().await;
+    let (status, body) = server.get("/api/events?from_sequence=soon").await;
+    assert_eq!((status, body["error"].as_str()), (400, Some("invalid_sequence")));
+    let (status, body) = server.get("/api/events?format=xml").await;
+    assert_eq!((status, body["error"].as_str()), (400, Some("invalid_format")));
+}

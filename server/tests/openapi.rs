@@ -27,6 +27,7 @@ const EXPECTED: &[(&str, &str)] = &[
     ("post", "/api/paused/{pause_id}/continue"),
     ("post", "/api/report-com-error"),
     ("get", "/api/com-errors"),
+    ("get", "/api/events"),
     ("get", "/api/poll-repl/{pause_id}"),
     ("post", "/api/call/repl-result"),
     ("post", "/api/repl/start"),

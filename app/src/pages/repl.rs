@@ -86,6 +86,9 @@ fn Session(session: ReplSession, state: PromptState) -> impl IntoView {
             <nav class="links">
                 <a class="button" href=format!("/callstack/{}", session.pause_id)>"View Call Stack"</a>
                 <a class="button" href=tree_href>"View Call Tree"</a>
+                <a class="button" href=format!("/api/events?session_id={}&format=jsonl", session.session_id)
+                    download=format!("breakroom-{}.jsonl", session.session_id)
+                    title="This session's recorded events, for `breakroom replay FILE`">"Events (.jsonl)"</a>
             </nav>
         </header>
         {session.transcript.is_empty().then(|| view! {

@@ -4,6 +4,7 @@
 
 mod breakpoints;
 mod calls;
+mod events;
 mod live;
 mod repl;
 pub mod wire;
@@ -60,6 +61,7 @@ fn documented_routes() -> OpenApiRouter<Debugger> {
         .routes(routes!(repl::eval))
         .routes(routes!(repl::close))
         .routes(routes!(live::stream))
+        .routes(routes!(events::list))
 }
 
 /// The OpenAPI 3.1 description of every route below.
