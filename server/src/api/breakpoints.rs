@@ -12,7 +12,7 @@ use super::wire::{
     BreakpointChanged, BreakpointHistory, BreakpointList, ErrorBody, FunctionList, FunctionRegistered, GlobalBehavior,
     ReplacementSet,
 };
-use crate::error::{ApiResult, JsonBody};
+use crate::error::{ApiError, ApiResult, JsonBody};
 
 #[utoipa::path(operation_id = "list_breakpoints", get, path = "/api/breakpoints", tag = "breakpoints", responses((status = 200, body = BreakpointList)))]
 pub async fn list(State(debugger): State<Debugger>) -> Json<BreakpointList> {
@@ -207,6 +207,12 @@ pub async fn register_function(
     JsonBody(req): JsonBody<NewFunction>,
 ) -> ApiResult<FunctionRegistered> {
     SerializationFormat::parse(req.function_serialization_format.as_deref())?;
+    if let Some(cid) = req.function_cid.as_deref().filter(|c| c.len() != 128 || !c.bytes().all(|b| b.is_ascii_hexdigit())) {
+        return Err(ApiError::bad_request(
+            "invalid_cid",
+            format!("function_cid must be 128 hex digits (a SHA-512), not {cid:?}"),
+        ));
+    }
     if let (Some(cid), Some(data)) = (&req.function_cid, &req.function_data) {
         debugger.store_value(cid, data, req.function_serialization_format.as_deref())?;
     }

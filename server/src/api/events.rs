@@ -26,7 +26,7 @@ pub struct EventQuery {
     from_sequence: Option<String>,
     /// `json` (default) or `jsonl`: one event per line, as `breakroom export` writes and
     /// `breakroom replay FILE` reads.
-    #[param(pattern = "^(json|jsonl)$")]
+    #[param(pattern = "^(json|jsonl)?$")]
     format: Option<String>,
 }
 
@@ -36,7 +36,8 @@ pub struct EventList {
 }
 
 #[utoipa::path(operation_id = "list_events", get, path = "/api/events", tag = "browser", params(EventQuery),
-    responses((status = 200, body = EventList, description = "the events in sequence order (with format=jsonl: JSON lines)"),
+    responses((status = 200, description = "the events in sequence order",
+            content((EventList = "application/json"), (String = "application/x-ndjson"))),
         (status = 400, body = ErrorBody)))]
 pub async fn list(State(debugger): State<Debugger>, Query(q): Query<EventQuery>) -> Result<Response, ApiError> {
     let from_sequence = match q.from_sequence.as_deref().map(str::trim).filter(|v| !v.is_empty()) {
