@@ -6,6 +6,45 @@ use breakroom_debugger::model::{
     SessionSummary, StoredValue,
 };
 use leptos::prelude::*;
+use leptos::server::codee;
+
+/// How a page's server data travels from the server-rendered HTML into the hydrating page: JSON,
+/// decoded with the same `serde_json::from_slice` the server functions' replies use. Leptos's
+/// default codec decodes with `from_str`, which compiles every response type's deserializer a
+/// second time into the wasm (about 90 KB).
+pub struct ServerJson;
+
+impl<T: serde::Serialize> codee::Encoder<T> for ServerJson {
+    type Error = serde_json::Error;
+    type Encoded = String;
+
+    fn encode(value: &T) -> Result<String, serde_json::Error> {
+        serde_json::to_string(value)
+    }
+}
+
+impl<T: serde::de::DeserializeOwned> codee::Decoder<T> for ServerJson {
+    type Error = serde_json::Error;
+    type Encoded = str;
+
+    fn decode(encoded: &str) -> Result<T, serde_json::Error> {
+        serde_json::from_slice(encoded.as_bytes())
+    }
+}
+
+/// A page's data from a server function, loaded during server rendering and refetched whenever
+/// `source` changes (see [`ServerJson`] for why not `Resource::new`).
+pub fn server_resource<T, S, Fut>(
+    source: impl Fn() -> S + Send + Sync + 'static,
+    fetcher: impl Fn(S) -> Fut + Send + Sync + 'static,
+) -> Resource<T, ServerJson>
+where
+    T: serde::Serialize + serde::de::DeserializeOwned + Send + Sync + 'static,
+    S: Clone + PartialEq + Send + Sync + 'static,
+    Fut: std::future::Future<Output = T> + Send + 'static,
+{
+    Resource::new_with_options(source, fetcher, false)
+}
 
 #[cfg(feature = "ssr")]
 fn debugger() -> Result<breakroom_debugger::Debugger, ServerFnError> {

@@ -113,8 +113,8 @@ pub fn tokens(source: &str) -> Vec<(Kind, String)> {
                 i += 1;
             }
             push(Kind::Number, chars[start..i].iter().collect());
-        } else if c.is_alphabetic() || c == '_' {
-            while i < chars.len() && (chars[i].is_alphanumeric() || chars[i] == '_') {
+        } else if is_identifier_start(c) {
+            while i < chars.len() && (is_identifier_start(chars[i]) || chars[i].is_ascii_digit()) {
                 i += 1;
             }
             let word: String = chars[start..i].iter().collect();
@@ -150,6 +150,12 @@ pub fn tokens(source: &str) -> Vec<(Kind, String)> {
         }
     }
     out
+}
+
+/// Python identifiers may use any letter; every non-ASCII character is taken as one, which keeps
+/// Unicode's letter tables out of the wasm (a non-ASCII operator would be mis-coloured, no more).
+fn is_identifier_start(c: char) -> bool {
+    c.is_ascii_alphabetic() || c == '_' || !c.is_ascii()
 }
 
 #[cfg(test)]

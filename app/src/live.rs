@@ -73,7 +73,7 @@ fn connect(live: Live) {
     };
     let on_message = Closure::<dyn FnMut(web_sys::MessageEvent)>::new(move |event: web_sys::MessageEvent| {
         let data = event.data().as_string().unwrap_or_default();
-        let kind = serde_json::from_str::<serde_json::Value>(&data)
+        let kind = serde_json::from_slice::<serde_json::Value>(data.as_bytes())
             .ok()
             .and_then(|v| v.get("type").and_then(|t| t.as_str()).map(str::to_string))
             .unwrap_or_default();

@@ -5,7 +5,7 @@ use breakroom_debugger::model::CallTreeNode;
 use leptos::prelude::*;
 use leptos_router::hooks::{use_params_map, use_query_map};
 
-use crate::api::{get_call_tree, list_processes};
+use crate::api::{get_call_tree, list_processes, server_resource};
 use crate::format::timestamp;
 use crate::live::use_live;
 use crate::pages::NotFound;
@@ -13,7 +13,7 @@ use crate::pages::NotFound;
 #[component]
 pub fn ProcessesPage() -> impl IntoView {
     let live = use_live();
-    let processes = Resource::new(move || live.calls.get(), |_| list_processes());
+    let processes = server_resource(move || live.calls.get(), |_| list_processes());
     view! {
         <h1>"Call trees"</h1>
         <Transition fallback=|| view! { <p class="hint">"Loading…"</p> }>
@@ -60,8 +60,10 @@ pub fn CallTreePage() -> impl IntoView {
     let process_key = move || params.read().get("process_key").unwrap_or_default();
     let selected = move || query.read().get("selected").unwrap_or_default();
     let live = use_live();
-    let tree =
-        Resource::new(move || (process_key(), live.calls.get(), live.sessions.get()), |(key, _, _)| get_call_tree(key));
+    let tree = server_resource(
+        move || (process_key(), live.calls.get(), live.sessions.get()),
+        |(key, _, _)| get_call_tree(key),
+    );
     view! {
         <Transition fallback=|| view! { <p class="hint">"Loading…"</p> }>
             {move || Suspend::new(async move {

@@ -5,7 +5,7 @@ use breakroom_debugger::model::{CallStackView, FrameView, PauseReason};
 use leptos::prelude::*;
 use leptos_router::hooks::use_params_map;
 
-use crate::api::get_call_stack;
+use crate::api::{get_call_stack, server_resource};
 use crate::format::timestamp;
 use crate::live::use_live;
 use crate::pages::{NotFound, SessionLinks};
@@ -16,7 +16,7 @@ pub fn CallStackPage() -> impl IntoView {
     let pause_id = move || params.read().get("pause_id").unwrap_or_default();
     let live = use_live();
     // Sessions started on this pause show up live; the frames themselves never change.
-    let stack = Resource::new(move || (pause_id(), live.sessions.get()), |(id, _)| get_call_stack(id));
+    let stack = server_resource(move || (pause_id(), live.sessions.get()), |(id, _)| get_call_stack(id));
     view! {
         <Transition fallback=|| view! { <p class="hint">"Loading…"</p> }>
             {move || Suspend::new(async move {
@@ -43,7 +43,7 @@ fn CallStack(view: CallStackView) -> impl IntoView {
     view! {
         <header class="page-header">
             <h1>"Call Stack for " <span class="fn-name">{view.function_name.clone()}</span></h1>
-            <span class=format!("badge {}", state.to_lowercase())>{state}</span>
+            <span class=format!("badge {}", state.to_ascii_lowercase())>{state}</span>
             <dl class="meta">
                 <dt>"process"</dt><dd class="pid">{view.pid}</dd>
                 <dt>"paused at"</dt><dd>{timestamp(view.paused_at)}</dd>

@@ -36,7 +36,7 @@ pub fn SessionLinks(sessions: Vec<SessionLink>, empty: &'static str) -> impl Int
                 view! {
                     <li>
                         <a class="mono" href=format!("/repl/{}", s.session_id)>{s.session_id.clone()}</a>
-                        " " <span class=format!("badge {}", status.to_lowercase())>{status}</span>
+                        " " <span class=format!("badge {}", status.to_ascii_lowercase())>{status}</span>
                         <span class="hint">{format!(" {} lines", s.entries)}</span>
                     </li>
                 }

@@ -3,7 +3,7 @@
 use leptos::prelude::*;
 use leptos_router::hooks::use_params_map;
 
-use crate::api::get_stored_value;
+use crate::api::{get_stored_value, server_resource};
 use crate::format::timestamp;
 use crate::pages::NotFound;
 
@@ -11,7 +11,7 @@ use crate::pages::NotFound;
 pub fn ObjectPage() -> impl IntoView {
     let params = use_params_map();
     let cid = move || params.read().get("cid").unwrap_or_default();
-    let value = Resource::new(cid, get_stored_value);
+    let value = server_resource(cid, get_stored_value);
     view! {
         <Transition fallback=|| view! { <p class="hint">"Loading…"</p> }>
             {move || Suspend::new(async move {

@@ -6,7 +6,7 @@ use leptos::prelude::*;
 use leptos_router::hooks::use_navigate;
 
 use crate::api::{
-    add_breakpoint, continue_call, get_breakpoints, list_paused, raise_in_call, remove_breakpoint,
+    add_breakpoint, continue_call, get_breakpoints, list_paused, raise_in_call, remove_breakpoint, server_resource,
     set_breakpoint_behavior, set_global_behavior, set_replacement, skip_call, start_repl,
 };
 use crate::format::timestamp;
@@ -15,7 +15,7 @@ use crate::live::use_live;
 #[component]
 pub fn PausedPage() -> impl IntoView {
     let live = use_live();
-    let paused = Resource::new(move || live.pauses.get(), |_| list_paused());
+    let paused = server_resource(move || live.pauses.get(), |_| list_paused());
     view! {
         <h1>"Paused calls"</h1>
         <Transition fallback=|| view! { <p class="hint">"Loading…"</p> }>
@@ -189,7 +189,7 @@ const GLOBAL: &[(&str, &str)] = &[
 #[component]
 fn Breakpoints() -> impl IntoView {
     let live = use_live();
-    let breakpoints = Resource::new(move || live.breakpoints.get(), |_| get_breakpoints());
+    let breakpoints = server_resource(move || live.breakpoints.get(), |_| get_breakpoints());
     let outcome = Outcome::new();
     let error = outcome.error;
     let new_name = RwSignal::new(String::new());

@@ -6,7 +6,7 @@ use breakroom_debugger::model::{ReplSession, TranscriptEntry};
 use leptos::prelude::*;
 use leptos_router::hooks::use_params_map;
 
-use crate::api::{eval_in_session, get_session};
+use crate::api::{eval_in_session, get_session, server_resource};
 use crate::format::timestamp;
 use crate::highlight;
 use crate::live::use_live;
@@ -30,7 +30,7 @@ pub fn ReplPage() -> impl IntoView {
     let params = use_params_map();
     let session_id = move || params.read().get("session_id").unwrap_or_default();
     let live = use_live();
-    let session = Resource::new(move || (session_id(), live.sessions.get()), |(id, _)| get_session(id));
+    let session = server_resource(move || (session_id(), live.sessions.get()), |(id, _)| get_session(id));
     let state = PromptState {
         draft: RwSignal::new(String::new()),
         busy: RwSignal::new(None),
@@ -76,7 +76,7 @@ fn Session(session: ReplSession, state: PromptState) -> impl IntoView {
                 <span class="fn-name">{session.function_name.clone()}</span>
                 <span class="args">"(" {call_text} ")"</span>
             </h1>
-            <span class=format!("badge {}", status.to_lowercase())>{status}</span>
+            <span class=format!("badge {}", status.to_ascii_lowercase())>{status}</span>
             <dl class="meta">
                 <dt>"session"</dt><dd class="mono">{session.session_id.clone()}</dd>
                 <dt>"process"</dt><dd class="pid">{session.pid}</dd>

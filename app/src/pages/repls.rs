@@ -6,7 +6,7 @@ use leptos::prelude::*;
 use leptos_router::components::{Form, A};
 use leptos_router::hooks::use_query_map;
 
-use crate::api::list_sessions;
+use crate::api::{list_sessions, server_resource};
 use crate::format::{date_to_epoch, timestamp};
 use crate::live::use_live;
 
@@ -65,7 +65,7 @@ pub fn SessionsPage() -> impl IntoView {
         }
     });
     let live = use_live();
-    let sessions = Resource::new(
+    let sessions = server_resource(
         move || (filters.get(), live.sessions.get()),
         |(f, _)| {
             let from = date_to_epoch(&f.from);
@@ -139,7 +139,7 @@ fn SessionTable(page: SessionPage<SessionSummary>, filters: Filters) -> impl Int
                         <tr data-session-id=s.session_id.clone()>
                             <td class="mono"><a href=format!("/repl/{}", s.session_id)>{s.session_id.clone()}</a></td>
                             <td class="fn-name">{s.function_name.clone()}</td>
-                            <td><span class=format!("badge {}", status.to_lowercase())>{status}</span></td>
+                            <td><span class=format!("badge {}", status.to_ascii_lowercase())>{status}</span></td>
                             <td>{timestamp(s.started_at)}</td>
                             <td>{s.closed_at.map(timestamp).unwrap_or_else(|| "—".into())}</td>
                             <td class="num">{s.transcript_len}</td>
