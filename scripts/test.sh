@@ -11,6 +11,7 @@ started=$(date +%s)
 
 step "build: release binary and site (cargo leptos build --release)"
 cargo leptos build --release
+scripts/wasm-size.sh
 
 step "Rust tests (cargo test --release --workspace)"
 cargo test --release --workspace

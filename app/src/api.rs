@@ -106,18 +106,22 @@ pub async fn eval_in_session(session_id: String, expr: String) -> Result<EvalOut
     debugger()?.eval(&session_id, &expr).await.map_err(failed)
 }
 
-/// One page of `/repls`. Dates are epoch seconds; `status` is all, active or closed.
+/// One page of `/repls`. `from` and `to` are `YYYY-MM-DD` dates (UTC, the whole `to` day
+/// included; anything else means no bound); `status` is all, active or closed.
 #[server(prefix = "/rpc")]
 pub async fn list_sessions(
     search: String,
     status: String,
-    from: Option<f64>,
-    to: Option<f64>,
+    from: String,
+    to: String,
     page: usize,
 ) -> Result<SessionPage<SessionSummary>, ServerFnError> {
+    use crate::format::date_to_epoch;
     use breakroom_debugger::model::{SessionQuery, SessionStatus};
     let search = Some(search.trim().to_string()).filter(|s| !s.is_empty());
     let status = SessionStatus::parse(status.trim()).unwrap_or_default();
+    let from = date_to_epoch(&from);
+    let to = date_to_epoch(&to).map(|t| t + 86_399.999);
     let query = SessionQuery { search, status, from, to, page, per_page: 50 };
     debugger()?.session_summaries(&query).map_err(failed)
 }

@@ -8,9 +8,8 @@ pub mod live;
 pub mod pages;
 
 use leptos::prelude::*;
-use leptos_meta::{provide_meta_context, MetaTags, Stylesheet, Title};
 use leptos_router::{
-    components::{Route, Router, Routes, A},
+    components::{FlatRoutes, Route, Router, A},
     path, SsrMode,
 };
 
@@ -22,9 +21,12 @@ pub fn shell(options: LeptosOptions) -> impl IntoView {
                 <meta charset="utf-8"/>
                 <meta name="viewport" content="width=device-width, initial-scale=1"/>
                 <link rel="icon" href="/favicon.svg" type="image/svg+xml"/>
+                // Title and stylesheet are the same on every page: they live in the shell, so the
+                // wasm needs no leptos_meta (2-3 KB gzip).
+                <title>"Breakroom"</title>
+                <link rel="stylesheet" id="leptos" href="/pkg/breakroom.css"/>
                 <AutoReload options=options.clone()/>
                 <HydrationScripts options/>
-                <MetaTags/>
             </head>
             <body>
                 <App/>
@@ -35,18 +37,8 @@ pub fn shell(options: LeptosOptions) -> impl IntoView {
 
 #[component]
 pub fn App() -> impl IntoView {
-    provide_meta_context();
     live::provide_live_updates();
-    // Tests (and curious humans) can tell a hydrated page from server-rendered HTML.
-    #[cfg(feature = "hydrate")]
-    Effect::new(|_| {
-        if let Some(body) = document().body() {
-            let _ = body.set_attribute("data-hydrated", "");
-        }
-    });
     view! {
-        <Stylesheet id="leptos" href="/pkg/breakroom.css"/>
-        <Title text="Breakroom"/>
         <Router>
             <header class="topbar">
                 <A href="/" attr:class="brand">"Breakroom"</A>
@@ -57,7 +49,7 @@ pub fn App() -> impl IntoView {
                 </nav>
             </header>
             <main>
-                <Routes fallback=pages::NotFound>
+                <FlatRoutes fallback=pages::NotFound>
                     // Async: the status (404 for an unknown session) is known before headers go out.
                     <Route path=path!("/") view=pages::paused::PausedPage ssr=SsrMode::Async/>
                     <Route path=path!("/repl/:session_id") view=pages::repl::ReplPage ssr=SsrMode::Async/>
@@ -66,7 +58,7 @@ pub fn App() -> impl IntoView {
                     <Route path=path!("/call-tree") view=pages::call_tree::ProcessesPage ssr=SsrMode::Async/>
                     <Route path=path!("/call-tree/:process_key") view=pages::call_tree::CallTreePage ssr=SsrMode::Async/>
                     <Route path=path!("/object/:cid") view=pages::object::ObjectPage ssr=SsrMode::Async/>
-                </Routes>
+                </FlatRoutes>
             </main>
         </Router>
     }
@@ -77,4 +69,14 @@ pub fn App() -> impl IntoView {
 pub fn hydrate() {
     console_error_panic_hook::set_once();
     leptos::mount::hydrate_body(App);
+    // Tests (and curious humans) can tell a hydrated page from server-rendered HTML. A timer runs
+    // after the microtasks that hydrate the pages' already-loaded server data.
+    set_timeout(
+        || {
+            if let Some(body) = document().body() {
+                let _ = body.set_attribute("data-hydrated", "");
+            }
+        },
+        std::time::Duration::ZERO,
+    );
 }

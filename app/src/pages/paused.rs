@@ -59,15 +59,16 @@ impl Outcome {
     }
 }
 
-/// Runs a server action from a button or a form.
-fn act<F>(outcome: Outcome, action: impl FnOnce() -> F + 'static)
-where
-    F: std::future::Future<Output = Result<(), ServerFnError>> + 'static,
-{
+/// A server function call that answers with nothing but success or an error.
+type ServerAction = std::pin::Pin<Box<dyn std::future::Future<Output = Result<(), ServerFnError>>>>;
+
+/// Runs a server action from a button or a form. Boxed, so the wasm holds one copy of this for
+/// every kind of action.
+fn act(outcome: Outcome, action: ServerAction) {
     let Outcome { error, live } = outcome;
     error.set(None);
     leptos::task::spawn_local(async move {
-        match action().await {
+        match action.await {
             Ok(()) => live.bump_all(),
             Err(e) => error.set(Some(e.to_string())),
         }
@@ -99,7 +100,7 @@ fn PausedCard(call: PausedCall) -> impl IntoView {
         let pause_id = pause_id.clone();
         move |_| {
             let pause_id = pause_id.clone();
-            act(outcome, move || continue_call(pause_id));
+            act(outcome, Box::pin(continue_call(pause_id)));
         }
     };
     let skip = {
@@ -107,7 +108,7 @@ fn PausedCard(call: PausedCall) -> impl IntoView {
         move |ev: leptos::ev::SubmitEvent| {
             ev.prevent_default();
             let (pause_id, value) = (pause_id.clone(), skip_value.get_untracked());
-            act(outcome, move || skip_call(pause_id, value));
+            act(outcome, Box::pin(skip_call(pause_id, value)));
         }
     };
     let raise = {
@@ -116,7 +117,7 @@ fn PausedCard(call: PausedCall) -> impl IntoView {
             ev.prevent_default();
             let (pause_id, kind, message) =
                 (pause_id.clone(), raise_type.get_untracked(), raise_message.get_untracked());
-            act(outcome, move || raise_in_call(pause_id, kind, message));
+            act(outcome, Box::pin(raise_in_call(pause_id, kind, message)));
         }
     };
     let (reason_class, reason) = match call.reason {
@@ -200,7 +201,7 @@ fn Breakpoints() -> impl IntoView {
             return;
         }
         new_name.set(String::new());
-        act(outcome, move || add_breakpoint(name));
+        act(outcome, Box::pin(add_breakpoint(name)));
     };
     view! {
         <section class="breakpoints">
@@ -213,7 +214,7 @@ fn Breakpoints() -> impl IntoView {
                             let global = view.global_behavior.clone();
                             view! {
                                 <label class="global">"When a call has no breakpoint of its own: "
-                                    <BehaviorSelect options=GLOBAL current=global outcome on_change=move |b| set_global_behavior(b)/>
+                                    <BehaviorSelect options=GLOBAL current=global outcome on_change=behavior_change(set_global_behavior)/>
                                 </label>
                                 {if view.breakpoints.is_empty() {
                                     view! { <p class="hint">"No breakpoints. Wrapping a function with "
@@ -257,9 +258,9 @@ fn BreakpointRow(bp: BreakpointView, outcome: Outcome) -> impl IntoView {
             <td class="fn-name">{name.clone()}
                 {bp.signature.clone().map(|s| view! { <span class="hint signature">{s}</span> })}</td>
             <td><BehaviorSelect options=BEFORE current=bp.behavior.clone() outcome
-                on_change=move |b| set_breakpoint_behavior(n1.clone(), "before".into(), b)/></td>
+                on_change=behavior_change(move |b| set_breakpoint_behavior(n1.clone(), "before".into(), b))/></td>
             <td><BehaviorSelect options=AFTER current=bp.after_behavior.clone() outcome
-                on_change=move |b| set_breakpoint_behavior(n2.clone(), "after".into(), b)/></td>
+                on_change=behavior_change(move |b| set_breakpoint_behavior(n2.clone(), "after".into(), b))/></td>
             <td>
                 {if replace_options.is_empty() && current_replacement.is_empty() {
                     view! { <span class="hint">"—"</span> }.into_any()
@@ -269,7 +270,7 @@ fn BreakpointRow(bp: BreakpointView, outcome: Outcome) -> impl IntoView {
                     view! {
                         <select aria-label="Replacement" on:change=move |ev| {
                             let (name, value) = (n3.clone(), event_target_value(&ev));
-                            act(outcome, move || set_replacement(name, value));
+                            act(outcome, Box::pin(set_replacement(name, value)));
                         }>
                             {options.into_iter().map(|(value, label)| {
                                 let selected = value == current_replacement;
@@ -281,29 +282,31 @@ fn BreakpointRow(bp: BreakpointView, outcome: Outcome) -> impl IntoView {
             </td>
             <td><button class="small" on:click=move |_| {
                 let name = n4.clone();
-                act(outcome, move || remove_breakpoint(name));
+                act(outcome, Box::pin(remove_breakpoint(name)));
             }>"Remove"</button></td>
         </tr>
     }
 }
 
+/// What a behaviour menu does with the behaviour picked.
+type BehaviorChange = std::sync::Arc<dyn Fn(String) -> ServerAction + Send + Sync>;
+
+fn behavior_change<Fut>(change: impl Fn(String) -> Fut + Send + Sync + 'static) -> BehaviorChange
+where
+    Fut: std::future::Future<Output = Result<(), ServerFnError>> + 'static,
+{
+    std::sync::Arc::new(move |behavior| Box::pin(change(behavior)))
+}
+
 #[component]
-fn BehaviorSelect<F, Fut>(
+fn BehaviorSelect(
     options: &'static [(&'static str, &'static str)],
     current: String,
     outcome: Outcome,
-    on_change: F,
-) -> impl IntoView
-where
-    F: Fn(String) -> Fut + Clone + Send + Sync + 'static,
-    Fut: std::future::Future<Output = Result<(), ServerFnError>> + 'static,
-{
+    on_change: BehaviorChange,
+) -> impl IntoView {
     view! {
-        <select aria-label="Behaviour" on:change=move |ev| {
-            let value = event_target_value(&ev);
-            let on_change = on_change.clone();
-            act(outcome, move || on_change(value));
-        }>
+        <select aria-label="Behaviour" on:change=move |ev| act(outcome, on_change(event_target_value(&ev)))>
             {options.iter().map(|(value, label)| {
                 let selected = *value == current;
                 view! { <option value=*value selected=selected>{*label}</option> }

@@ -232,9 +232,8 @@ fn InputLines(text: String) -> impl IntoView {
         <pre class="input">
             {lines.into_iter().enumerate().map(|(i, line)| view! {
                 <span class="prompt">{if i == 0 { ">>> " } else { "... " }}</span>
-                {highlight::tokens(&line).into_iter().map(|(kind, piece)| match kind {
-                    highlight::Kind::Plain => view! { <span>{piece}</span> }.into_any(),
-                    kind => view! { <span class=kind.class()>{piece}</span> }.into_any(),
+                {highlight::tokens(&line).into_iter().map(|(kind, piece)| view! {
+                    <span class=kind.class()>{piece}</span>
                 }).collect_view()}
                 {(i < last).then_some("\n")}
             }).collect_view()}

@@ -3,11 +3,11 @@
 
 use breakroom_debugger::model::{SessionPage, SessionSummary};
 use leptos::prelude::*;
-use leptos_router::components::{Form, A};
+use leptos_router::components::A;
 use leptos_router::hooks::use_query_map;
 
 use crate::api::{list_sessions, server_resource};
-use crate::format::{date_to_epoch, timestamp};
+use crate::format::timestamp;
 use crate::live::use_live;
 
 #[derive(Clone, Debug, PartialEq)]
@@ -67,16 +67,13 @@ pub fn SessionsPage() -> impl IntoView {
     let live = use_live();
     let sessions = server_resource(
         move || (filters.get(), live.sessions.get()),
-        |(f, _)| {
-            let from = date_to_epoch(&f.from);
-            // The whole "to" day is included.
-            let to = date_to_epoch(&f.to).map(|t| t + 86_399.999);
-            list_sessions(f.search, f.status, from, to, f.page)
-        },
+        |(f, _)| list_sessions(f.search, f.status, f.from, f.to, f.page),
     );
     view! {
         <h1>"REPL Sessions"</h1>
-        <Form method="GET" action="/repls" attr:class="filters">
+        // A plain GET form: submitting loads the filtered page from the server, with or without
+        // wasm (leptos_router's <Form> would add ~10 KB gzip to the wasm for a client-side fetch).
+        <form method="get" action="/repls" class="filters">
             <input type="search" name="search" placeholder="Search function names and transcripts"
                 prop:value=move || filters.get().search aria-label="Search"/>
             <label>"Status "
@@ -90,7 +87,7 @@ pub fn SessionsPage() -> impl IntoView {
             <label>"To " <input type="date" name="to" prop:value=move || filters.get().to/></label>
             <button type="submit" class="primary">"Search"</button>
             <A href="/repls" attr:class="button">"Clear"</A>
-        </Form>
+        </form>
         <Transition fallback=|| view! { <p class="hint">"Loading…"</p> }>
             {move || Suspend::new(async move {
                 match sessions.await {
