@@ -12,8 +12,16 @@ use breakroom_debugger::store::Store;
 use breakroom_debugger::{Config, Debugger};
 
 const FUNCTIONS: &[&str] = &[
-    "checkout", "apply_discount", "load_invoice", "charge_card", "ship_order", "refund", "reconcile_ledger",
-    "send_receipt", "compute_tax", "validate_address",
+    "checkout",
+    "apply_discount",
+    "load_invoice",
+    "charge_card",
+    "ship_order",
+    "refund",
+    "reconcile_ledger",
+    "send_receipt",
+    "compute_tax",
+    "validate_address",
 ];
 
 fn arg(name: &str, default: usize) -> usize {

@@ -19,8 +19,8 @@ use crate::error::{Error, Result};
 use crate::eval::{EvalRequest, EvalResult, PendingEval};
 use crate::model::{
     BreakpointView, BreakpointsView, CallStackView, CallTreeNode, EvalOutcome, FrameView, LiveEvent, PauseReason,
-    PausedCall, ProcessSummary, RecordedEvent, ReplSession, SessionLink, SessionPage, SessionQuery, SessionSummary, StoredValue,
-    TranscriptEntry,
+    PausedCall, ProcessSummary, RecordedEvent, ReplSession, SessionLink, SessionPage, SessionQuery, SessionSummary,
+    StoredValue, TranscriptEntry,
 };
 use crate::pause::{Pause, ResumeRequest};
 use crate::session::Sessions;
@@ -1104,7 +1104,8 @@ fn process_identity(pid: &Option<Value>, start: &Option<Value>) -> Result<(i64, 
 
 fn add_pause(st: &mut State, call: CallData, reason: PauseReason, now: f64) -> Result<String> {
     let pause_id = ids::new_uuid();
-    let (call_id, process_key, function_name) = (call.call_id.clone(), call.process_key.clone(), call.method_name.clone());
+    let (call_id, process_key, function_name) =
+        (call.call_id.clone(), call.process_key.clone(), call.method_name.clone());
     if let Some(record) = st.records.get_mut(&call_id) {
         record.pause_ids.push(pause_id.clone());
     }

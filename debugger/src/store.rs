@@ -241,7 +241,9 @@ impl Store {
     pub fn put_call(&self, record: &CallRecord) -> Result<()> {
         let data = json_text(record)?;
         self.conn
-            .prepare_cached("INSERT OR REPLACE INTO calls (call_id, process_key, started_at, data) VALUES (?1, ?2, ?3, ?4)")
+            .prepare_cached(
+                "INSERT OR REPLACE INTO calls (call_id, process_key, started_at, data) VALUES (?1, ?2, ?3, ?4)",
+            )
             .and_then(|mut s| s.execute(params![record.call_id, record.process_key, record.started_at, data]))
             .map_err(storage)?;
         Ok(())
@@ -330,7 +332,14 @@ impl Store {
         let mut events = vec![];
         for row in rows {
             let (sequence, timestamp, kind, process_key, session_id, data) = row.map_err(storage)?;
-            events.push(RecordedEvent { sequence, timestamp, kind, process_key, session_id, data: parse("event", &data)? });
+            events.push(RecordedEvent {
+                sequence,
+                timestamp,
+                kind,
+                process_key,
+                session_id,
+                data: parse("event", &data)?,
+            });
         }
         Ok(events)
     }

@@ -598,7 +598,8 @@ fn test_repls_page_with_hundreds_of_sessions_performance() {
     for _ in 0..300 {
         d.start_session(&p).unwrap();
     }
-    let page = d.session_summaries(&SessionQuery { status: SessionStatus::Active, page: 6, ..Default::default() }).unwrap();
+    let page =
+        d.session_summaries(&SessionQuery { status: SessionStatus::Active, page: 6, ..Default::default() }).unwrap();
     assert_eq!((page.total, page.sessions.len(), page.per_page), (300, 50, 50));
     assert!(page.sessions.windows(2).all(|w| w[0].started_at > w[1].started_at));
 }

@@ -119,7 +119,16 @@ fn test_event_log_records_a_call_from_start_to_completion_in_order() {
     let kinds: Vec<&str> = events.iter().map(|e| e.kind.as_str()).collect();
     assert_eq!(
         kinds,
-        ["process_seen", "call_start", "pause", "session_start", "eval_result", "session_close", "resume", "call_complete"]
+        [
+            "process_seen",
+            "call_start",
+            "pause",
+            "session_start",
+            "eval_result",
+            "session_close",
+            "resume",
+            "call_complete"
+        ]
     );
     assert!(events.windows(2).all(|w| w[0].sequence < w[1].sequence && w[0].timestamp <= w[1].timestamp));
     assert_eq!(events[7].data["pretty_result"], "7");

@@ -54,10 +54,10 @@ enum Command {
 async fn main() {
     let cli = Cli::parse();
     let outcome = match &cli.command {
-        Some(Command::Replay(args)) => {
-            breakroom_server::replay::replay(args, || data_dir(&cli)).await
+        Some(Command::Replay(args)) => breakroom_server::replay::replay(args, || data_dir(&cli)).await,
+        Some(Command::Export { target }) => {
+            data_dir(&cli).and_then(|dir| breakroom_server::replay::export(&dir, target))
         }
-        Some(Command::Export { target }) => data_dir(&cli).and_then(|dir| breakroom_server::replay::export(&dir, target)),
         None => run(cli).await,
     };
     if let Err(message) = outcome {

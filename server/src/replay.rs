@@ -71,7 +71,10 @@ pub fn replay_delay(gap_s: f64, speed: f64) -> Duration {
 
 /// Reads the events of `target`: an exported file if one exists at that path, else a session or
 /// process in the data directory (asked for only then, so a file needs no data directory).
-pub fn load_events(target: &str, data_dir: impl FnOnce() -> Result<PathBuf, String>) -> Result<Vec<RecordedEvent>, String> {
+pub fn load_events(
+    target: &str,
+    data_dir: impl FnOnce() -> Result<PathBuf, String>,
+) -> Result<Vec<RecordedEvent>, String> {
     let as_file = Path::new(target);
     if as_file.is_file() {
         return read_jsonl(as_file);
@@ -158,25 +161,31 @@ pub fn describe(event: &RecordedEvent) -> String {
     let what = match event.kind.as_str() {
         "process_seen" => format!("process {} (pid {})", event.process_key.as_deref().unwrap_or("?"), text("pid")),
         "call_start" => {
-            let mut args: Vec<String> = d.get("pretty_args").and_then(Value::as_array).map_or(vec![], |a| a.iter().map(display).collect());
+            let mut args: Vec<String> =
+                d.get("pretty_args").and_then(Value::as_array).map_or(vec![], |a| a.iter().map(display).collect());
             if let Some(kwargs) = d.get("pretty_kwargs").and_then(Value::as_object) {
                 args.extend(kwargs.iter().map(|(k, v)| format!("{k}={}", display(v))));
             }
             format!("{}({})  [call {}]", text("function_name"), args.join(", "), text("call_id"))
         }
         "call_complete" => match d.get("exception").filter(|e| !e.is_null()) {
-            Some(exc) => format!("{} raised {}", text("function_name"), exc.get("summary").map(display).unwrap_or_default()),
+            Some(exc) => {
+                format!("{} raised {}", text("function_name"), exc.get("summary").map(display).unwrap_or_default())
+            }
             None => format!("{} returned {}", text("function_name"), text("pretty_result")),
         },
         "pause" => format!("{} paused ({})  [pause {}]", text("function_name"), text("reason"), text("pause_id")),
         "resume" => {
-            let action = d.get("action").and_then(|a| a.get("action")).map(display).unwrap_or_else(|| "continue".into());
-            let why = d.get("reason").filter(|r| !r.is_null()).map(|r| format!(" ({})", display(r))).unwrap_or_default();
+            let action =
+                d.get("action").and_then(|a| a.get("action")).map(display).unwrap_or_else(|| "continue".into());
+            let why =
+                d.get("reason").filter(|r| !r.is_null()).map(|r| format!(" ({})", display(r))).unwrap_or_default();
             format!("pause {} resumed: {action}{why}", text("pause_id"))
         }
         "session_start" => format!("REPL session {} opened on {}", text("session_id"), text("function_name")),
         "session_close" => {
-            let why = d.get("reason").filter(|r| !r.is_null()).map(|r| format!(" ({})", display(r))).unwrap_or_default();
+            let why =
+                d.get("reason").filter(|r| !r.is_null()).map(|r| format!(" ({})", display(r))).unwrap_or_default();
             format!("REPL session {} closed{why}", text("session_id"))
         }
         "eval_request" => format!(">>> {}", text("expr")),

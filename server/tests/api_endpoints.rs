@@ -443,8 +443,12 @@ async fn test_get_events_returns_a_sessions_recording_as_json_and_json_lines() {
     assert_eq!(kinds, ["session_start", "session_close"]);
     assert_eq!(body["events"][0]["data"]["pause_id"], pause_id.as_str());
 
-    let response =
-        server.http.get(format!("{}/api/events?session_id={session_id}&format=jsonl", server.base)).send().await.unwrap();
+    let response = server
+        .http
+        .get(format!("{}/api/events?session_id={session_id}&format=jsonl", server.base))
+        .send()
+        .await
+        .unwrap();
     assert_eq!(response.headers()["content-type"], "application/x-ndjson; charset=utf-8");
     let text = response.text().await.unwrap();
     let lines: Vec<Value> = text.lines().map(|l| serde_json::from_str(l).unwrap()).collect();

@@ -112,8 +112,10 @@ async fn malformed_query_strings_paths_and_methods_answer_json_errors() {
 #[tokio::test]
 async fn a_function_registered_with_a_malformed_cid_is_refused() {
     let server = common::start().await;
-    let (status, body) = server.post("/api/functions", serde_json::json!({"function_name": "f", "function_cid": ""})).await;
+    let (status, body) =
+        server.post("/api/functions", serde_json::json!({"function_name": "f", "function_cid": ""})).await;
     assert_eq!((status, body["error"].as_str()), (400, Some("invalid_cid")), "{body}");
-    let (status, _) = server.post("/api/functions", serde_json::json!({"function_name": "f", "function_cid": "a".repeat(128)})).await;
+    let (status, _) =
+        server.post("/api/functions", serde_json::json!({"function_name": "f", "function_cid": "a".repeat(128)})).await;
     assert_eq!(status, 200);
 }

@@ -52,10 +52,7 @@ pub async fn add(
 #[utoipa::path(operation_id = "remove_breakpoint", delete, path = "/api/breakpoints/{name}", tag = "breakpoints",
     params(("name" = String, Path, description = "function name")),
     responses((status = 200, body = BreakpointChanged)))]
-pub async fn remove(
-    State(debugger): State<Debugger>,
-    Path(name): Path<String>,
-) -> ApiResult<BreakpointChanged> {
+pub async fn remove(State(debugger): State<Debugger>, Path(name): Path<String>) -> ApiResult<BreakpointChanged> {
     debugger.remove_breakpoint(&name)?;
     Ok(Json(BreakpointChanged { status: "ok", function_name: name, behavior: None }))
 }
@@ -207,7 +204,9 @@ pub async fn register_function(
     JsonBody(req): JsonBody<NewFunction>,
 ) -> ApiResult<FunctionRegistered> {
     SerializationFormat::parse(req.function_serialization_format.as_deref())?;
-    if let Some(cid) = req.function_cid.as_deref().filter(|c| c.len() != 128 || !c.bytes().all(|b| b.is_ascii_hexdigit())) {
+    if let Some(cid) =
+        req.function_cid.as_deref().filter(|c| c.len() != 128 || !c.bytes().all(|b| b.is_ascii_hexdigit()))
+    {
         return Err(ApiError::bad_request(
             "invalid_cid",
             format!("function_cid must be 128 hex digits (a SHA-512), not {cid:?}"),

@@ -52,7 +52,10 @@ pub async fn list(State(debugger): State<Debugger>, Query(q): Query<EventQuery>)
         None | Some("") | Some("json") => false,
         Some("jsonl") => true,
         Some(other) => {
-            return Err(ApiError::bad_request("invalid_format", format!("format must be 'json' or 'jsonl', not {other:?}")))
+            return Err(ApiError::bad_request(
+                "invalid_format",
+                format!("format must be 'json' or 'jsonl', not {other:?}"),
+            ))
         }
     };
     let events = debugger.events(&selection)?;
