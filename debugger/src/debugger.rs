@@ -139,12 +139,35 @@ impl State {
         self.store.append_event(now, kind, Some(process_key), session_id, &data).map(|_| ())
     }
 
+    /// Writes how a call ended into its record, and the record to the store.
+    fn finish_record(
+        &mut self,
+        call_id: &str,
+        completed_at: f64,
+        status: &str,
+        pretty_result: Option<Value>,
+        exception: Option<Value>,
+    ) -> Result<()> {
+        if let Some(record) = self.records.get_mut(call_id) {
+            record.completed_at = Some(completed_at);
+            record.status = status.into();
+            record.pretty_result = pretty_result;
+            record.exception = exception;
+        }
+        self.save_call(call_id)
+    }
+
+    /// The process a session's events are logged under.
+    fn session_process_key(&self, session_id: &str) -> String {
+        self.sessions.get(session_id).map(|s| s.process_key.clone()).unwrap_or_default()
+    }
+
     fn save_call(&self, call_id: &str) -> Result<()> {
         self.records.get(call_id).map_or(Ok(()), |r| self.store.put_call(r))
     }
 
     fn save_pause(&self, pause_id: &str) -> Result<()> {
-        self.pauses.get(pause_id).map_or(Ok(()), |p| self.store.put_pause(&p.record()))
+        self.pauses.get(pause_id).map_or(Ok(()), |p| self.store.put_pause(&p.record))
     }
 
     fn save_session(&self, session_id: &str) -> Result<()> {
@@ -539,7 +562,7 @@ impl Debugger {
                 let Some(pause) = st.pauses.get_mut(pause_id) else {
                     return unknown;
                 };
-                if let Some(action) = &pause.resume {
+                if let Some(action) = &pause.record.resume {
                     return PollReply::Ready { action: action.clone() };
                 }
                 if pause.evals.has_ready() {
@@ -578,13 +601,7 @@ impl Debugger {
             // A call that started before a restart: its record still learns how it ended.
             if st.records.get(call_id).is_some_and(|r| r.status == "running") {
                 let (status, pretty_result, exception) = call_outcome(&req, &st.cids);
-                if let Some(record) = st.records.get_mut(call_id) {
-                    record.completed_at = Some(req.timestamp.unwrap_or(now));
-                    record.status = status.into();
-                    record.pretty_result = pretty_result;
-                    record.exception = exception;
-                }
-                st.save_call(call_id)?;
+                st.finish_record(call_id, req.timestamp.unwrap_or(now), status, pretty_result, exception)?;
             }
             return Ok(None);
         };
@@ -596,13 +613,7 @@ impl Debugger {
 
         let (status, pretty_result, exception) = call_outcome(&req, &st.cids);
         let raised = status == "exception";
-        if let Some(record) = st.records.get_mut(call_id) {
-            record.completed_at = Some(req.timestamp.unwrap_or(now));
-            record.status = status.into();
-            record.pretty_result = pretty_result.clone();
-            record.exception = exception.clone();
-        }
-        st.save_call(call_id)?;
+        st.finish_record(call_id, req.timestamp.unwrap_or(now), status, pretty_result.clone(), exception.clone())?;
         st.log(
             now,
             "call_complete",
@@ -687,7 +698,7 @@ impl Debugger {
     }
 
     pub fn pause_call_data(&self, pause_id: &str) -> Option<CallData> {
-        self.state().pauses.get(pause_id).map(|p| p.call.clone())
+        self.state().pauses.get(pause_id).map(|p| p.record.call.clone())
     }
 
     /// `/api/paused` in the protocol's shape.
@@ -699,10 +710,10 @@ impl Debugger {
             .filter(|p| p.is_paused())
             .map(|p| {
                 json!({
-                    "id": p.id,
-                    "paused_at": p.paused_at,
-                    "repl_sessions": st.sessions.for_pause(&p.id),
-                    "call_data": p.call,
+                    "id": p.record.pause_id,
+                    "paused_at": p.record.paused_at,
+                    "repl_sessions": st.sessions.for_pause(&p.record.pause_id),
+                    "call_data": p.record.call,
                 })
             })
             .collect()
@@ -713,21 +724,21 @@ impl Debugger {
     }
 
     /// Sessions for index pages: the same filters and pages, without transcripts.
-    pub fn session_summaries(&self, query: &SessionQuery) -> Result<SessionPage<SessionSummary>> {
-        let page = self.list_sessions(query)?;
-        Ok(SessionPage {
+    pub fn session_summaries(&self, query: &SessionQuery) -> SessionPage<SessionSummary> {
+        let page = self.list_sessions(query);
+        SessionPage {
             sessions: page.sessions.iter().map(SessionSummary::of).collect(),
             total: page.total,
             page: page.page,
             per_page: page.per_page,
-        })
+        }
     }
 
     /// The stack of a pause as it was when the call paused, with the pause's sessions.
     pub fn call_stack(&self, pause_id: &str) -> Option<CallStackView> {
         let st = self.state();
         let pause = st.pauses.get(pause_id)?;
-        let call = &pause.call;
+        let call = &pause.record.call;
         let frames = match &call.frames {
             Some(rich) => rich.iter().map(frame_view).collect(),
             None => call
@@ -745,13 +756,13 @@ impl Debugger {
                 .collect(),
         };
         Some(CallStackView {
-            pause_id: pause.id.clone(),
+            pause_id: pause.record.pause_id.clone(),
             call_id: call.call_id.clone(),
             function_name: call.method_name.clone(),
-            reason: pause.reason,
+            reason: pause.record.reason,
             pid: call.process_pid,
             process_key: call.process_key.clone(),
-            paused_at: pause.paused_at,
+            paused_at: pause.record.paused_at,
             still_paused: pause.is_paused(),
             frames,
             sessions: session_links(&st, st.sessions.for_pause(pause_id)),
@@ -882,7 +893,7 @@ impl Debugger {
         if !pause.is_paused() {
             return Err(Error::PauseResumed(pause_id.to_string()));
         }
-        let call = &pause.call;
+        let call = &pause.record.call;
         let session = ReplSession {
             session_id: String::new(),
             pause_id: pause_id.to_string(),
@@ -905,14 +916,13 @@ impl Debugger {
             transcript: vec![],
         };
         let call_id = call.call_id.clone();
-        let (call_process_key, call_function) = (call.process_key.clone(), call.method_name.clone());
+        let (process_key, function_name) = (call.process_key.clone(), call.method_name.clone());
         let session_id = st.sessions.insert(session);
         if let Some(record) = st.records.get_mut(&call_id) {
             record.repl_sessions.push(session_id.clone());
         }
         st.save_session(&session_id)?;
         st.save_call(&call_id)?;
-        let (process_key, function_name) = (call_process_key, call_function);
         st.log(
             now,
             "session_start",
@@ -929,8 +939,8 @@ impl Debugger {
         self.state().sessions.get(session_id).cloned()
     }
 
-    pub fn list_sessions(&self, query: &SessionQuery) -> Result<SessionPage<ReplSession>> {
-        Ok(self.state().sessions.list(query))
+    pub fn list_sessions(&self, query: &SessionQuery) -> SessionPage<ReplSession> {
+        self.state().sessions.list(query)
     }
 
     pub fn sessions_for_pause(&self, pause_id: &str) -> Vec<String> {
@@ -945,13 +955,10 @@ impl Debugger {
     pub fn close_session(&self, session_id: &str) -> Result<()> {
         let now = ids::now();
         let mut st = self.state();
-        if !st.sessions.close(session_id, now)? {
+        if !close_one_session(&mut st, session_id, now, None)? {
             return Ok(());
         }
-        st.save_session(session_id)?;
-        let (pause_id, process_key) =
-            st.sessions.get(session_id).map(|s| (s.pause_id.clone(), s.process_key.clone())).unwrap_or_default();
-        st.log(now, "session_close", &process_key, Some(session_id), json!({"session_id": session_id}))?;
+        let pause_id = st.sessions.get(session_id).map(|s| s.pause_id.clone()).unwrap_or_default();
         if let Some(pause) = st.pauses.get_mut(&pause_id) {
             pause.evals.cancel_session(session_id);
             pause.wake.notify_waiters();
@@ -985,9 +992,6 @@ impl Debugger {
                 json!({"eval_id": eval_id, "expr": expr}),
             )?;
             let pause = st.pauses.get_mut(&pause_id).ok_or(Error::InvalidPause)?;
-            if !pause.is_paused() {
-                return Err(Error::SessionClosed(session_id.to_string()));
-            }
             let request = EvalRequest {
                 eval_id: eval_id.clone(),
                 session_id: session_id.to_string(),
@@ -1135,11 +1139,11 @@ fn close_pause(
     let mut closed = vec![];
     let mut resumed = None;
     if let Some(pause) = st.pauses.get_mut(pause_id) {
-        if pause.resume.is_none() {
-            pause.resume = Some(action.clone());
-            pause.resumed_at = Some(now);
-            pause.resumed_reason = reason.map(str::to_string);
-            resumed = Some((pause.call.process_key.clone(), pause.call.call_id.clone()));
+        if pause.record.resume.is_none() {
+            pause.record.resume = Some(action.clone());
+            pause.record.resumed_at = Some(now);
+            pause.record.resumed_reason = reason.map(str::to_string);
+            resumed = Some((pause.record.call.process_key.clone(), pause.record.call.call_id.clone()));
         }
         pause.evals.cancel_all();
         pause.wake.notify_waiters();
@@ -1171,14 +1175,14 @@ fn close_one_session(st: &mut State, session_id: &str, now: f64, reason: Option<
         st.sessions.set_closed_reason(session_id, reason);
     }
     st.save_session(session_id)?;
-    let process_key = st.sessions.get(session_id).map(|s| s.process_key.clone()).unwrap_or_default();
+    let process_key = st.session_process_key(session_id);
     st.log(now, "session_close", &process_key, Some(session_id), json!({"session_id": session_id, "reason": reason}))?;
     Ok(true)
 }
 
 /// The entry and its event, in one commit.
 fn persist_entry(st: &State, session_id: &str, eval_id: &str, entry: &TranscriptEntry, now: f64) -> Result<()> {
-    let process_key = st.sessions.get(session_id).map(|s| s.process_key.clone()).unwrap_or_default();
+    let process_key = st.session_process_key(session_id);
     let event = json!({
         "eval_id": eval_id, "index": entry.index, "input": entry.input, "output": entry.output,
         "stdout": entry.stdout, "is_error": entry.is_error, "result_cid": entry.result_cid,
@@ -1243,10 +1247,10 @@ fn restore(st: &mut State, snapshot: Snapshot, now: f64) -> Result<()> {
     for record in snapshot.pauses {
         let pause = Pause::from_record(record);
         if pause.is_paused() {
-            open_pauses.push(pause.id.clone());
+            open_pauses.push(pause.record.pause_id.clone());
         }
-        st.pause_order.push(pause.id.clone());
-        st.pauses.insert(pause.id.clone(), pause);
+        st.pause_order.push(pause.record.pause_id.clone());
+        st.pauses.insert(pause.record.pause_id.clone(), pause);
     }
     for pause_id in open_pauses {
         close_pause(st, &pause_id, Action::Continue, now, Some(RESTART_REASON))?;
@@ -1286,25 +1290,25 @@ fn frame_view(raw: &Value) -> FrameView {
 }
 
 fn paused_call(st: &State, pause: &Pause) -> PausedCall {
-    let call = &pause.call;
+    let call = &pause.record.call;
     let mut args_text: Vec<String> = call.pretty_args.iter().map(text_of).collect();
     args_text.extend(call.pretty_kwargs.iter().map(|(k, v)| format!("{k}={}", text_of(v))));
     let active_sessions = st
         .sessions
-        .for_pause(&pause.id)
+        .for_pause(&pause.record.pause_id)
         .into_iter()
         .filter(|id| st.sessions.get(id).is_some_and(ReplSession::is_active))
         .collect();
     PausedCall {
-        pause_id: pause.id.clone(),
+        pause_id: pause.record.pause_id.clone(),
         call_id: call.call_id.clone(),
         function_name: call.method_name.clone(),
-        reason: pause.reason,
+        reason: pause.record.reason,
         args_text,
         result_text: call.pretty_result.as_ref().map(text_of),
         pid: call.process_pid,
         process_key: call.process_key.clone(),
-        paused_at: pause.paused_at,
+        paused_at: pause.record.paused_at,
         active_sessions,
     }
 }

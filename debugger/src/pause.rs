@@ -15,14 +15,8 @@ use crate::model::PauseReason;
 use crate::store::PauseRecord;
 
 pub struct Pause {
-    pub id: String,
-    pub call: CallData,
-    pub reason: PauseReason,
-    pub paused_at: f64,
-    pub resume: Option<Action>,
-    pub resumed_at: Option<f64>,
-    /// Set when the pause ended without a user, e.g. the server restarted while it was paused.
-    pub resumed_reason: Option<String>,
+    /// What is kept of the pause across restarts.
+    pub record: PauseRecord,
     pub evals: EvalQueue,
     /// Wakes the client's long-poll: on resume, and when an eval becomes ready.
     pub wake: Arc<Notify>,
@@ -30,47 +24,28 @@ pub struct Pause {
 
 impl Pause {
     pub fn new(id: String, call: CallData, reason: PauseReason, now: f64) -> Self {
-        Pause {
-            id,
+        Pause::from_record(PauseRecord {
+            pause_id: id,
             call,
             reason,
             paused_at: now,
             resume: None,
             resumed_at: None,
             resumed_reason: None,
-            evals: EvalQueue::default(),
-            wake: Arc::new(Notify::new()),
-        }
-    }
-
-    /// The durable part of the pause.
-    pub fn record(&self) -> PauseRecord {
-        PauseRecord {
-            pause_id: self.id.clone(),
-            call: self.call.clone(),
-            reason: self.reason,
-            paused_at: self.paused_at,
-            resume: self.resume.clone(),
-            resumed_at: self.resumed_at,
-            resumed_reason: self.resumed_reason.clone(),
-        }
+        })
     }
 
     pub fn from_record(record: PauseRecord) -> Self {
-        let mut pause = Pause::new(record.pause_id, record.call, record.reason, record.paused_at);
-        pause.resume = record.resume;
-        pause.resumed_at = record.resumed_at;
-        pause.resumed_reason = record.resumed_reason;
-        pause
+        Pause { record, evals: EvalQueue::default(), wake: Arc::new(Notify::new()) }
     }
 
     pub fn is_paused(&self) -> bool {
-        self.resume.is_none()
+        self.record.resume.is_none()
     }
 
     /// After-pauses can only be continued: the client rejects anything else there.
     pub fn is_post_completion(&self) -> bool {
-        self.reason != PauseReason::Breakpoint
+        self.record.reason != PauseReason::Breakpoint
     }
 }
 

@@ -345,19 +345,16 @@ impl Store {
     }
 
     pub fn has_session(&self, session_id: &str) -> Result<bool> {
-        self.conn
-            .query_row("SELECT 1 FROM sessions WHERE session_id = ?1", params![session_id], |_| Ok(()))
-            .optional()
-            .map(|found| found.is_some())
-            .map_err(storage)
+        self.exists("SELECT 1 FROM sessions WHERE session_id = ?1", session_id)
     }
 
     pub fn has_process(&self, process_key: &str) -> Result<bool> {
-        self.conn
-            .query_row("SELECT 1 FROM events WHERE process_key = ?1 LIMIT 1", params![process_key], |_| Ok(()))
-            .optional()
-            .map(|found| found.is_some())
-            .map_err(storage)
+        self.exists("SELECT 1 FROM events WHERE process_key = ?1 LIMIT 1", process_key)
+    }
+
+    /// Whether `query` (one `?1` parameter) finds a row.
+    fn exists(&self, query: &str, key: &str) -> Result<bool> {
+        self.conn.query_row(query, params![key], |_| Ok(())).optional().map(|found| found.is_some()).map_err(storage)
     }
 
     /// Reads everything back, in the order it happened.

@@ -94,7 +94,7 @@ fn test_list_sessions_returns_all_sessions() {
     for n in ["a", "b", "c"] {
         d.start_session(&pause(&d, n, 1)).unwrap();
     }
-    let page = d.list_sessions(&SessionQuery::default()).unwrap();
+    let page = d.list_sessions(&SessionQuery::default());
     assert_eq!(page.total, 3);
     assert_eq!(page.sessions.len(), 3);
 }
@@ -110,7 +110,7 @@ fn two_sessions_one_closed(d: &Debugger) -> (String, String) {
 fn test_list_sessions_filter_by_active_status() {
     let d = debugger();
     let (open, _) = two_sessions_one_closed(&d);
-    let page = d.list_sessions(&SessionQuery { status: SessionStatus::Active, ..Default::default() }).unwrap();
+    let page = d.list_sessions(&SessionQuery { status: SessionStatus::Active, ..Default::default() });
     assert_eq!(page.sessions.iter().map(|s| &s.session_id).collect::<Vec<_>>(), vec![&open]);
 }
 
@@ -118,7 +118,7 @@ fn test_list_sessions_filter_by_active_status() {
 fn test_list_sessions_filter_by_closed_status() {
     let d = debugger();
     let (_, closed) = two_sessions_one_closed(&d);
-    let page = d.list_sessions(&SessionQuery { status: SessionStatus::Closed, ..Default::default() }).unwrap();
+    let page = d.list_sessions(&SessionQuery { status: SessionStatus::Closed, ..Default::default() });
     assert_eq!(page.sessions.iter().map(|s| &s.session_id).collect::<Vec<_>>(), vec![&closed]);
 }
 
@@ -130,10 +130,10 @@ fn test_list_sessions_filter_by_timestamp_range() {
     let second = d.start_session(&pause(&d, "second", 1)).unwrap();
     let t2 = d.session(&second).unwrap().started_at;
     let t1 = d.session(&first).unwrap().started_at;
-    let only_second = d.list_sessions(&SessionQuery { from: Some(t2 - 0.005), ..Default::default() }).unwrap();
+    let only_second = d.list_sessions(&SessionQuery { from: Some(t2 - 0.005), ..Default::default() });
     assert_eq!(only_second.sessions.len(), 1);
     assert_eq!(only_second.sessions[0].session_id, second);
-    let only_first = d.list_sessions(&SessionQuery { to: Some(t1 + 0.005), ..Default::default() }).unwrap();
+    let only_first = d.list_sessions(&SessionQuery { to: Some(t1 + 0.005), ..Default::default() });
     assert_eq!(only_first.sessions.len(), 1);
     assert_eq!(only_first.sessions[0].session_id, first);
 }
@@ -143,7 +143,7 @@ fn test_list_sessions_search_by_function_name() {
     let d = debugger();
     d.start_session(&pause(&d, "load_invoice", 1)).unwrap();
     d.start_session(&pause(&d, "send_email", 1)).unwrap();
-    let page = d.list_sessions(&SessionQuery { search: Some("INVOICE".into()), ..Default::default() }).unwrap();
+    let page = d.list_sessions(&SessionQuery { search: Some("INVOICE".into()), ..Default::default() });
     assert_eq!(page.sessions.len(), 1);
     assert_eq!(page.sessions[0].function_name, "load_invoice");
 }
@@ -155,11 +155,11 @@ fn test_list_sessions_search_by_transcript_content() {
     let b = d.start_session(&pause(&d, "b", 1)).unwrap();
     d.append_transcript(&a, "customer.balance", "1200", "", false, None).unwrap();
     d.append_transcript(&b, "x", "1", "printed zebra\n", false, None).unwrap();
-    let by_input = d.list_sessions(&SessionQuery { search: Some("balance".into()), ..Default::default() }).unwrap();
+    let by_input = d.list_sessions(&SessionQuery { search: Some("balance".into()), ..Default::default() });
     assert_eq!(by_input.sessions[0].session_id, a);
-    let by_output = d.list_sessions(&SessionQuery { search: Some("1200".into()), ..Default::default() }).unwrap();
+    let by_output = d.list_sessions(&SessionQuery { search: Some("1200".into()), ..Default::default() });
     assert_eq!(by_output.sessions[0].session_id, a);
-    let by_stdout = d.list_sessions(&SessionQuery { search: Some("zebra".into()), ..Default::default() }).unwrap();
+    let by_stdout = d.list_sessions(&SessionQuery { search: Some("zebra".into()), ..Default::default() });
     assert_eq!(by_stdout.total, 1);
     assert_eq!(by_stdout.sessions[0].session_id, b);
 }
@@ -171,14 +171,14 @@ fn test_list_sessions_combined_filters() {
     d.append_transcript(&open, "needle", "", "", false, None).unwrap();
     let _ = closed;
     let q = SessionQuery { search: Some("needle".into()), status: SessionStatus::Closed, ..Default::default() };
-    assert_eq!(d.list_sessions(&q).unwrap().total, 0);
+    assert_eq!(d.list_sessions(&q).total, 0);
     let q = SessionQuery { search: Some("needle".into()), status: SessionStatus::Active, ..Default::default() };
-    assert_eq!(d.list_sessions(&q).unwrap().sessions[0].session_id, open);
+    assert_eq!(d.list_sessions(&q).sessions[0].session_id, open);
 }
 
 #[test]
 fn test_list_sessions_empty_when_no_sessions() {
-    let page = debugger().list_sessions(&SessionQuery::default()).unwrap();
+    let page = debugger().list_sessions(&SessionQuery::default());
     assert_eq!(page.total, 0);
     assert!(page.sessions.is_empty());
 }
@@ -587,7 +587,7 @@ fn test_transcript_with_hundreds_of_entries_performance() {
     let session = d.session(&id).unwrap();
     assert_eq!(session.transcript.len(), 500);
     assert_eq!(session.transcript.iter().map(|e| e.index).collect::<Vec<_>>(), (0..500).collect::<Vec<_>>());
-    let page = d.list_sessions(&SessionQuery { search: Some("x499".into()), ..Default::default() }).unwrap();
+    let page = d.list_sessions(&SessionQuery { search: Some("x499".into()), ..Default::default() });
     assert_eq!(page.total, 1);
 }
 
@@ -598,8 +598,7 @@ fn test_repls_page_with_hundreds_of_sessions_performance() {
     for _ in 0..300 {
         d.start_session(&p).unwrap();
     }
-    let page =
-        d.session_summaries(&SessionQuery { status: SessionStatus::Active, page: 6, ..Default::default() }).unwrap();
+    let page = d.session_summaries(&SessionQuery { status: SessionStatus::Active, page: 6, ..Default::default() });
     assert_eq!((page.total, page.sessions.len(), page.per_page), (300, 50, 50));
     assert!(page.sessions.windows(2).all(|w| w[0].started_at > w[1].started_at));
 }

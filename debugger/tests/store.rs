@@ -59,7 +59,7 @@ fn test_history_survives_reopening_the_data_directory() {
     assert_eq!(d.breakpoints()["compute"].after_behavior.as_str(), "stop");
     assert_eq!(d.global_behavior().as_str(), "stop_exception");
     assert!(d.functions().contains_key("compute"));
-    let found = d.list_sessions(&SessionQuery { search: Some("PRINT(".into()), ..Default::default() }).unwrap();
+    let found = d.list_sessions(&SessionQuery { search: Some("PRINT(".into()), ..Default::default() });
     assert_eq!(found.total, 1);
     assert_eq!(d.call_records("1795331833.500000+77").len(), 1);
 }

@@ -129,7 +129,7 @@ pub async fn list(State(debugger): State<Debugger>, Query(q): Query<ListQuery>) 
         page: count_param("page", q.page.as_deref())?,
         per_page: count_param("per_page", q.per_page.as_deref())?,
     };
-    let page = debugger.list_sessions(&query)?;
+    let page = debugger.list_sessions(&query);
     Ok(Json(SessionList { sessions: page.sessions, total: page.total, page: page.page, per_page: page.per_page }))
 }
 
