@@ -1,60 +1,154 @@
-//! Who may call what. The REPL runs arbitrary code in debugged programs, so:
-//! - with a token (required off loopback), every request must carry it: `Authorization: Bearer`,
-//!   the `breakroom_token` cookie, or `?token=` once (which sets the cookie for the browser);
-//! - browser-facing routes (pages, server functions, REPL, resume, breakpoint edits) refuse a
-//!   foreign `Host` (DNS rebinding) or `Origin` (CSRF), and send no CORS headers;
-//! - client-facing routes (what a debug client calls) answer any origin, with the CORS headers
-//!   of PROTOCOL.md §1, so unchanged clients keep working.
+//! Who may call what. The REPL runs arbitrary code in debugged programs, and debug clients can be
+//! handed forged evals, so every path is guarded alike: pages, static files, server functions,
+//! the browser's API, the debug-client protocol, `/api/live` and the OpenAPI document. In order:
+//!
+//! 1. `Host` must be one this server answers to, or 403 `forbidden_host` (DNS rebinding: a page
+//!    on a rebound name sends that name). Answered: `127.0.0.1`, `localhost`, `[::1]` and the
+//!    bound address, each with the bound port; and every `--allow-host` name (`NAME` with any
+//!    port, or exactly `NAME:PORT`).
+//! 2. An `Origin` header, if present, must be this server's own (`http://` or `https://` followed
+//!    by the request's `Host`), or 403 `forbidden_origin` (CSRF); `Origin: null` is foreign.
+//!    Debug clients send no `Origin`; a browser sends it on every cross-origin request that could
+//!    change something or read the answer.
+//! 3. With a token, the request must carry it, or 401 `token_required`: `Authorization: Bearer T`,
+//!    `Authorization: Basic` with password `T` (what `requests` sends for `http://user:T@host`,
+//!    so an unchanged cideldill client can pass it), the `breakroom_token` cookie, or `?token=T`
+//!    (which sets that cookie, for the browser).
+//! 4. A request with a body must say it is of a type the endpoint reads, or 415
+//!    `unsupported_media_type`: what its OpenAPI operation documents (JSON everywhere today);
+//!    the pages' server functions (`/rpc/`) read URL-encoded forms or JSON; anything else JSON.
+//!    `text/plain` and form bodies are what a page can send cross-site without a preflight.
+//!
+//! No CORS headers are sent: every cross-origin browser request is refused by rule 2, and no
+//! debug client reads them. `OPTIONS` passes the same rules and answers 204 with `Allow`.
 
-use std::sync::Arc;
+use std::net::{IpAddr, SocketAddr};
+use std::sync::{Arc, OnceLock};
 
 use axum::extract::{Request, State};
 use axum::http::{header, HeaderMap, HeaderValue, Method, StatusCode};
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
+use serde_json::Value;
 
 use crate::error::ApiError;
+
+const JSON: &str = "application/json";
+const FORM: &str = "application/x-www-form-urlencoded";
 
 #[derive(Clone, Debug)]
 pub struct AccessPolicy {
     pub token: Option<String>,
-    /// `Host` values browser-facing routes accept; empty accepts any (with a token, off loopback).
-    pub hosts: Vec<String>,
+    hosts: Vec<AllowedHost>,
+}
+
+/// One `Host` value this server answers to; `port: None` accepts any port (or none).
+#[derive(Clone, Debug, PartialEq)]
+struct AllowedHost {
+    name: String,
+    port: Option<u16>,
 }
 
 impl AccessPolicy {
+    /// The policy of a server listening on `bound`: loopback names and the bound address with the
+    /// bound port, plus `allowed` (`NAME` or `NAME:PORT`, as given with `--allow-host`).
+    pub fn new(bound: SocketAddr, token: Option<String>, allowed: &[String]) -> Result<Self, String> {
+        let port = Some(bound.port());
+        let mut hosts: Vec<AllowedHost> =
+            ["127.0.0.1", "localhost", "[::1]"].iter().map(|n| AllowedHost { name: n.to_string(), port }).collect();
+        // 0.0.0.0 and :: are no name a client can use; those need --allow-host.
+        if !bound.ip().is_unspecified() {
+            let name = match bound.ip() {
+                IpAddr::V4(ip) => ip.to_string(),
+                IpAddr::V6(ip) => format!("[{ip}]"),
+            };
+            hosts.push(AllowedHost { name, port });
+        }
+        for given in allowed {
+            let (name, port) = split_host(given).ok_or_else(|| {
+                format!("--allow-host {given:?} is not a host name: give NAME or NAME:PORT, without a scheme or path")
+            })?;
+            hosts.push(AllowedHost { name, port });
+        }
+        Ok(AccessPolicy { token, hosts })
+    }
+
     /// The names a browser may use for a server on loopback `port`.
     pub fn loopback(port: u16, token: Option<String>) -> Self {
-        let hosts = ["127.0.0.1", "localhost", "[::1]"].iter().map(|h| format!("{h}:{port}")).collect();
-        AccessPolicy { token, hosts }
+        AccessPolicy::new(SocketAddr::from(([127, 0, 0, 1], port)), token, &[]).expect("no names to parse")
+    }
+
+    fn answers_to(&self, host: &str) -> bool {
+        let Some((name, port)) = split_host(host) else { return false };
+        self.hosts.iter().any(|h| h.name == name && (h.port.is_none() || h.port == port))
     }
 }
 
-/// Routes a debug client calls; everything else is the browser's.
-fn is_client_facing(method: &Method, path: &str) -> bool {
-    let get = method == Method::GET;
-    let post = method == Method::POST;
-    match path {
-        "/api/breakpoints" | "/api/functions" => get || post,
-        "/api/call/start"
-        | "/api/call/complete"
-        | "/api/call/event"
-        | "/api/call/repl-result"
-        | "/api/report-com-error" => post,
-        "/api/paused" | "/api/openapi.json" | "/openapi.json" => get,
-        _ => get && (path.starts_with("/api/poll/") || path.starts_with("/api/poll-repl/")),
-    }
+/// `name[:port]` → (lowercase name, port); IPv6 addresses in brackets. `None` for anything else
+/// (a scheme, a path, user info, an empty name or port).
+fn split_host(value: &str) -> Option<(String, Option<u16>)> {
+    let value = value.trim();
+    let (name, port) = if value.starts_with('[') {
+        let end = value.find(']')?;
+        let (name, rest) = value.split_at(end + 1);
+        match rest {
+            "" => (name, None),
+            _ => (name, Some(rest.strip_prefix(':')?)),
+        }
+    } else {
+        match value.split_once(':') {
+            Some((name, port)) => (name, Some(port)),
+            None => (value, None),
+        }
+    };
+    // Bracketed IPv6 addresses compare in their canonical form ([0:0:0:0:0:0:0:1] is [::1]).
+    let name = match name.strip_prefix('[').and_then(|n| n.strip_suffix(']')) {
+        Some(ip) => format!("[{}]", ip.parse::<std::net::Ipv6Addr>().ok()?),
+        None if !name.is_empty() && name.chars().all(|c| c.is_ascii_alphanumeric() || "-._".contains(c)) => {
+            name.to_ascii_lowercase()
+        }
+        None => return None,
+    };
+    let port = match port {
+        Some(p) if p.is_empty() || !p.bytes().all(|b| b.is_ascii_digit()) => return None,
+        Some(p) => Some(p.parse().ok()?),
+        None => None,
+    };
+    Some((name, port))
 }
 
 pub async fn check(State(policy): State<Arc<AccessPolicy>>, request: Request, next: Next) -> Response {
-    let path = request.uri().path().to_string();
-    let is_api = path.starts_with("/api/");
-    if request.method() == Method::OPTIONS && is_api {
-        let mut response = StatusCode::NO_CONTENT.into_response();
-        add_cors(response.headers_mut());
-        return response;
+    let headers = request.headers();
+    // An absolute-form request line (`GET http://name/...`) names a host too: it must pass as well.
+    let authority_ok = request.uri().authority().is_none_or(|a| policy.answers_to(a.as_str()));
+    let host = match request_host(&request) {
+        Some(host) if authority_ok && policy.answers_to(host) => host.to_string(),
+        host => {
+            return refuse(
+                StatusCode::FORBIDDEN,
+                "forbidden_host",
+                format!(
+                    "Host {:?} is not a name this server answers to (loopback names, the bound address, \
+                     and names given with --allow-host)",
+                    host.unwrap_or("")
+                ),
+            )
+        }
+    };
+    for origin in headers.get_all(header::ORIGIN) {
+        let origin = origin.to_str().unwrap_or("");
+        let own = ["http://", "https://"].iter().any(|scheme| {
+            origin.get(..scheme.len()).is_some_and(|s| s.eq_ignore_ascii_case(scheme))
+                && origin.get(scheme.len()..).is_some_and(|h| h.eq_ignore_ascii_case(&host))
+        });
+        if !own {
+            return refuse(
+                StatusCode::FORBIDDEN,
+                "forbidden_origin",
+                format!("requests from origin {origin:?} are refused: only this server's own pages may call it"),
+            );
+        }
     }
-    let client_facing = is_client_facing(request.method(), &path);
     let mut set_cookie = None;
     if let Some(token) = &policy.token {
         match presented_token(&request) {
@@ -64,58 +158,127 @@ pub async fn check(State(policy): State<Arc<AccessPolicy>>, request: Request, ne
                 }
             }
             _ => {
-                return ApiError::new(
+                return refuse(
                     StatusCode::UNAUTHORIZED,
                     "token_required",
-                    "this server needs its access token (Authorization: Bearer, or ?token= once in the browser)",
+                    "this server needs its access token: Authorization: Bearer (or Basic, the token as password), \
+                     or ?token= once in the browser",
                 )
-                .into_response()
             }
         }
     }
-    if !client_facing {
-        if let Err(refusal) = same_site(request.headers(), &policy) {
-            return refusal.into_response();
+    if has_body(headers) {
+        let accepted = accepted_body_types(request.method(), request.uri().path());
+        let given = headers.get(header::CONTENT_TYPE).and_then(|v| v.to_str().ok()).unwrap_or("");
+        let media = given.split(';').next().unwrap_or("").trim();
+        if !accepted.iter().any(|a| a.eq_ignore_ascii_case(media)) {
+            return refuse(
+                StatusCode::UNSUPPORTED_MEDIA_TYPE,
+                "unsupported_media_type",
+                format!("a body of type {given:?} is refused here: send Content-Type: {}", accepted.join(" or ")),
+            );
         }
     }
-    let mut response = next.run(request).await;
-    if client_facing && is_api {
-        add_cors(response.headers_mut());
-    }
+    let mut response = if request.method() == Method::OPTIONS && request.uri().path().starts_with("/api/") {
+        let mut response = StatusCode::NO_CONTENT.into_response();
+        response.headers_mut().insert(header::ALLOW, HeaderValue::from_static("GET, POST, DELETE, OPTIONS"));
+        response
+    } else {
+        next.run(request).await
+    };
     if let Some(cookie) = set_cookie.and_then(|c| HeaderValue::from_str(&c).ok()) {
         response.headers_mut().append(header::SET_COOKIE, cookie);
     }
     response
 }
 
-fn same_site(headers: &HeaderMap, policy: &AccessPolicy) -> Result<(), ApiError> {
-    let host = headers.get(header::HOST).and_then(|h| h.to_str().ok()).unwrap_or("");
-    if !policy.hosts.is_empty() && !policy.hosts.iter().any(|h| h.eq_ignore_ascii_case(host)) {
-        return Err(ApiError::new(
-            StatusCode::FORBIDDEN,
-            "forbidden_host",
-            format!("Host {host:?} is not this server's; open it as http://{}", policy.hosts[0]),
-        ));
+fn refuse(status: StatusCode, code: &str, message: impl Into<String>) -> Response {
+    ApiError::new(status, code, message).into_response()
+}
+
+/// The `Host` header (exactly one), or the authority of an HTTP/2 request's URI.
+fn request_host(request: &Request) -> Option<&str> {
+    let mut hosts = request.headers().get_all(header::HOST).iter();
+    match (hosts.next(), hosts.next()) {
+        (Some(host), None) => host.to_str().ok(),
+        (None, _) => request.uri().authority().map(|a| a.as_str()),
+        _ => None,
     }
-    if let Some(origin) = headers.get(header::ORIGIN).and_then(|o| o.to_str().ok()) {
-        let own = ["http://", "https://"].iter().any(|scheme| origin.eq_ignore_ascii_case(&format!("{scheme}{host}")));
-        if !own {
-            return Err(ApiError::new(
-                StatusCode::FORBIDDEN,
-                "forbidden_origin",
-                format!("requests from {origin} may not use this endpoint"),
-            ));
+}
+
+fn has_body(headers: &HeaderMap) -> bool {
+    let length = headers.get(header::CONTENT_LENGTH).and_then(|v| v.to_str().ok()).map(str::trim);
+    headers.contains_key(header::TRANSFER_ENCODING) || length.is_some_and(|l| l != "0")
+}
+
+/// The content types a request body may have on `method path`.
+fn accepted_body_types(method: &Method, path: &str) -> Vec<&'static str> {
+    if let Some(types) = documented_body_types().iter().find(|op| op.matches(method, path)) {
+        return types.content_types.iter().map(String::as_str).collect();
+    }
+    if path.starts_with("/rpc/") {
+        return vec![FORM, JSON];
+    }
+    vec![JSON]
+}
+
+/// An operation of the OpenAPI document that documents a request body.
+struct DocumentedBody {
+    method: Method,
+    segments: Vec<String>,
+    content_types: Vec<String>,
+}
+
+impl DocumentedBody {
+    fn matches(&self, method: &Method, path: &str) -> bool {
+        let mut given = path.split('/');
+        &self.method == method
+            && self.segments.iter().all(|want| {
+                let seg = given.next();
+                seg.is_some_and(|seg| want == seg || (want.starts_with('{') && !seg.is_empty()))
+            })
+            && given.next().is_none()
+    }
+}
+
+/// Read once from the same document `/api/openapi.json` serves, so an endpoint that documents
+/// another body type is accepted with it without touching this file.
+fn documented_body_types() -> &'static [DocumentedBody] {
+    static TABLE: OnceLock<Vec<DocumentedBody>> = OnceLock::new();
+    TABLE.get_or_init(|| {
+        let doc = serde_json::to_value(crate::api::openapi()).unwrap_or(Value::Null);
+        let mut table = Vec::new();
+        for (path, item) in doc["paths"].as_object().into_iter().flatten() {
+            for (method, operation) in item.as_object().into_iter().flatten() {
+                let (Ok(method), Some(content)) =
+                    (method.to_ascii_uppercase().parse::<Method>(), operation["requestBody"]["content"].as_object())
+                else {
+                    continue;
+                };
+                let content_types = content.keys().cloned().collect();
+                table.push(DocumentedBody {
+                    method,
+                    segments: path.split('/').map(str::to_string).collect(),
+                    content_types,
+                });
+            }
         }
-    }
-    Ok(())
+        table
+    })
 }
 
 fn presented_token(request: &Request) -> Option<(String, bool)> {
     let headers = request.headers();
-    if let Some(bearer) =
-        headers.get(header::AUTHORIZATION).and_then(|v| v.to_str().ok()).and_then(|v| v.strip_prefix("Bearer "))
-    {
-        return Some((bearer.trim().to_string(), false));
+    if let Some(auth) = headers.get(header::AUTHORIZATION).and_then(|v| v.to_str().ok()) {
+        let (scheme, credentials) = auth.trim().split_once(' ').unwrap_or((auth, ""));
+        if scheme.eq_ignore_ascii_case("bearer") {
+            return Some((credentials.trim().to_string(), false));
+        }
+        if scheme.eq_ignore_ascii_case("basic") {
+            // `user:password`; the password is the token, the user name is anything.
+            let decoded = base64_decode(credentials.trim()).and_then(|b| String::from_utf8(b).ok())?;
+            return decoded.split_once(':').map(|(_, password)| (password.to_string(), false));
+        }
     }
     let cookie = headers.get_all(header::COOKIE).iter().filter_map(|v| v.to_str().ok()).find_map(|cookies| {
         cookies.split(';').find_map(|c| c.trim().strip_prefix("breakroom_token=").map(str::to_string))
@@ -127,15 +290,76 @@ fn presented_token(request: &Request) -> Option<(String, bool)> {
     query.split('&').find_map(|pair| pair.strip_prefix("token=").map(|t| (t.to_string(), true)))
 }
 
+/// Standard base64 with optional padding; `None` for anything else.
+fn base64_decode(text: &str) -> Option<Vec<u8>> {
+    let text = text.trim_end_matches('=');
+    let mut out = Vec::with_capacity(text.len() * 3 / 4);
+    let (mut acc, mut bits) = (0u32, 0u32);
+    for c in text.bytes() {
+        let value = match c {
+            b'A'..=b'Z' => c - b'A',
+            b'a'..=b'z' => c - b'a' + 26,
+            b'0'..=b'9' => c - b'0' + 52,
+            b'+' => 62,
+            b'/' => 63,
+            _ => return None,
+        };
+        acc = (acc << 6) | u32::from(value);
+        bits += 6;
+        if bits >= 8 {
+            bits -= 8;
+            out.push((acc >> bits) as u8);
+            acc &= (1 << bits) - 1;
+        }
+    }
+    Some(out)
+}
+
 fn constant_time_eq(a: &[u8], b: &[u8]) -> bool {
     a.len() == b.len() && a.iter().zip(b).fold(0u8, |acc, (x, y)| acc | (x ^ y)) == 0
 }
 
-fn add_cors(headers: &mut HeaderMap) {
-    headers.insert(header::ACCESS_CONTROL_ALLOW_ORIGIN, HeaderValue::from_static("*"));
-    headers.insert(header::ACCESS_CONTROL_ALLOW_HEADERS, HeaderValue::from_static("Content-Type"));
-    headers.insert(
-        header::ACCESS_CONTROL_ALLOW_METHODS,
-        HeaderValue::from_static("GET, POST, PUT, PATCH, DELETE, OPTIONS"),
-    );
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn host_values_parse_strictly() {
+        assert_eq!(split_host("LocalHost:5174"), Some(("localhost".into(), Some(5174))));
+        assert_eq!(split_host("[::1]:80"), Some(("[::1]".into(), Some(80))));
+        assert_eq!(split_host("[0:0:0:0:0:0:0:1]"), Some(("[::1]".into(), None)));
+        assert_eq!(split_host("debug.example"), Some(("debug.example".into(), None)));
+        for bad in
+            ["", ":80", "a:", "a:b", "a:99999", "http://a", "a/b", "u@a", "::1", "[::1]x", "a b", "[evil]:80", "a[b"]
+        {
+            assert_eq!(split_host(bad), None, "{bad:?}");
+        }
+    }
+
+    #[test]
+    fn policy_answers_to_loopback_bound_and_allowed_names() {
+        let bound = SocketAddr::from(([192, 168, 1, 5], 5174));
+        let policy = AccessPolicy::new(bound, None, &["debug.example".into(), "proxy.example:443".into()]).unwrap();
+        for ok in [
+            "127.0.0.1:5174",
+            "localhost:5174",
+            "[::1]:5174",
+            "192.168.1.5:5174",
+            "debug.example",
+            "DEBUG.example:8080",
+            "proxy.example:443",
+        ] {
+            assert!(policy.answers_to(ok), "{ok}");
+        }
+        for no in ["127.0.0.1:5175", "localhost", "evil.example:5174", "proxy.example", "0.0.0.0:5174", ""] {
+            assert!(!policy.answers_to(no), "{no}");
+        }
+        assert!(AccessPolicy::new(bound, None, &["http://x".into()]).is_err());
+    }
+
+    #[test]
+    fn basic_credentials_decode() {
+        assert_eq!(base64_decode("YnJlYWtyb29tOnMzY3JldA==").as_deref(), Some(&b"breakroom:s3cret"[..]));
+        assert_eq!(base64_decode("%%%"), None);
+    }
 }

@@ -37,6 +37,10 @@ struct Cli {
     /// Also read from BREAKROOM_TOKEN.
     #[arg(long, env = "BREAKROOM_TOKEN", hide_env_values = true)]
     token: Option<String>,
+    /// Another name requests may carry in `Host` (NAME, any port, or NAME:PORT), e.g. the name a
+    /// reverse proxy forwards. Repeatable. Loopback names and the bound address are always answered.
+    #[arg(long = "allow-host", value_name = "NAME")]
+    allow_host: Vec<String>,
 }
 
 #[derive(Subcommand, Debug)]
@@ -86,6 +90,10 @@ async fn run(cli: Cli) -> Result<(), String> {
         Err(e) => return Err(format!("cannot listen on {requested}: {e}")),
     };
     let addr = listener.local_addr().map_err(|e| e.to_string())?;
+    let access = AccessPolicy::new(addr, token, &cli.allow_host)?;
+    if addr.ip().is_unspecified() && cli.allow_host.is_empty() {
+        println!("Listening on every address: requests must use a loopback name or a name given with --allow-host");
+    }
     let config = Config { eval_timeout: Duration::from_secs(cli.eval_timeout.max(1)), ..Config::default() };
     let debugger = if cli.memory {
         println!("History is kept in memory only (--memory)");
@@ -95,11 +103,6 @@ async fn run(cli: Cli) -> Result<(), String> {
         let debugger = Debugger::open(config, &dir).map_err(|e| format!("cannot open {}: {e}", dir.display()))?;
         println!("History: {}", dir.display());
         debugger
-    };
-    let access = if cli.host.is_loopback() {
-        AccessPolicy::loopback(addr.port(), token)
-    } else {
-        AccessPolicy { token, hosts: vec![] }
     };
     let app = router(debugger, ServerOptions { max_body: cli.max_body, site: site::leptos_options(addr), access });
     write_port_file(addr.port());
