@@ -77,6 +77,8 @@ class DebugClient:
         self._lock = threading.Lock()
         self._ref = 0
         self.functions = {}
+        # Whether the server takes an eval's answer with the next poll (POST /api/poll/{id}).
+        self.answers_with_poll = True
 
     # ---- connection --------------------------------------------------------------------
 
@@ -207,10 +209,16 @@ class DebugClient:
 
     def _wait_at(self, poll_url, pause, interval):
         job = None
+        answer = None  # a fast eval's result, sent with the next poll
         while True:
             busy = job is not None and not job.reported
             started = time.monotonic()
-            reply = self.transport.get(poll_url + ("" if busy else "?evals=1"))
+            url = poll_url + ("" if busy else "?evals=1")
+            if answer is not None:
+                reply = self._answer_and_poll(url, pause, answer)
+                answer = None
+            else:
+                reply = self.transport.get(url)
             status = reply.get("status")
             if status == "ready":
                 # Any eval still running is abandoned: the server has closed its session.
@@ -224,39 +232,59 @@ class DebugClient:
                     pause.namespaces.pop(session_id, None)
             request = reply.get("eval")
             if request and not busy:
-                job = self._start_eval(pause, request)
+                job, answer = self._start_eval(pause, request)
             elif time.monotonic() - started < 0.01 and not busy:
                 time.sleep(interval)  # the server did not hold the poll (an old server or a restart)
 
     def _start_eval(self, pause, request):
+        """Starts an eval; returns (job, the answer to send with the next poll or None)."""
         session_id = request.get("session_id")
         source = request.get("expr")
         if not isinstance(session_id, str) or not isinstance(source, str):
-            return None
+            return None, None
         namespace = pause.namespaces.setdefault(session_id, {})
 
         def report(outcome):
-            self._post_result(pause, request, outcome)
+            self._post_result(pause, self._result_body(pause, request, outcome))
 
         job = EvalJob(source, pause.target, namespace, self.timeout_for(request), report)
         job.start()
-        # Most evals take milliseconds: answering them from here saves a thread's connection
-        # and a poll round trip; a slow one is reported by its thread or its timeout while
-        # this loop goes on waiting for resumes.
+        # Most evals take milliseconds: answering them from here, with the next poll, makes an
+        # eval one round trip; a slow one is reported by its thread or its timeout while this
+        # loop goes on waiting for resumes.
         outcome = job.wait_briefly(FAST_EVAL_WAIT)
-        if outcome is not None:
-            report(outcome)
-        return job
+        if outcome is None:
+            return job, None
+        body = self._result_body(pause, request, outcome)
+        if self.answers_with_poll:
+            return job, body
+        self._post_result(pause, body)
+        return job, None
 
-    def _post_result(self, pause, request, outcome):
-        session_id = request.get("session_id")
-        body = {"eval_id": request.get("eval_id"), "pause_id": pause.pause_id, "session_id": session_id}
+    @staticmethod
+    def _result_body(pause, request, outcome):
+        body = {"eval_id": request.get("eval_id"), "pause_id": pause.pause_id, "session_id": request.get("session_id")}
         body.update(outcome.wire())
+        return body
+
+    def _answer_and_poll(self, url, pause, body):
+        try:
+            return self.transport.post(url, body)
+        except ServerError as exc:
+            if exc.body.get("error") in ("not_found", "method_not_allowed"):
+                # A server without answering polls: post answers on their own from now on.
+                self.answers_with_poll = False
+                self._post_result(pause, body)
+            elif exc.status == 409:  # the session closed meanwhile: the result has nowhere to go
+                pause.namespaces.pop(body["session_id"], None)
+        return self.transport.get(url)
+
+    def _post_result(self, pause, body):
         try:
             self._post("/api/call/repl-result", body)
         except ServerError as exc:
             if exc.status == 409:  # the session closed meanwhile: the result has nowhere to go
-                pause.namespaces.pop(session_id, None)
+                pause.namespaces.pop(body["session_id"], None)
         except ServerUnavailable:
             pass
 

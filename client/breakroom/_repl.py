@@ -10,6 +10,7 @@ import ast
 import code
 import ctypes
 import io
+import queue
 import sys
 import threading
 import time
@@ -147,13 +148,15 @@ def _compile(source):
 def evaluate(source, target, namespace):
     """Runs one REPL input. Never raises for anything the input does."""
     try:
-        if code.compile_command(source, REPL_FILENAME, "exec") is None:
-            return Outcome(error="SyntaxError: incomplete input")
-    except (SyntaxError, ValueError, OverflowError) as exc:
-        return Outcome(error=_error_text(exc))
-    try:
         statements, expression = _compile(source)
     except (SyntaxError, ValueError, OverflowError) as exc:
+        # Only input that does not parse can be incomplete; compile_command (which compiles
+        # up to three times) tells which, and its error is the one the interactive prompt shows.
+        try:
+            if code.compile_command(source, REPL_FILENAME, "exec") is None:
+                return Outcome(error="SyntaxError: incomplete input")
+        except (SyntaxError, ValueError, OverflowError) as first:
+            exc = first
         return Outcome(error=_error_text(exc))
     is_expression = expression is not None
 
@@ -193,9 +196,41 @@ def evaluate(source, target, namespace):
     return Outcome(result=safe_repr(value), stdout=stdout, value=value, has_value=True)
 
 
+class _EvalThreads:
+    """Eval threads kept for the next eval. Starting a thread costs a context-switch round trip
+    (Thread.start waits until it runs), several times the cost of a short eval; a kept thread
+    waits on a queue instead. A thread stuck in a runaway eval is simply not idle, and the next
+    eval gets another one."""
+
+    MAX_IDLE = 2
+
+    def __init__(self):
+        self._lock = threading.Lock()
+        self._idle = []
+
+    def submit(self, job):
+        with self._lock:
+            jobs = self._idle.pop() if self._idle else None
+        if jobs is None:
+            jobs = queue.SimpleQueue()
+            threading.Thread(target=self._serve, args=(jobs,), name="breakroom-eval", daemon=True).start()
+        jobs.put(job)
+
+    def _serve(self, jobs):
+        while True:
+            jobs.get()()
+            with self._lock:
+                if len(self._idle) >= self.MAX_IDLE:
+                    return
+                self._idle.append(jobs)
+
+
+_THREADS = _EvalThreads()
+
+
 class EvalJob:
-    """One eval in its own daemon thread, so a runaway eval cannot block the paused program's
-    waiting loop. Its outcome is reported exactly once, by whoever claims it first: the waiting
+    """One eval in a daemon thread (its own while it runs), so a runaway eval cannot block the
+    paused program's waiting loop. Its outcome is reported exactly once, by whoever claims it first: the waiting
     loop (fast evals, on its own connection), the eval thread when it ends, or the timeout, which
     answers `TimeoutError` and leaves the abandoned thread's late outcome unreported."""
 
@@ -214,7 +249,7 @@ class EvalJob:
 
     def start(self):
         self._started = time.monotonic()
-        threading.Thread(target=self._run, name="breakroom-eval", daemon=True).start()
+        _THREADS.submit(self._run)
 
     def _run(self):
         outcome = evaluate(self._source, self._target, self._namespace)

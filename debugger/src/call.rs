@@ -128,7 +128,7 @@ pub enum Action {
 
 impl Action {
     pub fn poll(pause_id: &str) -> Self {
-        Action::Poll { poll_url: format!("/api/poll/{pause_id}"), poll_interval_ms: 100, timeout_ms: 60_000 }
+        Action::Poll { poll_url: format!("/api/poll/{pause_id}"), poll_interval_ms: 0, timeout_ms: 60_000 }
     }
 
     pub fn name(&self) -> &'static str {

@@ -134,6 +134,23 @@ impl State {
         }
     }
 
+    /// Records eval requests that will get no answer (timed out, or their session closed).
+    fn log_unanswered(&self, unanswered: impl Iterator<Item = PendingEval>) -> Result<()> {
+        for pending in unanswered {
+            let request = &pending.request;
+            let process_key = self.session_process_key(&request.session_id);
+            let event = request_event(request);
+            self.store.append_event(
+                pending.requested_at,
+                "eval_request",
+                Some(&process_key),
+                Some(&request.session_id),
+                &event,
+            )?;
+        }
+        Ok(())
+    }
+
     /// Appends to the event log.
     fn log(&self, now: f64, kind: &str, process_key: &str, session_id: Option<&str>, data: Value) -> Result<()> {
         self.store.append_event(now, kind, Some(process_key), session_id, &data).map(|_| ())
@@ -541,33 +558,50 @@ impl Debugger {
         Ok(CallStartReply { call_id, action })
     }
 
-    /// Waits (up to the configured hold) until the pause is resumed or, with `take_eval`, an
-    /// eval is ready for the client. Unknown pauses answer `waiting`: a client left paused
-    /// across a restart would die on an error.
+    /// Waits (up to the configured hold) until the pause is resumed or an eval is ready for
+    /// the client (taken with the poll when `take_eval`, Breakroom's client; announced as
+    /// `waiting` for a cideldill client, which then takes it with `poll-repl`).
+    ///
+    /// The client never waits between polls (`poll_interval_ms: 0`), so this hold is what keeps
+    /// an idle paused client from spinning: every answer that is not `ready` must be earned by
+    /// something the client can act on. Unknown pauses are held too and then answer `waiting`:
+    /// a client left paused across a restart would die on an error.
     pub async fn poll(&self, pause_id: &str, take_eval: bool) -> PollReply {
         let deadline = tokio::time::Instant::now() + self.inner.config.poll_hold;
-        let unknown = PollReply::Waiting { eval: None, sessions: take_eval.then(Vec::new) };
+        let unknown = || PollReply::Waiting { eval: None, sessions: take_eval.then(Vec::new) };
         let mut seen_sessions = None;
         loop {
             let Some(wake) = self.state().pauses.get(pause_id).map(|p| p.wake.clone()) else {
-                return unknown;
+                tokio::time::sleep_until(deadline).await;
+                return unknown();
             };
             // Registered before the state is read, so a wake-up in between is not lost.
             let notified = wake.notified();
             tokio::pin!(notified);
             notified.as_mut().enable();
+            let mut wait_until = deadline;
             let sessions = {
                 let mut st = self.state();
                 let sessions = take_eval.then(|| st.sessions.open_for_pause(pause_id));
                 let Some(pause) = st.pauses.get_mut(pause_id) else {
-                    return unknown;
+                    return unknown();
                 };
                 if let Some(action) = &pause.record.resume {
                     return PollReply::Ready { action: action.clone() };
                 }
                 if pause.evals.has_ready() {
-                    let eval = if take_eval { pause.evals.take_next() } else { None };
-                    return PollReply::Waiting { eval, sessions };
+                    if take_eval {
+                        return PollReply::Waiting { eval: pause.evals.take_next(), sessions };
+                    }
+                    // A cideldill client still running an eval the server gave up on skips
+                    // `poll-repl`: announcing the next one now would only make it spin.
+                    match pause.evals.client_busy_until(std::time::Instant::now()) {
+                        None => return PollReply::Waiting { eval: None, sessions },
+                        Some(busy) => {
+                            let busy = tokio::time::Instant::from_std(busy);
+                            wait_until = wait_until.min(busy);
+                        }
+                    }
                 }
                 if seen_sessions.is_some() && seen_sessions != sessions {
                     return PollReply::Waiting { eval: None, sessions };
@@ -575,10 +609,26 @@ impl Debugger {
                 sessions
             };
             seen_sessions = sessions;
-            if tokio::time::timeout_at(deadline, notified).await.is_err() {
+            if tokio::time::timeout_at(wait_until, notified).await.is_err() && wait_until == deadline {
                 return PollReply::Waiting { eval: None, sessions: seen_sessions };
             }
         }
+    }
+
+    /// The client's answer to an eval, carried by its next poll (Breakroom's client): one round
+    /// trip per eval instead of a `repl-result` post and then a poll. The answer is recorded
+    /// exactly as `repl-result` records it; an answer that is refused fails the whole request,
+    /// and the client polls again without it.
+    pub async fn answer_and_poll(&self, pause_id: &str, mut result: EvalResult, take_eval: bool) -> Result<PollReply> {
+        match result.pause_id.as_deref() {
+            None => result.pause_id = Some(pause_id.to_string()),
+            Some(id) if id == pause_id => {}
+            Some(id) => {
+                return Err(Error::Invalid("pause_mismatch", format!("the answer is for pause {id}, not {pause_id}")))
+            }
+        }
+        self.submit_eval_result(result)?;
+        Ok(self.poll(pause_id, take_eval).await)
     }
 
     /// Returns a post-completion pause's poll action when the call pauses again.
@@ -955,14 +1005,18 @@ impl Debugger {
     pub fn close_session(&self, session_id: &str) -> Result<()> {
         let now = ids::now();
         let mut st = self.state();
-        if !close_one_session(&mut st, session_id, now, None)? {
-            return Ok(());
+        match st.sessions.open_mut(session_id) {
+            Ok(_) => {}
+            Err(Error::SessionClosed(_)) => return Ok(()),
+            Err(e) => return Err(e),
         }
         let pause_id = st.sessions.get(session_id).map(|s| s.pause_id.clone()).unwrap_or_default();
-        if let Some(pause) = st.pauses.get_mut(&pause_id) {
-            pause.evals.cancel_session(session_id);
+        let cancelled = st.pauses.get_mut(&pause_id).map(|pause| {
             pause.wake.notify_waiters();
-        }
+            pause.evals.cancel_session(session_id)
+        });
+        st.log_unanswered(cancelled.into_iter().flatten())?;
+        close_one_session(&mut st, session_id, now, None)?;
         drop(st);
         self.publish(LiveEvent::SessionClosed { session_id: session_id.to_string(), closed_at: now });
         Ok(())
@@ -980,17 +1034,9 @@ impl Debugger {
             let mut st = self.state();
             let session = st.sessions.open_mut(session_id)?;
             let pause_id = session.pause_id.clone();
-            let process_key = session.process_key.clone();
             if !st.pauses.get(&pause_id).ok_or(Error::InvalidPause)?.is_paused() {
                 return Err(Error::SessionClosed(session_id.to_string()));
             }
-            st.log(
-                ids::now(),
-                "eval_request",
-                &process_key,
-                Some(session_id),
-                json!({"eval_id": eval_id, "expr": expr}),
-            )?;
             let pause = st.pauses.get_mut(&pause_id).ok_or(Error::InvalidPause)?;
             let request = EvalRequest {
                 eval_id: eval_id.clone(),
@@ -999,7 +1045,7 @@ impl Debugger {
                 expr: expr.to_string(),
                 timeout_s: self.inner.config.eval_timeout.as_secs_f64(),
             };
-            pause.evals.push(PendingEval { request, reply });
+            pause.evals.push(PendingEval { request, reply, requested_at: ids::now() });
             pause.wake.notify_waiters();
             pause_id
         };
@@ -1008,10 +1054,11 @@ impl Debugger {
             Ok(Err(_closed)) => Err(Error::SessionClosed(session_id.to_string())),
             Err(_elapsed) => {
                 let mut st = self.state();
-                if let Some(pause) = st.pauses.get_mut(&pause_id) {
-                    pause.evals.finish(&eval_id);
+                let unanswered = st.pauses.get_mut(&pause_id).and_then(|pause| {
                     pause.wake.notify_waiters();
-                }
+                    pause.evals.give_up(&eval_id)
+                });
+                st.log_unanswered(unanswered.into_iter())?;
                 Err(Error::EvalTimeout(self.inner.config.eval_timeout.as_secs()))
             }
         }
@@ -1031,13 +1078,24 @@ impl Debugger {
         };
         let now = ids::now();
         let mut st = self.state();
-        st.sessions.open_mut(session_id)?;
-        if let (Some(cid), Some(data)) = (&result.result_cid, &result.result_data) {
-            st.store_pair(cid, data, None, now)?;
+        if let Err(closed) = st.sessions.open_mut(session_id) {
+            // Nobody waits for this answer any more, but the client is done with the eval and
+            // may take the next one.
+            if let Some(pause) = st.pauses.get_mut(pause_id) {
+                pause.evals.finish(eval_id);
+                pause.wake.notify_waiters();
+            }
+            return Err(closed);
         }
+        let new_object = match (&result.result_cid, &result.result_data) {
+            (Some(cid), Some(data)) => st.cids.store_pair(cid, data, None, now)?,
+            _ => None,
+        };
         let pause = st.pauses.get_mut(pause_id).ok_or_else(|| Error::EvalNotFound(eval_id.to_string()))?;
-        let pending = pause.evals.finish(eval_id).ok_or_else(|| Error::EvalNotFound(eval_id.to_string()))?;
+        let pending = pause.evals.finish(eval_id);
+        // Also when the server gave up on it: the client is free to take the next one now.
         pause.wake.notify_waiters();
+        let pending = pending.ok_or_else(|| Error::EvalNotFound(eval_id.to_string()))?;
         let is_error = result.error.is_some();
         let output = match (result.error, result.result) {
             (Some(error), _) => error,
@@ -1046,15 +1104,15 @@ impl Debugger {
         };
         let entry = st.sessions.append(
             session_id,
-            pending.request.expr,
+            pending.request.expr.clone(),
             output,
             result.stdout.unwrap_or_default(),
             is_error,
             if is_error { None } else { result.result_cid },
             now,
         )?;
-        // Durable before the browser hears of it.
-        persist_entry(&st, session_id, eval_id, &entry, now)?;
+        // Durable before the browser hears of it, in one commit.
+        persist_answer(&st, &pending, new_object.as_deref(), &entry, now)?;
         drop(st);
         let _ = pending.reply.send(entry.clone());
         self.publish(LiveEvent::TranscriptAppended { session_id: session_id.to_string(), entry });
@@ -1082,7 +1140,9 @@ impl Debugger {
             result_cid,
             now,
         )?;
-        persist_entry(&st, session_id, "", &entry, now)?;
+        st.store.atomically(|store| {
+            persist_entry(store, &st.session_process_key(session_id), session_id, "", &entry, now)
+        })?;
         drop(st);
         self.publish(LiveEvent::TranscriptAppended { session_id: session_id.to_string(), entry: entry.clone() });
         Ok(entry)
@@ -1138,6 +1198,7 @@ fn close_pause(
 ) -> Result<Vec<(String, f64)>> {
     let mut closed = vec![];
     let mut resumed = None;
+    let mut cancelled = vec![];
     if let Some(pause) = st.pauses.get_mut(pause_id) {
         if pause.record.resume.is_none() {
             pause.record.resume = Some(action.clone());
@@ -1145,9 +1206,10 @@ fn close_pause(
             pause.record.resumed_reason = reason.map(str::to_string);
             resumed = Some((pause.record.call.process_key.clone(), pause.record.call.call_id.clone()));
         }
-        pause.evals.cancel_all();
+        cancelled = pause.evals.cancel_all();
         pause.wake.notify_waiters();
     }
+    st.log_unanswered(cancelled.into_iter())?;
     if let Some((process_key, call_id)) = resumed {
         st.save_pause(pause_id)?;
         st.log(
@@ -1180,17 +1242,51 @@ fn close_one_session(st: &mut State, session_id: &str, now: f64, reason: Option<
     Ok(true)
 }
 
-/// The entry and its event, in one commit.
-fn persist_entry(st: &State, session_id: &str, eval_id: &str, entry: &TranscriptEntry, now: f64) -> Result<()> {
-    let process_key = st.session_process_key(session_id);
+/// A transcript entry and its event.
+fn persist_entry(
+    store: &Store,
+    process_key: &str,
+    session_id: &str,
+    eval_id: &str,
+    entry: &TranscriptEntry,
+    now: f64,
+) -> Result<()> {
     let event = json!({
         "eval_id": eval_id, "index": entry.index, "input": entry.input, "output": entry.output,
         "stdout": entry.stdout, "is_error": entry.is_error, "result_cid": entry.result_cid,
     });
+    store.append_entry(session_id, entry)?;
+    store.append_event(now, "eval_result", Some(process_key), Some(session_id), &event).map(|_| ())
+}
+
+/// Everything an answered eval leaves behind, in one commit: its request, the value it
+/// returned (if new), the transcript entry and its event.
+fn persist_answer(
+    st: &State,
+    pending: &PendingEval,
+    new_object: Option<&str>,
+    entry: &TranscriptEntry,
+    now: f64,
+) -> Result<()> {
+    let request = &pending.request;
+    let process_key = st.session_process_key(&request.session_id);
     st.store.atomically(|store| {
-        store.append_entry(session_id, entry)?;
-        store.append_event(now, "eval_result", Some(&process_key), Some(session_id), &event).map(|_| ())
+        store.append_event(
+            pending.requested_at,
+            "eval_request",
+            Some(&process_key),
+            Some(&request.session_id),
+            &request_event(request),
+        )?;
+        if let Some((cid, obj)) = new_object.and_then(|cid| st.cids.get(cid).map(|obj| (cid, obj))) {
+            store.put_object(cid, obj)?;
+        }
+        persist_entry(store, &process_key, &request.session_id, &request.eval_id, entry, now)
     })
+}
+
+fn request_event(request: &EvalRequest) -> Value {
+    json!({"eval_id": request.eval_id, "expr": request.expr})
 }
 
 /// How a call ended, as records and pages show it: (status, result text, exception).

@@ -2,6 +2,7 @@
 //! FIFO queue and at most one eval in flight, so the client sees them strictly one at a time.
 
 use std::collections::VecDeque;
+use std::time::{Duration, Instant};
 
 use serde::{Deserialize, Serialize};
 use tokio::sync::oneshot;
@@ -54,12 +55,23 @@ pub struct EvalResult {
 pub struct PendingEval {
     pub request: EvalRequest,
     pub reply: oneshot::Sender<TranscriptEntry>,
+    /// When the browser asked. The request is recorded when its fate is known, in the same
+    /// commit as its answer: one commit per eval instead of two.
+    pub requested_at: f64,
 }
+
+/// How long a cideldill client runs an eval before it gives up and posts a timeout (its
+/// `repl_eval_timeout_s`). It does not read the server's `timeout_s`.
+pub const PROTOCOL_CLIENT_EVAL_TIMEOUT: Duration = Duration::from_secs(30);
 
 #[derive(Default)]
 pub struct EvalQueue {
     waiting: VecDeque<PendingEval>,
-    in_flight: Option<PendingEval>,
+    in_flight: Option<(PendingEval, Instant)>,
+    /// An eval the server stopped waiting for (timed out, or its session closed) while the
+    /// client still runs it, and when the client will have given up on it at the latest.
+    /// A cideldill client takes nothing new until it has posted that eval's result.
+    abandoned: Option<(String, Instant)>,
 }
 
 impl EvalQueue {
@@ -72,6 +84,12 @@ impl EvalQueue {
         self.in_flight.is_none() && !self.waiting.is_empty()
     }
 
+    /// Until when a client that runs one eval at a time (the cideldill client's in-flight
+    /// flag) is still busy with an eval the server gave up on; `None` when it is not.
+    pub fn client_busy_until(&self, now: Instant) -> Option<Instant> {
+        self.abandoned.as_ref().map(|(_, until)| *until).filter(|until| *until > now)
+    }
+
     /// Hands the oldest waiting request to the client, if none is in flight.
     pub fn take_next(&mut self) -> Option<EvalRequest> {
         if self.in_flight.is_some() {
@@ -79,29 +97,53 @@ impl EvalQueue {
         }
         let next = self.waiting.pop_front()?;
         let request = next.request.clone();
-        self.in_flight = Some(next);
+        self.in_flight = Some((next, Instant::now()));
         Some(request)
     }
 
-    /// Removes the eval the client answered.
+    /// Removes the eval the client answered (`None` if the server no longer waits for it).
     pub fn finish(&mut self, eval_id: &str) -> Option<PendingEval> {
-        if self.in_flight.as_ref().is_some_and(|p| p.request.eval_id == eval_id) {
-            return self.in_flight.take();
+        if self.abandoned.as_ref().is_some_and(|(id, _)| id == eval_id) {
+            self.abandoned = None;
+        }
+        if self.in_flight.as_ref().is_some_and(|(p, _)| p.request.eval_id == eval_id) {
+            return self.in_flight.take().map(|(pending, _)| pending);
         }
         let pos = self.waiting.iter().position(|p| p.request.eval_id == eval_id)?;
         self.waiting.remove(pos)
     }
 
-    /// Drops every request of a session, which wakes their waiters with "closed".
-    pub fn cancel_session(&mut self, session_id: &str) {
-        self.waiting.retain(|p| p.request.session_id != session_id);
-        if self.in_flight.as_ref().is_some_and(|p| p.request.session_id == session_id) {
-            self.in_flight = None;
+    /// The server stops waiting for an eval (its browser request timed out); returns it unless
+    /// it was answered meanwhile. If the client had taken it, the client is still running it.
+    pub fn give_up(&mut self, eval_id: &str) -> Option<PendingEval> {
+        if self.in_flight.as_ref().is_some_and(|(p, _)| p.request.eval_id == eval_id) {
+            self.abandon_in_flight()
+        } else {
+            self.finish(eval_id)
         }
     }
 
-    pub fn cancel_all(&mut self) {
-        self.waiting.clear();
-        self.in_flight = None;
+    /// Takes every request of a session out; dropping them wakes their waiters with "closed".
+    pub fn cancel_session(&mut self, session_id: &str) -> Vec<PendingEval> {
+        let (cancelled, kept): (VecDeque<_>, VecDeque<_>) =
+            std::mem::take(&mut self.waiting).into_iter().partition(|p| p.request.session_id == session_id);
+        self.waiting = kept;
+        let mut cancelled = Vec::from(cancelled);
+        if self.in_flight.as_ref().is_some_and(|(p, _)| p.request.session_id == session_id) {
+            cancelled.extend(self.abandon_in_flight());
+        }
+        cancelled
+    }
+
+    /// Takes every request out (the pause resumed).
+    pub fn cancel_all(&mut self) -> Vec<PendingEval> {
+        self.abandoned = None;
+        self.in_flight.take().map(|(pending, _)| pending).into_iter().chain(self.waiting.drain(..)).collect()
+    }
+
+    fn abandon_in_flight(&mut self) -> Option<PendingEval> {
+        let (pending, taken_at) = self.in_flight.take()?;
+        self.abandoned = Some((pending.request.eval_id.clone(), taken_at + PROTOCOL_CLIENT_EVAL_TIMEOUT));
+        Some(pending)
     }
 }

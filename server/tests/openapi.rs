@@ -23,6 +23,7 @@ const EXPECTED: &[(&str, &str)] = &[
     ("post", "/api/call/complete"),
     ("post", "/api/call/event"),
     ("get", "/api/poll/{pause_id}"),
+    ("post", "/api/poll/{pause_id}"),
     ("get", "/api/paused"),
     ("post", "/api/paused/{pause_id}/continue"),
     ("post", "/api/report-com-error"),

@@ -4,6 +4,7 @@ use axum::extract::{Path, Query, State};
 use axum::Json;
 use breakroom_debugger::call::{Action, CallComplete, CallStart, CallStartReply};
 use breakroom_debugger::cid_store::SerializationFormat;
+use breakroom_debugger::eval::EvalResult;
 use breakroom_debugger::model::StoredValue;
 use breakroom_debugger::pause::ResumeRequest;
 use breakroom_debugger::{Debugger, PollReply};
@@ -29,6 +30,12 @@ pub struct PollQuery {
     evals: Option<String>,
 }
 
+impl PollQuery {
+    fn take_eval(&self) -> bool {
+        matches!(self.evals.as_deref(), Some("1" | "true"))
+    }
+}
+
 #[utoipa::path(operation_id = "poll_pause", get, path = "/api/poll/{pause_id}", tag = "client",
     params(("pause_id" = String, Path), PollQuery),
     responses((status = 200, body = PollReply,
@@ -38,8 +45,23 @@ pub async fn poll(
     Path(pause_id): Path<String>,
     Query(q): Query<PollQuery>,
 ) -> Json<PollReply> {
-    let take_eval = matches!(q.evals.as_deref(), Some("1" | "true"));
-    Json(debugger.poll(&pause_id, take_eval).await)
+    Json(debugger.poll(&pause_id, q.take_eval()).await)
+}
+
+#[utoipa::path(operation_id = "answer_and_poll", post, path = "/api/poll/{pause_id}", tag = "client", request_body = EvalResult,
+    params(("pause_id" = String, Path), PollQuery),
+    responses((status = 200, body = PollReply,
+        description = "Breakroom's client: the answer to an eval (a `/api/call/repl-result` body) is recorded, then the \
+            request is held like `GET /api/poll/{pause_id}`"),
+        (status = 400, body = ErrorBody), (status = 404, body = ErrorBody, description = "`session_not_found`, `eval_not_found`"),
+        (status = 409, body = ErrorBody, description = "the session closed while the eval ran: the answer is dropped")))]
+pub async fn answer_and_poll(
+    State(debugger): State<Debugger>,
+    Path(pause_id): Path<String>,
+    Query(q): Query<PollQuery>,
+    JsonBody(result): JsonBody<EvalResult>,
+) -> ApiResult<PollReply> {
+    Ok(Json(debugger.answer_and_poll(&pause_id, result, q.take_eval()).await?))
 }
 
 #[utoipa::path(operation_id = "call_complete", post, path = "/api/call/complete", tag = "client", request_body = Option<CallComplete>,

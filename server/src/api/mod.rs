@@ -47,7 +47,7 @@ fn documented_routes() -> OpenApiRouter<Debugger> {
         .routes(routes!(calls::start))
         .routes(routes!(calls::complete))
         .routes(routes!(calls::event))
-        .routes(routes!(calls::poll))
+        .routes(routes!(calls::poll, calls::answer_and_poll))
         .routes(routes!(calls::paused))
         .routes(routes!(calls::resume))
         .routes(routes!(calls::report_com_error))
