@@ -37,7 +37,8 @@ if [ ! -x end2end/node_modules/.bin/wasm-opt ] || [ ! -d end2end/node_modules/@p
   (cd end2end && PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1 npm ci --no-audit --no-fund --loglevel=error)
 fi
 
-if ! python3 -c 'import pytest' 2>/dev/null; then
-  say "pip install pytest"
-  python3 -m pip install -q pytest
+# requests: the token tests make the calls an unchanged cideldill client makes, with requests.
+if ! python3 -c 'import pytest, requests' 2>/dev/null; then
+  say "pip install pytest requests"
+  python3 -m pip install -q pytest requests
 fi
