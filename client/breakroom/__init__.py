@@ -19,9 +19,8 @@ import inspect
 import sys
 import threading
 
-from ._client import DebugClient, DebugProtocolError, make_target_for_call, raise_action
-from ._repl import EvalTarget
-from ._transport import ServerError, ServerUnavailable, warn_unavailable
+from ._call import Breakpoint, WrappedCall, pause_in_frame
+from ._client import DebugClient, DebugProtocolError
 
 __all__ = [
     "breakpoint",
@@ -53,34 +52,13 @@ def _get_client():
         return _client
 
 
-def _signature_text(func):
-    try:
-        return str(inspect.signature(func))
-    except (TypeError, ValueError):
-        return ""
-
-
-def _callable_name(func):
-    name = getattr(func, "__name__", None)
-    if isinstance(func, functools.partial):
-        name = getattr(func.func, "__name__", None)
-    return name or f"{type(func).__qualname__}.__call__"
-
-
 def with_debug(func, name=None):
     """Wraps a callable so that each call can pause at the server. Registers a breakpoint on
     its name (or `name`), so by default every call pauses once, before it runs."""
     if not callable(func):
         raise TypeError(f"with_debug needs a callable, not {type(func).__name__}")
-    name = name or _callable_name(func)
-    client = _get_client()
-    signature = _signature_text(func)
-    if client.ensure_connected():
-        try:
-            client.register(name, func, signature)
-        except (ServerUnavailable, ServerError) as exc:
-            warn_unavailable(client.transport.url, exc)
-            client.available = False
+    bp = Breakpoint(_get_client(), func, name)
+    bp.register()
 
     if inspect.iscoroutinefunction(func):
 
@@ -88,37 +66,36 @@ def with_debug(func, name=None):
         async def async_wrapper(*args, **kwargs):
             import asyncio
 
-            # The pause blocks a worker thread, so the program's other tasks keep running.
-            prepared = await asyncio.to_thread(_before_call, client, name, func, args, kwargs, signature, 3)
-            if prepared is None:
+            call = WrappedCall(bp, args, kwargs, sys._getframe(1))
+            call.read_stack()
+            # The pauses block a worker thread, so the program's other tasks keep running.
+            if not await asyncio.to_thread(call.before):
                 return await func(*args, **kwargs)
-            call_id, action, target, args, kwargs = prepared
             try:
-                result = _perform(client, action, func, args, kwargs)
+                result = call.run()
                 if inspect.isawaitable(result):
                     result = await result
             except BaseException as exc:
-                await asyncio.to_thread(_after_exception, client, call_id, target, exc)
+                await asyncio.to_thread(call.after_raise, exc)
                 raise
-            return await asyncio.to_thread(_after_success, client, call_id, target, result)
+            return await asyncio.to_thread(call.after_return, result)
 
-        async_wrapper.__breakroom_name__ = name
+        async_wrapper.__breakroom_name__ = bp.name
         return async_wrapper
 
     @functools.wraps(func)
     def wrapper(*args, **kwargs):
-        prepared = _before_call(client, name, func, args, kwargs, signature, 2)
-        if prepared is None:
+        call = WrappedCall(bp, args, kwargs, sys._getframe(1))
+        if not call.before():
             return func(*args, **kwargs)
-        call_id, action, target, args, kwargs = prepared
         try:
-            result = _perform(client, action, func, args, kwargs)
+            result = call.run()
         except BaseException as exc:
-            _after_exception(client, call_id, target, exc)
+            call.after_raise(exc)
             raise
-        return _after_success(client, call_id, target, result)
+        return call.after_return(result)
 
-    wrapper.__breakroom_name__ = name
+    wrapper.__breakroom_name__ = bp.name
     return wrapper
 
 
@@ -129,80 +106,10 @@ def breakpoint(func=None, *, name=None):
     return with_debug(func, name)
 
 
-def _before_call(client, name, func, args, kwargs, signature, depth):
-    """Reports the call and waits while it is paused. None means: just run it."""
-    if not client.available:
-        return None
-    try:
-        bound = inspect.signature(func).bind(*args, **kwargs)
-        bound.apply_defaults()
-    except (TypeError, ValueError):
-        bound = None
-    try:
-        reply = client.start_call(name, args, kwargs, signature, sys._getframe(depth))
-        target = make_target_for_call(func, args, kwargs, bound)
-        action = client.wait(reply, target)
-    except ServerUnavailable as exc:
-        warn_unavailable(client.transport.url, exc)
-        client.available = False
-        return None
-    if bound is not None:
-        # The REPL may have changed the arguments: the call runs with what they are now.
-        changed = {k: target.locals().get(k, v) for k, v in bound.arguments.items()}
-        bound.arguments.update(changed)
-        args, kwargs = bound.args, bound.kwargs
-    return reply["call_id"], action, target, args, kwargs
-
-
-def _perform(client, action, func, args, kwargs):
-    kind = action.get("action")
-    if kind in (None, "continue"):
-        return func(*args, **kwargs)
-    if kind == "replace":
-        replacement = client.functions.get(action.get("function_name"))
-        if replacement is None:
-            raise DebugProtocolError(f"Unknown replacement function: {action.get('function_name')!r}")
-        return replacement(*args, **kwargs)
-    if kind == "skip":
-        if action.get("fake_result_data"):
-            return client.decode({"data": action["fake_result_data"]})
-        return action.get("fake_result")
-    if kind == "modify":
-        new_args = [client.decode(i) for i in action.get("modified_args") or []]
-        new_kwargs = {k: client.decode(v) for k, v in (action.get("modified_kwargs") or {}).items()}
-        return func(*(new_args or args), **(new_kwargs or kwargs))
-    if kind == "raise":
-        raise_action(action)
-    raise DebugProtocolError(f"Unknown action: {kind}")
-
-
-def _after_success(client, call_id, target, result):
-    try:
-        reply = client.complete_call(call_id, result=result)
-        if reply.get("action") == "poll":
-            target._locals["result"] = result
-            final = client.wait(reply, target)
-            if final.get("action") not in (None, "continue"):
-                raise DebugProtocolError(f"Unsupported post-completion action: {final.get('action')}")
-    except ServerUnavailable as exc:
-        warn_unavailable(client.transport.url, exc)
-    return result
-
-
-def _after_exception(client, call_id, target, exc):
-    try:
-        reply = client.complete_call(call_id, exc=exc)
-        if reply.get("action") == "poll":
-            target._locals["exception"] = exc
-            client.wait(reply, target)
-    except (ServerUnavailable, ServerError):
-        pass
-
-
 def set_trace(*, frame=None):
     """Pauses here: the REPL runs in the caller's frame, with its real locals and globals."""
     frame = frame or sys._getframe(1)
-    _pause_in_frame(frame, "always")
+    pause_in_frame(_get_client(), frame, "always")
 
 
 def post_mortem(tb=None):
@@ -216,9 +123,7 @@ def post_mortem(tb=None):
         tb = exc.__traceback__
     if tb is None:
         raise ValueError("post_mortem() got an exception without a traceback")
-    while tb.tb_next is not None:
-        tb = tb.tb_next
-    _pause_in_frame(tb.tb_frame, "exception", extra={"exception": exc} if exc is not None else None, exc=exc)
+    _pause_where_raised(exc, tb)
 
 
 def install_excepthook():
@@ -242,30 +147,15 @@ def install_excepthook():
 
 
 def _post_mortem_quietly(exc, tb):
-    while tb.tb_next is not None:
-        tb = tb.tb_next
     try:
-        _pause_in_frame(tb.tb_frame, "exception", extra={"exception": exc}, exc=exc)
+        _pause_where_raised(exc, tb)
     except Exception as err:  # the program is already dying: say why the pause failed, once
         print(f"breakroom: post-mortem pause failed: {err}", file=sys.stderr)
 
 
-def _pause_in_frame(frame, pause, extra=None, exc=None):
-    client = _get_client()
-    if not client.ensure_connected():
-        return
-    name = getattr(frame.f_code, "co_qualname", frame.f_code.co_name)
-    try:
-        reply = client.start_call(name, [], {}, "", frame, pause=pause)
-        target = EvalTarget(frame.f_globals, dict(extra or {}), frame=frame)
-        action = client.wait(reply, target)
-        if exc is not None:
-            client.complete_call(reply["call_id"], exc=exc)
-        else:
-            client.complete_call(reply["call_id"], result=None)
-    except ServerUnavailable as exc:
-        warn_unavailable(client.transport.url, exc)
-        client.available = False
-        return
-    if action.get("action") == "raise":
-        raise_action(action)
+
+def _pause_where_raised(exc, tb):
+    while tb.tb_next is not None:
+        tb = tb.tb_next
+    extra = {"exception": exc} if exc is not None else None
+    pause_in_frame(_get_client(), tb.tb_frame, "exception", extra=extra, exc=exc)

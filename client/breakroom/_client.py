@@ -3,18 +3,15 @@ evals while it waits. Speaks PROTOCOL.md plus Breakroom's extensions (long-poll 
 repr fields, rich frames)."""
 
 import base64
-import builtins
-import linecache
 import os
+import sys
 import threading
 import time
 
 from . import _serialize
-from ._repl import EvalJob, EvalTarget
-from ._transport import ServerError, ServerUnavailable, Transport, warn_unavailable
+from ._repl import EvalJob
+from ._transport import ServerError, ServerUnavailable, Transport
 
-_THIS_DIR = os.path.dirname(os.path.abspath(__file__))
-SOURCE_CONTEXT = 5
 DEFAULT_EVAL_TIMEOUT = 30.0
 FAST_EVAL_WAIT = 0.05
 
@@ -28,33 +25,6 @@ def _process_start_time(_cache={}):
     if pid not in _cache:
         _cache[pid] = time.time()
     return _cache[pid]
-
-
-def stack_frames(frame, limit=64):
-    """The stack from `frame` outwards (innermost first), without this package's frames,
-    each with the source lines around it."""
-    frames = []
-    while frame is not None and len(frames) < limit:
-        filename = frame.f_code.co_filename
-        if not os.path.abspath(filename).startswith(_THIS_DIR):
-            lineno = frame.f_lineno
-            start = max(1, lineno - SOURCE_CONTEXT)
-            lines = [linecache.getline(filename, n).rstrip("\n") for n in range(start, lineno + SOURCE_CONTEXT + 1)]
-            while lines and lines[-1] == "" and len(lines) > lineno - start + 1:
-                lines.pop()
-            frames.append(
-                {
-                    "filename": filename,
-                    "lineno": lineno,
-                    "function": getattr(frame.f_code, "co_qualname", frame.f_code.co_name),
-                    "code_context": linecache.getline(filename, lineno).strip() or None,
-                    "source_start": start,
-                    "source_lines": lines,
-                    "locals": sorted(frame.f_locals)[:200],
-                }
-            )
-        frame = frame.f_back
-    return frames
 
 
 class Pause:
@@ -87,16 +57,15 @@ class DebugClient:
             try:
                 self.transport.get("/api/breakpoints")
                 self.available = True
-            except ServerUnavailable as exc:
-                self.available = False
-                warn_unavailable(self.transport.url, exc)
-            except ServerError as exc:
-                self.available = False
-                warn_unavailable(self.transport.url, exc)
+            except (ServerUnavailable, ServerError) as exc:
+                self.go_offline(exc)
         return self.available
 
-    def _post(self, path, body):
-        return self.transport.post(path, body)
+    def go_offline(self, exc):
+        """The one fallback when the server is out of reach: say so once, then let every call
+        run without pausing."""
+        self.available = False
+        _warn_unavailable(self.transport.url, exc)
 
     def identity(self):
         return {"process_pid": os.getpid(), "process_start_time": _process_start_time()}
@@ -105,8 +74,10 @@ class DebugClient:
 
     def register(self, name, func, signature):
         self.functions[name] = func
-        self._post("/api/breakpoints", {"function_name": name, "timestamp": time.time(), "signature": signature})
-        self._post(
+        self.transport.post(
+            "/api/breakpoints", {"function_name": name, "timestamp": time.time(), "signature": signature}
+        )
+        self.transport.post(
             "/api/functions",
             {"function_name": name, "signature": signature, "function_client_ref": self._next_ref()},
         )
@@ -133,7 +104,7 @@ class DebugClient:
     def _start(self, payload, values):
         """call/start with the CID retry: resend data the server says it lacks."""
         try:
-            reply = self._post("/api/call/start", payload)
+            reply = self.transport.post("/api/call/start", payload)
         except ServerError as exc:
             if exc.body.get("error") != "cid_not_found":
                 raise
@@ -144,7 +115,7 @@ class DebugClient:
                 item = _lookup(payload, key)
                 if item.get("cid") in missing:
                     item["data"] = base64.b64encode(_serialize.serialize(value)[1]).decode("ascii")
-            reply = self._post("/api/call/start", payload)
+            reply = self.transport.post("/api/call/start", payload)
         self._remember_sent(payload)
         if "action" not in reply or not reply.get("call_id"):
             raise DebugProtocolError(f"call/start answered without action or call_id: {reply}")
@@ -152,7 +123,8 @@ class DebugClient:
 
     # ---- a call --------------------------------------------------------------------------
 
-    def start_call(self, name, args, kwargs, signature, frame, pause=None):
+    def start_call(self, name, args, kwargs, signature, frames, pause=None):
+        """Reports a call (or a set_trace/post-mortem pause) with the stack it was made from."""
         values = {}
         payload = {
             "method_name": name,
@@ -169,7 +141,6 @@ class DebugClient:
         for k, v in kwargs.items():
             payload["kwargs"][k] = self.item(v)
             values[("kwargs", k)] = v
-        frames = stack_frames(frame) if frame is not None else []
         payload["frames"] = frames
         payload["call_site"]["stack_trace"] = [
             {k: f[k] for k in ("filename", "lineno", "function", "code_context")} for f in frames
@@ -195,7 +166,7 @@ class DebugClient:
                 exception_message=str(exc),
                 exception_traceback="".join(traceback.format_exception(type(exc), exc, exc.__traceback__))[-4000:],
             )
-        return self._post("/api/call/complete", body)
+        return self.transport.post("/api/call/complete", body)
 
     # ---- waiting at a pause ----------------------------------------------------------------
 
@@ -281,7 +252,7 @@ class DebugClient:
 
     def _post_result(self, pause, body):
         try:
-            self._post("/api/call/repl-result", body)
+            self.transport.post("/api/call/repl-result", body)
         except ServerError as exc:
             if exc.status == 409:  # the session closed meanwhile: the result has nowhere to go
                 pause.namespaces.pop(body["session_id"], None)
@@ -296,7 +267,7 @@ class DebugClient:
             return max(0.1, server - min(1.0, server * 0.1))
         return DEFAULT_EVAL_TIMEOUT
 
-    # ---- acting on a resume action -------------------------------------------------------------
+    # ---- values from the server ---------------------------------------------------------------
 
     def decode(self, item):
         if isinstance(item, dict) and item.get("data"):
@@ -313,8 +284,6 @@ def _positive_float(text, name):
         value = 0.0
     if value > 0:
         return value
-    import sys
-
     print(f"breakroom: ignoring {name}={text!r}: not a positive number of seconds", file=sys.stderr)
     return None
 
@@ -329,17 +298,17 @@ def _qualified_type(exc):
     return t.__qualname__ if t.__module__ == "builtins" else f"{t.__module__}.{t.__qualname__}"
 
 
-def raise_action(action):
-    name = action.get("exception_type") or "Exception"
-    exc_type = getattr(builtins, name, None)
-    if not (isinstance(exc_type, type) and issubclass(exc_type, BaseException)):
-        exc_type = Exception
-    raise exc_type(action.get("exception_message") or "")
+_warned = False
 
 
-def make_target_for_call(func, args, kwargs, bound):
-    """What a wrapped call's REPL sees: the arguments by name, plus args and kwargs."""
-    local_vars = dict(bound.arguments) if bound is not None else {}
-    local_vars.setdefault("args", args)
-    local_vars.setdefault("kwargs", kwargs)
-    return EvalTarget(getattr(func, "__globals__", {}), local_vars)
+def _warn_unavailable(url, detail):
+    """One clear line, once per process, instead of a traceback per call."""
+    global _warned
+    if _warned:
+        return
+    _warned = True
+    print(
+        f"breakroom: cannot reach the Breakroom server at {url} ({detail}); "
+        "calls run without pausing. Start it with `breakroom` or set BREAKROOM_URL.",
+        file=sys.stderr,
+    )

@@ -41,18 +41,6 @@ def safe_repr(value, limit=REPR_LIMIT):
     return text
 
 
-class Unpicklable:
-    """Stands in for a value that cannot be pickled."""
-
-    def __init__(self, type_name, text, error):
-        self.type_name = type_name
-        self.text = text
-        self.error = error
-
-    def __repr__(self):
-        return self.text
-
-
 def serialize(value):
     """(cid, bytes) for a value; unpicklable values become a pickled placeholder."""
     try:

@@ -10,7 +10,6 @@ needed is small.
 import json
 import os
 import socket
-import sys
 import threading
 import urllib.parse
 
@@ -160,18 +159,3 @@ class Transport:
     def post(self, path, body):
         return self.request("POST", path, body)
 
-
-_warned = False
-
-
-def warn_unavailable(url, detail):
-    """One clear line, once per process, instead of a traceback per call."""
-    global _warned
-    if _warned:
-        return
-    _warned = True
-    print(
-        f"breakroom: cannot reach the Breakroom server at {url} ({detail}); "
-        "calls run without pausing. Start it with `breakroom` or set BREAKROOM_URL.",
-        file=sys.stderr,
-    )

@@ -1,0 +1,217 @@
+"""What the program does at a pause: a wrapped function's calls, and set_trace/post-mortem pauses.
+
+A wrapped call is seen at three moments, as bdb sees a frame: before it runs, after it returns,
+after it raises. One `WrappedCall` carries what those moments share (its breakpoint, the call id
+the server gave it, its arguments, the frame that made it, what the REPL evaluates against), so
+the sync and async wrappers in __init__ only decide which thread each moment runs on.
+"""
+
+import builtins
+import functools
+import inspect
+import linecache
+import os
+
+from ._client import DebugProtocolError
+from ._repl import EvalTarget
+from ._transport import ServerError, ServerUnavailable
+
+_THIS_DIR = os.path.dirname(os.path.abspath(__file__))
+SOURCE_CONTEXT = 5
+
+
+def stack_frames(frame, limit=64):
+    """The stack from `frame` outwards (innermost first), without this package's frames,
+    each with the source lines around it."""
+    frames = []
+    while frame is not None and len(frames) < limit:
+        filename = frame.f_code.co_filename
+        if not os.path.abspath(filename).startswith(_THIS_DIR):
+            lineno = frame.f_lineno
+            start = max(1, lineno - SOURCE_CONTEXT)
+            lines = [linecache.getline(filename, n).rstrip("\n") for n in range(start, lineno + SOURCE_CONTEXT + 1)]
+            while lines and lines[-1] == "" and len(lines) > lineno - start + 1:
+                lines.pop()
+            frames.append(
+                {
+                    "filename": filename,
+                    "lineno": lineno,
+                    "function": getattr(frame.f_code, "co_qualname", frame.f_code.co_name),
+                    "code_context": linecache.getline(filename, lineno).strip() or None,
+                    "source_start": start,
+                    "source_lines": lines,
+                    "locals": sorted(frame.f_locals)[:200],
+                }
+            )
+        frame = frame.f_back
+    return frames
+
+
+def raise_action(action):
+    """Raises what a `raise` resume action names (a builtin exception type, else Exception)."""
+    name = action.get("exception_type") or "Exception"
+    exc_type = getattr(builtins, name, None)
+    if not (isinstance(exc_type, type) and issubclass(exc_type, BaseException)):
+        exc_type = Exception
+    raise exc_type(action.get("exception_message") or "")
+
+
+def _callable_name(func):
+    name = getattr(func, "__name__", None)
+    if isinstance(func, functools.partial):
+        name = getattr(func.func, "__name__", None)
+    return name or f"{type(func).__qualname__}.__call__"
+
+
+class Breakpoint:
+    """A wrapped function and the breakpoint it registers at the server under its name."""
+
+    def __init__(self, client, func, name=None):
+        self.client = client
+        self.func = func
+        self.name = name or _callable_name(func)
+        try:
+            self.signature = inspect.signature(func)
+        except (TypeError, ValueError):
+            self.signature = None
+        self.signature_text = "" if self.signature is None else str(self.signature)
+
+    def register(self):
+        client = self.client
+        if client.ensure_connected():
+            try:
+                client.register(self.name, self.func, self.signature_text)
+            except (ServerUnavailable, ServerError) as exc:
+                client.go_offline(exc)
+
+    def bind(self, args, kwargs):
+        """The arguments by parameter name, defaults applied; None when they do not bind."""
+        if self.signature is None:
+            return None
+        try:
+            bound = self.signature.bind(*args, **kwargs)
+        except TypeError:
+            return None
+        bound.apply_defaults()
+        return bound
+
+
+class WrappedCall:
+    """One call of a wrapped function, from the pause before it runs to the one after it ends."""
+
+    def __init__(self, breakpoint, args, kwargs, caller):
+        self.breakpoint = breakpoint
+        self.client = breakpoint.client
+        self.args = args
+        self.kwargs = kwargs
+        self.caller = caller  # the frame that made the call
+        self.frames = None  # the stack at the call, as the server shows it
+        self.call_id = None
+        self.action = None  # the resume action: how the call runs
+        self.target = None  # what the REPL evaluates against
+
+    def read_stack(self):
+        """Reads the stack the call came from (nothing when offline). A coroutine's callers are
+        linked to its frame only while it runs, so the async wrapper calls this on the event
+        loop before handing the pause to a worker thread."""
+        if self.frames is None and self.client.available:
+            self.frames = stack_frames(self.caller)
+
+    def before(self):
+        """Reports the call and waits while it is paused. False: the server is out of reach,
+        run the call as it is."""
+        if not self.client.available:
+            return False
+        self.read_stack()
+        bp = self.breakpoint
+        bound = bp.bind(self.args, self.kwargs)
+        try:
+            reply = self.client.start_call(bp.name, self.args, self.kwargs, bp.signature_text, self.frames)
+            self.call_id = reply["call_id"]
+            self.target = self._repl_target(bound)
+            self.action = self.client.wait(reply, self.target)
+        except ServerUnavailable as exc:
+            self.client.go_offline(exc)
+            return False
+        if bound is not None:
+            # The REPL may have changed the arguments: the call runs with what they are now.
+            now = self.target.locals()
+            bound.arguments.update({k: now.get(k, v) for k, v in bound.arguments.items()})
+            self.args, self.kwargs = bound.args, bound.kwargs
+        return True
+
+    def _repl_target(self, bound):
+        """The arguments by parameter name, plus `args` and `kwargs`."""
+        local_vars = dict(bound.arguments) if bound is not None else {}
+        local_vars.setdefault("args", self.args)
+        local_vars.setdefault("kwargs", self.kwargs)
+        return EvalTarget(getattr(self.breakpoint.func, "__globals__", {}), local_vars)
+
+    def run(self):
+        """Runs the call as the resume action says (an async function's coroutine is returned
+        unawaited)."""
+        action, client, func = self.action, self.client, self.breakpoint.func
+        args, kwargs = self.args, self.kwargs
+        kind = action.get("action")
+        if kind in (None, "continue"):
+            return func(*args, **kwargs)
+        if kind == "replace":
+            replacement = client.functions.get(action.get("function_name"))
+            if replacement is None:
+                raise DebugProtocolError(f"Unknown replacement function: {action.get('function_name')!r}")
+            return replacement(*args, **kwargs)
+        if kind == "skip":
+            if action.get("fake_result_data"):
+                return client.decode({"data": action["fake_result_data"]})
+            return action.get("fake_result")
+        if kind == "modify":
+            new_args = [client.decode(i) for i in action.get("modified_args") or []]
+            new_kwargs = {k: client.decode(v) for k, v in (action.get("modified_kwargs") or {}).items()}
+            return func(*(new_args or args), **(new_kwargs or kwargs))
+        if kind == "raise":
+            raise_action(action)
+        raise DebugProtocolError(f"Unknown action: {kind}")
+
+    def after_return(self, result):
+        """Reports the result, pausing again if the breakpoint's after-behaviour says so."""
+        try:
+            reply = self.client.complete_call(self.call_id, result=result)
+            if reply.get("action") == "poll":
+                self.target.set_local("result", result)
+                final = self.client.wait(reply, self.target)
+                if final.get("action") not in (None, "continue"):
+                    raise DebugProtocolError(f"Unsupported post-completion action: {final.get('action')}")
+        except ServerUnavailable as exc:
+            self.client.go_offline(exc)
+        return result
+
+    def after_raise(self, exc):
+        """Reports the exception, pausing again if the behaviours say so. Never raises: the
+        caller re-raises the program's own exception."""
+        try:
+            reply = self.client.complete_call(self.call_id, exc=exc)
+            if reply.get("action") == "poll":
+                self.target.set_local("exception", exc)
+                self.client.wait(reply, self.target)
+        except ServerUnavailable as err:
+            self.client.go_offline(err)
+        except ServerError:
+            pass
+
+
+def pause_in_frame(client, frame, reason, extra=None, exc=None):
+    """set_trace and post-mortem: pauses with the REPL in `frame` itself (its real locals, plus
+    `extra`), then reports the pause's end at once. A `raise` action raises here."""
+    if not client.ensure_connected():
+        return
+    name = getattr(frame.f_code, "co_qualname", frame.f_code.co_name)
+    try:
+        reply = client.start_call(name, [], {}, "", stack_frames(frame), pause=reason)
+        target = EvalTarget(frame.f_globals, dict(extra or {}), frame=frame)
+        action = client.wait(reply, target)
+        client.complete_call(reply["call_id"], exc=exc)
+    except ServerUnavailable as err:
+        client.go_offline(err)
+        return
+    if action.get("action") == "raise":
+        raise_action(action)
