@@ -1,4 +1,4 @@
-"""Seed 000, "Unit Tests — Client-Side Eval": evaluation inside the paused process, and the
+"""Client-Side Eval: evaluation inside the paused process, and the
 client's waiting loop that serves evals and resume actions."""
 
 import threading

@@ -1,4 +1,4 @@
-"""Seed 000, "Edge Case Tests", the client-side ones: odd results, odd input, threads, and
+"""Edge cases, the client-side ones: odd results, odd input, threads, and
 sessions and evals racing with resumes and closes."""
 
 import threading

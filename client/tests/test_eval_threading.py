@@ -1,4 +1,4 @@
-"""Seed 000, "Unit Tests — Eval Threading and Timeout": each eval runs in its own daemon
+"""Eval Threading and Timeout: each eval runs in its own daemon
 thread with a timeout, so a runaway eval never takes the paused program down with it."""
 
 import threading

@@ -1,4 +1,4 @@
-"""Seed 000's integration tests on the client side: a real server, real Python processes."""
+"""Integration tests on the client side: a real server, real Python processes."""
 
 import threading
 import time

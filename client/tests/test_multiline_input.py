@@ -1,4 +1,4 @@
-"""Seed 000, "Unit Tests — Multi-line Input": blocks typed over several lines run whole;
+"""Multi-line Input: blocks typed over several lines run whole;
 unfinished input says so."""
 
 import code

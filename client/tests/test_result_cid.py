@@ -1,4 +1,4 @@
-"""Seed 000, "Unit Tests — Result CID Storage": eval results are stored by CID when they can be
+"""Result CID Storage: eval results are stored by CID when they can be
 serialized, and are null (never an error) when they cannot."""
 
 import re

@@ -1,4 +1,4 @@
-"""Seed 000, "Unit Tests — Session Namespace": each REPL session has its own names, layered
+"""Session Namespace: each REPL session has its own names, layered
 over the paused frame's locals."""
 
 from conftest import FRAME

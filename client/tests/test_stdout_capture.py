@@ -1,4 +1,4 @@
-"""Seed 000, "Unit Tests — Stdout/Stderr Capture": output printed during an eval comes back
+"""Stdout/Stderr Capture: output printed during an eval comes back
 with it; the program's own streams are untouched."""
 
 from conftest import FRAME

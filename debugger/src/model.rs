@@ -210,7 +210,7 @@ pub enum LiveEvent {
     },
 }
 
-/// One entry of the event log (seed 001's session recording): everything that happened, in
+/// One entry of the event log (the session recording): everything that happened, in
 /// order. `breakroom export` writes these as JSON lines and `breakroom replay` reads them back.
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]

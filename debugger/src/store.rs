@@ -24,7 +24,7 @@ pub const DATABASE_FILE: &str = "breakroom.sqlite3";
 /// Schema versions, oldest first; `PRAGMA user_version` says how many have been applied. Append
 /// new steps, never edit old ones: a data directory written today must open tomorrow.
 const MIGRATIONS: &[&str] = &[
-    // 1: everything seed 000 keeps, plus the event log of seed 001.
+    // 1: pauses, sessions, transcripts, calls, breakpoints and values, plus the event log.
     "CREATE TABLE breakpoints (name TEXT PRIMARY KEY, data TEXT NOT NULL);
      CREATE TABLE settings (key TEXT PRIMARY KEY, value TEXT NOT NULL);
      CREATE TABLE functions (name TEXT PRIMARY KEY, data TEXT NOT NULL);

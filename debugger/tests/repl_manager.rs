@@ -1,4 +1,4 @@
-//! Seed 000, "Unit Tests — ReplManager": REPL sessions in the session manager.
+//! ReplManager: REPL sessions in the session manager.
 
 use std::collections::HashSet;
 use std::time::Duration;
@@ -491,7 +491,7 @@ async fn long_poll_hands_over_a_queued_eval() {
     assert_eq!(eval.await.unwrap().unwrap().output, "2");
 }
 
-// ---- Seed 000, "Edge Case Tests": the session manager's ones ----------------------------------
+// ---- Edge cases: the session manager's ones ----------------------------------
 
 fn pause_in(d: &Debugger, name: &str, pid: i64, start_time: f64) -> String {
     d.add_breakpoint(name, None, None).unwrap();

@@ -1,4 +1,4 @@
-//! `breakroom replay` and `breakroom export`: the recorded event log (seed 001, 4.2–4.3) read
+//! `breakroom replay` and `breakroom export`: the recorded event log read
 //! back from a data directory or from an exported `events.jsonl` file.
 
 use std::io::{BufRead, Write};

@@ -1,4 +1,4 @@
-//! Seed 000, "Unit Tests — API Endpoints (Server)": the REPL endpoints over real HTTP, with a
+//! API Endpoints (Server): the REPL endpoints over real HTTP, with a
 //! scripted client standing in for the paused program.
 
 mod common;

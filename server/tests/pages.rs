@@ -1,4 +1,4 @@
-//! The pages, rendered by the real router (SSR), named after seed 000's page test lists:
+//! The pages, rendered by the real router (SSR), one test list per page:
 //! "Call Stack Page", "REPL Session Page", "Sessions Index Page", "Call Tree Integration" and
 //! "Paused Execution Card". Browser behaviour (typing, live updates) is in end2end/.
 

@@ -1,4 +1,4 @@
-//! The event log over HTTP (seed 001's recording): what `breakroom export` prints, for tools and
+//! The event log over HTTP (the session recording): what `breakroom export` prints, for tools and
 //! the REPL page's download link.
 
 use axum::extract::{Query, State};

@@ -1,0 +1,178 @@
+//! Breakpoints, their behaviours and replacements, registered functions and stored values.
+
+use super::*;
+
+impl Debugger {
+    /// Adds a breakpoint (keeping its behaviours if it exists) and records the signature.
+    pub fn add_breakpoint(&self, name: &str, signature: Option<String>, behavior: Option<&str>) -> Result<()> {
+        let name = required_name(name)?;
+        let mut st = self.state();
+        let bp = st.breakpoints.by_name.entry(name.to_string()).or_default();
+        if let Some(b) = behavior.and_then(|b| Behavior::parse(b).ok()) {
+            bp.behavior = b;
+        }
+        let registered = st
+            .functions
+            .entry(name.to_string())
+            .or_insert_with(|| RegisteredFunction { signature: None, metadata: json!({}) });
+        registered.signature = signature;
+        st.save_breakpoint(name)?;
+        st.save_function(name)?;
+        drop(st);
+        self.publish(LiveEvent::BreakpointsChanged);
+        Ok(())
+    }
+
+    pub fn remove_breakpoint(&self, name: &str) -> Result<()> {
+        let mut st = self.state();
+        st.breakpoints.by_name.remove(name);
+        st.save_breakpoint(name)?;
+        drop(st);
+        self.publish(LiveEvent::BreakpointsChanged);
+        Ok(())
+    }
+
+    pub fn set_behavior(&self, name: &str, behavior: &str) -> Result<Behavior> {
+        let behavior = Behavior::parse(behavior)?;
+        self.with_breakpoint(name, |bp| bp.behavior = behavior)?;
+        Ok(behavior)
+    }
+
+    pub fn set_after_behavior(&self, name: &str, behavior: &str) -> Result<AfterBehavior> {
+        let behavior = AfterBehavior::parse(behavior)?;
+        self.with_breakpoint(name, |bp| bp.after_behavior = behavior)?;
+        Ok(behavior)
+    }
+
+    /// Sets or clears (empty, or the breakpoint's own name) the function run instead.
+    pub fn set_replacement(&self, name: &str, replacement: &str) -> Result<Option<String>> {
+        let replacement = (!replacement.is_empty() && replacement != name).then(|| replacement.to_string());
+        {
+            let st = self.state();
+            if !st.breakpoints.by_name.contains_key(name) {
+                return Err(Error::BreakpointNotFound(name.to_string()));
+            }
+            if let Some(r) = &replacement {
+                let sig = |n: &str| st.functions.get(n).and_then(|f| f.signature.clone()).filter(|s| !s.is_empty());
+                if sig(name).is_none() || sig(name) != sig(r) {
+                    return Err(Error::SignatureMismatch);
+                }
+            }
+        }
+        self.with_breakpoint(name, |bp| bp.replacement = replacement.clone())?;
+        Ok(replacement)
+    }
+
+    fn with_breakpoint(&self, name: &str, change: impl FnOnce(&mut Breakpoint)) -> Result<()> {
+        let mut st = self.state();
+        let bp = st.breakpoints.by_name.get_mut(name).ok_or_else(|| Error::BreakpointNotFound(name.to_string()))?;
+        change(bp);
+        st.save_breakpoint(name)?;
+        drop(st);
+        self.publish(LiveEvent::BreakpointsChanged);
+        Ok(())
+    }
+
+    pub fn global_behavior(&self) -> GlobalBehavior {
+        self.state().breakpoints.global
+    }
+
+    pub fn set_global_behavior(&self, behavior: &str) -> Result<GlobalBehavior> {
+        let behavior = GlobalBehavior::parse(behavior)?;
+        {
+            let mut st = self.state();
+            st.breakpoints.global = behavior;
+            st.store.put_global(behavior)?;
+        }
+        self.publish(LiveEvent::BreakpointsChanged);
+        Ok(behavior)
+    }
+
+    pub fn breakpoints(&self) -> BTreeMap<String, Breakpoint> {
+        self.state().breakpoints.by_name.clone()
+    }
+
+    pub fn register_function(&self, name: &str, signature: Option<String>, client_ref: Option<Value>) -> Result<()> {
+        let name = required_name(name)?;
+        let mut st = self.state();
+        let metadata = json!({"client_ref": client_ref, "registered_at": ids::now()});
+        st.functions.insert(name.to_string(), RegisteredFunction { signature, metadata });
+        st.save_function(name)
+    }
+
+    /// Stores a value sent alongside a request (function data, event payloads).
+    pub fn store_value(&self, cid: &str, data: &str, format: Option<&str>) -> Result<()> {
+        self.state().store_pair(cid, data, format, ids::now())
+    }
+
+    pub fn functions(&self) -> BTreeMap<String, RegisteredFunction> {
+        self.state().functions.clone()
+    }
+
+    /// A stored value as pages and tools show it.
+    pub fn stored_value(&self, cid: &str) -> Result<StoredValue> {
+        let cid = cid.to_ascii_lowercase();
+        let obj = self.object(&cid).ok_or_else(|| Error::ObjectNotFound(cid.clone()))?;
+        let display = match obj.format {
+            SerializationFormat::Json => serde_json::from_slice::<Value>(&obj.bytes)
+                .map(|v| text_of(&v))
+                .unwrap_or_else(|_| "<invalid JSON>".into()),
+            SerializationFormat::Dill => pickled_text(&obj.bytes),
+        };
+        Ok(StoredValue {
+            cid,
+            size: obj.bytes.len(),
+            serialization_format: obj.format.as_str().into(),
+            stored_at: obj.created_at,
+            display,
+        })
+    }
+
+    pub fn object(&self, cid: &str) -> Option<StoredObject> {
+        self.state().cids.get(&cid.to_ascii_lowercase()).cloned()
+    }
+
+    /// Breakpoints with what the main page needs to edit them.
+    pub fn breakpoints_view(&self) -> BreakpointsView {
+        let st = self.state();
+        let breakpoints = st
+            .breakpoints
+            .by_name
+            .iter()
+            .map(|(name, bp)| {
+                let signature = st.functions.get(name).and_then(|f| f.signature.clone());
+                let replacements = st
+                    .functions
+                    .iter()
+                    .filter(|(other, f)| {
+                        *other != name
+                            && signature.as_deref().is_some_and(|s| !s.is_empty() && f.signature.as_deref() == Some(s))
+                    })
+                    .map(|(other, _)| other.clone())
+                    .collect();
+                BreakpointView {
+                    function_name: name.clone(),
+                    behavior: bp.behavior.as_str().into(),
+                    after_behavior: bp.after_behavior.as_str().into(),
+                    replacement: bp.replacement.clone(),
+                    signature,
+                    replacements,
+                }
+            })
+            .collect();
+        BreakpointsView { breakpoints, global_behavior: st.breakpoints.global.as_str().into() }
+    }
+
+    pub fn breakpoint_history(&self, name: &str, limit: usize) -> Vec<Value> {
+        let st = self.state();
+        st.history.get(name).map(|h| h.iter().rev().take(limit).cloned().collect()).unwrap_or_default()
+    }
+}
+
+pub(super) fn required_name(name: &str) -> Result<&str> {
+    if name.trim().is_empty() {
+        Err(Error::MissingField { code: "function_name required", field: "function_name" })
+    } else {
+        Ok(name)
+    }
+}

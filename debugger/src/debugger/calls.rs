@@ -1,0 +1,299 @@
+//! A debugged call from start to completion (PROTOCOL.md §5.4–5.8), and the client's
+//! diagnostic events and communication errors.
+
+use super::*;
+
+impl Debugger {
+    pub fn start_call(&self, req: CallStart) -> Result<CallStartReply> {
+        let (pid, start_time) = process_identity(&req.process_pid, &req.process_start_time)?;
+        let method_name = req
+            .method_name
+            .clone()
+            .filter(|m| !m.trim().is_empty())
+            .ok_or(Error::MissingField { code: "missing_method_name", field: "method_name" })?;
+        let preferred_format = preferred_format(req.preferred_format.as_deref())?;
+        let forced = forced_pause(req.pause.as_deref())?;
+        let now = ids::now();
+        let mut st = self.state();
+        st.store_call_items(&req, now)?;
+        st.call_seq += 1;
+        let call_id = ids::call_id(now, st.call_seq);
+        let call = call_data(&st.cids, req, method_name, call_id.clone(), preferred_format, (pid, start_time));
+        st.record_call_start(&call, now)?;
+
+        let decision = match forced {
+            Some(_) => StartDecision::Pause,
+            None => st.breakpoints.decide_start(&call.method_name),
+        };
+        let process_key = call.process_key.clone();
+        let (action, pause_id) = match decision {
+            StartDecision::Continue => (Action::Continue, None),
+            StartDecision::Replace(function_name) => (Action::Replace { function_name }, None),
+            StartDecision::Pause => {
+                let reason = forced.unwrap_or(PauseReason::Breakpoint);
+                let mut paused = call.clone();
+                paused.pause_reason =
+                    Some(if reason == PauseReason::Exception { "exception" } else { "breakpoint" }.into());
+                let pause_id = add_pause(&mut st, paused, reason, now)?;
+                (Action::poll(&pause_id), Some(pause_id))
+            }
+        };
+        st.running.insert(call_id.clone(), (call, pause_id.clone()));
+        drop(st);
+        self.publish(LiveEvent::CallsChanged { process_key });
+        if let Some(pause_id) = pause_id {
+            self.publish(LiveEvent::PauseAdded { pause_id });
+        }
+        Ok(CallStartReply { call_id, action })
+    }
+
+    /// Returns a post-completion pause's poll action when the call pauses again.
+    pub fn complete_call(&self, req: CallComplete) -> Result<Option<Action>> {
+        let now = ids::now();
+        // A bad format is refused even without data, so a client learns of it at once.
+        SerializationFormat::parse(req.result_serialization_format.as_deref())?;
+        SerializationFormat::parse(req.exception_serialization_format.as_deref())?;
+        let mut st = self.state();
+        if let (Some(cid), Some(data)) = (&req.result_cid, &req.result_data) {
+            st.store_pair(cid, data, req.result_serialization_format.as_deref(), now)?;
+        }
+        if let (Some(cid), Some(data)) = (&req.exception_cid, &req.exception_data) {
+            st.store_pair(cid, data, req.exception_serialization_format.as_deref(), now)?;
+        }
+        let Some(call_id) = req.call_id.as_deref() else {
+            return Ok(None);
+        };
+        let Some((mut call, pre_pause)) = st.running.remove(call_id) else {
+            // A call that started before a restart: its record still learns how it ended.
+            if st.records.get(call_id).is_some_and(|r| r.status == "running") {
+                let (status, pretty_result, exception) = call_outcome(&req, &st.cids);
+                st.finish_record(call_id, req.timestamp.unwrap_or(now), status, pretty_result, exception)?;
+            }
+            return Ok(None);
+        };
+        // A client that completes without waiting for a resume has moved on: close its REPLs.
+        let mut closed = vec![];
+        if let Some(pause_id) = pre_pause {
+            closed = close_pause(&mut st, &pause_id, Action::Continue, now, None)?;
+        }
+
+        let (status, pretty_result, exception) = call_outcome(&req, &st.cids);
+        let raised = status == "exception";
+        st.finish_record(call_id, req.timestamp.unwrap_or(now), status, pretty_result.clone(), exception.clone())?;
+        st.log(
+            now,
+            "call_complete",
+            &call.process_key,
+            None,
+            json!({
+                "call_id": call_id, "function_name": call.method_name, "status": status,
+                "pretty_result": pretty_result, "exception": exception,
+            }),
+        )?;
+        call.pretty_result = pretty_result.clone().or(Some(Value::Null));
+        call.exception = exception.clone();
+        let method = call.method_name.clone();
+        if st.breakpoints.by_name.contains_key(&method) {
+            let mut call_data = serde_json::to_value(&call).unwrap_or(Value::Null);
+            if let Some(obj) = call_data.as_object_mut() {
+                obj.insert("status".into(), json!(status));
+            }
+            let entry =
+                json!({"id": ids::new_uuid(), "function_name": method, "completed_at": now, "call_data": call_data});
+            st.store.put_history(&method, &entry)?;
+            st.history.entry(method.clone()).or_default().push(entry);
+        }
+
+        let process_key = call.process_key.clone();
+        let mut pause_added = None;
+        if st.breakpoints.pauses_after(&method, raised) {
+            let reason = if raised { PauseReason::Exception } else { PauseReason::After };
+            call.pause_reason = Some(if raised { "exception" } else { "breakpoint" }.into());
+            let pause_id = add_pause(&mut st, call, reason, now)?;
+            pause_added = Some(pause_id);
+        }
+        drop(st);
+        self.publish_closed(closed);
+        self.publish(LiveEvent::CallsChanged { process_key });
+        Ok(pause_added.map(|pause_id| {
+            self.publish(LiveEvent::PauseAdded { pause_id: pause_id.clone() });
+            Action::poll(&pause_id)
+        }))
+    }
+
+    pub fn record_event(&self, event: Value) {
+        let mut st = self.state();
+        if st.events.len() >= MAX_EVENTS {
+            st.events.pop_front();
+        }
+        st.events.push_back(event);
+    }
+
+    pub fn report_com_error(&self, mut report: Value) {
+        if let Some(obj) = report.as_object_mut() {
+            let now = ids::now();
+            obj.insert("received_at".into(), json!(now));
+            obj.entry("timestamp").or_insert(json!(now));
+        }
+        let mut st = self.state();
+        if st.com_errors.len() >= MAX_COM_ERRORS {
+            st.com_errors.pop_front();
+        }
+        st.com_errors.push_back(report);
+    }
+
+    pub fn com_errors(&self) -> Vec<Value> {
+        self.state().com_errors.iter().cloned().collect()
+    }
+}
+
+pub(super) fn process_identity(pid: &Option<Value>, start: &Option<Value>) -> Result<(i64, f64)> {
+    let pid = pid.as_ref().and_then(|v| v.as_i64().or_else(|| v.as_f64().map(|f| f as i64)));
+    let start = start.as_ref().and_then(Value::as_f64);
+    match (pid, start) {
+        (Some(pid), Some(start)) if start.is_finite() => Ok((pid, start)),
+        _ => Err(Error::MissingProcessIdentity),
+    }
+}
+
+/// How a call ended, as records and pages show it: (status, result text, exception).
+pub(super) fn call_outcome(req: &CallComplete, cids: &CidStore) -> (&'static str, Option<Value>, Option<Value>) {
+    let raised = req.exception_cid.is_some() || !matches!(req.status.as_deref(), None | Some("success"));
+    if raised {
+        let type_name = req.exception_type.clone().unwrap_or_else(|| "Exception".into());
+        let message = req.exception_message.clone().unwrap_or_default();
+        let exception = json!({
+            "summary": format!("{type_name}: {message}"),
+            "type_name": type_name,
+            "message": message,
+            "traceback": req.exception_traceback,
+        });
+        return ("exception", None, Some(exception));
+    }
+    let result = match (&req.result_repr, &req.result_cid) {
+        (Some(repr), _) => Value::String(repr.clone()),
+        (None, Some(cid)) => pretty_item(&SerializedItem { cid: Some(cid.clone()), ..Default::default() }, cids),
+        (None, None) => Value::String("None".into()),
+    };
+    ("success", Some(result), None)
+}
+
+impl State {
+    /// Checks and stores the serialized target and arguments of a call. A CID the client
+    /// believes the server has, and the server does not, is refused with the list to resend.
+    fn store_call_items(&mut self, req: &CallStart, now: f64) -> Result<()> {
+        let items = || req.target.iter().chain(req.args.iter()).chain(req.kwargs.values());
+        for item in items() {
+            SerializationFormat::parse(item.serialization_format.as_deref())?;
+        }
+        // A CID sent with data anywhere in this request counts as known for the other items.
+        let sent: HashSet<&str> = items().filter(|i| i.data.is_some()).filter_map(|i| i.cid.as_deref()).collect();
+        let missing: Vec<String> = items()
+            .filter(|i| self.cids.is_missing(i) && !i.cid.as_deref().is_some_and(|c| sent.contains(c)))
+            .filter_map(|i| i.cid.clone())
+            .collect();
+        if !missing.is_empty() {
+            return Err(Error::CidNotFound { missing });
+        }
+        for item in items() {
+            self.store_item(item, now)?;
+        }
+        Ok(())
+    }
+
+    /// The call's record, its process (announced the first time it is seen) and its
+    /// `call_start` event.
+    fn record_call_start(&mut self, call: &CallData, now: f64) -> Result<()> {
+        let call_id = &call.call_id;
+        self.records.insert(
+            call_id.clone(),
+            CallRecord {
+                call_id: call_id.clone(),
+                method_name: call.method_name.clone(),
+                process_key: call.process_key.clone(),
+                started_at: now,
+                completed_at: None,
+                status: "running".into(),
+                pretty_args: call.pretty_args.clone(),
+                pretty_kwargs: call.pretty_kwargs.clone(),
+                pretty_result: None,
+                exception: None,
+                call_site: call.call_site.clone(),
+                pause_ids: vec![],
+                repl_sessions: vec![],
+            },
+        );
+        self.record_order.push(call_id.clone());
+        if self.seen_processes.insert(call.process_key.clone()) {
+            let identity = json!({"pid": call.process_pid, "process_start_time": call.process_start_time});
+            self.log(now, "process_seen", &call.process_key, None, identity)?;
+        }
+        self.save_call(call_id)?;
+        self.log(
+            now,
+            "call_start",
+            &call.process_key,
+            None,
+            json!({
+                "call_id": call_id, "function_name": call.method_name,
+                "pretty_args": call.pretty_args, "pretty_kwargs": call.pretty_kwargs,
+            }),
+        )
+    }
+}
+
+/// What is kept of a started call, with its arguments rendered for the pages.
+fn call_data(
+    cids: &CidStore,
+    req: CallStart,
+    method_name: String,
+    call_id: String,
+    preferred_format: String,
+    (pid, start_time): (i64, f64),
+) -> CallData {
+    CallData {
+        method_name,
+        call_id,
+        pretty_target: req.target.as_ref().map(|t| pretty_item(t, cids)).unwrap_or(Value::Null),
+        pretty_args: req.args.iter().map(|a| pretty_item(a, cids)).collect(),
+        pretty_kwargs: req.kwargs.iter().map(|(k, v)| (k.clone(), pretty_item(v, cids))).collect(),
+        target: req.target,
+        args: req.args,
+        kwargs: req.kwargs,
+        signature: req.signature.unwrap_or_default(),
+        call_site: req.call_site.unwrap_or_else(|| json!({})),
+        page_url: req.page_url,
+        preferred_format,
+        process_pid: pid,
+        process_start_time: start_time,
+        process_key: ids::process_key(pid, start_time),
+        call_type: req.call_type,
+        pause_reason: None,
+        pretty_result: None,
+        exception: None,
+        frames: req.frames,
+    }
+}
+
+fn preferred_format(requested: Option<&str>) -> Result<String> {
+    match requested {
+        None => Ok("dill".to_string()),
+        Some(f @ ("dill" | "json")) => Ok(f.to_string()),
+        Some(other) => Err(Error::invalid(
+            "invalid_preferred_format",
+            format!("preferred_format must be 'dill' or 'json', not {other:?}"),
+        )),
+    }
+}
+
+/// Breakroom's `pause` field: pause whatever the breakpoints say (set_trace, post-mortem).
+fn forced_pause(requested: Option<&str>) -> Result<Option<PauseReason>> {
+    match requested {
+        None => Ok(None),
+        Some("always") => Ok(Some(PauseReason::Breakpoint)),
+        Some("exception") => Ok(Some(PauseReason::Exception)),
+        Some(other) => {
+            Err(Error::invalid("invalid_pause_kind", format!("pause must be 'always' or 'exception', not {other:?}")))
+        }
+    }
+}

@@ -1,0 +1,323 @@
+//! [`Debugger`]: the one owner of Breakroom's state, with a small API. State sits behind one
+//! mutex that is never held across an await; the only waits are for the paused program (an
+//! eval's answer) and for a resume (the client's long-poll).
+
+use std::collections::{BTreeMap, HashMap, HashSet, VecDeque};
+use std::path::Path;
+use std::sync::{Arc, Mutex, MutexGuard};
+use std::time::Duration;
+
+use serde::Serialize;
+use serde_json::{json, Value};
+use tokio::sync::{broadcast, oneshot};
+
+use crate::breakpoint::{AfterBehavior, Behavior, Breakpoint, Breakpoints, GlobalBehavior, StartDecision};
+use crate::call::{Action, CallComplete, CallData, CallRecord, CallStart, CallStartReply};
+use crate::cid_store::{CidStore, SerializationFormat, SerializedItem, StoredObject};
+use crate::display::{pickled_text, pretty_item, text_of};
+use crate::error::{Error, Result};
+use crate::eval::{EvalRequest, EvalResult, PendingEval};
+use crate::model::{
+    BreakpointView, BreakpointsView, CallStackView, CallTreeNode, EvalOutcome, FrameView, LiveEvent, PauseReason,
+    PausedCall, ProcessSummary, RecordedEvent, ReplSession, SessionLink, SessionPage, SessionQuery, SessionSummary,
+    StoredValue, TranscriptEntry,
+};
+use crate::pause::{Pause, ResumeRequest};
+use crate::session::Sessions;
+use crate::store::{EventSelection, Snapshot, Store};
+use crate::{call_tree, ids};
+
+mod breakpoints;
+mod calls;
+mod pauses;
+mod sessions;
+mod views;
+
+pub use pauses::PollReply;
+use pauses::{add_pause, close_pause};
+use sessions::{close_one_session, request_event};
+
+const MAX_COM_ERRORS: usize = 500;
+const MAX_EVENTS: usize = 10_000;
+
+#[derive(Clone, Debug)]
+pub struct Config {
+    /// How long a browser's eval waits for the paused program.
+    pub eval_timeout: Duration,
+    /// How long a client's poll is held when nothing happens (below the client's 30 s timeout).
+    pub poll_hold: Duration,
+}
+
+impl Default for Config {
+    fn default() -> Self {
+        Config { eval_timeout: Duration::from_secs(30), poll_hold: Duration::from_secs(25) }
+    }
+}
+
+#[derive(Clone, Debug, Serialize, serde::Deserialize)]
+pub struct RegisteredFunction {
+    pub signature: Option<String>,
+    pub metadata: Value,
+}
+
+struct State {
+    /// Where every change is written before it is acknowledged.
+    store: Store,
+    /// Processes already announced in the event log.
+    seen_processes: HashSet<String>,
+    /// Held while the data directory is ours: two servers on one directory would each close the
+    /// other's live sessions.
+    lock: Option<std::fs::File>,
+    breakpoints: Breakpoints,
+    functions: BTreeMap<String, RegisteredFunction>,
+    pauses: HashMap<String, Pause>,
+    /// Pause ids in the order they paused.
+    pause_order: Vec<String>,
+    /// Calls started and not yet completed, with their pre-call pause if they had one.
+    running: HashMap<String, (CallData, Option<String>)>,
+    records: HashMap<String, CallRecord>,
+    record_order: Vec<String>,
+    history: BTreeMap<String, Vec<Value>>,
+    sessions: Sessions,
+    cids: CidStore,
+    call_seq: u64,
+    com_errors: VecDeque<Value>,
+    events: VecDeque<Value>,
+}
+
+impl State {
+    fn new(store: Store) -> Self {
+        State {
+            store,
+            seen_processes: HashSet::new(),
+            lock: None,
+            breakpoints: Breakpoints::default(),
+            functions: BTreeMap::new(),
+            pauses: HashMap::new(),
+            pause_order: vec![],
+            running: HashMap::new(),
+            records: HashMap::new(),
+            record_order: vec![],
+            history: BTreeMap::new(),
+            sessions: Sessions::default(),
+            cids: CidStore::default(),
+            call_seq: 0,
+            com_errors: VecDeque::new(),
+            events: VecDeque::new(),
+        }
+    }
+
+    /// Verifies, stores and persists a value a client sent.
+    fn store_pair(&mut self, cid: &str, data: &str, format: Option<&str>, now: f64) -> Result<()> {
+        let new = self.cids.store_pair(cid, data, format, now)?;
+        self.persist_object(new)
+    }
+
+    fn store_item(&mut self, item: &SerializedItem, now: f64) -> Result<()> {
+        let new = self.cids.store_item(item, now)?;
+        self.persist_object(new)
+    }
+
+    fn persist_object(&self, new_cid: Option<String>) -> Result<()> {
+        match new_cid.as_deref().and_then(|cid| self.cids.get(cid).map(|obj| (cid, obj))) {
+            Some((cid, obj)) => self.store.put_object(cid, obj),
+            None => Ok(()),
+        }
+    }
+
+    /// Records eval requests that will get no answer (timed out, or their session closed).
+    fn log_unanswered(&self, unanswered: impl Iterator<Item = PendingEval>) -> Result<()> {
+        for pending in unanswered {
+            let request = &pending.request;
+            let process_key = self.session_process_key(&request.session_id);
+            let event = request_event(request);
+            self.store.append_event(
+                pending.requested_at,
+                "eval_request",
+                Some(&process_key),
+                Some(&request.session_id),
+                &event,
+            )?;
+        }
+        Ok(())
+    }
+
+    /// Appends to the event log.
+    fn log(&self, now: f64, kind: &str, process_key: &str, session_id: Option<&str>, data: Value) -> Result<()> {
+        self.store.append_event(now, kind, Some(process_key), session_id, &data).map(|_| ())
+    }
+
+    /// Writes how a call ended into its record, and the record to the store.
+    fn finish_record(
+        &mut self,
+        call_id: &str,
+        completed_at: f64,
+        status: &str,
+        pretty_result: Option<Value>,
+        exception: Option<Value>,
+    ) -> Result<()> {
+        if let Some(record) = self.records.get_mut(call_id) {
+            record.completed_at = Some(completed_at);
+            record.status = status.into();
+            record.pretty_result = pretty_result;
+            record.exception = exception;
+        }
+        self.save_call(call_id)
+    }
+
+    /// The process a session's events are logged under.
+    fn session_process_key(&self, session_id: &str) -> String {
+        self.sessions.get(session_id).map(|s| s.process_key.clone()).unwrap_or_default()
+    }
+
+    fn save_call(&self, call_id: &str) -> Result<()> {
+        self.records.get(call_id).map_or(Ok(()), |r| self.store.put_call(r))
+    }
+
+    fn save_pause(&self, pause_id: &str) -> Result<()> {
+        self.pauses.get(pause_id).map_or(Ok(()), |p| self.store.put_pause(&p.record))
+    }
+
+    fn save_session(&self, session_id: &str) -> Result<()> {
+        self.sessions.get(session_id).map_or(Ok(()), |s| self.store.put_session(s))
+    }
+
+    fn save_breakpoint(&self, name: &str) -> Result<()> {
+        match self.breakpoints.by_name.get(name) {
+            Some(bp) => self.store.put_breakpoint(name, bp),
+            None => self.store.delete_breakpoint(name),
+        }
+    }
+
+    fn save_function(&self, name: &str) -> Result<()> {
+        match self.functions.get(name) {
+            Some(f) => self.store.put_function(name, &serde_json::to_value(f).unwrap_or(Value::Null)),
+            None => Ok(()),
+        }
+    }
+}
+
+/// Why sessions and pauses found open in the store are closed when it is opened again.
+pub const RESTART_REASON: &str = "server restarted";
+
+struct Inner {
+    state: Mutex<State>,
+    config: Config,
+    live: broadcast::Sender<LiveEvent>,
+}
+
+/// Cheap to clone: every clone is the same debugger.
+#[derive(Clone)]
+pub struct Debugger {
+    inner: Arc<Inner>,
+}
+
+impl Default for Debugger {
+    fn default() -> Self {
+        Self::new(Config::default())
+    }
+}
+
+impl Debugger {
+    /// A debugger that keeps nothing after it is dropped.
+    pub fn new(config: Config) -> Self {
+        // An in-memory SQLite database needs no file system; failing to open one is a broken build.
+        let store = Store::in_memory().expect("an in-memory SQLite database opens");
+        Self::with_state(config, State::new(store))
+    }
+
+    /// A debugger whose history lives in `data_dir` (created if needed). What was there is read
+    /// back; pauses and sessions that were open when the last server stopped come back closed.
+    pub fn open(config: Config, data_dir: &Path) -> Result<Self> {
+        let store = Store::open(data_dir)?;
+        let lock = store.lock_exclusively(data_dir)?;
+        let snapshot = store.load()?;
+        let mut st = State::new(store);
+        st.lock = Some(lock);
+        // The closing of what was left open is written in one transaction.
+        st.store.begin()?;
+        match restore(&mut st, snapshot, ids::now()) {
+            Ok(()) => st.store.commit()?,
+            Err(e) => {
+                st.store.rollback();
+                return Err(e);
+            }
+        }
+        Ok(Self::with_state(config, st))
+    }
+
+    fn with_state(config: Config, state: State) -> Self {
+        let (live, _) = broadcast::channel(1024);
+        Debugger { inner: Arc::new(Inner { state: Mutex::new(state), config, live }) }
+    }
+
+    /// The event log, oldest first.
+    pub fn events(&self, selection: &EventSelection) -> Result<Vec<RecordedEvent>> {
+        self.state().store.events(selection)
+    }
+
+    pub fn config(&self) -> &Config {
+        &self.inner.config
+    }
+
+    fn state(&self) -> MutexGuard<'_, State> {
+        // A panic elsewhere must not take the whole debugger down with it.
+        self.inner.state.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+    }
+
+    fn publish(&self, event: LiveEvent) {
+        let _ = self.inner.live.send(event);
+    }
+
+    /// Every change pages care about, as it happens.
+    pub fn subscribe(&self) -> broadcast::Receiver<LiveEvent> {
+        self.inner.live.subscribe()
+    }
+}
+
+/// Rebuilds the state from a snapshot; whatever was open is closed, with the restart as reason.
+fn restore(st: &mut State, snapshot: Snapshot, now: f64) -> Result<()> {
+    for (name, bp) in snapshot.breakpoints {
+        st.breakpoints.by_name.insert(name, bp);
+    }
+    if let Some(global) = snapshot.global {
+        st.breakpoints.global = global;
+    }
+    for (name, data) in snapshot.functions {
+        if let Ok(f) = serde_json::from_value::<RegisteredFunction>(data) {
+            st.functions.insert(name, f);
+        }
+    }
+    for (cid, obj) in snapshot.objects {
+        st.cids.insert(&cid, obj.bytes, obj.format, obj.created_at);
+    }
+    for record in snapshot.calls {
+        st.seen_processes.insert(record.process_key.clone());
+        st.record_order.push(record.call_id.clone());
+        st.records.insert(record.call_id.clone(), record);
+    }
+    st.call_seq = st.records.len() as u64;
+    for (name, entry) in snapshot.history {
+        st.history.entry(name).or_default().push(entry);
+    }
+    for session in snapshot.sessions {
+        st.sessions.restore(session);
+    }
+    let mut open_pauses = vec![];
+    for record in snapshot.pauses {
+        let pause = Pause::from_record(record);
+        if pause.is_paused() {
+            open_pauses.push(pause.record.pause_id.clone());
+        }
+        st.pause_order.push(pause.record.pause_id.clone());
+        st.pauses.insert(pause.record.pause_id.clone(), pause);
+    }
+    for pause_id in open_pauses {
+        close_pause(st, &pause_id, Action::Continue, now, Some(RESTART_REASON))?;
+    }
+    // Sessions whose pause was lost or resumed without closing them.
+    for session_id in st.sessions.open_ids() {
+        close_one_session(st, &session_id, now, Some(RESTART_REASON))?;
+    }
+    Ok(())
+}

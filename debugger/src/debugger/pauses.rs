@@ -1,0 +1,184 @@
+//! Paused calls: the client's long-poll, resuming, and what closing a pause closes.
+
+use super::*;
+
+/// The answer to a client's poll.
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[serde(tag = "status", rename_all = "lowercase")]
+pub enum PollReply {
+    Waiting {
+        /// Only when the client asked to take evals with its poll (Breakroom's own client).
+        #[serde(skip_serializing_if = "Option::is_none")]
+        eval: Option<EvalRequest>,
+        /// With evals: the pause's open REPL sessions, so the client can drop the namespaces
+        /// of closed ones. The poll also returns early when this changes.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        sessions: Option<Vec<String>>,
+    },
+    Ready {
+        action: Action,
+    },
+}
+
+impl Debugger {
+    /// Waits (up to the configured hold) until the pause is resumed or an eval is ready for
+    /// the client (taken with the poll when `take_eval`, Breakroom's client; announced as
+    /// `waiting` for a cideldill client, which then takes it with `poll-repl`).
+    ///
+    /// The client never waits between polls (`poll_interval_ms: 0`), so this hold is what keeps
+    /// an idle paused client from spinning: every answer that is not `ready` must be earned by
+    /// something the client can act on. Unknown pauses are held too and then answer `waiting`:
+    /// a client left paused across a restart would die on an error.
+    pub async fn poll(&self, pause_id: &str, take_eval: bool) -> PollReply {
+        let deadline = tokio::time::Instant::now() + self.inner.config.poll_hold;
+        let unknown = || PollReply::Waiting { eval: None, sessions: take_eval.then(Vec::new) };
+        let mut seen_sessions = None;
+        loop {
+            let Some(wake) = self.state().pauses.get(pause_id).map(|p| p.wake.clone()) else {
+                tokio::time::sleep_until(deadline).await;
+                return unknown();
+            };
+            // Registered before the state is read, so a wake-up in between is not lost.
+            let notified = wake.notified();
+            tokio::pin!(notified);
+            notified.as_mut().enable();
+            let mut wait_until = deadline;
+            let sessions = {
+                let mut st = self.state();
+                let sessions = take_eval.then(|| st.sessions.open_for_pause(pause_id));
+                let Some(pause) = st.pauses.get_mut(pause_id) else {
+                    return unknown();
+                };
+                if let Some(action) = &pause.record.resume {
+                    return PollReply::Ready { action: action.clone() };
+                }
+                if pause.evals.has_ready() {
+                    if take_eval {
+                        return PollReply::Waiting { eval: pause.evals.take_next(), sessions };
+                    }
+                    // A cideldill client still running an eval the server gave up on skips
+                    // `poll-repl`: announcing the next one now would only make it spin.
+                    match pause.evals.client_busy_until(std::time::Instant::now()) {
+                        None => return PollReply::Waiting { eval: None, sessions },
+                        Some(busy) => {
+                            let busy = tokio::time::Instant::from_std(busy);
+                            wait_until = wait_until.min(busy);
+                        }
+                    }
+                }
+                if seen_sessions.is_some() && seen_sessions != sessions {
+                    return PollReply::Waiting { eval: None, sessions };
+                }
+                sessions
+            };
+            seen_sessions = sessions;
+            if tokio::time::timeout_at(wait_until, notified).await.is_err() && wait_until == deadline {
+                return PollReply::Waiting { eval: None, sessions: seen_sessions };
+            }
+        }
+    }
+
+    /// The client's answer to an eval, carried by its next poll (Breakroom's client): one round
+    /// trip per eval instead of a `repl-result` post and then a poll. The answer is recorded
+    /// exactly as `repl-result` records it; an answer that is refused fails the whole request,
+    /// and the client polls again without it.
+    pub async fn answer_and_poll(&self, pause_id: &str, mut result: EvalResult, take_eval: bool) -> Result<PollReply> {
+        match result.pause_id.as_deref() {
+            None => result.pause_id = Some(pause_id.to_string()),
+            Some(id) if id == pause_id => {}
+            Some(id) => {
+                return Err(Error::Invalid("pause_mismatch", format!("the answer is for pause {id}, not {pause_id}")))
+            }
+        }
+        self.submit_eval_result(result)?;
+        Ok(self.poll(pause_id, take_eval).await)
+    }
+
+    /// Resumes a paused call; its REPL sessions close and waiting evals fail. Returns false
+    /// for an unknown pause (which the protocol answers with success).
+    pub fn resume(&self, pause_id: &str, request: ResumeRequest) -> Result<bool> {
+        let now = ids::now();
+        let mut st = self.state();
+        let Some(pause) = st.pauses.get(pause_id) else {
+            return Ok(false);
+        };
+        if !pause.is_paused() {
+            return Err(Error::PauseResumed(pause_id.to_string()));
+        }
+        let action = request.into_action(pause.is_post_completion())?;
+        let closed = close_pause(&mut st, pause_id, action, now, None)?;
+        drop(st);
+        self.publish(LiveEvent::PauseResumed { pause_id: pause_id.to_string() });
+        self.publish_closed(closed);
+        Ok(true)
+    }
+
+    pub(super) fn publish_closed(&self, closed: Vec<(String, f64)>) {
+        for (session_id, closed_at) in closed {
+            self.publish(LiveEvent::SessionClosed { session_id, closed_at });
+        }
+    }
+}
+
+pub(super) fn add_pause(st: &mut State, call: CallData, reason: PauseReason, now: f64) -> Result<String> {
+    let pause_id = ids::new_uuid();
+    let (call_id, process_key, function_name) =
+        (call.call_id.clone(), call.process_key.clone(), call.method_name.clone());
+    if let Some(record) = st.records.get_mut(&call_id) {
+        record.pause_ids.push(pause_id.clone());
+    }
+    st.pauses.insert(pause_id.clone(), Pause::new(pause_id.clone(), call, reason, now));
+    st.pause_order.push(pause_id.clone());
+    st.save_pause(&pause_id)?;
+    st.save_call(&call_id)?;
+    st.log(
+        now,
+        "pause",
+        &process_key,
+        None,
+        json!({"pause_id": pause_id, "call_id": call_id, "function_name": function_name, "reason": reason}),
+    )?;
+    Ok(pause_id)
+}
+
+/// Marks a pause resumed, closes its sessions and fails their evals. Returns the sessions
+/// closed. `reason` is set when no user resumed it (a restart).
+pub(super) fn close_pause(
+    st: &mut State,
+    pause_id: &str,
+    action: Action,
+    now: f64,
+    reason: Option<&str>,
+) -> Result<Vec<(String, f64)>> {
+    let mut closed = vec![];
+    let mut resumed = None;
+    let mut cancelled = vec![];
+    if let Some(pause) = st.pauses.get_mut(pause_id) {
+        if pause.record.resume.is_none() {
+            pause.record.resume = Some(action.clone());
+            pause.record.resumed_at = Some(now);
+            pause.record.resumed_reason = reason.map(str::to_string);
+            resumed = Some((pause.record.call.process_key.clone(), pause.record.call.call_id.clone()));
+        }
+        cancelled = pause.evals.cancel_all();
+        pause.wake.notify_waiters();
+    }
+    st.log_unanswered(cancelled.into_iter())?;
+    if let Some((process_key, call_id)) = resumed {
+        st.save_pause(pause_id)?;
+        st.log(
+            now,
+            "resume",
+            &process_key,
+            None,
+            json!({"pause_id": pause_id, "call_id": call_id, "action": action, "reason": reason}),
+        )?;
+    }
+    for session_id in st.sessions.for_pause(pause_id) {
+        if close_one_session(st, &session_id, now, reason)? {
+            closed.push((session_id, now));
+        }
+    }
+    Ok(closed)
+}
