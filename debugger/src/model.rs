@@ -210,6 +210,56 @@ pub enum LiveEvent {
     },
 }
 
+/// What an entry of the event log records.
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum EventKind {
+    ProcessSeen,
+    CallStart,
+    Pause,
+    SessionStart,
+    EvalRequest,
+    EvalResult,
+    SessionClose,
+    Resume,
+    CallComplete,
+}
+
+impl EventKind {
+    /// Every kind, in the order a call lives through them.
+    pub const ALL: [EventKind; 9] = [
+        EventKind::ProcessSeen,
+        EventKind::CallStart,
+        EventKind::Pause,
+        EventKind::SessionStart,
+        EventKind::EvalRequest,
+        EventKind::EvalResult,
+        EventKind::SessionClose,
+        EventKind::Resume,
+        EventKind::CallComplete,
+    ];
+
+    /// The name stored and shown (the serde name).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            EventKind::ProcessSeen => "process_seen",
+            EventKind::CallStart => "call_start",
+            EventKind::Pause => "pause",
+            EventKind::SessionStart => "session_start",
+            EventKind::EvalRequest => "eval_request",
+            EventKind::EvalResult => "eval_result",
+            EventKind::SessionClose => "session_close",
+            EventKind::Resume => "resume",
+            EventKind::CallComplete => "call_complete",
+        }
+    }
+
+    pub fn parse(name: &str) -> Option<EventKind> {
+        EventKind::ALL.into_iter().find(|kind| kind.as_str() == name)
+    }
+}
+
 /// One entry of the event log (the session recording): everything that happened, in
 /// order. `breakroom export` writes these as JSON lines and `breakroom replay` reads them back.
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
@@ -218,10 +268,8 @@ pub struct RecordedEvent {
     pub sequence: i64,
     /// Seconds since the Unix epoch.
     pub timestamp: f64,
-    /// process_seen, call_start, call_complete, pause, resume, session_start, session_close,
-    /// eval_request or eval_result.
     #[serde(rename = "type")]
-    pub kind: String,
+    pub kind: EventKind,
     pub process_key: Option<String>,
     pub session_id: Option<String>,
     pub data: Value,

@@ -16,7 +16,7 @@ use crate::breakpoint::{Breakpoint, GlobalBehavior};
 use crate::call::{Action, CallData, CallRecord};
 use crate::cid_store::{SerializationFormat, StoredObject};
 use crate::error::{Error, Result};
-use crate::model::{PauseReason, RecordedEvent, ReplSession, TranscriptEntry};
+use crate::model::{EventKind, PauseReason, RecordedEvent, ReplSession, TranscriptEntry};
 
 /// The database file inside a data directory.
 pub const DATABASE_FILE: &str = "breakroom.sqlite3";
@@ -292,7 +292,7 @@ impl Store {
     pub fn append_event(
         &self,
         timestamp: f64,
-        kind: &str,
+        kind: EventKind,
         process_key: Option<&str>,
         session_id: Option<&str>,
         data: &Value,
@@ -301,7 +301,7 @@ impl Store {
             .prepare_cached(
                 "INSERT INTO events (timestamp, type, process_key, session_id, data) VALUES (?1, ?2, ?3, ?4, ?5)",
             )
-            .and_then(|mut s| s.execute(params![timestamp, kind, process_key, session_id, data.to_string()]))
+            .and_then(|mut s| s.execute(params![timestamp, kind.as_str(), process_key, session_id, data.to_string()]))
             .map_err(storage)?;
         Ok(self.conn.last_insert_rowid())
     }
@@ -332,6 +332,7 @@ impl Store {
         let mut events = vec![];
         for row in rows {
             let (sequence, timestamp, kind, process_key, session_id, data) = row.map_err(storage)?;
+            let kind = EventKind::parse(&kind).ok_or_else(|| Error::Storage(format!("unknown event type {kind:?}")))?;
             events.push(RecordedEvent {
                 sequence,
                 timestamp,

@@ -5,22 +5,9 @@ use std::io::{BufRead, Write};
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use breakroom_debugger::model::RecordedEvent;
+use breakroom_debugger::model::{EventKind, RecordedEvent};
 use breakroom_debugger::store::{EventSelection, Store};
 use serde_json::Value;
-
-/// Every kind of event the log holds, in the order a call lives through them.
-pub const EVENT_TYPES: &[&str] = &[
-    "process_seen",
-    "call_start",
-    "pause",
-    "session_start",
-    "eval_request",
-    "eval_result",
-    "session_close",
-    "resume",
-    "call_complete",
-];
 
 /// Longest wait between two events in a timed replay, whatever the original gap.
 pub const MAX_GAP: Duration = Duration::from_secs(5);
@@ -38,7 +25,7 @@ pub struct ReplayArgs {
     pub speed: f64,
     /// Only these event types, comma-separated (e.g. eval_request,eval_result).
     #[arg(long, value_delimiter = ',', value_parser = parse_event_type)]
-    pub filter: Vec<String>,
+    pub filter: Vec<EventKind>,
     /// Start at this sequence number.
     #[arg(long, default_value_t = 0)]
     pub from_sequence: i64,
@@ -52,12 +39,14 @@ fn parse_speed(text: &str) -> Result<f64, String> {
     }
 }
 
-fn parse_event_type(text: &str) -> Result<String, String> {
+fn parse_event_type(text: &str) -> Result<EventKind, String> {
     let kind = text.trim();
-    if EVENT_TYPES.contains(&kind) {
-        Ok(kind.to_string())
-    } else {
-        Err(format!("unknown event type {kind:?}; known types: {}", EVENT_TYPES.join(", ")))
+    match EventKind::parse(kind) {
+        Some(kind) => Ok(kind),
+        None => {
+            let known: Vec<&str> = EventKind::ALL.iter().map(|k| k.as_str()).collect();
+            Err(format!("unknown event type {kind:?}; known types: {}", known.join(", ")))
+        }
     }
 }
 
@@ -158,9 +147,9 @@ pub async fn replay(args: &ReplayArgs, data_dir: impl FnOnce() -> Result<PathBuf
 pub fn describe(event: &RecordedEvent) -> String {
     let d = &event.data;
     let text = |key: &str| d.get(key).map(display).unwrap_or_default();
-    let what = match event.kind.as_str() {
-        "process_seen" => format!("process {} (pid {})", event.process_key.as_deref().unwrap_or("?"), text("pid")),
-        "call_start" => {
+    let what = match event.kind {
+        EventKind::ProcessSeen => format!("process {} (pid {})", event.process_key.as_deref().unwrap_or("?"), text("pid")),
+        EventKind::CallStart => {
             let mut args: Vec<String> =
                 d.get("pretty_args").and_then(Value::as_array).map_or(vec![], |a| a.iter().map(display).collect());
             if let Some(kwargs) = d.get("pretty_kwargs").and_then(Value::as_object) {
@@ -168,28 +157,28 @@ pub fn describe(event: &RecordedEvent) -> String {
             }
             format!("{}({})  [call {}]", text("function_name"), args.join(", "), text("call_id"))
         }
-        "call_complete" => match d.get("exception").filter(|e| !e.is_null()) {
+        EventKind::CallComplete => match d.get("exception").filter(|e| !e.is_null()) {
             Some(exc) => {
                 format!("{} raised {}", text("function_name"), exc.get("summary").map(display).unwrap_or_default())
             }
             None => format!("{} returned {}", text("function_name"), text("pretty_result")),
         },
-        "pause" => format!("{} paused ({})  [pause {}]", text("function_name"), text("reason"), text("pause_id")),
-        "resume" => {
+        EventKind::Pause => format!("{} paused ({})  [pause {}]", text("function_name"), text("reason"), text("pause_id")),
+        EventKind::Resume => {
             let action =
                 d.get("action").and_then(|a| a.get("action")).map(display).unwrap_or_else(|| "continue".into());
             let why =
                 d.get("reason").filter(|r| !r.is_null()).map(|r| format!(" ({})", display(r))).unwrap_or_default();
             format!("pause {} resumed: {action}{why}", text("pause_id"))
         }
-        "session_start" => format!("REPL session {} opened on {}", text("session_id"), text("function_name")),
-        "session_close" => {
+        EventKind::SessionStart => format!("REPL session {} opened on {}", text("session_id"), text("function_name")),
+        EventKind::SessionClose => {
             let why =
                 d.get("reason").filter(|r| !r.is_null()).map(|r| format!(" ({})", display(r))).unwrap_or_default();
             format!("REPL session {} closed{why}", text("session_id"))
         }
-        "eval_request" => format!(">>> {}", text("expr")),
-        "eval_result" => {
+        EventKind::EvalRequest => format!(">>> {}", text("expr")),
+        EventKind::EvalResult => {
             let mut shown = String::new();
             let stdout = text("stdout");
             if !stdout.is_empty() {
@@ -205,9 +194,8 @@ pub fn describe(event: &RecordedEvent) -> String {
             let mark = if d.get("is_error").and_then(Value::as_bool).unwrap_or(false) { "!! " } else { "" };
             format!("[{}] {}{}", text("index"), mark, shown.replace('\n', "\n    ")).trim_end().to_string()
         }
-        _ => d.to_string(),
     };
-    format!("#{:<5} {}  {:<13} {what}", event.sequence, utc(event.timestamp), event.kind)
+    format!("#{:<5} {}  {:<13} {what}", event.sequence, utc(event.timestamp), event.kind.as_str())
 }
 
 fn display(v: &Value) -> String {

@@ -82,7 +82,7 @@ impl Debugger {
         st.finish_record(call_id, req.timestamp.unwrap_or(now), status, pretty_result.clone(), exception.clone())?;
         st.log(
             now,
-            "call_complete",
+            EventKind::CallComplete,
             &call.process_key,
             None,
             json!({
@@ -226,12 +226,12 @@ impl State {
         self.record_order.push(call_id.clone());
         if self.seen_processes.insert(call.process_key.clone()) {
             let identity = json!({"pid": call.process_pid, "process_start_time": call.process_start_time});
-            self.log(now, "process_seen", &call.process_key, None, identity)?;
+            self.log(now, EventKind::ProcessSeen, &call.process_key, None, identity)?;
         }
         self.save_call(call_id)?;
         self.log(
             now,
-            "call_start",
+            EventKind::CallStart,
             &call.process_key,
             None,
             json!({

@@ -18,6 +18,7 @@ use crate::display::{pickled_text, pretty_item, text_of};
 use crate::error::{Error, Result};
 use crate::eval::{EvalRequest, EvalResult, PendingEval};
 use crate::model::{
+    EventKind,
     BreakpointView, BreakpointsView, CallStackView, CallTreeNode, EvalOutcome, FrameView, LiveEvent, PauseReason,
     PausedCall, ProcessSummary, RecordedEvent, ReplSession, SessionLink, SessionPage, SessionQuery, SessionSummary,
     StoredValue, TranscriptEntry,
@@ -133,7 +134,7 @@ impl State {
             let event = request_event(request);
             self.store.append_event(
                 pending.requested_at,
-                "eval_request",
+                EventKind::EvalRequest,
                 Some(&process_key),
                 Some(&request.session_id),
                 &event,
@@ -143,7 +144,7 @@ impl State {
     }
 
     /// Appends to the event log.
-    fn log(&self, now: f64, kind: &str, process_key: &str, session_id: Option<&str>, data: Value) -> Result<()> {
+    fn log(&self, now: f64, kind: EventKind, process_key: &str, session_id: Option<&str>, data: Value) -> Result<()> {
         self.store.append_event(now, kind, Some(process_key), session_id, &data).map(|_| ())
     }
 

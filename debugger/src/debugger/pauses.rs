@@ -134,7 +134,7 @@ pub(super) fn add_pause(st: &mut State, call: CallData, reason: PauseReason, now
     st.save_call(&call_id)?;
     st.log(
         now,
-        "pause",
+        EventKind::Pause,
         &process_key,
         None,
         json!({"pause_id": pause_id, "call_id": call_id, "function_name": function_name, "reason": reason}),
@@ -169,7 +169,7 @@ pub(super) fn close_pause(
         st.save_pause(pause_id)?;
         st.log(
             now,
-            "resume",
+            EventKind::Resume,
             &process_key,
             None,
             json!({"pause_id": pause_id, "call_id": call_id, "action": action, "reason": reason}),

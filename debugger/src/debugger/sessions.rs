@@ -46,7 +46,7 @@ impl Debugger {
         st.save_call(&call_id)?;
         st.log(
             now,
-            "session_start",
+            EventKind::SessionStart,
             &process_key,
             Some(&session_id),
             json!({"session_id": session_id, "pause_id": pause_id, "call_id": call_id, "function_name": function_name}),
@@ -230,7 +230,7 @@ pub(super) fn close_one_session(st: &mut State, session_id: &str, now: f64, reas
     }
     st.save_session(session_id)?;
     let process_key = st.session_process_key(session_id);
-    st.log(now, "session_close", &process_key, Some(session_id), json!({"session_id": session_id, "reason": reason}))?;
+    st.log(now, EventKind::SessionClose, &process_key, Some(session_id), json!({"session_id": session_id, "reason": reason}))?;
     Ok(true)
 }
 
@@ -248,7 +248,7 @@ pub(super) fn persist_entry(
         "stdout": entry.stdout, "is_error": entry.is_error, "result_cid": entry.result_cid,
     });
     store.append_entry(session_id, entry)?;
-    store.append_event(now, "eval_result", Some(process_key), Some(session_id), &event).map(|_| ())
+    store.append_event(now, EventKind::EvalResult, Some(process_key), Some(session_id), &event).map(|_| ())
 }
 
 /// Everything an answered eval leaves behind, in one commit: its request, the value it
@@ -265,7 +265,7 @@ pub(super) fn persist_answer(
     st.store.atomically(|store| {
         store.append_event(
             pending.requested_at,
-            "eval_request",
+            EventKind::EvalRequest,
             Some(&process_key),
             Some(&request.session_id),
             &request_event(request),
