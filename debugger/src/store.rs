@@ -41,6 +41,8 @@ const MIGRATIONS: &[&str] = &[
          process_key TEXT, session_id TEXT, data TEXT NOT NULL);
      CREATE INDEX events_by_session ON events (session_id, sequence);
      CREATE INDEX events_by_process ON events (process_key, sequence);",
+    // 2: each breakpoint's history is trimmed to its newest entries on every insert.
+    "CREATE INDEX breakpoint_history_by_name ON breakpoint_history (function_name, id);",
 ];
 
 /// A pause as stored: enough to show its call stack and sessions after a restart.
@@ -280,12 +282,25 @@ impl Store {
         Ok(())
     }
 
-    pub fn put_history(&self, function_name: &str, entry: &Value) -> Result<()> {
-        self.conn
-            .prepare_cached("INSERT INTO breakpoint_history (function_name, data) VALUES (?1, ?2)")
-            .and_then(|mut s| s.execute(params![function_name, entry.to_string()]))
-            .map_err(storage)?;
-        Ok(())
+    /// Appends to a breakpoint's history and deletes what is older than its newest `keep`.
+    pub fn put_history(&self, function_name: &str, entry: &Value, keep: usize) -> Result<()> {
+        self.atomically(|store| {
+            store
+                .conn
+                .prepare_cached("INSERT INTO breakpoint_history (function_name, data) VALUES (?1, ?2)")
+                .and_then(|mut s| s.execute(params![function_name, entry.to_string()]))
+                .map_err(storage)?;
+            store
+                .conn
+                .prepare_cached(
+                    "DELETE FROM breakpoint_history WHERE function_name = ?1 AND id <= (
+                         SELECT id FROM breakpoint_history WHERE function_name = ?1
+                         ORDER BY id DESC LIMIT 1 OFFSET ?2)",
+                )
+                .and_then(|mut s| s.execute(params![function_name, keep as i64]))
+                .map_err(storage)?;
+            Ok(())
+        })
     }
 
     /// Appends to the event log; returns the event's sequence number.

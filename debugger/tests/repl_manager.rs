@@ -11,7 +11,7 @@ use breakroom_debugger::{Config, Debugger, Error};
 use serde_json::json;
 
 fn debugger() -> Debugger {
-    Debugger::new(Config { eval_timeout: Duration::from_millis(500), poll_hold: Duration::from_millis(200) })
+    Debugger::new(Config { eval_timeout: Duration::from_millis(500), poll_hold: Duration::from_millis(200), ..Config::default() })
 }
 
 /// Pauses a call of `name` in process `pid`; returns the pause id.
@@ -448,7 +448,7 @@ async fn resume_while_eval_waits_answers_session_closed_and_drops_the_late_resul
 
 #[tokio::test]
 async fn long_poll_wakes_on_resume() {
-    let d = Debugger::new(Config { eval_timeout: Duration::from_secs(1), poll_hold: Duration::from_secs(5) });
+    let d = Debugger::new(Config { eval_timeout: Duration::from_secs(1), poll_hold: Duration::from_secs(5), ..Config::default() });
     let p = pause(&d, "f", 1);
     let polling = tokio::spawn({
         let (d, p) = (d.clone(), p.clone());
@@ -464,7 +464,7 @@ async fn long_poll_wakes_on_resume() {
 
 #[tokio::test]
 async fn long_poll_hands_over_a_queued_eval() {
-    let d = Debugger::new(Config { eval_timeout: Duration::from_secs(2), poll_hold: Duration::from_secs(5) });
+    let d = Debugger::new(Config { eval_timeout: Duration::from_secs(2), poll_hold: Duration::from_secs(5), ..Config::default() });
     let p = pause(&d, "f", 1);
     let s = d.start_session(&p).unwrap();
     let polling = tokio::spawn({

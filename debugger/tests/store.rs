@@ -11,7 +11,7 @@ use breakroom_debugger::{Config, Debugger};
 use serde_json::json;
 
 fn config() -> Config {
-    Config { eval_timeout: Duration::from_millis(500), poll_hold: Duration::from_millis(200) }
+    Config { eval_timeout: Duration::from_millis(500), poll_hold: Duration::from_millis(200), ..Config::default() }
 }
 
 fn open(dir: &std::path::Path) -> Debugger {
@@ -164,4 +164,27 @@ fn test_a_data_directory_that_cannot_be_created_is_a_clear_error() {
     let err = Debugger::open(config(), &file.path().join("sub")).err().expect("not a directory");
     assert_eq!(err.code(), "storage_unavailable");
     assert!(err.to_string().contains("cannot create data directory"), "{err}");
+}
+
+#[test]
+fn test_breakpoint_history_keeps_the_newest_entries_in_memory_and_on_disk() {
+    let dir = tempfile::tempdir().unwrap();
+    let keep = Config { history_per_breakpoint: 3, ..config() };
+    {
+        let d = Debugger::open(keep.clone(), dir.path()).unwrap();
+        for i in 0..5 {
+            let (pause_id, _) = pause(&d, "compute");
+            d.resume(&pause_id, ResumeRequest::continue_()).unwrap();
+            let call_id = d.call_records("1795331833.500000+77")[i].call_id.clone();
+            let done = CallComplete { call_id: Some(call_id), result_repr: Some(format!("{i}")), ..Default::default() };
+            d.complete_call(done).unwrap();
+        }
+        let shown: Vec<_> =
+            d.breakpoint_history("compute", 10).iter().map(|h| h["call_data"]["call_id"].clone()).collect();
+        let newest: Vec<_> =
+            d.call_records("1795331833.500000+77").iter().rev().take(3).map(|r| json!(r.call_id)).collect();
+        assert_eq!(shown, newest, "newest first, three kept");
+    }
+    let reopened = Debugger::open(keep, dir.path()).unwrap();
+    assert_eq!(reopened.breakpoint_history("compute", 10).len(), 3, "older entries were deleted from disk too");
 }

@@ -30,6 +30,9 @@ struct Cli {
     /// Seconds a REPL eval waits for the paused program before giving up.
     #[arg(long, default_value_t = 30)]
     eval_timeout: u64,
+    /// Completed calls kept in each breakpoint's history (older ones are deleted).
+    #[arg(long, default_value_t = 1_000, value_parser = clap::value_parser!(u64).range(1..))]
+    history_per_breakpoint: u64,
     /// Largest request body accepted, in bytes (pickled arguments can be big).
     #[arg(long, default_value_t = 64 * 1024 * 1024)]
     max_body: usize,
@@ -94,7 +97,11 @@ async fn run(cli: Cli) -> Result<(), String> {
     if addr.ip().is_unspecified() && cli.allow_host.is_empty() {
         println!("Listening on every address: requests must use a loopback name or a name given with --allow-host");
     }
-    let config = Config { eval_timeout: Duration::from_secs(cli.eval_timeout.max(1)), ..Config::default() };
+    let config = Config {
+        eval_timeout: Duration::from_secs(cli.eval_timeout.max(1)),
+        history_per_breakpoint: usize::try_from(cli.history_per_breakpoint).unwrap_or(usize::MAX),
+        ..Config::default()
+    };
     let debugger = if cli.memory {
         println!("History is kept in memory only (--memory)");
         Debugger::new(config)

@@ -108,9 +108,12 @@ async fn each_eval_is_recorded_as_its_request_then_its_result() {
 
 #[tokio::test]
 async fn evals_that_get_no_answer_are_still_recorded_before_the_session_closes() {
-    let server =
-        common::start_with(Config { eval_timeout: Duration::from_millis(300), poll_hold: Duration::from_secs(1) })
-            .await;
+    let server = common::start_with(Config {
+        eval_timeout: Duration::from_millis(300),
+        poll_hold: Duration::from_secs(1),
+        ..Config::default()
+    })
+    .await;
     let (pause_id, session_id) = paused_session(&server).await;
     let (status, _) = server.post(&format!("/api/repl/{session_id}/eval"), json!({"expr": "slow()"})).await;
     assert_eq!(status, 504);

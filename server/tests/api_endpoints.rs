@@ -128,9 +128,12 @@ async fn test_post_repl_eval_on_closed_session_returns_409() {
 
 #[tokio::test]
 async fn test_post_repl_eval_timeout_when_client_disconnected_returns_504() {
-    let server =
-        common::start_with(Config { eval_timeout: Duration::from_millis(300), poll_hold: Duration::from_secs(1) })
-            .await;
+    let server = common::start_with(Config {
+        eval_timeout: Duration::from_millis(300),
+        poll_hold: Duration::from_secs(1),
+        ..Config::default()
+    })
+    .await;
     let (_, session_id) = paused_session(&server).await;
     let (status, body) = server.post(&format!("/api/repl/{session_id}/eval"), json!({"expr": "1"})).await;
     assert_eq!((status, body["error"].as_str()), (504, Some("eval_timeout")));

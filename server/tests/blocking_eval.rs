@@ -41,8 +41,12 @@ async fn browser_eval_blocks_until_the_paused_client_answers() {
 
 #[tokio::test]
 async fn client_long_poll_wakes_within_milliseconds_of_a_resume() {
-    let server =
-        common::start_with(Config { eval_timeout: Duration::from_secs(5), poll_hold: Duration::from_secs(20) }).await;
+    let server = common::start_with(Config {
+        eval_timeout: Duration::from_secs(5),
+        poll_hold: Duration::from_secs(20),
+        ..Config::default()
+    })
+    .await;
     let (_, pause_id) = server.pause_call("compute", 1).await;
     let poll = tokio::spawn({
         let http = server.http.clone();
@@ -62,8 +66,12 @@ async fn client_long_poll_wakes_within_milliseconds_of_a_resume() {
 #[tokio::test]
 async fn long_poll_with_evals_hands_over_the_eval_and_wakes_when_a_session_closes() {
     // A long hold, so an early answer can only come from a wake-up.
-    let server =
-        common::start_with(Config { eval_timeout: Duration::from_secs(5), poll_hold: Duration::from_secs(20) }).await;
+    let server = common::start_with(Config {
+        eval_timeout: Duration::from_secs(5),
+        poll_hold: Duration::from_secs(20),
+        ..Config::default()
+    })
+    .await;
     let (_, pause_id) = server.pause_call("compute", 6239).await;
     let session_id = server.start_session(&pause_id).await;
     let poll = format!("/api/poll/{pause_id}?evals=1");

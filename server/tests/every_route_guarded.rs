@@ -159,7 +159,11 @@ async fn every_route_refuses_foreign_hosts_origins_and_body_types() {
 
 #[tokio::test]
 async fn with_a_token_every_route_requires_it() {
-    let config = breakroom_debugger::Config { eval_timeout: Duration::from_secs(2), poll_hold: Duration::from_secs(1) };
+    let config = breakroom_debugger::Config {
+        eval_timeout: Duration::from_secs(2),
+        poll_hold: Duration::from_secs(1),
+        ..breakroom_debugger::Config::default()
+    };
     let mut server = common::start_full(config, Some("s3cret")).await;
     server.http = reqwest::Client::builder().timeout(Duration::from_secs(20)).build().unwrap();
     let doors = doors(&server, Some("s3cret")).await;

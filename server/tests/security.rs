@@ -216,7 +216,8 @@ async fn an_unchanged_client_still_works() {
 
 #[tokio::test]
 async fn with_a_token_every_request_needs_it() {
-    let config = Config { eval_timeout: Duration::from_secs(1), poll_hold: Duration::from_secs(1) };
+    let config =
+        Config { eval_timeout: Duration::from_secs(1), poll_hold: Duration::from_secs(1), ..Config::default() };
     let server = common::start_full(config, Some("s3cret")).await;
     let url = format!("{}/api/breakpoints", server.base);
     let r = server.http.get(&url).send().await.unwrap();
@@ -241,7 +242,8 @@ async fn with_a_token_every_request_needs_it() {
 
 #[tokio::test]
 async fn with_a_token_the_client_protocol_needs_it_too() {
-    let config = Config { eval_timeout: Duration::from_secs(1), poll_hold: Duration::from_secs(1) };
+    let config =
+        Config { eval_timeout: Duration::from_secs(1), poll_hold: Duration::from_secs(1), ..Config::default() };
     let server = common::start_full(config, Some("s3cret")).await;
     let url = |path: &str| format!("{}{path}", server.base);
     let start = json!({"method_name": "f", "args": [], "kwargs": {}, "process_pid": 7, "process_start_time": 1.0});

@@ -100,8 +100,13 @@ impl Debugger {
             }
             let entry =
                 json!({"id": ids::new_uuid(), "function_name": method, "completed_at": now, "call_data": call_data});
-            st.store.put_history(&method, &entry)?;
-            st.history.entry(method.clone()).or_default().push(entry);
+            let keep = self.inner.config.history_per_breakpoint;
+            st.store.put_history(&method, &entry, keep)?;
+            let history = st.history.entry(method.clone()).or_default();
+            history.push_back(entry);
+            while history.len() > keep {
+                history.pop_front();
+            }
         }
 
         let process_key = call.process_key.clone();

@@ -18,10 +18,9 @@ use crate::display::{pickled_text, pretty_item, text_of};
 use crate::error::{Error, Result};
 use crate::eval::{EvalRequest, EvalResult, PendingEval};
 use crate::model::{
-    EventKind,
-    BreakpointView, BreakpointsView, CallStackView, CallTreeNode, EvalOutcome, FrameView, LiveEvent, PauseReason,
-    PausedCall, ProcessSummary, RecordedEvent, ReplSession, SessionLink, SessionPage, SessionQuery, SessionSummary,
-    StoredValue, TranscriptEntry,
+    BreakpointView, BreakpointsView, CallStackView, CallTreeNode, EvalOutcome, EventKind, FrameView, LiveEvent,
+    PauseReason, PausedCall, ProcessSummary, RecordedEvent, ReplSession, SessionLink, SessionPage, SessionQuery,
+    SessionSummary, StoredValue, TranscriptEntry,
 };
 use crate::pause::{Pause, ResumeRequest};
 use crate::session::Sessions;
@@ -47,11 +46,18 @@ pub struct Config {
     pub eval_timeout: Duration,
     /// How long a client's poll is held when nothing happens (below the client's 30 s timeout).
     pub poll_hold: Duration,
+    /// How many completed calls each breakpoint's history keeps, newest first; older ones are
+    /// deleted from memory and from the data directory.
+    pub history_per_breakpoint: usize,
 }
 
 impl Default for Config {
     fn default() -> Self {
-        Config { eval_timeout: Duration::from_secs(30), poll_hold: Duration::from_secs(25) }
+        Config {
+            eval_timeout: Duration::from_secs(30),
+            poll_hold: Duration::from_secs(25),
+            history_per_breakpoint: 1_000,
+        }
     }
 }
 
@@ -78,7 +84,8 @@ struct State {
     running: HashMap<String, (CallData, Option<String>)>,
     records: HashMap<String, CallRecord>,
     record_order: Vec<String>,
-    history: BTreeMap<String, Vec<Value>>,
+    /// Each breakpoint's completed calls, oldest first, at most `history_per_breakpoint`.
+    history: BTreeMap<String, VecDeque<Value>>,
     sessions: Sessions,
     cids: CidStore,
     call_seq: u64,
@@ -299,7 +306,7 @@ fn restore(st: &mut State, snapshot: Snapshot, now: f64) -> Result<()> {
     }
     st.call_seq = st.records.len() as u64;
     for (name, entry) in snapshot.history {
-        st.history.entry(name).or_default().push(entry);
+        st.history.entry(name).or_default().push_back(entry);
     }
     for session in snapshot.sessions {
         st.sessions.restore(session);

@@ -230,7 +230,13 @@ pub(super) fn close_one_session(st: &mut State, session_id: &str, now: f64, reas
     }
     st.save_session(session_id)?;
     let process_key = st.session_process_key(session_id);
-    st.log(now, EventKind::SessionClose, &process_key, Some(session_id), json!({"session_id": session_id, "reason": reason}))?;
+    st.log(
+        now,
+        EventKind::SessionClose,
+        &process_key,
+        Some(session_id),
+        json!({"session_id": session_id, "reason": reason}),
+    )?;
     Ok(true)
 }
 

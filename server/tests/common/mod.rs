@@ -36,7 +36,8 @@ pub async fn start_on(debugger: Debugger, token: Option<&str>) -> TestServer {
 }
 
 pub async fn start() -> TestServer {
-    start_with(Config { eval_timeout: Duration::from_secs(5), poll_hold: Duration::from_secs(2) }).await
+    start_with(Config { eval_timeout: Duration::from_secs(5), poll_hold: Duration::from_secs(2), ..Config::default() })
+        .await
 }
 
 impl TestServer {
