@@ -10,7 +10,6 @@ asserts nothing (targets: p50 ≤ 3 ms, idle CPU ≈ 0). cideldill's own server:
 """
 
 import argparse
-import http.client
 import json
 import os
 import subprocess
@@ -22,6 +21,9 @@ HERE = Path(__file__).resolve().parent
 TESTS = HERE.parent / "tests"
 sys.path.insert(0, str(TESTS))
 
+sys.path.insert(0, str(HERE.parent))
+
+from _timing import report, time_evals  # noqa: E402
 from conftest import start_server  # noqa: E402
 
 
@@ -49,28 +51,8 @@ def main():
         )
         pause_id = json.loads(client.stdout.readline())["pause_id"]
         session = server.start_session(pause_id)
-        host, port = server.url.removeprefix("http://").split(":")
-        conn = http.client.HTTPConnection(host, int(port))
-        path = f"/api/repl/{session}/eval"
-
-        def one(expr):
-            conn.request("POST", path, json.dumps({"expr": expr}), {"Content-Type": "application/json"})
-            return json.loads(conn.getresponse().read())
-
-        for _ in range(20):
-            one("total")
-        times = []
-        for _ in range(args.evals):
-            started = time.perf_counter()
-            body = one("total * 7")
-            times.append(time.perf_counter() - started)
-            assert body["output"] == "42", body
-        times.sort()
-        pct = lambda p: times[min(len(times) - 1, int(len(times) * p))] * 1000  # noqa: E731
-        print(
-            f"cideldill client loop, eval round trip, n={len(times)}: p50={pct(0.5):.3f} ms  "
-            f"p90={pct(0.9):.3f} ms  p99={pct(0.99):.3f} ms  max={times[-1] * 1000:.3f} ms"
-        )
+        times = time_evals(server.url, session, args.evals, warmup=20)
+        report("cideldill client loop, eval round trip", times)
 
         time.sleep(0.2)  # let the last poll park
         client_before, server_before = cpu_seconds(client.pid), cpu_seconds(server.process.pid)

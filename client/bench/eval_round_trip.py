@@ -13,14 +13,13 @@ Prints p50/p90/p99; asserts nothing (target: p50 ≤ 0.5 ms, p99 ≤ 2 ms on loo
 import argparse
 import os
 import sys
-import time
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent / "tests"))
 sys.path.insert(0, str(HERE.parent))
 
-from breakroom._transport import Transport  # noqa: E402
+from _timing import report, time_evals  # noqa: E402
 from conftest import FRAME, pause_program, start_server  # noqa: E402
 
 
@@ -34,26 +33,8 @@ def main():
     server = start_server()
     try:
         paused = pause_program(server, FRAME, "process")
-        caller = Transport(server.url)
-        path = f"/api/repl/{paused.session_id}/eval"
-
-        def one(expr):
-            return caller.post(path, {"expr": expr})
-
-        for _ in range(100):
-            one("total")
-        times = []
-        for _ in range(args.evals):
-            started = time.perf_counter()
-            body = one("total * 7")
-            times.append(time.perf_counter() - started)
-            assert body["output"] == "42", body
-        times.sort()
-        pct = lambda p: times[min(len(times) - 1, int(len(times) * p))] * 1000  # noqa: E731
-        print(
-            f"eval round trip through the Python client, n={len(times)}: "
-            f"p50={pct(0.5):.3f} ms  p90={pct(0.9):.3f} ms  p99={pct(0.99):.3f} ms  max={times[-1] * 1000:.3f} ms"
-        )
+        times = time_evals(server.url, paused.session_id, args.evals, warmup=100)
+        report("eval round trip through the Python client", times)
         paused.program.kill()
     finally:
         server.process.kill()
