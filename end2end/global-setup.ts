@@ -6,9 +6,13 @@ import * as path from "node:path";
 // Starts the release binary on a free port and hands its URL to the tests.
 export default async function globalSetup() {
   const root = path.resolve(__dirname, "..");
-  const binary = process.env.BREAKROOM_BIN || path.join(root, "target", "release", "breakroom");
-  if (!fs.existsSync(binary)) {
-    throw new Error(`${binary} is missing: build it with 'cargo leptos build --release' first`);
+  // The release binary (scripts/test.sh builds it), else the debug one that a plain
+  // `cargo leptos end-to-end` builds; BREAKROOM_BIN picks another.
+  const binary =
+    process.env.BREAKROOM_BIN ||
+    ["release", "debug"].map((profile) => path.join(root, "target", profile, "breakroom")).find((file) => fs.existsSync(file));
+  if (!binary || !fs.existsSync(binary)) {
+    throw new Error(`${binary || "target/release/breakroom"} is missing: build it with 'cargo leptos build --release --split' first`);
   }
   const home = fs.mkdtempSync(path.join(os.tmpdir(), "breakroom-e2e-"));
   const server = spawn(binary, ["--port", "0", "--eval-timeout", "10", "--data-dir", path.join(home, "data")], {

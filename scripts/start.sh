@@ -5,5 +5,6 @@ set -euo pipefail
 source "$(dirname "$0")/env.sh"
 cd "$ROOT"
 scripts/setup.sh
-cargo leptos build --release
+# --split: each page's code is a wasm chunk of its own (cargo-leptos takes it only on the command line).
+cargo leptos build --release --split
 exec target/release/breakroom "$@"

@@ -9,8 +9,9 @@ scripts/setup.sh
 step() { printf '\n== %s\n' "$*"; }
 started=$(date +%s)
 
-step "build: release binary and site (cargo leptos build --release)"
-cargo leptos build --release
+step "build: release binary and site, the wasm split per page (cargo leptos build --release --split)"
+cargo leptos build --release --split
+step "what each page downloads (scripts/wasm-size.sh, in Chromium)"
 scripts/wasm-size.sh
 
 step "Rust tests (cargo test --release --workspace)"

@@ -1,47 +1,248 @@
 //! Server functions: the pages' doors into the debugger. Each one translates a call and its
 //! error, nothing more.
 
-use breakroom_debugger::model::{
-    BreakpointsView, CallStackView, CallTreeNode, EvalOutcome, PausedCall, ProcessSummary, ReplSession, SessionPage,
-    SessionSummary, StoredValue,
-};
 use leptos::prelude::*;
 use leptos::server::codee;
+use leptos::server_fn::codec::{Encoding, Post};
+use leptos::server_fn::error::FromServerFnError;
+use leptos::server_fn::{ContentType, Decodes, Encodes, Format, FormatType};
 
-/// How a page's server data travels from the server-rendered HTML into the hydrating page: JSON,
-/// decoded with the same `serde_json::from_slice` the server functions' replies use. Leptos's
-/// default codec decodes with `from_str`, which compiles every response type's deserializer a
-/// second time into the wasm (about 90 KB).
-pub struct ServerJson;
+/// The pages' server functions answer with text (HTML, a session id, or nothing), sent as it is:
+/// the wasm then has no JSON decoder at all (serde_json's alone was some 15 KB gzip of every
+/// page's download).
+pub type PlainText = Post<TextEncoding>;
 
-impl<T: serde::Serialize> codee::Encoder<T> for ServerJson {
-    type Error = serde_json::Error;
+pub struct TextEncoding;
+
+impl ContentType for TextEncoding {
+    const CONTENT_TYPE: &'static str = "text/plain; charset=utf-8";
+}
+
+impl FormatType for TextEncoding {
+    const FORMAT_TYPE: Format = Format::Text;
+}
+
+/// Why a reply is not the text it should be.
+#[derive(Debug)]
+pub struct NotText;
+
+impl std::fmt::Display for NotText {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("the reply is not UTF-8 text")
+    }
+}
+
+fn text(bytes: &[u8]) -> Result<String, NotText> {
+    String::from_utf8(bytes.to_vec()).map_err(|_| NotText)
+}
+
+impl Encodes<String> for TextEncoding {
+    type Error = NotText;
+    fn encode(output: &String) -> Result<leptos::server_fn::Bytes, NotText> {
+        Ok(output.clone().into())
+    }
+}
+
+impl Decodes<String> for TextEncoding {
+    type Error = NotText;
+    fn decode(bytes: leptos::server_fn::Bytes) -> Result<String, NotText> {
+        text(&bytes)
+    }
+}
+
+/// `Some(text)` is `+text`, `None` is `-`.
+impl Encodes<Option<String>> for TextEncoding {
+    type Error = NotText;
+    fn encode(output: &Option<String>) -> Result<leptos::server_fn::Bytes, NotText> {
+        Ok(match output {
+            Some(text) => format!("+{text}").into(),
+            None => "-".to_string().into(),
+        })
+    }
+}
+
+impl Decodes<Option<String>> for TextEncoding {
+    type Error = NotText;
+    fn decode(bytes: leptos::server_fn::Bytes) -> Result<Option<String>, NotText> {
+        let reply = text(&bytes)?;
+        match reply.strip_prefix('+') {
+            Some(text) => Ok(Some(text.to_string())),
+            None if reply == "-" => Ok(None),
+            None => Err(NotText),
+        }
+    }
+}
+
+impl Encodes<()> for TextEncoding {
+    type Error = NotText;
+    fn encode(_: &()) -> Result<leptos::server_fn::Bytes, NotText> {
+        Ok(leptos::server_fn::Bytes::new())
+    }
+}
+
+impl Decodes<()> for TextEncoding {
+    type Error = NotText;
+    fn decode(_: leptos::server_fn::Bytes) -> Result<(), NotText> {
+        Ok(())
+    }
+}
+
+/// A JSON string as the reply: what scripts and tests read from `start_repl`. The server writes it
+/// with serde_json; the page reads it with [`json_string`], so that it needs no JSON decoder.
+pub type JsonText = Post<JsonStringEncoding>;
+
+pub struct JsonStringEncoding;
+
+impl ContentType for JsonStringEncoding {
+    const CONTENT_TYPE: &'static str = "application/json";
+}
+
+impl FormatType for JsonStringEncoding {
+    const FORMAT_TYPE: Format = Format::Text;
+}
+
+impl Encodes<String> for JsonStringEncoding {
+    type Error = NotText;
+    fn encode(output: &String) -> Result<leptos::server_fn::Bytes, NotText> {
+        #[cfg(feature = "ssr")]
+        return serde_json::to_vec(output).map(Into::into).map_err(|_| NotText);
+        #[cfg(not(feature = "ssr"))]
+        {
+            let _ = output;
+            Err(NotText)
+        }
+    }
+}
+
+impl Decodes<String> for JsonStringEncoding {
+    type Error = NotText;
+    fn decode(bytes: leptos::server_fn::Bytes) -> Result<String, NotText> {
+        json_string(&text(&bytes)?).ok_or(NotText)
+    }
+}
+
+/// The string a JSON string literal (`"…"`, with its escapes) stands for; None for anything else.
+pub fn json_string(json: &str) -> Option<String> {
+    let mut chars = json.trim().strip_prefix('"')?.strip_suffix('"')?.chars();
+    let mut out = String::new();
+    let hex = |chars: &mut std::str::Chars| -> Option<u32> {
+        let digits: String = chars.by_ref().take(4).collect();
+        if digits.len() != 4 || !digits.bytes().all(|b| b.is_ascii_hexdigit()) {
+            return None;
+        }
+        u32::from_str_radix(&digits, 16).ok()
+    };
+    while let Some(c) = chars.next() {
+        match c {
+            '"' => return None,
+            '\\' => out.push(match chars.next()? {
+                '"' => '"',
+                '\\' => '\\',
+                '/' => '/',
+                'b' => '\u{8}',
+                'f' => '\u{c}',
+                'n' => '\n',
+                'r' => '\r',
+                't' => '\t',
+                'u' => {
+                    let unit = hex(&mut chars)?;
+                    let code = if (0xD800..0xDC00).contains(&unit) {
+                        // A surrogate pair: `\uD83D\uDE00`.
+                        if chars.next()? != '\\' || chars.next()? != 'u' {
+                            return None;
+                        }
+                        let low = hex(&mut chars)?;
+                        if !(0xDC00..0xE000).contains(&low) {
+                            return None;
+                        }
+                        0x10000 + ((unit - 0xD800) << 10) + (low - 0xDC00)
+                    } else {
+                        unit
+                    };
+                    char::from_u32(code)?
+                }
+                _ => return None,
+            }),
+            c => out.push(c),
+        }
+    }
+    Some(out)
+}
+
+// `Post<TextEncoding>` is an `Encoding` through server_fn's blanket impls; checked here.
+const _: fn() = || {
+    fn is_encoding<E: Encoding>() {}
+    is_encoding::<PlainText>();
+};
+
+/// What a page shows: the HTML the server rendered for it (None: there is nothing at this
+/// address), or why there is none.
+pub type PageHtml = Result<Option<String>, ServerFnError>;
+
+/// How a page's HTML travels from the server-rendered document into the hydrating page: as text,
+/// like the server functions' replies (`+html`, `-`, or `!` and the error as server functions
+/// send errors).
+///
+/// Leptos 0.8 (hydration_context 0.3) writes this text into the page's script with every `<`
+/// escaped twice: the script hands the browser `\u003c`, six characters, where a JSON decoder
+/// (what the data is usually for) would read `<` again. So the text travels with its backslashes
+/// doubled, and the page reads `\\` as `\` and `\u003c` as `<`: a `\u003c` the server wrote stays
+/// what it was, and a fixed Leptos that sends `<` itself is read right too.
+pub struct PageCodec;
+
+impl codee::Encoder<PageHtml> for PageCodec {
+    type Error = NotText;
     type Encoded = String;
 
-    fn encode(value: &T) -> Result<String, serde_json::Error> {
-        serde_json::to_string(value)
+    fn encode(value: &PageHtml) -> Result<String, NotText> {
+        let text = match value {
+            Ok(Some(html)) => format!("+{html}"),
+            Ok(None) => "-".into(),
+            Err(e) => format!("!{}", text(&e.ser())?),
+        };
+        Ok(text.replace('\\', "\\\\"))
     }
 }
 
-impl<T: serde::de::DeserializeOwned> codee::Decoder<T> for ServerJson {
-    type Error = serde_json::Error;
+impl codee::Decoder<PageHtml> for PageCodec {
+    type Error = NotText;
     type Encoded = str;
 
-    fn decode(encoded: &str) -> Result<T, serde_json::Error> {
-        serde_json::from_slice(encoded.as_bytes())
+    fn decode(encoded: &str) -> Result<PageHtml, NotText> {
+        let mut text = String::with_capacity(encoded.len());
+        let mut rest = encoded;
+        while let Some(at) = rest.find('\\') {
+            text.push_str(&rest[..at]);
+            rest = &rest[at..];
+            if let Some(after) = rest.strip_prefix("\\\\") {
+                text.push('\\');
+                rest = after;
+            } else if let Some(after) = rest.strip_prefix("\\u003c") {
+                text.push('<');
+                rest = after;
+            } else {
+                return Err(NotText);
+            }
+        }
+        text.push_str(rest);
+        match text.split_at_checked(1) {
+            Some(("+", html)) => Ok(Ok(Some(html.to_string()))),
+            Some(("-", "")) => Ok(Ok(None)),
+            Some(("!", error)) => Ok(Err(ServerFnError::de(error.to_string().into()))),
+            _ => Err(NotText),
+        }
     }
 }
 
-/// A page's data from a server function, loaded during server rendering and refetched whenever
-/// `source` changes (see [`ServerJson`] for why not `Resource::new`).
-pub fn server_resource<T, S, Fut>(
+/// A page's HTML from a server function, rendered into the page during server rendering and
+/// refetched whenever `source` changes.
+pub fn server_resource<S, Fut>(
     source: impl Fn() -> S + Send + Sync + 'static,
     fetcher: impl Fn(S) -> Fut + Send + Sync + 'static,
-) -> Resource<T, ServerJson>
+) -> Resource<PageHtml, PageCodec>
 where
-    T: serde::Serialize + serde::de::DeserializeOwned + Send + Sync + 'static,
     S: Clone + PartialEq + Send + Sync + 'static,
-    Fut: std::future::Future<Output = T> + Send + 'static,
+    Fut: std::future::Future<Output = PageHtml> + Send + 'static,
 {
     Resource::new_with_options(source, fetcher, false)
 }
@@ -56,24 +257,29 @@ fn failed(err: breakroom_debugger::Error) -> ServerFnError {
     ServerFnError::new(err.to_string())
 }
 
-#[server(prefix = "/rpc")]
-pub async fn list_paused() -> Result<Vec<PausedCall>, ServerFnError> {
-    Ok(debugger()?.paused_calls())
+// Pages' content comes as HTML rendered by the server (see `crate::render`): the wasm needs no
+// decoder for the data and no view code for the markup. `Option` for the pages with a 404.
+
+/// The paused calls, as `/` shows them.
+#[server(prefix = "/rpc", output = PlainText)]
+pub async fn paused_html() -> Result<Option<String>, ServerFnError> {
+    Ok(Some(crate::render::paused_calls(&debugger()?.paused_calls())))
 }
 
-#[server(prefix = "/rpc")]
+/// A JSON string, unlike the others: scripts and tests call it for the id.
+#[server(prefix = "/rpc", output = JsonText)]
 pub async fn start_repl(pause_id: String) -> Result<String, ServerFnError> {
     debugger()?.start_session(&pause_id).map_err(failed)
 }
 
-#[server(prefix = "/rpc")]
+#[server(prefix = "/rpc", output = PlainText)]
 pub async fn continue_call(pause_id: String) -> Result<(), ServerFnError> {
     use breakroom_debugger::pause::ResumeRequest;
     debugger()?.resume(&pause_id, ResumeRequest::continue_()).map(|_| ()).map_err(failed)
 }
 
 /// Skips the call, returning `value` (JSON; anything that is not JSON is taken as a string).
-#[server(prefix = "/rpc")]
+#[server(prefix = "/rpc", output = PlainText)]
 pub async fn skip_call(pause_id: String, value: String) -> Result<(), ServerFnError> {
     use breakroom_debugger::pause::ResumeRequest;
     let fake_result = serde_json::from_str(value.trim()).unwrap_or(serde_json::Value::String(value));
@@ -82,7 +288,7 @@ pub async fn skip_call(pause_id: String, value: String) -> Result<(), ServerFnEr
 }
 
 /// Makes the call raise `exception_type(message)` instead of running.
-#[server(prefix = "/rpc")]
+#[server(prefix = "/rpc", output = PlainText)]
 pub async fn raise_in_call(pause_id: String, exception_type: String, message: String) -> Result<(), ServerFnError> {
     use breakroom_debugger::pause::ResumeRequest;
     let exception_type = Some(exception_type.trim().to_string()).filter(|t| !t.is_empty());
@@ -95,74 +301,86 @@ pub async fn raise_in_call(pause_id: String, exception_type: String, message: St
     debugger()?.resume(&pause_id, request).map(|_| ()).map_err(failed)
 }
 
-#[server(prefix = "/rpc")]
-pub async fn get_session(session_id: String) -> Result<Option<ReplSession>, ServerFnError> {
-    Ok(debugger()?.session(&session_id))
+/// Starts the HTML of an active session's page: the page adds the input box below it.
+pub const ACTIVE_SESSION: &str = r#"<span hidden class="session-active"></span>"#;
+
+/// A REPL session's page above the input box (see `crate::render::repl_session`).
+#[server(prefix = "/rpc", output = PlainText)]
+pub async fn repl_page(session_id: String) -> Result<Option<String>, ServerFnError> {
+    Ok(debugger()?.session(&session_id).map(|session| crate::render::repl_session(&session)))
 }
 
-/// Waits for the paused program's answer.
-#[server(prefix = "/rpc")]
-pub async fn eval_in_session(session_id: String, expr: String) -> Result<EvalOutcome, ServerFnError> {
-    debugger()?.eval(&session_id, &expr).await.map_err(failed)
+/// Waits for the paused program's answer (which the page shows from the live stream).
+#[server(prefix = "/rpc", output = PlainText)]
+pub async fn eval_in_session(session_id: String, expr: String) -> Result<(), ServerFnError> {
+    debugger()?.eval(&session_id, &expr).await.map(|_| ()).map_err(failed)
 }
 
-/// One page of `/repls`. `from` and `to` are `YYYY-MM-DD` dates (UTC, the whole `to` day
-/// included; anything else means no bound); `status` is all, active or closed.
-#[server(prefix = "/rpc")]
-pub async fn list_sessions(
+/// `/repls`: the filter form and one page of sessions. `from` and `to` are `YYYY-MM-DD` dates
+/// (UTC, the whole `to` day included; anything else means no bound); `status` is all, active or
+/// closed.
+#[server(prefix = "/rpc", output = PlainText)]
+pub async fn sessions_html(
     search: String,
     status: String,
     from: String,
     to: String,
     page: usize,
-) -> Result<SessionPage<SessionSummary>, ServerFnError> {
+) -> Result<Option<String>, ServerFnError> {
     use crate::format::date_to_epoch;
     use breakroom_debugger::model::{SessionQuery, SessionStatus};
-    let search = Some(search.trim().to_string()).filter(|s| !s.is_empty());
-    let status = SessionStatus::parse(status.trim()).unwrap_or_default();
-    let from = date_to_epoch(&from);
-    let to = date_to_epoch(&to).map(|t| t + 86_399.999);
-    let query = SessionQuery { search, status, from, to, page, per_page: 50 };
-    Ok(debugger()?.session_summaries(&query))
+    let filters = crate::render::Filters { search, status, from, to, page };
+    let query = SessionQuery {
+        search: Some(filters.search.trim().to_string()).filter(|s| !s.is_empty()),
+        status: SessionStatus::parse(filters.status.trim()).unwrap_or_default(),
+        from: date_to_epoch(&filters.from),
+        to: date_to_epoch(&filters.to).map(|t| t + 86_399.999),
+        page,
+        per_page: 50,
+    };
+    Ok(Some(crate::render::sessions(&debugger()?.session_summaries(&query), &filters)))
 }
 
-#[server(prefix = "/rpc")]
-pub async fn get_call_stack(pause_id: String) -> Result<Option<CallStackView>, ServerFnError> {
-    Ok(debugger()?.call_stack(&pause_id))
+/// `/callstack/{pause_id}` as HTML (see [`crate::render`]); None for an unknown pause.
+#[server(prefix = "/rpc", output = PlainText)]
+pub async fn call_stack_html(pause_id: String) -> Result<Option<String>, ServerFnError> {
+    Ok(debugger()?.call_stack(&pause_id).map(|view| crate::render::call_stack(&view)))
 }
 
-#[server(prefix = "/rpc")]
-pub async fn list_processes() -> Result<Vec<ProcessSummary>, ServerFnError> {
-    Ok(debugger()?.processes())
+#[server(prefix = "/rpc", output = PlainText)]
+pub async fn processes_html() -> Result<Option<String>, ServerFnError> {
+    Ok(Some(crate::render::processes(&debugger()?.processes())))
 }
 
-#[server(prefix = "/rpc")]
-pub async fn get_call_tree(process_key: String) -> Result<Option<Vec<CallTreeNode>>, ServerFnError> {
-    Ok(debugger()?.call_tree(&process_key))
+/// One process's call tree, the call `selected` marked; None for an unknown process.
+#[server(prefix = "/rpc", output = PlainText)]
+pub async fn call_tree_html(process_key: String, selected: String) -> Result<Option<String>, ServerFnError> {
+    Ok(debugger()?.call_tree(&process_key).map(|nodes| crate::render::call_tree(&process_key, &nodes, &selected)))
 }
 
-#[server(prefix = "/rpc")]
-pub async fn get_stored_value(cid: String) -> Result<Option<StoredValue>, ServerFnError> {
-    Ok(debugger()?.stored_value(&cid).ok())
+#[server(prefix = "/rpc", output = PlainText)]
+pub async fn stored_value_html(cid: String) -> Result<Option<String>, ServerFnError> {
+    Ok(debugger()?.stored_value(&cid).ok().map(|value| crate::render::stored_value(&value)))
 }
 
-#[server(prefix = "/rpc")]
-pub async fn get_breakpoints() -> Result<BreakpointsView, ServerFnError> {
-    Ok(debugger()?.breakpoints_view())
+/// The global behaviour and the breakpoints table.
+#[server(prefix = "/rpc", output = PlainText)]
+pub async fn breakpoints_html() -> Result<Option<String>, ServerFnError> {
+    Ok(Some(crate::render::breakpoints(&debugger()?.breakpoints_view())))
 }
 
-#[server(prefix = "/rpc")]
+#[server(prefix = "/rpc", output = PlainText)]
 pub async fn add_breakpoint(function_name: String) -> Result<(), ServerFnError> {
     debugger()?.add_breakpoint(function_name.trim(), None, None).map_err(failed)
 }
 
-#[server(prefix = "/rpc")]
+#[server(prefix = "/rpc", output = PlainText)]
 pub async fn remove_breakpoint(function_name: String) -> Result<(), ServerFnError> {
     debugger()?.remove_breakpoint(&function_name).map_err(failed)
 }
 
 /// `which` is "before" or "after".
-#[server(prefix = "/rpc")]
+#[server(prefix = "/rpc", output = PlainText)]
 pub async fn set_breakpoint_behavior(
     function_name: String,
     which: String,
@@ -176,12 +394,57 @@ pub async fn set_breakpoint_behavior(
     .map_err(failed)
 }
 
-#[server(prefix = "/rpc")]
+#[server(prefix = "/rpc", output = PlainText)]
 pub async fn set_replacement(function_name: String, replacement: String) -> Result<(), ServerFnError> {
     debugger()?.set_replacement(&function_name, &replacement).map(|_| ()).map_err(failed)
 }
 
-#[server(prefix = "/rpc")]
+#[server(prefix = "/rpc", output = PlainText)]
 pub async fn set_global_behavior(behavior: String) -> Result<(), ServerFnError> {
     debugger()?.set_global_behavior(&behavior).map(|_| ()).map_err(failed)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use codee::{Decoder, Encoder};
+
+    /// What Leptos does to the encoded text on its way through the page's script.
+    fn through_the_page(encoded: &str) -> String {
+        encoded.replace('<', "\\u003c")
+    }
+
+    #[test]
+    fn page_html_survives_the_trip_through_the_page() {
+        let html = r#"<p class="x">a\b \u003c <b>\\u003c</b></p>"#.to_string();
+        for value in [Ok(Some(html.clone())), Ok(None), Ok(Some(String::new()))] {
+            let encoded = PageCodec::encode(&value).unwrap();
+            assert_eq!(PageCodec::decode(&through_the_page(&encoded)).unwrap(), value);
+            // Were Leptos to send `<` as it is, the text would still read the same.
+            assert_eq!(PageCodec::decode(&encoded).unwrap(), value);
+        }
+        let error: PageHtml = Err(ServerFnError::ServerError("no <debugger>".into()));
+        let decoded = PageCodec::decode(&through_the_page(&PageCodec::encode(&error).unwrap())).unwrap();
+        assert_eq!(decoded.unwrap_err().to_string(), error.unwrap_err().to_string());
+    }
+
+    #[test]
+    fn json_strings_read_as_serde_json_writes_them() {
+        for text in ["4502-1795376157.164899", "", "quote \" backslash \\ slash / tab \t nl \n", "é \u{1} 😀 \u{2028}"] {
+            let json = serde_json::to_string(text).unwrap();
+            assert_eq!(json_string(&json).as_deref(), Some(text), "{json}");
+        }
+        assert_eq!(json_string(r#""\ud83d\ude00 \u00e9""#).as_deref(), Some("😀 é"));
+        for bad in ["", "\"x", "x\"", r#""a"b""#, r#""\q""#, r#""\u12""#, r#""\u+123""#, r#""\ud83d""#, "42"] {
+            assert_eq!(json_string(bad), None, "{bad}");
+        }
+    }
+
+    #[test]
+    fn text_replies_tell_none_from_empty() {
+        for value in [Some("<p>+</p>".to_string()), Some(String::new()), None] {
+            let bytes = <TextEncoding as Encodes<Option<String>>>::encode(&value).unwrap();
+            assert_eq!(<TextEncoding as Decodes<Option<String>>>::decode(bytes).unwrap(), value);
+        }
+    }
 }

@@ -58,7 +58,23 @@ pub fn provide_live_updates() {
     let live = Live::new();
     provide_context(live);
     #[cfg(feature = "hydrate")]
-    Effect::new(move |_| connect(live));
+    HYDRATED_LIVE.with(|slot| slot.set(Some(live)));
+}
+
+#[cfg(feature = "hydrate")]
+thread_local! {
+    static HYDRATED_LIVE: std::cell::Cell<Option<Live>> = const { std::cell::Cell::new(None) };
+}
+
+/// Opens the event stream once the page is hydrated. Not earlier: a page's code may arrive in a
+/// chunk after the app's effects have run, and the refetch that the stream's opening triggers
+/// (for what changed since the server rendered the page) must find the page's resources in place,
+/// or a pause that arrived in between would never show.
+#[cfg(feature = "hydrate")]
+pub fn connect_after_hydration() {
+    if let Some(live) = HYDRATED_LIVE.with(|slot| slot.get()) {
+        connect(live);
+    }
 }
 
 pub fn use_live() -> Live {
@@ -72,10 +88,12 @@ fn connect(live: Live) {
         return;
     };
     let on_message = Closure::<dyn FnMut(web_sys::MessageEvent)>::new(move |event: web_sys::MessageEvent| {
+        // The browser's own JSON parser: the main wasm then needs no JSON value type of its own.
         let data = event.data().as_string().unwrap_or_default();
-        let kind = serde_json::from_slice::<serde_json::Value>(data.as_bytes())
+        let kind = web_sys::js_sys::JSON::parse(&data)
+            .and_then(|event| web_sys::js_sys::Reflect::get(&event, &"type".into()))
             .ok()
-            .and_then(|v| v.get("type").and_then(|t| t.as_str()).map(str::to_string))
+            .and_then(|kind| kind.as_string())
             .unwrap_or_default();
         live.on_event(&kind);
     });

@@ -5,8 +5,26 @@ pub mod paused;
 pub mod repl;
 pub mod repls;
 
-use breakroom_debugger::model::SessionLink;
 use leptos::prelude::*;
+
+use crate::api::{PageCodec, PageHtml};
+
+/// Page content rendered by the server (see `crate::render`), refetched like any other data:
+/// "Loading…" at first, the error if the server function failed, Not found for None.
+#[component]
+pub fn ServerHtml(html: Resource<PageHtml, PageCodec>) -> impl IntoView {
+    view! {
+        <Transition fallback=|| view! { <p class="hint">"Loading…"</p> }>
+            {move || Suspend::new(async move {
+                match html.await {
+                    Err(e) => view! { <p class="error">{e.to_string()}</p> }.into_any(),
+                    Ok(None) => view! { <NotFound/> }.into_any(),
+                    Ok(Some(html)) => view! { <div class="page-body" inner_html=html></div> }.into_any(),
+                }
+            })}
+        </Transition>
+    }
+}
 
 #[component]
 pub fn NotFound() -> impl IntoView {
@@ -21,27 +39,4 @@ pub fn NotFound() -> impl IntoView {
                 <a href="/repls">"search past REPL sessions"</a> "."</p>
         </section>
     }
-}
-
-/// Links to REPL sessions, with their state, or a hint when there are none.
-#[component]
-pub fn SessionLinks(sessions: Vec<SessionLink>, empty: &'static str) -> impl IntoView {
-    if sessions.is_empty() {
-        return view! { <p class="hint">{empty}</p> }.into_any();
-    }
-    view! {
-        <ul class="session-links">
-            {sessions.into_iter().map(|s| {
-                let status = if s.active { "Active" } else { "Closed" };
-                view! {
-                    <li>
-                        <a class="mono" href=format!("/repl/{}", s.session_id)>{s.session_id.clone()}</a>
-                        " " <span class=format!("badge {}", status.to_ascii_lowercase())>{status}</span>
-                        <span class="hint">{format!(" {} lines", s.entries)}</span>
-                    </li>
-                }
-            }).collect_view()}
-        </ul>
-    }
-    .into_any()
 }

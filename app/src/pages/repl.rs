@@ -2,13 +2,12 @@
 //! The draft, the busy state and the input history position live at page level: the session
 //! is re-rendered whenever it changes (here or in another tab), and typing must survive that.
 
-use breakroom_debugger::model::{ReplSession, TranscriptEntry};
 use leptos::prelude::*;
 use leptos_router::hooks::use_params_map;
 
-use crate::api::{eval_in_session, get_session, server_resource};
-use crate::format::timestamp;
-use crate::highlight;
+use wasm_bindgen::JsCast;
+
+use crate::api::{eval_in_session, repl_page, server_resource, ACTIVE_SESSION};
 use crate::live::use_live;
 use crate::pages::NotFound;
 
@@ -30,7 +29,7 @@ pub fn ReplPage() -> impl IntoView {
     let params = use_params_map();
     let session_id = move || params.read().get("session_id").unwrap_or_default();
     let live = use_live();
-    let session = server_resource(move || (session_id(), live.sessions.get()), |(id, _)| get_session(id));
+    let page = server_resource(move || (session_id(), live.sessions.get()), |(id, _)| repl_page(id));
     let state = PromptState {
         draft: RwSignal::new(String::new()),
         busy: RwSignal::new(None),
@@ -39,81 +38,57 @@ pub fn ReplPage() -> impl IntoView {
         stash: RwSignal::new(String::new()),
         focused: RwSignal::new(false),
     };
+    let replay = Replay::new();
+    Effect::new(move |_| replay.show(replay.shown.get()));
     view! {
         <Transition fallback=|| view! { <p class="hint">"Loading…"</p> }>
             {move || Suspend::new(async move {
-                match session.await {
+                match page.await {
                     Err(e) => view! { <p class="error">{e.to_string()}</p> }.into_any(),
                     Ok(None) => view! { <NotFound/> }.into_any(),
-                    Ok(Some(s)) => view! { <Session session=s state/> }.into_any(),
+                    Ok(Some(html)) => {
+                        let session_id = params.read_untracked().get("session_id").unwrap_or_default();
+                        view! { <Session html session_id replay state/> }.into_any()
+                    }
                 }
             })}
         </Transition>
     }
 }
 
+/// The session: the server's HTML (header, replay controls, transcript), and below it the input
+/// box of an active session. The replay drives the server's elements by their classes.
 #[component]
-fn Session(session: ReplSession, state: PromptState) -> impl IntoView {
-    let active = session.is_active();
-    let status = if active { "Active" } else { "Closed" };
-    let call_text = {
-        let mut parts: Vec<String> = session.pretty_args.iter().map(value_text).collect();
-        parts.extend(session.pretty_kwargs.iter().map(|(k, v)| format!("{k}={}", value_text(v))));
-        parts.join(", ")
+fn Session(html: String, session_id: String, replay: Replay, state: PromptState) -> impl IntoView {
+    let active = html.starts_with(ACTIVE_SESSION);
+    let on_click = move |ev: leptos::ev::MouseEvent| {
+        let Some(target) = ev.target().and_then(|t| t.dyn_into::<web_sys::Element>().ok()) else { return };
+        if target.closest(".replay-start").ok().flatten().is_some() {
+            replay.start();
+        } else if target.closest(".replay-stop").ok().flatten().is_some() {
+            replay.stop();
+        }
     };
-    let tree_href = match &session.call_id {
-        Some(call) => format!("/call-tree/{}?selected={call}", session.process_key),
-        None => format!("/call-tree/{}", session.process_key),
+    // The menu's own values, not a float parser (its tables alone are 10 KB of wasm).
+    let on_change = move |ev: leptos::ev::Event| {
+        let speed = match event_target_value(&ev).as_str() {
+            "0.5" => 0.5,
+            "2" => 2.0,
+            "4" => 4.0,
+            _ => 1.0,
+        };
+        replay.speed.set(speed);
     };
-    let history: Vec<String> = session.transcript.iter().map(|e| e.input.clone()).collect();
-    let times: std::sync::Arc<Vec<f64>> = std::sync::Arc::new(
-        std::iter::once(session.started_at).chain(session.transcript.iter().map(|e| e.timestamp)).collect(),
-    );
-    let replay = Replay::new();
     view! {
-        <header class="page-header session-header">
-            <h1>
-                <span class="fn-name">{session.function_name.clone()}</span>
-                <span class="args">"(" {call_text} ")"</span>
-            </h1>
-            <span class=format!("badge {}", status.to_ascii_lowercase())>{status}</span>
-            <dl class="meta">
-                <dt>"session"</dt><dd class="mono">{session.session_id.clone()}</dd>
-                <dt>"process"</dt><dd class="pid">{session.pid}</dd>
-                <dt>"started"</dt><dd>{timestamp(session.started_at)}</dd>
-                <dt>"closed"</dt><dd>{session.closed_at.map(timestamp).unwrap_or_else(|| "—".into())}</dd>
-            </dl>
-            <nav class="links">
-                <a class="button" href=format!("/callstack/{}", session.pause_id)>"View Call Stack"</a>
-                <a class="button" href=tree_href>"View Call Tree"</a>
-                <a class="button" href=format!("/api/events?session_id={}&format=jsonl", session.session_id)
-                    download=format!("breakroom-{}.jsonl", session.session_id)
-                    title="This session's recorded events, for `breakroom replay FILE`">"Events (.jsonl)"</a>
-            </nav>
-        </header>
-        {session.transcript.is_empty().then(|| view! {
-            <p class="hint">{if active {
-                "Type Python below: it runs inside the paused program, with the call's variables in scope."
-            } else {
-                "This session ended without any input."
-            }}</p>
-        })}
-        {(!active && !session.transcript.is_empty()).then(|| view! { <ReplayControls replay times=times.clone()/> })}
-        <ol class="transcript">
-            {session.transcript.iter().enumerate().map(|(i, e)| view! {
-                <Entry entry=e.clone() hidden=Signal::derive(move || replay.shown.get().is_some_and(|n| i >= n))/>
-            }).collect_view()}
-        </ol>
-        {if active {
-            view! { <Prompt session_id=session.session_id.clone() history state/> }.into_any()
-        } else {
-            let note = match &session.closed_reason {
-                Some(reason) => format!("Session closed — {reason}"),
-                None => "Breakpoint resumed — session closed".to_string(),
-            };
-            view! { <p class="closed-note">{note}</p> }.into_any()
-        }}
+        <div class="page-body" inner_html=html on:click=on_click on:change=on_change></div>
+        {if active { view! { <Prompt session_id state/> }.into_any() } else { ().into_any() }}
     }
+}
+
+/// The transcript's entries, in order (server HTML).
+fn entries() -> Vec<web_sys::Element> {
+    let Ok(list) = document().query_selector_all(".transcript .entry") else { return vec![] };
+    (0..list.length()).filter_map(|i| list.item(i)?.dyn_into().ok()).collect()
 }
 
 /// Replaying a closed session's transcript: its entries appear again at the pace they were
@@ -132,16 +107,43 @@ impl Replay {
         Replay { shown: RwSignal::new(None), speed: RwSignal::new(1.0), run: RwSignal::new(0) }
     }
 
+    /// Shows the first `shown` entries (all for None), and the controls for that state.
+    fn show(self, shown: Option<usize>) {
+        let document = document();
+        let entries = entries();
+        let total = entries.len();
+        for (i, entry) in entries.into_iter().enumerate() {
+            let _ = entry.class_list().toggle_with_force("replay-hidden", shown.is_some_and(|n| i >= n));
+        }
+        let set_hidden = |selector: &str, hidden: bool| {
+            if let Ok(Some(element)) = document.query_selector(selector) {
+                let _ = if hidden { element.set_attribute("hidden", "") } else { element.remove_attribute("hidden") };
+            }
+        };
+        set_hidden(".replay-start", shown.is_some());
+        set_hidden(".replay-stop", shown.is_none());
+        set_hidden(".replay-progress", shown.is_none());
+        if let (Ok(Some(progress)), Some(n)) = (document.query_selector(".replay-progress"), shown) {
+            progress.set_text_content(Some(&format!("Replaying: {n} of {total}")));
+        }
+    }
+
     fn stop(self) {
         self.run.update(|r| *r += 1);
         self.shown.set(None);
     }
 
-    /// `times[0]` is the session start, then one time per entry.
-    fn start(self, times: std::sync::Arc<Vec<f64>>) {
+    /// Replays from the start: the times are the session's start, then one per entry.
+    fn start(self) {
+        let millis = |element: Option<web_sys::Element>| {
+            element.and_then(|e| e.get_attribute("data-ms")).and_then(|ms| ms.parse::<i64>().ok()).unwrap_or(0)
+        };
+        let start = millis(document().query_selector(".transcript").ok().flatten());
+        let times: Vec<f64> =
+            std::iter::once(start).chain(entries().into_iter().map(|e| millis(Some(e)))).map(|ms| ms as f64 / 1000.0).collect();
         self.run.update(|r| *r += 1);
         self.shown.set(Some(0));
-        self.step(times, self.run.get_untracked());
+        self.step(std::sync::Arc::new(times), self.run.get_untracked());
     }
 
     fn step(self, times: std::sync::Arc<Vec<f64>>, run: u64) {
@@ -163,87 +165,24 @@ impl Replay {
     }
 }
 
-#[component]
-fn ReplayControls(replay: Replay, times: std::sync::Arc<Vec<f64>>) -> impl IntoView {
-    let total = times.len() - 1;
-    view! {
-        <div class="replay">
-            {move || match replay.shown.get() {
-                None => view! {
-                    <button class="replay-start" on:click={
-                        let times = times.clone();
-                        move |_| replay.start(times.clone())
-                    }>"▶ Replay"</button>
-                }.into_any(),
-                Some(n) => view! {
-                    <button class="replay-stop" on:click=move |_| replay.stop()>"■ Stop"</button>
-                    <span class="replay-progress">{format!("Replaying: {n} of {total}")}</span>
-                }.into_any(),
-            }}
-            <label class="hint">"speed "
-                <select class="replay-speed" on:change=move |ev| {
-                    if let Ok(speed) = event_target_value(&ev).parse::<f64>() {
-                        replay.speed.set(speed);
-                    }
-                }>
-                    <option value="0.5">"0.5×"</option>
-                    <option value="1" selected>"1×"</option>
-                    <option value="2">"2×"</option>
-                    <option value="4">"4×"</option>
-                </select>
-            </label>
-        </div>
+/// REPL input as the Python prompt shows it: `>>> `, then `... ` on every further line.
+fn prompted(text: &str) -> String {
+    let mut out = String::new();
+    for (i, line) in text.split('\n').enumerate() {
+        out.push_str(if i == 0 { ">>> " } else { "\n... " });
+        out.push_str(line);
     }
+    out
 }
 
-fn value_text(value: &serde_json::Value) -> String {
-    match value {
-        serde_json::Value::String(s) => s.clone(),
-        other => other.to_string(),
-    }
-}
-
-#[component]
-fn Entry(entry: TranscriptEntry, #[prop(into)] hidden: Signal<bool>) -> impl IntoView {
-    let output = (!entry.output.is_empty()).then(|| {
-        let class = if entry.is_error { "output error" } else { "output" };
-        view! { <pre class=class>{entry.output.clone()}</pre> }
-    });
-    let stdout = (!entry.stdout.is_empty()).then(|| view! { <pre class="stdout">{entry.stdout.clone()}</pre> });
-    let object = entry.result_cid.clone().map(|cid| {
-        view! { <a class="object-link hint" href=format!("/object/{cid}") title="the stored value">"stored value"</a> }
-    });
-    view! {
-        <li class=if entry.is_error { "entry failed" } else { "entry" } class:replay-hidden=move || hidden.get()>
-            <InputLines text=entry.input.clone()/>
-            {stdout}
-            {output}
-            {object}
-        </li>
-    }
-}
-
-/// REPL input as the Python prompt shows it (`>>> `, then `... `), highlighted as Python.
-#[component]
-fn InputLines(text: String) -> impl IntoView {
-    let lines: Vec<String> = text.split('\n').map(str::to_string).collect();
-    let last = lines.len() - 1;
-    view! {
-        <pre class="input">
-            {lines.into_iter().enumerate().map(|(i, line)| view! {
-                <span class="prompt">{if i == 0 { ">>> " } else { "... " }}</span>
-                {highlight::tokens(&line).into_iter().map(|(kind, piece)| view! {
-                    <span class=kind.class()>{piece}</span>
-                }).collect_view()}
-                {(i < last).then_some("\n")}
-            }).collect_view()}
-        </pre>
-    }
+/// Runs `expr` in the session; the answer arrives as a live update.
+async fn evaluate(session_id: String, expr: String) -> Result<(), String> {
+    eval_in_session(session_id, expr).await.map(|_| ()).map_err(|e| e.to_string())
 }
 
 /// The input box: Enter evaluates, Shift+Enter adds a line, ↑/↓ walk the session's inputs.
 #[component]
-fn Prompt(session_id: String, history: Vec<String>, state: PromptState) -> impl IntoView {
+fn Prompt(session_id: String, state: PromptState) -> impl IntoView {
     let live = use_live();
     let textarea = NodeRef::<leptos::html::Textarea>::new();
     let PromptState { draft, busy, error, history_pos, stash, focused } = state;
@@ -257,11 +196,11 @@ fn Prompt(session_id: String, history: Vec<String>, state: PromptState) -> impl 
         history_pos.set(None);
         let session_id = session_id.clone();
         leptos::task::spawn_local(async move {
-            let outcome = eval_in_session(session_id, expr).await;
+            let outcome = evaluate(session_id, expr).await;
             busy.set(None);
             match outcome {
-                Ok(_) => draft.set(String::new()),
-                Err(e) => error.set(Some(e.to_string())),
+                Ok(()) => draft.set(String::new()),
+                Err(e) => error.set(Some(e)),
             }
             live.sessions.update(|n| *n += 1);
         });
@@ -273,7 +212,12 @@ fn Prompt(session_id: String, history: Vec<String>, state: PromptState) -> impl 
             submit();
             return;
         }
-        if (key != "ArrowUp" && key != "ArrowDown") || ev.shift_key() || ev.alt_key() || history.is_empty() {
+        if (key != "ArrowUp" && key != "ArrowDown") || ev.shift_key() || ev.alt_key() {
+            return;
+        }
+        // The session's inputs, oldest first: the transcript's entries carry them.
+        let history: Vec<String> = entries().iter().filter_map(|e| e.get_attribute("data-input")).collect();
+        if history.is_empty() {
             return;
         }
         let text = draft.get_untracked();
@@ -316,7 +260,7 @@ fn Prompt(session_id: String, history: Vec<String>, state: PromptState) -> impl 
     });
     view! {
         {move || busy.get().map(|expr| view! {
-            <div class="entry pending"><InputLines text=expr/>
+            <div class="entry pending"><pre class="input">{prompted(&expr)}</pre>
             <p class="hint busy">"running in the paused program…"</p></div>
         })}
         <div class="prompt-box" class:busy=move || busy.get().is_some()>
