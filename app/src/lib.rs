@@ -11,6 +11,7 @@ pub mod render;
 pub mod routes;
 
 use leptos::prelude::*;
+use leptos_meta::{provide_meta_context, MetaTags};
 use leptos_router::{
     components::{FlatRoutes, Route, Router, A},
     path, Lazy, SsrMode,
@@ -24,9 +25,8 @@ pub fn shell(options: LeptosOptions) -> impl IntoView {
                 <meta charset="utf-8"/>
                 <meta name="viewport" content="width=device-width, initial-scale=1"/>
                 <link rel="icon" href="/favicon.svg" type="image/svg+xml"/>
-                // Title and stylesheet are the same on every page: they live in the shell, so the
-                // wasm needs no leptos_meta (2-3 KB gzip).
-                <title>"Breakroom"</title>
+                // Each page names itself (`pages::PageTitle`); leptos_meta puts its title here.
+                <MetaTags/>
                 <link rel="stylesheet" id="leptos" href="/pkg/breakroom.css"/>
                 <AutoReload options=options.clone()/>
                 <HydrationScripts options/>
@@ -41,6 +41,7 @@ pub fn shell(options: LeptosOptions) -> impl IntoView {
 #[component]
 pub fn App() -> impl IntoView {
     live::provide_live_updates();
+    provide_meta_context();
     view! {
         <Router>
             <header class="topbar">

@@ -33,6 +33,12 @@ pub fn esc(text: &str) -> String {
     out
 }
 
+/// `html` with the page's title at its end, where the page finds it (`crate::pages::title_in`).
+fn titled(mut html: String, title: &str) -> String {
+    html.push_str(&crate::pages::title_marker(&esc(title)));
+    html
+}
+
 /// Links to REPL sessions, with their state, or `empty` as a hint when there are none.
 pub fn session_links(out: &mut String, sessions: &[SessionLink], empty: &str) {
     if sessions.is_empty() {
@@ -93,7 +99,7 @@ pub fn call_stack(view: &CallStackView) -> String {
         out.push_str("</ol>");
     }
     out.push_str("</section>");
-    out
+    titled(out, &format!("Call stack · {}", view.function_name))
 }
 
 /// A frame: where it is and the line it was at; opens to the source around that line.
@@ -343,7 +349,7 @@ pub fn repl_session(session: &ReplSession) -> String {
         };
         let _ = write!(out, r#"<p class="closed-note">{}</p>"#, esc(&note));
     }
-    out
+    titled(out, &format!("REPL · {}", session.function_name))
 }
 
 /// Epoch milliseconds: the browser reads them without a float parser.
@@ -512,7 +518,11 @@ pub fn sessions(page: &SessionPage<SessionSummary>, filters: &Filters) -> String
         }
         out.push_str("</nav>");
     }
-    out
+    let title = match filters.search.trim() {
+        "" => "REPL sessions".to_string(),
+        search => format!("REPL sessions · {search}"),
+    };
+    titled(out, &title)
 }
 
 // ---- `/call-tree`, `/call-tree/{process_key}`, `/object/{cid}`
@@ -525,7 +535,7 @@ pub fn processes(list: &[ProcessSummary]) -> String {
             r#"<section class="empty"><p>No calls recorded yet.</p><p class="hint">Every call a debugged program "#,
             r#"reports is recorded here, one tree per process.</p></section>"#
         ));
-        return out;
+        return titled(out, "Call trees");
     }
     out.push_str(concat!(
         r#"<div class="table-wrap"><table class="processes"><thead><tr><th>Process</th><th>PID</th><th>Calls</th>"#,
@@ -550,7 +560,7 @@ pub fn processes(list: &[ProcessSummary]) -> String {
         );
     }
     out.push_str("</tbody></table></div>");
-    out
+    titled(out, "Call trees")
 }
 
 /// One process's calls as a tree (callers first, `--depth` indents), `selected` marked.
@@ -594,12 +604,12 @@ pub fn call_tree(process_key: &str, nodes: &[CallTreeNode], selected: &str) -> S
         out.push_str("</li>");
     }
     out.push_str("</ol>");
-    out
+    titled(out, &format!("Call tree · process {process_key}"))
 }
 
 /// What is known of a stored value.
 pub fn stored_value(v: &StoredValue) -> String {
-    format!(
+    let html = format!(
         concat!(
             r#"<h1>Stored value</h1><dl class="meta"><dt>CID</dt><dd class="mono cid">{}</dd><dt>format</dt><dd>{}</dd>"#,
             r#"<dt>size</dt><dd>{} bytes</dd><dt>stored</dt><dd>{}</dd></dl><pre class="output value">{}</pre>"#
@@ -609,7 +619,8 @@ pub fn stored_value(v: &StoredValue) -> String {
         v.size,
         timestamp(v.stored_at),
         esc(&v.display)
-    )
+    );
+    titled(html, &format!("Stored value · {}", v.cid.get(..12).unwrap_or(&v.cid)))
 }
 
 #[cfg(test)]

@@ -23,6 +23,7 @@ test("client-side navigation across every page: each page's chunk is fetched onc
 
   const first = runProgram("greet.py", {}, ["navigated"]);
   await open(page, "/");
+  await expect(page).toHaveTitle("Paused calls — Breakroom");
   const card = page.locator(".paused-card", { hasText: "'navigated'" });
   await expect(card).toBeVisible();
   const initial = [...downloads.files];
@@ -49,6 +50,7 @@ test("client-side navigation across every page: each page's chunk is fetched onc
     await input.fill("[name] * 2");
     await input.press("Enter");
     await expect(page.locator(".transcript .entry")).toContainText("['navigated', 'navigated']");
+    await expect(page).toHaveTitle("REPL · greet — Breakroom");
   });
   firstVisit("/repl/{id}", repl);
   const replUrl = page.url();
@@ -57,6 +59,7 @@ test("client-side navigation across every page: each page's chunk is fetched onc
     await page.locator(".transcript .entry a.object-link").click();
     await expect(page.locator("h1")).toHaveText("Stored value");
     await expect(page.locator(".value")).toHaveText("['navigated', 'navigated']");
+    await expect(page).toHaveTitle(/^Stored value · [0-9a-f]{12} — Breakroom$/);
   });
   firstVisit("/object/{cid}", object);
 
@@ -72,6 +75,7 @@ test("client-side navigation across every page: each page's chunk is fetched onc
   const callstack = await step(async () => {
     await page.getByRole("link", { name: "View Call Stack" }).click();
     await expect(page.locator("h1")).toContainText("Call Stack for greet");
+    await expect(page).toHaveTitle("Call stack · greet — Breakroom");
   });
   firstVisit("/callstack/{id}", callstack);
 
@@ -82,10 +86,18 @@ test("client-side navigation across every page: each page's chunk is fetched onc
     await expect(page.locator(".call-node .badge.repl")).toHaveCount(1);
   });
   firstVisit("/call-tree/{key}", tree);
+  await expect(page).toHaveTitle(/^Call tree · process .+ — Breakroom$/);
+
+  // The server names each page in its own <title> too, for tabs, history and bookmarks.
+  const served = async (url: string) => (await (await page.request.get(url)).text()).match(/<title>([^<]*)<\/title>/)?.[1];
+  expect(await served(replUrl)).toBe("REPL · greet — Breakroom");
+  expect(await served("/repls?search=greet")).toBe("REPL sessions · greet — Breakroom");
+  expect(await served("/no/such/page")).toBe("Not found — Breakroom");
 
   const sessions = await step(async () => {
     await page.locator(".topbar nav").getByRole("link", { name: "Sessions" }).click();
     await expect(page.locator("h1")).toHaveText("REPL Sessions");
+    await expect(page).toHaveTitle("REPL sessions — Breakroom");
   });
   firstVisit("/repls", sessions);
 
@@ -93,6 +105,7 @@ test("client-side navigation across every page: each page's chunk is fetched onc
     await page.locator(".topbar nav").getByRole("link", { name: "Call trees" }).click();
     await expect(page.locator("h1")).toHaveText("Call trees");
     await expect(page.locator("table.processes tbody tr").first()).toBeVisible();
+    await expect(page).toHaveTitle("Call trees — Breakroom");
   });
   firstVisit("/call-tree", processes);
 

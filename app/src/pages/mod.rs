@@ -6,8 +6,39 @@ pub mod repl;
 pub mod repls;
 
 use leptos::prelude::*;
+use leptos_meta::Title;
 
 use crate::api::{PageCodec, PageHtml};
+
+/// The page's `<title>`: what it shows, then the product ("REPL · compute_total — Breakroom").
+#[component]
+pub fn PageTitle(#[prop(into)] text: String) -> impl IntoView {
+    view! { <Title text=format!("{text} — Breakroom")/> }
+}
+
+/// Where a server-rendered page names itself: a comment at the end of its HTML (see
+/// `crate::render::title_marker`), so that the page's title comes with the data it depends on.
+const TITLE_MARKER: &str = "<!--title:";
+
+/// The title a server-rendered page carries, unescaped (the marker holds it HTML-escaped).
+pub fn title_in(html: &str) -> Option<String> {
+    let start = html.rfind(TITLE_MARKER)? + TITLE_MARKER.len();
+    let escaped = html[start..].strip_suffix("-->")?;
+    Some(
+        escaped
+            .replace("&lt;", "<")
+            .replace("&gt;", ">")
+            .replace("&quot;", "\"")
+            .replace("&#x27;", "'")
+            .replace("&amp;", "&"),
+    )
+}
+
+/// The marker [`title_in`] reads, for the server's renderer. `escaped` must be HTML-escaped,
+/// which also keeps `-->` out of it.
+pub fn title_marker(escaped: &str) -> String {
+    format!("{TITLE_MARKER}{escaped}-->")
+}
 
 /// Page content rendered by the server (see `crate::render`), refetched like any other data:
 /// "Loading…" at first, the error if the server function failed, Not found for None.
@@ -19,7 +50,10 @@ pub fn ServerHtml(html: Resource<PageHtml, PageCodec>) -> impl IntoView {
                 match html.await {
                     Err(e) => view! { <p class="error">{e.to_string()}</p> }.into_any(),
                     Ok(None) => view! { <NotFound/> }.into_any(),
-                    Ok(Some(html)) => view! { <div class="page-body" inner_html=html></div> }.into_any(),
+                    Ok(Some(html)) => {
+                        let title = title_in(&html).map(|text| view! { <PageTitle text/> });
+                        view! { {title} <div class="page-body" inner_html=html></div> }.into_any()
+                    }
                 }
             })}
         </Transition>
@@ -33,10 +67,25 @@ pub fn NotFound() -> impl IntoView {
         response.set_status(http::StatusCode::NOT_FOUND);
     }
     view! {
+        <PageTitle text="Not found"/>
         <section class="empty not-found">
             <h1>"Not found"</h1>
             <p>"Nothing lives at this address. " <a href="/">"See what is paused"</a> " or "
                 <a href="/repls">"search past REPL sessions"</a> "."</p>
         </section>
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_page_title_survives_the_marker_with_markup_characters() {
+        // As the server's renderer escapes it: `<`, `&`, quotes, and no `-->` left to end the comment.
+        let escaped = "REPL · f&lt;T&gt; &amp; &quot;x&quot; &#x27;y&#x27; --&gt;";
+        let html = format!("<h1>f</h1>{}", title_marker(escaped));
+        assert_eq!(title_in(&html).as_deref(), Some("REPL · f<T> & \"x\" 'y' -->"));
+        assert_eq!(title_in("<h1>no marker</h1>"), None);
     }
 }

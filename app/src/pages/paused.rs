@@ -15,7 +15,7 @@ use crate::api::{
     set_breakpoint_behavior, set_global_behavior, set_replacement, skip_call, start_repl,
 };
 use crate::live::{use_live, Live};
-use crate::pages::ServerHtml;
+use crate::pages::{PageTitle, ServerHtml};
 
 #[component]
 pub fn PausedPage() -> impl IntoView {
@@ -55,6 +55,7 @@ pub fn PausedPage() -> impl IntoView {
         }
     };
     view! {
+        <PageTitle text="Paused calls"/>
         <h1>"Paused calls"</h1>
         <div on:click=on_click on:submit=on_submit>
             <ServerHtml html=paused/>

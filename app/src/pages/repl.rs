@@ -9,7 +9,7 @@ use wasm_bindgen::JsCast;
 
 use crate::api::{eval_in_session, repl_page, server_resource, ACTIVE_SESSION};
 use crate::live::use_live;
-use crate::pages::NotFound;
+use crate::pages::{title_in, NotFound, PageTitle};
 
 /// Page-level state of the input box.
 #[derive(Clone, Copy)]
@@ -48,7 +48,8 @@ pub fn ReplPage() -> impl IntoView {
                     Ok(None) => view! { <NotFound/> }.into_any(),
                     Ok(Some(html)) => {
                         let session_id = params.read_untracked().get("session_id").unwrap_or_default();
-                        view! { <Session html session_id replay state/> }.into_any()
+                        let title = title_in(&html).map(|text| view! { <PageTitle text/> });
+                        view! { {title} <Session html session_id replay state/> }.into_any()
                     }
                 }
             })}
