@@ -6,11 +6,14 @@ import * as path from "node:path";
 // Starts the release binary on a free port and hands its URL to the tests.
 export default async function globalSetup() {
   const root = path.resolve(__dirname, "..");
-  // The release binary (scripts/test.sh builds it), else the debug one that a plain
-  // `cargo leptos end-to-end` builds; BREAKROOM_BIN picks another.
-  const binary =
-    process.env.BREAKROOM_BIN ||
-    ["release", "debug"].map((profile) => path.join(root, "target", profile, "breakroom")).find((file) => fs.existsSync(file));
+  // The binary built last, release (scripts/test.sh, `cargo leptos end-to-end --release`) or debug
+  // (a plain `cargo leptos end-to-end`): both builds write the site to target/site, so the newest
+  // binary is the one that matches it. BREAKROOM_BIN picks another.
+  const newest = ["release", "debug"]
+    .map((profile) => path.join(root, "target", profile, "breakroom"))
+    .filter((file) => fs.existsSync(file))
+    .sort((a, b) => fs.statSync(b).mtimeMs - fs.statSync(a).mtimeMs)[0];
+  const binary = process.env.BREAKROOM_BIN || newest;
   if (!binary || !fs.existsSync(binary)) {
     throw new Error(`${binary || "target/release/breakroom"} is missing: build it with 'cargo leptos build --release --split' first`);
   }
