@@ -1,0 +1,523 @@
+"""Completion for the REPL of a paused program, without running any of the program's code.
+
+`complete(code, cursor_pos, namespace_layers)` answers in the shape of Jupyter's complete_reply:
+
+    {"status": "ok", "matches": [...], "cursor_start": int, "cursor_end": int,
+     "metadata": {"types": [...one per match...],
+                  "_jupyter_types_experimental": [{"start", "end", "text", "type", "signature"}],
+                  "timed_out": bool}}
+
+Positions are in code points, as Jupyter's cursor_pos. Matches replace code[cursor_start:cursor_end].
+
+Nothing here calls into user code: no property getters, no `__getattr__`/`__getattribute__`, no
+`__dir__`, no descriptors other than the interpreter's own slot and C getset readers, no
+`isinstance` (it reads `__class__`, which may be a property). Classes and instances are read
+through the MRO's `__dict__`s and the instance's real `__dict__`, fetched with type's own
+descriptors so a metaclass cannot intercept them.
+
+This module is self-contained (stdlib only, no relative imports): `completion_snippet` sends its
+source to clients that do not have the `breakroom` package (unchanged cideldill clients), which
+evaluate it as one expression in the paused frame.
+"""
+
+import builtins
+import json
+import keyword
+import re
+import time
+import types
+
+DEFAULT_BUDGET_S = 0.2
+_CHECK_EVERY = 256  # items between deadline checks in long loops
+
+_type_dict = type.__dict__["__dict__"].__get__  # a class's own namespace, bypassing metaclasses
+_type_mro = type.__dict__["__mro__"].__get__
+_type_module = type.__dict__["__module__"].__get__
+_IDENT = r"[^\W\d]\w*"
+_CHAIN_AT_END = re.compile(rf"({_IDENT}(?:\s*\.\s*{_IDENT})*)\s*$")
+_PARTIAL_AT_END = re.compile(rf"(?:{_IDENT})?$")
+_SAFE_DESCRIPTORS = (types.MemberDescriptorType, types.GetSetDescriptorType)
+_FUNCTION_TYPES = (
+    types.FunctionType,
+    types.BuiltinFunctionType,
+    types.MethodType,
+    types.MethodWrapperType,
+    types.WrapperDescriptorType,
+    types.MethodDescriptorType,
+    types.ClassMethodDescriptorType,
+    staticmethod,
+    classmethod,
+)
+
+
+class _Unresolved(Exception):
+    """A name or attribute that cannot be read without running code (or does not exist)."""
+
+
+class _Deadline:
+    def __init__(self, budget_s):
+        self.end = time.perf_counter() + budget_s
+        self.hit = False
+
+    def passed(self):
+        if not self.hit and time.perf_counter() > self.end:
+            self.hit = True
+        return self.hit
+
+
+# ---- reading objects statically -------------------------------------------------------------
+
+
+def _mro(cls):
+    try:
+        return _type_mro(cls)
+    except TypeError:
+        return (cls,)
+
+
+def _class_lookup(cls, name):
+    """The raw attribute `name` from the first class of cls's MRO that defines it."""
+    for klass in _mro(cls):
+        namespace = _type_dict(klass)
+        if name in namespace:
+            return namespace[name]
+    raise _Unresolved(name)
+
+
+def _has_slot(value, slot):
+    """Whether type(value) defines `slot` anywhere in its MRO (a static hasattr)."""
+    return any(slot in _type_dict(klass) for klass in _mro(type(value)))
+
+
+def _is_class(value):
+    return issubclass(type(value), type)
+
+
+def instance_dict(obj):
+    """obj's own attribute dict, read with the interpreter's `__dict__` descriptor; None when
+    obj has none or a class replaced `__dict__` with something of its own."""
+    for klass in _mro(type(obj)):
+        descriptor = _type_dict(klass).get("__dict__")
+        if descriptor is None:
+            continue
+        if type(descriptor) not in _SAFE_DESCRIPTORS:
+            return None
+        try:
+            found = descriptor.__get__(obj, type(obj))
+        except Exception:
+            return None
+        return found if type(found) is dict else None
+    return None
+
+
+def _read_descriptor(descriptor, obj):
+    """Values of slots and of the interpreter's own C attributes; anything else would run code."""
+    if type(descriptor) is types.MemberDescriptorType or (
+        type(descriptor) is types.GetSetDescriptorType and _type_module(descriptor.__objclass__) == "builtins"
+    ):
+        try:
+            return descriptor.__get__(obj, type(obj))
+        except Exception:
+            raise _Unresolved(descriptor) from None
+    raise _Unresolved(descriptor)
+
+
+def static_getattr(obj, name):
+    """obj.name as far as it can be read without running user code; raises _Unresolved."""
+    if _is_class(obj):
+        value = _class_lookup(obj, name)
+        if type(value) in (staticmethod, classmethod):
+            return value.__func__
+        return value
+    try:
+        class_value = _class_lookup(type(obj), name)
+    except _Unresolved:
+        class_value = _Unresolved
+    if class_value is not _Unresolved and (_has_slot(class_value, "__set__") or _has_slot(class_value, "__delete__")):
+        return _read_descriptor(class_value, obj)  # data descriptors win over the instance dict
+    own = instance_dict(obj)
+    if own is not None and name in own:
+        return own[name]
+    if class_value is _Unresolved:
+        raise _Unresolved(name)
+    if type(class_value) in (staticmethod, classmethod):
+        return class_value.__func__
+    if type(class_value) is types.FunctionType or not _has_slot(class_value, "__get__"):
+        return class_value  # a method reads like its function; a plain class attribute as itself
+    return _read_descriptor(class_value, obj)
+
+
+def static_attributes(obj, deadline=None):
+    """{name: raw value} of everything obj.name could find, read statically (instance dict first,
+    then the MRO's class dicts; properties and descriptors come back unevaluated)."""
+    found = {}
+    sources = [] if _is_class(obj) else [instance_dict(obj) or {}]
+    sources += [_type_dict(klass) for klass in _mro(obj if _is_class(obj) else type(obj))]
+    for source in sources:
+        for i, name in enumerate(source):
+            if deadline is not None and i % _CHECK_EVERY == 0 and deadline.passed():
+                return found
+            if type(name) is str and name not in found:
+                found[name] = source[name]
+    return found
+
+
+def kind_of(value):
+    """Jupyter/Jedi completion type of a raw value: module, class, function, property, instance."""
+    t = type(value)
+    if issubclass(t, types.ModuleType):
+        return "module"
+    if issubclass(t, type):
+        return "class"
+    if t in _FUNCTION_TYPES:
+        return "function"
+    if t is property:
+        return "property"
+    return "instance"
+
+
+def _attribute_kind(obj, name, raw):
+    """A listed attribute's type: a property on the class stays a property even when the
+    instance dict has the same name."""
+    if not _is_class(obj):
+        try:
+            if type(_class_lookup(type(obj), name)) is property:
+                return "property"
+        except _Unresolved:
+            pass
+    return kind_of(raw)
+
+
+def _lookup_name(name, layers):
+    for layer in layers:
+        try:
+            if name in layer:
+                return layer[name]
+        except Exception:
+            continue
+    raise _Unresolved(name)
+
+
+def resolve_chain(chain, layers):
+    """The object `a.b.c` names, read statically; raises _Unresolved."""
+    parts = [part.strip() for part in chain.split(".")]
+    value = _lookup_name(parts[0], layers)
+    for part in parts[1:]:
+        value = static_getattr(value, part)
+    return value
+
+
+def builtins_layer(layers):
+    """The builtins the code would see: the first layer's `__builtins__`, else the module."""
+    for layer in layers:
+        try:
+            found = layer.get("__builtins__") if type(layer) is dict else None
+        except Exception:
+            found = None
+        if type(found) is dict:
+            return found
+        if isinstance(found, types.ModuleType):
+            return instance_dict(found) or vars(builtins)
+    return vars(builtins)
+
+
+# ---- the text around the cursor ---------------------------------------------------------------
+
+
+def lexical_state(text):
+    """("code" | "comment" | "string", where an unterminated string starts, its quote) at the end
+    of `text`; bracket positions of the unclosed `(` are returned as a list for call context."""
+    i, n = 0, len(text)
+    open_parens = []
+    while i < n:
+        c = text[i]
+        if c == "#":
+            j = text.find("\n", i)
+            if j < 0:
+                return "comment", i, None, open_parens
+            i = j + 1
+            continue
+        if c in "'\"":
+            quote = text[i : i + 3] if text[i : i + 3] in ('"""', "'''") else c
+            start = i
+            i += len(quote)
+            while True:
+                if i >= n:
+                    return "string", start, quote, open_parens
+                if text[i] == "\\":
+                    i += 2
+                    continue
+                if text.startswith(quote, i):
+                    i += len(quote)
+                    break
+                if text[i] == "\n" and len(quote) == 1:
+                    break  # a one-line string cannot go on: the next line is code again
+                i += 1
+            continue
+        if c in "([{":
+            open_parens.append((c, i))
+        elif c in ")]}" and open_parens:
+            open_parens.pop()
+        i += 1
+    return "code", None, None, open_parens
+
+
+# ---- completing -------------------------------------------------------------------------------
+
+
+class _Matches:
+    def __init__(self, deadline, max_matches):
+        self.deadline = deadline
+        self.max_matches = max_matches
+        self.items = {}  # text -> type, in insertion order
+
+    def add(self, text, kind):
+        if text not in self.items and len(self.items) < self.max_matches:
+            self.items[text] = kind
+
+    def full(self):
+        return len(self.items) >= self.max_matches
+
+
+def _visible(name, partial):
+    # As IPython: private names only once the user has typed the underscore.
+    return name.startswith(partial) and (partial.startswith("_") or not name.startswith("_"))
+
+
+def _sorted(names):
+    return sorted(names, key=lambda n: (n.startswith("__"), n.startswith("_"), n.lower(), n))
+
+
+def _complete_attributes(chain, partial, layers, out):
+    try:
+        obj = resolve_chain(chain, layers)
+    except (_Unresolved, Exception):
+        return
+    attributes = static_attributes(obj, out.deadline)
+    for name in _sorted(n for n in attributes if _visible(n, partial)):
+        if out.deadline.passed() or out.full():
+            return
+        out.add(name, _attribute_kind(obj, name, attributes[name]))
+
+
+def _real_dict(value):
+    """Only dicts whose keys are what dict itself stores: no overridden keys/__iter__."""
+    t = type(value)
+    if t is dict:
+        return True
+    if not issubclass(t, dict):
+        return False
+    try:
+        return _class_lookup(t, "keys") is dict.keys and _class_lookup(t, "__iter__") is dict.__iter__
+    except _Unresolved:
+        return False
+
+
+def _escape_key(key, quote):
+    return key.replace("\\", "\\\\").replace(quote, "\\" + quote).replace("\n", "\\n")
+
+
+def _complete_dict_keys(chain, partial, quote, after_cursor, layers, out):
+    try:
+        mapping = resolve_chain(chain, layers)
+    except (_Unresolved, Exception):
+        return
+    if not _real_dict(mapping):
+        return
+    # Close the string and the subscript, unless the user already has.
+    closing = "" if after_cursor.startswith(quote) else quote + "]"
+    found = []
+    for i, key in enumerate(dict.keys(mapping)):
+        if i % _CHECK_EVERY == 0 and out.deadline.passed():
+            break
+        if type(key) is str and key.startswith(partial):
+            found.append(key)
+            if len(found) >= out.max_matches:
+                break
+    for key in _sorted(found):
+        out.add(_escape_key(key, quote) + closing, "dict key")
+
+
+def _parameter_names(func):
+    """Keyword-usable parameter names of a plain Python function, method or class, from code
+    objects only (no inspect.signature: it reads `__signature__`/`__wrapped__` dynamically)."""
+    skip = 0
+    if type(func) is types.MethodType:
+        func, skip = func.__func__, 1
+    elif _is_class(func):
+        try:
+            func, skip = _class_lookup(func, "__init__"), 1
+        except _Unresolved:
+            return []
+    if type(func) is not types.FunctionType:
+        return []
+    code = func.__code__
+    names = code.co_varnames[: code.co_argcount + code.co_kwonlyargcount]
+    return [n for n in names[max(skip, code.co_posonlyargcount) :]]
+
+
+def _complete_names(partial, layers, call_chain, out):
+    if call_chain:
+        try:
+            func = resolve_chain(call_chain, layers)
+        except (_Unresolved, Exception):
+            func = None
+        if func is not None:
+            for name in _parameter_names(func):
+                if name.startswith(partial):
+                    out.add(name + "=", "param")
+    all_layers = list(layers) + [builtins_layer(layers)]
+    for layer in all_layers:
+        try:
+            names = [n for n in layer if type(n) is str and _visible(n, partial)]
+        except Exception:
+            continue
+        for name in _sorted(names):
+            if out.deadline.passed() or out.full():
+                return
+            if name not in out.items:
+                try:
+                    out.add(name, kind_of(layer[name]))
+                except Exception:
+                    continue
+    for word in keyword.kwlist:
+        if word.startswith(partial):
+            out.add(word, "keyword")
+
+
+def complete(code, cursor_pos=None, namespace_layers=(), budget_s=DEFAULT_BUDGET_S, max_matches=1000):
+    """Completions at `cursor_pos` (code points; default: end of code) from `namespace_layers`
+    (mappings, innermost first: session names, locals, globals; builtins are added). Answers
+    with what it has once `budget_s` is spent (metadata.timed_out)."""
+    deadline = _Deadline(budget_s)
+    if cursor_pos is None or cursor_pos > len(code):
+        cursor_pos = len(code)
+    cursor_pos = max(0, cursor_pos)
+    text = code[:cursor_pos]
+    layers = [layer for layer in namespace_layers if layer is not None]
+    layers = [layer for i, layer in enumerate(layers) if all(layer is not other for other in layers[:i])]
+    out = _Matches(deadline, max_matches)
+    start = cursor_pos
+
+    state, string_start, quote, open_parens = lexical_state(text)
+    if state == "string":
+        # Only one completion happens inside a string: a dict key after `d["` / `d['`.
+        before = text[:string_start]
+        if len(quote) == 1 and before.rstrip().endswith("["):
+            chain = _CHAIN_AT_END.search(before.rstrip()[:-1])
+            partial = text[string_start + 1 :]
+            if chain and not _preceded_by_dot(before, chain.start()) and "\\" not in partial:
+                start = cursor_pos - len(partial)
+                _complete_dict_keys(chain.group(1), partial, quote, code[cursor_pos:], layers, out)
+    elif state == "code":
+        partial = _PARTIAL_AT_END.search(text).group(0)
+        start = cursor_pos - len(partial)
+        before = text[:start]
+        stripped = before.rstrip()
+        if stripped.endswith("."):
+            chain = _CHAIN_AT_END.search(stripped[:-1])
+            if chain and not _preceded_by_dot(stripped[:-1], chain.start()) and not _is_number(chain.group(1)):
+                _complete_attributes(chain.group(1), partial, layers, out)
+        elif not (before and (before[-1].isdigit() or before[-1] in "'\"")):
+            call_chain = None
+            if open_parens and open_parens[-1][0] == "(" and (stripped.endswith("(") or stripped.endswith(",")):
+                paren = open_parens[-1][1]
+                found = _CHAIN_AT_END.search(text[:paren])
+                if found and not _preceded_by_dot(text[:paren], found.start()):
+                    call_chain = found.group(1)
+            _complete_names(partial, layers, call_chain, out)
+
+    matches = list(out.items)
+    kinds = list(out.items.values())
+    return {
+        "status": "ok",
+        "matches": matches,
+        "cursor_start": start,
+        "cursor_end": cursor_pos,
+        "metadata": {
+            "types": kinds,
+            "_jupyter_types_experimental": [
+                {"start": start, "end": cursor_pos, "text": m, "type": k, "signature": ""} for m, k in zip(matches, kinds)
+            ],
+            "timed_out": deadline.hit,
+        },
+    }
+
+
+def _preceded_by_dot(text, index):
+    """`x().a.b`: a chain that hangs off a call or subscript cannot be read without running it."""
+    head = text[:index].rstrip()
+    return head.endswith(".") or head.endswith(")") or head.endswith("]")
+
+
+def _is_number(chain):
+    return chain[:1].isdigit()
+
+
+# ---- the snippet for clients without this package ---------------------------------------------
+
+
+def snippet_reply(code, cursor_pos, frame):
+    """What the completion snippet evaluates to: the reply as JSON text that has no `'`, so its
+    repr is exactly "'" + text.replace("\\\\", "\\\\\\\\") + "'" (see completion_snippet)."""
+    layers = [frame.f_locals, frame.f_globals]
+    try:
+        reply = complete(code, cursor_pos, layers)
+    except Exception as exc:  # a completion must never break the client's eval loop
+        reply = {"status": "error", "ename": type(exc).__name__, "evalue": str(exc), "matches": [],
+                 "cursor_start": cursor_pos, "cursor_end": cursor_pos, "metadata": {}}
+    return json.dumps(reply, ensure_ascii=True, separators=(",", ":")).replace("'", "\\u0027")
+
+
+def _own_source():
+    with open(__file__, encoding="utf-8") as f:
+        return f.read()
+
+
+_SNIPPET_PARTS = None
+
+
+def _snippet_parts():
+    """(module name, compressed source literal): the name changes with the source, so a process
+    never reuses a completer from an older snippet."""
+    global _SNIPPET_PARTS
+    if _SNIPPET_PARTS is None:
+        import base64
+        import hashlib
+        import zlib
+
+        source = _own_source().encode("utf-8")
+        name = "_breakroom_completer_" + hashlib.sha256(source).hexdigest()[:16]
+        packed = base64.b64encode(zlib.compress(source, 9)).decode("ascii")
+        _SNIPPET_PARTS = (name, packed)
+    return _SNIPPET_PARTS
+
+
+def completion_snippet(code, cursor_pos=None):
+    """One Python expression that, evaluated by a plain eval-based REPL in the paused frame (an
+    unchanged cideldill client), evaluates to the completion reply as JSON text.
+
+    It carries this module's source (zlib + base64), loads it once per process as a module named
+    after the source's hash in sys.modules (later snippets reuse it: no recompiling), and passes
+    it the eval's own frame, whose f_locals/f_globals are the REPL's namespaces. It binds no name
+    in the REPL's namespace. The eval's `result` is the repr of the JSON text; decode it with
+    `decode_snippet_result` (the text has no `'`, so the repr only doubles backslashes)."""
+    if cursor_pos is None:
+        cursor_pos = len(code)
+    name, packed = _snippet_parts()
+    loader = (
+        "(lambda m: (exec(compile(__import__('zlib').decompress(__import__('base64').b64decode("
+        f"'{packed}')), '<breakroom completer>', 'exec'), m.__dict__), m)[1])"
+        f"(__import__('types').ModuleType('{name}'))"
+    )
+    return (
+        f"(lambda sys: (sys.modules.get('{name}') or sys.modules.setdefault('{name}', {loader}))"
+        f".snippet_reply({code!r}, {int(cursor_pos)}, sys._getframe(1)))(__import__('sys'))"
+    )
+
+
+def decode_snippet_result(result):
+    """The reply dict from an eval's `result` text (the repr of the snippet's JSON string)."""
+    if len(result) < 2 or result[0] != "'" or result[-1] != "'":
+        raise ValueError(f"not a completion snippet result: {result[:80]!r}")
+    return json.loads(result[1:-1].replace("\\\\", "\\"))
