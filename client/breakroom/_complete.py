@@ -21,6 +21,7 @@ evaluate it as one expression in the paused frame.
 """
 
 import builtins
+import heapq
 import json
 import keyword
 import re
@@ -284,8 +285,15 @@ def _visible(name, partial):
     return name.startswith(partial) and (partial.startswith("_") or not name.startswith("_"))
 
 
-def _sorted(names):
-    return sorted(names, key=lambda n: (n.startswith("__"), n.startswith("_"), n.lower(), n))
+def _sort_key(name):
+    return (name.startswith("__"), name.startswith("_"), name.lower(), name)
+
+
+def _sorted(names, room=None):
+    """The first `room` names in display order (all when None), without sorting them all."""
+    if room is not None and len(names) > room:
+        return heapq.nsmallest(room, names, key=_sort_key)
+    return sorted(names, key=_sort_key)
 
 
 def _complete_attributes(chain, partial, layers, out):
@@ -294,9 +302,8 @@ def _complete_attributes(chain, partial, layers, out):
     except (_Unresolved, Exception):
         return
     attributes = static_attributes(obj, out.deadline)
-    for name in _sorted(n for n in attributes if _visible(n, partial)):
-        if out.deadline.passed() or out.full():
-            return
+    # What was gathered before the deadline is offered even when the deadline has passed.
+    for name in _sorted([n for n in attributes if _visible(n, partial)], out.max_matches):
         out.add(name, _attribute_kind(obj, name, attributes[name]))
 
 
@@ -368,13 +375,18 @@ def _complete_names(partial, layers, call_chain, out):
                     out.add(name + "=", "param")
     all_layers = list(layers) + [builtins_layer(layers)]
     for layer in all_layers:
+        names = []
         try:
-            names = [n for n in layer if type(n) is str and _visible(n, partial)]
+            for i, name in enumerate(layer):
+                if i % _CHECK_EVERY == 0 and out.deadline.passed():
+                    break
+                if type(name) is str and _visible(name, partial):
+                    names.append(name)
         except Exception:
             continue
-        for name in _sorted(names):
-            if out.deadline.passed() or out.full():
-                return
+        for name in _sorted(names, out.max_matches - len(out.items)):
+            if out.full():
+                break
             if name not in out.items:
                 try:
                     out.add(name, kind_of(layer[name]))
