@@ -189,10 +189,10 @@ def _run_with_deadline(fn, timeout_s):
 def bounded_repr(value, limit=REPR_LIMIT, timeout_s=REPR_TIMEOUT_S):
     """A repr of at most `limit` characters that never raises and returns within `timeout_s`."""
     if type(value) in _SCALARS:  # C reprs of bounded cost: no thread needed
-        return _render(value, limit)
+        return _cut(_render(value, limit), limit)
     status, text = _run_with_deadline(lambda: _render(value, limit), timeout_s)
     if status == "ok":
-        return text
+        return _cut(text, limit)
     if status == "error":
         return _describe_error(text)
     return TIMED_OUT
