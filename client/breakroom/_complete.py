@@ -22,9 +22,12 @@ evaluate it as one expression in the paused frame.
 
 import builtins
 import heapq
+import itertools
 import json
 import keyword
 import re
+import sys
+import threading
 import time
 import types
 
@@ -271,10 +274,13 @@ class _Matches:
         self.deadline = deadline
         self.max_matches = max_matches
         self.items = {}  # text -> type, in insertion order
+        self.signatures = {}  # text -> signature text, for functions
 
-    def add(self, text, kind):
+    def add(self, text, kind, value=None, bound=False):
         if text not in self.items and len(self.items) < self.max_matches:
             self.items[text] = kind
+            if kind == "function" and value is not None:
+                self.signatures[text] = signature_text(value, bound)
 
     def full(self):
         return len(self.items) >= self.max_matches
@@ -304,7 +310,10 @@ def _complete_attributes(chain, partial, layers, out):
     attributes = static_attributes(obj, out.deadline)
     # What was gathered before the deadline is offered even when the deadline has passed.
     for name in _sorted([n for n in attributes if _visible(n, partial)], out.max_matches):
-        out.add(name, _attribute_kind(obj, name, attributes[name]))
+        raw = attributes[name]
+        # A function from the class, reached through an instance, is a bound method.
+        bound = not _is_class(obj) and type(raw) is not staticmethod and (instance_dict(obj) or {}).get(name) is not raw
+        out.add(name, _attribute_kind(obj, name, raw), raw, bound)
 
 
 def _real_dict(value):
@@ -363,6 +372,61 @@ def _parameter_names(func):
     return [n for n in names[max(skip, code.co_posonlyargcount) :]]
 
 
+def _default_text(value):
+    # Only values whose repr is the interpreter's own: a default's __repr__ is user code.
+    if type(value) in (int, float, bool, type(None)) or (type(value) in (str, bytes) and len(value) <= 40):
+        return repr(value)
+    return "…"
+
+
+def signature_text(value, bound=False):
+    """`(a, b=1, *, flag=False)` read from code objects or a builtin's `__text_signature__`;
+    "" when that cannot be done without running code. `bound`: the first parameter is given
+    (a function read from a class, reached through an instance)."""
+    try:
+        t = type(value)
+        if t is classmethod:
+            value, t, bound = value.__func__, type(value.__func__), True
+        elif t is staticmethod:
+            value, t = value.__func__, type(value.__func__)
+        if t is types.MethodType:
+            value, t, bound = value.__func__, type(value.__func__), True
+        if t is types.FunctionType:
+            code = value.__code__
+            defaults = value.__defaults__ or ()
+            kwdefaults = value.__kwdefaults__ or {}
+            positional = code.co_varnames[: code.co_argcount]
+            first_default = len(positional) - len(defaults)
+            parts = []
+            for i, name in enumerate(positional):
+                if bound and i == 0:
+                    continue
+                parts.append(f"{name}={_default_text(defaults[i - first_default])}" if i >= first_default else name)
+                if i + 1 == code.co_posonlyargcount and parts:
+                    parts.append("/")
+            index = code.co_argcount + code.co_kwonlyargcount
+            if code.co_flags & 0x04:  # CO_VARARGS
+                parts.append("*" + code.co_varnames[index])
+                index += 1
+            elif code.co_kwonlyargcount:
+                parts.append("*")
+            for name in code.co_varnames[code.co_argcount : code.co_argcount + code.co_kwonlyargcount]:
+                parts.append(f"{name}={_default_text(kwdefaults[name])}" if name in kwdefaults else name)
+            if code.co_flags & 0x08:  # CO_VARKEYWORDS
+                parts.append("**" + code.co_varnames[index])
+            return "(" + ", ".join(parts) + ")"
+        if t in _FUNCTION_TYPES:
+            text = value.__text_signature__  # a C getset on the interpreter's own callables
+            if type(text) is str and text.startswith("(") and text.endswith(")"):
+                parts = [part for part in text[1:-1].split(", ") if part and not part.startswith("$")]
+                if len(parts) < len(text[1:-1].split(", ")) and parts[:1] == ["/"]:
+                    parts = parts[1:]  # `($self, /)`: the bound argument was the only positional one
+                return "(" + ", ".join(parts) + ")"
+    except Exception:
+        pass
+    return ""
+
+
 def _complete_names(partial, layers, call_chain, out):
     if call_chain:
         try:
@@ -389,7 +453,8 @@ def _complete_names(partial, layers, call_chain, out):
                 break
             if name not in out.items:
                 try:
-                    out.add(name, kind_of(layer[name]))
+                    value = layer[name]
+                    out.add(name, kind_of(value), value)
                 except Exception:
                     continue
     for word in keyword.kwlist:
@@ -397,10 +462,100 @@ def _complete_names(partial, layers, call_chain, out):
             out.add(word, "keyword")
 
 
-def complete(code, cursor_pos=None, namespace_layers=(), budget_s=DEFAULT_BUDGET_S, max_matches=1000):
+# ---- Jedi, when the program has it ---------------------------------------------------------------
+
+_jedi_busy = threading.Lock()
+_PRELUDE_NAMES = 500
+
+
+def _jedi_prelude(layers):
+    """Source lines that tell Jedi what the names are without handing it the objects (Jedi's
+    Interpreter calls dir(), iter() and getattr() on live objects): modules become imports of
+    the already-imported module, other values an annotation with their class."""
+    lines, seen = [], set()
+    for layer in layers:
+        try:
+            names = [n for n in itertools.islice(layer, _PRELUDE_NAMES) if type(n) is str and n.isidentifier()]
+        except Exception:
+            continue
+        for name in names:
+            if name in seen or keyword.iskeyword(name):
+                continue
+            seen.add(name)
+            try:
+                value = layer[name]
+            except Exception:
+                continue
+            t = type(value)
+            if issubclass(t, types.ModuleType):
+                module = (instance_dict(value) or {}).get("__name__")
+                if type(module) is str and sys.modules.get(module) is value and all(
+                    part.isidentifier() for part in module.split(".")
+                ):
+                    lines.append(f"import {module} as {name}")
+                continue
+            cls = value if issubclass(t, type) else t
+            module, qualname = _type_module(cls), type.__dict__["__qualname__"].__get__(cls)
+            if type(module) is not str or "<" in qualname or module == "__main__" or module not in sys.modules:
+                continue
+            if module == "builtins" and qualname.partition(".")[0] not in vars(builtins):
+                continue  # `function`, `NoneType`: types builtins does not name
+            alias = f"_breakroom_t{len(lines)}"
+            top, _, rest = qualname.partition(".")
+            if module == "builtins":
+                lines.append(f"{alias} = {top}")
+            else:
+                lines.append(f"from {module} import {top} as {alias}")
+            target = alias + ("." + rest if rest else "")
+            lines.append(f"{name} = {target}" if cls is value else f"{name}: {target}")
+    return "\n".join(lines) + "\n" if lines else ""
+
+
+def _jedi_matches(code, cursor_pos, layers, deadline):
+    """[(name, type, signature)] from Jedi's static analysis of the input, or [] when Jedi is
+    missing, busy (one run at a time), or not done within the budget: a run that overruns goes
+    on in its daemon thread and leaves Jedi's caches warm for the next completion."""
+    if "import" in code or not _jedi_busy.acquire(blocking=False):
+        return []  # Jedi would import what an `import` names, running its module code
+    found, done = [], threading.Event()
+
+    def run():
+        try:
+            import jedi
+            from jedi.api.environment import InterpreterEnvironment
+
+            prelude = _jedi_prelude(layers)
+            text = prelude + code[:cursor_pos]
+            line, column = text.count("\n") + 1, len(text) - (text.rfind("\n") + 1)
+            script = jedi.Script(prelude + code, environment=InterpreterEnvironment())
+            for completion in script.complete(line, column):
+                found.append((completion.name, completion.type, ""))
+        except Exception:
+            pass
+        finally:
+            _jedi_busy.release()
+            done.set()
+
+    threading.Thread(target=run, name="breakroom-jedi", daemon=True).start()
+    done.wait(max(0.0, deadline.end - time.perf_counter()))
+    return list(found) if done.is_set() else []
+
+
+def _jedi_available():
+    if "jedi" in sys.modules:
+        return True
+    import importlib.util
+
+    return importlib.util.find_spec("jedi") is not None
+
+
+def complete(code, cursor_pos=None, namespace_layers=(), budget_s=DEFAULT_BUDGET_S, max_matches=1000, use_jedi=True):
     """Completions at `cursor_pos` (code points; default: end of code) from `namespace_layers`
     (mappings, innermost first: session names, locals, globals; builtins are added). Answers
-    with what it has once `budget_s` is spent (metadata.timed_out)."""
+    with what it has once `budget_s` is spent (metadata.timed_out).
+
+    When the static reading finds nothing (a call's result, a literal: `os.getcwd().up`) and
+    `use_jedi` and Jedi is importable, Jedi's static analysis may answer within the budget."""
     deadline = _Deadline(budget_s)
     if cursor_pos is None or cursor_pos > len(code):
         cursor_pos = len(code)
@@ -439,6 +594,13 @@ def complete(code, cursor_pos=None, namespace_layers=(), budget_s=DEFAULT_BUDGET
                     call_chain = found.group(1)
             _complete_names(partial, layers, call_chain, out)
 
+    if not out.items and state == "code" and use_jedi and not deadline.passed() and _jedi_available():
+        for name, kind, signature in _jedi_matches(code, cursor_pos, layers, deadline):
+            if name.startswith(partial):
+                out.add(name, kind)
+                out.signatures[name] = signature
+        deadline.passed()
+
     matches = list(out.items)
     kinds = list(out.items.values())
     return {
@@ -449,7 +611,8 @@ def complete(code, cursor_pos=None, namespace_layers=(), budget_s=DEFAULT_BUDGET
         "metadata": {
             "types": kinds,
             "_jupyter_types_experimental": [
-                {"start": start, "end": cursor_pos, "text": m, "type": k, "signature": ""} for m, k in zip(matches, kinds)
+                {"start": start, "end": cursor_pos, "text": m, "type": k, "signature": out.signatures.get(m, "")}
+                for m, k in zip(matches, kinds)
             ],
             "timed_out": deadline.hit,
         },

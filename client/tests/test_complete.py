@@ -161,7 +161,7 @@ def test_getattr_getattribute_and_dir_are_not_called():
 def test_nothing_is_offered_inside_strings_comments_or_after_calls():
     assert matches("'pri", {}) == []
     assert matches("x = 1  # pri", {}) == []
-    assert matches("f().pri", {"f": lambda: None}) == []
+    assert matches("f().pri", {"f": lambda: None}, use_jedi=False) == []
 
 
 def test_completion_at_a_cursor_inside_the_code():
@@ -256,3 +256,32 @@ def test_snippet_round_trip_through_an_unchanged_cideldill_client(server):
     finally:
         server.resume(driver.pause_id)
         thread.join(10)
+
+
+# ---- signatures and Jedi ------------------------------------------------------------------------
+
+
+def test_function_matches_carry_their_signature():
+    entries = complete("obj.meth", None, [{"obj": Recorder()}])["metadata"]["_jupyter_types_experimental"]
+    assert entries[0]["signature"] == "(first, key=None, *, flag=False)"
+    entries = complete("le", None, [{}])["metadata"]["_jupyter_types_experimental"]
+    assert entries[0]["text"] == "len" and entries[0]["signature"] == "(obj, /)"
+
+
+def test_without_jedi_what_static_reading_cannot_see_is_not_offered():
+    started = time.perf_counter()
+    assert matches("s.upper().low", {"s": "abc"}, use_jedi=False) == []
+    assert time.perf_counter() - started < 0.05
+
+
+def test_jedi_answers_what_static_reading_cannot():
+    pytest.importorskip("jedi")
+    reply = complete("s.upper().low", None, [{"s": "abc", "obj": Recorder()}], budget_s=60)
+    assert "lower" in reply["matches"]
+
+
+def test_jedi_stays_within_the_budget():
+    pytest.importorskip("jedi")
+    started = time.perf_counter()
+    complete("s.strip().split()[0].up", None, [{"s": "abc"}], budget_s=0.05)
+    assert time.perf_counter() - started < 0.15
