@@ -220,7 +220,7 @@ def builtins_layer(layers):
             found = None
         if type(found) is dict:
             return found
-        if isinstance(found, types.ModuleType):
+        if issubclass(type(found), types.ModuleType):
             return instance_dict(found) or vars(builtins)
     return vars(builtins)
 
@@ -229,8 +229,9 @@ def builtins_layer(layers):
 
 
 def lexical_state(text):
-    """("code" | "comment" | "string", where an unterminated string starts, its quote) at the end
-    of `text`; bracket positions of the unclosed `(` are returned as a list for call context."""
+    """(state, string_start, quote, open_brackets) at the end of `text`: state is "code",
+    "comment" or "string" (then string_start and quote say where the unterminated string opens);
+    open_brackets lists the unclosed brackets as (char, index), innermost last."""
     i, n = 0, len(text)
     open_parens = []
     while i < n:
@@ -305,7 +306,7 @@ def _sorted(names, room=None):
 def _complete_attributes(chain, partial, layers, out):
     try:
         obj = resolve_chain(chain, layers)
-    except (_Unresolved, Exception):
+    except Exception:  # _Unresolved, or a layer that misbehaves
         return
     attributes = static_attributes(obj, out.deadline)
     # What was gathered before the deadline is offered even when the deadline has passed.
@@ -336,7 +337,7 @@ def _escape_key(key, quote):
 def _complete_dict_keys(chain, partial, quote, after_cursor, layers, out):
     try:
         mapping = resolve_chain(chain, layers)
-    except (_Unresolved, Exception):
+    except Exception:  # _Unresolved, or a layer that misbehaves
         return
     if not _real_dict(mapping):
         return
@@ -431,7 +432,7 @@ def _complete_names(partial, layers, call_chain, out):
     if call_chain:
         try:
             func = resolve_chain(call_chain, layers)
-        except (_Unresolved, Exception):
+        except Exception:  # _Unresolved, or a layer that misbehaves
             func = None
         if func is not None:
             for name in _parameter_names(func):
