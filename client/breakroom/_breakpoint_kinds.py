@@ -153,19 +153,19 @@ class BreakpointSpec:
         self._set_options(condition, hit_condition, pattern, log_message)
 
     def _set_options(self, condition, hit_condition, pattern, log_message):
-        # Compiled once here, so a bad expression is refused when the breakpoint is set and a
-        # hit costs one eval.
-        self.condition = condition or None
-        self.hit_condition = None if hit_condition in (None, "") else str(hit_condition).strip()
-        self.pattern = pattern or None
-        self.log_message = log_message or None
-        self._condition_code = _compile_expression(self.condition, "condition")
-        self._hits = HitCondition(self.hit_condition) if self.hit_condition else None
+        # Compiled once here, so a bad expression is refused when the breakpoint is set (with
+        # nothing changed) and a hit costs one eval.
+        condition, pattern, log_message = condition or None, pattern or None, log_message or None
+        hit_condition = None if hit_condition in (None, "") else str(hit_condition).strip()
+        condition_code = _compile_expression(condition, "condition")
+        hits = HitCondition(hit_condition) if hit_condition else None
         try:
-            self._pattern_re = re.compile(self.pattern) if self.pattern else None
+            pattern_re = re.compile(pattern) if pattern else None
         except re.error as exc:
-            raise BreakpointError(f"pattern {self.pattern!r}: {exc}") from None
-        self._log_code = _compile_expression("f" + repr(self.log_message), "log_message") if self.log_message else None
+            raise BreakpointError(f"pattern {pattern!r}: {exc}") from None
+        log_code = _compile_expression("f" + repr(log_message), "log_message") if log_message else None
+        self.condition, self.hit_condition, self.pattern, self.log_message = condition, hit_condition, pattern, log_message
+        self._condition_code, self._hits, self._pattern_re, self._log_code = condition_code, hits, pattern_re, log_code
 
     # ---- the REST form ---------------------------------------------------------------------
 
