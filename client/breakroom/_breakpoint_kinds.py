@@ -68,7 +68,8 @@ class HitCondition:
 
 class Decision:
     """What one arrival at a breakpoint comes to: `action` is PAUSE, LOG, SKIP or
-    CONDITION_ERROR; `message` is a logpoint's text, `error` a condition's exception."""
+    CONDITION_ERROR; `message` is a logpoint's text, `error` a condition's exception;
+    `hit_count` the breakpoint's count after this arrival (None when it did not count)."""
 
     __slots__ = ("action", "spec", "hit_count", "message", "error", "reason")
 
@@ -149,6 +150,9 @@ class BreakpointSpec:
         self.enabled = bool(enabled)
         self.hit_count = 0
         self.last_error = None  # the last condition error, shown on the breakpoint
+        # Skips that do not count as hits are the common case: made once (hit_count None).
+        self._disabled = Decision(SKIP, self, None, reason="disabled")
+        self._condition_false = Decision(SKIP, self, None, reason="condition false")
         self._lock = threading.Lock()
         self._set_options(condition, hit_condition, pattern, log_message)
 
@@ -217,7 +221,7 @@ class BreakpointSpec:
         """One arrival here, evaluated in `globals_`/`locals_`; `arguments` is the text a pattern
         is matched against (a callable producing it, so it is built only when needed)."""
         if not self.enabled:
-            return Decision(SKIP, self, self.hit_count, reason="disabled")
+            return self._disabled
         if self._condition_code is not None:
             try:
                 holds = bool(eval(self._condition_code, globals_, locals_))
@@ -229,11 +233,11 @@ class BreakpointSpec:
                     count = self.hit_count
                 return Decision(CONDITION_ERROR, self, count, error=error, reason=f"condition {self.condition!r} raised")
             if not holds:
-                return Decision(SKIP, self, self.hit_count, reason="condition false")
+                return self._condition_false
         if self._pattern_re is not None:
             text = arguments() if callable(arguments) else (arguments or "")
             if not self._pattern_re.search(text):
-                return Decision(SKIP, self, self.hit_count, reason="pattern did not match")
+                return Decision(SKIP, self, None, reason="pattern did not match")
         with self._lock:
             self.hit_count += 1
             count = self.hit_count

@@ -32,7 +32,7 @@ import types
 import weakref
 
 from . import _line_monitoring
-from ._breakpoint_kinds import CONDITION_ERROR, LOG, PAUSE, BreakpointError, BreakpointSpec, arguments_text
+from ._breakpoint_kinds import CONDITION_ERROR, LOG, SKIP, BreakpointError, BreakpointSpec, arguments_text
 from ._line_rewrite import HOOK_NAME, ModuleSource, NoCodeThere, code_key, codes_by_key, hooked_keys
 from ._running_frames import RunningFrameTracer
 
@@ -238,7 +238,7 @@ class LineBreakpoints:
         for frame in self._tracer.traced_frames:
             if frame not in needed and canonic(frame.f_code.co_filename) == file.path:
                 self._tracer.untrace([frame])
-        return self._tracer.trace(needed)
+        return self._tracer.trace(needed, file.by_line)
 
     def _frames_of(self, path):
         found = []
@@ -251,23 +251,26 @@ class LineBreakpoints:
         return found
 
     def _apply_monitoring(self, file, functions, lines):
-        """Python ≥ 3.12: LINE events on the code objects holding an armed line."""
+        """Python ≥ 3.12: LINE events on the code objects holding an armed line (every file's,
+        since the monitor takes the whole set); running frames get them too."""
         from ._line_rewrite import lines_with_code
 
-        armed = {}
+        armed, holders = {}, set()
         for path, f in self._files.items():
             wanted = set(f.by_line)
-            codes = functions if path == file.path else self._live_functions(path)
-            for func in codes:
+            for func in functions if path == file.path else self._live_functions(path):
                 stack = [func.__code__]
                 while stack:
                     code = stack.pop()
                     stack.extend(c for c in code.co_consts if isinstance(c, types.CodeType))
-                    here = (lines_with_code(code) & wanted) - self._generated.get(code, set())
+                    here = (lines_with_code(code, nested=False) & wanted) - self._generated.get(code, set())
                     if here:
                         armed[code] = here
+                        if path == file.path and func.__code__.co_name != "<module>":
+                            holders.add(func)  # (3.12 runs a module's code as a function too)
         self._monitor.set(armed)
-        return {"functions": len(armed), "running_frames": 0, "stale_functions": 0, "pending": not functions}
+        running = [frame for frame in self._frames_of(file.path) if frame.f_code in armed]
+        return {"functions": len(holders), "running_frames": len(running), "stale_functions": 0, "pending": not functions}
 
     def code_for_import(self, path, data, compile_name):
         """The code a file being imported (or run as __main__) gets: with hooks at its armed
@@ -294,34 +297,43 @@ class LineBreakpoints:
         """Called by the hook statement compiled into a function."""
         frame = sys._getframe(1)
         file = self._files.get(canonic(frame.f_code.co_filename))
-        if file is not None and line in file.by_line:
-            self.hit(frame, line, file.by_line[line])
+        specs = file.by_line.get(line) if file is not None else None
+        if specs:
+            self.hit(frame, line, specs)
 
     def _on_traced_line(self, frame):
         line = frame.f_lineno
         file = self._files.get(canonic(frame.f_code.co_filename))
-        if file is not None and line in file.by_line and line not in self._generated.get(frame.f_code, ()):
-            self.hit(frame, line, file.by_line[line])
+        specs = file.by_line.get(line) if file is not None else None
+        if specs and line not in self._generated.get(frame.f_code, ()):
+            self.hit(frame, line, specs)
 
     def _on_monitored_line(self, frame, line):
         file = self._files.get(canonic(frame.f_code.co_filename))
-        if file is not None and line in file.by_line:
-            self.hit(frame, line, file.by_line[line])
+        specs = file.by_line.get(line) if file is not None else None
+        if specs:
+            self.hit(frame, line, specs)
 
     def hit(self, frame, line, specs):
-        """Decides every breakpoint at this line; logs each logpoint; pauses at most once."""
+        """Decides every breakpoint at this line; logs each logpoint; pauses at most once.
+        Kept lean: a breakpoint whose condition is false costs this call and the condition."""
         thread = threading.get_ident()
-        if thread in self._in_hit or threading.current_thread().name == "breakroom-eval":
-            return  # a condition, a log message or a REPL eval running code with breakpoints
+        if thread in self._in_hit:
+            return  # a condition or a log message running code with breakpoints
         self._in_hit.add(thread)
         try:
             pause_for = None
             f_globals, f_locals = frame.f_globals, frame.f_locals
-            for spec in list(specs):
-                decision = spec.decide(f_globals, f_locals, lambda: arguments_text(frame))
+            for spec in specs:
+                arguments = (lambda: arguments_text(frame)) if spec.pattern else None
+                decision = spec.decide(f_globals, f_locals, arguments)
+                if decision.action == SKIP:
+                    continue
+                if threading.current_thread().name == "breakroom-eval":
+                    return  # a REPL eval calling code with breakpoints: it does not stop there
                 if decision.action == LOG:
                     self._record("log", decision, frame, line)
-                elif decision.action in (PAUSE, CONDITION_ERROR):
+                else:
                     self._record("breakpoint_hit", decision, frame, line)
                     pause_for = pause_for or decision
             if pause_for is not None:

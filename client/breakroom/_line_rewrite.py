@@ -39,10 +39,11 @@ def _codes(code):
             yield from _codes(const)
 
 
-def lines_with_code(module_code):
-    """Every line the compiler put an instruction on, function prologues left out."""
+def lines_with_code(module_code, nested=True):
+    """Every line the compiler put an instruction on (in the nested codes too, unless not
+    `nested`), function prologues left out."""
     lines = set()
-    for code in _codes(module_code):
+    for code in _codes(module_code) if nested else [module_code]:
         past_prologue = code.co_name == "<module>"
         for ins in dis.get_instructions(code):
             if not past_prologue:

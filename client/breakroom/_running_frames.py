@@ -124,8 +124,9 @@ class RunningFrameTracer:
 
     # ---- tracing them ----------------------------------------------------------------------
 
-    def trace(self, frames):
-        """Starts line events for `frames`; returns how many are traced."""
+    def trace(self, frames, lines):
+        """Starts line events for `frames`, calling back at `lines` (a live container: the
+        engine's armed lines of that file); returns how many are traced."""
         if not self.available:
             return 0
         count = 0
@@ -146,18 +147,25 @@ class RunningFrameTracer:
                         continue
                     self._installed[tstate] = _api.PyThreadState_GetID(tstate)
                 frame.f_trace_lines = True
-                frame.f_trace = self._local_trace
+                frame.f_trace = self._local_trace(lines)
                 self._traced[frame] = tstate
                 count += 1
         return count
 
-    def _local_trace(self, frame, event, arg):
-        if event == "line":
-            self._on_line(frame)
-        elif event == "return":
-            self._done(frame, from_own_thread=True)
-            return None
-        return self._local_trace
+    def _local_trace(self, lines):
+        # Called for every line of a traced frame: one set test before anything else.
+        on_line, done = self._on_line, self._done
+
+        def local_trace(frame, event, arg):
+            if event == "line":
+                if frame.f_lineno in lines:
+                    on_line(frame)
+            elif event == "return":
+                done(frame, from_own_thread=True)
+                return None
+            return local_trace
+
+        return local_trace
 
     def _done(self, frame, from_own_thread):
         with self._lock:
