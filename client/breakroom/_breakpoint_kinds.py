@@ -217,12 +217,13 @@ class BreakpointSpec:
 
     # ---- deciding a hit --------------------------------------------------------------------
 
-    def decide(self, globals_, locals_, arguments=None):
+    def decide(self, globals_, locals_, arguments=None, condition_held=False):
         """One arrival here, evaluated in `globals_`/`locals_`; `arguments` is the text a pattern
-        is matched against (a callable producing it, so it is built only when needed)."""
+        is matched against (a callable producing it, so it is built only when needed);
+        `condition_held`: the condition was evaluated already, compiled into the code."""
         if not self.enabled:
             return self._disabled
-        if self._condition_code is not None:
+        if self._condition_code is not None and not condition_held:
             try:
                 holds = bool(eval(self._condition_code, globals_, locals_))
             except Exception as exc:  # the program goes on; the error is shown, not swallowed

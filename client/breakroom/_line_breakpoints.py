@@ -33,7 +33,7 @@ import weakref
 
 from . import _line_monitoring
 from ._breakpoint_kinds import CONDITION_ERROR, LOG, SKIP, BreakpointError, BreakpointSpec, arguments_text
-from ._line_rewrite import HOOK_NAME, ModuleSource, NoCodeThere, code_key, codes_by_key, hooked_keys
+from ._line_rewrite import HIT_NAME, HOOK_NAME, ModuleSource, NoCodeThere, code_key, codes_by_key, hooked_keys
 from ._running_frames import RunningFrameTracer
 
 _PACKAGE_DIR = os.path.dirname(os.path.abspath(__file__))
@@ -100,6 +100,7 @@ class LineBreakpoints:
         self._tracer = RunningFrameTracer(self._on_traced_line)
         self._monitor = _line_monitoring.MonitoredLines(self._on_monitored_line) if _line_monitoring.available else None
         setattr(builtins, HOOK_NAME, self._hook)
+        setattr(builtins, HIT_NAME, ConditionHeld)
         self._finder = _HookingFinder(self)
         sys.meta_path.insert(0, self._finder)
 
@@ -138,7 +139,11 @@ class LineBreakpoints:
         """A PATCH: condition, hit condition, pattern, log message, enabled."""
         with self._lock:
             spec = self._spec(breakpoint_id)
+            condition = spec.condition
             spec.update(changes)
+            if spec.condition != condition:  # compiled into the code: compile it again
+                path = self._landed[spec.id][0]
+                self._apply(self._files[path], self._live_functions(path))
             return self._report(spec)
 
     def remove(self, breakpoint_id):
@@ -197,7 +202,7 @@ class LineBreakpoints:
         source = file.module_source()
         original_by_key = codes_by_key(source.original_code)
         if lines:
-            rewritten = source.compile_with_hooks(lines)
+            rewritten = source.compile_with_hooks(lines, self._inline_conditions(file))
             hooked, new_by_key = hooked_keys(rewritten), codes_by_key(rewritten)
             for key in hooked:
                 self._generated[new_by_key[key]] = _hook_lines(new_by_key[key])
@@ -226,6 +231,16 @@ class LineBreakpoints:
                 swapped += 1
         running = self._trace_running(file, {key: self._generated.get(new_by_key[key], set()) for key in hooked})
         return {"functions": swapped, "running_frames": running, "stale_functions": stale, "pending": not functions}
+
+    @staticmethod
+    def _inline_conditions(file):
+        """{line: conditions} for the lines where every breakpoint has a condition: those are
+        compiled into the function, and a false one costs no call."""
+        return {
+            line: [spec.condition for spec in specs]
+            for line, specs in file.by_line.items()
+            if specs and all(spec.condition for spec in specs)
+        }
 
     def _trace_running(self, file, lines_by_key):
         """Traces the frames running this file's functions in code that lacks a hook for one of
@@ -282,7 +297,7 @@ class LineBreakpoints:
             file.compile_name = compile_name
             source = ModuleSource(importlib.util.decode_source(data) if isinstance(data, bytes) else data, compile_name)
             file.source = source
-            code = source.compile_with_hooks(set(file.by_line))
+            code = source.compile_with_hooks(set(file.by_line), self._inline_conditions(file))
             for key in hooked_keys(code):
                 inner = codes_by_key(code)[key]
                 self._generated[inner] = _hook_lines(inner)
@@ -294,12 +309,14 @@ class LineBreakpoints:
     # ---- a breakpoint reached ---------------------------------------------------------------
 
     def _hook(self, line):
-        """Called by the hook statement compiled into a function."""
+        """Called by the hook statement compiled into a function (in an `except` when the
+        line's conditions were compiled in: then a ConditionHeld says one of them held)."""
         frame = sys._getframe(1)
         file = self._files.get(canonic(frame.f_code.co_filename))
         specs = file.by_line.get(line) if file is not None else None
         if specs:
-            self.hit(frame, line, specs)
+            held = len(specs) == 1 and sys.exc_info()[0] is ConditionHeld
+            self.hit(frame, line, specs, condition_held=held)
 
     def _on_traced_line(self, frame):
         line = frame.f_lineno
@@ -314,7 +331,7 @@ class LineBreakpoints:
         if specs:
             self.hit(frame, line, specs)
 
-    def hit(self, frame, line, specs):
+    def hit(self, frame, line, specs, condition_held=False):
         """Decides every breakpoint at this line; logs each logpoint; pauses at most once.
         Kept lean: a breakpoint whose condition is false costs this call and the condition."""
         thread = threading.get_ident()
@@ -326,7 +343,7 @@ class LineBreakpoints:
             f_globals, f_locals = frame.f_globals, frame.f_locals
             for spec in specs:
                 arguments = (lambda: arguments_text(frame)) if spec.pattern else None
-                decision = spec.decide(f_globals, f_locals, arguments)
+                decision = spec.decide(f_globals, f_locals, arguments, condition_held)
                 if decision.action == SKIP:
                     continue
                 if threading.current_thread().name == "breakroom-eval":
@@ -376,6 +393,10 @@ class LineBreakpoints:
             sys.meta_path.remove(self._finder)
         if self._monitor is not None:
             self._monitor.close()
+
+
+class ConditionHeld(Exception):
+    """Raised by a condition compiled into a function when it holds (see _line_rewrite)."""
 
 
 class _HookingFinder:

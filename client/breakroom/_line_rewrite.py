@@ -23,6 +23,8 @@ import ast
 import dis
 
 HOOK_NAME = "__breakroom_line__"
+# Raised by an inline condition that holds, so that the false case runs no call at all.
+HIT_NAME = "__BreakroomConditionHeld__"
 
 # What runs before a function's first line: not a place a breakpoint can stop.
 _PROLOGUE_END = "RESUME"
@@ -110,9 +112,27 @@ class ModuleSource:
         _anchors(ast.parse(self.source, self.filename).body, 0, anchors)
         return _place(anchors, min(at_or_after), self.filename)[0]
 
-    def compile_with_hooks(self, lines):
+    def compile_with_hooks(self, lines, conditions=None):
         """The module's code with a hook before the statement of each of `lines` (lines that
-        `resolve` returned)."""
+        `resolve` returned). `conditions` ({line: [expression, …]}) compiles those lines'
+        conditions into the function itself, so that a false one costs what the expression
+        costs:
+
+            try:
+                if (c1) or (c2): raise __BreakroomConditionHeld__
+            except Exception:          # held, or raised: the hook decides and reports
+                __breakroom_line__(LINE)
+
+        When that would give a function another free variable (a condition naming an
+        enclosing function's variable the function does not use), the code could not be
+        swapped in: those lines fall back to the plain hook."""
+        conditions = dict(conditions or {})
+        code = self._compile(lines, conditions)
+        if conditions and not self._same_free_variables(code):
+            code = self._compile(lines, {})
+        return code
+
+    def _compile(self, lines, conditions):
         tree = ast.parse(self.source, self.filename)
         anchors = []
         _anchors(tree.body, 0, anchors)
@@ -120,8 +140,12 @@ class ModuleSource:
         # Inserting shifts later indexes of the same body: insert from the back.
         placements.sort(key=lambda p: (-p[0].index, -p[1]))
         for anchor, line in placements:
-            anchor.body.insert(anchor.index, _hook_statement(line))
+            anchor.body.insert(anchor.index, _hook_statement(line, conditions.get(line)))
         return compile(tree, self.filename, "exec", dont_inherit=True)
+
+    def _same_free_variables(self, code):
+        before = {code_key(c): c.co_freevars for c in _codes(self.original_code)}
+        return all(before.get(code_key(c), c.co_freevars) == c.co_freevars for c in _codes(code))
 
 
 def _place(anchors, target, filename):
@@ -137,12 +161,17 @@ def _place(anchors, target, filename):
     return anchor.first_line, anchor
 
 
-def _hook_statement(line):
-    call = ast.Call(func=ast.Name(id=HOOK_NAME, ctx=ast.Load()), args=[ast.Constant(line)], keywords=[])
-    stmt = ast.Expr(call)
-    for node in (stmt, call, call.func, call.args[0]):
-        node.lineno = node.end_lineno = line
-        node.col_offset = node.end_col_offset = 0
+def _hook_statement(line, conditions=None):
+    if conditions:
+        test = " or ".join(f"({c})" for c in conditions)
+        text = f"try:\n    if {test}: raise {HIT_NAME}\nexcept Exception:\n    {HOOK_NAME}({line})\n"
+        stmt = ast.parse(text).body[0]
+    else:
+        stmt = ast.Expr(ast.Call(func=ast.Name(id=HOOK_NAME, ctx=ast.Load()), args=[ast.Constant(line)], keywords=[]))
+    for node in ast.walk(stmt):  # every part of the hook is on the breakpoint's own line
+        if "lineno" in node._attributes:
+            node.lineno = node.end_lineno = line
+            node.col_offset = node.end_col_offset = 0
     return stmt
 
 
