@@ -132,7 +132,11 @@ class LineBreakpoints:
             self._specs[spec.id] = spec
             self._landed[spec.id] = (path, landed)
             file.by_line.setdefault(landed, []).append(spec)
-            reach = self._apply(file, live)
+            try:
+                reach = self._apply(file, live)
+            except Exception as exc:  # leave the program as it was, and say why
+                self.remove(spec.id)
+                raise BreakpointError(f"{spec.file}:{spec.line}: {type(exc).__name__}: {exc}") from exc
         return self._report(spec, reach)
 
     def update(self, breakpoint_id, changes):
@@ -223,7 +227,11 @@ class LineBreakpoints:
                     original = code
             wanted = new_by_key[key] if key in hooked else original
             if code is not wanted:
-                func.__code__ = wanted
+                try:
+                    func.__code__ = wanted
+                except ValueError:  # its closure does not fit the new code: leave it
+                    stale += 1
+                    continue
             if wanted is original:
                 self._originals.pop(func, None)
             else:

@@ -163,9 +163,12 @@ def _place(anchors, target, filename):
 
 def _hook_statement(line, conditions=None):
     if conditions:
-        test = " or ".join(f"({c})" for c in conditions)
-        text = f"try:\n    if {test}: raise {HIT_NAME}\nexcept Exception:\n    {HOOK_NAME}({line})\n"
-        stmt = ast.parse(text).body[0]
+        # Each condition parsed on its own (as the breakpoint compiled it), so a comment or a
+        # newline in one cannot reach into the statement around it.
+        tests = [ast.parse(c.strip(), mode="eval").body for c in conditions]
+        test = tests[0] if len(tests) == 1 else ast.BoolOp(op=ast.Or(), values=tests)
+        stmt = ast.parse(f"try:\n    if _: raise {HIT_NAME}\nexcept Exception:\n    {HOOK_NAME}({line})\n").body[0]
+        stmt.body[0].test = test
     else:
         stmt = ast.Expr(ast.Call(func=ast.Name(id=HOOK_NAME, ctx=ast.Load()), args=[ast.Constant(line)], keywords=[]))
     for node in ast.walk(stmt):  # every part of the hook is on the breakpoint's own line

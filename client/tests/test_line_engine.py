@@ -114,3 +114,10 @@ def test_a_file_imported_after_its_breakpoint_was_set_gets_it_at_import(tmp_path
         engine.close()
         sys.path.remove(str(tmp_path))
         sys.modules.pop("later_module", None)
+
+
+def test_a_condition_with_a_comment_is_compiled_in_whole(module):
+    mod, path, engine, paused = module
+    engine.add({"kind": "line", "file": path, "line": line_of("WORK"), "condition": "n == 2  # the second"})
+    [mod.work(n) for n in range(4)]
+    assert [frame_locals["n"] for _, frame_locals, _ in paused] == [2]
