@@ -19,14 +19,18 @@ import inspect
 import sys
 import threading
 
+from ._breakpoint_kinds import BreakpointError, BreakpointSpec
 from ._call import Breakpoint, WrappedCall, pause_in_frame
 from ._client import DebugClient, DebugProtocolError
 
 __all__ = [
     "breakpoint",
+    "BreakpointError",
+    "BreakpointSpec",
     "configure",
     "DebugProtocolError",
     "install_excepthook",
+    "line_breakpoints",
     "post_mortem",
     "set_trace",
     "with_debug",
@@ -159,3 +163,19 @@ def _pause_where_raised(exc, tb):
         tb = tb.tb_next
     extra = {"exception": exc} if exc is not None else None
     pause_in_frame(_get_client(), tb.tb_frame, "exception", extra=extra, exc=exc)
+
+
+_line_engine = None
+
+
+def line_breakpoints():
+    """The process's line breakpoints (issue 18), created on first use: `add({"kind": "line",
+    "file": ..., "line": ...})`, `update`, `remove`, `clear`, `list`. A line reached pauses
+    here, in its own frame, as set_trace does."""
+    global _line_engine
+    with _client_lock:
+        if _line_engine is None:
+            from ._line_breakpoints import LineBreakpoints
+
+            _line_engine = LineBreakpoints(_get_client)
+        return _line_engine

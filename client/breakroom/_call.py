@@ -11,12 +11,17 @@ import functools
 import inspect
 import linecache
 import os
+import runpy
 
 from ._client import DebugProtocolError
 from ._repl import EvalTarget
 from ._transport import ServerError, ServerUnavailable
 
 _THIS_DIR = os.path.dirname(os.path.abspath(__file__))
+# Frames a pause's stack leaves out: this package's, and runpy's under `python -m breakroom`
+# (a frozen module since 3.11).
+_HIDDEN_FILES = (_THIS_DIR, os.path.abspath(runpy.__file__))
+_HIDDEN_NAMES = ("<frozen runpy>",)
 SOURCE_CONTEXT = 5
 
 
@@ -26,7 +31,7 @@ def stack_frames(frame, limit=64):
     frames = []
     while frame is not None and len(frames) < limit:
         filename = frame.f_code.co_filename
-        if not os.path.abspath(filename).startswith(_THIS_DIR):
+        if filename not in _HIDDEN_NAMES and not os.path.abspath(filename).startswith(_HIDDEN_FILES):
             lineno = frame.f_lineno
             start = max(1, lineno - SOURCE_CONTEXT)
             lines = [linecache.getline(filename, n).rstrip("\n") for n in range(start, lineno + SOURCE_CONTEXT + 1)]

@@ -1,0 +1,193 @@
+"""Line events for frames that are already running a function's old code (Python 3.11).
+
+Swapping a function's `__code__` changes its next calls, not a call in progress: a loop that
+is running when a breakpoint is armed keeps its old code until it returns. For those frames
+only, this module sets `frame.f_trace` and turns on line tracing in the thread that runs them,
+with CPython's own C trace trampoline (what `sys.settrace` installs) and no Python-level global
+trace function: a new call in that thread costs a C check and returns, and only the traced
+frames call into Python, once per line. The thread's tracing is turned off again when its last
+traced frame returns (or the breakpoint is disarmed).
+
+What it costs while such a frame runs: the thread runs the interpreter's tracing path (every
+instruction of every frame checks for a line change, in C) — roughly pdb's speed for that
+thread, for as long as the old frames run. Threads without such frames pay nothing.
+
+Setting another thread's tracing needs `_PyEval_SetTrace(tstate, …)`, which CPython 3.11
+exports (3.12 made the same loop public as `threading.settrace_all_threads`); the trampoline's
+address is read from this thread's state after a `sys.settrace`, and the slot is verified by
+toggling settrace and setprofile. Anything unexpected: `available` is False, and armed
+breakpoints only take effect at the functions' next calls.
+"""
+
+import ctypes
+import sys
+import threading
+
+_api = ctypes.pythonapi
+
+
+def _discover():
+    """(the C trace trampoline's address, the c_tracefunc slot index), or None."""
+    if sys.version_info[:2] != (3, 11) or sys.implementation.name != "cpython":
+        return None
+    try:
+        _api.PyThreadState_Get.restype = ctypes.c_void_p
+        _api.PyInterpreterState_Get.restype = ctypes.c_void_p
+        _api.PyInterpreterState_ThreadHead.restype = ctypes.c_void_p
+        _api.PyInterpreterState_ThreadHead.argtypes = [ctypes.c_void_p]
+        _api.PyThreadState_Next.restype = ctypes.c_void_p
+        _api.PyThreadState_Next.argtypes = [ctypes.c_void_p]
+        _api.PyThreadState_GetFrame.restype = ctypes.py_object
+        _api.PyThreadState_GetFrame.argtypes = [ctypes.c_void_p]
+        _api.PyThreadState_GetID.restype = ctypes.c_uint64
+        _api.PyThreadState_GetID.argtypes = [ctypes.c_void_p]
+        _api._PyEval_SetTrace.restype = ctypes.c_int
+        _api._PyEval_SetTrace.argtypes = [ctypes.c_void_p, ctypes.c_void_p, ctypes.c_void_p]
+    except AttributeError:
+        return None
+    if sys.gettrace() is not None or sys.getprofile() is not None:
+        return None  # another tracer owns this thread: do not disturb it to look
+
+    def trace_marker(*_):
+        return None
+
+    def profile_marker(*_):
+        return None
+
+    slots = (ctypes.c_void_p * 48).from_address(_api.PyThreadState_Get())
+    before = list(slots)
+    sys.settrace(trace_marker)
+    sys.setprofile(profile_marker)
+    try:
+        during = list(slots)
+    finally:
+        sys.settrace(None)
+        sys.setprofile(None)
+    after = list(slots)
+    # Layout (3.11): c_profilefunc, c_tracefunc, c_profileobj, c_traceobj.
+    obj_slots = [i for i, v in enumerate(during) if v == id(trace_marker)]
+    if len(obj_slots) != 1 or obj_slots[0] < 3:
+        return None
+    traceobj = obj_slots[0]
+    tracefunc = traceobj - 2
+    if during[traceobj - 1] != id(profile_marker) or not during[tracefunc]:
+        return None
+    if before[tracefunc] or after[tracefunc] or after[traceobj]:
+        return None
+    return during[tracefunc], tracefunc
+
+
+class RunningFrameTracer:
+    """Traces the given frames, in whichever threads run them, calling `on_line(frame)` on
+    each line event of theirs."""
+
+    def __init__(self, on_line):
+        self._on_line = on_line
+        self._lock = threading.RLock()
+        found = _discover()
+        self.available = found is not None
+        self._trampoline, self._tracefunc_slot = found or (None, None)
+        self._traced = {}  # frame -> thread state address
+        self._installed = {}  # thread state address -> its id when we turned its tracing on
+
+    # ---- which frames ----------------------------------------------------------------------
+
+    def frames_running(self, codes):
+        """Frames of every thread whose code is one of `codes`."""
+        wanted = set(map(id, codes))
+        found = []
+        for top in sys._current_frames().values():
+            frame = top
+            while frame is not None:
+                if id(frame.f_code) in wanted:
+                    found.append(frame)
+                frame = frame.f_back
+        return found
+
+    def _thread_states(self):
+        tstate = _api.PyInterpreterState_ThreadHead(_api.PyInterpreterState_Get())
+        while tstate:
+            yield tstate
+            tstate = _api.PyThreadState_Next(tstate)
+
+    def _state_running(self, frame):
+        for tstate in self._thread_states():
+            try:
+                top = _api.PyThreadState_GetFrame(tstate)
+            except ValueError:  # a thread with no Python frame (NULL)
+                continue
+            while top is not None:
+                if top is frame:
+                    return tstate
+                top = top.f_back
+        return None
+
+    # ---- tracing them ----------------------------------------------------------------------
+
+    def trace(self, frames, lines):
+        """Starts line events for `frames`, calling back at `lines` (a live container: the
+        engine's armed lines of that file); returns how many are traced."""
+        if not self.available:
+            return 0
+        count = 0
+        with self._lock:
+            for frame in frames:
+                if frame in self._traced:
+                    count += 1
+                    continue
+                tstate = self._state_running(frame)
+                if tstate is None:
+                    continue
+                slots = (ctypes.c_void_p * (self._tracefunc_slot + 3)).from_address(tstate)
+                current = slots[self._tracefunc_slot]
+                if current and current != self._trampoline:
+                    continue  # a C tracer (coverage, a profiler) owns that thread: f_trace would not be called
+                if not current:
+                    if _api._PyEval_SetTrace(tstate, self._trampoline, None) != 0:
+                        continue
+                    self._installed[tstate] = _api.PyThreadState_GetID(tstate)
+                frame.f_trace_lines = True
+                frame.f_trace = self._local_trace(lines)
+                self._traced[frame] = tstate
+                count += 1
+        return count
+
+    def _local_trace(self, lines):
+        # Called for every line of a traced frame: one set test before anything else.
+        on_line, done = self._on_line, self._done
+
+        def local_trace(frame, event, arg):
+            if event == "line":
+                if frame.f_lineno in lines:
+                    on_line(frame)
+            elif event == "return":
+                done(frame, from_own_thread=True)
+                return None
+            return local_trace
+
+        return local_trace
+
+    def _done(self, frame, from_own_thread):
+        with self._lock:
+            tstate = self._traced.pop(frame, None)
+            if tstate is None:
+                return
+            frame.f_trace = None
+            if tstate in self._installed and tstate not in self._traced.values():
+                thread_id = self._installed.pop(tstate)
+                if from_own_thread or self._still_alive(tstate, thread_id):
+                    _api._PyEval_SetTrace(tstate, None, None)
+
+    def _still_alive(self, tstate, thread_id):
+        return any(t == tstate and _api.PyThreadState_GetID(t) == thread_id for t in self._thread_states())
+
+    def untrace(self, frames=None):
+        """Stops line events for `frames` (all of them by default)."""
+        with self._lock:
+            for frame in list(self._traced if frames is None else frames):
+                self._done(frame, from_own_thread=False)
+
+    @property
+    def traced_frames(self):
+        with self._lock:
+            return list(self._traced)
