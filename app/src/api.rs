@@ -97,7 +97,7 @@ pub async fn raise_in_call(pause_id: String, exception_type: String, message: St
 
 #[server(prefix = "/rpc")]
 pub async fn get_session(session_id: String) -> Result<Option<ReplSession>, ServerFnError> {
-    Ok(debugger()?.session(&session_id))
+    debugger()?.session(&session_id).map_err(failed)
 }
 
 /// Waits for the paused program's answer.
@@ -123,22 +123,22 @@ pub async fn list_sessions(
     let from = date_to_epoch(&from);
     let to = date_to_epoch(&to).map(|t| t + 86_399.999);
     let query = SessionQuery { search, status, from, to, page, per_page: 50 };
-    Ok(debugger()?.session_summaries(&query))
+    debugger()?.session_summaries(&query).map_err(failed)
 }
 
 #[server(prefix = "/rpc")]
 pub async fn get_call_stack(pause_id: String) -> Result<Option<CallStackView>, ServerFnError> {
-    Ok(debugger()?.call_stack(&pause_id))
+    debugger()?.call_stack(&pause_id).map_err(failed)
 }
 
 #[server(prefix = "/rpc")]
 pub async fn list_processes() -> Result<Vec<ProcessSummary>, ServerFnError> {
-    Ok(debugger()?.processes())
+    debugger()?.processes().map_err(failed)
 }
 
 #[server(prefix = "/rpc")]
 pub async fn get_call_tree(process_key: String) -> Result<Option<Vec<CallTreeNode>>, ServerFnError> {
-    Ok(debugger()?.call_tree(&process_key))
+    debugger()?.call_tree(&process_key).map_err(failed)
 }
 
 #[server(prefix = "/rpc")]
