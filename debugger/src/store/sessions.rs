@@ -69,14 +69,21 @@ impl Store {
         self.atomically(|store| {
             store.put_session(session)?;
             let text = SearchText::of(session);
+            let rowid: i64 = store
+                .conn
+                .prepare_cached("SELECT rowid FROM sessions WHERE session_id = ?1")
+                .and_then(|mut s| s.query_row(params![session.session_id], |r| r.get(0)))
+                .map_err(storage)?;
+            // Indexed once per session: replaced, should it ever be closed twice.
             store
                 .conn
-                .prepare_cached(
-                    "INSERT INTO session_text (rowid, text)
-                     SELECT rowid, ?2 FROM sessions WHERE session_id = ?1
-                     AND rowid NOT IN (SELECT rowid FROM session_text)",
-                )
-                .and_then(|mut s| s.execute(params![session.session_id, text.as_str()]))
+                .prepare_cached("DELETE FROM session_text WHERE rowid = ?1")
+                .and_then(|mut s| s.execute(params![rowid]))
+                .map_err(storage)?;
+            store
+                .conn
+                .prepare_cached("INSERT INTO session_text (rowid, text) VALUES (?1, ?2)")
+                .and_then(|mut s| s.execute(params![rowid, text.as_str()]))
                 .map_err(storage)?;
             Ok(())
         })
@@ -179,6 +186,9 @@ impl Store {
     }
 
     /// One page of matching sessions, newest first, and how many match in all.
+    ///
+    /// The match is evaluated once: the ids of every matching session come back in page order
+    /// (cheap, from the indexes), are counted here, and only the page's rows are then read.
     pub fn find_sessions(&self, filter: &SessionFilter) -> Result<(Vec<SessionRow>, usize)> {
         let open_matches = serde_json::to_string(filter.open_matches).map_err(|e| Error::Storage(e.to_string()))?;
         let status = match filter.status {
@@ -201,36 +211,39 @@ impl Store {
                     "(s.rowid IN (SELECT rowid FROM session_text WHERE session_text MATCH ?4)
                       OR s.session_id IN (SELECT value FROM json_each(?5)))"
                 } else {
-                    "(s.rowid IN (SELECT rowid FROM session_text WHERE instr(text, ?4) > 0)
+                    // Under three characters the trigram index cannot help: scan the texts.
+                    "(s.rowid IN (SELECT id FROM session_text_content WHERE instr(c0, ?4) > 0)
                       OR s.session_id IN (SELECT value FROM json_each(?5)))"
                 }
             }
         };
-        let conditions = format!(
-            "(?1 = 0 OR (?1 = 1 AND s.closed_at IS NULL) OR (?1 = 2 AND s.closed_at IS NOT NULL))
-             AND (?2 IS NULL OR s.started_at >= ?2) AND (?3 IS NULL OR s.started_at <= ?3) AND {matching}"
+        let ids = format!(
+            "SELECT s.rowid FROM sessions s
+             WHERE (?1 = 0 OR (?1 = 1 AND s.closed_at IS NULL) OR (?1 = 2 AND s.closed_at IS NOT NULL))
+               AND (?2 IS NULL OR s.started_at >= ?2) AND (?3 IS NULL OR s.started_at <= ?3) AND {matching}
+             ORDER BY s.started_at DESC, s.rowid"
         );
-        let total: i64 = self
+        let mut stmt = self.conn.prepare_cached(&ids).map_err(storage)?;
+        let mut rows = stmt.query(values.as_slice()).map_err(storage)?;
+        let (mut total, mut page) = (0usize, vec![]);
+        while let Some(row) = rows.next().map_err(storage)? {
+            if total >= filter.offset && page.len() < filter.limit {
+                page.push(row.get::<_, i64>(0).map_err(storage)?);
+            }
+            total += 1;
+        }
+        let mut found = Vec::with_capacity(page.len());
+        let mut read = self
             .conn
-            .prepare_cached(&format!("SELECT count(*) FROM sessions s WHERE {conditions}"))
-            .and_then(|mut s| s.query_row(values.as_slice(), |r| r.get(0)))
+            .prepare_cached(&format!("SELECT {ROW} FROM sessions s WHERE s.rowid = ?1"))
             .map_err(storage)?;
-        let page = format!(
-            "SELECT {ROW} FROM sessions s WHERE {conditions}
-             ORDER BY s.started_at DESC, s.rowid LIMIT {} OFFSET {}",
-            filter.limit.min(i64::MAX as usize),
-            filter.offset.min(i64::MAX as usize),
-        );
-        let mut stmt = self.conn.prepare(&page).map_err(storage)?;
-        let rows = stmt
-            .query_map(values.as_slice(), |r| Ok((r.get::<_, String>(0)?, r.get::<_, i64>(1)?)))
-            .map_err(storage)?;
-        let mut found = vec![];
-        for row in rows {
-            let (data, entries) = row.map_err(storage)?;
+        for rowid in page {
+            let (data, entries) = read
+                .query_row(params![rowid], |r| Ok((r.get::<_, String>(0)?, r.get::<_, i64>(1)?)))
+                .map_err(storage)?;
             found.push(SessionRow { session: header(&data)?, entries: entries.max(0) as usize });
         }
-        Ok((found, total.max(0) as usize))
+        Ok((found, total))
     }
 
     /// The transcripts of listed sessions, for pages that show them whole.
