@@ -35,7 +35,14 @@ fn call_record(call_id: &str, function: &str, started_at: f64, pause_id: &str, s
     })
 }
 
-fn session_header(session_id: &str, pause_id: &str, call_id: &str, function: &str, started_at: f64, closed_at: Option<f64>) -> Value {
+fn session_header(
+    session_id: &str,
+    pause_id: &str,
+    call_id: &str,
+    function: &str,
+    started_at: f64,
+    closed_at: Option<f64>,
+) -> Value {
     json!({
         "session_id": session_id, "pause_id": pause_id, "pid": 77, "started_at": started_at,
         "closed_at": closed_at, "function_name": function, "call_id": call_id, "process_key": PROCESS,
@@ -55,11 +62,15 @@ fn write_version_2(dir: &Path) -> String {
     assert_eq!(store.schema_version().unwrap(), 2);
     let sql = |query: &str, values: &[&dyn rusqlite::ToSql]| store.execute_for_tests(query, values).unwrap();
     let (t1, t2) = (1795331840.0, 1795331900.0);
-    for (call_id, function, t, pause_id, session_id) in
-        [("c1", "compute_total", t1, "p1", "77-1795331841.000000"), ("c2", "apply_discount", t2, "p2", "77-1795331901.000000")]
-    {
+    for (call_id, function, t, pause_id, session_id) in [
+        ("c1", "compute_total", t1, "p1", "77-1795331841.000000"),
+        ("c2", "apply_discount", t2, "p2", "77-1795331901.000000"),
+    ] {
         let record = call_record(call_id, function, t, pause_id, session_id).to_string();
-        sql("INSERT INTO calls (call_id, process_key, started_at, data) VALUES (?1, ?2, ?3, ?4)", &[&call_id, &PROCESS, &t, &record]);
+        sql(
+            "INSERT INTO calls (call_id, process_key, started_at, data) VALUES (?1, ?2, ?3, ?4)",
+            &[&call_id, &PROCESS, &t, &record],
+        );
     }
     let resumed = json!({"pause_id": "p1", "call": call_data("c1", "compute_total"), "reason": "breakpoint",
                          "paused_at": t1, "resume": {"action": "continue"}, "resumed_at": t1 + 30.0});

@@ -11,7 +11,11 @@ use breakroom_debugger::{Config, Debugger, Error};
 use serde_json::json;
 
 fn debugger() -> Debugger {
-    Debugger::new(Config { eval_timeout: Duration::from_millis(500), poll_hold: Duration::from_millis(200), ..Config::default() })
+    Debugger::new(Config {
+        eval_timeout: Duration::from_millis(500),
+        poll_hold: Duration::from_millis(200),
+        ..Config::default()
+    })
 }
 
 /// Pauses a call of `name` in process `pid`; returns the pause id.
@@ -448,7 +452,11 @@ async fn resume_while_eval_waits_answers_session_closed_and_drops_the_late_resul
 
 #[tokio::test]
 async fn long_poll_wakes_on_resume() {
-    let d = Debugger::new(Config { eval_timeout: Duration::from_secs(1), poll_hold: Duration::from_secs(5), ..Config::default() });
+    let d = Debugger::new(Config {
+        eval_timeout: Duration::from_secs(1),
+        poll_hold: Duration::from_secs(5),
+        ..Config::default()
+    });
     let p = pause(&d, "f", 1);
     let polling = tokio::spawn({
         let (d, p) = (d.clone(), p.clone());
@@ -464,7 +472,11 @@ async fn long_poll_wakes_on_resume() {
 
 #[tokio::test]
 async fn long_poll_hands_over_a_queued_eval() {
-    let d = Debugger::new(Config { eval_timeout: Duration::from_secs(2), poll_hold: Duration::from_secs(5), ..Config::default() });
+    let d = Debugger::new(Config {
+        eval_timeout: Duration::from_secs(2),
+        poll_hold: Duration::from_secs(5),
+        ..Config::default()
+    });
     let p = pause(&d, "f", 1);
     let s = d.start_session(&p).unwrap();
     let polling = tokio::spawn({
@@ -601,7 +613,8 @@ fn test_repls_page_with_hundreds_of_sessions_performance() {
     for _ in 0..300 {
         d.start_session(&p).unwrap();
     }
-    let page = d.session_summaries(&SessionQuery { status: SessionStatus::Active, page: 6, ..Default::default() }).unwrap();
+    let page =
+        d.session_summaries(&SessionQuery { status: SessionStatus::Active, page: 6, ..Default::default() }).unwrap();
     assert_eq!((page.total, page.sessions.len(), page.per_page), (300, 50, 50));
     assert!(page.sessions.windows(2).all(|w| w[0].started_at > w[1].started_at));
 }

@@ -186,5 +186,9 @@ fn test_breakpoint_history_keeps_the_newest_entries_in_memory_and_on_disk() {
         assert_eq!(shown, newest, "newest first, three kept");
     }
     let reopened = Debugger::open(keep, dir.path()).unwrap();
-    assert_eq!(reopened.breakpoint_history("compute", 10).unwrap().len(), 3, "older entries were deleted from disk too");
+    assert_eq!(
+        reopened.breakpoint_history("compute", 10).unwrap().len(),
+        3,
+        "older entries were deleted from disk too"
+    );
 }

@@ -203,19 +203,19 @@ impl State {
     fn record_call_start(&mut self, call: &CallData, now: f64) -> Result<()> {
         let call_id = &call.call_id;
         self.store.put_call(&CallRecord {
-                call_id: call_id.clone(),
-                method_name: call.method_name.clone(),
-                process_key: call.process_key.clone(),
-                started_at: now,
-                completed_at: None,
-                status: "running".into(),
-                pretty_args: call.pretty_args.clone(),
-                pretty_kwargs: call.pretty_kwargs.clone(),
-                pretty_result: None,
-                exception: None,
-                call_site: call.call_site.clone(),
-                pause_ids: vec![],
-                repl_sessions: vec![],
+            call_id: call_id.clone(),
+            method_name: call.method_name.clone(),
+            process_key: call.process_key.clone(),
+            started_at: now,
+            completed_at: None,
+            status: "running".into(),
+            pretty_args: call.pretty_args.clone(),
+            pretty_kwargs: call.pretty_kwargs.clone(),
+            pretty_result: None,
+            exception: None,
+            call_site: call.call_site.clone(),
+            pause_ids: vec![],
+            repl_sessions: vec![],
         })?;
         // Announced once per process, across restarts too.
         if self.seen_processes.insert(call.process_key.clone()) && !self.store.has_process(&call.process_key)? {

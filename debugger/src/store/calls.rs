@@ -51,7 +51,11 @@ impl Store {
 
     /// Every call of one process, in the order they started.
     pub fn calls_of_process(&self, process_key: &str) -> Result<Vec<CallRecord>> {
-        self.all("call", "SELECT data FROM calls WHERE process_key = ?1 ORDER BY started_at, rowid", params![process_key])
+        self.all(
+            "call",
+            "SELECT data FROM calls WHERE process_key = ?1 ORDER BY started_at, rowid",
+            params![process_key],
+        )
     }
 
     /// How many calls were ever recorded (call ids number them on).

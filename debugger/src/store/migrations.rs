@@ -51,7 +51,8 @@ pub(super) const MIGRATIONS: &[Migration] = &[
          call_id = json_extract(data, '$.call_id'),
          process_key = coalesce(json_extract(data, '$.process_key'), ''),
          closed_at = json_extract(data, '$.closed_at');
-     CREATE INDEX sessions_by_start ON sessions (started_at);
+     -- Covers the listing's order and status filter without reading the rows.
+     CREATE INDEX sessions_by_start ON sessions (started_at, closed_at);
      CREATE INDEX sessions_by_pause ON sessions (pause_id);
      CREATE INDEX sessions_by_call ON sessions (call_id);
      CREATE INDEX sessions_by_process ON sessions (process_key);
@@ -90,12 +91,15 @@ pub(super) fn apply(conn: &mut Connection, current: usize, upto: usize) -> Resul
 /// Step 3: the search text of every session closed before this version.
 fn index_closed_sessions(conn: &Connection) -> Result<()> {
     let mut sessions = conn
-        .prepare("SELECT rowid, session_id, json_extract(data, '$.function_name') FROM sessions WHERE closed_at IS NOT NULL")
+        .prepare(
+            "SELECT rowid, session_id, json_extract(data, '$.function_name') FROM sessions WHERE closed_at IS NOT NULL",
+        )
         .map_err(storage)?;
     let rows = sessions
         .query_map([], |r| Ok((r.get::<_, i64>(0)?, r.get::<_, String>(1)?, r.get::<_, Option<String>>(2)?)))
         .map_err(storage)?;
-    let mut entries = conn.prepare("SELECT data FROM transcript WHERE session_id = ?1 ORDER BY idx").map_err(storage)?;
+    let mut entries =
+        conn.prepare("SELECT data FROM transcript WHERE session_id = ?1 ORDER BY idx").map_err(storage)?;
     let mut insert = conn.prepare("INSERT INTO session_text (rowid, text) VALUES (?1, ?2)").map_err(storage)?;
     for row in rows {
         let (rowid, session_id, function_name) = row.map_err(storage)?;

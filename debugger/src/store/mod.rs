@@ -200,9 +200,8 @@ impl Store {
     fn append_bounded(&self, table: &str, insert: &str, values: impl rusqlite::Params, keep: usize) -> Result<()> {
         self.atomically(|store| {
             store.conn.prepare_cached(insert).and_then(|mut s| s.execute(values)).map_err(storage)?;
-            let trim = format!(
-                "DELETE FROM {table} WHERE id <= (SELECT id FROM {table} ORDER BY id DESC LIMIT 1 OFFSET ?1)"
-            );
+            let trim =
+                format!("DELETE FROM {table} WHERE id <= (SELECT id FROM {table} ORDER BY id DESC LIMIT 1 OFFSET ?1)");
             store.conn.prepare_cached(&trim).and_then(|mut s| s.execute(params![keep as i64])).map_err(storage)?;
             Ok(())
         })

@@ -118,7 +118,11 @@ impl Store {
     }
 
     fn transcript(&self, session_id: &str) -> Result<Vec<TranscriptEntry>> {
-        self.all("transcript entry", "SELECT data FROM transcript WHERE session_id = ?1 ORDER BY idx", params![session_id])
+        self.all(
+            "transcript entry",
+            "SELECT data FROM transcript WHERE session_id = ?1 ORDER BY idx",
+            params![session_id],
+        )
     }
 
     /// Sessions left open by a server that stopped, with their transcripts, oldest first.
@@ -221,7 +225,7 @@ impl Store {
             "SELECT s.rowid FROM sessions s
              WHERE (?1 = 0 OR (?1 = 1 AND s.closed_at IS NULL) OR (?1 = 2 AND s.closed_at IS NOT NULL))
                AND (?2 IS NULL OR s.started_at >= ?2) AND (?3 IS NULL OR s.started_at <= ?3) AND {matching}
-             ORDER BY s.started_at DESC, s.rowid"
+             ORDER BY s.started_at DESC, s.rowid DESC"
         );
         let mut stmt = self.conn.prepare_cached(&ids).map_err(storage)?;
         let mut rows = stmt.query(values.as_slice()).map_err(storage)?;
@@ -233,10 +237,8 @@ impl Store {
             total += 1;
         }
         let mut found = Vec::with_capacity(page.len());
-        let mut read = self
-            .conn
-            .prepare_cached(&format!("SELECT {ROW} FROM sessions s WHERE s.rowid = ?1"))
-            .map_err(storage)?;
+        let mut read =
+            self.conn.prepare_cached(&format!("SELECT {ROW} FROM sessions s WHERE s.rowid = ?1")).map_err(storage)?;
         for rowid in page {
             let (data, entries) = read
                 .query_row(params![rowid], |r| Ok((r.get::<_, String>(0)?, r.get::<_, i64>(1)?)))

@@ -135,7 +135,10 @@ pub async fn resume(
 
 #[utoipa::path(operation_id = "report_com_error", post, path = "/api/report-com-error", tag = "client", request_body = Option<Object>,
     responses((status = 200, body = StatusOk), (status = 400, body = ErrorBody)))]
-pub async fn report_com_error(State(debugger): State<Debugger>, JsonBody(report): JsonBody<Value>) -> ApiResult<StatusOk> {
+pub async fn report_com_error(
+    State(debugger): State<Debugger>,
+    JsonBody(report): JsonBody<Value>,
+) -> ApiResult<StatusOk> {
     debugger.report_com_error(report)?;
     Ok(Json(StatusOk::new()))
 }
