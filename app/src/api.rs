@@ -307,7 +307,7 @@ pub const ACTIVE_SESSION: &str = r#"<span hidden class="session-active"></span>"
 /// A REPL session's page above the input box (see `crate::render::repl_session`).
 #[server(prefix = "/rpc", output = PlainText)]
 pub async fn repl_page(session_id: String) -> Result<Option<String>, ServerFnError> {
-    Ok(debugger()?.session(&session_id).map(|session| crate::render::repl_session(&session)))
+    Ok(debugger()?.session(&session_id).map_err(failed)?.map(|session| crate::render::repl_session(&session)))
 }
 
 /// Waits for the paused program's answer (which the page shows from the live stream).
@@ -338,24 +338,24 @@ pub async fn sessions_html(
         page,
         per_page: 50,
     };
-    Ok(Some(crate::render::sessions(&debugger()?.session_summaries(&query), &filters)))
+    Ok(Some(crate::render::sessions(&debugger()?.session_summaries(&query).map_err(failed)?, &filters)))
 }
 
 /// `/callstack/{pause_id}` as HTML (see [`crate::render`]); None for an unknown pause.
 #[server(prefix = "/rpc", output = PlainText)]
 pub async fn call_stack_html(pause_id: String) -> Result<Option<String>, ServerFnError> {
-    Ok(debugger()?.call_stack(&pause_id).map(|view| crate::render::call_stack(&view)))
+    Ok(debugger()?.call_stack(&pause_id).map_err(failed)?.map(|view| crate::render::call_stack(&view)))
 }
 
 #[server(prefix = "/rpc", output = PlainText)]
 pub async fn processes_html() -> Result<Option<String>, ServerFnError> {
-    Ok(Some(crate::render::processes(&debugger()?.processes())))
+    Ok(Some(crate::render::processes(&debugger()?.processes().map_err(failed)?)))
 }
 
 /// One process's call tree, the call `selected` marked; None for an unknown process.
 #[server(prefix = "/rpc", output = PlainText)]
 pub async fn call_tree_html(process_key: String, selected: String) -> Result<Option<String>, ServerFnError> {
-    Ok(debugger()?.call_tree(&process_key).map(|nodes| crate::render::call_tree(&process_key, &nodes, &selected)))
+    Ok(debugger()?.call_tree(&process_key).map_err(failed)?.map(|nodes| crate::render::call_tree(&process_key, &nodes, &selected)))
 }
 
 #[server(prefix = "/rpc", output = PlainText)]

@@ -1,10 +1,17 @@
-//! `/repls` search as history grows: 10,000 REPL sessions of 50 entries each in a data
-//! directory, then the first page of results for several search terms, as the server computes
-//! it (`Debugger::session_summaries`, what the page and `/api/repl/sessions` call).
+//! History on disk, not in memory: `/repls` search and the server's memory as history grows.
+//!
+//! Writes two data directories of closed REPL sessions, 50 entries each: a small one (100
+//! sessions, 5,000 entries) and a large one (10,000 sessions, 500,000 entries). For each, a fresh
+//! process opens it as the server does (`Debugger::open`) and reports the time that took and its
+//! RSS, then its RSS again after a search. Then it times the first page of results for several
+//! search terms on the large one, as the server computes it (`Debugger::session_summaries`, what
+//! the page and `/api/repl/sessions` call).
 //!
 //! `cargo bench -p breakroom-debugger --bench session_search` prints the figures. Options:
-//! `--sessions N`, `--entries N`, `--rounds N`.
+//! `--sessions N` (large), `--small-sessions N`, `--entries N`, `--rounds N`.
 
+use std::path::Path;
+use std::process::Command;
 use std::time::{Duration, Instant};
 
 use breakroom_debugger::model::{ReplSession, SessionQuery, TranscriptEntry};
@@ -23,6 +30,9 @@ const FUNCTIONS: &[&str] = &[
     "compute_tax",
     "validate_address",
 ];
+
+/// The search a measuring process runs before it reports its RSS again.
+const MEASURED_SEARCH: &str = "quantity_17";
 
 fn arg(name: &str, default: usize) -> usize {
     let args: Vec<String> = std::env::args().collect();
@@ -61,6 +71,29 @@ fn session(i: usize, entries: usize, start: f64) -> ReplSession {
     }
 }
 
+/// Writes closed sessions as the server leaves them: transcript entries, then the closed
+/// session with its search text.
+fn write_history(dir: &Path, sessions: usize, entries: usize) {
+    let _ = std::fs::remove_dir_all(dir);
+    let started = Instant::now();
+    let store = Store::open(dir).expect("open store");
+    store.begin().expect("begin");
+    for i in 0..sessions {
+        let s = session(i, entries, 1_790_000_000.0);
+        for e in &s.transcript {
+            store.append_entry(&s.session_id, e).expect("entry");
+        }
+        store.put_closed_session(&s).expect("session");
+    }
+    store.commit().expect("commit");
+    drop(store);
+    let db_mb = std::fs::metadata(dir.join("breakroom.sqlite3")).map_or(0, |m| m.len()) as f64 / 1e6;
+    println!(
+        "history: {sessions} sessions x {entries} entries written in {:.1} s, database {db_mb:.0} MB",
+        started.elapsed().as_secs_f64()
+    );
+}
+
 fn percentile(sorted: &[Duration], p: f64) -> f64 {
     let i = ((sorted.len() as f64 - 1.0) * p).round() as usize;
     sorted[i].as_secs_f64() * 1000.0
@@ -74,34 +107,61 @@ fn rss_mb() -> f64 {
         .map_or(0.0, |kb| kb / 1024.0)
 }
 
-fn main() {
-    let (sessions, entries, rounds) = (arg("--sessions", 10_000), arg("--entries", 50), arg("--rounds", 200));
-    let dir = std::env::temp_dir().join(format!("breakroom-search-bench-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-
+/// In a fresh process (this bench run again with `--measure DIR`): open, RSS, search, RSS.
+fn measure(dir: &Path) {
     let started = Instant::now();
-    {
-        let store = Store::open(&dir).expect("open store");
-        store.begin().expect("begin");
-        for i in 0..sessions {
-            let s = session(i, entries, 1_790_000_000.0);
-            store.put_session(&s).expect("session");
-            for e in &s.transcript {
-                store.append_entry(&s.session_id, e).expect("entry");
-            }
-        }
-        store.commit().expect("commit");
+    let debugger = Debugger::open(Config::default(), dir).expect("open debugger");
+    let open_s = started.elapsed().as_secs_f64();
+    let after_open = rss_mb();
+    let query = SessionQuery { search: Some(MEASURED_SEARCH.into()), page: 1, per_page: 50, ..Default::default() };
+    let page = debugger.session_summaries(&query).expect("search");
+    // The page a browser would then open: one session with its transcript.
+    if let Some(first) = page.sessions.first() {
+        debugger.session(&first.session_id).expect("session").expect("listed session exists");
     }
-    let db_mb = std::fs::metadata(dir.join("breakroom.sqlite3")).map_or(0, |m| m.len()) as f64 / 1e6;
-    println!(
-        "history: {sessions} sessions x {entries} entries written in {:.1} s, database {db_mb:.0} MB",
-        started.elapsed().as_secs_f64()
-    );
+    println!("{open_s} {after_open} {} {}", rss_mb(), page.total);
+}
 
-    let started = Instant::now();
-    let debugger = Debugger::open(Config::default(), &dir).expect("open debugger");
-    println!("restart (open and load): {:.2} s, RSS {:.0} MB", started.elapsed().as_secs_f64(), rss_mb());
+/// Runs [`measure`] in a child process: (reopen seconds, RSS after open, RSS after search).
+fn measure_in_child(dir: &Path) -> (f64, f64, f64) {
+    let exe = std::env::current_exe().expect("this bench's path");
+    let out = Command::new(exe).arg("--measure").arg(dir).output().expect("run the measuring process");
+    let text = String::from_utf8_lossy(&out.stdout);
+    let figures: Vec<f64> = text.split_whitespace().filter_map(|v| v.parse().ok()).collect();
+    match figures.as_slice() {
+        [open_s, after_open, after_search, _total] => (*open_s, *after_open, *after_search),
+        _ => panic!("the measuring process said {text:?}, {}", String::from_utf8_lossy(&out.stderr)),
+    }
+}
 
+fn main() {
+    let args: Vec<String> = std::env::args().collect();
+    if let Some(i) = args.iter().position(|a| a == "--measure") {
+        measure(Path::new(&args[i + 1]));
+        return;
+    }
+    let (sessions, small, entries, rounds) =
+        (arg("--sessions", 10_000), arg("--small-sessions", 100), arg("--entries", 50), arg("--rounds", 200));
+    let base = std::env::temp_dir().join(format!("breakroom-search-bench-{}", std::process::id()));
+    let (small_dir, large_dir) = (base.join("small"), base.join("large"));
+    write_history(&small_dir, small, entries);
+    write_history(&large_dir, sessions, entries);
+
+    println!("server side, each in a fresh process (open the data directory, then search {MEASURED_SEARCH:?}):");
+    let mut rss = vec![];
+    for (dir, count) in [(&small_dir, small), (&large_dir, sessions)] {
+        let (open_s, after_open, after_search) = measure_in_child(dir);
+        println!(
+            "  {:>9} entries: reopen {open_s:.3} s, RSS after open {after_open:.1} MB, after search {after_search:.1} MB",
+            count * entries
+        );
+        rss.push(after_open.max(after_search));
+    }
+    if let [small_rss, large_rss] = rss.as_slice() {
+        println!("  RSS ratio, large / small: {:.2} (goal <= 1.5)", large_rss / small_rss);
+    }
+
+    let debugger = Debugger::open(Config::default(), &large_dir).expect("open debugger");
     let searches = [
         ("", "no search (first page)"),
         ("c00042", "rare: one session's stdout"),
@@ -110,14 +170,14 @@ fn main() {
         ("items", "common: every entry"),
         ("9", "short (under 3 chars): scanned"),
     ];
-    println!("first page (50) of /repls, {rounds} rounds each:");
+    println!("first page (50) of /repls over {sessions} sessions x {entries} entries, {rounds} rounds each:");
     for (term, what) in searches {
         let query = SessionQuery { search: Some(term.to_string()), page: 1, per_page: 50, ..Default::default() };
         let mut times = Vec::with_capacity(rounds);
         let mut total = 0;
         for _ in 0..rounds {
             let t = Instant::now();
-            let page = debugger.session_summaries(&query);
+            let page = debugger.session_summaries(&query).expect("search");
             times.push(t.elapsed());
             total = page.total;
         }
@@ -131,5 +191,5 @@ fn main() {
         );
     }
     drop(debugger);
-    let _ = std::fs::remove_dir_all(&dir);
+    let _ = std::fs::remove_dir_all(&base);
 }

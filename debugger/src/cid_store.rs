@@ -1,8 +1,6 @@
 //! Content-addressed storage of serialized values. A CID is the lowercase hex SHA-512 of the
 //! decoded bytes (pickle bytes for dill, UTF-8 text for json); entries are written once.
 
-use std::collections::HashMap;
-
 use base64::Engine;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -115,59 +113,26 @@ pub fn decode_verified(cid: &str, data: &str, format: Option<&str>) -> Result<(V
     Ok((bytes, format))
 }
 
-#[derive(Default)]
-pub struct CidStore {
-    objects: HashMap<String, StoredObject>,
+/// A client's value, decoded and checked against its CID: what the store keeps (write-once, in
+/// `store::objects`; nothing is kept in memory).
+#[derive(Clone, Debug, PartialEq)]
+pub struct VerifiedObject {
+    /// Lowercase, as stored and looked up.
+    pub cid: String,
+    pub object: StoredObject,
 }
 
-impl CidStore {
-    pub fn contains(&self, cid: &str) -> bool {
-        self.objects.contains_key(cid)
-    }
-
-    pub fn get(&self, cid: &str) -> Option<&StoredObject> {
-        self.objects.get(cid)
-    }
-
-    pub fn len(&self) -> usize {
-        self.objects.len()
-    }
-
-    pub fn is_empty(&self) -> bool {
-        self.objects.is_empty()
-    }
-
-    /// Write-once: a CID already stored keeps its first bytes (they are equal by construction).
-    /// Returns the (lowercase) CID when it was new.
-    pub fn insert(&mut self, cid: &str, bytes: Vec<u8>, format: SerializationFormat, now: f64) -> Option<String> {
-        let cid = cid.to_ascii_lowercase();
-        if self.objects.contains_key(&cid) {
-            return None;
-        }
-        self.objects.insert(cid.clone(), StoredObject { bytes, format, created_at: now });
-        Some(cid)
-    }
-
-    /// Verifies and stores an item that carries data; items without data or CID are left alone.
-    /// Returns the CID when it was new.
-    pub fn store_item(&mut self, item: &SerializedItem, now: f64) -> Result<Option<String>> {
-        match (&item.cid, &item.data) {
-            (Some(cid), Some(data)) => self.store_pair(cid, data, item.serialization_format.as_deref(), now),
-            _ => Ok(None),
-        }
-    }
-
-    /// Returns the CID when it was new.
-    pub fn store_pair(&mut self, cid: &str, data: &str, format: Option<&str>, now: f64) -> Result<Option<String>> {
+impl VerifiedObject {
+    pub fn from_pair(cid: &str, data: &str, format: Option<&str>, now: f64) -> Result<Self> {
         let (bytes, format) = decode_verified(cid, data, format)?;
-        Ok(self.insert(cid, bytes, format, now))
+        Ok(VerifiedObject { cid: cid.to_ascii_lowercase(), object: StoredObject { bytes, format, created_at: now } })
     }
 
-    /// Whether an item refers to a CID the store cannot resolve (it has a CID but no data).
-    pub fn is_missing(&self, item: &SerializedItem) -> bool {
+    /// An item that carries data; items without data or CID give None.
+    pub fn from_item(item: &SerializedItem, now: f64) -> Result<Option<Self>> {
         match (&item.cid, &item.data) {
-            (Some(cid), None) => !self.contains(&cid.to_ascii_lowercase()),
-            _ => false,
+            (Some(cid), Some(data)) => Self::from_pair(cid, data, item.serialization_format.as_deref(), now).map(Some),
+            _ => Ok(None),
         }
     }
 }
@@ -186,31 +151,24 @@ mod tests {
     }
 
     #[test]
-    fn mismatched_cid_is_rejected_and_not_stored() {
-        let mut store = CidStore::default();
-        let err = store.store_pair(&"0".repeat(128), "gARLAS4=", None, 0.0).unwrap_err();
+    fn mismatched_cid_is_rejected() {
+        let err = VerifiedObject::from_pair(&"0".repeat(128), "gARLAS4=", None, 0.0).unwrap_err();
         assert_eq!(err.code(), "cid_mismatch");
-        assert!(store.is_empty());
     }
 
     #[test]
     fn bad_base64_and_bad_json_and_bad_format_are_rejected() {
-        let mut store = CidStore::default();
-        assert_eq!(store.store_pair("ab", "!!!", None, 0.0).unwrap_err().code(), "invalid_dill");
-        assert_eq!(store.store_pair("ab", "{", Some("json"), 0.0).unwrap_err().code(), "invalid_json");
-        assert_eq!(
-            store.store_pair("ab", "e30=", Some("yaml"), 0.0).unwrap_err().code(),
-            "invalid_serialization_format"
-        );
+        let code = |data: &str, format: Option<&str>| {
+            VerifiedObject::from_pair("ab", data, format, 0.0).unwrap_err().code().to_string()
+        };
+        assert_eq!(code("!!!", None), "invalid_dill");
+        assert_eq!(code("{", Some("json")), "invalid_json");
+        assert_eq!(code("e30=", Some("yaml")), "invalid_serialization_format");
     }
 
     #[test]
-    fn store_is_write_once() {
-        let mut store = CidStore::default();
-        let cid = cid_of(b"x");
-        store.insert(&cid, b"x".to_vec(), SerializationFormat::Dill, 1.0);
-        store.insert(&cid, b"y".to_vec(), SerializationFormat::Dill, 2.0);
-        assert_eq!(store.get(&cid).unwrap().bytes, b"x");
-        assert_eq!(store.get(&cid).unwrap().created_at, 1.0);
+    fn an_uppercase_cid_is_kept_in_lowercase() {
+        let cid = cid_of(&[0x80, 0x04, 0x4B, 0x01, 0x2E]).to_ascii_uppercase();
+        assert_eq!(VerifiedObject::from_pair(&cid, "gARLAS4=", None, 0.0).unwrap().cid, cid.to_ascii_lowercase());
     }
 }

@@ -3,16 +3,17 @@
 
 use serde_json::Value;
 
-use crate::cid_store::{CidStore, SerializationFormat, SerializedItem};
+use crate::cid_store::{SerializationFormat, SerializedItem, StoredObject};
 
-pub fn pretty_item(item: &SerializedItem, store: &CidStore) -> Value {
+/// `stored` is the item's value from the CID store, when it has a CID the store holds.
+pub fn pretty_item(item: &SerializedItem, stored: Option<&StoredObject>) -> Value {
     if let Some(repr) = &item.repr {
         return Value::String(repr.clone());
     }
     let Some(cid) = item.cid.as_deref() else {
         return Value::String("<unavailable: no cid>".into());
     };
-    match store.get(&cid.to_ascii_lowercase()) {
+    match stored {
         None => Value::String(format!("<cid:{} missing>", short(cid))),
         Some(obj) => match obj.format {
             SerializationFormat::Json => serde_json::from_slice(&obj.bytes).unwrap_or(Value::Null),

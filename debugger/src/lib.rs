@@ -28,6 +28,8 @@ pub mod pause;
 #[cfg(feature = "runtime")]
 pub mod pickle;
 #[cfg(feature = "runtime")]
+pub mod search;
+#[cfg(feature = "runtime")]
 pub mod session;
 #[cfg(feature = "runtime")]
 pub mod store;

@@ -1,51 +1,57 @@
-//! REPL sessions and their transcripts.
+//! The REPL sessions that are open right now, with their transcripts. A session leaves memory
+//! when it closes; from then on it is read from the store (`store::sessions`), so memory holds
+//! only what live pauses use, however long the history.
 
 use std::collections::HashMap;
 
 use crate::error::{Error, Result};
 use crate::ids;
-use crate::model::{ReplSession, SessionPage, SessionQuery, SessionStatus, TranscriptEntry};
+use crate::model::{ReplSession, TranscriptEntry};
+use crate::search::{Needle, SearchText};
 
 pub const DEFAULT_PER_PAGE: usize = 50;
 pub const MAX_PER_PAGE: usize = 500;
 
 #[derive(Default)]
 pub struct Sessions {
-    by_id: HashMap<String, ReplSession>,
+    by_id: HashMap<String, OpenSession>,
     /// Session ids in the order they started.
     order: Vec<String>,
-    /// Each session's searchable text, lowercased once: scanning it for `/repls` search takes
-    /// about a millisecond for 10,000 sessions of 50 entries (see benches/session_search.rs).
-    text: HashMap<String, String>,
+}
+
+struct OpenSession {
+    session: ReplSession,
+    /// Searched in memory until the session closes and its text goes into the store's index.
+    text: SearchText,
 }
 
 impl Sessions {
-    /// Adds a session, moving `started_at` on by 1 ms until its id is unique.
-    pub fn insert(&mut self, mut session: ReplSession) -> String {
+    /// Adds a session, moving `started_at` on by 1 ms until its id is unique: not open here and
+    /// not `taken` (by a closed session in the store).
+    pub fn insert(&mut self, mut session: ReplSession, taken: impl Fn(&str) -> Result<bool>) -> Result<String> {
         let mut id = ids::session_id(session.pid, session.started_at);
-        while self.by_id.contains_key(&id) {
+        while self.by_id.contains_key(&id) || taken(&id)? {
             session.started_at += 0.001;
             id = ids::session_id(session.pid, session.started_at);
         }
         session.session_id = id.clone();
-        self.order.push(id.clone());
-        self.text.insert(id.clone(), searchable_text(&session));
-        self.by_id.insert(id.clone(), session);
-        id
+        self.restore(session);
+        Ok(id)
     }
 
-    /// Puts back a session read from the store, keeping its id.
+    /// Puts back an open session read from the store, keeping its id.
     pub fn restore(&mut self, session: ReplSession) {
         if self.by_id.contains_key(&session.session_id) {
             return;
         }
         self.order.push(session.session_id.clone());
-        self.text.insert(session.session_id.clone(), searchable_text(&session));
-        self.by_id.insert(session.session_id.clone(), session);
+        let text = SearchText::of(&session);
+        self.by_id.insert(session.session_id.clone(), OpenSession { session, text });
     }
 
+    /// An open session.
     pub fn get(&self, id: &str) -> Option<&ReplSession> {
-        self.by_id.get(id)
+        self.by_id.get(id).map(|open| &open.session)
     }
 
     pub fn len(&self) -> usize {
@@ -54,15 +60,6 @@ impl Sessions {
 
     pub fn is_empty(&self) -> bool {
         self.order.is_empty()
-    }
-
-    /// An open session, or why it is not one.
-    pub fn open_mut(&mut self, id: &str) -> Result<&mut ReplSession> {
-        let session = self.by_id.get_mut(id).ok_or_else(|| Error::SessionNotFound(id.to_string()))?;
-        if session.closed_at.is_some() {
-            return Err(Error::SessionClosed(id.to_string()));
-        }
-        Ok(session)
     }
 
     pub fn append(
@@ -75,9 +72,9 @@ impl Sessions {
         result_cid: Option<String>,
         now: f64,
     ) -> Result<TranscriptEntry> {
-        let session = self.open_mut(id)?;
+        let open = self.by_id.get_mut(id).ok_or_else(|| Error::SessionNotFound(id.to_string()))?;
         let entry = TranscriptEntry {
-            index: session.transcript.len(),
+            index: open.session.transcript.len(),
             input,
             output,
             stdout,
@@ -85,96 +82,33 @@ impl Sessions {
             result_cid,
             timestamp: now,
         };
-        session.transcript.push(entry.clone());
-        if let Some(text) = self.text.get_mut(id) {
-            push_entry_text(text, &entry);
-        }
+        open.session.transcript.push(entry.clone());
+        open.text.push_entry(&entry);
         Ok(entry)
     }
 
-    /// Closes a session; closing a closed one changes nothing. Returns whether it was open.
-    pub fn close(&mut self, id: &str, now: f64) -> Result<bool> {
-        let session = self.by_id.get_mut(id).ok_or_else(|| Error::SessionNotFound(id.to_string()))?;
-        if session.closed_at.is_some() {
-            return Ok(false);
-        }
+    /// Closes an open session: it leaves memory, and is returned (with its transcript) to be
+    /// stored. None when it is not open here.
+    pub fn close(&mut self, id: &str, now: f64, reason: Option<&str>) -> Option<ReplSession> {
+        let mut session = self.by_id.remove(id)?.session;
+        self.order.retain(|other| other != id);
         session.closed_at = Some(now);
-        Ok(true)
+        session.closed_reason = reason.map(str::to_string);
+        Some(session)
     }
 
-    pub fn set_closed_reason(&mut self, id: &str, reason: &str) {
-        if let Some(session) = self.by_id.get_mut(id) {
-            session.closed_reason = Some(reason.to_string());
-        }
-    }
-
-    /// Every session still open, oldest first.
+    /// Every open session, oldest first.
     pub fn open_ids(&self) -> Vec<String> {
-        self.order.iter().filter(|id| self.by_id.get(*id).is_some_and(|s| s.closed_at.is_none())).cloned().collect()
+        self.order.clone()
     }
 
-    pub fn for_pause(&self, pause_id: &str) -> Vec<String> {
-        self.order.iter().filter(|id| self.by_id[*id].pause_id == pause_id).cloned().collect()
-    }
-
-    /// The sessions of a pause that are still open, oldest first.
+    /// The open sessions of a pause, oldest first.
     pub fn open_for_pause(&self, pause_id: &str) -> Vec<String> {
-        self.order
-            .iter()
-            .filter(|id| self.by_id.get(*id).is_some_and(|s| s.pause_id == pause_id && s.closed_at.is_none()))
-            .cloned()
-            .collect()
+        self.order.iter().filter(|id| self.get(id).is_some_and(|s| s.pause_id == pause_id)).cloned().collect()
     }
 
-    pub fn for_call(&self, call_id: &str) -> Vec<String> {
-        self.order.iter().filter(|id| self.by_id[*id].call_id.as_deref() == Some(call_id)).cloned().collect()
-    }
-
-    /// Matching sessions, newest first, one page of them.
-    pub fn list(&self, query: &SessionQuery) -> SessionPage<ReplSession> {
-        let needle = query.search.as_deref().map(str::trim).filter(|s| !s.is_empty()).map(str::to_lowercase);
-        let finder = needle.as_deref().map(memchr::memmem::Finder::new);
-        let mut matching: Vec<&ReplSession> = self
-            .order
-            .iter()
-            .map(|id| &self.by_id[id])
-            .filter(|s| match query.status {
-                SessionStatus::All => true,
-                SessionStatus::Active => s.closed_at.is_none(),
-                SessionStatus::Closed => s.closed_at.is_some(),
-            })
-            .filter(|s| query.from.is_none_or(|from| s.started_at >= from))
-            .filter(|s| query.to.is_none_or(|to| s.started_at <= to))
-            .filter(|s| match &finder {
-                None => true,
-                Some(finder) => self.text.get(&s.session_id).is_some_and(|t| finder.find(t.as_bytes()).is_some()),
-            })
-            .collect();
-        matching.sort_by(|a, b| b.started_at.total_cmp(&a.started_at));
-        let per_page = match query.per_page {
-            0 => DEFAULT_PER_PAGE,
-            n => n.min(MAX_PER_PAGE),
-        };
-        let page = query.page.max(1);
-        let total = matching.len();
-        let sessions = matching.into_iter().skip((page - 1).saturating_mul(per_page)).take(per_page).cloned().collect();
-        SessionPage { sessions, total, page, per_page }
-    }
-}
-
-/// What a search looks in, lowercased: the function name, then every input, output and stdout.
-fn searchable_text(session: &ReplSession) -> String {
-    let mut text = session.function_name.to_lowercase();
-    for entry in &session.transcript {
-        push_entry_text(&mut text, entry);
-    }
-    text
-}
-
-fn push_entry_text(text: &mut String, entry: &TranscriptEntry) {
-    // A separator no search text contains (searches are trimmed), so matches stay inside a field.
-    for field in [&entry.input, &entry.output, &entry.stdout] {
-        text.push('\u{0}');
-        text.push_str(&field.to_lowercase());
+    /// The open sessions whose text matches `needle`.
+    pub fn matching(&self, needle: &Needle) -> Vec<String> {
+        self.order.iter().filter(|id| self.by_id.get(*id).is_some_and(|s| s.text.contains(needle))).cloned().collect()
     }
 }

@@ -50,7 +50,7 @@ fn test_history_survives_reopening_the_data_directory() {
         (session_id, cid)
     };
     let d = open(dir.path());
-    let session = d.session(&session_id).unwrap();
+    let session = d.session(&session_id).unwrap().unwrap();
     assert_eq!(session.transcript.iter().map(|e| e.input.as_str()).collect::<Vec<_>>(), ["a * 7", "print('x')"]);
     assert_eq!(session.transcript[1].stdout, "x\n");
     assert!(session.closed_at.is_some());
@@ -59,9 +59,9 @@ fn test_history_survives_reopening_the_data_directory() {
     assert_eq!(d.breakpoints()["compute"].after_behavior.as_str(), "stop");
     assert_eq!(d.global_behavior().as_str(), "stop_exception");
     assert!(d.functions().contains_key("compute"));
-    let found = d.list_sessions(&SessionQuery { search: Some("PRINT(".into()), ..Default::default() });
+    let found = d.list_sessions(&SessionQuery { search: Some("PRINT(".into()), ..Default::default() }).unwrap();
     assert_eq!(found.total, 1);
-    assert_eq!(d.call_records("1795331833.500000+77").len(), 1);
+    assert_eq!(d.call_records("1795331833.500000+77").unwrap().len(), 1);
 }
 
 #[test]
@@ -75,12 +75,12 @@ fn test_open_pauses_and_sessions_come_back_closed_with_the_reason() {
         (pause_id, session_id)
     };
     let d = open(dir.path());
-    let session = d.session(&session_id).unwrap();
+    let session = d.session(&session_id).unwrap().unwrap();
     assert!(session.closed_at.is_some());
     assert_eq!(session.closed_reason.as_deref(), Some("server restarted"));
     assert_eq!(session.transcript.len(), 1);
     assert!(d.paused_calls().is_empty());
-    assert!(d.call_stack(&pause_id).is_some(), "the pause's stack stays readable");
+    assert!(d.call_stack(&pause_id).unwrap().is_some(), "the pause's stack stays readable");
     assert_eq!(d.eval_blocking_closed(&session_id), "session_closed");
     // The restart is part of the record.
     let events = d.events(&EventSelection { session_id: Some(session_id.clone()), ..Default::default() }).unwrap();
@@ -112,7 +112,7 @@ fn test_event_log_records_a_call_from_start_to_completion_in_order() {
     d.append_transcript(&session_id, "a", "6", "", false, None).unwrap();
     d.close_session(&session_id).unwrap();
     d.resume(&pause_id, ResumeRequest::continue_()).unwrap();
-    let call_id = d.call_records("1795331833.500000+77")[0].call_id.clone();
+    let call_id = d.call_records("1795331833.500000+77").unwrap()[0].call_id.clone();
     d.complete_call(CallComplete { call_id: Some(call_id), result_repr: Some("7".into()), ..Default::default() })
         .unwrap();
     let events = d.events(&EventSelection::default()).unwrap();
@@ -175,16 +175,20 @@ fn test_breakpoint_history_keeps_the_newest_entries_in_memory_and_on_disk() {
         for i in 0..5 {
             let (pause_id, _) = pause(&d, "compute");
             d.resume(&pause_id, ResumeRequest::continue_()).unwrap();
-            let call_id = d.call_records("1795331833.500000+77")[i].call_id.clone();
+            let call_id = d.call_records("1795331833.500000+77").unwrap()[i].call_id.clone();
             let done = CallComplete { call_id: Some(call_id), result_repr: Some(format!("{i}")), ..Default::default() };
             d.complete_call(done).unwrap();
         }
         let shown: Vec<_> =
-            d.breakpoint_history("compute", 10).iter().map(|h| h["call_data"]["call_id"].clone()).collect();
+            d.breakpoint_history("compute", 10).unwrap().iter().map(|h| h["call_data"]["call_id"].clone()).collect();
         let newest: Vec<_> =
-            d.call_records("1795331833.500000+77").iter().rev().take(3).map(|r| json!(r.call_id)).collect();
+            d.call_records("1795331833.500000+77").unwrap().iter().rev().take(3).map(|r| json!(r.call_id)).collect();
         assert_eq!(shown, newest, "newest first, three kept");
     }
     let reopened = Debugger::open(keep, dir.path()).unwrap();
-    assert_eq!(reopened.breakpoint_history("compute", 10).len(), 3, "older entries were deleted from disk too");
+    assert_eq!(
+        reopened.breakpoint_history("compute", 10).unwrap().len(),
+        3,
+        "older entries were deleted from disk too"
+    );
 }

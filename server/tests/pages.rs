@@ -545,7 +545,7 @@ fn test_call_record_repl_sessions_field_populated_on_session_start() {
         let server = common::start().await;
         let (call_id, pause_id) = server.pause_call("compute", 4405).await;
         let session_id = server.start_session(&pause_id).await;
-        assert_eq!(server.debugger.call_record(&call_id).unwrap().repl_sessions, vec![session_id]);
+        assert_eq!(server.debugger.call_record(&call_id).unwrap().unwrap().repl_sessions, vec![session_id]);
     })
 }
 
@@ -554,7 +554,7 @@ fn test_call_record_repl_sessions_field_empty_by_default() {
     on_shared_runtime(async {
         let server = common::start().await;
         let (call_id, _) = server.pause_call("compute", 4406).await;
-        assert!(server.debugger.call_record(&call_id).unwrap().repl_sessions.is_empty());
+        assert!(server.debugger.call_record(&call_id).unwrap().unwrap().repl_sessions.is_empty());
     })
 }
 
@@ -603,7 +603,7 @@ fn test_paused_card_repl_button_starts_session_and_redirects() {
         assert_eq!(response.status().as_u16(), 200);
         let session_id: String = response.json().await.unwrap();
         assert!(session_id.starts_with("4502-"));
-        assert_eq!(server.debugger.sessions_for_pause(&pause_id), vec![session_id.clone()]);
+        assert_eq!(server.debugger.sessions_for_pause(&pause_id).unwrap(), vec![session_id.clone()]);
         assert_eq!(page(&server, &format!("/repl/{session_id}")).await.0, 200);
     })
 }

@@ -112,7 +112,7 @@ impl Debugger {
     /// A stored value as pages and tools show it.
     pub fn stored_value(&self, cid: &str) -> Result<StoredValue> {
         let cid = cid.to_ascii_lowercase();
-        let obj = self.object(&cid).ok_or_else(|| Error::ObjectNotFound(cid.clone()))?;
+        let obj = self.object(&cid)?.ok_or_else(|| Error::ObjectNotFound(cid.clone()))?;
         let display = match obj.format {
             SerializationFormat::Json => serde_json::from_slice::<Value>(&obj.bytes)
                 .map(|v| text_of(&v))
@@ -128,8 +128,8 @@ impl Debugger {
         })
     }
 
-    pub fn object(&self, cid: &str) -> Option<StoredObject> {
-        self.state().cids.get(&cid.to_ascii_lowercase()).cloned()
+    pub fn object(&self, cid: &str) -> Result<Option<StoredObject>> {
+        self.state().object(cid)
     }
 
     /// Breakpoints with what the main page needs to edit them.
@@ -163,9 +163,9 @@ impl Debugger {
         BreakpointsView { breakpoints, global_behavior: st.breakpoints.global.as_str().into() }
     }
 
-    pub fn breakpoint_history(&self, name: &str, limit: usize) -> Vec<Value> {
-        let st = self.state();
-        st.history.get(name).map(|h| h.iter().rev().take(limit).cloned().collect()).unwrap_or_default()
+    /// A breakpoint's completed calls, newest first.
+    pub fn breakpoint_history(&self, name: &str, limit: usize) -> Result<Vec<Value>> {
+        self.state().store.history(name, limit)
     }
 }
 

@@ -18,7 +18,7 @@ impl Debugger {
         st.store_call_items(&req, now)?;
         st.call_seq += 1;
         let call_id = ids::call_id(now, st.call_seq);
-        let call = call_data(&st.cids, req, method_name, call_id.clone(), preferred_format, (pid, start_time));
+        let call = call_data(&st, req, method_name, call_id.clone(), preferred_format, (pid, start_time))?;
         st.record_call_start(&call, now)?;
 
         let decision = match forced {
@@ -65,8 +65,8 @@ impl Debugger {
         };
         let Some((mut call, pre_pause)) = st.running.remove(call_id) else {
             // A call that started before a restart: its record still learns how it ended.
-            if st.records.get(call_id).is_some_and(|r| r.status == "running") {
-                let (status, pretty_result, exception) = call_outcome(&req, &st.cids);
+            if st.store.call(call_id)?.is_some_and(|r| r.status == "running") {
+                let (status, pretty_result, exception) = call_outcome(&req, &st)?;
                 st.finish_record(call_id, req.timestamp.unwrap_or(now), status, pretty_result, exception)?;
             }
             return Ok(None);
@@ -77,7 +77,7 @@ impl Debugger {
             closed = close_pause(&mut st, &pause_id, Action::Continue, now, None)?;
         }
 
-        let (status, pretty_result, exception) = call_outcome(&req, &st.cids);
+        let (status, pretty_result, exception) = call_outcome(&req, &st)?;
         let raised = status == "exception";
         st.finish_record(call_id, req.timestamp.unwrap_or(now), status, pretty_result.clone(), exception.clone())?;
         st.log(
@@ -102,11 +102,6 @@ impl Debugger {
                 json!({"id": ids::new_uuid(), "function_name": method, "completed_at": now, "call_data": call_data});
             let keep = self.inner.config.history_per_breakpoint;
             st.store.put_history(&method, &entry, keep)?;
-            let history = st.history.entry(method.clone()).or_default();
-            history.push_back(entry);
-            while history.len() > keep {
-                history.pop_front();
-            }
         }
 
         let process_key = call.process_key.clone();
@@ -126,29 +121,24 @@ impl Debugger {
         }))
     }
 
-    pub fn record_event(&self, event: Value) {
-        let mut st = self.state();
-        if st.events.len() >= MAX_EVENTS {
-            st.events.pop_front();
-        }
-        st.events.push_back(event);
+    /// Keeps a client's diagnostic event (on disk, the newest `MAX_EVENTS`).
+    pub fn record_event(&self, event: Value) -> Result<()> {
+        self.state().store.put_client_event(ids::now(), &event, MAX_EVENTS)
     }
 
-    pub fn report_com_error(&self, mut report: Value) {
+    /// Keeps a communication error a client reported (on disk, the newest `MAX_COM_ERRORS`).
+    pub fn report_com_error(&self, mut report: Value) -> Result<()> {
         if let Some(obj) = report.as_object_mut() {
             let now = ids::now();
             obj.insert("received_at".into(), json!(now));
             obj.entry("timestamp").or_insert(json!(now));
         }
-        let mut st = self.state();
-        if st.com_errors.len() >= MAX_COM_ERRORS {
-            st.com_errors.pop_front();
-        }
-        st.com_errors.push_back(report);
+        self.state().store.put_com_error(&report, MAX_COM_ERRORS)
     }
 
-    pub fn com_errors(&self) -> Vec<Value> {
-        self.state().com_errors.iter().cloned().collect()
+    /// The kept communication errors, oldest first.
+    pub fn com_errors(&self) -> Result<Vec<Value>> {
+        self.state().store.com_errors()
     }
 }
 
@@ -162,7 +152,7 @@ pub(super) fn process_identity(pid: &Option<Value>, start: &Option<Value>) -> Re
 }
 
 /// How a call ended, as records and pages show it: (status, result text, exception).
-pub(super) fn call_outcome(req: &CallComplete, cids: &CidStore) -> (&'static str, Option<Value>, Option<Value>) {
+pub(super) fn call_outcome(req: &CallComplete, st: &State) -> Result<(&'static str, Option<Value>, Option<Value>)> {
     let raised = req.exception_cid.is_some() || !matches!(req.status.as_deref(), None | Some("success"));
     if raised {
         let type_name = req.exception_type.clone().unwrap_or_else(|| "Exception".into());
@@ -173,14 +163,14 @@ pub(super) fn call_outcome(req: &CallComplete, cids: &CidStore) -> (&'static str
             "message": message,
             "traceback": req.exception_traceback,
         });
-        return ("exception", None, Some(exception));
+        return Ok(("exception", None, Some(exception)));
     }
     let result = match (&req.result_repr, &req.result_cid) {
         (Some(repr), _) => Value::String(repr.clone()),
-        (None, Some(cid)) => pretty_item(&SerializedItem { cid: Some(cid.clone()), ..Default::default() }, cids),
+        (None, Some(cid)) => st.pretty(&SerializedItem { cid: Some(cid.clone()), ..Default::default() })?,
         (None, None) => Value::String("None".into()),
     };
-    ("success", Some(result), None)
+    Ok(("success", Some(result), None))
 }
 
 impl State {
@@ -193,10 +183,12 @@ impl State {
         }
         // A CID sent with data anywhere in this request counts as known for the other items.
         let sent: HashSet<&str> = items().filter(|i| i.data.is_some()).filter_map(|i| i.cid.as_deref()).collect();
-        let missing: Vec<String> = items()
-            .filter(|i| self.cids.is_missing(i) && !i.cid.as_deref().is_some_and(|c| sent.contains(c)))
-            .filter_map(|i| i.cid.clone())
-            .collect();
+        let mut missing: Vec<String> = vec![];
+        for item in items().filter(|i| !i.cid.as_deref().is_some_and(|c| sent.contains(c))) {
+            if let (true, Some(cid)) = (self.is_missing(item)?, &item.cid) {
+                missing.push(cid.clone());
+            }
+        }
         if !missing.is_empty() {
             return Err(Error::CidNotFound { missing });
         }
@@ -210,30 +202,26 @@ impl State {
     /// `call_start` event.
     fn record_call_start(&mut self, call: &CallData, now: f64) -> Result<()> {
         let call_id = &call.call_id;
-        self.records.insert(
-            call_id.clone(),
-            CallRecord {
-                call_id: call_id.clone(),
-                method_name: call.method_name.clone(),
-                process_key: call.process_key.clone(),
-                started_at: now,
-                completed_at: None,
-                status: "running".into(),
-                pretty_args: call.pretty_args.clone(),
-                pretty_kwargs: call.pretty_kwargs.clone(),
-                pretty_result: None,
-                exception: None,
-                call_site: call.call_site.clone(),
-                pause_ids: vec![],
-                repl_sessions: vec![],
-            },
-        );
-        self.record_order.push(call_id.clone());
-        if self.seen_processes.insert(call.process_key.clone()) {
+        self.store.put_call(&CallRecord {
+            call_id: call_id.clone(),
+            method_name: call.method_name.clone(),
+            process_key: call.process_key.clone(),
+            started_at: now,
+            completed_at: None,
+            status: "running".into(),
+            pretty_args: call.pretty_args.clone(),
+            pretty_kwargs: call.pretty_kwargs.clone(),
+            pretty_result: None,
+            exception: None,
+            call_site: call.call_site.clone(),
+            pause_ids: vec![],
+            repl_sessions: vec![],
+        })?;
+        // Announced once per process, across restarts too.
+        if self.seen_processes.insert(call.process_key.clone()) && !self.store.has_process(&call.process_key)? {
             let identity = json!({"pid": call.process_pid, "process_start_time": call.process_start_time});
             self.log(now, EventKind::ProcessSeen, &call.process_key, None, identity)?;
         }
-        self.save_call(call_id)?;
         self.log(
             now,
             EventKind::CallStart,
@@ -249,19 +237,19 @@ impl State {
 
 /// What is kept of a started call, with its arguments rendered for the pages.
 fn call_data(
-    cids: &CidStore,
+    st: &State,
     req: CallStart,
     method_name: String,
     call_id: String,
     preferred_format: String,
     (pid, start_time): (i64, f64),
-) -> CallData {
-    CallData {
+) -> Result<CallData> {
+    Ok(CallData {
         method_name,
         call_id,
-        pretty_target: req.target.as_ref().map(|t| pretty_item(t, cids)).unwrap_or(Value::Null),
-        pretty_args: req.args.iter().map(|a| pretty_item(a, cids)).collect(),
-        pretty_kwargs: req.kwargs.iter().map(|(k, v)| (k.clone(), pretty_item(v, cids))).collect(),
+        pretty_target: req.target.as_ref().map(|t| st.pretty(t)).transpose()?.unwrap_or(Value::Null),
+        pretty_args: req.args.iter().map(|a| st.pretty(a)).collect::<Result<_>>()?,
+        pretty_kwargs: req.kwargs.iter().map(|(k, v)| Ok((k.clone(), st.pretty(v)?))).collect::<Result<_>>()?,
         target: req.target,
         args: req.args,
         kwargs: req.kwargs,
@@ -277,7 +265,7 @@ fn call_data(
         pretty_result: None,
         exception: None,
         frames: req.frames,
-    }
+    })
 }
 
 fn preferred_format(requested: Option<&str>) -> Result<String> {

@@ -2,7 +2,7 @@
 //! mutex that is never held across an await; the only waits are for the paused program (an
 //! eval's answer) and for a resume (the client's long-poll).
 
-use std::collections::{BTreeMap, HashMap, HashSet, VecDeque};
+use std::collections::{BTreeMap, HashMap, HashSet};
 use std::path::Path;
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::Duration;
@@ -13,7 +13,7 @@ use tokio::sync::{broadcast, oneshot};
 
 use crate::breakpoint::{AfterBehavior, Behavior, Breakpoint, Breakpoints, GlobalBehavior, StartDecision};
 use crate::call::{Action, CallComplete, CallData, CallRecord, CallStart, CallStartReply};
-use crate::cid_store::{CidStore, SerializationFormat, SerializedItem, StoredObject};
+use crate::cid_store::{SerializationFormat, SerializedItem, StoredObject, VerifiedObject};
 use crate::display::{pickled_text, pretty_item, text_of};
 use crate::error::{Error, Result};
 use crate::eval::{EvalRequest, EvalResult, PendingEval};
@@ -24,7 +24,7 @@ use crate::model::{
 };
 use crate::pause::{Pause, ResumeRequest};
 use crate::session::Sessions;
-use crate::store::{EventSelection, Snapshot, Store};
+use crate::store::{EventSelection, PauseRecord, Store};
 use crate::{call_tree, ids};
 
 mod breakpoints;
@@ -37,6 +37,7 @@ pub use pauses::PollReply;
 use pauses::{add_pause, close_pause};
 use sessions::{close_one_session, request_event};
 
+/// How many communication errors and client events are kept (the newest; on disk).
 const MAX_COM_ERRORS: usize = 500;
 const MAX_EVENTS: usize = 10_000;
 
@@ -67,30 +68,27 @@ pub struct RegisteredFunction {
     pub metadata: Value,
 }
 
+/// What live pauses and open sessions need, and nothing of the history: closed sessions, call
+/// records, resumed pauses, stored values and events are read from the store when asked for.
 struct State {
-    /// Where every change is written before it is acknowledged.
+    /// Where every change is written before it is acknowledged, and where history is read.
     store: Store,
-    /// Processes already announced in the event log.
+    /// Processes this server has seen (their `process_seen` is in the event log).
     seen_processes: HashSet<String>,
     /// Held while the data directory is ours: two servers on one directory would each close the
     /// other's live sessions.
     lock: Option<std::fs::File>,
     breakpoints: Breakpoints,
     functions: BTreeMap<String, RegisteredFunction>,
+    /// Pauses not yet resumed; a pause leaves memory when it is resumed.
     pauses: HashMap<String, Pause>,
     /// Pause ids in the order they paused.
     pause_order: Vec<String>,
     /// Calls started and not yet completed, with their pre-call pause if they had one.
     running: HashMap<String, (CallData, Option<String>)>,
-    records: HashMap<String, CallRecord>,
-    record_order: Vec<String>,
-    /// Each breakpoint's completed calls, oldest first, at most `history_per_breakpoint`.
-    history: BTreeMap<String, VecDeque<Value>>,
+    /// Open REPL sessions.
     sessions: Sessions,
-    cids: CidStore,
     call_seq: u64,
-    com_errors: VecDeque<Value>,
-    events: VecDeque<Value>,
 }
 
 impl State {
@@ -104,40 +102,84 @@ impl State {
             pauses: HashMap::new(),
             pause_order: vec![],
             running: HashMap::new(),
-            records: HashMap::new(),
-            record_order: vec![],
-            history: BTreeMap::new(),
             sessions: Sessions::default(),
-            cids: CidStore::default(),
             call_seq: 0,
-            com_errors: VecDeque::new(),
-            events: VecDeque::new(),
         }
     }
 
     /// Verifies, stores and persists a value a client sent.
     fn store_pair(&mut self, cid: &str, data: &str, format: Option<&str>, now: f64) -> Result<()> {
-        let new = self.cids.store_pair(cid, data, format, now)?;
-        self.persist_object(new)
+        self.store.put_object(&VerifiedObject::from_pair(cid, data, format, now)?).map(|_| ())
     }
 
     fn store_item(&mut self, item: &SerializedItem, now: f64) -> Result<()> {
-        let new = self.cids.store_item(item, now)?;
-        self.persist_object(new)
-    }
-
-    fn persist_object(&self, new_cid: Option<String>) -> Result<()> {
-        match new_cid.as_deref().and_then(|cid| self.cids.get(cid).map(|obj| (cid, obj))) {
-            Some((cid, obj)) => self.store.put_object(cid, obj),
+        match VerifiedObject::from_item(item, now)? {
+            Some(verified) => self.store.put_object(&verified).map(|_| ()),
             None => Ok(()),
         }
+    }
+
+    /// A stored value by CID (any case).
+    fn object(&self, cid: &str) -> Result<Option<StoredObject>> {
+        self.store.object(&cid.to_ascii_lowercase())
+    }
+
+    /// Display text of a client's value, read from the store when it has no repr.
+    fn pretty(&self, item: &SerializedItem) -> Result<Value> {
+        let stored = match (&item.repr, &item.cid) {
+            (None, Some(cid)) => self.object(cid)?,
+            _ => None,
+        };
+        Ok(pretty_item(item, stored.as_ref()))
+    }
+
+    /// Whether an item refers to a CID the store does not have (it has a CID but no data).
+    fn is_missing(&self, item: &SerializedItem) -> Result<bool> {
+        match (&item.cid, &item.data) {
+            (Some(cid), None) => Ok(!self.store.has_object(&cid.to_ascii_lowercase())?),
+            _ => Ok(false),
+        }
+    }
+
+    /// A pause, live (from memory) or resumed (from the store).
+    fn pause_record(&self, pause_id: &str) -> Result<Option<PauseRecord>> {
+        match self.pauses.get(pause_id) {
+            Some(pause) => Ok(Some(pause.record.clone())),
+            None => self.store.pause(pause_id),
+        }
+    }
+
+    /// A session, open (from memory) or closed (from the store).
+    fn session(&self, session_id: &str) -> Result<Option<ReplSession>> {
+        match self.sessions.get(session_id) {
+            Some(open) => Ok(Some(open.clone())),
+            None => self.store.session(session_id),
+        }
+    }
+
+    /// An open session, or why it is not one.
+    fn open_session(&self, session_id: &str) -> Result<&ReplSession> {
+        match self.sessions.get(session_id) {
+            Some(open) => Ok(open),
+            None if self.store.has_session(session_id)? => Err(Error::SessionClosed(session_id.to_string())),
+            None => Err(Error::SessionNotFound(session_id.to_string())),
+        }
+    }
+
+    /// Changes a call's record in the store (records are not kept in memory).
+    fn update_record(&self, call_id: &str, change: impl FnOnce(&mut CallRecord)) -> Result<()> {
+        if let Some(mut record) = self.store.call(call_id)? {
+            change(&mut record);
+            self.store.put_call(&record)?;
+        }
+        Ok(())
     }
 
     /// Records eval requests that will get no answer (timed out, or their session closed).
     fn log_unanswered(&self, unanswered: impl Iterator<Item = PendingEval>) -> Result<()> {
         for pending in unanswered {
             let request = &pending.request;
-            let process_key = self.session_process_key(&request.session_id);
+            let process_key = self.session_process_key(&request.session_id)?;
             let event = request_event(request);
             self.store.append_event(
                 pending.requested_at,
@@ -155,7 +197,7 @@ impl State {
         self.store.append_event(now, kind, Some(process_key), session_id, &data).map(|_| ())
     }
 
-    /// Writes how a call ended into its record, and the record to the store.
+    /// Writes how a call ended into its record.
     fn finish_record(
         &mut self,
         call_id: &str,
@@ -164,30 +206,24 @@ impl State {
         pretty_result: Option<Value>,
         exception: Option<Value>,
     ) -> Result<()> {
-        if let Some(record) = self.records.get_mut(call_id) {
+        self.update_record(call_id, |record| {
             record.completed_at = Some(completed_at);
             record.status = status.into();
             record.pretty_result = pretty_result;
             record.exception = exception;
-        }
-        self.save_call(call_id)
+        })
     }
 
     /// The process a session's events are logged under.
-    fn session_process_key(&self, session_id: &str) -> String {
-        self.sessions.get(session_id).map(|s| s.process_key.clone()).unwrap_or_default()
-    }
-
-    fn save_call(&self, call_id: &str) -> Result<()> {
-        self.records.get(call_id).map_or(Ok(()), |r| self.store.put_call(r))
+    fn session_process_key(&self, session_id: &str) -> Result<String> {
+        match self.sessions.get(session_id) {
+            Some(open) => Ok(open.process_key.clone()),
+            None => Ok(self.store.session(session_id)?.map(|s| s.process_key).unwrap_or_default()),
+        }
     }
 
     fn save_pause(&self, pause_id: &str) -> Result<()> {
         self.pauses.get(pause_id).map_or(Ok(()), |p| self.store.put_pause(&p.record))
-    }
-
-    fn save_session(&self, session_id: &str) -> Result<()> {
-        self.sessions.get(session_id).map_or(Ok(()), |s| self.store.put_session(s))
     }
 
     fn save_breakpoint(&self, name: &str) -> Result<()> {
@@ -239,12 +275,11 @@ impl Debugger {
     pub fn open(config: Config, data_dir: &Path) -> Result<Self> {
         let store = Store::open(data_dir)?;
         let lock = store.lock_exclusively(data_dir)?;
-        let snapshot = store.load()?;
         let mut st = State::new(store);
         st.lock = Some(lock);
         // The closing of what was left open is written in one transaction.
         st.store.begin()?;
-        match restore(&mut st, snapshot, ids::now()) {
+        match restore(&mut st, ids::now()) {
             Ok(()) => st.store.commit()?,
             Err(e) => {
                 st.store.rollback();
@@ -283,44 +318,30 @@ impl Debugger {
     }
 }
 
-/// Rebuilds the state from a snapshot; whatever was open is closed, with the restart as reason.
-fn restore(st: &mut State, snapshot: Snapshot, now: f64) -> Result<()> {
-    for (name, bp) in snapshot.breakpoints {
+/// Reads back the configuration, and closes what the last server left open (with the restart
+/// as reason). History stays in the store.
+fn restore(st: &mut State, now: f64) -> Result<()> {
+    let settings = st.store.settings()?;
+    for (name, bp) in settings.breakpoints {
         st.breakpoints.by_name.insert(name, bp);
     }
-    if let Some(global) = snapshot.global {
+    if let Some(global) = settings.global {
         st.breakpoints.global = global;
     }
-    for (name, data) in snapshot.functions {
+    for (name, data) in settings.functions {
         if let Ok(f) = serde_json::from_value::<RegisteredFunction>(data) {
             st.functions.insert(name, f);
         }
     }
-    for (cid, obj) in snapshot.objects {
-        st.cids.insert(&cid, obj.bytes, obj.format, obj.created_at);
-    }
-    for record in snapshot.calls {
-        st.seen_processes.insert(record.process_key.clone());
-        st.record_order.push(record.call_id.clone());
-        st.records.insert(record.call_id.clone(), record);
-    }
-    st.call_seq = st.records.len() as u64;
-    for (name, entry) in snapshot.history {
-        st.history.entry(name).or_default().push_back(entry);
-    }
-    for session in snapshot.sessions {
+    st.call_seq = st.store.call_count()?;
+    for session in st.store.open_sessions()? {
         st.sessions.restore(session);
     }
-    let mut open_pauses = vec![];
-    for record in snapshot.pauses {
+    for record in st.store.open_pauses()? {
         let pause = Pause::from_record(record);
-        if pause.is_paused() {
-            open_pauses.push(pause.record.pause_id.clone());
-        }
-        st.pause_order.push(pause.record.pause_id.clone());
-        st.pauses.insert(pause.record.pause_id.clone(), pause);
-    }
-    for pause_id in open_pauses {
+        let pause_id = pause.record.pause_id.clone();
+        st.pause_order.push(pause_id.clone());
+        st.pauses.insert(pause_id.clone(), pause);
         close_pause(st, &pause_id, Action::Continue, now, Some(RESTART_REASON))?;
     }
     // Sessions whose pause was lost or resumed without closing them.

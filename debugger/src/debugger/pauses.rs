@@ -35,7 +35,13 @@ impl Debugger {
         let unknown = || PollReply::Waiting { eval: None, sessions: take_eval.then(Vec::new) };
         let mut seen_sessions = None;
         loop {
-            let Some(wake) = self.state().pauses.get(pause_id).map(|p| p.wake.clone()) else {
+            let live = self.state().pauses.get(pause_id).map(|p| p.wake.clone());
+            let Some(wake) = live else {
+                // A resumed pause is only in the store: its client is told the action again. (A
+                // store that cannot be read is a pause not known: the client polls again.)
+                if let Ok(Some(action)) = self.state().store.pause(pause_id).map(|p| p.and_then(|p| p.resume)) {
+                    return PollReply::Ready { action };
+                }
                 tokio::time::sleep_until(deadline).await;
                 return unknown();
             };
@@ -48,7 +54,8 @@ impl Debugger {
                 let mut st = self.state();
                 let sessions = take_eval.then(|| st.sessions.open_for_pause(pause_id));
                 let Some(pause) = st.pauses.get_mut(pause_id) else {
-                    return unknown();
+                    // Resumed in between: it left memory, the next turn reads its action.
+                    continue;
                 };
                 if let Some(action) = &pause.record.resume {
                     return PollReply::Ready { action: action.clone() };
@@ -101,11 +108,12 @@ impl Debugger {
         let now = ids::now();
         let mut st = self.state();
         let Some(pause) = st.pauses.get(pause_id) else {
-            return Ok(false);
+            // Resumed pauses are only in the store.
+            return match st.store.pause(pause_id)? {
+                Some(_) => Err(Error::PauseResumed(pause_id.to_string())),
+                None => Ok(false),
+            };
         };
-        if !pause.is_paused() {
-            return Err(Error::PauseResumed(pause_id.to_string()));
-        }
         let action = request.into_action(pause.is_post_completion())?;
         let closed = close_pause(&mut st, pause_id, action, now, None)?;
         drop(st);
@@ -125,13 +133,10 @@ pub(super) fn add_pause(st: &mut State, call: CallData, reason: PauseReason, now
     let pause_id = ids::new_uuid();
     let (call_id, process_key, function_name) =
         (call.call_id.clone(), call.process_key.clone(), call.method_name.clone());
-    if let Some(record) = st.records.get_mut(&call_id) {
-        record.pause_ids.push(pause_id.clone());
-    }
+    st.update_record(&call_id, |record| record.pause_ids.push(pause_id.clone()))?;
     st.pauses.insert(pause_id.clone(), Pause::new(pause_id.clone(), call, reason, now));
     st.pause_order.push(pause_id.clone());
     st.save_pause(&pause_id)?;
-    st.save_call(&call_id)?;
     st.log(
         now,
         EventKind::Pause,
@@ -142,8 +147,9 @@ pub(super) fn add_pause(st: &mut State, call: CallData, reason: PauseReason, now
     Ok(pause_id)
 }
 
-/// Marks a pause resumed, closes its sessions and fails their evals. Returns the sessions
-/// closed. `reason` is set when no user resumed it (a restart).
+/// Marks a pause resumed, closes its sessions and fails their evals; the pause leaves memory
+/// (the store has it). Returns the sessions closed. `reason` is set when no user resumed it (a
+/// restart). A pause not live here is left as it is.
 pub(super) fn close_pause(
     st: &mut State,
     pause_id: &str,
@@ -175,10 +181,13 @@ pub(super) fn close_pause(
             json!({"pause_id": pause_id, "call_id": call_id, "action": action, "reason": reason}),
         )?;
     }
-    for session_id in st.sessions.for_pause(pause_id) {
+    for session_id in st.sessions.open_for_pause(pause_id) {
         if close_one_session(st, &session_id, now, reason)? {
             closed.push((session_id, now));
         }
+    }
+    if st.pauses.remove(pause_id).is_some() {
+        st.pause_order.retain(|id| id != pause_id);
     }
     Ok(closed)
 }

@@ -2,6 +2,9 @@
 //! program, answered, and recorded (one commit per answered eval).
 
 use super::*;
+use crate::search::Needle;
+use crate::session::{DEFAULT_PER_PAGE, MAX_PER_PAGE};
+use crate::store::{SessionFilter, SessionRow};
 
 impl Debugger {
     pub fn start_session(&self, pause_id: &str) -> Result<String> {
@@ -10,10 +13,13 @@ impl Debugger {
         }
         let now = ids::now();
         let mut st = self.state();
-        let pause = st.pauses.get(pause_id).ok_or_else(|| Error::PauseNotFound(pause_id.to_string()))?;
-        if !pause.is_paused() {
-            return Err(Error::PauseResumed(pause_id.to_string()));
-        }
+        let Some(pause) = st.pauses.get(pause_id) else {
+            // Resumed pauses are only in the store.
+            return Err(match st.store.pause(pause_id)? {
+                Some(_) => Error::PauseResumed(pause_id.to_string()),
+                None => Error::PauseNotFound(pause_id.to_string()),
+            });
+        };
         let call = &pause.record.call;
         let session = ReplSession {
             session_id: String::new(),
@@ -38,12 +44,12 @@ impl Debugger {
         };
         let call_id = call.call_id.clone();
         let (process_key, function_name) = (call.process_key.clone(), call.method_name.clone());
-        let session_id = st.sessions.insert(session);
-        if let Some(record) = st.records.get_mut(&call_id) {
-            record.repl_sessions.push(session_id.clone());
+        let State { sessions, store, .. } = &mut *st;
+        let session_id = sessions.insert(session, |id| store.has_session(id))?;
+        if let Some(session) = st.sessions.get(&session_id) {
+            st.store.put_session(session)?;
         }
-        st.save_session(&session_id)?;
-        st.save_call(&call_id)?;
+        st.update_record(&call_id, |record| record.repl_sessions.push(session_id.clone()))?;
         st.log(
             now,
             EventKind::SessionStart,
@@ -56,27 +62,37 @@ impl Debugger {
         Ok(session_id)
     }
 
-    pub fn session(&self, session_id: &str) -> Option<ReplSession> {
-        self.state().sessions.get(session_id).cloned()
+    /// A session with its transcript, open or closed.
+    pub fn session(&self, session_id: &str) -> Result<Option<ReplSession>> {
+        self.state().session(session_id)
     }
 
-    pub fn list_sessions(&self, query: &SessionQuery) -> SessionPage<ReplSession> {
-        self.state().sessions.list(query)
+    /// Matching sessions, newest first, one page of them, with their transcripts.
+    pub fn list_sessions(&self, query: &SessionQuery) -> Result<SessionPage<ReplSession>> {
+        let st = self.state();
+        find_sessions(&st, query)?.page(|row| match st.sessions.get(&row.session.session_id) {
+            Some(open) => Ok(open.clone()),
+            None => st.store.with_transcript(row.session),
+        })
     }
 
-    pub fn sessions_for_pause(&self, pause_id: &str) -> Vec<String> {
-        self.state().sessions.for_pause(pause_id)
+    /// The sessions of a pause, oldest first.
+    pub fn sessions_for_pause(&self, pause_id: &str) -> Result<Vec<String>> {
+        let links = self.state().store.sessions_of_pause(pause_id)?;
+        Ok(links.into_iter().map(|link| link.session_id).collect())
     }
 
-    pub fn sessions_for_call(&self, call_id: &str) -> Vec<String> {
-        self.state().sessions.for_call(call_id)
+    /// The sessions of a call, oldest first.
+    pub fn sessions_for_call(&self, call_id: &str) -> Result<Vec<String>> {
+        let links = self.state().store.sessions_of_call(call_id)?;
+        Ok(links.into_iter().map(|link| link.session_id).collect())
     }
 
     /// Closes a session (idempotent); its waiting evals answer "session closed".
     pub fn close_session(&self, session_id: &str) -> Result<()> {
         let now = ids::now();
         let mut st = self.state();
-        match st.sessions.open_mut(session_id) {
+        match st.open_session(session_id) {
             Ok(_) => {}
             Err(Error::SessionClosed(_)) => return Ok(()),
             Err(e) => return Err(e),
@@ -103,8 +119,7 @@ impl Debugger {
         let eval_id = ids::new_uuid();
         let pause_id = {
             let mut st = self.state();
-            let session = st.sessions.open_mut(session_id)?;
-            let pause_id = session.pause_id.clone();
+            let pause_id = st.open_session(session_id)?.pause_id.clone();
             if !st.pauses.get(&pause_id).ok_or(Error::InvalidPause)?.is_paused() {
                 return Err(Error::SessionClosed(session_id.to_string()));
             }
@@ -149,7 +164,7 @@ impl Debugger {
         };
         let now = ids::now();
         let mut st = self.state();
-        if let Err(closed) = st.sessions.open_mut(session_id) {
+        if let Err(closed) = st.open_session(session_id) {
             // Nobody waits for this answer any more, but the client is done with the eval and
             // may take the next one.
             if let Some(pause) = st.pauses.get_mut(pause_id) {
@@ -159,7 +174,7 @@ impl Debugger {
             return Err(closed);
         }
         let new_object = match (&result.result_cid, &result.result_data) {
-            (Some(cid), Some(data)) => st.cids.store_pair(cid, data, None, now)?,
+            (Some(cid), Some(data)) => Some(VerifiedObject::from_pair(cid, data, None, now)?),
             _ => None,
         };
         let pause = st.pauses.get_mut(pause_id).ok_or_else(|| Error::EvalNotFound(eval_id.to_string()))?;
@@ -183,7 +198,7 @@ impl Debugger {
             now,
         )?;
         // Durable before the browser hears of it, in one commit.
-        persist_answer(&st, &pending, new_object.as_deref(), &entry, now)?;
+        persist_answer(&st, &pending, new_object.as_ref(), &entry, now)?;
         drop(st);
         let _ = pending.reply.send(entry.clone());
         self.publish(LiveEvent::TranscriptAppended { session_id: session_id.to_string(), entry });
@@ -202,6 +217,7 @@ impl Debugger {
     ) -> Result<TranscriptEntry> {
         let now = ids::now();
         let mut st = self.state();
+        st.open_session(session_id)?;
         let entry = st.sessions.append(
             session_id,
             input.to_string(),
@@ -211,33 +227,70 @@ impl Debugger {
             result_cid,
             now,
         )?;
-        st.store.atomically(|store| {
-            persist_entry(store, &st.session_process_key(session_id), session_id, "", &entry, now)
-        })?;
+        let process_key = st.session_process_key(session_id)?;
+        st.store.atomically(|store| persist_entry(store, &process_key, session_id, "", &entry, now))?;
         drop(st);
         self.publish(LiveEvent::TranscriptAppended { session_id: session_id.to_string(), entry: entry.clone() });
         Ok(entry)
     }
 }
 
-/// Closes and records one session; false when it was already closed.
+/// Closes and records one open session (it leaves memory); false when it was not open.
 pub(super) fn close_one_session(st: &mut State, session_id: &str, now: f64, reason: Option<&str>) -> Result<bool> {
-    if !st.sessions.close(session_id, now)? {
+    let Some(open) = st.sessions.get(session_id) else {
         return Ok(false);
-    }
-    if let Some(reason) = reason {
-        st.sessions.set_closed_reason(session_id, reason);
-    }
-    st.save_session(session_id)?;
-    let process_key = st.session_process_key(session_id);
+    };
+    let mut closed = open.clone();
+    closed.closed_at = Some(now);
+    closed.closed_reason = reason.map(str::to_string);
+    // Stored (header and search text) before it leaves memory, so it is never in neither.
+    st.store.put_closed_session(&closed)?;
+    st.sessions.close(session_id, now, reason);
     st.log(
         now,
         EventKind::SessionClose,
-        &process_key,
+        &closed.process_key,
         Some(session_id),
         json!({"session_id": session_id, "reason": reason}),
     )?;
     Ok(true)
+}
+
+/// One page of `/repls`, as found in the store, before it is shaped for its reader.
+pub(super) struct FoundSessions {
+    rows: Vec<SessionRow>,
+    total: usize,
+    page: usize,
+    per_page: usize,
+}
+
+impl FoundSessions {
+    pub(super) fn page<T>(self, each: impl FnMut(SessionRow) -> Result<T>) -> Result<SessionPage<T>> {
+        let sessions = self.rows.into_iter().map(each).collect::<Result<_>>()?;
+        Ok(SessionPage { sessions, total: self.total, page: self.page, per_page: self.per_page })
+    }
+}
+
+/// One page of sessions from the store, with the open ones matched in memory.
+pub(super) fn find_sessions(st: &State, query: &SessionQuery) -> Result<FoundSessions> {
+    let needle = Needle::parse(query.search.as_deref());
+    let open_matches = needle.as_ref().map(|n| st.sessions.matching(n)).unwrap_or_default();
+    let per_page = match query.per_page {
+        0 => DEFAULT_PER_PAGE,
+        n => n.min(MAX_PER_PAGE),
+    };
+    let page = query.page.max(1);
+    let filter = SessionFilter {
+        needle: needle.as_ref(),
+        open_matches: &open_matches,
+        status: query.status,
+        from: query.from,
+        to: query.to,
+        offset: (page - 1).saturating_mul(per_page),
+        limit: per_page,
+    };
+    let (rows, total) = st.store.find_sessions(&filter)?;
+    Ok(FoundSessions { rows, total, page, per_page })
 }
 
 /// A transcript entry and its event.
@@ -262,12 +315,12 @@ pub(super) fn persist_entry(
 pub(super) fn persist_answer(
     st: &State,
     pending: &PendingEval,
-    new_object: Option<&str>,
+    new_object: Option<&VerifiedObject>,
     entry: &TranscriptEntry,
     now: f64,
 ) -> Result<()> {
     let request = &pending.request;
-    let process_key = st.session_process_key(&request.session_id);
+    let process_key = st.session_process_key(&request.session_id)?;
     st.store.atomically(|store| {
         store.append_event(
             pending.requested_at,
@@ -276,8 +329,8 @@ pub(super) fn persist_answer(
             Some(&request.session_id),
             &request_event(request),
         )?;
-        if let Some((cid, obj)) = new_object.and_then(|cid| st.cids.get(cid).map(|obj| (cid, obj))) {
-            store.put_object(cid, obj)?;
+        if let Some(verified) = new_object {
+            store.put_object(verified)?;
         }
         persist_entry(store, &process_key, &request.session_id, &request.eval_id, entry, now)
     })

@@ -1,5 +1,5 @@
 //! Read-side views the pages and the API show: paused calls, call stacks, processes, call
-//! trees and call records.
+//! trees and call records. Live pauses come from memory; everything else from the store.
 
 use super::*;
 
@@ -11,58 +11,69 @@ impl Debugger {
             .iter()
             .filter_map(|id| st.pauses.get(id))
             .filter(|p| p.is_paused())
-            .map(|p| paused_call(&st, p))
+            .map(|p| paused_call(&st, &p.record))
             .collect()
     }
 
     /// One pause, paused or resumed.
-    pub fn pause(&self, pause_id: &str) -> Option<PausedCall> {
+    pub fn pause(&self, pause_id: &str) -> Result<Option<PausedCall>> {
         let st = self.state();
-        st.pauses.get(pause_id).map(|p| paused_call(&st, p))
+        Ok(st.pause_record(pause_id)?.map(|record| paused_call(&st, &record)))
     }
 
-    pub fn pause_call_data(&self, pause_id: &str) -> Option<CallData> {
-        self.state().pauses.get(pause_id).map(|p| p.record.call.clone())
+    pub fn pause_call_data(&self, pause_id: &str) -> Result<Option<CallData>> {
+        Ok(self.state().pause_record(pause_id)?.map(|record| record.call))
     }
 
     /// `/api/paused` in the protocol's shape.
-    pub fn paused_protocol_view(&self) -> Vec<Value> {
+    pub fn paused_protocol_view(&self) -> Result<Vec<Value>> {
         let st = self.state();
         st.pause_order
             .iter()
             .filter_map(|id| st.pauses.get(id))
             .filter(|p| p.is_paused())
             .map(|p| {
-                json!({
+                let sessions = st.store.sessions_of_pause(&p.record.pause_id)?;
+                let session_ids: Vec<String> = sessions.into_iter().map(|link| link.session_id).collect();
+                Ok(json!({
                     "id": p.record.pause_id,
                     "paused_at": p.record.paused_at,
-                    "repl_sessions": st.sessions.for_pause(&p.record.pause_id),
+                    "repl_sessions": session_ids,
                     "call_data": p.record.call,
-                })
+                }))
             })
             .collect()
     }
 
-    pub fn call_record(&self, call_id: &str) -> Option<CallRecord> {
-        self.state().records.get(call_id).cloned()
+    pub fn call_record(&self, call_id: &str) -> Result<Option<CallRecord>> {
+        self.state().store.call(call_id)
     }
 
     /// Sessions for index pages: the same filters and pages, without transcripts.
-    pub fn session_summaries(&self, query: &SessionQuery) -> SessionPage<SessionSummary> {
-        let page = self.list_sessions(query);
-        SessionPage {
-            sessions: page.sessions.iter().map(SessionSummary::of).collect(),
-            total: page.total,
-            page: page.page,
-            per_page: page.per_page,
-        }
+    pub fn session_summaries(&self, query: &SessionQuery) -> Result<SessionPage<SessionSummary>> {
+        let st = self.state();
+        sessions::find_sessions(&st, query)?.page(|row| {
+            let s = row.session;
+            Ok(SessionSummary {
+                session_id: s.session_id,
+                pause_id: s.pause_id,
+                function_name: s.function_name,
+                started_at: s.started_at,
+                closed_at: s.closed_at,
+                transcript_len: row.entries,
+                process_key: s.process_key,
+                call_id: s.call_id,
+            })
+        })
     }
 
     /// The stack of a pause as it was when the call paused, with the pause's sessions.
-    pub fn call_stack(&self, pause_id: &str) -> Option<CallStackView> {
+    pub fn call_stack(&self, pause_id: &str) -> Result<Option<CallStackView>> {
         let st = self.state();
-        let pause = st.pauses.get(pause_id)?;
-        let call = &pause.record.call;
+        let Some(record) = st.pause_record(pause_id)? else {
+            return Ok(None);
+        };
+        let call = &record.call;
         let frames = match &call.frames {
             Some(rich) => rich.iter().map(frame_view).collect(),
             None => call
@@ -79,77 +90,63 @@ impl Debugger {
                 })
                 .collect(),
         };
-        Some(CallStackView {
-            pause_id: pause.record.pause_id.clone(),
+        Ok(Some(CallStackView {
+            pause_id: record.pause_id.clone(),
             call_id: call.call_id.clone(),
             function_name: call.method_name.clone(),
-            reason: pause.record.reason,
+            reason: record.reason,
             pid: call.process_pid,
             process_key: call.process_key.clone(),
-            paused_at: pause.record.paused_at,
-            still_paused: pause.is_paused(),
+            paused_at: record.paused_at,
+            still_paused: record.resume.is_none(),
             frames,
-            sessions: session_links(&st, st.sessions.for_pause(pause_id)),
-        })
+            sessions: st.store.sessions_of_pause(pause_id)?,
+        }))
     }
 
     /// Every process that reported a call, most recently active first.
-    pub fn processes(&self) -> Vec<ProcessSummary> {
+    pub fn processes(&self) -> Result<Vec<ProcessSummary>> {
         let st = self.state();
-        let mut by_key: BTreeMap<&str, ProcessSummary> = BTreeMap::new();
-        for record in st.record_order.iter().filter_map(|id| st.records.get(id)) {
-            let entry = by_key.entry(&record.process_key).or_insert_with(|| ProcessSummary {
-                process_key: record.process_key.clone(),
-                pid: record.process_key.rsplit('+').next().and_then(|p| p.parse().ok()).unwrap_or(0),
-                first_call_at: record.started_at,
-                last_call_at: record.started_at,
-                calls: 0,
-                paused: 0,
-                repl_sessions: 0,
-            });
-            entry.calls += 1;
-            entry.last_call_at = entry.last_call_at.max(record.started_at);
-            entry.repl_sessions += record.repl_sessions.len();
-            entry.paused +=
-                record.pause_ids.iter().filter(|id| st.pauses.get(*id).is_some_and(Pause::is_paused)).count();
+        let mut paused: HashMap<&str, usize> = HashMap::new();
+        for pause in st.pauses.values().filter(|p| p.is_paused()) {
+            *paused.entry(&pause.record.call.process_key).or_default() += 1;
         }
-        let mut all: Vec<ProcessSummary> = by_key.into_values().collect();
+        let mut all = vec![];
+        for process in st.store.processes()? {
+            let repl_sessions = st.store.session_count_of_process(&process.process_key)?;
+            all.push(ProcessSummary {
+                pid: process.process_key.rsplit('+').next().and_then(|p| p.parse().ok()).unwrap_or(0),
+                first_call_at: process.first_call_at,
+                last_call_at: process.last_call_at,
+                calls: process.calls,
+                paused: paused.get(process.process_key.as_str()).copied().unwrap_or(0),
+                repl_sessions,
+                process_key: process.process_key,
+            });
+        }
         all.sort_by(|a, b| b.last_call_at.total_cmp(&a.last_call_at));
-        all
+        Ok(all)
     }
 
     /// The calls of one process as a tree (depth-first), or None for an unknown process.
-    pub fn call_tree(&self, process_key: &str) -> Option<Vec<CallTreeNode>> {
+    pub fn call_tree(&self, process_key: &str) -> Result<Option<Vec<CallTreeNode>>> {
         let st = self.state();
-        let records: Vec<&CallRecord> = st
-            .record_order
-            .iter()
-            .filter_map(|id| st.records.get(id))
-            .filter(|r| r.process_key == process_key)
-            .collect();
+        let records = st.store.calls_of_process(process_key)?;
         if records.is_empty() {
-            return None;
+            return Ok(None);
         }
-        Some(call_tree::build(&records, |call_id| session_links(&st, st.sessions.for_call(call_id))))
+        let mut links: HashMap<String, Vec<SessionLink>> = HashMap::new();
+        for (call_id, link) in st.store.sessions_of_process(process_key)? {
+            links.entry(call_id.unwrap_or_default()).or_default().push(link);
+        }
+        let records: Vec<&CallRecord> = records.iter().collect();
+        Ok(Some(call_tree::build(&records, |call_id| links.get(call_id).cloned().unwrap_or_default())))
     }
 
     /// Every call of one process, in the order they started.
-    pub fn call_records(&self, process_key: &str) -> Vec<CallRecord> {
-        let st = self.state();
-        st.record_order
-            .iter()
-            .filter_map(|id| st.records.get(id))
-            .filter(|r| r.process_key == process_key)
-            .cloned()
-            .collect()
+    pub fn call_records(&self, process_key: &str) -> Result<Vec<CallRecord>> {
+        self.state().store.calls_of_process(process_key)
     }
-}
-
-pub(super) fn session_links(st: &State, ids: Vec<String>) -> Vec<SessionLink> {
-    ids.into_iter()
-        .filter_map(|id| st.sessions.get(&id))
-        .map(|s| SessionLink { session_id: s.session_id.clone(), active: s.is_active(), entries: s.transcript.len() })
-        .collect()
 }
 
 /// A client's rich frame (`frames` extension) for the call stack page.
@@ -172,26 +169,22 @@ pub(super) fn frame_view(raw: &Value) -> FrameView {
     }
 }
 
-pub(super) fn paused_call(st: &State, pause: &Pause) -> PausedCall {
-    let call = &pause.record.call;
+pub(super) fn paused_call(st: &State, pause: &PauseRecord) -> PausedCall {
+    let call = &pause.call;
     let mut args_text: Vec<String> = call.pretty_args.iter().map(text_of).collect();
     args_text.extend(call.pretty_kwargs.iter().map(|(k, v)| format!("{k}={}", text_of(v))));
-    let active_sessions = st
-        .sessions
-        .for_pause(&pause.record.pause_id)
-        .into_iter()
-        .filter(|id| st.sessions.get(id).is_some_and(ReplSession::is_active))
-        .collect();
+    // Only a live pause has open sessions, and open sessions are all in memory.
+    let active_sessions = st.sessions.open_for_pause(&pause.pause_id);
     PausedCall {
-        pause_id: pause.record.pause_id.clone(),
+        pause_id: pause.pause_id.clone(),
         call_id: call.call_id.clone(),
         function_name: call.method_name.clone(),
-        reason: pause.record.reason,
+        reason: pause.reason,
         args_text,
         result_text: call.pretty_result.as_ref().map(text_of),
         pid: call.process_pid,
         process_key: call.process_key.clone(),
-        paused_at: pause.record.paused_at,
+        paused_at: pause.paused_at,
         active_sessions,
     }
 }

@@ -157,7 +157,7 @@ pub async fn history(
         None => 50,
         Some(_) => super::repl::count_param("limit", q.limit.as_deref())?,
     };
-    let history = debugger.breakpoint_history(&name, limit);
+    let history = debugger.breakpoint_history(&name, limit)?;
     Ok(Json(BreakpointHistory { function_name: name, history }))
 }
 

@@ -108,13 +108,13 @@ pub async fn event(State(debugger): State<Debugger>, JsonBody(event): JsonBody<V
             debugger.store_value(cid, data, event.get(format).and_then(Value::as_str))?;
         }
     }
-    debugger.record_event(event);
+    debugger.record_event(event)?;
     Ok(Json(StatusOk::new()))
 }
 
 #[utoipa::path(operation_id = "list_paused", get, path = "/api/paused", tag = "browser", responses((status = 200, body = PausedList)))]
-pub async fn paused(State(debugger): State<Debugger>) -> Json<PausedList> {
-    Json(PausedList { paused: debugger.paused_protocol_view() })
+pub async fn paused(State(debugger): State<Debugger>) -> ApiResult<PausedList> {
+    Ok(Json(PausedList { paused: debugger.paused_protocol_view()? }))
 }
 
 #[utoipa::path(operation_id = "resume_pause", post, path = "/api/paused/{pause_id}/continue", tag = "browser", request_body = Option<ResumeRequest>,
@@ -135,14 +135,17 @@ pub async fn resume(
 
 #[utoipa::path(operation_id = "report_com_error", post, path = "/api/report-com-error", tag = "client", request_body = Option<Object>,
     responses((status = 200, body = StatusOk), (status = 400, body = ErrorBody)))]
-pub async fn report_com_error(State(debugger): State<Debugger>, JsonBody(report): JsonBody<Value>) -> Json<StatusOk> {
-    debugger.report_com_error(report);
-    Json(StatusOk::new())
+pub async fn report_com_error(
+    State(debugger): State<Debugger>,
+    JsonBody(report): JsonBody<Value>,
+) -> ApiResult<StatusOk> {
+    debugger.report_com_error(report)?;
+    Ok(Json(StatusOk::new()))
 }
 
 #[utoipa::path(operation_id = "list_com_errors", get, path = "/api/com-errors", tag = "browser", responses((status = 200, body = ComErrors)))]
-pub async fn com_errors(State(debugger): State<Debugger>) -> Json<ComErrors> {
-    Json(ComErrors { errors: debugger.com_errors() })
+pub async fn com_errors(State(debugger): State<Debugger>) -> ApiResult<ComErrors> {
+    Ok(Json(ComErrors { errors: debugger.com_errors()? }))
 }
 
 #[utoipa::path(get, operation_id = "get_stored_value", path = "/api/objects/{cid}", tag = "browser",

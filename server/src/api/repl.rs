@@ -32,7 +32,7 @@ pub async fn start(State(debugger): State<Debugger>, JsonBody(body): JsonBody<St
     responses((status = 200, body = SessionReply), (status = 404, body = ErrorBody)))]
 pub async fn get(State(debugger): State<Debugger>, Path(session_id): Path<String>) -> ApiResult<SessionReply> {
     let session: ReplSession = debugger
-        .session(&session_id)
+        .session(&session_id)?
         .ok_or_else(|| ApiError::not_found("session_not_found", format!("no REPL session with id {session_id}")))?;
     Ok(Json(SessionReply { session }))
 }
@@ -129,7 +129,7 @@ pub async fn list(State(debugger): State<Debugger>, Query(q): Query<ListQuery>) 
         page: count_param("page", q.page.as_deref())?,
         per_page: count_param("per_page", q.per_page.as_deref())?,
     };
-    let page = debugger.list_sessions(&query);
+    let page = debugger.list_sessions(&query)?;
     Ok(Json(SessionList { sessions: page.sessions, total: page.total, page: page.page, per_page: page.per_page }))
 }
 

@@ -1,0 +1,115 @@
+//! The schema, as numbered steps. `PRAGMA user_version` says how many have been applied. Append
+//! new steps, never edit old ones: a data directory written today must open tomorrow.
+
+use rusqlite::{params, Connection};
+
+use super::{parse, storage};
+use crate::error::{Error, Result};
+use crate::model::TranscriptEntry;
+use crate::search::SearchText;
+
+/// One schema version: SQL, then (for steps that derive data SQL cannot compute, such as the
+/// lowercased search text) a Rust step run in the same transaction.
+pub(super) struct Migration {
+    sql: &'static str,
+    then: Option<fn(&Connection) -> Result<()>>,
+}
+
+pub(super) const MIGRATIONS: &[Migration] = &[
+    // 1: pauses, sessions, transcripts, calls, breakpoints and values, plus the event log.
+    Migration {
+        sql: "CREATE TABLE breakpoints (name TEXT PRIMARY KEY, data TEXT NOT NULL);
+     CREATE TABLE settings (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+     CREATE TABLE functions (name TEXT PRIMARY KEY, data TEXT NOT NULL);
+     CREATE TABLE objects (cid TEXT PRIMARY KEY, format TEXT NOT NULL, bytes BLOB NOT NULL, created_at REAL NOT NULL);
+     CREATE TABLE calls (call_id TEXT PRIMARY KEY, process_key TEXT NOT NULL, started_at REAL NOT NULL, data TEXT NOT NULL);
+     CREATE TABLE pauses (pause_id TEXT PRIMARY KEY, paused_at REAL NOT NULL, data TEXT NOT NULL);
+     CREATE TABLE sessions (session_id TEXT PRIMARY KEY, started_at REAL NOT NULL, data TEXT NOT NULL);
+     CREATE TABLE transcript (
+         session_id TEXT NOT NULL, idx INTEGER NOT NULL, data TEXT NOT NULL,
+         PRIMARY KEY (session_id, idx)) WITHOUT ROWID;
+     CREATE TABLE breakpoint_history (id INTEGER PRIMARY KEY, function_name TEXT NOT NULL, data TEXT NOT NULL);
+     CREATE TABLE events (
+         sequence INTEGER PRIMARY KEY, timestamp REAL NOT NULL, type TEXT NOT NULL,
+         process_key TEXT, session_id TEXT, data TEXT NOT NULL);
+     CREATE INDEX events_by_session ON events (session_id, sequence);
+     CREATE INDEX events_by_process ON events (process_key, sequence);",
+        then: None,
+    },
+    // 2: each breakpoint's history is trimmed to its newest entries on every insert.
+    Migration { sql: "CREATE INDEX breakpoint_history_by_name ON breakpoint_history (function_name, id);", then: None },
+    // 3: history is read from disk on demand instead of being loaded at start. The columns the
+    // pages filter and join on come out of the JSON; closed sessions get a trigram full-text
+    // index for `/repls` search; client events and communication errors are kept (bounded).
+    Migration {
+        sql: "ALTER TABLE sessions ADD COLUMN pause_id TEXT NOT NULL DEFAULT '';
+     ALTER TABLE sessions ADD COLUMN call_id TEXT;
+     ALTER TABLE sessions ADD COLUMN process_key TEXT NOT NULL DEFAULT '';
+     ALTER TABLE sessions ADD COLUMN closed_at REAL;
+     UPDATE sessions SET
+         pause_id = coalesce(json_extract(data, '$.pause_id'), ''),
+         call_id = json_extract(data, '$.call_id'),
+         process_key = coalesce(json_extract(data, '$.process_key'), ''),
+         closed_at = json_extract(data, '$.closed_at');
+     -- Covers the listing's order and status filter without reading the rows.
+     CREATE INDEX sessions_by_start ON sessions (started_at, closed_at);
+     CREATE INDEX sessions_by_pause ON sessions (pause_id);
+     CREATE INDEX sessions_by_call ON sessions (call_id);
+     CREATE INDEX sessions_by_process ON sessions (process_key);
+     CREATE INDEX sessions_open ON sessions (started_at) WHERE closed_at IS NULL;
+     ALTER TABLE pauses ADD COLUMN resumed_at REAL;
+     UPDATE pauses SET resumed_at = json_extract(data, '$.resumed_at')
+         WHERE json_extract(data, '$.resume') IS NOT NULL;
+     CREATE INDEX pauses_open ON pauses (paused_at) WHERE resumed_at IS NULL;
+     CREATE INDEX calls_by_process ON calls (process_key, started_at);
+     CREATE TABLE client_events (id INTEGER PRIMARY KEY, received_at REAL NOT NULL, data TEXT NOT NULL);
+     CREATE TABLE com_errors (id INTEGER PRIMARY KEY, data TEXT NOT NULL);
+     CREATE VIRTUAL TABLE session_text USING fts5 (text, tokenize = 'trigram case_sensitive 1');",
+        then: Some(index_closed_sessions),
+    },
+];
+
+pub(super) fn latest() -> usize {
+    MIGRATIONS.len()
+}
+
+/// Applies the steps after `current` up to version `upto`, each in its own transaction.
+pub(super) fn apply(conn: &mut Connection, current: usize, upto: usize) -> Result<()> {
+    for (i, step) in MIGRATIONS.iter().enumerate().take(upto).skip(current) {
+        let failed = |e: rusqlite::Error| Error::Storage(format!("schema migration {}: {e}", i + 1));
+        let tx = conn.transaction().map_err(storage)?;
+        tx.execute_batch(step.sql).map_err(failed)?;
+        if let Some(then) = step.then {
+            then(&tx)?;
+        }
+        tx.pragma_update(None, "user_version", (i + 1) as i64).map_err(storage)?;
+        tx.commit().map_err(storage)?;
+    }
+    Ok(())
+}
+
+/// Step 3: the search text of every session closed before this version.
+fn index_closed_sessions(conn: &Connection) -> Result<()> {
+    let mut sessions = conn
+        .prepare(
+            "SELECT rowid, session_id, json_extract(data, '$.function_name') FROM sessions WHERE closed_at IS NOT NULL",
+        )
+        .map_err(storage)?;
+    let rows = sessions
+        .query_map([], |r| Ok((r.get::<_, i64>(0)?, r.get::<_, String>(1)?, r.get::<_, Option<String>>(2)?)))
+        .map_err(storage)?;
+    let mut entries =
+        conn.prepare("SELECT data FROM transcript WHERE session_id = ?1 ORDER BY idx").map_err(storage)?;
+    let mut insert = conn.prepare("INSERT INTO session_text (rowid, text) VALUES (?1, ?2)").map_err(storage)?;
+    for row in rows {
+        let (rowid, session_id, function_name) = row.map_err(storage)?;
+        let mut text = SearchText::new(function_name.as_deref().unwrap_or(""));
+        let datas = entries.query_map(params![session_id], |r| r.get::<_, String>(0)).map_err(storage)?;
+        for data in datas {
+            let entry: TranscriptEntry = parse("transcript entry", &data.map_err(storage)?)?;
+            text.push_entry(&entry);
+        }
+        insert.execute(params![rowid, text.as_str()]).map_err(storage)?;
+    }
+    Ok(())
+}
