@@ -88,15 +88,15 @@ pub struct Store {
 }
 
 fn storage(e: rusqlite::Error) -> Error {
-    Error::Storage(e.to_string())
+    Error::from(e)
 }
 
 fn json_text<T: Serialize>(value: &T) -> Result<String> {
-    serde_json::to_string(value).map_err(|e| Error::Storage(format!("cannot encode a record: {e}")))
+    serde_json::to_string(value).map_err(|e| Error::storage_caused("cannot encode a record", e))
 }
 
 fn parse<T: for<'de> Deserialize<'de>>(what: &str, text: &str) -> Result<T> {
-    serde_json::from_str(text).map_err(|e| Error::Storage(format!("a stored {what} cannot be read: {e}")))
+    serde_json::from_str(text).map_err(|e| Error::storage_caused(format!("a stored {what} cannot be read"), e))
 }
 
 impl Store {
@@ -108,9 +108,9 @@ impl Store {
     /// Opens (creating if needed) the database in `dir`, bringing its schema up to date.
     pub fn open(dir: &Path) -> Result<Store> {
         std::fs::create_dir_all(dir)
-            .map_err(|e| Error::Storage(format!("cannot create data directory {}: {e}", dir.display())))?;
+            .map_err(|e| Error::storage_caused(format!("cannot create data directory {}", dir.display()), e))?;
         let path = dir.join(DATABASE_FILE);
-        let conn = Connection::open(&path).map_err(|e| Error::Storage(format!("{}: {e}", path.display())))?;
+        let conn = Connection::open(&path).map_err(|e| Error::storage_caused(path.display().to_string(), e))?;
         Self::init(conn)
     }
 
@@ -123,14 +123,14 @@ impl Store {
             .truncate(false)
             .write(true)
             .open(&path)
-            .map_err(|e| Error::Storage(format!("{}: {e}", path.display())))?;
+            .map_err(|e| Error::storage_caused(path.display().to_string(), e))?;
         match file.try_lock() {
             Ok(()) => Ok(file),
-            Err(std::fs::TryLockError::WouldBlock) => Err(Error::Storage(format!(
+            Err(std::fs::TryLockError::WouldBlock) => Err(Error::storage(format!(
                 "{} is in use by another Breakroom server; stop it or pass another --data-dir",
                 dir.display()
             ))),
-            Err(std::fs::TryLockError::Error(e)) => Err(Error::Storage(format!("{}: {e}", path.display()))),
+            Err(std::fs::TryLockError::Error(e)) => Err(Error::storage_caused(path.display().to_string(), e)),
         }
     }
 
@@ -158,7 +158,7 @@ impl Store {
     fn migrate(&mut self) -> Result<()> {
         let current = self.schema_version()?;
         if current > MIGRATIONS.len() {
-            return Err(Error::Storage(format!(
+            return Err(Error::storage(format!(
                 "the data directory has schema version {current}, newer than this Breakroom knows ({}); \
                  upgrade Breakroom or use another --data-dir",
                 MIGRATIONS.len()
@@ -166,7 +166,7 @@ impl Store {
         }
         for (i, step) in MIGRATIONS.iter().enumerate().skip(current) {
             let tx = self.conn.transaction().map_err(storage)?;
-            tx.execute_batch(step).map_err(|e| Error::Storage(format!("schema migration {}: {e}", i + 1)))?;
+            tx.execute_batch(step).map_err(|e| Error::storage_caused(format!("schema migration {}", i + 1), e))?;
             tx.pragma_update(None, "user_version", (i + 1) as i64).map_err(storage)?;
             tx.commit().map_err(storage)?;
         }
@@ -262,7 +262,7 @@ impl Store {
 
     /// Stores a session's header (not its transcript).
     pub fn put_session(&self, session: &ReplSession) -> Result<()> {
-        let mut header = serde_json::to_value(session).map_err(|e| Error::Storage(e.to_string()))?;
+        let mut header = serde_json::to_value(session).map_err(|e| Error::storage_caused("", e))?;
         if let Some(obj) = header.as_object_mut() {
             obj.remove("transcript");
         }
@@ -347,7 +347,7 @@ impl Store {
         let mut events = vec![];
         for row in rows {
             let (sequence, timestamp, kind, process_key, session_id, data) = row.map_err(storage)?;
-            let kind = EventKind::parse(&kind).ok_or_else(|| Error::Storage(format!("unknown event type {kind:?}")))?;
+            let kind = EventKind::parse(&kind).ok_or_else(|| Error::storage(format!("unknown event type {kind:?}")))?;
             events.push(RecordedEvent {
                 sequence,
                 timestamp,
@@ -422,7 +422,7 @@ impl Store {
                 obj.insert("transcript".into(), Value::Array(vec![]));
             }
             let mut session: ReplSession =
-                serde_json::from_value(header).map_err(|e| Error::Storage(format!("a stored session: {e}")))?;
+                serde_json::from_value(header).map_err(|e| Error::storage_caused("a stored session", e))?;
             session.transcript = transcripts.remove(&session_id).unwrap_or_default();
             snapshot.sessions.push(session);
         }
