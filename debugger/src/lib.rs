@@ -33,6 +33,6 @@ pub mod session;
 pub mod store;
 
 #[cfg(feature = "runtime")]
-pub use debugger::{Config, Debugger, PollReply};
+pub use debugger::{Config, Debugger, PollReply, RegisteredFunction};
 #[cfg(feature = "runtime")]
 pub use error::{Error, ErrorKind, Result};

@@ -211,7 +211,7 @@ fn Breakpoints() -> impl IntoView {
                     match breakpoints.await {
                         Err(e) => view! { <p class="error">{e.to_string()}</p> }.into_any(),
                         Ok(view) => {
-                            let global = view.global_behavior.clone();
+                            let global = view.global_behavior.as_str().to_string();
                             view! {
                                 <label class="global">"When a call has no breakpoint of its own: "
                                     <BehaviorSelect options=GLOBAL current=global outcome on_change=behavior_change(set_global_behavior)/>
@@ -257,9 +257,9 @@ fn BreakpointRow(bp: BreakpointView, outcome: Outcome) -> impl IntoView {
         <tr data-breakpoint=name.clone()>
             <td class="fn-name">{name.clone()}
                 {bp.signature.clone().map(|s| view! { <span class="hint signature">{s}</span> })}</td>
-            <td><BehaviorSelect options=BEFORE current=bp.behavior.clone() outcome
+            <td><BehaviorSelect options=BEFORE current=bp.behavior.as_str().to_string() outcome
                 on_change=behavior_change(move |b| set_breakpoint_behavior(n1.clone(), "before".into(), b))/></td>
-            <td><BehaviorSelect options=AFTER current=bp.after_behavior.clone() outcome
+            <td><BehaviorSelect options=AFTER current=bp.after_behavior.as_str().to_string() outcome
                 on_change=behavior_change(move |b| set_breakpoint_behavior(n2.clone(), "after".into(), b))/></td>
             <td>
                 {if replace_options.is_empty() && current_replacement.is_empty() {

@@ -1,0 +1,44 @@
+//! Query-string values read into what the manager takes. They arrive as text (so that a bad
+//! value gets a precise 400 instead of axum's generic one); blank means "not given".
+
+use crate::error::ApiError;
+
+fn given(value: Option<&str>) -> Option<&str> {
+    value.map(str::trim).filter(|v| !v.is_empty())
+}
+
+/// A count (page, page size, limit); past `usize::MAX` is still "everything", so it saturates.
+pub fn count(name: &str, value: Option<&str>) -> Result<Option<usize>, ApiError> {
+    match given(value) {
+        None => Ok(None),
+        Some(v) if v.bytes().all(|b| b.is_ascii_digit()) => Ok(Some(v.parse::<usize>().unwrap_or(usize::MAX))),
+        Some(v) => v.parse::<usize>().map(Some).map_err(|_| {
+            ApiError::bad_request("invalid_pagination", format!("{name} must be a positive integer, not {v:?}"))
+        }),
+    }
+}
+
+/// Epoch seconds.
+pub fn timestamp(name: &str, value: Option<&str>) -> Result<Option<f64>, ApiError> {
+    match given(value) {
+        None => Ok(None),
+        Some(v) => v.parse::<f64>().ok().filter(|f| f.is_finite()).map(Some).ok_or_else(|| {
+            ApiError::bad_request("invalid_timestamp", format!("{name} must be epoch seconds, not {v:?}"))
+        }),
+    }
+}
+
+/// An event-log sequence number.
+pub fn sequence(name: &str, value: Option<&str>) -> Result<Option<i64>, ApiError> {
+    match given(value) {
+        None => Ok(None),
+        Some(v) => v.parse::<i64>().map(Some).map_err(|_| {
+            ApiError::bad_request("invalid_sequence", format!("{name} must be an integer, not {v:?}"))
+        }),
+    }
+}
+
+/// Free text; blank is not given.
+pub fn text(value: Option<String>) -> Option<String> {
+    value.map(|s| s.trim().to_string()).filter(|s| !s.is_empty())
+}
