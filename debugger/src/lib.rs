@@ -1,8 +1,9 @@
 //! Breakroom's session manager. One [`Debugger`] owns every pause, REPL session, eval queue,
 //! breakpoint, call record and stored value; the HTTP API and the pages are thin doors into it.
 //!
-//! Without the `runtime` feature only [`model`] is built, for the browser.
+//! Without the `runtime` feature only [`model`] and [`kinds`] are built, for the browser.
 
+pub mod kinds;
 pub mod model;
 
 #[cfg(feature = "runtime")]

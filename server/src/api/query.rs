@@ -42,3 +42,30 @@ pub fn sequence(name: &str, value: Option<&str>) -> Result<Option<i64>, ApiError
 pub fn text(value: Option<String>) -> Option<String> {
     value.map(|s| s.trim().to_string()).filter(|s| !s.is_empty())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn blank_values_are_not_given() {
+        assert_eq!(count("page", Some("  ")).unwrap(), None);
+        assert_eq!(timestamp("from", None).unwrap(), None);
+        assert_eq!(sequence("from_sequence", Some("")).unwrap(), None);
+        assert_eq!(text(Some(" \t".into())), None);
+    }
+
+    #[test]
+    fn counts_saturate_instead_of_refusing_huge_numbers() {
+        assert_eq!(count("limit", Some("99999999999999999999999")).unwrap(), Some(usize::MAX));
+        assert_eq!(count("limit", Some(" 7 ")).unwrap(), Some(7));
+        assert_eq!(count("page", Some("-1")).unwrap_err().code(), "invalid_pagination");
+    }
+
+    #[test]
+    fn timestamps_must_be_finite_seconds() {
+        assert_eq!(timestamp("to", Some("1795331833.5")).unwrap(), Some(1795331833.5));
+        assert_eq!(timestamp("to", Some("inf")).unwrap_err().code(), "invalid_timestamp");
+        assert_eq!(sequence("from_sequence", Some("x")).unwrap_err().code(), "invalid_sequence");
+    }
+}
