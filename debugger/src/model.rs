@@ -376,4 +376,3 @@ pub struct BreakpointsView {
     pub breakpoints: Vec<BreakpointView>,
     pub global_behavior: GlobalBehavior,
 }
-

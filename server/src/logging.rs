@@ -74,4 +74,3 @@ fn describe(error: &ApiError) -> String {
     }
     text
 }
-

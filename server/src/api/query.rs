@@ -32,9 +32,10 @@ pub fn timestamp(name: &str, value: Option<&str>) -> Result<Option<f64>, ApiErro
 pub fn sequence(name: &str, value: Option<&str>) -> Result<Option<i64>, ApiError> {
     match given(value) {
         None => Ok(None),
-        Some(v) => v.parse::<i64>().map(Some).map_err(|_| {
-            ApiError::bad_request("invalid_sequence", format!("{name} must be an integer, not {v:?}"))
-        }),
+        Some(v) => v
+            .parse::<i64>()
+            .map(Some)
+            .map_err(|_| ApiError::bad_request("invalid_sequence", format!("{name} must be an integer, not {v:?}"))),
     }
 }
 
