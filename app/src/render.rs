@@ -232,7 +232,7 @@ pub fn breakpoints(view: &BreakpointsView) -> String {
     let mut out = String::from(
         r#"<label class="global">When a call has no breakpoint of its own: <select aria-label="Behaviour" data-action="global">"#,
     );
-    options(&mut out, GLOBAL, &view.global_behavior);
+    options(&mut out, GLOBAL, view.global_behavior.as_str());
     out.push_str("</select></label>");
     if view.breakpoints.is_empty() {
         out.push_str(concat!(
@@ -259,9 +259,9 @@ fn breakpoint_row(out: &mut String, bp: &BreakpointView) {
         let _ = write!(out, r#"<span class="hint signature">{}</span>"#, esc(signature));
     }
     out.push_str(r#"</td><td><select aria-label="Behaviour" data-action="before">"#);
-    options(out, BEFORE, &bp.behavior);
+    options(out, BEFORE, bp.behavior.as_str());
     out.push_str(r#"</select></td><td><select aria-label="Behaviour" data-action="after">"#);
-    options(out, AFTER, &bp.after_behavior);
+    options(out, AFTER, bp.after_behavior.as_str());
     out.push_str("</select></td><td>");
     let current = bp.replacement.clone().unwrap_or_default();
     if bp.replacements.is_empty() && current.is_empty() {

@@ -10,40 +10,10 @@ use serde::{Deserialize, Serialize};
 
 use crate::error::{Error, Result};
 
-/// What a breakpoint does before the call runs.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, Default)]
-#[serde(rename_all = "snake_case")]
-pub enum Behavior {
-    Stop,
-    Go,
-    /// Use the global behaviour.
-    #[default]
-    Yield,
-}
+pub use crate::model::{AfterBehavior, Behavior, GlobalBehavior};
 
-/// What a breakpoint does after the call returns or raises.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, Default)]
-#[serde(rename_all = "snake_case")]
-pub enum AfterBehavior {
-    Stop,
-    Go,
-    #[default]
-    Yield,
-    Exception,
-    StopException,
-}
-
-/// The behaviour of breakpoints whose own behaviour is `yield`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, Default)]
-#[serde(rename_all = "snake_case")]
-pub enum GlobalBehavior {
-    #[default]
-    Stop,
-    Go,
-    Exception,
-    StopException,
-}
-
+// Parsing accepts the reference server's aliases (`continue`, `both`, …); the model types keep
+// only the names Breakroom answers with.
 impl Behavior {
     pub fn parse(text: &str) -> Result<Self> {
         match text {
@@ -51,13 +21,6 @@ impl Behavior {
             "go" | "continue" => Ok(Self::Go),
             "yield" => Ok(Self::Yield),
             _ => Err(Error::invalid("invalid_behavior", "behavior must be 'stop', 'go', or 'yield'")),
-        }
-    }
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Self::Stop => "stop",
-            Self::Go => "go",
-            Self::Yield => "yield",
         }
     }
 }
@@ -78,15 +41,6 @@ impl AfterBehavior {
             )),
         }
     }
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Self::Stop => "stop",
-            Self::Go => "go",
-            Self::Yield => "yield",
-            Self::Exception => "exception",
-            Self::StopException => "stop_exception",
-        }
-    }
 }
 
 impl GlobalBehavior {
@@ -104,14 +58,30 @@ impl GlobalBehavior {
             )),
         }
     }
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Self::Stop => "stop",
-            Self::Go => "go",
-            Self::Exception => "exception",
-            Self::StopException => "stop_exception",
-        }
-    }
+}
+
+/// `POST /api/functions` (PROTOCOL.md §5.3): a function a breakpoint may be replaced with. Fields
+/// a client may get wrong are kept loose and checked by the debugger, for a precise error.
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[derive(Clone, Debug, Default, Deserialize)]
+pub struct FunctionRegistration {
+    #[cfg_attr(feature = "openapi", schema(value_type = String, required = true, pattern = "\\S"))]
+    #[serde(default)]
+    pub function_name: Option<String>,
+    #[serde(default)]
+    pub signature: Option<String>,
+    #[serde(default)]
+    pub function_client_ref: Option<serde_json::Value>,
+    #[cfg_attr(feature = "openapi", schema(pattern = "^[0-9a-fA-F]{128}$"))]
+    #[serde(default)]
+    pub function_cid: Option<String>,
+    /// Base64 of the serialized function; its SHA-512 must be `function_cid`.
+    #[cfg_attr(feature = "openapi", schema(format = Byte))]
+    #[serde(default)]
+    pub function_data: Option<String>,
+    #[cfg_attr(feature = "openapi", schema(pattern = "^(dill|json)$"))]
+    #[serde(default)]
+    pub function_serialization_format: Option<String>,
 }
 
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]

@@ -5,8 +5,8 @@ use indexmap::IndexMap;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use crate::cid_store::SerializedItem;
-use crate::model::{PauseReason, StackFrame};
+use crate::cid_store::{SerializationFormat, SerializedItem};
+use crate::model::{CallStatus, PauseReason, StackFrame};
 
 /// `POST /api/call/start`. Fields a client may get wrong are kept loose and checked by the
 /// debugger, so that a bad value gets a precise error instead of a generic parse failure.
@@ -114,7 +114,7 @@ pub enum Action {
         #[serde(default, skip_serializing_if = "Option::is_none")]
         fake_result_data: Option<String>,
         #[serde(default, skip_serializing_if = "Option::is_none")]
-        fake_result_serialization_format: Option<String>,
+        fake_result_serialization_format: Option<SerializationFormat>,
     },
     Modify {
         modified_args: Vec<Value>,
@@ -167,13 +167,13 @@ pub struct CallData {
     pub signature: String,
     pub call_site: Value,
     pub page_url: Option<String>,
-    pub preferred_format: String,
+    pub preferred_format: SerializationFormat,
     pub process_pid: i64,
     pub process_start_time: f64,
     pub process_key: String,
     pub call_type: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub pause_reason: Option<String>,
+    pub pause_reason: Option<CallPauseReason>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub pretty_result: Option<Value>,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -200,10 +200,30 @@ impl CallData {
     }
 
     pub fn pause_reason_kind(&self) -> PauseReason {
-        match self.pause_reason.as_deref() {
-            Some("exception") => PauseReason::Exception,
+        match self.pause_reason {
+            Some(CallPauseReason::Exception) => PauseReason::Exception,
             _ if self.pretty_result.is_some() => PauseReason::After,
             _ => PauseReason::Breakpoint,
+        }
+    }
+}
+
+/// `call_data.pause_reason` as clients read it (PROTOCOL.md): `exception` for a pause after a
+/// raise, `breakpoint` for every other pause, after-pauses included. [`PauseReason`] is
+/// Breakroom's finer view of the same pause.
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum CallPauseReason {
+    Breakpoint,
+    Exception,
+}
+
+impl From<PauseReason> for CallPauseReason {
+    fn from(reason: PauseReason) -> Self {
+        match reason {
+            PauseReason::Exception => CallPauseReason::Exception,
+            PauseReason::Breakpoint | PauseReason::After => CallPauseReason::Breakpoint,
         }
     }
 }
@@ -217,8 +237,7 @@ pub struct CallRecord {
     pub process_key: String,
     pub started_at: f64,
     pub completed_at: Option<f64>,
-    /// "running", "success" or "exception".
-    pub status: String,
+    pub status: CallStatus,
     pub pretty_args: Vec<Value>,
     pub pretty_kwargs: IndexMap<String, Value>,
     pub pretty_result: Option<Value>,

@@ -71,7 +71,7 @@ pub fn build(records: &[&CallRecord], sessions: impl Fn(&str) -> Vec<SessionLink
             depth,
             parent: parent[i].map(|p| records[p].call_id.clone()),
             args_text,
-            status: r.status.clone(),
+            status: r.status,
             result_text: match (&r.pretty_result, &r.exception) {
                 (_, Some(exc)) => Some(text_of(exc)),
                 (Some(result), None) => Some(text_of(result)),
@@ -104,7 +104,7 @@ mod tests {
             process_key: "p".into(),
             started_at: started,
             completed_at: done,
-            status: "success".into(),
+            status: crate::model::CallStatus::Success,
             pretty_args: vec![],
             pretty_kwargs: Default::default(),
             pretty_result: None,

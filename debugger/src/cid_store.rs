@@ -50,6 +50,7 @@ impl TryFrom<serde_json::Map<String, Value>> for SerializedItem {
     }
 }
 
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum SerializationFormat {

@@ -1,6 +1,10 @@
 //! The one error type of the debugger. Each error has a stable code (sent to clients as
 //! `{"error": code}`) and a kind that the HTTP layer maps to a status, in one place.
 
+use std::error::Error as StdError;
+use std::fmt;
+use std::sync::Arc;
+
 /// How an error should be treated by whoever called; the server maps each to a status code.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum ErrorKind {
@@ -45,13 +49,29 @@ pub enum Error {
     MissingProcessIdentity,
     #[error("replacement must have the same, non-empty signature")]
     SignatureMismatch,
-    #[error("storage: {0}")]
-    Storage(String),
+    /// The data directory could not be read or written. `cause` is the error underneath
+    /// (SQLite's, the file system's), kept whole for the server's log.
+    #[error("storage: {}", storage_message(.context, .cause))]
+    Storage {
+        context: String,
+        #[source]
+        cause: Option<Cause>,
+    },
 }
 
 impl Error {
     pub fn invalid(code: &'static str, message: impl Into<String>) -> Self {
         Error::Invalid(code, message.into())
+    }
+
+    /// A storage failure with nothing underneath (a refusal of ours, e.g. a newer schema).
+    pub fn storage(context: impl Into<String>) -> Self {
+        Error::Storage { context: context.into(), cause: None }
+    }
+
+    /// A storage failure caused by `cause`; `context` says what was being done (may be empty).
+    pub fn storage_caused(context: impl Into<String>, cause: impl StdError + Send + Sync + 'static) -> Self {
+        Error::Storage { context: context.into(), cause: Some(Cause(Arc::new(cause))) }
     }
 
     /// The machine-readable code clients see in `{"error": ...}`.
@@ -72,7 +92,7 @@ impl Error {
             Error::ObjectNotFound(_) => "object_not_found",
             Error::MissingProcessIdentity => "missing_process_identity",
             Error::SignatureMismatch => "signature_mismatch",
-            Error::Storage(_) => "storage_unavailable",
+            Error::Storage { .. } => "storage_unavailable",
         }
     }
 
@@ -85,7 +105,7 @@ impl Error {
             | Error::ObjectNotFound(_) => ErrorKind::NotFound,
             Error::PauseResumed(_) | Error::SessionClosed(_) => ErrorKind::Conflict,
             Error::EvalTimeout(_) => ErrorKind::Timeout,
-            Error::Storage(_) => ErrorKind::Unavailable,
+            Error::Storage { .. } => ErrorKind::Unavailable,
             Error::MissingField { .. }
             | Error::Invalid(..)
             | Error::InvalidPause
@@ -97,4 +117,80 @@ impl Error {
     }
 }
 
+impl From<rusqlite::Error> for Error {
+    fn from(e: rusqlite::Error) -> Self {
+        Error::storage_caused("", e)
+    }
+}
+
+/// The message keeps the cause's text, so a client (and the CLI) reads what went wrong
+/// without walking the chain; the typed cause stays reachable through `source()`.
+fn storage_message(context: &str, cause: &Option<Cause>) -> String {
+    match (context.is_empty(), cause) {
+        (_, None) => context.to_string(),
+        (true, Some(cause)) => cause.to_string(),
+        (false, Some(cause)) => format!("{context}: {cause}"),
+    }
+}
+
+/// The error underneath a storage failure. Shared, so that [`Error`] stays `Clone`; two
+/// causes are equal when they say the same thing.
+#[derive(Clone)]
+pub struct Cause(Arc<dyn StdError + Send + Sync>);
+
+impl Cause {
+    /// The original error, e.g. to downcast to `rusqlite::Error`.
+    pub fn get(&self) -> &(dyn StdError + Send + Sync + 'static) {
+        &*self.0
+    }
+}
+
+impl fmt::Debug for Cause {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Debug::fmt(&self.0, f)
+    }
+}
+
+impl fmt::Display for Cause {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Display::fmt(&self.0, f)
+    }
+}
+
+impl StdError for Cause {
+    fn source(&self) -> Option<&(dyn StdError + 'static)> {
+        self.0.source()
+    }
+}
+
+impl PartialEq for Cause {
+    fn eq(&self, other: &Self) -> bool {
+        Arc::ptr_eq(&self.0, &other.0) || self.0.to_string() == other.0.to_string()
+    }
+}
+
 pub type Result<T, E = Error> = std::result::Result<T, E>;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_storage_error_keeps_its_sqlite_cause_and_says_it() {
+        let conn = rusqlite::Connection::open_in_memory().unwrap();
+        let sqlite = conn.execute("INSERT INTO nowhere VALUES (1)", []).unwrap_err();
+        let err = Error::storage_caused("saving a call", sqlite);
+        assert_eq!(err.code(), "storage_unavailable");
+        assert_eq!(err.kind(), ErrorKind::Unavailable);
+        assert!(err.to_string().starts_with("storage: saving a call: no such table: nowhere"), "{err}");
+        let cause = StdError::source(&err).expect("the cause is kept");
+        assert!(cause.to_string().contains("no such table"));
+        let Error::Storage { cause: Some(cause), .. } = &err else { panic!("{err:?}") };
+        assert!(cause.get().downcast_ref::<rusqlite::Error>().is_some(), "still a rusqlite::Error");
+    }
+
+    #[test]
+    fn a_storage_error_without_cause_reads_as_its_context() {
+        assert_eq!(Error::storage("the data directory is in use").to_string(), "storage: the data directory is in use");
+    }
+}

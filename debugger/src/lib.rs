@@ -1,8 +1,9 @@
 //! Breakroom's session manager. One [`Debugger`] owns every pause, REPL session, eval queue,
 //! breakpoint, call record and stored value; the HTTP API and the pages are thin doors into it.
 //!
-//! Without the `runtime` feature only [`model`] is built, for the browser.
+//! Without the `runtime` feature only [`model`] and [`kinds`] are built, for the browser.
 
+pub mod kinds;
 pub mod model;
 
 #[cfg(feature = "runtime")]
@@ -35,6 +36,6 @@ pub mod session;
 pub mod store;
 
 #[cfg(feature = "runtime")]
-pub use debugger::{Config, Debugger, PollReply};
+pub use debugger::{Config, Debugger, PollReply, RegisteredFunction};
 #[cfg(feature = "runtime")]
 pub use error::{Error, ErrorKind, Result};

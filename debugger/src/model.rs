@@ -4,6 +4,8 @@
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
+pub use crate::kinds::{AfterBehavior, Behavior, CallStatus, GlobalBehavior};
+
 /// One exchange in a REPL session: what the user typed and what the paused program answered.
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -348,8 +350,7 @@ pub struct CallTreeNode {
     pub depth: usize,
     pub parent: Option<String>,
     pub args_text: Vec<String>,
-    /// "running", "success" or "exception".
-    pub status: String,
+    pub status: CallStatus,
     pub result_text: Option<String>,
     pub started_at: f64,
     pub completed_at: Option<f64>,
@@ -361,8 +362,8 @@ pub struct CallTreeNode {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct BreakpointView {
     pub function_name: String,
-    pub behavior: String,
-    pub after_behavior: String,
+    pub behavior: Behavior,
+    pub after_behavior: AfterBehavior,
     pub replacement: Option<String>,
     pub signature: Option<String>,
     /// Registered functions with the same signature: the possible replacements.
@@ -373,5 +374,5 @@ pub struct BreakpointView {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct BreakpointsView {
     pub breakpoints: Vec<BreakpointView>,
-    pub global_behavior: String,
+    pub global_behavior: GlobalBehavior,
 }

@@ -4,11 +4,12 @@
 
 use std::sync::Arc;
 
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use tokio::sync::Notify;
 
 use crate::call::{Action, CallData};
+use crate::cid_store::SerializationFormat;
 use crate::error::{Error, Result};
 use crate::eval::EvalQueue;
 use crate::model::PauseReason;
@@ -49,10 +50,42 @@ impl Pause {
     }
 }
 
+/// How a paused call goes on: the `action` of a resume request.
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ResumeKind {
+    /// Run the call (or, after it ran, go on).
+    Continue,
+    /// Do not run it; return `fake_result` instead.
+    Skip,
+    /// Do not run it; raise `exception_type(exception_message)` instead.
+    Raise,
+    /// Run it with `modified_args` and `modified_kwargs`.
+    Modify,
+}
+
+impl ResumeKind {
+    pub fn parse(text: &str) -> Result<Self> {
+        match text {
+            "continue" => Ok(ResumeKind::Continue),
+            "skip" => Ok(ResumeKind::Skip),
+            "raise" => Ok(ResumeKind::Raise),
+            "modify" => Ok(ResumeKind::Modify),
+            other => Err(Error::invalid(
+                "invalid_action",
+                format!("action must be continue, skip, modify or raise, not {other:?}"),
+            )),
+        }
+    }
+}
+
 /// `POST /api/paused/<id>/continue`: how to resume. Every field is optional.
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Clone, Debug, Default, Deserialize)]
 pub struct ResumeRequest {
+    /// Read loosely (a bad value gets `invalid_action`, not a parse error); default `continue`.
+    #[cfg_attr(feature = "openapi", schema(value_type = Option<ResumeKind>))]
     #[serde(default)]
     pub action: Option<String>,
     #[serde(default)]
@@ -87,13 +120,14 @@ impl ResumeRequest {
             }
             return Ok(Action::Replace { function_name: name });
         }
-        let action = self.action.unwrap_or_else(|| "continue".into());
-        if post_completion && action != "continue" {
-            return Err(post_completion_error(&action));
+        let action = self.action.as_deref().unwrap_or("continue");
+        let kind = ResumeKind::parse(action);
+        if post_completion && !matches!(kind, Ok(ResumeKind::Continue)) {
+            return Err(post_completion_error(action));
         }
-        match action.as_str() {
-            "continue" => Ok(Action::Continue),
-            "skip" => {
+        match kind? {
+            ResumeKind::Continue => Ok(Action::Continue),
+            ResumeKind::Skip => {
                 // A bare JSON value also goes as a pickle, so any client reads it the same way.
                 let data = match (&self.fake_result_data, &self.fake_result) {
                     (Some(data), _) => Some(data.clone()),
@@ -102,26 +136,22 @@ impl ResumeRequest {
                 };
                 Ok(Action::Skip {
                     fake_result_cid: self.fake_result_cid.or_else(|| data.as_deref().map(cid_of_base64)),
-                    fake_result_serialization_format: data.as_ref().map(|_| "dill".to_string()),
+                    fake_result_serialization_format: data.as_ref().map(|_| SerializationFormat::Dill),
                     fake_result: self.fake_result,
                     fake_result_data: data,
                 })
             }
-            "raise" => Ok(Action::Raise {
+            ResumeKind::Raise => Ok(Action::Raise {
                 exception_type: self.exception_type.filter(|t| !t.is_empty()).unwrap_or_else(|| "Exception".into()),
                 exception_message: self.exception_message.unwrap_or_default(),
             }),
-            "modify" => {
+            ResumeKind::Modify => {
                 // Serialized items pass through; any other JSON value is pickled here.
                 let modified_args = self.modified_args.unwrap_or_default().into_iter().map(as_item).collect();
                 let modified_kwargs =
                     self.modified_kwargs.unwrap_or_default().into_iter().map(|(k, v)| (k, as_item(v))).collect();
                 Ok(Action::Modify { modified_args, modified_kwargs })
             }
-            other => Err(Error::invalid(
-                "invalid_action",
-                format!("action must be continue, skip, modify or raise, not {other:?}"),
-            )),
         }
     }
 }

@@ -1,5 +1,8 @@
-//! HTTP errors: every failure becomes a 4xx (or 504) JSON body `{"error": code, "message": text}`.
-//! The debugger's errors map to statuses here and only here.
+//! HTTP errors: every way a request fails is one [`ApiError`], which decides its status and its
+//! JSON body `{"error": code, "message": text}` here and only here. The error itself rides along
+//! with a 5xx answer (a response extension) so that the log (`logging.rs`) records its cause.
+
+use std::sync::Arc;
 
 use axum::extract::FromRequest;
 use axum::http::StatusCode;
@@ -7,58 +10,117 @@ use axum::response::{IntoResponse, Response};
 use axum::Json;
 use breakroom_debugger::{Error, ErrorKind};
 use serde::de::DeserializeOwned;
-use serde_json::{json, Value};
+use serde_json::json;
 
-#[derive(Debug)]
-pub struct ApiError {
-    pub status: StatusCode,
-    pub body: Value,
+/// The most of a plain-text error body that is read to turn it into JSON.
+const PLAIN_ERROR_READ_LIMIT: usize = 4096;
+
+#[derive(Debug, thiserror::Error)]
+pub enum ApiError {
+    /// What the session manager refused, or failed at; its kind decides the status.
+    #[error(transparent)]
+    Debugger(#[from] Error),
+    /// A body or query value that cannot be read (400).
+    #[error("{message}")]
+    BadRequest { code: &'static str, message: String },
+    /// A body larger than `--max-body` (413).
+    #[error("request body is larger than --max-body allows")]
+    PayloadTooLarge,
+    /// `Host` is not a name this server answers to (403, `guard.rs`).
+    #[error("{0}")]
+    ForbiddenHost(String),
+    /// `Origin` is not this server's own (403, `guard.rs`).
+    #[error("{0}")]
+    ForbiddenOrigin(String),
+    /// No or a wrong access token (401, `guard.rs`).
+    #[error("{0}")]
+    TokenRequired(&'static str),
+    /// A body of a type this operation does not take (415, `guard.rs`).
+    #[error("{0}")]
+    UnsupportedMediaType(String),
+    /// What axum's own router and extractors answered in plain text (a malformed path or query,
+    /// a wrong method), with the status they chose.
+    #[error("{message}")]
+    Routing { status: StatusCode, message: String },
+    /// A handler panicked (500). The panic's message goes to the log, not to the client.
+    #[error("the server failed while answering this request")]
+    Panicked { panic: String },
 }
 
 impl ApiError {
-    pub fn new(status: StatusCode, code: &str, message: impl Into<String>) -> Self {
-        ApiError { status, body: json!({"error": code, "message": message.into()}) }
+    pub fn bad_request(code: &'static str, message: impl Into<String>) -> Self {
+        ApiError::BadRequest { code, message: message.into() }
     }
 
-    pub fn bad_request(code: &str, message: impl Into<String>) -> Self {
-        Self::new(StatusCode::BAD_REQUEST, code, message)
-    }
-
-    pub fn not_found(code: &str, message: impl Into<String>) -> Self {
-        Self::new(StatusCode::NOT_FOUND, code, message)
-    }
-}
-
-impl From<Error> for ApiError {
-    fn from(err: Error) -> Self {
-        let status = match err.kind() {
-            ErrorKind::BadRequest => StatusCode::BAD_REQUEST,
-            ErrorKind::NotFound => StatusCode::NOT_FOUND,
-            ErrorKind::Conflict => StatusCode::CONFLICT,
-            ErrorKind::Timeout => StatusCode::GATEWAY_TIMEOUT,
-            ErrorKind::TooLarge => StatusCode::PAYLOAD_TOO_LARGE,
-            ErrorKind::Unavailable => StatusCode::SERVICE_UNAVAILABLE,
-        };
-        let mut body = json!({"error": err.code(), "message": err.to_string()});
-        match &err {
-            Error::CidMismatch { expected, provided } => {
-                body["expected_cid"] = json!(expected);
-                body["provided_cid"] = json!(provided);
-            }
-            Error::CidNotFound { missing } => body["missing_cids"] = json!(missing),
-            _ => {}
+    pub fn status(&self) -> StatusCode {
+        match self {
+            ApiError::Debugger(err) => match err.kind() {
+                ErrorKind::BadRequest => StatusCode::BAD_REQUEST,
+                ErrorKind::NotFound => StatusCode::NOT_FOUND,
+                ErrorKind::Conflict => StatusCode::CONFLICT,
+                ErrorKind::Timeout => StatusCode::GATEWAY_TIMEOUT,
+                ErrorKind::TooLarge => StatusCode::PAYLOAD_TOO_LARGE,
+                ErrorKind::Unavailable => StatusCode::SERVICE_UNAVAILABLE,
+            },
+            ApiError::BadRequest { .. } => StatusCode::BAD_REQUEST,
+            ApiError::PayloadTooLarge => StatusCode::PAYLOAD_TOO_LARGE,
+            ApiError::ForbiddenHost(_) | ApiError::ForbiddenOrigin(_) => StatusCode::FORBIDDEN,
+            ApiError::TokenRequired(_) => StatusCode::UNAUTHORIZED,
+            ApiError::UnsupportedMediaType(_) => StatusCode::UNSUPPORTED_MEDIA_TYPE,
+            ApiError::Routing { status, .. } => *status,
+            ApiError::Panicked { .. } => StatusCode::INTERNAL_SERVER_ERROR,
         }
-        ApiError { status, body }
+    }
+
+    /// The stable machine-readable code clients see in `{"error": ...}`.
+    pub fn code(&self) -> &str {
+        match self {
+            ApiError::Debugger(err) => err.code(),
+            ApiError::BadRequest { code, .. } => code,
+            ApiError::PayloadTooLarge => "payload_too_large",
+            ApiError::ForbiddenHost(_) => "forbidden_host",
+            ApiError::ForbiddenOrigin(_) => "forbidden_origin",
+            ApiError::TokenRequired(_) => "token_required",
+            ApiError::UnsupportedMediaType(_) => "unsupported_media_type",
+            ApiError::Routing { status, .. } => match *status {
+                StatusCode::BAD_REQUEST => "invalid_request",
+                StatusCode::NOT_FOUND => "not_found",
+                StatusCode::METHOD_NOT_ALLOWED => "method_not_allowed",
+                StatusCode::PAYLOAD_TOO_LARGE => "payload_too_large",
+                StatusCode::UNSUPPORTED_MEDIA_TYPE => "unsupported_media_type",
+                status if status.is_server_error() => "internal_error",
+                _ => "request_refused",
+            },
+            ApiError::Panicked { .. } => "internal_error",
+        }
     }
 }
+
+/// A 5xx answer's error, whole, for the log (see `logging::log_failures`).
+#[derive(Clone, Debug)]
+pub struct Failure(pub Arc<ApiError>);
 
 impl IntoResponse for ApiError {
     fn into_response(self) -> Response {
-        (self.status, Json(self.body)).into_response()
+        let status = self.status();
+        let mut body = json!({"error": self.code(), "message": self.to_string()});
+        match &self {
+            ApiError::Debugger(Error::CidMismatch { expected, provided }) => {
+                body["expected_cid"] = json!(expected);
+                body["provided_cid"] = json!(provided);
+            }
+            ApiError::Debugger(Error::CidNotFound { missing }) => body["missing_cids"] = json!(missing),
+            _ => {}
+        }
+        let mut response = (status, Json(body)).into_response();
+        if status.is_server_error() {
+            response.extensions_mut().insert(Failure(Arc::new(self)));
+        }
+        response
     }
 }
 
-pub type ApiResult<T = Value> = Result<Json<T>, ApiError>;
+pub type ApiResult<T> = Result<Json<T>, ApiError>;
 
 /// A JSON request body whose problems (not JSON, wrong shape, too large) answer with a JSON 4xx
 /// naming the problem. An empty (or `null`) body reads as `{}`, so endpoints with all-optional
@@ -70,9 +132,8 @@ impl<S: Send + Sync, T: DeserializeOwned> FromRequest<S> for JsonBody<T> {
 
     async fn from_request(req: axum::extract::Request, state: &S) -> Result<Self, Self::Rejection> {
         let bytes = axum::body::Bytes::from_request(req, state).await.map_err(|rejection| {
-            let status = rejection.status();
-            if status == StatusCode::PAYLOAD_TOO_LARGE {
-                ApiError::new(status, "payload_too_large", "request body is larger than --max-body allows")
+            if rejection.status() == StatusCode::PAYLOAD_TOO_LARGE {
+                ApiError::PayloadTooLarge
             } else {
                 ApiError::bad_request("invalid_body", rejection.body_text())
             }
@@ -103,18 +164,11 @@ pub async fn json_errors(req: axum::extract::Request, next: axum::middleware::Ne
     if !is_api || is_json || !(status.is_client_error() || status.is_server_error()) {
         return response;
     }
-    let code = match status {
-        StatusCode::BAD_REQUEST => "invalid_request",
-        StatusCode::NOT_FOUND => "not_found",
-        StatusCode::METHOD_NOT_ALLOWED => "method_not_allowed",
-        StatusCode::PAYLOAD_TOO_LARGE => "payload_too_large",
-        StatusCode::UNSUPPORTED_MEDIA_TYPE => "unsupported_media_type",
-        _ if status.is_server_error() => "internal_error",
-        _ => "request_refused",
-    };
     let (parts, body) = response.into_parts();
-    let text =
-        axum::body::to_bytes(body, 4096).await.map(|b| String::from_utf8_lossy(&b).into_owned()).unwrap_or_default();
+    let text = axum::body::to_bytes(body, PLAIN_ERROR_READ_LIMIT)
+        .await
+        .map(|b| String::from_utf8_lossy(&b).into_owned())
+        .unwrap_or_default();
     let message = if status == StatusCode::NOT_FOUND {
         format!("no API endpoint at {path}")
     } else if text.trim().is_empty() || text.trim_start().starts_with('<') {
@@ -122,7 +176,7 @@ pub async fn json_errors(req: axum::extract::Request, next: axum::middleware::Ne
     } else {
         text
     };
-    let mut converted = ApiError::new(status, code, message).into_response();
+    let mut converted = ApiError::Routing { status, message }.into_response();
     // Keep headers such as `Allow` on a 405.
     for (name, value) in parts.headers.iter() {
         if name != axum::http::header::CONTENT_TYPE && name != axum::http::header::CONTENT_LENGTH {

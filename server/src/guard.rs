@@ -124,15 +124,12 @@ pub async fn check(State(policy): State<Arc<AccessPolicy>>, request: Request, ne
     let host = match request_host(&request) {
         Some(host) if authority_ok && policy.answers_to(host) => host.to_string(),
         host => {
-            return refuse(
-                StatusCode::FORBIDDEN,
-                "forbidden_host",
-                format!(
-                    "Host {:?} is not a name this server answers to (loopback names, the bound address, \
-                     and names given with --allow-host)",
-                    host.unwrap_or("")
-                ),
-            )
+            return ApiError::ForbiddenHost(format!(
+                "Host {:?} is not a name this server answers to (loopback names, the bound address, \
+                 and names given with --allow-host)",
+                host.unwrap_or("")
+            ))
+            .into_response()
         }
     };
     for origin in headers.get_all(header::ORIGIN) {
@@ -142,11 +139,10 @@ pub async fn check(State(policy): State<Arc<AccessPolicy>>, request: Request, ne
                 && origin.get(scheme.len()..).is_some_and(|h| h.eq_ignore_ascii_case(&host))
         });
         if !own {
-            return refuse(
-                StatusCode::FORBIDDEN,
-                "forbidden_origin",
-                format!("requests from origin {origin:?} are refused: only this server's own pages may call it"),
-            );
+            return ApiError::ForbiddenOrigin(format!(
+                "requests from origin {origin:?} are refused: only this server's own pages may call it"
+            ))
+            .into_response();
         }
     }
     let mut set_cookie = None;
@@ -158,12 +154,11 @@ pub async fn check(State(policy): State<Arc<AccessPolicy>>, request: Request, ne
                 }
             }
             _ => {
-                return refuse(
-                    StatusCode::UNAUTHORIZED,
-                    "token_required",
+                return ApiError::TokenRequired(
                     "this server needs its access token: Authorization: Bearer (or Basic, the token as password), \
                      or ?token= once in the browser",
                 )
+                .into_response()
             }
         }
     }
@@ -172,11 +167,11 @@ pub async fn check(State(policy): State<Arc<AccessPolicy>>, request: Request, ne
         let given = headers.get(header::CONTENT_TYPE).and_then(|v| v.to_str().ok()).unwrap_or("");
         let media = given.split(';').next().unwrap_or("").trim();
         if !accepted.iter().any(|a| a.eq_ignore_ascii_case(media)) {
-            return refuse(
-                StatusCode::UNSUPPORTED_MEDIA_TYPE,
-                "unsupported_media_type",
-                format!("a body of type {given:?} is refused here: send Content-Type: {}", accepted.join(" or ")),
-            );
+            return ApiError::UnsupportedMediaType(format!(
+                "a body of type {given:?} is refused here: send Content-Type: {}",
+                accepted.join(" or ")
+            ))
+            .into_response();
         }
     }
     let mut response = if request.method() == Method::OPTIONS && request.uri().path().starts_with("/api/") {
@@ -190,10 +185,6 @@ pub async fn check(State(policy): State<Arc<AccessPolicy>>, request: Request, ne
         response.headers_mut().append(header::SET_COOKIE, cookie);
     }
     response
-}
-
-fn refuse(status: StatusCode, code: &str, message: impl Into<String>) -> Response {
-    ApiError::new(status, code, message).into_response()
 }
 
 /// The `Host` header (exactly one), or the authority of an HTTP/2 request's URI.

@@ -4,6 +4,7 @@
 pub mod api;
 pub mod error;
 pub mod guard;
+pub mod logging;
 pub mod replay;
 pub mod site;
 
@@ -38,11 +39,12 @@ pub fn router(debugger: Debugger, options: ServerOptions) -> Router {
         })
         .fallback(leptos_axum::file_and_error_handler(shell))
         .with_state(leptos_options);
-    api::routes()
+    let routes = api::routes()
         .with_state(debugger)
         .merge(pages)
         .layer(DefaultBodyLimit::max(options.max_body))
-        .layer(axum::middleware::from_fn(error::json_errors))
+        .layer(axum::middleware::from_fn(error::json_errors));
+    logging::with_failure_handling(routes)
         .layer(axum::middleware::from_fn_with_state(Arc::new(options.access), guard::check))
 }
 

@@ -60,6 +60,7 @@ enum Command {
 #[tokio::main]
 async fn main() {
     let cli = Cli::parse();
+    breakroom_server::logging::init();
     let outcome = match &cli.command {
         Some(Command::Replay(args)) => breakroom_server::replay::replay(args, || data_dir(&cli)).await,
         Some(Command::Export { target }) => {

@@ -60,7 +60,7 @@ async fn call_without_breakpoint_continues_and_completes() {
         .await;
     assert_eq!(done, json!({"status": "ok"}));
     let record = server.debugger.call_record(call_id).unwrap().unwrap();
-    assert_eq!(record.status, "success");
+    assert_eq!(record.status, breakroom_debugger::model::CallStatus::Success);
     assert_eq!(record.pretty_result, Some(json!("1")), "plain pickles display as Python repr");
 }
 

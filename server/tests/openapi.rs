@@ -126,3 +126,30 @@ async fn every_documented_operation_is_served_with_a_json_answer() {
         }
     }
 }
+
+#[tokio::test]
+async fn kinds_are_documented_as_closed_sets_of_values() {
+    let server = common::start().await;
+    let (_, doc) = server.get("/api/openapi.json").await;
+    let schemas = &doc["components"]["schemas"];
+    let values = |name: &str| -> Vec<String> {
+        let schema = &schemas[name];
+        let listed = schema["enum"].as_array().cloned().unwrap_or_else(|| {
+            // utoipa writes an enum with documented variants as `oneOf` single-value enums.
+            let variants = schema["oneOf"].as_array().into_iter().flatten();
+            variants.flat_map(|v| v["enum"].as_array().cloned().unwrap_or_default()).collect()
+        });
+        listed.iter().filter_map(|v| v.as_str().map(String::from)).collect()
+    };
+    assert_eq!(values("Behavior"), ["stop", "go", "yield"]);
+    assert_eq!(values("AfterBehavior"), ["stop", "go", "yield", "exception", "stop_exception"]);
+    assert_eq!(values("GlobalBehavior"), ["stop", "go", "exception", "stop_exception"]);
+    assert_eq!(values("ResumeKind"), ["continue", "skip", "raise", "modify"]);
+    assert_eq!(values("EventKind").len(), 9);
+    assert_eq!(values("SerializationFormat"), ["dill", "json"]);
+    assert_eq!(values("OkStatus"), ["ok"]);
+    // The answers name them instead of free text.
+    let list = &schemas["BreakpointList"]["properties"];
+    assert_eq!(list["global_behavior"]["$ref"], "#/components/schemas/GlobalBehavior");
+    assert_eq!(list["breakpoint_behaviors"]["additionalProperties"]["$ref"], "#/components/schemas/Behavior");
+}

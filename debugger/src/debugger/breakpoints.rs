@@ -1,6 +1,7 @@
 //! Breakpoints, their behaviours and replacements, registered functions and stored values.
 
 use super::*;
+use crate::breakpoint::FunctionRegistration;
 
 impl Debugger {
     /// Adds a breakpoint (keeping its behaviours if it exists) and records the signature.
@@ -92,17 +93,26 @@ impl Debugger {
         self.state().breakpoints.by_name.clone()
     }
 
-    pub fn register_function(&self, name: &str, signature: Option<String>, client_ref: Option<Value>) -> Result<()> {
-        let name = required_name(name)?;
+    /// Registers a function a client may replace calls with; its serialized code, when sent,
+    /// is checked against its CID and stored first.
+    pub fn register_function(&self, req: FunctionRegistration) -> Result<()> {
+        let format = req.function_serialization_format.as_deref();
+        SerializationFormat::parse(format)?;
+        if let Some(cid) = req.function_cid.as_deref().filter(|c| !is_cid(c)) {
+            return Err(Error::invalid(
+                "invalid_cid",
+                format!("function_cid must be 128 hex digits (a SHA-512), not {cid:?}"),
+            ));
+        }
+        let now = ids::now();
         let mut st = self.state();
-        let metadata = json!({"client_ref": client_ref, "registered_at": ids::now()});
-        st.functions.insert(name.to_string(), RegisteredFunction { signature, metadata });
+        if let (Some(cid), Some(data)) = (&req.function_cid, &req.function_data) {
+            st.store_pair(cid, data, format, now)?;
+        }
+        let name = required_name(req.function_name.as_deref().unwrap_or(""))?;
+        let metadata = json!({"client_ref": req.function_client_ref, "registered_at": now});
+        st.functions.insert(name.to_string(), RegisteredFunction { signature: req.signature, metadata });
         st.save_function(name)
-    }
-
-    /// Stores a value sent alongside a request (function data, event payloads).
-    pub fn store_value(&self, cid: &str, data: &str, format: Option<&str>) -> Result<()> {
-        self.state().store_pair(cid, data, format, ids::now())
     }
 
     pub fn functions(&self) -> BTreeMap<String, RegisteredFunction> {
@@ -152,21 +162,26 @@ impl Debugger {
                     .collect();
                 BreakpointView {
                     function_name: name.clone(),
-                    behavior: bp.behavior.as_str().into(),
-                    after_behavior: bp.after_behavior.as_str().into(),
+                    behavior: bp.behavior,
+                    after_behavior: bp.after_behavior,
                     replacement: bp.replacement.clone(),
                     signature,
                     replacements,
                 }
             })
             .collect();
-        BreakpointsView { breakpoints, global_behavior: st.breakpoints.global.as_str().into() }
+        BreakpointsView { breakpoints, global_behavior: st.breakpoints.global }
     }
 
     /// A breakpoint's completed calls, newest first.
     pub fn breakpoint_history(&self, name: &str, limit: usize) -> Result<Vec<Value>> {
         self.state().store.history(name, limit)
     }
+}
+
+/// A SHA-512 in hex, as every CID is.
+fn is_cid(text: &str) -> bool {
+    text.len() == 128 && text.bytes().all(|b| b.is_ascii_hexdigit())
 }
 
 pub(super) fn required_name(name: &str) -> Result<&str> {

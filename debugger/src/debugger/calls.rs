@@ -2,6 +2,7 @@
 //! diagnostic events and communication errors.
 
 use super::*;
+use crate::model::CallStatus;
 
 impl Debugger {
     pub fn start_call(&self, req: CallStart) -> Result<CallStartReply> {
@@ -32,8 +33,7 @@ impl Debugger {
             StartDecision::Pause => {
                 let reason = forced.unwrap_or(PauseReason::Breakpoint);
                 let mut paused = call.clone();
-                paused.pause_reason =
-                    Some(if reason == PauseReason::Exception { "exception" } else { "breakpoint" }.into());
+                paused.pause_reason = Some(reason.into());
                 let pause_id = add_pause(&mut st, paused, reason, now)?;
                 (Action::poll(&pause_id), Some(pause_id))
             }
@@ -65,7 +65,7 @@ impl Debugger {
         };
         let Some((mut call, pre_pause)) = st.running.remove(call_id) else {
             // A call that started before a restart: its record still learns how it ended.
-            if st.store.call(call_id)?.is_some_and(|r| r.status == "running") {
+            if st.store.call(call_id)?.is_some_and(|r| r.status == CallStatus::Running) {
                 let (status, pretty_result, exception) = call_outcome(&req, &st)?;
                 st.finish_record(call_id, req.timestamp.unwrap_or(now), status, pretty_result, exception)?;
             }
@@ -78,7 +78,7 @@ impl Debugger {
         }
 
         let (status, pretty_result, exception) = call_outcome(&req, &st)?;
-        let raised = status == "exception";
+        let raised = status == CallStatus::Exception;
         st.finish_record(call_id, req.timestamp.unwrap_or(now), status, pretty_result.clone(), exception.clone())?;
         st.log(
             now,
@@ -108,7 +108,7 @@ impl Debugger {
         let mut pause_added = None;
         if st.breakpoints.pauses_after(&method, raised) {
             let reason = if raised { PauseReason::Exception } else { PauseReason::After };
-            call.pause_reason = Some(if raised { "exception" } else { "breakpoint" }.into());
+            call.pause_reason = Some(reason.into());
             let pause_id = add_pause(&mut st, call, reason, now)?;
             pause_added = Some(pause_id);
         }
@@ -121,9 +121,34 @@ impl Debugger {
         }))
     }
 
-    /// Keeps a client's diagnostic event (on disk, the newest `MAX_EVENTS`).
+    /// `/api/call/event`: a diagnostic event of the client. It must name its process; values
+    /// sent with it (`result_cid`/`result_data`, `exception_cid`/`exception_data`) are checked
+    /// and stored before the event is kept (on disk, the newest `MAX_EVENTS`).
     pub fn record_event(&self, event: Value) -> Result<()> {
-        self.state().store.put_client_event(ids::now(), &event, MAX_EVENTS)
+        let has_number = |key: &str| event.get(key).is_some_and(Value::is_number);
+        if !has_number("process_pid") || !has_number("process_start_time") {
+            return Err(Error::MissingProcessIdentity);
+        }
+        let text = |field: &str| match event.get(field) {
+            None | Some(Value::Null) => Ok(None),
+            Some(Value::String(text)) => Ok(Some(text.as_str())),
+            Some(_) => Err(Error::invalid("invalid_payload", format!("{field} must be a string"))),
+        };
+        let mut values = vec![];
+        for [cid, data, format] in EVENT_VALUE_FIELDS {
+            let (cid, data, format) = (text(cid)?, text(data)?, text(format)?);
+            // A bad format is refused even without data, as call/complete does.
+            SerializationFormat::parse(format)?;
+            if let (Some(cid), Some(data)) = (cid, data) {
+                values.push((cid, data, format));
+            }
+        }
+        let now = ids::now();
+        let mut st = self.state();
+        for (cid, data, format) in values {
+            st.store_pair(cid, data, format, now)?;
+        }
+        st.store.put_client_event(now, &event, MAX_EVENTS)
     }
 
     /// Keeps a communication error a client reported (on disk, the newest `MAX_COM_ERRORS`).
@@ -151,8 +176,14 @@ pub(super) fn process_identity(pid: &Option<Value>, start: &Option<Value>) -> Re
     }
 }
 
+/// The values a call event may carry: (cid, data, serialization format) field names.
+const EVENT_VALUE_FIELDS: [[&str; 3]; 2] = [
+    ["result_cid", "result_data", "result_serialization_format"],
+    ["exception_cid", "exception_data", "exception_serialization_format"],
+];
+
 /// How a call ended, as records and pages show it: (status, result text, exception).
-pub(super) fn call_outcome(req: &CallComplete, st: &State) -> Result<(&'static str, Option<Value>, Option<Value>)> {
+pub(super) fn call_outcome(req: &CallComplete, st: &State) -> Result<(CallStatus, Option<Value>, Option<Value>)> {
     let raised = req.exception_cid.is_some() || !matches!(req.status.as_deref(), None | Some("success"));
     if raised {
         let type_name = req.exception_type.clone().unwrap_or_else(|| "Exception".into());
@@ -163,14 +194,14 @@ pub(super) fn call_outcome(req: &CallComplete, st: &State) -> Result<(&'static s
             "message": message,
             "traceback": req.exception_traceback,
         });
-        return Ok(("exception", None, Some(exception)));
+        return Ok((CallStatus::Exception, None, Some(exception)));
     }
     let result = match (&req.result_repr, &req.result_cid) {
         (Some(repr), _) => Value::String(repr.clone()),
         (None, Some(cid)) => st.pretty(&SerializedItem { cid: Some(cid.clone()), ..Default::default() })?,
         (None, None) => Value::String("None".into()),
     };
-    Ok(("success", Some(result), None))
+    Ok((CallStatus::Success, Some(result), None))
 }
 
 impl State {
@@ -208,7 +239,7 @@ impl State {
             process_key: call.process_key.clone(),
             started_at: now,
             completed_at: None,
-            status: "running".into(),
+            status: CallStatus::Running,
             pretty_args: call.pretty_args.clone(),
             pretty_kwargs: call.pretty_kwargs.clone(),
             pretty_result: None,
@@ -241,7 +272,7 @@ fn call_data(
     req: CallStart,
     method_name: String,
     call_id: String,
-    preferred_format: String,
+    preferred_format: SerializationFormat,
     (pid, start_time): (i64, f64),
 ) -> Result<CallData> {
     Ok(CallData {
@@ -268,10 +299,10 @@ fn call_data(
     })
 }
 
-fn preferred_format(requested: Option<&str>) -> Result<String> {
+fn preferred_format(requested: Option<&str>) -> Result<SerializationFormat> {
     match requested {
-        None => Ok("dill".to_string()),
-        Some(f @ ("dill" | "json")) => Ok(f.to_string()),
+        None | Some("dill") => Ok(SerializationFormat::Dill),
+        Some("json") => Ok(SerializationFormat::Json),
         Some(other) => Err(Error::invalid(
             "invalid_preferred_format",
             format!("preferred_format must be 'dill' or 'json', not {other:?}"),

@@ -202,13 +202,13 @@ impl State {
         &mut self,
         call_id: &str,
         completed_at: f64,
-        status: &str,
+        status: crate::model::CallStatus,
         pretty_result: Option<Value>,
         exception: Option<Value>,
     ) -> Result<()> {
         self.update_record(call_id, |record| {
             record.completed_at = Some(completed_at);
-            record.status = status.into();
+            record.status = status;
             record.pretty_result = pretty_result;
             record.exception = exception;
         })

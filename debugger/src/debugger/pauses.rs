@@ -122,6 +122,16 @@ impl Debugger {
         Ok(true)
     }
 
+    /// `POST /api/paused/{id}/continue` (PROTOCOL.md §9): [`Debugger::resume`], except that a
+    /// pause already resumed answers success, as the reference server does: a second click, or
+    /// a client that moved on, is harmless.
+    pub fn continue_pause(&self, pause_id: &str, request: ResumeRequest) -> Result<()> {
+        match self.resume(pause_id, request) {
+            Ok(_) | Err(Error::PauseResumed(_)) => Ok(()),
+            Err(e) => Err(e),
+        }
+    }
+
     pub(super) fn publish_closed(&self, closed: Vec<(String, f64)>) {
         for (session_id, closed_at) in closed {
             self.publish(LiveEvent::SessionClosed { session_id, closed_at });

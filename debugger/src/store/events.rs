@@ -59,7 +59,7 @@ impl Store {
         let mut events = vec![];
         for row in rows {
             let (sequence, timestamp, kind, process_key, session_id, data) = row.map_err(storage)?;
-            let kind = EventKind::parse(&kind).ok_or_else(|| Error::Storage(format!("unknown event type {kind:?}")))?;
+            let kind = EventKind::parse(&kind).ok_or_else(|| Error::storage(format!("unknown event type {kind:?}")))?;
             events.push(RecordedEvent {
                 sequence,
                 timestamp,

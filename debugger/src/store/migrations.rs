@@ -76,7 +76,7 @@ pub(super) fn latest() -> usize {
 /// Applies the steps after `current` up to version `upto`, each in its own transaction.
 pub(super) fn apply(conn: &mut Connection, current: usize, upto: usize) -> Result<()> {
     for (i, step) in MIGRATIONS.iter().enumerate().take(upto).skip(current) {
-        let failed = |e: rusqlite::Error| Error::Storage(format!("schema migration {}: {e}", i + 1));
+        let failed = |e: rusqlite::Error| Error::storage_caused(format!("schema migration {}", i + 1), e);
         let tx = conn.transaction().map_err(storage)?;
         tx.execute_batch(step.sql).map_err(failed)?;
         if let Some(then) = step.then {

@@ -40,15 +40,15 @@ pub struct Store {
 }
 
 fn storage(e: rusqlite::Error) -> Error {
-    Error::Storage(e.to_string())
+    Error::storage_caused("", e)
 }
 
 fn json_text<T: Serialize>(value: &T) -> Result<String> {
-    serde_json::to_string(value).map_err(|e| Error::Storage(format!("cannot encode a record: {e}")))
+    serde_json::to_string(value).map_err(|e| Error::storage_caused("cannot encode a record", e))
 }
 
 fn parse<T: for<'de> Deserialize<'de>>(what: &str, text: &str) -> Result<T> {
-    serde_json::from_str(text).map_err(|e| Error::Storage(format!("a stored {what} cannot be read: {e}")))
+    serde_json::from_str(text).map_err(|e| Error::storage_caused(format!("a stored {what} cannot be read"), e))
 }
 
 impl Store {
@@ -60,9 +60,9 @@ impl Store {
     /// Opens (creating if needed) the database in `dir`, bringing its schema up to date.
     pub fn open(dir: &Path) -> Result<Store> {
         std::fs::create_dir_all(dir)
-            .map_err(|e| Error::Storage(format!("cannot create data directory {}: {e}", dir.display())))?;
+            .map_err(|e| Error::storage_caused(format!("cannot create data directory {}", dir.display()), e))?;
         let path = dir.join(DATABASE_FILE);
-        let conn = Connection::open(&path).map_err(|e| Error::Storage(format!("{}: {e}", path.display())))?;
+        let conn = Connection::open(&path).map_err(|e| Error::storage_caused(path.display().to_string(), e))?;
         Self::init(conn)
     }
 
@@ -75,14 +75,14 @@ impl Store {
             .truncate(false)
             .write(true)
             .open(&path)
-            .map_err(|e| Error::Storage(format!("{}: {e}", path.display())))?;
+            .map_err(|e| Error::storage_caused(path.display().to_string(), e))?;
         match file.try_lock() {
             Ok(()) => Ok(file),
-            Err(std::fs::TryLockError::WouldBlock) => Err(Error::Storage(format!(
+            Err(std::fs::TryLockError::WouldBlock) => Err(Error::storage(format!(
                 "{} is in use by another Breakroom server; stop it or pass another --data-dir",
                 dir.display()
             ))),
-            Err(std::fs::TryLockError::Error(e)) => Err(Error::Storage(format!("{}: {e}", path.display()))),
+            Err(std::fs::TryLockError::Error(e)) => Err(Error::storage_caused(path.display().to_string(), e)),
         }
     }
 
@@ -110,7 +110,7 @@ impl Store {
     /// A database at schema `version` exactly, as an older Breakroom left it (upgrade tests).
     #[doc(hidden)]
     pub fn open_at_version_for_tests(dir: &Path, version: usize) -> Result<Store> {
-        std::fs::create_dir_all(dir).map_err(|e| Error::Storage(e.to_string()))?;
+        std::fs::create_dir_all(dir).map_err(|e| Error::storage_caused("", e))?;
         let mut conn = Connection::open(dir.join(DATABASE_FILE)).map_err(storage)?;
         conn.pragma_update(None, "journal_mode", "WAL").map_err(storage)?;
         migrations::apply(&mut conn, 0, version)?;
@@ -127,7 +127,7 @@ impl Store {
         let current = self.schema_version()?;
         let latest = migrations::latest();
         if current > latest {
-            return Err(Error::Storage(format!(
+            return Err(Error::storage(format!(
                 "the data directory has schema version {current}, newer than this Breakroom knows ({latest}); \
                  upgrade Breakroom or use another --data-dir"
             )));

@@ -30,7 +30,7 @@ impl Store {
             return Ok(None);
         };
         let format = SerializationFormat::parse(Some(&format))
-            .map_err(|_| Error::Storage(format!("stored value {cid} has an unknown format {format:?}")))?;
+            .map_err(|_| Error::storage(format!("stored value {cid} has an unknown format {format:?}")))?;
         Ok(Some(StoredObject { bytes, format, created_at }))
     }
 

@@ -38,7 +38,7 @@ const ROW: &str = "s.data, (SELECT count(*) FROM transcript t WHERE t.session_id
 impl Store {
     /// Stores a session's header (not its transcript).
     pub fn put_session(&self, session: &ReplSession) -> Result<()> {
-        let mut header = serde_json::to_value(session).map_err(|e| Error::Storage(e.to_string()))?;
+        let mut header = serde_json::to_value(session).map_err(|e| Error::storage_caused("", e))?;
         if let Some(obj) = header.as_object_mut() {
             obj.remove("transcript");
         }
@@ -194,7 +194,7 @@ impl Store {
     /// The match is evaluated once: the ids of every matching session come back in page order
     /// (cheap, from the indexes), are counted here, and only the page's rows are then read.
     pub fn find_sessions(&self, filter: &SessionFilter) -> Result<(Vec<SessionRow>, usize)> {
-        let open_matches = serde_json::to_string(filter.open_matches).map_err(|e| Error::Storage(e.to_string()))?;
+        let open_matches = serde_json::to_string(filter.open_matches).map_err(|e| Error::storage_caused("", e))?;
         let status = match filter.status {
             SessionStatus::All => 0,
             SessionStatus::Active => 1,
@@ -261,5 +261,5 @@ fn header(data: &str) -> Result<ReplSession> {
     if let Some(obj) = header.as_object_mut() {
         obj.insert("transcript".into(), Value::Array(vec![]));
     }
-    serde_json::from_value(header).map_err(|e| Error::Storage(format!("a stored session cannot be read: {e}")))
+    serde_json::from_value(header).map_err(|e| Error::storage_caused("a stored session cannot be read", e))
 }

@@ -2,28 +2,25 @@
 
 use axum::extract::{Path, Query, State};
 use axum::Json;
-use breakroom_debugger::cid_store::SerializationFormat;
+use breakroom_debugger::breakpoint::FunctionRegistration;
 use breakroom_debugger::Debugger;
 use serde::Deserialize;
 use serde_json::Value;
 use utoipa::{IntoParams, ToSchema};
 
+use super::query;
 use super::wire::{
-    BreakpointChanged, BreakpointHistory, BreakpointList, ErrorBody, FunctionList, FunctionRegistered, GlobalBehavior,
-    ReplacementSet,
+    AfterBehaviorSet, BehaviorSet, BreakpointChanged, BreakpointHistory, BreakpointList, ErrorBody, FunctionList,
+    FunctionRegistered, GlobalBehaviorSetting, OkStatus, ReplacementSet,
 };
-use crate::error::{ApiError, ApiResult, JsonBody};
+use crate::error::{ApiResult, JsonBody};
+
+/// History records answered when the request names no `limit`.
+const DEFAULT_HISTORY_LIMIT: usize = 50;
 
 #[utoipa::path(operation_id = "list_breakpoints", get, path = "/api/breakpoints", tag = "breakpoints", responses((status = 200, body = BreakpointList)))]
 pub async fn list(State(debugger): State<Debugger>) -> Json<BreakpointList> {
-    let bps = debugger.breakpoints();
-    Json(BreakpointList {
-        breakpoints: bps.keys().cloned().collect(),
-        breakpoint_behaviors: bps.iter().map(|(n, b)| (n.clone(), b.behavior.as_str().into())).collect(),
-        breakpoint_after_behaviors: bps.iter().map(|(n, b)| (n.clone(), b.after_behavior.as_str().into())).collect(),
-        breakpoint_replacements: bps.iter().filter_map(|(n, b)| Some((n.clone(), b.replacement.clone()?))).collect(),
-        global_behavior: debugger.global_behavior().as_str().into(),
-    })
+    Json(debugger.breakpoints_view().into())
 }
 
 #[derive(Deserialize, ToSchema)]
@@ -46,7 +43,7 @@ pub async fn add(
 ) -> ApiResult<BreakpointChanged> {
     let name = req.function_name.unwrap_or_default();
     debugger.add_breakpoint(&name, req.signature, req.behavior.as_ref().and_then(Value::as_str))?;
-    Ok(Json(BreakpointChanged { status: "ok", function_name: name, behavior: None }))
+    Ok(Json(BreakpointChanged { status: OkStatus::Ok, function_name: name }))
 }
 
 #[utoipa::path(operation_id = "remove_breakpoint", delete, path = "/api/breakpoints/{name}", tag = "breakpoints",
@@ -54,7 +51,7 @@ pub async fn add(
     responses((status = 200, body = BreakpointChanged)))]
 pub async fn remove(State(debugger): State<Debugger>, Path(name): Path<String>) -> ApiResult<BreakpointChanged> {
     debugger.remove_breakpoint(&name)?;
-    Ok(Json(BreakpointChanged { status: "ok", function_name: name, behavior: None }))
+    Ok(Json(BreakpointChanged { status: OkStatus::Ok, function_name: name }))
 }
 
 /// A breakpoint's before-call behaviour.
@@ -95,26 +92,26 @@ fn behavior_text(behavior: &Option<Value>) -> &str {
 
 #[utoipa::path(operation_id = "set_breakpoint_behavior", post, path = "/api/breakpoints/{name}/behavior", tag = "breakpoints", request_body = BehaviorBody,
     params(("name" = String, Path, description = "function name")),
-    responses((status = 200, body = BreakpointChanged), (status = 400, body = ErrorBody), (status = 404, body = ErrorBody)))]
+    responses((status = 200, body = BehaviorSet), (status = 400, body = ErrorBody), (status = 404, body = ErrorBody)))]
 pub async fn set_behavior(
     State(debugger): State<Debugger>,
     Path(name): Path<String>,
     JsonBody(body): JsonBody<BehaviorBody>,
-) -> ApiResult<BreakpointChanged> {
+) -> ApiResult<BehaviorSet> {
     let behavior = debugger.set_behavior(&name, behavior_text(&body.behavior))?;
-    Ok(Json(BreakpointChanged { status: "ok", function_name: name, behavior: Some(behavior.as_str().into()) }))
+    Ok(Json(BehaviorSet { status: OkStatus::Ok, function_name: name, behavior }))
 }
 
 #[utoipa::path(operation_id = "set_breakpoint_after_behavior", post, path = "/api/breakpoints/{name}/after_behavior", tag = "breakpoints", request_body = AfterBehaviorBody,
     params(("name" = String, Path, description = "function name")),
-    responses((status = 200, body = BreakpointChanged), (status = 400, body = ErrorBody), (status = 404, body = ErrorBody)))]
+    responses((status = 200, body = AfterBehaviorSet), (status = 400, body = ErrorBody), (status = 404, body = ErrorBody)))]
 pub async fn set_after_behavior(
     State(debugger): State<Debugger>,
     Path(name): Path<String>,
     JsonBody(body): JsonBody<AfterBehaviorBody>,
-) -> ApiResult<BreakpointChanged> {
+) -> ApiResult<AfterBehaviorSet> {
     let behavior = debugger.set_after_behavior(&name, behavior_text(&body.behavior))?;
-    Ok(Json(BreakpointChanged { status: "ok", function_name: name, behavior: Some(behavior.as_str().into()) }))
+    Ok(Json(AfterBehaviorSet { status: OkStatus::Ok, function_name: name, behavior }))
 }
 
 #[derive(Deserialize, ToSchema)]
@@ -133,7 +130,7 @@ pub async fn set_replacement(
     JsonBody(body): JsonBody<ReplacementBody>,
 ) -> ApiResult<ReplacementSet> {
     let replacement = debugger.set_replacement(&name, body.replacement_function.as_deref().unwrap_or(""))?;
-    Ok(Json(ReplacementSet { status: "ok", function_name: name, replacement_function: replacement }))
+    Ok(Json(ReplacementSet { status: OkStatus::Ok, function_name: name, replacement_function: replacement }))
 }
 
 #[derive(Deserialize, IntoParams)]
@@ -153,79 +150,38 @@ pub async fn history(
     Path(name): Path<String>,
     Query(q): Query<HistoryQuery>,
 ) -> ApiResult<BreakpointHistory> {
-    let limit = match q.limit.as_deref().map(str::trim).filter(|v| !v.is_empty()) {
-        None => 50,
-        Some(_) => super::repl::count_param("limit", q.limit.as_deref())?,
-    };
+    let limit = query::count("limit", q.limit.as_deref())?.unwrap_or(DEFAULT_HISTORY_LIMIT);
     let history = debugger.breakpoint_history(&name, limit)?;
     Ok(Json(BreakpointHistory { function_name: name, history }))
 }
 
-#[utoipa::path(operation_id = "get_global_behavior", get, path = "/api/behavior", tag = "breakpoints", responses((status = 200, body = GlobalBehavior)))]
-pub async fn global_behavior(State(debugger): State<Debugger>) -> Json<GlobalBehavior> {
-    Json(GlobalBehavior { status: None, behavior: debugger.global_behavior().as_str().into() })
+#[utoipa::path(operation_id = "get_global_behavior", get, path = "/api/behavior", tag = "breakpoints", responses((status = 200, body = GlobalBehaviorSetting)))]
+pub async fn global_behavior(State(debugger): State<Debugger>) -> Json<GlobalBehaviorSetting> {
+    Json(GlobalBehaviorSetting { status: None, behavior: debugger.global_behavior() })
 }
 
 #[utoipa::path(operation_id = "set_global_behavior", post, path = "/api/behavior", tag = "breakpoints", request_body = GlobalBehaviorBody,
-    responses((status = 200, body = GlobalBehavior), (status = 400, body = ErrorBody)))]
+    responses((status = 200, body = GlobalBehaviorSetting), (status = 400, body = ErrorBody)))]
 pub async fn set_global_behavior(
     State(debugger): State<Debugger>,
     JsonBody(body): JsonBody<GlobalBehaviorBody>,
-) -> ApiResult<GlobalBehavior> {
+) -> ApiResult<GlobalBehaviorSetting> {
     let behavior = debugger.set_global_behavior(behavior_text(&body.behavior))?;
-    Ok(Json(GlobalBehavior { status: Some("ok"), behavior: behavior.as_str().into() }))
+    Ok(Json(GlobalBehaviorSetting { status: Some(OkStatus::Ok), behavior }))
 }
 
-#[derive(Deserialize, ToSchema)]
-pub struct NewFunction {
-    #[schema(value_type = String, required = true, pattern = "\\S")]
-    #[serde(default)]
-    function_name: Option<String>,
-    #[serde(default)]
-    signature: Option<String>,
-    #[serde(default)]
-    function_client_ref: Option<Value>,
-    #[schema(pattern = "^[0-9a-fA-F]{128}$")]
-    #[serde(default)]
-    function_cid: Option<String>,
-    /// Base64 of the serialized function; its SHA-512 must be `function_cid`.
-    #[schema(format = Byte)]
-    #[serde(default)]
-    function_data: Option<String>,
-    #[schema(pattern = "^(dill|json)$")]
-    #[serde(default)]
-    function_serialization_format: Option<String>,
-}
-
-#[utoipa::path(operation_id = "register_function", post, path = "/api/functions", tag = "breakpoints", request_body = NewFunction,
+#[utoipa::path(operation_id = "register_function", post, path = "/api/functions", tag = "breakpoints", request_body = FunctionRegistration,
     responses((status = 200, body = FunctionRegistered), (status = 400, body = ErrorBody)))]
 pub async fn register_function(
     State(debugger): State<Debugger>,
-    JsonBody(req): JsonBody<NewFunction>,
+    JsonBody(req): JsonBody<FunctionRegistration>,
 ) -> ApiResult<FunctionRegistered> {
-    SerializationFormat::parse(req.function_serialization_format.as_deref())?;
-    if let Some(cid) =
-        req.function_cid.as_deref().filter(|c| c.len() != 128 || !c.bytes().all(|b| b.is_ascii_hexdigit()))
-    {
-        return Err(ApiError::bad_request(
-            "invalid_cid",
-            format!("function_cid must be 128 hex digits (a SHA-512), not {cid:?}"),
-        ));
-    }
-    if let (Some(cid), Some(data)) = (&req.function_cid, &req.function_data) {
-        debugger.store_value(cid, data, req.function_serialization_format.as_deref())?;
-    }
-    let name = req.function_name.unwrap_or_default();
-    debugger.register_function(&name, req.signature.clone(), req.function_client_ref)?;
-    Ok(Json(FunctionRegistered { status: "ok", function_name: name, signature: req.signature }))
+    let (function_name, signature) = (req.function_name.clone().unwrap_or_default(), req.signature.clone());
+    debugger.register_function(req)?;
+    Ok(Json(FunctionRegistered { status: OkStatus::Ok, function_name, signature }))
 }
 
 #[utoipa::path(operation_id = "list_functions", get, path = "/api/functions", tag = "breakpoints", responses((status = 200, body = FunctionList)))]
 pub async fn functions(State(debugger): State<Debugger>) -> Json<FunctionList> {
-    let functions = debugger.functions();
-    Json(FunctionList {
-        functions: functions.keys().cloned().collect(),
-        function_signatures: functions.iter().map(|(n, f)| (n.clone(), f.signature.clone())).collect(),
-        function_metadata: functions.iter().map(|(n, f)| (n.clone(), f.metadata.clone())).collect(),
-    })
+    Json(debugger.functions().into())
 }

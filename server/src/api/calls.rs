@@ -2,18 +2,17 @@
 
 use axum::extract::{Path, Query, State};
 use axum::Json;
-use breakroom_debugger::call::{Action, CallComplete, CallStart, CallStartReply};
-use breakroom_debugger::cid_store::SerializationFormat;
+use breakroom_debugger::call::{CallComplete, CallStart, CallStartReply};
 use breakroom_debugger::eval::EvalResult;
 use breakroom_debugger::model::StoredValue;
 use breakroom_debugger::pause::ResumeRequest;
 use breakroom_debugger::{Debugger, PollReply};
 use serde::Deserialize;
-use serde_json::{json, Value};
+use serde_json::Value;
 use utoipa::IntoParams;
 
-use super::wire::{CallEventBody, ComErrors, ErrorBody, PausedList, Resumed, StatusOk};
-use crate::error::{ApiError, ApiResult, JsonBody};
+use super::wire::{CallCompleted, CallEventBody, ComErrors, ErrorBody, OkStatus, PausedList, Resumed, StatusOk};
+use crate::error::{ApiResult, JsonBody};
 
 #[utoipa::path(operation_id = "call_start", post, path = "/api/call/start", tag = "client", request_body = CallStart,
     responses((status = 200, body = CallStartReply, description = "what the client does now: `continue`, `poll`, `replace`, …"),
@@ -65,49 +64,18 @@ pub async fn answer_and_poll(
 }
 
 #[utoipa::path(operation_id = "call_complete", post, path = "/api/call/complete", tag = "client", request_body = Option<CallComplete>,
-    responses((status = 200, body = Value, description = "`{\"status\": \"ok\"}`, or a `poll` action when the call pauses after completing"),
+    responses((status = 200, body = CallCompleted, description = "`{\"status\": \"ok\"}`, or a `poll` action when the call pauses after completing"),
         (status = 400, body = ErrorBody)))]
-pub async fn complete(State(debugger): State<Debugger>, JsonBody(req): JsonBody<CallComplete>) -> ApiResult {
-    Ok(Json(match debugger.complete_call(req)? {
-        Some(action) => serde_json::to_value::<Action>(action).unwrap_or_default(),
-        None => json!({"status": "ok"}),
-    }))
+pub async fn complete(
+    State(debugger): State<Debugger>,
+    JsonBody(req): JsonBody<CallComplete>,
+) -> ApiResult<CallCompleted> {
+    Ok(Json(debugger.complete_call(req)?.into()))
 }
 
 #[utoipa::path(operation_id = "call_event", post, path = "/api/call/event", tag = "client", request_body = CallEventBody,
     responses((status = 200, body = StatusOk), (status = 400, body = ErrorBody, description = "no `process_pid`/`process_start_time`")))]
 pub async fn event(State(debugger): State<Debugger>, JsonBody(event): JsonBody<Value>) -> ApiResult<StatusOk> {
-    let has_number = |key: &str| event.get(key).is_some_and(Value::is_number);
-    if !has_number("process_pid") || !has_number("process_start_time") {
-        return Err(breakroom_debugger::Error::MissingProcessIdentity.into());
-    }
-    for field in [
-        "result_cid",
-        "result_data",
-        "result_serialization_format",
-        "exception_cid",
-        "exception_data",
-        "exception_serialization_format",
-    ] {
-        match event.get(field) {
-            None | Some(Value::Null) => {}
-            Some(Value::String(text)) if field.ends_with("_format") => {
-                SerializationFormat::parse(Some(text))?;
-            }
-            Some(Value::String(_)) => {}
-            Some(_) => return Err(ApiError::bad_request("invalid_payload", format!("{field} must be a string"))),
-        }
-    }
-    for (cid, data, format) in [
-        ("result_cid", "result_data", "result_serialization_format"),
-        ("exception_cid", "exception_data", "exception_serialization_format"),
-    ] {
-        if let (Some(cid), Some(data)) =
-            (event.get(cid).and_then(Value::as_str), event.get(data).and_then(Value::as_str))
-        {
-            debugger.store_value(cid, data, event.get(format).and_then(Value::as_str))?;
-        }
-    }
     debugger.record_event(event)?;
     Ok(Json(StatusOk::new()))
 }
@@ -126,11 +94,8 @@ pub async fn resume(
     Path(pause_id): Path<String>,
     JsonBody(req): JsonBody<ResumeRequest>,
 ) -> ApiResult<Resumed> {
-    match debugger.resume(&pause_id, req) {
-        // Resuming twice is harmless for the client; answer as the reference server does.
-        Ok(_) | Err(breakroom_debugger::Error::PauseResumed(_)) => Ok(Json(Resumed { status: "ok", pause_id })),
-        Err(e) => Err(e.into()),
-    }
+    debugger.continue_pause(&pause_id, req)?;
+    Ok(Json(Resumed { status: OkStatus::Ok, pause_id }))
 }
 
 #[utoipa::path(operation_id = "report_com_error", post, path = "/api/report-com-error", tag = "client", request_body = Option<Object>,

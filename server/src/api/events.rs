@@ -11,6 +11,7 @@ use breakroom_debugger::Debugger;
 use serde::{Deserialize, Serialize};
 use utoipa::{IntoParams, ToSchema};
 
+use super::query;
 use super::wire::ErrorBody;
 use crate::error::ApiError;
 
@@ -40,14 +41,11 @@ pub struct EventList {
             content((EventList = "application/json"), (String = "application/x-ndjson"))),
         (status = 400, body = ErrorBody)))]
 pub async fn list(State(debugger): State<Debugger>, Query(q): Query<EventQuery>) -> Result<Response, ApiError> {
-    let from_sequence = match q.from_sequence.as_deref().map(str::trim).filter(|v| !v.is_empty()) {
-        None => 0,
-        Some(v) => v.parse::<i64>().map_err(|_| {
-            ApiError::bad_request("invalid_sequence", format!("from_sequence must be an integer, not {v:?}"))
-        })?,
+    let selection = EventSelection {
+        session_id: query::text(q.session_id),
+        process_key: query::text(q.process_key),
+        from_sequence: query::sequence("from_sequence", q.from_sequence.as_deref())?.unwrap_or(0),
     };
-    let text = |v: Option<String>| v.map(|s| s.trim().to_string()).filter(|s| !s.is_empty());
-    let selection = EventSelection { session_id: text(q.session_id), process_key: text(q.process_key), from_sequence };
     let jsonl = match q.format.as_deref().map(str::trim) {
         None | Some("") | Some("json") => false,
         Some("jsonl") => true,

@@ -9,6 +9,9 @@ use breakroom_debugger::Debugger;
 use futures::{Stream, StreamExt};
 use tokio_stream::wrappers::BroadcastStream;
 
+/// How often an idle stream sends a comment, so proxies and browsers keep it open.
+const KEEP_ALIVE: Duration = Duration::from_secs(15);
+
 #[utoipa::path(operation_id = "live_events", get, path = "/api/live", tag = "browser",
     responses((status = 200, content_type = "text/event-stream",
         description = "server-sent events, one JSON LiveEvent each (`pause`, `resume`, `session_*`, `transcript_entry`, …)")))]
@@ -20,5 +23,5 @@ pub async fn stream(State(debugger): State<Debugger>) -> Sse<impl Stream<Item = 
             Err(_lagged) => Event::default().data(r#"{"type":"lagged"}"#),
         })
     });
-    Sse::new(events).keep_alive(KeepAlive::new().interval(Duration::from_secs(15)))
+    Sse::new(events).keep_alive(KeepAlive::new().interval(KEEP_ALIVE))
 }

@@ -6,6 +6,7 @@ mod breakpoints;
 mod calls;
 mod events;
 mod live;
+mod query;
 mod repl;
 pub mod wire;
 

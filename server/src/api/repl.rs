@@ -4,13 +4,14 @@
 use axum::extract::{Path, Query, State};
 use axum::Json;
 use breakroom_debugger::eval::EvalResult;
-use breakroom_debugger::model::{EvalOutcome, ReplSession};
+use breakroom_debugger::model::EvalOutcome;
 use breakroom_debugger::model::{SessionQuery, SessionStatus};
-use breakroom_debugger::Debugger;
+use breakroom_debugger::{Debugger, Error};
 use serde::Deserialize;
 use utoipa::{IntoParams, ToSchema};
 
-use super::wire::{ErrorBody, NextEval, NoEval, SessionList, SessionReply, SessionStarted, StatusOk};
+use super::query;
+use super::wire::{ErrorBody, NextEval, SessionList, SessionReply, SessionStarted, StatusOk};
 use crate::error::{ApiError, ApiResult, JsonBody};
 
 #[derive(Deserialize, ToSchema)]
@@ -31,9 +32,7 @@ pub async fn start(State(debugger): State<Debugger>, JsonBody(body): JsonBody<St
 #[utoipa::path(operation_id = "get_session", get, path = "/api/repl/{session_id}", tag = "repl", params(("session_id" = String, Path)),
     responses((status = 200, body = SessionReply), (status = 404, body = ErrorBody)))]
 pub async fn get(State(debugger): State<Debugger>, Path(session_id): Path<String>) -> ApiResult<SessionReply> {
-    let session: ReplSession = debugger
-        .session(&session_id)?
-        .ok_or_else(|| ApiError::not_found("session_not_found", format!("no REPL session with id {session_id}")))?;
+    let session = debugger.session(&session_id)?.ok_or(Error::SessionNotFound(session_id))?;
     Ok(Json(SessionReply { session }))
 }
 
@@ -72,8 +71,8 @@ pub struct ListQuery {
     /// Case-insensitive text in the function name or the transcript.
     #[serde(default)]
     search: Option<String>,
-    /// `active`, `closed` or `all` (the default).
-    #[param(pattern = "^(|all|active|closed)$")]
+    /// `active`, `closed` or `all` (the default; blank is `all` too).
+    #[param(value_type = Option<SessionStatus>, inline)]
     #[serde(default)]
     status: Option<String>,
     /// Started at or after, epoch seconds.
@@ -94,52 +93,28 @@ pub struct ListQuery {
     per_page: Option<String>,
 }
 
-fn timestamp_param(name: &str, value: Option<&str>) -> Result<Option<f64>, ApiError> {
-    match value.map(str::trim).filter(|v| !v.is_empty()) {
-        None => Ok(None),
-        Some(v) => v.parse::<f64>().ok().filter(|f| f.is_finite()).map(Some).ok_or_else(|| {
-            ApiError::bad_request("invalid_timestamp", format!("{name} must be epoch seconds, not {v:?}"))
-        }),
-    }
-}
-
-pub(super) fn count_param(name: &str, value: Option<&str>) -> Result<usize, ApiError> {
-    match value.map(str::trim).filter(|v| !v.is_empty()) {
-        None => Ok(0),
-        // Past usize::MAX is still "everything": saturate rather than refuse.
-        Some(v) if !v.is_empty() && v.bytes().all(|b| b.is_ascii_digit()) => {
-            Ok(v.parse::<usize>().unwrap_or(usize::MAX))
-        }
-        Some(v) => v.parse::<usize>().map_err(|_| {
-            ApiError::bad_request("invalid_pagination", format!("{name} must be a positive integer, not {v:?}"))
-        }),
-    }
-}
-
 #[utoipa::path(operation_id = "list_sessions", get, path = "/api/repl/sessions", tag = "repl", params(ListQuery),
     responses((status = 200, body = SessionList), (status = 400, body = ErrorBody)))]
 pub async fn list(State(debugger): State<Debugger>, Query(q): Query<ListQuery>) -> ApiResult<SessionList> {
     let status = SessionStatus::parse(q.status.as_deref().unwrap_or("").trim())
         .ok_or_else(|| ApiError::bad_request("invalid_status", "status must be 'active' or 'closed'"))?;
-    let query = SessionQuery {
+    let filters = SessionQuery {
         search: q.search,
         status,
-        from: timestamp_param("from", q.from.as_deref())?,
-        to: timestamp_param("to", q.to.as_deref())?,
-        page: count_param("page", q.page.as_deref())?,
-        per_page: count_param("per_page", q.per_page.as_deref())?,
+        from: query::timestamp("from", q.from.as_deref())?,
+        to: query::timestamp("to", q.to.as_deref())?,
+        // 0 asks for the defaults (`session::DEFAULT_PER_PAGE`).
+        page: query::count("page", q.page.as_deref())?.unwrap_or(0),
+        per_page: query::count("per_page", q.per_page.as_deref())?.unwrap_or(0),
     };
-    let page = debugger.list_sessions(&query)?;
+    let page = debugger.list_sessions(&filters)?;
     Ok(Json(SessionList { sessions: page.sessions, total: page.total, page: page.page, per_page: page.per_page }))
 }
 
 #[utoipa::path(operation_id = "next_eval", get, path = "/api/poll-repl/{pause_id}", tag = "client", params(("pause_id" = String, Path)),
     responses((status = 200, body = NextEval, description = "the next queued eval, or `{\"eval_id\": null}`")))]
 pub async fn next_eval(State(debugger): State<Debugger>, Path(pause_id): Path<String>) -> Json<NextEval> {
-    Json(match debugger.next_eval(&pause_id) {
-        Some(request) => NextEval::Eval(request),
-        None => NextEval::None(NoEval { eval_id: None }),
-    })
+    Json(debugger.next_eval(&pause_id).into())
 }
 
 #[utoipa::path(operation_id = "submit_eval_result", post, path = "/api/call/repl-result", tag = "client", request_body = EvalResult,

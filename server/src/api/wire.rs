@@ -3,8 +3,10 @@
 
 use std::collections::BTreeMap;
 
+use breakroom_debugger::call::Action;
 use breakroom_debugger::eval::EvalRequest;
-use breakroom_debugger::model::ReplSession;
+use breakroom_debugger::model::{AfterBehavior, Behavior, BreakpointsView, GlobalBehavior, ReplSession};
+use breakroom_debugger::RegisteredFunction;
 use serde::Serialize;
 use serde_json::Value;
 use utoipa::ToSchema;
@@ -21,40 +23,77 @@ pub struct ErrorBody {
     pub missing_cids: Option<Vec<String>>,
 }
 
+/// The `status` of a request that succeeded: always `ok`.
+#[derive(Clone, Copy, Serialize, ToSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum OkStatus {
+    Ok,
+}
+
 #[derive(Serialize, ToSchema)]
 pub struct StatusOk {
-    /// Always `ok`.
-    pub status: &'static str,
+    pub status: OkStatus,
 }
 
 impl StatusOk {
     pub fn new() -> Self {
-        StatusOk { status: "ok" }
+        StatusOk { status: OkStatus::Ok }
     }
 }
 
 #[derive(Serialize, ToSchema)]
 pub struct BreakpointList {
     pub breakpoints: Vec<String>,
-    /// Before-call behaviour per breakpoint: `stop`, `go` or `yield`.
-    pub breakpoint_behaviors: BTreeMap<String, String>,
-    /// After-call behaviour per breakpoint: `stop`, `go`, `yield`, `exception` or `stop_exception`.
-    pub breakpoint_after_behaviors: BTreeMap<String, String>,
+    /// Before-call behaviour per breakpoint.
+    pub breakpoint_behaviors: BTreeMap<String, Behavior>,
+    /// After-call behaviour per breakpoint.
+    pub breakpoint_after_behaviors: BTreeMap<String, AfterBehavior>,
     pub breakpoint_replacements: BTreeMap<String, String>,
-    pub global_behavior: String,
+    pub global_behavior: GlobalBehavior,
 }
 
+impl From<BreakpointsView> for BreakpointList {
+    fn from(view: BreakpointsView) -> Self {
+        let bps = &view.breakpoints;
+        BreakpointList {
+            breakpoints: bps.iter().map(|b| b.function_name.clone()).collect(),
+            breakpoint_behaviors: bps.iter().map(|b| (b.function_name.clone(), b.behavior)).collect(),
+            breakpoint_after_behaviors: bps.iter().map(|b| (b.function_name.clone(), b.after_behavior)).collect(),
+            breakpoint_replacements: bps
+                .iter()
+                .filter_map(|b| Some((b.function_name.clone(), b.replacement.clone()?)))
+                .collect(),
+            global_behavior: view.global_behavior,
+        }
+    }
+}
+
+/// A breakpoint added or removed.
 #[derive(Serialize, ToSchema)]
 pub struct BreakpointChanged {
-    pub status: &'static str,
+    pub status: OkStatus,
     pub function_name: String,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub behavior: Option<String>,
+}
+
+/// A breakpoint's before-call behaviour, as set.
+#[derive(Serialize, ToSchema)]
+pub struct BehaviorSet {
+    pub status: OkStatus,
+    pub function_name: String,
+    pub behavior: Behavior,
+}
+
+/// A breakpoint's after-call behaviour, as set.
+#[derive(Serialize, ToSchema)]
+pub struct AfterBehaviorSet {
+    pub status: OkStatus,
+    pub function_name: String,
+    pub behavior: AfterBehavior,
 }
 
 #[derive(Serialize, ToSchema)]
 pub struct ReplacementSet {
-    pub status: &'static str,
+    pub status: OkStatus,
     pub function_name: String,
     /// `null` when the replacement was cleared.
     pub replacement_function: Option<String>,
@@ -67,12 +106,12 @@ pub struct BreakpointHistory {
     pub history: Vec<Value>,
 }
 
+/// The behaviour of calls without a breakpoint of their own; `status` only when it was set.
 #[derive(Serialize, ToSchema)]
-pub struct GlobalBehavior {
+pub struct GlobalBehaviorSetting {
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub status: Option<&'static str>,
-    /// `stop`, `go`, `yield`, `stop_after` or `stop_exception`.
-    pub behavior: String,
+    pub status: Option<OkStatus>,
+    pub behavior: GlobalBehavior,
 }
 
 #[derive(Serialize, ToSchema)]
@@ -82,9 +121,19 @@ pub struct FunctionList {
     pub function_metadata: BTreeMap<String, Value>,
 }
 
+impl From<BTreeMap<String, RegisteredFunction>> for FunctionList {
+    fn from(functions: BTreeMap<String, RegisteredFunction>) -> Self {
+        FunctionList {
+            functions: functions.keys().cloned().collect(),
+            function_signatures: functions.iter().map(|(n, f)| (n.clone(), f.signature.clone())).collect(),
+            function_metadata: functions.into_iter().map(|(n, f)| (n, f.metadata)).collect(),
+        }
+    }
+}
+
 #[derive(Serialize, ToSchema)]
 pub struct FunctionRegistered {
-    pub status: &'static str,
+    pub status: OkStatus,
     pub function_name: String,
     pub signature: Option<String>,
 }
@@ -97,7 +146,7 @@ pub struct PausedList {
 
 #[derive(Serialize, ToSchema)]
 pub struct Resumed {
-    pub status: &'static str,
+    pub status: OkStatus,
     pub pause_id: String,
 }
 
@@ -159,4 +208,31 @@ pub struct CallEventBody {
 pub enum NextEval {
     Eval(EvalRequest),
     None(NoEval),
+}
+
+impl From<Option<EvalRequest>> for NextEval {
+    fn from(request: Option<EvalRequest>) -> Self {
+        match request {
+            Some(request) => NextEval::Eval(request),
+            None => NextEval::None(NoEval { eval_id: None }),
+        }
+    }
+}
+
+/// `POST /api/call/complete`: a `poll` action when the call pauses again after completing,
+/// else `{"status": "ok"}`.
+#[derive(Serialize, ToSchema)]
+#[serde(untagged)]
+pub enum CallCompleted {
+    PausesAgain(Action),
+    Done(StatusOk),
+}
+
+impl From<Option<Action>> for CallCompleted {
+    fn from(action: Option<Action>) -> Self {
+        match action {
+            Some(action) => CallCompleted::PausesAgain(action),
+            None => CallCompleted::Done(StatusOk::new()),
+        }
+    }
 }

@@ -1,0 +1,102 @@
+//! Closed sets of values that travel as names (snake_case): a call's status and the
+//! breakpoint behaviours. Built for the browser too, like `model`, which re-exports them.
+
+use serde::{Deserialize, Serialize};
+
+/// Where a recorded call is: still running, returned, or raised.
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum CallStatus {
+    Running,
+    Success,
+    Exception,
+}
+
+impl CallStatus {
+    /// The serde name (pages use it as a CSS class too).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            CallStatus::Running => "running",
+            CallStatus::Success => "success",
+            CallStatus::Exception => "exception",
+        }
+    }
+}
+
+impl std::fmt::Display for CallStatus {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// What a breakpoint does before the call runs. Requests may also say `continue` for `go`
+/// (`breakpoint::Behavior::parse`); answers use these names.
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(rename_all = "snake_case")]
+pub enum Behavior {
+    Stop,
+    Go,
+    /// Use the global behaviour.
+    #[default]
+    Yield,
+}
+
+/// What a breakpoint does after the call returns or raises.
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(rename_all = "snake_case")]
+pub enum AfterBehavior {
+    Stop,
+    Go,
+    #[default]
+    Yield,
+    Exception,
+    StopException,
+}
+
+/// The behaviour of breakpoints whose own behaviour is `yield`.
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(rename_all = "snake_case")]
+pub enum GlobalBehavior {
+    #[default]
+    Stop,
+    Go,
+    Exception,
+    StopException,
+}
+
+impl Behavior {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Stop => "stop",
+            Self::Go => "go",
+            Self::Yield => "yield",
+        }
+    }
+}
+
+impl AfterBehavior {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Stop => "stop",
+            Self::Go => "go",
+            Self::Yield => "yield",
+            Self::Exception => "exception",
+            Self::StopException => "stop_exception",
+        }
+    }
+}
+
+impl GlobalBehavior {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Stop => "stop",
+            Self::Go => "go",
+            Self::Exception => "exception",
+            Self::StopException => "stop_exception",
+        }
+    }
+}
