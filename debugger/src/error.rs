@@ -45,6 +45,12 @@ pub enum Error {
     MissingProcessIdentity,
     #[error("replacement must have the same, non-empty signature")]
     SignatureMismatch,
+    #[error("no tracked process with id {0}")]
+    ProcessNotFound(String),
+    #[error("process {0} is still running: stop it first")]
+    ProcessRunning(String),
+    #[error("process {0} has already ended")]
+    ProcessEnded(String),
     #[error("storage: {0}")]
     Storage(String),
 }
@@ -72,6 +78,9 @@ impl Error {
             Error::ObjectNotFound(_) => "object_not_found",
             Error::MissingProcessIdentity => "missing_process_identity",
             Error::SignatureMismatch => "signature_mismatch",
+            Error::ProcessNotFound(_) => "process_not_found",
+            Error::ProcessRunning(_) => "process_running",
+            Error::ProcessEnded(_) => "process_ended",
             Error::Storage(_) => "storage_unavailable",
         }
     }
@@ -82,8 +91,10 @@ impl Error {
             | Error::SessionNotFound(_)
             | Error::EvalNotFound(_)
             | Error::BreakpointNotFound(_)
-            | Error::ObjectNotFound(_) => ErrorKind::NotFound,
+            | Error::ObjectNotFound(_)
+            | Error::ProcessNotFound(_) => ErrorKind::NotFound,
             Error::PauseResumed(_) | Error::SessionClosed(_) => ErrorKind::Conflict,
+            Error::ProcessRunning(_) | Error::ProcessEnded(_) => ErrorKind::Conflict,
             Error::EvalTimeout(_) => ErrorKind::Timeout,
             Error::Storage(_) => ErrorKind::Unavailable,
             Error::MissingField { .. }

@@ -4,6 +4,7 @@
 //! Without the `runtime` feature only [`model`] is built, for the browser.
 
 pub mod model;
+pub mod processes;
 
 #[cfg(feature = "runtime")]
 pub mod breakpoint;

@@ -43,6 +43,14 @@ const MIGRATIONS: &[&str] = &[
      CREATE INDEX events_by_process ON events (process_key, sequence);",
     // 2: each breakpoint's history is trimmed to its newest entries on every insert.
     "CREATE INDEX breakpoint_history_by_name ON breakpoint_history (function_name, id);",
+    // 3: reserved for the history branch's step (merge: its SQL goes here, this placeholder goes).
+    "-- reserved",
+    // 4: tracked processes and their output, one row per line (crate::processes::store).
+    "CREATE TABLE processes (id TEXT PRIMARY KEY, started_at REAL NOT NULL, data TEXT NOT NULL);
+     CREATE TABLE process_output (
+         process_id TEXT NOT NULL, stream TEXT NOT NULL, seq INTEGER NOT NULL,
+         time REAL NOT NULL, byte_offset INTEGER NOT NULL, text TEXT NOT NULL,
+         PRIMARY KEY (process_id, stream, seq)) WITHOUT ROWID;",
 ];
 
 /// A pause as stored: enough to show its call stack and sessions after a restart.
@@ -142,6 +150,11 @@ impl Store {
         let mut store = Store { conn };
         store.migrate()?;
         Ok(store)
+    }
+
+    /// Hands the connection to another owner (the process store keeps its own).
+    pub(crate) fn into_connection(self) -> Connection {
+        self.conn
     }
 
     pub fn schema_version(&self) -> Result<usize> {
