@@ -17,7 +17,7 @@ pub enum ErrorKind {
 pub enum Error {
     #[error("{field} is required")]
     MissingField { code: &'static str, field: &'static str },
-    #[error("{0}")]
+    #[error("{1}")]
     Invalid(&'static str, String),
     #[error("no paused call with id {0}")]
     PauseNotFound(String),

@@ -8,7 +8,9 @@ use std::str::FromStr;
 use std::time::Duration;
 
 use breakroom_debugger::model::LiveEvent;
-use breakroom_debugger::processes::{LaunchRequest, OutputLine, OutputPage, OutputStream, ProcessDetail, ProcessList, TrackedProcess};
+use breakroom_debugger::processes::{
+    LaunchRequest, OutputLine, OutputPage, OutputStream, ProcessDetail, ProcessList, TrackedProcess,
+};
 use serde_json::Value;
 
 #[derive(clap::Args, Debug)]
@@ -147,8 +149,12 @@ impl LiveEvents {
         loop {
             if let Some(end) = self.buffer.find("\n\n") {
                 let event: String = self.buffer.drain(..end + 2).collect();
-                let data: String =
-                    event.lines().filter_map(|l| l.strip_prefix("data:")).map(str::trim_start).collect::<Vec<_>>().join("\n");
+                let data: String = event
+                    .lines()
+                    .filter_map(|l| l.strip_prefix("data:"))
+                    .map(str::trim_start)
+                    .collect::<Vec<_>>()
+                    .join("\n");
                 if data.is_empty() {
                     continue; // a keep-alive comment
                 }
@@ -209,7 +215,8 @@ pub async fn run(args: &RunArgs) -> Result<i32, String> {
     };
     // Subscribed before the launch, so no line is written before we listen.
     let mut live = if args.detach { None } else { Some(server.live().await?) };
-    let process: TrackedProcess = server.call(server.request(reqwest::Method::POST, "/api/processes").json(&request)).await?;
+    let process: TrackedProcess =
+        server.call(server.request(reqwest::Method::POST, "/api/processes").json(&request)).await?;
     eprintln!("breakroom: {} is process {}: {}/process/{}", process.name, process.id, server.base, process.id);
     let Some(live) = live.as_mut() else { return Ok(0) };
     follow_run(&server, live, &process.id).await

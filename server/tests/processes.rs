@@ -74,7 +74,8 @@ impl Server {
     }
 
     async fn launch(&self, command: &[&str]) -> Value {
-        let (status, body) = self.send(reqwest::Method::POST, "/api/processes", Some(json!({"command": command}))).await;
+        let (status, body) =
+            self.send(reqwest::Method::POST, "/api/processes", Some(json!({"command": command}))).await;
         assert_eq!(status, 200, "{body}");
         body
     }
@@ -257,8 +258,10 @@ async fn launch_errors_are_4xx_naming_the_problem() {
     ] {
         let (status, reply) = post(body.clone()).await;
         assert_eq!((status, reply["error"].as_str()), (400, Some(code)), "{body} -> {reply}");
-        assert!(reply["message"].as_str().is_some_and(|m| !m.is_empty()));
+        assert!(reply["message"].as_str().is_some_and(|m| !m.is_empty() && m != code), "{reply}");
     }
+    let (_, reply) = post(json!({"command": ["true"], "cwd": "/no/such/directory"})).await;
+    assert!(reply["message"].as_str().unwrap().contains("/no/such/directory"), "{reply}");
     // The program the OS refused leaves a crashed record with the OS error.
     let (_, list) = server.get("/api/processes").await;
     let failed = &list["processes"].as_array().unwrap()[0];
@@ -332,7 +335,8 @@ async fn a_launched_process_links_its_pause_and_its_exit_closes_it() {
     let detail = server.wait_for(&id, "paused", |p| p["status"] == "paused").await;
     let pause_id = detail["pauses"][0]["pause_id"].as_str().unwrap().to_string();
     assert!(detail["process_key"].as_str().is_some(), "{detail}");
-    let (status, session) = server.send(reqwest::Method::POST, "/api/repl/start", Some(json!({"pause_id": pause_id}))).await;
+    let (status, session) =
+        server.send(reqwest::Method::POST, "/api/repl/start", Some(json!({"pause_id": pause_id}))).await;
     assert_eq!(status, 200, "{session}");
     server.send(reqwest::Method::POST, &format!("/api/processes/{id}/stop"), None).await;
     let ended = server.wait_ended(&id).await;
@@ -415,7 +419,7 @@ async fn breakroom_run_streams_output_and_exits_with_the_process_code() {
     let logs = cli(&server, &["logs", &id]);
     assert_eq!(String::from_utf8_lossy(&logs.stdout).lines().count(), 500);
     let logs = cli(&server, &["logs", &id, "--stderr"]);
-    assert_eq!(String::from_utf8_lossy(&logs.stdout).trim(), "oops");
+    assert_eq!(String::from_utf8_lossy(&logs.stderr).trim(), "oops", "stderr lines go to stderr");
     let missing = cli(&server, &["stop", "nosuchid"]);
     assert_eq!(missing.status.code(), Some(1));
     assert!(String::from_utf8_lossy(&missing.stderr).contains("no tracked process"));

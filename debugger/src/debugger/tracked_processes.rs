@@ -47,11 +47,11 @@ impl Debugger {
         let mut child = match launch::command(&req, &id, &self.registry().launch_env()).spawn() {
             Ok(child) => child,
             Err(e) => {
-                let error = launch::spawn_error(&req.command[0], &e);
-                if let Ok(failed) = self.registry().failed_to_start(&id, &error.to_string(), ids::now()) {
+                let (code, message) = launch::spawn_error(&req.command[0], &e);
+                if let Ok(failed) = self.registry().failed_to_start(&id, &message, ids::now()) {
                     self.publish(LiveEvent::ProcessExited { process: failed });
                 }
-                return Err(error);
+                return Err(Error::invalid(code, message));
             }
         };
         self.registry().spawned(&id, child.id())?;
@@ -118,7 +118,10 @@ impl Debugger {
 
     /// A record as lists show it now (uptime, retention countdown, `paused`).
     fn shown(&self, process: TrackedProcess) -> TrackedProcess {
-        self.registry().get(&process.id, ids::now()).map(|p| self.with_pause_status(p, &self.paused_process_ids())).unwrap_or(process)
+        self.registry()
+            .get(&process.id, ids::now())
+            .map(|p| self.with_pause_status(p, &self.paused_process_ids()))
+            .unwrap_or(process)
     }
 
     /// Resumes (continue) every open pause of a process and closes its REPL sessions, with `reason`.
@@ -222,7 +225,13 @@ impl Debugger {
     }
 
     /// A page of a launched process's output (`stream`: one, or both merged in order).
-    pub fn process_output(&self, id: &str, stream: Option<OutputStream>, from: u64, limit: usize) -> Result<OutputPage> {
+    pub fn process_output(
+        &self,
+        id: &str,
+        stream: Option<OutputStream>,
+        from: u64,
+        limit: usize,
+    ) -> Result<OutputPage> {
         self.registry().output(id, stream, from, limit)
     }
 
@@ -263,8 +272,9 @@ impl Debugger {
         Ok(())
     }
 
-    /// Checks, every second, that connected clients on this host still exist; one whose pid is
-    /// gone is `lost`, and its pauses and REPL sessions close. Runs until the runtime stops.
+    /// Checks, every second, that processes on this host whose exit is not awaited (connected
+    /// clients) still exist; one whose pid is gone is `lost`, and its pauses and REPL sessions
+    /// close. Runs until the runtime stops.
     pub fn watch_processes(&self) {
         let Ok(runtime) = tokio::runtime::Handle::try_current() else { return };
         let debugger = self.clone();
@@ -272,7 +282,7 @@ impl Debugger {
             let mut tick = tokio::time::interval(LIVENESS_INTERVAL);
             loop {
                 tick.tick().await;
-                for (id, pid) in debugger.registry().local_clients() {
+                for (id, pid) in debugger.registry().unwatched_local() {
                     if !liveness::pid_is_alive(pid) {
                         debugger.process_lost(&id, &format!("process {pid} ended"));
                     }

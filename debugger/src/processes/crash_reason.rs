@@ -26,8 +26,7 @@ pub fn diagnose(ending: Ending, stderr_tail: &VecDeque<String>, stopped: bool) -
         }
         Ending::Signal(signal) => {
             let reason = format!("killed by {}", signal_name(signal));
-            let status =
-                if stopped || is_termination(signal) { ProcessStatus::Killed } else { ProcessStatus::Crashed };
+            let status = if stopped || is_termination(signal) { ProcessStatus::Killed } else { ProcessStatus::Crashed };
             (status, Some(reason))
         }
     }
@@ -35,11 +34,21 @@ pub fn diagnose(ending: Ending, stderr_tail: &VecDeque<String>, stopped: bool) -
 
 /// Signals that end a process on request rather than by a fault.
 fn is_termination(signal: i32) -> bool {
-    [nix::libc::SIGTERM, nix::libc::SIGKILL, nix::libc::SIGINT, nix::libc::SIGHUP, nix::libc::SIGQUIT, nix::libc::SIGPIPE].contains(&signal)
+    [
+        nix::libc::SIGTERM,
+        nix::libc::SIGKILL,
+        nix::libc::SIGINT,
+        nix::libc::SIGHUP,
+        nix::libc::SIGQUIT,
+        nix::libc::SIGPIPE,
+    ]
+    .contains(&signal)
 }
 
 pub fn signal_name(signal: i32) -> String {
-    nix::sys::signal::Signal::try_from(signal).map(|s| s.as_str().to_string()).unwrap_or_else(|_| format!("signal {signal}"))
+    nix::sys::signal::Signal::try_from(signal)
+        .map(|s| s.as_str().to_string())
+        .unwrap_or_else(|_| format!("signal {signal}"))
 }
 
 /// The exception line of the last traceback: the first unindented line after the last
@@ -120,10 +129,7 @@ mod tests {
     #[test]
     fn without_a_traceback_the_exit_code_is_the_reason() {
         let stderr = tail(&["error: something"]);
-        assert_eq!(
-            diagnose(Ending::Code(3), &stderr, false),
-            (ProcessStatus::Crashed, Some("exit code 3".into()))
-        );
+        assert_eq!(diagnose(Ending::Code(3), &stderr, false), (ProcessStatus::Crashed, Some("exit code 3".into())));
     }
 
     #[test]

@@ -43,7 +43,10 @@ pub fn check(req: &LaunchRequest) -> Result<()> {
     }
     for (key, value) in &req.env {
         if key.is_empty() || key.contains('=') || key.contains('\0') || value.contains('\0') {
-            return Err(Error::invalid("invalid_env", format!("env {key:?}: names must be non-empty, without = or NUL")));
+            return Err(Error::invalid(
+                "invalid_env",
+                format!("env {key:?}: names must be non-empty, without = or NUL"),
+            ));
         }
     }
     Ok(())
@@ -84,14 +87,14 @@ pub fn command(req: &LaunchRequest, process_id: &str, env: &LaunchEnv) -> tokio:
     cmd
 }
 
-/// The error a failed spawn answers with: what went wrong, in the user's terms.
-pub fn spawn_error(program: &str, e: &std::io::Error) -> Error {
+/// What a failed spawn answers with, (code, message): what went wrong, in the user's terms.
+pub fn spawn_error(program: &str, e: &std::io::Error) -> (&'static str, String) {
     match e.kind() {
-        std::io::ErrorKind::NotFound => Error::invalid("command_not_found", format!("{program}: command not found ({e})")),
+        std::io::ErrorKind::NotFound => ("command_not_found", format!("{program}: command not found ({e})")),
         std::io::ErrorKind::PermissionDenied => {
-            Error::invalid("command_not_executable", format!("{program}: permission denied ({e})"))
+            ("command_not_executable", format!("{program}: permission denied ({e})"))
         }
-        _ => Error::invalid("launch_failed", format!("cannot start {program}: {e}")),
+        _ => ("launch_failed", format!("cannot start {program}: {e}")),
     }
 }
 

@@ -12,9 +12,7 @@ use super::launch::LaunchEnv;
 use super::output::OutputWriter;
 use super::retention::Retention;
 use super::store::{ProcessStore, StoredLine};
-use super::{
-    OutputLine, OutputPage, OutputStream, ProcessOrigin, ProcessStatus, StreamCounts, TrackedProcess,
-};
+use super::{OutputLine, OutputPage, OutputStream, ProcessOrigin, ProcessStatus, StreamCounts, TrackedProcess};
 use crate::error::{Error, Result};
 use crate::store::Store;
 
@@ -43,6 +41,12 @@ struct Entry {
     /// The last stderr lines, where the crash reason is looked for.
     stderr_tail: VecDeque<String>,
     stop_requested: bool,
+    /// This server launched it and waits for its exit; otherwise only its pid can tell.
+    watched: bool,
+    /// Its pid means something here: launched by Breakroom, or a client that reported this
+    /// host's name. (A cideldill client reports no host, and tests play clients with made-up
+    /// pids: those are not judged by pid.)
+    local_pid: bool,
 }
 
 #[derive(Default)]
@@ -93,9 +97,16 @@ impl ProcessRegistry {
                 records.by_key.insert(key.clone(), process.id.clone());
             }
             let next_seq = store.next_seq(&process.id)?.max(process.stdout.lines + process.stderr.lines);
-            records
-                .entries
-                .insert(process.id.clone(), Entry { process, next_seq, stderr_tail: VecDeque::new(), stop_requested: false });
+            let local_pid = process.origin == ProcessOrigin::Launched;
+            let entry = Entry {
+                process,
+                next_seq,
+                stderr_tail: VecDeque::new(),
+                stop_requested: false,
+                watched: false,
+                local_pid,
+            };
+            records.entries.insert(entry.process.id.clone(), entry);
         }
         let records = Arc::new(Mutex::new(records));
         let on_dropped = {
@@ -169,7 +180,14 @@ impl ProcessRegistry {
             records.by_key.insert(key.clone(), process.id.clone());
         }
         self.store.put_process(&process)?;
-        let entry = Entry { process: process.clone(), next_seq: 0, stderr_tail: VecDeque::new(), stop_requested: false };
+        let entry = Entry {
+            process: process.clone(),
+            next_seq: 0,
+            stderr_tail: VecDeque::new(),
+            stop_requested: false,
+            watched: false,
+            local_pid: false,
+        };
         records.entries.insert(process.id.clone(), entry);
         self.prune(&mut records)?;
         Ok(process)
@@ -187,6 +205,10 @@ impl ProcessRegistry {
     }
 
     pub fn spawned(&self, id: &str, pid: Option<u32>) -> Result<()> {
+        if let Some(entry) = self.records().entries.get_mut(id) {
+            entry.watched = true;
+            entry.local_pid = true;
+        }
         self.update(id, |p| p.pid = pid.map(i64::from)).map(|_| ())
     }
 
@@ -291,20 +313,17 @@ impl ProcessRegistry {
     /// A debug client called in. Returns the record when it is new or changed (a launched
     /// process's client linking up, a lost process reconnecting).
     pub fn client_seen(&self, seen: ClientSeen, now: f64) -> Result<Option<TrackedProcess>> {
-        let known = {
-            let records = self.records();
-            records.by_key.get(&seen.process_key).cloned().or_else(|| {
-                seen.process_id.as_ref().filter(|id| records.entries.contains_key(id.as_str())).cloned()
-            })
-        };
+        let known =
+            {
+                let records = self.records();
+                records.by_key.get(&seen.process_key).cloned().or_else(|| {
+                    seen.process_id.as_ref().filter(|id| records.entries.contains_key(id.as_str())).cloned()
+                })
+            };
+        let reports_this_host = seen.host.as_deref() == Some(self.host.as_str());
         let Some(id) = known else {
             let argv = seen.argv.unwrap_or_default();
-            let name = argv
-                .iter()
-                .take(2)
-                .map(|a| a.rsplit('/').next().unwrap_or(a))
-                .collect::<Vec<_>>()
-                .join(" ");
+            let name = argv.iter().take(2).map(|a| a.rsplit('/').next().unwrap_or(a)).collect::<Vec<_>>().join(" ");
             let process = TrackedProcess {
                 name: if name.is_empty() { format!("pid {}", seen.pid) } else { name },
                 command: argv,
@@ -314,12 +333,17 @@ impl ProcessRegistry {
                 process_key: Some(seen.process_key),
                 ..blank(now)
             };
-            return self.create(process).map(Some);
+            let created = self.create(process)?;
+            if let Some(entry) = self.records().entries.get_mut(&created.id) {
+                entry.local_pid = reports_this_host;
+            }
+            return Ok(Some(created));
         };
         let (was_lost, linked) = {
             let mut records = self.records();
             records.by_key.insert(seen.process_key.clone(), id.clone());
-            let Some(entry) = records.entries.get(&id) else { return Ok(None) };
+            let Some(entry) = records.entries.get_mut(&id) else { return Ok(None) };
+            entry.local_pid |= reports_this_host;
             (entry.process.status == ProcessStatus::Lost, entry.process.process_key.is_some())
         };
         if !was_lost && linked {
@@ -346,13 +370,16 @@ impl ProcessRegistry {
         self.records().by_key.iter().filter(|(_, v)| v.as_str() == id).map(|(k, _)| k.clone()).collect()
     }
 
-    /// Alive connected clients on this host, with their pids: the ones a liveness check can judge.
-    pub fn local_clients(&self) -> Vec<(String, i64)> {
+    /// Alive processes on this host whose exit this server does not wait for (connected
+    /// clients, and launched ones that came back after a restart), with their pids: the ones a
+    /// liveness check judges.
+    pub fn unwatched_local(&self) -> Vec<(String, i64)> {
         self.records()
             .entries
             .values()
+            .filter(|e| !e.watched && e.local_pid)
             .map(|e| &e.process)
-            .filter(|p| p.origin == ProcessOrigin::Connected && p.status.is_alive() && p.host == self.host)
+            .filter(|p| p.status.is_alive() && p.host == self.host)
             .filter_map(|p| p.pid.map(|pid| (p.id.clone(), pid)))
             .collect()
     }

@@ -120,9 +120,7 @@ impl ProcessStore {
                 })
                 .map_err(storage)?;
             let deleted = tx
-                .prepare_cached(
-                    "DELETE FROM process_output WHERE process_id = ?1 AND stream = ?2 AND seq < ?3",
-                )
+                .prepare_cached("DELETE FROM process_output WHERE process_id = ?1 AND stream = ?2 AND seq < ?3")
                 .and_then(|mut s| s.execute(params![process_id, stream.as_str(), first_kept.unwrap_or(i64::MAX)]))
                 .map_err(storage)?;
             if deleted > 0 {
@@ -154,9 +152,11 @@ impl ProcessStore {
     /// The next seq after everything stored for a process (what a restart continues from).
     pub fn next_seq(&self, process_id: &str) -> Result<u64> {
         self.conn()
-            .query_row("SELECT COALESCE(MAX(seq) + 1, 0) FROM process_output WHERE process_id = ?1", params![process_id], |r| {
-                r.get::<_, i64>(0)
-            })
+            .query_row(
+                "SELECT COALESCE(MAX(seq) + 1, 0) FROM process_output WHERE process_id = ?1",
+                params![process_id],
+                |r| r.get::<_, i64>(0),
+            )
             .map(|n| n.max(0) as u64)
             .map_err(storage)
     }

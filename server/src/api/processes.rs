@@ -3,7 +3,9 @@
 
 use axum::extract::{Path, Query, State};
 use axum::Json;
-use breakroom_debugger::processes::{LaunchRequest, OutputPage, OutputStream, ProcessDetail, ProcessList, TrackedProcess};
+use breakroom_debugger::processes::{
+    LaunchRequest, OutputPage, OutputStream, ProcessDetail, ProcessList, TrackedProcess,
+};
 use breakroom_debugger::Debugger;
 use serde::Deserialize;
 use utoipa::IntoParams;
@@ -41,7 +43,10 @@ pub async fn list(State(debugger): State<Debugger>, Query(q): Query<ListQuery>) 
         (status = 400, body = ErrorBody,
             description = "`missing_command`, `empty_command`, `cwd_not_found`, `cwd_not_a_directory`, `invalid_env`, \
                 `command_not_found`, `command_not_executable`, `launch_failed` (the last three leave a `crashed` record)")))]
-pub async fn launch(State(debugger): State<Debugger>, JsonBody(req): JsonBody<LaunchRequest>) -> ApiResult<TrackedProcess> {
+pub async fn launch(
+    State(debugger): State<Debugger>,
+    JsonBody(req): JsonBody<LaunchRequest>,
+) -> ApiResult<TrackedProcess> {
     Ok(Json(debugger.launch_process(req)?))
 }
 
