@@ -309,7 +309,12 @@ async fn a_process_running_when_the_server_stops_comes_back_lost() {
     assert_eq!(process["status"], "lost", "{process}");
     assert_eq!(process["reason"], "server restarted while it was running");
     assert_eq!(server.texts(&id, "stdout").await, vec!["up"], "its output survived");
-    let _ = Command::new("kill").arg("-9").arg(format!("-{pid}")).status();
+    // The process still runs, in its own group: end it (never a group below 2).
+    if let Ok(pgid) = i32::try_from(pid) {
+        if pgid > 1 {
+            let _ = nix::sys::signal::killpg(nix::unistd::Pid::from_raw(pgid), nix::sys::signal::Signal::SIGKILL);
+        }
+    }
 }
 
 /// A Python program that pauses at `breakpoint()` (PYTHONBREAKPOINT=breakroom.set_trace).

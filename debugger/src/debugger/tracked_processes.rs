@@ -21,6 +21,9 @@ use crate::processes::{
 const STOP_GRACE: Duration = Duration::from_secs(2);
 /// How long output is still read after the process exited (children may hold its pipes).
 const DRAIN_AFTER_EXIT: Duration = Duration::from_secs(2);
+/// Most lines in one `process_output` event. The live stream keeps its last 1,024 events until
+/// newer ones replace them: small events keep that bounded after a flood of output.
+const LINES_PER_EVENT: usize = 256;
 /// How often connected clients on this host are checked for a pid that is gone.
 const LIVENESS_INTERVAL: Duration = Duration::from_secs(1);
 
@@ -56,8 +59,12 @@ impl Debugger {
         };
         self.registry().spawned(&id, child.id())?;
         let readers: Vec<_> = [
-            child.stdout.take().map(|pipe| tokio::spawn(capture(pipe, OutputStream::Stdout, self.output_sink(&id)))),
-            child.stderr.take().map(|pipe| tokio::spawn(capture(pipe, OutputStream::Stderr, self.output_sink(&id)))),
+            child.stdout.take().map(|pipe| {
+                tokio::spawn(capture(pipe, OutputStream::Stdout, self.output_sink(&id), self.output_backlogged()))
+            }),
+            child.stderr.take().map(|pipe| {
+                tokio::spawn(capture(pipe, OutputStream::Stderr, self.output_sink(&id), self.output_backlogged()))
+            }),
         ]
         .into_iter()
         .flatten()
@@ -93,10 +100,15 @@ impl Debugger {
         let id = id.to_string();
         move |stream, texts| {
             let lines = debugger.registry().append(&id, stream, texts, ids::now());
-            if !lines.is_empty() {
-                debugger.publish(LiveEvent::ProcessOutput { process_id: id.clone(), lines });
+            for chunk in lines.chunks(LINES_PER_EVENT) {
+                debugger.publish(LiveEvent::ProcessOutput { process_id: id.clone(), lines: chunk.to_vec() });
             }
         }
+    }
+
+    fn output_backlogged(&self) -> impl Fn() -> bool + Send + 'static {
+        let debugger = self.clone();
+        move || debugger.registry().output_backlogged()
     }
 
     fn process_finished(&self, id: &str, ending: Ending) {

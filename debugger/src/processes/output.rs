@@ -1,6 +1,7 @@
 //! Capturing a launched process's output: pipes read in chunks and split into lines, and one
 //! writer thread that stores the lines in batches, off the request path.
 
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::mpsc;
 use std::sync::Arc;
 
@@ -51,8 +52,15 @@ impl LineSplitter {
 }
 
 /// Reads `pipe` to its end, handing each chunk's complete lines to `sink` (one call per read,
-/// so a fast writer's lines arrive in large batches and a slow one's at once).
-pub async fn capture(mut pipe: impl AsyncRead + Unpin, stream: OutputStream, sink: impl Fn(OutputStream, Vec<String>)) {
+/// so a fast writer's lines arrive in large batches and a slow one's at once). While
+/// `backlogged` says too many lines wait for storage, it stops reading: the pipe fills and the
+/// process waits, instead of the server's memory growing.
+pub async fn capture(
+    mut pipe: impl AsyncRead + Unpin,
+    stream: OutputStream,
+    sink: impl Fn(OutputStream, Vec<String>),
+    backlogged: impl Fn() -> bool,
+) {
     let mut splitter = LineSplitter::default();
     let mut buf = vec![0u8; 64 * 1024];
     loop {
@@ -63,6 +71,9 @@ pub async fn capture(mut pipe: impl AsyncRead + Unpin, stream: OutputStream, sin
                 splitter.push(&buf[..n], &mut lines);
                 if !lines.is_empty() {
                     sink(stream, lines);
+                }
+                while backlogged() {
+                    tokio::time::sleep(std::time::Duration::from_millis(2)).await;
                 }
             }
         }
@@ -85,6 +96,8 @@ pub type DroppedReport = Box<dyn Fn(Vec<(String, OutputStream, u64)>) + Send>;
 /// transaction, so the busier the processes, the bigger (and cheaper per line) the batches.
 pub struct OutputWriter {
     jobs: mpsc::Sender<Job>,
+    /// Lines sent and not yet stored.
+    pending: Arc<AtomicUsize>,
 }
 
 /// Most lines written in one transaction.
@@ -93,6 +106,8 @@ const MAX_BATCH: usize = 50_000;
 impl OutputWriter {
     pub fn start(store: Arc<ProcessStore>, limit: u64, on_dropped: DroppedReport) -> Self {
         let (jobs, queue) = mpsc::channel::<Job>();
+        let pending = Arc::new(AtomicUsize::new(0));
+        let stored = pending.clone();
         let spawned = std::thread::Builder::new().name("breakroom-output".into()).spawn(move || {
             let mut batch: Vec<StoredLine> = vec![];
             let mut flushes = vec![];
@@ -113,6 +128,7 @@ impl OutputWriter {
                         Ok(_) => {}
                         Err(e) => eprintln!("breakroom: process output not stored: {e}"),
                     }
+                    stored.fetch_sub(batch.len(), Ordering::Relaxed);
                     batch.clear();
                 }
                 for done in flushes.drain(..) {
@@ -123,11 +139,19 @@ impl OutputWriter {
         if let Err(e) = spawned {
             eprintln!("breakroom: cannot start the output writer: {e}");
         }
-        OutputWriter { jobs }
+        OutputWriter { jobs, pending }
     }
 
     pub fn write(&self, lines: Vec<StoredLine>) {
-        let _ = self.jobs.send(Job::Lines(lines));
+        self.pending.fetch_add(lines.len(), Ordering::Relaxed);
+        if let Err(mpsc::SendError(Job::Lines(lost))) = self.jobs.send(Job::Lines(lines)) {
+            self.pending.fetch_sub(lost.len(), Ordering::Relaxed);
+        }
+    }
+
+    /// Lines waiting to be stored.
+    pub fn backlog(&self) -> usize {
+        self.pending.load(Ordering::Relaxed)
     }
 
     /// Waits until every line sent so far is stored.

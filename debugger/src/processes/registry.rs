@@ -16,6 +16,10 @@ use super::{OutputLine, OutputPage, OutputStream, ProcessOrigin, ProcessStatus, 
 use crate::error::{Error, Result};
 use crate::store::Store;
 
+/// Lines captured and not yet stored beyond which reading pauses: bounds the server's memory
+/// when processes print faster than SQLite stores.
+const MAX_OUTPUT_BACKLOG: usize = 100_000;
+
 /// Why a process that was running when the server stopped is `lost`.
 pub const LOST_AT_RESTART: &str = "server restarted while it was running";
 
@@ -251,6 +255,11 @@ impl ProcessRegistry {
         // Sent while the records are locked: the writer sees lines in seq order.
         self.writer.write(stored);
         lines
+    }
+
+    /// Whether so many lines wait for storage that readers should pause (see `output::capture`).
+    pub fn output_backlogged(&self) -> bool {
+        self.writer.backlog() > MAX_OUTPUT_BACKLOG
     }
 
     /// Waits until every line captured so far is stored.
