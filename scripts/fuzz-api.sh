@@ -13,7 +13,9 @@ venv=target/fuzz-venv
 cargo build -q -p breakroom
 port=5396
 data=$(mktemp -d)
-target/debug/breakroom --port "$port" --data-dir "$data" >/dev/null 2>&1 &
+# POST /api/processes launches what it is sent: with an empty PATH no generated name is a program.
+mkdir -p "$data/no-programs"
+PATH="$data/no-programs" target/debug/breakroom --port "$port" --data-dir "$data" >/dev/null 2>&1 &
 server=$!
 trap 'kill $server; rm -rf "$data"' EXIT
 sleep 1

@@ -4,6 +4,7 @@ repr fields, rich frames)."""
 
 import base64
 import os
+import socket
 import sys
 import threading
 import time
@@ -25,6 +26,17 @@ def _process_start_time(_cache={}):
     if pid not in _cache:
         _cache[pid] = time.time()
     return _cache[pid]
+
+
+def _process_record():
+    """Breakroom extensions of call/start that link the call to the server's process record:
+    BREAKROOM_PROCESS_ID (set when the server launched this program), the host (a pid means
+    nothing on another machine) and argv (the name of a process that connected by itself)."""
+    record = {"hostname": socket.gethostname(), "argv": [str(a) for a in sys.argv]}
+    process_id = os.environ.get("BREAKROOM_PROCESS_ID")
+    if process_id:
+        record["process_id"] = process_id
+    return record
 
 
 class Pause:
@@ -134,6 +146,7 @@ class DebugClient:
             "signature": signature,
             "call_site": {"timestamp": time.time(), "stack_trace": []},
             **self.identity(),
+            **_process_record(),
         }
         for i, a in enumerate(args):
             payload["args"].append(self.item(a))

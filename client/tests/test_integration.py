@@ -63,8 +63,9 @@ def test_repl_eval_modifies_client_state(paused):
     assert p.finish()[1] == "debug 30\n"
 
 
-def test_client_disconnect_during_eval_times_out_gracefully():
-    server = start_server("--eval-timeout", "2")
+def test_client_dying_during_eval_closes_its_session_with_the_reason():
+    # The server notices the dead pid (issue 17) within a second, before the eval's 5 s timeout.
+    server = start_server("--eval-timeout", "5")
     try:
         p = pause_program(server, FRAME, "process")
         answer = {}
@@ -76,9 +77,10 @@ def test_client_disconnect_during_eval_times_out_gracefully():
         p.program.kill()  # the paused program dies mid-eval
         slow.join(10)
         status, body = answer["r"]
-        assert (status, body["error"]) == (504, "eval_timeout")
-        server.close(p.session_id)
-        assert server.session(p.session_id)["closed_at"] is not None
+        assert (status, body["error"]) == (409, "session_closed")
+        session = server.session(p.session_id)
+        assert session["closed_at"] is not None
+        assert session["closed_reason"] == f"process {p.program.process.pid} ended"
     finally:
         server.process.kill()
         server.process.wait()

@@ -49,6 +49,16 @@ pub struct CallStart {
     /// whatever the breakpoints say.
     #[serde(default)]
     pub pause: Option<String>,
+    /// Breakroom extension: `BREAKROOM_PROCESS_ID` of a process Breakroom launched, which links
+    /// the call (its pauses, its sessions) to that process record.
+    #[serde(default)]
+    pub process_id: Option<String>,
+    /// Breakroom extension: the client's host name (absent: a cideldill client, localhost only).
+    #[serde(default)]
+    pub hostname: Option<String>,
+    /// Breakroom extension: the client's `sys.argv`, shown for processes that connect on their own.
+    #[serde(default)]
+    pub argv: Option<Vec<String>>,
 }
 
 /// `POST /api/call/complete`.

@@ -21,7 +21,7 @@ pub enum ErrorKind {
 pub enum Error {
     #[error("{field} is required")]
     MissingField { code: &'static str, field: &'static str },
-    #[error("{0}")]
+    #[error("{1}")]
     Invalid(&'static str, String),
     #[error("no paused call with id {0}")]
     PauseNotFound(String),
@@ -49,6 +49,12 @@ pub enum Error {
     MissingProcessIdentity,
     #[error("replacement must have the same, non-empty signature")]
     SignatureMismatch,
+    #[error("no tracked process with id {0}")]
+    ProcessNotFound(String),
+    #[error("process {0} is still running: stop it first")]
+    ProcessRunning(String),
+    #[error("process {0} has already ended")]
+    ProcessEnded(String),
     /// The data directory could not be read or written. `cause` is the error underneath
     /// (SQLite's, the file system's), kept whole for the server's log.
     #[error("storage: {}", storage_message(.context, .cause))]
@@ -92,6 +98,9 @@ impl Error {
             Error::ObjectNotFound(_) => "object_not_found",
             Error::MissingProcessIdentity => "missing_process_identity",
             Error::SignatureMismatch => "signature_mismatch",
+            Error::ProcessNotFound(_) => "process_not_found",
+            Error::ProcessRunning(_) => "process_running",
+            Error::ProcessEnded(_) => "process_ended",
             Error::Storage { .. } => "storage_unavailable",
         }
     }
@@ -102,8 +111,10 @@ impl Error {
             | Error::SessionNotFound(_)
             | Error::EvalNotFound(_)
             | Error::BreakpointNotFound(_)
-            | Error::ObjectNotFound(_) => ErrorKind::NotFound,
+            | Error::ObjectNotFound(_)
+            | Error::ProcessNotFound(_) => ErrorKind::NotFound,
             Error::PauseResumed(_) | Error::SessionClosed(_) => ErrorKind::Conflict,
+            Error::ProcessRunning(_) | Error::ProcessEnded(_) => ErrorKind::Conflict,
             Error::EvalTimeout(_) => ErrorKind::Timeout,
             Error::Storage { .. } => ErrorKind::Unavailable,
             Error::MissingField { .. }

@@ -5,6 +5,7 @@
 
 pub mod kinds;
 pub mod model;
+pub mod processes;
 
 #[cfg(feature = "runtime")]
 pub mod breakpoint;

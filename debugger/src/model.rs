@@ -210,6 +210,23 @@ pub enum LiveEvent {
     CallsChanged {
         process_key: String,
     },
+    /// A process was launched, a debug client called in for the first time, or a lost one came back.
+    ProcessStarted {
+        process: crate::processes::TrackedProcess,
+    },
+    /// Lines a launched process wrote, in order (one event per read, often many lines).
+    ProcessOutput {
+        process_id: String,
+        lines: Vec<crate::processes::OutputLine>,
+    },
+    /// A process ended (exited, crashed, killed) or was lost; the record says how.
+    ProcessExited {
+        process: crate::processes::TrackedProcess,
+    },
+    /// A finished process was deleted (`DELETE /api/processes/{id}`).
+    ProcessForgotten {
+        process_id: String,
+    },
 }
 
 /// What an entry of the event log records.

@@ -5,6 +5,8 @@ pub mod api;
 pub mod error;
 pub mod guard;
 pub mod logging;
+pub mod port_file;
+pub mod process_cli;
 pub mod replay;
 pub mod site;
 
@@ -27,6 +29,10 @@ pub struct ServerOptions {
 /// The whole HTTP surface of one debugger.
 pub fn router(debugger: Debugger, options: ServerOptions) -> Router {
     let leptos_options = options.site;
+    // Launched processes call back on loopback, whatever address is bound.
+    let port = leptos_options.site_addr.port();
+    debugger.set_server_url(format!("http://127.0.0.1:{port}"));
+    debugger.watch_processes();
     let routes = generate_route_list(App);
     let context = {
         let debugger = debugger.clone();

@@ -4,6 +4,8 @@ use std::net::{IpAddr, SocketAddr};
 use std::path::PathBuf;
 use std::time::Duration;
 
+use breakroom_debugger::processes::retention::Retention;
+use breakroom_debugger::processes::ProcessConfig;
 use breakroom_debugger::{Config, Debugger};
 use breakroom_server::guard::AccessPolicy;
 use breakroom_server::{router, serve, site, ServerOptions};
@@ -44,6 +46,18 @@ struct Cli {
     /// reverse proxy forwards. Repeatable. Loopback names and the bound address are always answered.
     #[arg(long = "allow-host", value_name = "NAME")]
     allow_host: Vec<String>,
+    /// Bytes of output kept per stream of a launched process (the oldest lines go first).
+    #[arg(long, default_value_t = 8 * 1024 * 1024)]
+    output_limit: u64,
+    /// Seconds a process stays in the active list after a clean exit (exit code 0).
+    #[arg(long, default_value_t = 30.0)]
+    retain_clean: f64,
+    /// Seconds a process stays in the active list after a crash, a kill or being lost.
+    #[arg(long, default_value_t = 300.0)]
+    retain_crash: f64,
+    /// Process records kept in history, oldest finished ones forgotten first.
+    #[arg(long, default_value_t = 1_000, value_parser = clap::value_parser!(u64).range(1..))]
+    keep_processes: u64,
 }
 
 #[derive(Subcommand, Debug)]
@@ -55,6 +69,14 @@ enum Command {
         /// A session id (`{pid}-{timestamp}`) or a process key (`{start_time}+{pid}`).
         target: String,
     },
+    /// Launch a command under the running server; streams its output and exits with its code.
+    Run(breakroom_server::process_cli::RunArgs),
+    /// List the running server's processes (running and recently finished; --all: history).
+    Ps(breakroom_server::process_cli::PsArgs),
+    /// Print a launched process's stdout (or --stderr); --follow waits for more.
+    Logs(breakroom_server::process_cli::LogsArgs),
+    /// Stop a process: SIGTERM, then SIGKILL after 2 s.
+    Stop(breakroom_server::process_cli::StopArgs),
 }
 
 #[tokio::main]
@@ -66,12 +88,22 @@ async fn main() {
         Some(Command::Export { target }) => {
             data_dir(&cli).and_then(|dir| breakroom_server::replay::export(&dir, target))
         }
+        Some(Command::Run(args)) => exit_with(breakroom_server::process_cli::run(args).await),
+        Some(Command::Ps(args)) => exit_with(breakroom_server::process_cli::ps(args).await),
+        Some(Command::Logs(args)) => exit_with(breakroom_server::process_cli::logs(args).await),
+        Some(Command::Stop(args)) => exit_with(breakroom_server::process_cli::stop(args).await),
         None => run(cli).await,
     };
     if let Err(message) = outcome {
         eprintln!("breakroom: {message}");
         std::process::exit(1);
     }
+}
+
+/// Ends the process with a subcommand's exit code (`run` passes on the launched process's).
+fn exit_with(outcome: Result<i32, String>) -> Result<(), String> {
+    let code = outcome?;
+    std::process::exit(code)
 }
 
 async fn run(cli: Cli) -> Result<(), String> {
@@ -94,13 +126,14 @@ async fn run(cli: Cli) -> Result<(), String> {
         Err(e) => return Err(format!("cannot listen on {requested}: {e}")),
     };
     let addr = listener.local_addr().map_err(|e| e.to_string())?;
-    let access = AccessPolicy::new(addr, token, &cli.allow_host)?;
+    let access = AccessPolicy::new(addr, token.clone(), &cli.allow_host)?;
     if addr.ip().is_unspecified() && cli.allow_host.is_empty() {
         println!("Listening on every address: requests must use a loopback name or a name given with --allow-host");
     }
     let config = Config {
         eval_timeout: Duration::from_secs(cli.eval_timeout.max(1)),
         history_per_breakpoint: usize::try_from(cli.history_per_breakpoint).unwrap_or(usize::MAX),
+        processes: process_config(&cli, token.clone())?,
         ..Config::default()
     };
     let debugger = if cli.memory {
@@ -118,6 +151,21 @@ async fn run(cli: Cli) -> Result<(), String> {
     serve(listener, app).await.map_err(|e| e.to_string())
 }
 
+fn process_config(cli: &Cli, token: Option<String>) -> Result<ProcessConfig, String> {
+    let seconds = |flag: &str, value: f64| {
+        Duration::try_from_secs_f64(value).map_err(|_| format!("--{flag} must be a number of seconds, not {value}"))
+    };
+    Ok(ProcessConfig {
+        output_limit: cli.output_limit,
+        retention: Retention {
+            clean: seconds("retain-clean", cli.retain_clean)?,
+            crash: seconds("retain-crash", cli.retain_crash)?,
+            keep: usize::try_from(cli.keep_processes).unwrap_or(usize::MAX),
+        },
+        token,
+    })
+}
+
 /// `--data-dir`, else the per-user data directory.
 fn data_dir(cli: &Cli) -> Result<PathBuf, String> {
     if let Some(dir) = &cli.data_dir {
@@ -130,15 +178,7 @@ fn data_dir(cli: &Cli) -> Result<PathBuf, String> {
 
 /// Unchanged cideldill clients find the server through this file (PROTOCOL.md §2).
 fn write_port_file(port: u16) {
-    let path = if let Ok(p) = std::env::var("CIDELDILL_PORT_FILE") {
-        PathBuf::from(expand_tilde(&p))
-    } else if let Ok(home) = std::env::var("CIDELDILL_HOME") {
-        PathBuf::from(expand_tilde(&home)).join("port")
-    } else if let Some(home) = std::env::var_os("HOME") {
-        PathBuf::from(home).join(".cideldill").join("port")
-    } else {
-        return;
-    };
+    let Some(path) = breakroom_server::port_file::path() else { return };
     let written =
         path.parent().map_or(Ok(()), std::fs::create_dir_all).and_then(|_| std::fs::write(&path, port.to_string()));
     match written {

@@ -20,6 +20,8 @@ const POSTS: &[&str] = &[
     "/api/repl/start",
     "/api/repl/1-1.000000/eval",
     "/api/repl/1-1.000000/close",
+    "/api/processes",
+    "/api/processes/x1/stop",
 ];
 
 const BODIES: &[&str] = &[
@@ -66,6 +68,9 @@ async fn odd_paths_and_queries_never_get_a_5xx() {
         "/api/poll-repl/..%2f..".to_string(),
         "/api/breakpoints/x/history?limit=-4".to_string(),
         "/repl/does-not-exist".to_string(),
+        "/api/processes?all=maybe".to_string(),
+        "/api/processes/x1/output?from=-1&stream=stdin&limit=abc".to_string(),
+        format!("/api/processes/{huge}/output?from=99999999999999999999999"),
         "/no/such/page".to_string(),
     ] {
         let r = server.http.get(format!("{}{path}", server.base)).send().await.unwrap();

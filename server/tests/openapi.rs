@@ -38,6 +38,12 @@ const EXPECTED: &[(&str, &str)] = &[
     ("post", "/api/repl/{session_id}/close"),
     ("get", "/api/live"),
     ("get", "/api/objects/{cid}"),
+    ("get", "/api/processes"),
+    ("post", "/api/processes"),
+    ("get", "/api/processes/{id}"),
+    ("delete", "/api/processes/{id}"),
+    ("get", "/api/processes/{id}/output"),
+    ("post", "/api/processes/{id}/stop"),
 ];
 
 fn operations(doc: &Value) -> Vec<(String, String, Value)> {

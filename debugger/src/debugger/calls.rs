@@ -14,6 +14,15 @@ impl Debugger {
             .ok_or(Error::MissingField { code: "missing_method_name", field: "method_name" })?;
         let preferred_format = preferred_format(req.preferred_format.as_deref())?;
         let forced = forced_pause(req.pause.as_deref())?;
+        let client = crate::processes::registry::ClientSeen {
+            process_key: ids::process_key(pid, start_time),
+            pid,
+            process_id: req.process_id.clone(),
+            host: req.hostname.clone(),
+            argv: req.argv.clone(),
+        };
+        // Before the pause exists, so the process is listed `paused` the moment the pause is.
+        self.note_client(client);
         let now = ids::now();
         let mut st = self.state();
         st.store_call_items(&req, now)?;

@@ -31,6 +31,7 @@ mod breakpoints;
 mod calls;
 mod pauses;
 mod sessions;
+mod tracked_processes;
 mod views;
 
 pub use pauses::PollReply;
@@ -50,6 +51,8 @@ pub struct Config {
     /// How many completed calls each breakpoint's history keeps, newest first; older ones are
     /// deleted from memory and from the data directory.
     pub history_per_breakpoint: usize,
+    /// Launched and connected processes: output limit, retention, history size.
+    pub processes: crate::processes::ProcessConfig,
 }
 
 impl Default for Config {
@@ -58,6 +61,7 @@ impl Default for Config {
             eval_timeout: Duration::from_secs(30),
             poll_hold: Duration::from_secs(25),
             history_per_breakpoint: 1_000,
+            processes: crate::processes::ProcessConfig::default(),
         }
     }
 }
@@ -248,6 +252,7 @@ struct Inner {
     state: Mutex<State>,
     config: Config,
     live: broadcast::Sender<LiveEvent>,
+    processes: crate::processes::ProcessRegistry,
 }
 
 /// Cheap to clone: every clone is the same debugger.
@@ -267,7 +272,12 @@ impl Debugger {
     pub fn new(config: Config) -> Self {
         // An in-memory SQLite database needs no file system; failing to open one is a broken build.
         let store = Store::in_memory().expect("an in-memory SQLite database opens");
-        Self::with_state(config, State::new(store))
+        let client_dir = crate::processes::client_bundle::private_temp_dir();
+        let process_store = Store::in_memory().expect("an in-memory SQLite database opens");
+        let processes =
+            crate::processes::ProcessRegistry::open(config.processes.clone(), process_store, Some(client_dir), ids::now())
+                .expect("an empty process registry opens");
+        Self::with_state(config, State::new(store), processes)
     }
 
     /// A debugger whose history lives in `data_dir` (created if needed). What was there is read
@@ -286,12 +296,19 @@ impl Debugger {
                 return Err(e);
             }
         }
-        Ok(Self::with_state(config, st))
+        // Its own connection to the same database: output batches do not wait for the debugger.
+        let processes = crate::processes::ProcessRegistry::open(
+            config.processes.clone(),
+            Store::open(data_dir)?,
+            Some(data_dir.join("client")),
+            ids::now(),
+        )?;
+        Ok(Self::with_state(config, st, processes))
     }
 
-    fn with_state(config: Config, state: State) -> Self {
+    fn with_state(config: Config, state: State, processes: crate::processes::ProcessRegistry) -> Self {
         let (live, _) = broadcast::channel(1024);
-        Debugger { inner: Arc::new(Inner { state: Mutex::new(state), config, live }) }
+        Debugger { inner: Arc::new(Inner { state: Mutex::new(state), config, live, processes }) }
     }
 
     /// The event log, oldest first.

@@ -103,6 +103,16 @@ impl Store {
         self.one("pause", "SELECT data FROM pauses WHERE pause_id = ?1", pause_id)
     }
 
+    /// Every pause of a process, live or resumed, in the order they paused. (A scan: process
+    /// pages are rare next to the pauses themselves.)
+    pub fn pauses_of_process(&self, process_key: &str) -> Result<Vec<PauseRecord>> {
+        self.all(
+            "pause",
+            "SELECT data FROM pauses WHERE json_extract(data, '$.call.process_key') = ?1 ORDER BY paused_at, rowid",
+            params![process_key],
+        )
+    }
+
     /// Pauses not resumed (left open by a server that stopped), in the order they paused.
     pub fn open_pauses(&self) -> Result<Vec<PauseRecord>> {
         self.all("pause", "SELECT data FROM pauses WHERE resumed_at IS NULL ORDER BY paused_at, rowid", [])

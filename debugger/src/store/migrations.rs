@@ -67,6 +67,15 @@ pub(super) const MIGRATIONS: &[Migration] = &[
      CREATE VIRTUAL TABLE session_text USING fts5 (text, tokenize = 'trigram case_sensitive 1');",
         then: Some(index_closed_sessions),
     },
+    // 4: tracked processes and their output, one row per line (crate::processes::store).
+    Migration {
+        sql: "CREATE TABLE processes (id TEXT PRIMARY KEY, started_at REAL NOT NULL, data TEXT NOT NULL);
+     CREATE TABLE process_output (
+         process_id TEXT NOT NULL, stream TEXT NOT NULL, seq INTEGER NOT NULL,
+         time REAL NOT NULL, byte_offset INTEGER NOT NULL, text TEXT NOT NULL,
+         PRIMARY KEY (process_id, stream, seq)) WITHOUT ROWID;",
+        then: None,
+    },
 ];
 
 pub(super) fn latest() -> usize {

@@ -86,6 +86,11 @@ impl Store {
         }
     }
 
+    /// Hands the connection to another owner (the process store keeps its own).
+    pub(crate) fn into_connection(self) -> Connection {
+        self.conn
+    }
+
     fn init(conn: Connection) -> Result<Store> {
         // Another process (`breakroom replay` beside a running server) may hold a write lock briefly.
         conn.busy_timeout(std::time::Duration::from_secs(5)).map_err(storage)?;

@@ -117,6 +117,16 @@ impl Store {
         Ok(Some(session))
     }
 
+    /// The sessions opened on a pause, without their transcripts, oldest first.
+    pub fn session_headers_of_pause(&self, pause_id: &str) -> Result<Vec<ReplSession>> {
+        let mut query = self
+            .conn
+            .prepare_cached("SELECT data FROM sessions WHERE pause_id = ?1 ORDER BY started_at, rowid")
+            .map_err(storage)?;
+        let rows = query.query_map(params![pause_id], |r| r.get::<_, String>(0)).map_err(storage)?;
+        rows.map(|data| header(&data.map_err(storage)?)).collect()
+    }
+
     fn transcript(&self, session_id: &str) -> Result<Vec<TranscriptEntry>> {
         self.all(
             "transcript entry",

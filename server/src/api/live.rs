@@ -14,7 +14,11 @@ const KEEP_ALIVE: Duration = Duration::from_secs(15);
 
 #[utoipa::path(operation_id = "live_events", get, path = "/api/live", tag = "browser",
     responses((status = 200, content_type = "text/event-stream",
-        description = "server-sent events, one JSON LiveEvent each (`pause`, `resume`, `session_*`, `transcript_entry`, …)")))]
+        description = "server-sent events, one JSON LiveEvent each, named by `type`: `pause_added`, `pause_resumed`, `session_started`, \
+            `transcript_appended`, `session_closed`, `breakpoints_changed`, `calls_changed`; for processes `process_started` \
+            (`process`: TrackedProcess), `process_output` (`process_id`, `lines`: [OutputLine], one event per read), `process_exited` \
+            (`process`: TrackedProcess with status, exit_code, signal, reason), `process_forgotten` (`process_id`); `lagged` when \
+            events were missed (refetch)")))]
 pub async fn stream(State(debugger): State<Debugger>) -> Sse<impl Stream<Item = Result<Event, Infallible>>> {
     let events = BroadcastStream::new(debugger.subscribe()).map(|event| {
         Ok(match event {

@@ -7,6 +7,7 @@ mod calls;
 mod events;
 mod live;
 mod query;
+mod processes;
 mod repl;
 pub mod wire;
 
@@ -31,6 +32,7 @@ use utoipa_axum::routes;
         (name = "breakpoints", description = "Breakpoints, behaviours and registered functions"),
         (name = "repl", description = "REPL sessions on paused calls"),
         (name = "browser", description = "Pauses and reports, for pages and tools"),
+        (name = "processes", description = "Processes launched under Breakroom or connected to it: status, output, stop"),
     )
 )]
 struct ApiDoc;
@@ -63,6 +65,10 @@ fn documented_routes() -> OpenApiRouter<Debugger> {
         .routes(routes!(repl::close))
         .routes(routes!(live::stream))
         .routes(routes!(events::list))
+        .routes(routes!(processes::list, processes::launch))
+        .routes(routes!(processes::get, processes::forget))
+        .routes(routes!(processes::output))
+        .routes(routes!(processes::stop))
 }
 
 /// The OpenAPI 3.1 description of every route below.

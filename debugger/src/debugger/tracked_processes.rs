@@ -1,0 +1,312 @@
+//! Tracked processes joined with the debugger: launching and watching a process to its end,
+//! its status (`paused` while one of its calls is), its pauses and REPL sessions, and closing
+//! those when the process dies (a launched one at its exit, a connected client when its pid
+//! is gone).
+
+use std::collections::HashSet;
+use std::os::unix::process::ExitStatusExt;
+
+use nix::sys::signal::Signal;
+
+use super::*;
+use crate::processes::crash_reason::{signal_name, Ending};
+use crate::processes::output::capture;
+use crate::processes::registry::{blank, ClientSeen};
+use crate::processes::{
+    launch, liveness, LaunchRequest, OutputPage, OutputStream, ProcessDetail, ProcessOrigin, ProcessPause,
+    ProcessRegistry, ProcessSession, ProcessStatus, TrackedProcess,
+};
+
+/// How long `stop` waits after SIGTERM before SIGKILL.
+const STOP_GRACE: Duration = Duration::from_secs(2);
+/// How long output is still read after the process exited (children may hold its pipes).
+const DRAIN_AFTER_EXIT: Duration = Duration::from_secs(2);
+/// Most lines in one `process_output` event. The live stream keeps its last 1,024 events until
+/// newer ones replace them: small events keep that bounded after a flood of output.
+const LINES_PER_EVENT: usize = 256;
+/// How often connected clients on this host are checked for a pid that is gone.
+const LIVENESS_INTERVAL: Duration = Duration::from_secs(1);
+
+impl Debugger {
+    fn registry(&self) -> &ProcessRegistry {
+        &self.inner.processes
+    }
+
+    /// The address launched processes call back to (`BREAKROOM_URL`).
+    pub fn set_server_url(&self, url: String) {
+        self.registry().set_server_url(url);
+    }
+
+    /// Starts `req` and watches it to its end. A bad request is refused before anything is
+    /// recorded; a program the OS will not start leaves a `crashed` record and is refused too.
+    pub fn launch_process(&self, req: LaunchRequest) -> Result<TrackedProcess> {
+        launch::check(&req)?;
+        let now = ids::now();
+        let name = req.name.clone().filter(|n| !n.trim().is_empty()).unwrap_or_else(|| req.command.join(" "));
+        let cwd = req.cwd.clone().or_else(|| std::env::current_dir().ok().map(|d| d.display().to_string()));
+        let record = TrackedProcess { name, command: req.command.clone(), cwd, ..blank(now) };
+        let process = self.registry().create(record)?;
+        let id = process.id.clone();
+        let mut child = match launch::command(&req, &id, &self.registry().launch_env()).spawn() {
+            Ok(child) => child,
+            Err(e) => {
+                let (code, message) = launch::spawn_error(&req.command[0], &e);
+                if let Ok(failed) = self.registry().failed_to_start(&id, &message, ids::now()) {
+                    self.publish(LiveEvent::ProcessExited { process: failed });
+                }
+                return Err(Error::invalid(code, message));
+            }
+        };
+        self.registry().spawned(&id, child.id())?;
+        let readers: Vec<_> = [
+            child.stdout.take().map(|pipe| {
+                tokio::spawn(capture(pipe, OutputStream::Stdout, self.output_sink(&id), self.output_backlogged()))
+            }),
+            child.stderr.take().map(|pipe| {
+                tokio::spawn(capture(pipe, OutputStream::Stderr, self.output_sink(&id), self.output_backlogged()))
+            }),
+        ]
+        .into_iter()
+        .flatten()
+        .collect();
+        let debugger = self.clone();
+        let watched = id.clone();
+        tokio::spawn(async move {
+            let status = child.wait().await;
+            let drained = futures_join_all(readers);
+            let _ = tokio::time::timeout(DRAIN_AFTER_EXIT, drained).await;
+            debugger.registry().flush_output().await;
+            let ending = match status {
+                Ok(status) => match (status.code(), status.signal()) {
+                    (Some(code), _) => Ending::Code(code),
+                    (None, Some(signal)) => Ending::Signal(signal),
+                    (None, None) => Ending::Code(-1),
+                },
+                Err(e) => {
+                    debugger.process_lost(&watched, &format!("cannot wait for the process: {e}"));
+                    return;
+                }
+            };
+            debugger.process_finished(&watched, ending);
+        });
+        let started = self.registry().get(&id, now)?;
+        self.publish(LiveEvent::ProcessStarted { process: started.clone() });
+        Ok(started)
+    }
+
+    /// Where a reader hands the lines it read: numbered and queued for storage, then published.
+    fn output_sink(&self, id: &str) -> impl Fn(OutputStream, Vec<String>) + Send + 'static {
+        let debugger = self.clone();
+        let id = id.to_string();
+        move |stream, texts| {
+            let lines = debugger.registry().append(&id, stream, texts, ids::now());
+            for chunk in lines.chunks(LINES_PER_EVENT) {
+                debugger.publish(LiveEvent::ProcessOutput { process_id: id.clone(), lines: chunk.to_vec() });
+            }
+        }
+    }
+
+    fn output_backlogged(&self) -> impl Fn() -> bool + Send + 'static {
+        let debugger = self.clone();
+        move || debugger.registry().output_backlogged()
+    }
+
+    fn process_finished(&self, id: &str, ending: Ending) {
+        let Ok(process) = self.registry().finished(id, ending, ids::now()) else { return };
+        let reason = match ending {
+            Ending::Code(code) => format!("process exited with code {code}"),
+            Ending::Signal(signal) => format!("process killed by {}", signal_name(signal)),
+        };
+        self.publish(LiveEvent::ProcessExited { process: self.shown(process) });
+        self.close_pauses_of_process(id, &reason);
+    }
+
+    fn process_lost(&self, id: &str, reason: &str) {
+        if let Some(process) = self.registry().lost(id, reason, ids::now()) {
+            self.publish(LiveEvent::ProcessExited { process: self.shown(process) });
+            self.close_pauses_of_process(id, reason);
+        }
+    }
+
+    /// A record as lists show it now (uptime, retention countdown, `paused`).
+    fn shown(&self, process: TrackedProcess) -> TrackedProcess {
+        self.registry()
+            .get(&process.id, ids::now())
+            .map(|p| self.with_pause_status(p, &self.paused_process_ids()))
+            .unwrap_or(process)
+    }
+
+    /// Resumes (continue) every open pause of a process and closes its REPL sessions, with `reason`.
+    pub fn close_pauses_of_process(&self, id: &str, reason: &str) {
+        let keys: HashSet<String> = self.registry().keys_of(id).into_iter().collect();
+        if keys.is_empty() {
+            return;
+        }
+        let now = ids::now();
+        let mut st = self.state();
+        let open: Vec<String> = st
+            .pause_order
+            .iter()
+            .filter_map(|pause_id| st.pauses.get(pause_id))
+            .filter(|p| p.is_paused() && keys.contains(&p.record.call.process_key))
+            .map(|p| p.record.pause_id.clone())
+            .collect();
+        let mut resumed = vec![];
+        let mut closed = vec![];
+        for pause_id in open {
+            match close_pause(&mut st, &pause_id, Action::Continue, now, Some(reason)) {
+                Ok(sessions) => {
+                    closed.extend(sessions);
+                    resumed.push(pause_id);
+                }
+                Err(e) => eprintln!("breakroom: cannot close pause {pause_id}: {e}"),
+            }
+        }
+        drop(st);
+        for pause_id in resumed {
+            self.publish(LiveEvent::PauseResumed { pause_id });
+        }
+        self.publish_closed(closed);
+    }
+
+    /// A debug client's call: links it to its process record (made if new).
+    pub(super) fn note_client(&self, seen: ClientSeen) {
+        match self.registry().client_seen(seen, ids::now()) {
+            Ok(Some(process)) => self.publish(LiveEvent::ProcessStarted { process: self.shown(process) }),
+            Ok(None) => {}
+            Err(e) => eprintln!("breakroom: cannot record a client's process: {e}"),
+        }
+    }
+
+    /// Ids of tracked processes with a call paused right now.
+    fn paused_process_ids(&self) -> HashSet<String> {
+        let keys: HashSet<String> = {
+            let st = self.state();
+            st.pauses.values().filter(|p| p.is_paused()).map(|p| p.record.call.process_key.clone()).collect()
+        };
+        keys.iter().filter_map(|key| self.registry().id_for_key(key)).collect()
+    }
+
+    fn with_pause_status(&self, mut process: TrackedProcess, paused: &HashSet<String>) -> TrackedProcess {
+        if process.status == ProcessStatus::Running && paused.contains(&process.id) {
+            process.status = ProcessStatus::Paused;
+        }
+        process
+    }
+
+    /// The active list (`all`: every record in history), oldest first.
+    pub fn tracked_processes(&self, all: bool) -> Vec<TrackedProcess> {
+        let paused = self.paused_process_ids();
+        self.registry().list(all, ids::now()).into_iter().map(|p| self.with_pause_status(p, &paused)).collect()
+    }
+
+    /// One process with its pauses and REPL sessions.
+    pub fn tracked_process(&self, id: &str) -> Result<ProcessDetail> {
+        let process = self.registry().get(id, ids::now())?;
+        let process = self.with_pause_status(process, &self.paused_process_ids());
+        let keys: HashSet<String> = self.registry().keys_of(id).into_iter().collect();
+        let st = self.state();
+        let mut pauses = vec![];
+        let mut sessions = vec![];
+        // From the store: it holds every pause and session, live or finished.
+        for key in &keys {
+            for record in st.store.pauses_of_process(key)? {
+                for session in st.store.session_headers_of_pause(&record.pause_id)? {
+                    sessions.push(ProcessSession {
+                        session_id: session.session_id.clone(),
+                        pause_id: session.pause_id.clone(),
+                        function_name: session.function_name.clone(),
+                        started_at: session.started_at,
+                        closed_at: session.closed_at,
+                        closed_reason: session.closed_reason.clone(),
+                    });
+                }
+                pauses.push(ProcessPause {
+                    pause_id: record.pause_id,
+                    call_id: record.call.call_id,
+                    function_name: record.call.method_name,
+                    paused_at: record.paused_at,
+                    resumed_at: record.resumed_at,
+                    resumed_reason: record.resumed_reason,
+                });
+            }
+        }
+        pauses.sort_by(|a, b| a.paused_at.total_cmp(&b.paused_at));
+        sessions.sort_by(|a, b| a.started_at.total_cmp(&b.started_at));
+        Ok(ProcessDetail { process, pauses, sessions })
+    }
+
+    /// A page of a launched process's output (`stream`: one, or both merged in order).
+    pub fn process_output(
+        &self,
+        id: &str,
+        stream: Option<OutputStream>,
+        from: u64,
+        limit: usize,
+    ) -> Result<OutputPage> {
+        self.registry().output(id, stream, from, limit)
+    }
+
+    /// SIGTERM to the process (a launched one: its whole group), SIGKILL 2 s later if it still
+    /// runs. A connected client can be stopped only on this host.
+    pub fn stop_process(&self, id: &str) -> Result<TrackedProcess> {
+        let process = self.registry().stop_requested(id)?;
+        if !process.status.is_alive() {
+            return Err(Error::ProcessEnded(id.to_string()));
+        }
+        let Some(pid) = process.pid else {
+            return Err(Error::invalid("process_not_started", format!("process {id} has no pid yet")));
+        };
+        let signal: fn(i64, Signal) -> bool = match process.origin {
+            ProcessOrigin::Launched => launch::signal_group,
+            ProcessOrigin::Connected if process.host == self.registry().host() => launch::signal_process,
+            ProcessOrigin::Connected => {
+                return Err(Error::invalid("process_remote", format!("process {id} runs on {}", process.host)))
+            }
+        };
+        signal(pid, Signal::SIGTERM);
+        let debugger = self.clone();
+        let id = id.to_string();
+        tokio::spawn(async move {
+            tokio::time::sleep(STOP_GRACE).await;
+            let alive = debugger.registry().get(&id, 0.0).is_ok_and(|p| p.status.is_alive());
+            if alive {
+                signal(pid, Signal::SIGKILL);
+            }
+        });
+        Ok(self.shown(process))
+    }
+
+    /// Forgets a finished process and its output now.
+    pub fn forget_process(&self, id: &str) -> Result<()> {
+        self.registry().forget(id)?;
+        self.publish(LiveEvent::ProcessForgotten { process_id: id.to_string() });
+        Ok(())
+    }
+
+    /// Checks, every second, that processes on this host whose exit is not awaited (connected
+    /// clients) still exist; one whose pid is gone is `lost`, and its pauses and REPL sessions
+    /// close. Runs until the runtime stops.
+    pub fn watch_processes(&self) {
+        let Ok(runtime) = tokio::runtime::Handle::try_current() else { return };
+        let debugger = self.clone();
+        runtime.spawn(async move {
+            let mut tick = tokio::time::interval(LIVENESS_INTERVAL);
+            loop {
+                tick.tick().await;
+                for (id, pid) in debugger.registry().unwatched_local() {
+                    if !liveness::pid_is_alive(pid) {
+                        debugger.process_lost(&id, &format!("process {pid} ended"));
+                    }
+                }
+            }
+        });
+    }
+}
+
+/// Waits for every task (their results do not matter, only that they ended).
+async fn futures_join_all(tasks: Vec<tokio::task::JoinHandle<()>>) {
+    for task in tasks {
+        let _ = task.await;
+    }
+}

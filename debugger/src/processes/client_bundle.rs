@@ -1,0 +1,36 @@
+//! The Python client, shipped inside the server: a launched process can `import breakroom`
+//! (and `PYTHONBREAKPOINT=breakroom.set_trace` works) without installing anything.
+
+use std::path::{Path, PathBuf};
+
+/// The package's files, compiled in so the binary is all there is to install.
+const FILES: &[(&str, &str)] = &[
+    ("__init__.py", include_str!("../../../client/breakroom/__init__.py")),
+    ("_call.py", include_str!("../../../client/breakroom/_call.py")),
+    ("_client.py", include_str!("../../../client/breakroom/_client.py")),
+    ("_repl.py", include_str!("../../../client/breakroom/_repl.py")),
+    ("_serialize.py", include_str!("../../../client/breakroom/_serialize.py")),
+    ("_transport.py", include_str!("../../../client/breakroom/_transport.py")),
+];
+
+/// Writes the package to `{dir}/breakroom/` (rewritten at every start, so an upgraded server
+/// ships its own client) and returns `dir`, the entry for `PYTHONPATH`.
+pub fn install(dir: &Path) -> std::io::Result<PathBuf> {
+    let package = dir.join("breakroom");
+    create_private_dir(&package)?;
+    for (name, text) in FILES {
+        std::fs::write(package.join(name), text)?;
+    }
+    Ok(dir.to_path_buf())
+}
+
+/// Where the client goes when the server keeps nothing on disk: a directory of this server's
+/// own, readable only by its user (code other users could change must not be imported).
+pub fn private_temp_dir() -> PathBuf {
+    std::env::temp_dir().join(format!("breakroom-client-{}", std::process::id()))
+}
+
+fn create_private_dir(path: &Path) -> std::io::Result<()> {
+    use std::os::unix::fs::DirBuilderExt;
+    std::fs::DirBuilder::new().recursive(true).mode(0o700).create(path)
+}

@@ -1,0 +1,116 @@
+//! Tracked processes: launch one, list them, read a launched one's output, stop it, forget it.
+//! Each handler is one debugger call; query values are read here so a bad one is named.
+
+use axum::extract::{Path, Query, State};
+use axum::Json;
+use breakroom_debugger::processes::{
+    LaunchRequest, OutputPage, OutputStream, ProcessDetail, ProcessList, TrackedProcess,
+};
+use breakroom_debugger::Debugger;
+use serde::Deserialize;
+use utoipa::IntoParams;
+
+use super::wire::{ErrorBody, StatusOk};
+use crate::error::{ApiError, ApiResult, JsonBody};
+
+/// Most lines one output request returns.
+const MAX_LINES: usize = 10_000;
+const DEFAULT_LINES: usize = 1_000;
+
+#[derive(Deserialize, IntoParams)]
+#[into_params(parameter_in = Query)]
+pub struct ListQuery {
+    /// `true` (or `1`): every record in history, not only running and recently finished ones.
+    #[param(value_type = Option<String>, pattern = "^(|true|false|1|0)$")]
+    all: Option<String>,
+}
+
+#[utoipa::path(operation_id = "list_processes", get, path = "/api/processes", tag = "processes", params(ListQuery),
+    responses((status = 200, body = ProcessList), (status = 400, body = ErrorBody)))]
+pub async fn list(State(debugger): State<Debugger>, Query(q): Query<ListQuery>) -> ApiResult<ProcessList> {
+    let all = match q.all.as_deref().map(str::trim) {
+        None | Some("") | Some("false") | Some("0") => false,
+        Some("true") | Some("1") => true,
+        Some(other) => {
+            return Err(ApiError::bad_request("invalid_all", format!("all must be true or false, not {other:?}")))
+        }
+    };
+    Ok(Json(ProcessList { processes: debugger.tracked_processes(all) }))
+}
+
+#[utoipa::path(operation_id = "launch_process", post, path = "/api/processes", tag = "processes", request_body = LaunchRequest,
+    responses((status = 200, body = TrackedProcess, description = "started; output and exit follow on /api/live"),
+        (status = 400, body = ErrorBody,
+            description = "`missing_command`, `empty_command`, `cwd_not_found`, `cwd_not_a_directory`, `invalid_env`, \
+                `command_not_found`, `command_not_executable`, `launch_failed` (the last three leave a `crashed` record)")))]
+pub async fn launch(
+    State(debugger): State<Debugger>,
+    JsonBody(req): JsonBody<LaunchRequest>,
+) -> ApiResult<TrackedProcess> {
+    Ok(Json(debugger.launch_process(req)?))
+}
+
+#[utoipa::path(operation_id = "get_process", get, path = "/api/processes/{id}", tag = "processes", params(("id" = String, Path)),
+    responses((status = 200, body = ProcessDetail), (status = 404, body = ErrorBody)))]
+pub async fn get(State(debugger): State<Debugger>, Path(id): Path<String>) -> ApiResult<ProcessDetail> {
+    Ok(Json(debugger.tracked_process(&id)?))
+}
+
+#[derive(Deserialize, IntoParams)]
+#[into_params(parameter_in = Query)]
+pub struct OutputQuery {
+    /// `stdout` or `stderr`; both, merged in order, when absent.
+    #[param(value_type = Option<String>, pattern = "^(|stdout|stderr)$")]
+    stream: Option<String>,
+    /// First line to return (`seq`); 0 by default. Page on with the answer's `next`.
+    #[param(value_type = Option<u64>)]
+    from: Option<String>,
+    /// Most lines to return: 1,000 by default, at most 10,000.
+    #[param(value_type = Option<u64>)]
+    limit: Option<String>,
+}
+
+/// A whole number from the query; a bad one answers 400 `code` (`invalid_from`, `invalid_limit`).
+fn number(name: &str, code: &'static str, value: Option<&str>, default: u64) -> Result<u64, ApiError> {
+    match value.map(str::trim).filter(|v| !v.is_empty()) {
+        None => Ok(default),
+        Some(v) => v.parse().map_err(|_| {
+            ApiError::bad_request(code, format!("{name} must be a whole number, not {v:?}"))
+        }),
+    }
+}
+
+#[utoipa::path(operation_id = "process_output", get, path = "/api/processes/{id}/output", tag = "processes",
+    params(("id" = String, Path), OutputQuery),
+    responses((status = 200, body = OutputPage), (status = 400, body = ErrorBody), (status = 404, body = ErrorBody)))]
+pub async fn output(
+    State(debugger): State<Debugger>,
+    Path(id): Path<String>,
+    Query(q): Query<OutputQuery>,
+) -> ApiResult<OutputPage> {
+    let stream = match q.stream.as_deref().map(str::trim) {
+        None | Some("") => None,
+        Some(name) => Some(OutputStream::parse(name).ok_or_else(|| {
+            ApiError::bad_request("invalid_stream", format!("stream must be stdout or stderr, not {name:?}"))
+        })?),
+    };
+    let from = number("from", "invalid_from", q.from.as_deref(), 0)?;
+    let limit = number("limit", "invalid_limit", q.limit.as_deref(), DEFAULT_LINES as u64)?.clamp(1, MAX_LINES as u64) as usize;
+    Ok(Json(debugger.process_output(&id, stream, from, limit)?))
+}
+
+#[utoipa::path(operation_id = "stop_process", post, path = "/api/processes/{id}/stop", tag = "processes", params(("id" = String, Path)),
+    responses((status = 200, body = TrackedProcess, description = "SIGTERM sent (SIGKILL follows after 2 s); the exit follows on /api/live"),
+        (status = 400, body = ErrorBody, description = "a connected client on another host"),
+        (status = 404, body = ErrorBody), (status = 409, body = ErrorBody, description = "`process_ended`")))]
+pub async fn stop(State(debugger): State<Debugger>, Path(id): Path<String>) -> ApiResult<TrackedProcess> {
+    Ok(Json(debugger.stop_process(&id)?))
+}
+
+#[utoipa::path(operation_id = "forget_process", delete, path = "/api/processes/{id}", tag = "processes", params(("id" = String, Path)),
+    responses((status = 200, body = StatusOk), (status = 404, body = ErrorBody),
+        (status = 409, body = ErrorBody, description = "`process_running`: stop it first")))]
+pub async fn forget(State(debugger): State<Debugger>, Path(id): Path<String>) -> ApiResult<StatusOk> {
+    debugger.forget_process(&id)?;
+    Ok(Json(StatusOk::new()))
+}
