@@ -107,7 +107,7 @@ fn a_version_2_data_directory_upgrades_and_keeps_its_history() {
     let dir = tempfile::tempdir().unwrap();
     let cid = write_version_2(dir.path());
     let d = Debugger::open(config(), dir.path()).unwrap();
-    assert_eq!(Store::open(dir.path()).unwrap().schema_version().unwrap(), 3);
+    assert_eq!(Store::open(dir.path()).unwrap().schema_version().unwrap(), 4);
 
     let closed = d.session("77-1795331841.000000").unwrap().expect("the closed session is kept");
     let inputs: Vec<&str> = closed.transcript.iter().map(|e| e.input.as_str()).collect();
@@ -157,8 +157,8 @@ fn communication_errors_and_client_events_are_kept_across_restarts_newest_first_
         for i in 0..505 {
             d.report_com_error(json!({"error": format!("refused {i}")})).unwrap();
         }
-        d.record_event(json!({"event": "started", "n": 1})).unwrap();
-        d.record_event(json!({"event": "finished", "n": 2})).unwrap();
+        d.record_event(json!({"event": "started", "n": 1, "process_pid": 7, "process_start_time": 1.0})).unwrap();
+        d.record_event(json!({"event": "finished", "n": 2, "process_pid": 7, "process_start_time": 1.0})).unwrap();
     }
     let d = Debugger::open(config(), dir.path()).unwrap();
     let errors = d.com_errors().unwrap();

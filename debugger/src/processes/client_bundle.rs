@@ -3,14 +3,23 @@
 
 use std::path::{Path, PathBuf};
 
-/// The package's files, compiled in so the binary is all there is to install.
+/// The package's files, compiled in so the binary is all there is to install. A test below
+/// fails when a module of the package is missing here.
 const FILES: &[(&str, &str)] = &[
     ("__init__.py", include_str!("../../../client/breakroom/__init__.py")),
+    ("__main__.py", include_str!("../../../client/breakroom/__main__.py")),
+    ("_breakpoint_kinds.py", include_str!("../../../client/breakroom/_breakpoint_kinds.py")),
     ("_call.py", include_str!("../../../client/breakroom/_call.py")),
     ("_client.py", include_str!("../../../client/breakroom/_client.py")),
+    ("_complete.py", include_str!("../../../client/breakroom/_complete.py")),
+    ("_line_breakpoints.py", include_str!("../../../client/breakroom/_line_breakpoints.py")),
+    ("_line_monitoring.py", include_str!("../../../client/breakroom/_line_monitoring.py")),
+    ("_line_rewrite.py", include_str!("../../../client/breakroom/_line_rewrite.py")),
     ("_repl.py", include_str!("../../../client/breakroom/_repl.py")),
+    ("_running_frames.py", include_str!("../../../client/breakroom/_running_frames.py")),
     ("_serialize.py", include_str!("../../../client/breakroom/_serialize.py")),
     ("_transport.py", include_str!("../../../client/breakroom/_transport.py")),
+    ("_variables.py", include_str!("../../../client/breakroom/_variables.py")),
 ];
 
 /// Writes the package to `{dir}/breakroom/` (rewritten at every start, so an upgraded server
@@ -33,4 +42,22 @@ pub fn private_temp_dir() -> PathBuf {
 fn create_private_dir(path: &Path) -> std::io::Result<()> {
     use std::os::unix::fs::DirBuilderExt;
     std::fs::DirBuilder::new().recursive(true).mode(0o700).create(path)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::FILES;
+
+    #[test]
+    fn every_module_of_the_client_package_is_shipped() {
+        let package = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../client/breakroom");
+        let mut on_disk: Vec<String> = std::fs::read_dir(&package)
+            .expect("client/breakroom")
+            .filter_map(|entry| entry.ok()?.file_name().into_string().ok())
+            .filter(|name| name.ends_with(".py"))
+            .collect();
+        on_disk.sort();
+        let shipped: Vec<String> = FILES.iter().map(|(name, _)| name.to_string()).collect();
+        assert_eq!(shipped, on_disk, "add the new module to FILES");
+    }
 }
