@@ -27,7 +27,7 @@ class Spinning:
 
 class Sleeping:
     def __repr__(self):
-        time.sleep(1.0)
+        time.sleep(10.0)  # far past any bound below: a test that waited for it would fail
         return "late"
 
 
@@ -94,7 +94,7 @@ def test_a_repr_looping_in_python_shows_a_placeholder_and_is_stopped():
     before = threading.active_count()
     text, elapsed = timed(bounded_repr, Spinning(), timeout_s=0.1)
     assert text == TIMED_OUT
-    assert elapsed < 0.5, elapsed
+    assert elapsed < 5, elapsed  # does not wait for the repr (it would never end)
     time.sleep(0.05)
     # The trace deadline ended the loop: its worker thread came back instead of spinning on.
     assert threading.active_count() <= before + 1
@@ -104,7 +104,7 @@ def test_a_repr_looping_in_python_shows_a_placeholder_and_is_stopped():
 def test_a_repr_blocked_in_c_shows_a_placeholder_without_waiting_for_it():
     text, elapsed = timed(bounded_repr, Sleeping(), timeout_s=0.1)
     assert text == TIMED_OUT
-    assert elapsed < 0.5, elapsed
+    assert elapsed < 5, elapsed  # does not wait for the repr (it would never end)
 
 
 def test_a_raising_repr_shows_a_placeholder():
@@ -120,7 +120,7 @@ def test_a_huge_list_is_drawn_from_its_first_items_with_its_count():
     assert row["count"] == 10_000_000
     assert row["repr"].startswith("[0, 1, 2") and row["repr"].endswith("... (10000000 items)]")
     assert len(row["repr"]) <= 200
-    assert elapsed < 0.1, elapsed
+    assert elapsed < 2, elapsed  # a full repr of ten million items would take far longer
 
 
 def test_reprs_are_cut_to_the_length_limit():
@@ -133,7 +133,7 @@ def test_slow_reprs_do_not_hold_the_panel_past_its_budget():
     frame = {f"slow_{i}": Sleeping() for i in range(10)}
     frame["n"] = 1
     panel, elapsed = timed(variables, frame, None, repr_timeout_s=0.05, budget_s=0.2)
-    assert elapsed < 0.6, elapsed
+    assert elapsed < 5, elapsed  # does not wait for the repr (it would never end)
     assert panel["timed_out"] is True
     by_name = {r["name"]: r for r in panel["variables"]}
     assert by_name["n"]["repr"] == "1"  # scalars are always shown
@@ -170,7 +170,7 @@ def test_expanding_a_huge_list_pages():
     page, elapsed = timed(expand, [["var", "big"]], {"big": list(range(10_000_000))}, offset=100, limit=3)
     assert [c["name"] for c in page["children"]] == ["[100]", "[101]", "[102]"]
     assert page["count"] == 10_000_000 and page["truncated"]
-    assert elapsed < 0.1, elapsed
+    assert elapsed < 2, elapsed  # a full repr of ten million items would take far longer
 
 
 def test_a_stale_path_says_so():
