@@ -254,6 +254,20 @@ fn debugger() -> Result<breakroom_debugger::Debugger, ServerFnError> {
 
 #[cfg(feature = "ssr")]
 fn failed(err: breakroom_debugger::Error) -> ServerFnError {
+    use breakroom_debugger::error::ErrorKind;
+    use http::StatusCode;
+    // The same status the REST API gives this error: a refused input is the caller's 4xx, not
+    // the server's 500 (which the log reports as a failure of ours).
+    if let Some(response) = use_context::<leptos_axum::ResponseOptions>() {
+        response.set_status(match err.kind() {
+            ErrorKind::BadRequest => StatusCode::BAD_REQUEST,
+            ErrorKind::NotFound => StatusCode::NOT_FOUND,
+            ErrorKind::Conflict => StatusCode::CONFLICT,
+            ErrorKind::Timeout => StatusCode::GATEWAY_TIMEOUT,
+            ErrorKind::TooLarge => StatusCode::PAYLOAD_TOO_LARGE,
+            ErrorKind::Unavailable => StatusCode::SERVICE_UNAVAILABLE,
+        });
+    }
     ServerFnError::new(err.to_string())
 }
 
@@ -263,7 +277,8 @@ fn failed(err: breakroom_debugger::Error) -> ServerFnError {
 /// The paused calls, as `/` shows them.
 #[server(prefix = "/rpc", output = PlainText)]
 pub async fn paused_html() -> Result<Option<String>, ServerFnError> {
-    Ok(Some(crate::render::paused_calls(&debugger()?.paused_calls())))
+    let debugger = debugger()?;
+    Ok(Some(crate::render::paused_calls(&debugger.paused_calls(), &|key| debugger.process_id_for_key(key))))
 }
 
 /// A JSON string, unlike the others: scripts and tests call it for the id.
@@ -355,12 +370,61 @@ pub async fn processes_html() -> Result<Option<String>, ServerFnError> {
 /// One process's call tree, the call `selected` marked; None for an unknown process.
 #[server(prefix = "/rpc", output = PlainText)]
 pub async fn call_tree_html(process_key: String, selected: String) -> Result<Option<String>, ServerFnError> {
-    Ok(debugger()?.call_tree(&process_key).map_err(failed)?.map(|nodes| crate::render::call_tree(&process_key, &nodes, &selected)))
+    let debugger = debugger()?;
+    let process_id = debugger.process_id_for_key(&process_key);
+    let tree = debugger.call_tree(&process_key).map_err(failed)?;
+    Ok(tree.map(|nodes| crate::render::call_tree(&process_key, process_id.as_deref(), &nodes, &selected)))
 }
 
 #[server(prefix = "/rpc", output = PlainText)]
 pub async fn stored_value_html(cid: String) -> Result<Option<String>, ServerFnError> {
     Ok(debugger()?.stored_value(&cid).ok().map(|value| crate::render::stored_value(&value)))
+}
+
+/// `/processes`: the active list, or every recorded process with `all`.
+#[server(prefix = "/rpc", output = PlainText)]
+pub async fn tracked_processes_html(all: bool) -> Result<Option<String>, ServerFnError> {
+    let list = debugger()?.tracked_processes(all);
+    Ok(Some(crate::render::processes::process_list(&list, all, breakroom_debugger::ids::now())))
+}
+
+/// `/process/{id}`: the process, the newest lines of its output, its pauses and sessions; None
+/// for an unknown process. `view` is `interleaved` or anything else for side by side.
+#[server(prefix = "/rpc", output = PlainText)]
+pub async fn process_html(id: String, view: String) -> Result<Option<String>, ServerFnError> {
+    use crate::render::processes::{process_page, OutputLayout, OUTPUT_TAIL};
+    let debugger = debugger()?;
+    let detail = match debugger.tracked_process(&id) {
+        Ok(detail) => detail,
+        Err(breakroom_debugger::Error::ProcessNotFound(_)) => return Ok(None),
+        Err(e) => return Err(failed(e)),
+    };
+    let total = detail.process.stdout.lines + detail.process.stderr.lines;
+    let from = total.saturating_sub(OUTPUT_TAIL as u64);
+    let output = debugger.process_output(&id, None, from, OUTPUT_TAIL).map_err(failed)?;
+    Ok(Some(process_page(&detail, &output, OutputLayout::parse(view.trim()))))
+}
+
+/// Launches `command` (split as a POSIX shell splits words, without running a shell) and answers
+/// the new process's id, a JSON string.
+#[server(prefix = "/rpc", output = JsonText)]
+pub async fn launch_process(command: String, name: String, cwd: String) -> Result<String, ServerFnError> {
+    let command = shlex::split(&command)
+        .ok_or_else(|| ServerFnError::new("the command has an unclosed quote or a trailing backslash"))?;
+    let given = |text: String| Some(text.trim().to_string()).filter(|t| !t.is_empty());
+    let request = breakroom_debugger::processes::LaunchRequest {
+        command,
+        name: given(name),
+        cwd: given(cwd),
+        ..Default::default()
+    };
+    Ok(debugger()?.launch_process(request).map_err(failed)?.id)
+}
+
+/// SIGTERM to the process, SIGKILL 2 s later if it still runs.
+#[server(prefix = "/rpc", output = PlainText)]
+pub async fn stop_process(id: String) -> Result<(), ServerFnError> {
+    debugger()?.stop_process(&id).map(|_| ()).map_err(failed)
 }
 
 /// The global behaviour and the breakpoints table.

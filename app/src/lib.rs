@@ -49,6 +49,7 @@ pub fn App() -> impl IntoView {
                 <nav>
                     <A href="/" exact=true>"Paused"</A>
                     <A href="/repls">"Sessions"</A>
+                    <A href="/processes">"Processes"</A>
                     <A href="/call-tree">"Call trees"</A>
                 </nav>
             </header>
@@ -61,6 +62,8 @@ pub fn App() -> impl IntoView {
                     <Route path=path!("/callstack/:pause_id") view={Lazy::<routes::CallStackRoute>::new()} ssr=SsrMode::Async/>
                     <Route path=path!("/call-tree") view={Lazy::<routes::ProcessesRoute>::new()} ssr=SsrMode::Async/>
                     <Route path=path!("/call-tree/:process_key") view={Lazy::<routes::CallTreeRoute>::new()} ssr=SsrMode::Async/>
+                    <Route path=path!("/processes") view={Lazy::<routes::ProcessListRoute>::new()} ssr=SsrMode::Async/>
+                    <Route path=path!("/process/:process_id") view={Lazy::<routes::ProcessRoute>::new()} ssr=SsrMode::Async/>
                     <Route path=path!("/object/:cid") view={Lazy::<routes::ObjectRoute>::new()} ssr=SsrMode::Async/>
                 </FlatRoutes>
             </main>

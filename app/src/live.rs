@@ -14,6 +14,8 @@ pub struct Live {
     pub calls: RwSignal<u64>,
     /// Breakpoints and behaviours changed.
     pub breakpoints: RwSignal<u64>,
+    /// Tracked processes started, printed, ended or were forgotten.
+    pub processes: RwSignal<u64>,
 }
 
 impl Live {
@@ -23,12 +25,13 @@ impl Live {
             sessions: RwSignal::new(0),
             calls: RwSignal::new(0),
             breakpoints: RwSignal::new(0),
+            processes: RwSignal::new(0),
         }
     }
 
     /// Refetch everything (after an action of this page, or when events were missed).
     pub fn bump_all(&self) {
-        for signal in [self.pauses, self.sessions, self.calls, self.breakpoints] {
+        for signal in [self.pauses, self.sessions, self.calls, self.breakpoints, self.processes] {
             signal.update(|n| *n += 1);
         }
     }
@@ -40,6 +43,8 @@ impl Live {
             "pause_added" | "pause_resumed" => {
                 bump(self.pauses);
                 bump(self.calls);
+                // A process is shown paused while one of its calls is.
+                bump(self.processes);
             }
             "session_started" | "session_closed" => {
                 bump(self.sessions);
@@ -49,6 +54,7 @@ impl Live {
             "transcript_appended" => bump(self.sessions),
             "calls_changed" => bump(self.calls),
             "breakpoints_changed" => bump(self.breakpoints),
+            "process_started" | "process_output" | "process_exited" | "process_forgotten" => bump(self.processes),
             _ => self.bump_all(),
         }
     }

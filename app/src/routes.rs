@@ -36,6 +36,8 @@ route!(CallStackRoute, callstack_view);
 route!(ProcessesRoute, processes_view);
 route!(CallTreeRoute, call_tree_view);
 route!(ObjectRoute, object_view);
+route!(ProcessListRoute, process_list_view);
+route!(ProcessRoute, process_view);
 
 #[cfg_attr(any(wasm_split, not(target_arch = "wasm32")), leptos::lazy)]
 async fn paused_view() -> AnyView {
@@ -70,4 +72,14 @@ async fn call_tree_view() -> AnyView {
 #[cfg_attr(any(wasm_split, not(target_arch = "wasm32")), leptos::lazy)]
 async fn object_view() -> AnyView {
     view! { <pages::object::ObjectPage/> }.into_any()
+}
+
+#[cfg_attr(any(wasm_split, not(target_arch = "wasm32")), leptos::lazy)]
+async fn process_list_view() -> AnyView {
+    view! { <pages::processes::ProcessListPage/> }.into_any()
+}
+
+#[cfg_attr(any(wasm_split, not(target_arch = "wasm32")), leptos::lazy)]
+async fn process_view() -> AnyView {
+    view! { <pages::processes::ProcessPage/> }.into_any()
 }

@@ -1,7 +1,9 @@
 pub mod call_tree;
 pub mod callstack;
+mod kept;
 pub mod object;
 pub mod paused;
+pub mod processes;
 pub mod repl;
 pub mod repls;
 
@@ -44,6 +46,7 @@ pub fn title_marker(escaped: &str) -> String {
 /// "Loading…" at first, the error if the server function failed, Not found for None.
 #[component]
 pub fn ServerHtml(html: Resource<PageHtml, PageCodec>) -> impl IntoView {
+    let kept = kept::KeptState::new();
     view! {
         <Transition fallback=|| view! { <p class="hint">"Loading…"</p> }>
             {move || Suspend::new(async move {
@@ -52,7 +55,14 @@ pub fn ServerHtml(html: Resource<PageHtml, PageCodec>) -> impl IntoView {
                     Ok(None) => view! { <NotFound/> }.into_any(),
                     Ok(Some(html)) => {
                         let title = title_in(&html).map(|text| view! { <PageTitle text/> });
-                        view! { {title} <div class="page-body" inner_html=html></div> }.into_any()
+                        let body = NodeRef::<leptos::html::Div>::new();
+                        body.on_load(move |body| kept.restore(&body));
+                        view! {
+                            {title}
+                            <div class="page-body" node_ref=body inner_html=html
+                                on:input=move |ev| kept.note_input(&ev) on:click=move |ev| kept.note_click(&ev)></div>
+                        }
+                        .into_any()
                     }
                 }
             })}

@@ -236,6 +236,11 @@ impl Debugger {
         Ok(ProcessDetail { process, pauses, sessions })
     }
 
+    /// The tracked process whose calls carry `process_key`, if any (pages link to it).
+    pub fn process_id_for_key(&self, process_key: &str) -> Option<String> {
+        self.registry().id_for_key(process_key)
+    }
+
     /// A page of a launched process's output (`stream`: one, or both merged in order).
     pub fn process_output(
         &self,

@@ -17,6 +17,8 @@ use breakroom_debugger::model::{
 use crate::format::timestamp;
 use crate::highlight;
 
+pub mod processes;
+
 /// `text` with `& < > " '` escaped: safe as element content and as a quoted attribute value.
 pub fn esc(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
@@ -143,8 +145,9 @@ fn options(out: &mut String, options: &[(&str, &str)], current: &str) {
 // ---- `/`: paused calls and breakpoints. Controls carry `data-action` (and the card its
 // `data-pause-id`, the row its `data-breakpoint`); the page's event handlers act on them.
 
-/// The paused calls, newest last, or how to get one.
-pub fn paused_calls(calls: &[PausedCall]) -> String {
+/// The paused calls, newest last, or how to get one. `process_page` names the tracked process
+/// (`/process/{id}`) of a call's process key, when there is one.
+pub fn paused_calls(calls: &[PausedCall], process_page: &dyn Fn(&str) -> Option<String>) -> String {
     if calls.is_empty() {
         return concat!(
             r#"<section class="empty"><p>Nothing is paused.</p><p class="hint">Wrap a function with "#,
@@ -155,13 +158,13 @@ pub fn paused_calls(calls: &[PausedCall]) -> String {
     }
     let mut out = String::from(r#"<ul class="paused-list">"#);
     for call in calls {
-        paused_card(&mut out, call);
+        paused_card(&mut out, call, process_page(&call.process_key));
     }
     out.push_str("</ul>");
     out
 }
 
-fn paused_card(out: &mut String, call: &PausedCall) {
+fn paused_card(out: &mut String, call: &PausedCall, process_id: Option<String>) {
     let (reason_class, reason) = match call.reason {
         PauseReason::Breakpoint => ("breakpoint", "before the call"),
         PauseReason::After => ("after", "after the call returned"),
@@ -183,7 +186,10 @@ fn paused_card(out: &mut String, call: &PausedCall) {
             r#"</div><dl class="meta"><dt>process</dt><dd class="pid">{}</dd><dt>paused at</dt><dd>{}</dd>"#,
             r#"<dt>reason</dt><dd class="reason">{}</dd></dl><div class="actions">"#
         ),
-        call.pid,
+        match process_id {
+            Some(process) => format!(r#"<a class="process-link" href="/process/{}">{}</a>"#, esc(&process), call.pid),
+            None => call.pid.to_string(),
+        },
         timestamp(call.paused_at),
         reason
     );
@@ -564,16 +570,21 @@ pub fn processes(list: &[ProcessSummary]) -> String {
 }
 
 /// One process's calls as a tree (callers first, `--depth` indents), `selected` marked.
-pub fn call_tree(process_key: &str, nodes: &[CallTreeNode], selected: &str) -> String {
+/// `process_id` is the tracked process of `process_key`, linked from the header when known.
+pub fn call_tree(process_key: &str, process_id: Option<&str>, nodes: &[CallTreeNode], selected: &str) -> String {
     let mut out = String::new();
+    let process_link = process_id
+        .map(|id| format!(r#" <a class="process-link" href="/process/{}">Process page</a>"#, esc(id)))
+        .unwrap_or_default();
     let _ = write!(
         out,
         concat!(
             r#"<h1>Call tree of process <span class="mono">{}</span></h1>"#,
-            r#"<p class="hint">{} calls. Calls with REPL sessions carry a REPL badge.</p><ol class="call-tree">"#
+            r#"<p class="hint">{} calls. Calls with REPL sessions carry a REPL badge.{}</p><ol class="call-tree">"#
         ),
         esc(process_key),
-        nodes.len()
+        nodes.len(),
+        process_link
     );
     for node in nodes {
         let class = format!("call-node status-{}{}", node.status, if node.call_id == selected { " selected" } else { "" });

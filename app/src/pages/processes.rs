@@ -1,0 +1,87 @@
+//! `/processes` (the tracked processes, and a form to launch one) and `/process/{id}` (one
+//! process: status, exit or crash banner, output following live, pauses, sessions, Stop).
+//! Rendered by the server (`crate::render::processes`); the controls are handled here.
+
+use leptos::prelude::*;
+use leptos_router::hooks::{use_navigate, use_params_map, use_query_map};
+use wasm_bindgen::JsCast;
+use web_sys::Element;
+
+use crate::api::{launch_process, process_html, server_resource, stop_process, tracked_processes_html};
+use crate::live::use_live;
+use crate::pages::ServerHtml;
+
+#[component]
+pub fn ProcessListPage() -> impl IntoView {
+    let query = use_query_map();
+    let all = move || matches!(query.read().get("all").as_deref(), Some("1" | "true"));
+    let live = use_live();
+    let list = server_resource(move || (all(), live.processes.get()), |(all, _)| tracked_processes_html(all));
+    let navigate = use_navigate();
+    let (command, name, cwd) = (NodeRef::new(), NodeRef::new(), NodeRef::new());
+    let error = RwSignal::new(None::<String>);
+    let on_submit = move |ev: leptos::ev::SubmitEvent| {
+        ev.prevent_default();
+        let value = |input: NodeRef<leptos::html::Input>| input.get().map(|i| i.value()).unwrap_or_default();
+        let (command_text, name_text, cwd_text) = (value(command), value(name), value(cwd));
+        if command_text.trim().is_empty() {
+            error.set(Some("Type a command to run, e.g. python3 app.py".into()));
+            return;
+        }
+        error.set(None);
+        let navigate = navigate.clone();
+        leptos::task::spawn_local(async move {
+            match launch_process(command_text, name_text, cwd_text).await {
+                Ok(id) => navigate(&format!("/process/{id}"), Default::default()),
+                Err(e) => error.set(Some(e.to_string())),
+            }
+        });
+    };
+    view! {
+        <h1>"Processes"</h1>
+        <ServerHtml html=list/>
+        <section class="launch">
+            <h2>"Launch a process"</h2>
+            <form class="launch-form" on:submit=on_submit>
+                <label>"Command " <input type="text" name="command" class="mono" placeholder="python3 app.py --port 8000" aria-label="Command" node_ref=command/></label>
+                <label>"Name " <input type="text" name="name" placeholder="(the program's name)" aria-label="Name" node_ref=name/></label>
+                <label>"Directory " <input type="text" name="cwd" class="mono" placeholder="(the server's)" aria-label="Directory" node_ref=cwd/></label>
+                <button type="submit">"Launch"</button>
+            </form>
+            <p class="hint">"It runs with " <code>"BREAKROOM_URL"</code> " and the client on its path: "
+                <code>"breakpoint()"</code> " pauses it here."</p>
+            {move || error.get().map(|e| view! { <p class="error launch-error">{e}</p> })}
+        </section>
+    }
+}
+
+#[component]
+pub fn ProcessPage() -> impl IntoView {
+    let params = use_params_map();
+    let query = use_query_map();
+    let id = move || params.read().get("process_id").unwrap_or_default();
+    let layout = move || query.read().get("view").unwrap_or_default();
+    let live = use_live();
+    let page = server_resource(move || (id(), layout(), live.processes.get()), |(id, view, _)| process_html(id, view));
+    let on_click = move |ev: leptos::ev::MouseEvent| {
+        let Some(target) = ev.target().and_then(|t| t.dyn_into::<Element>().ok()) else { return };
+        let Some(button) = target.closest("[data-action=stop]").ok().flatten() else { return };
+        let _ = button.set_attribute("disabled", "");
+        let scope = button.closest(".page-body").ok().flatten();
+        let id = params.read_untracked().get("process_id").unwrap_or_default();
+        leptos::task::spawn_local(async move {
+            if let Err(e) = stop_process(id).await {
+                let _ = button.remove_attribute("disabled");
+                if let Some(line) = scope.and_then(|s| s.query_selector(".error").ok().flatten()) {
+                    line.set_text_content(Some(&e.to_string()));
+                    let _ = line.remove_attribute("hidden");
+                }
+            }
+        });
+    };
+    view! {
+        <div on:click=on_click>
+            <ServerHtml html=page/>
+        </div>
+    }
+}

@@ -1,0 +1,289 @@
+//! `/processes` and `/process/{id}` as HTML: the tracked processes, and one process with its
+//! output, its pauses and its REPL sessions. Controls carry `data-action` for the page's handlers
+//! (`crate::pages::processes`).
+
+use std::fmt::Write;
+
+use breakroom_debugger::processes::{OutputLine, OutputPage, OutputStream, ProcessDetail, ProcessStatus, TrackedProcess};
+
+use super::{esc, titled};
+use crate::format::timestamp;
+
+/// How many of the newest output lines the process page shows; the API pages through the rest.
+pub const OUTPUT_TAIL: usize = 2_000;
+
+/// How the process page lays out its two streams.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub enum OutputLayout {
+    /// stdout and stderr in two columns.
+    SideBySide,
+    /// Both streams in one column, in the order the lines were captured.
+    Interleaved,
+}
+
+impl OutputLayout {
+    pub fn parse(text: &str) -> Self {
+        match text {
+            "interleaved" => OutputLayout::Interleaved,
+            _ => OutputLayout::SideBySide,
+        }
+    }
+}
+
+fn status_badge(status: ProcessStatus) -> String {
+    let name = match status {
+        ProcessStatus::Running => "running",
+        ProcessStatus::Paused => "paused",
+        ProcessStatus::Exited => "exited",
+        ProcessStatus::Crashed => "crashed",
+        ProcessStatus::Killed => "killed",
+        ProcessStatus::Lost => "lost",
+    };
+    format!(r#"<span class="badge process-status {name}">{name}</span>"#)
+}
+
+fn duration(seconds: f64) -> String {
+    let s = seconds.max(0.0).round() as u64;
+    match s {
+        0..=59 => format!("{s} s"),
+        60..=3599 => format!("{} min {} s", s / 60, s % 60),
+        _ => format!("{} h {} min", s / 3600, s % 3600 / 60),
+    }
+}
+
+fn command_text(command: &[String]) -> String {
+    command.join(" ")
+}
+
+/// How the process ended, in one line, or None while it runs.
+fn ending(p: &TrackedProcess) -> Option<String> {
+    if p.status.is_alive() {
+        return None;
+    }
+    Some(match (&p.reason, p.exit_code, &p.signal) {
+        (Some(reason), _, _) => reason.clone(),
+        (None, Some(code), _) => format!("exit code {code}"),
+        (None, None, Some(signal)) => format!("killed by {signal}"),
+        (None, None, None) => "ended".to_string(),
+    })
+}
+
+/// The process list: running and paused ones, recently finished ones (with when they leave the
+/// list), or every recorded one with `all`.
+pub fn process_list(list: &[TrackedProcess], all: bool, now: f64) -> String {
+    let mut out = String::new();
+    let toggle = if all {
+        r#"<a href="/processes">Show only the active list</a>"#
+    } else {
+        r#"<a href="/processes?all=1">Show every recorded process</a>"#
+    };
+    let _ = write!(out, r#"<p class="hint list-scope">{toggle}</p>"#);
+    if list.is_empty() {
+        out.push_str(concat!(
+            r#"<section class="empty"><p>No processes.</p><p class="hint">Launch one below, or run "#,
+            r#"<code>breakroom run -- python3 app.py</code>; programs that connect on their own show up too.</p></section>"#
+        ));
+        return titled(out, if all { "Processes · all" } else { "Processes" });
+    }
+    out.push_str(concat!(
+        r#"<div class="table-wrap"><table class="processes tracked"><thead><tr><th>Process</th><th>Status</th>"#,
+        r#"<th>pid</th><th>Command</th><th>Started</th><th>Uptime</th><th>Ended</th></tr></thead><tbody>"#
+    ));
+    for p in list {
+        let leaves = match p.leaves_list_at {
+            Some(at) if !all && at > now => format!(r#"<span class="hint leaves"> · leaves the list in {}</span>"#, duration(at - now)),
+            _ => String::new(),
+        };
+        let ended = ending(p).map(|e| esc(&e)).unwrap_or_default();
+        let _ = write!(
+            out,
+            concat!(
+                r#"<tr class="process-row {status_class}" data-process-id="{id}"><td><a href="/process/{id}">{name}</a></td>"#,
+                r#"<td>{badge}</td><td class="pid">{pid}</td><td class="mono">{command}</td><td>{started}</td>"#,
+                r#"<td>{uptime}</td><td class="reason">{ended}{leaves}</td></tr>"#
+            ),
+            status_class = if p.status == ProcessStatus::Crashed { "crashed" } else { "" },
+            id = esc(&p.id),
+            name = esc(&p.name),
+            badge = status_badge(p.status),
+            pid = p.pid.map(|pid| pid.to_string()).unwrap_or_default(),
+            command = esc(&command_text(&p.command)),
+            started = timestamp(p.started_at),
+            uptime = duration(p.uptime_s),
+            ended = ended,
+            leaves = leaves,
+        );
+    }
+    out.push_str("</tbody></table></div>");
+    titled(out, if all { "Processes · all" } else { "Processes" })
+}
+
+/// One process: header, the exit or crash banner, Stop, its output (the newest `OUTPUT_TAIL`
+/// lines), its pauses and REPL sessions.
+pub fn process_page(detail: &ProcessDetail, output: &OutputPage, layout: OutputLayout) -> String {
+    let p = &detail.process;
+    let mut out = String::new();
+    let _ = write!(
+        out,
+        concat!(
+            r#"<header class="page-header process-header" data-process-id="{id}"><h1>{name}</h1>{badge}"#,
+            r#"<dl class="meta"><dt>command</dt><dd class="mono">{command}</dd><dt>pid</dt><dd class="pid">{pid}</dd>"#,
+            r#"<dt>host</dt><dd>{host}</dd><dt>cwd</dt><dd class="mono">{cwd}</dd><dt>started</dt><dd>{started}</dd>"#,
+            r#"<dt>uptime</dt><dd class="uptime">{uptime}</dd></dl></header>"#
+        ),
+        id = esc(&p.id),
+        name = esc(&p.name),
+        badge = status_badge(p.status),
+        command = esc(&command_text(&p.command)),
+        pid = p.pid.map(|pid| pid.to_string()).unwrap_or_default(),
+        host = esc(&p.host),
+        cwd = esc(p.cwd.as_deref().unwrap_or("")),
+        started = timestamp(p.started_at),
+        uptime = duration(p.uptime_s),
+    );
+    if let Some(ended) = ending(p) {
+        let class = match p.status {
+            ProcessStatus::Exited => "exit-banner clean",
+            _ => "exit-banner crash",
+        };
+        let _ = write!(out, r#"<p class="{class}" role="status">{}</p>"#, esc(&ended));
+    } else {
+        out.push_str(r#"<p class="controls"><button type="button" data-action="stop">Stop</button></p><p class="error" hidden></p>"#);
+    }
+    output_section(&mut out, p, output, layout);
+    pauses_and_sessions(&mut out, detail);
+    titled(out, &format!("Process · {}", p.name))
+}
+
+fn output_section(out: &mut String, p: &TrackedProcess, output: &OutputPage, layout: OutputLayout) {
+    let id = esc(&p.id);
+    let (toggle_href, toggle_text) = match layout {
+        OutputLayout::SideBySide => (format!("/process/{id}?view=interleaved"), "Interleave the streams"),
+        OutputLayout::Interleaved => (format!("/process/{id}"), "Side by side"),
+    };
+    let total = p.stdout.lines + p.stderr.lines;
+    let shown_from = output.lines.first().map_or(total, |l| l.seq);
+    let _ = write!(
+        out,
+        r#"<section class="output"><h2>Output</h2><p class="hint output-counts">stdout {} lines, stderr {} lines"#,
+        p.stdout.lines, p.stderr.lines
+    );
+    if output.dropped > 0 {
+        let _ = write!(out, r#" · <span class="dropped">{} oldest lines dropped (over the output limit)</span>"#, output.dropped);
+    }
+    if shown_from > output.dropped {
+        let _ = write!(out, " · showing the newest {}", output.lines.len());
+    }
+    let _ = write!(out, r#" · <a class="layout-toggle" href="{}">{toggle_text}</a></p>"#, esc(&toggle_href));
+    match layout {
+        OutputLayout::Interleaved => {
+            out.push_str(r#"<pre class="stream interleaved">"#);
+            for line in &output.lines {
+                output_line(out, line);
+            }
+            out.push_str("</pre>");
+        }
+        OutputLayout::SideBySide => {
+            out.push_str(r#"<div class="streams">"#);
+            for stream in OutputStream::BOTH {
+                let _ = write!(out, r#"<div><h3>{0}</h3><pre class="stream {0}">"#, stream.as_str());
+                for line in output.lines.iter().filter(|l| l.stream == stream) {
+                    output_line(out, line);
+                }
+                out.push_str("</pre></div>");
+            }
+            out.push_str("</div>");
+        }
+    }
+    out.push_str("</section>");
+}
+
+/// One captured line, its ANSI colour codes taken out (the text stays as printed otherwise).
+fn output_line(out: &mut String, line: &OutputLine) {
+    let _ = writeln!(
+        out,
+        r#"<span class="line {}" data-seq="{}">{}</span>"#,
+        line.stream.as_str(),
+        line.seq,
+        esc(&strip_ansi(&line.text))
+    );
+}
+
+/// The text without ANSI escape sequences (`ESC [ … letter`), which a browser would show raw.
+fn strip_ansi(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut chars = text.chars().peekable();
+    while let Some(c) = chars.next() {
+        if c == '\u{1b}' && chars.peek() == Some(&'[') {
+            chars.next();
+            for c in chars.by_ref() {
+                if c.is_ascii_alphabetic() {
+                    break;
+                }
+            }
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
+
+fn pauses_and_sessions(out: &mut String, detail: &ProcessDetail) {
+    out.push_str(r#"<section class="process-pauses"><h2>Pauses</h2>"#);
+    if detail.pauses.is_empty() {
+        out.push_str(r#"<p class="hint">No call of this process has paused.</p>"#);
+    } else {
+        out.push_str(r#"<ul class="pause-links">"#);
+        for pause in &detail.pauses {
+            let state = match (&pause.resumed_at, &pause.resumed_reason) {
+                (None, _) => r#"<span class="badge paused">Paused</span>"#.to_string(),
+                (Some(_), Some(reason)) => format!(r#"<span class="badge resumed">Resumed</span> <span class="hint">{}</span>"#, esc(reason)),
+                (Some(_), None) => r#"<span class="badge resumed">Resumed</span>"#.to_string(),
+            };
+            let _ = write!(
+                out,
+                r#"<li><a href="/callstack/{}" class="fn-name">{}</a> {state} <span class="hint">{}</span></li>"#,
+                esc(&pause.pause_id),
+                esc(&pause.function_name),
+                timestamp(pause.paused_at)
+            );
+        }
+        out.push_str("</ul>");
+    }
+    out.push_str(r#"</section><section class="process-sessions"><h2>REPL sessions</h2>"#);
+    if detail.sessions.is_empty() {
+        out.push_str(r#"<p class="hint">No REPL session was opened in this process.</p>"#);
+    } else {
+        out.push_str(r#"<ul class="session-links">"#);
+        for s in &detail.sessions {
+            let (class, status) = if s.closed_at.is_none() { ("active", "Active") } else { ("closed", "Closed") };
+            let reason = s.closed_reason.as_deref().map(|r| format!(r#" <span class="hint">{}</span>"#, esc(r))).unwrap_or_default();
+            let _ = write!(
+                out,
+                r#"<li><a class="mono" href="/repl/{id}">{id}</a> <span class="fn-name">{name}</span> <span class="badge {class}">{status}</span>{reason}</li>"#,
+                id = esc(&s.session_id),
+                name = esc(&s.function_name),
+            );
+        }
+        out.push_str("</ul>");
+    }
+    out.push_str("</section>");
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ansi_colour_codes_are_taken_out_and_the_text_kept() {
+        assert_eq!(strip_ansi("\u{1b}[31mred\u{1b}[0m plain"), "red plain");
+        assert_eq!(strip_ansi("no codes"), "no codes");
+    }
+
+    #[test]
+    fn durations_read_in_the_largest_sensible_unit() {
+        assert_eq!(duration(5.2), "5 s");
+        assert_eq!(duration(125.0), "2 min 5 s");
+        assert_eq!(duration(7_300.0), "2 h 1 min");
+    }
+}

@@ -1,0 +1,85 @@
+import { expect, test } from "@playwright/test";
+import { open } from "./helpers";
+
+test("a process launched from /processes shows its output live, side by side or interleaved, and its crash banner", async ({ page }) => {
+  await open(page, "/processes");
+  await expect(page).toHaveTitle(/^Processes — Breakroom$/);
+  // Prints to both streams, waits so that the page is open before the rest arrives, then crashes.
+  const program =
+    "import sys, time; print('out first'); print('err first', file=sys.stderr); " +
+    "time.sleep(1.5); print('out second'); raise ValueError('boom 42')";
+  await page.getByLabel("Command").fill(`python3 -c "${program}"`);
+  await page.getByLabel("Name").fill("crasher");
+  await page.getByRole("button", { name: "Launch" }).click();
+  await expect(page).toHaveURL(/\/process\/[0-9a-f]+$/);
+  await expect(page.locator("h1")).toHaveText("crasher");
+
+  // The streams are kept apart, and the later line arrives without a reload.
+  await expect(page.locator("pre.stream.stdout")).toContainText("out first");
+  await expect(page.locator("pre.stream.stderr")).toContainText("err first");
+  await expect(page.locator("pre.stream.stdout")).toContainText("out second");
+  await expect(page.locator("pre.stream.stdout")).not.toContainText("err first");
+
+  // The crash: the banner names the exception line of the traceback.
+  await expect(page.locator(".exit-banner.crash")).toContainText("ValueError: boom 42");
+  await expect(page.locator(".process-header .badge.process-status")).toHaveText("crashed");
+  await expect(page.locator("pre.stream.stderr")).toContainText("Traceback (most recent call last)");
+  await expect(page).toHaveTitle("Process · crasher — Breakroom");
+
+  // Interleaved: one column, in the order the lines were captured (within a stream, the order
+  // printed; across the two pipes, the order they were read).
+  await page.getByRole("link", { name: "Interleave the streams" }).click();
+  const column = page.locator("pre.stream.interleaved");
+  await expect(column).toContainText("err first");
+  const texts = await column.locator(".line").allTextContents();
+  expect(texts.indexOf("out first")).toBeGreaterThanOrEqual(0);
+  expect(texts.indexOf("out first")).toBeLessThan(texts.indexOf("out second"));
+  await expect(page.locator("pre.stream.stdout")).toHaveCount(0);
+
+  // The list marks it crashed.
+  await page.locator(".topbar nav").getByRole("link", { name: "Processes" }).click();
+  const row = page.locator("tr.process-row", { hasText: "crasher" });
+  await expect(row).toHaveClass(/crashed/);
+  await expect(row.locator(".reason")).toContainText("ValueError: boom 42");
+});
+
+test("Stop ends a running process and a bad command is refused with its reason", async ({ page }) => {
+  await open(page, "/processes");
+  await page.getByLabel("Command").fill("no-such-program-here --flag");
+  await page.getByRole("button", { name: "Launch" }).click();
+  await expect(page.locator(".launch-error")).toContainText("no-such-program-here");
+
+  await page.getByLabel("Command").fill(`python3 -c "import time; print('up', flush=True); time.sleep(60)"`);
+  await page.getByLabel("Name").fill("sleeper");
+  await page.getByRole("button", { name: "Launch" }).click();
+  await expect(page).toHaveURL(/\/process\/[0-9a-f]+$/);
+  await expect(page.locator("h1")).toHaveText("sleeper");
+  await expect(page.locator("pre.stream.stdout")).toContainText("up");
+  await expect(page.locator(".process-header .badge.process-status")).toHaveText("running");
+  await page.getByRole("button", { name: "Stop" }).click();
+  await expect(page.locator(".exit-banner")).toBeVisible();
+  await expect(page.locator(".process-header .badge.process-status")).toHaveText("killed");
+  await expect(page.getByRole("button", { name: "Stop" })).toHaveCount(0);
+});
+
+test("a launched program's breakpoint() pauses it; its card and its page link to each other", async ({ page }) => {
+  await open(page, "/processes");
+  await page.getByLabel("Command").fill(`python3 -c "answer = 41; breakpoint(); print('after', answer + 1)"`);
+  await page.getByLabel("Name").fill("pauser");
+  await page.getByRole("button", { name: "Launch" }).click();
+  await expect(page).toHaveURL(/\/process\/[0-9a-f]+$/);
+  const processUrl = page.url();
+  await expect(page.locator("h1")).toHaveText("pauser");
+  await expect(page.locator(".process-header .badge.process-status")).toHaveText("paused");
+  await expect(page.locator(".process-pauses .badge.paused")).toBeVisible();
+
+  await page.locator(".topbar nav").getByRole("link", { name: "Paused" }).click();
+  const card = page.locator(".paused-card").filter({ has: page.locator(`a.process-link[href="${new URL(processUrl).pathname}"]`) });
+  await expect(card).toBeVisible();
+  await card.getByRole("button", { name: "Continue" }).click();
+  await expect(card).toHaveCount(0);
+
+  await page.goto(processUrl);
+  await expect(page.locator(".exit-banner.clean")).toContainText("exit code 0");
+  await expect(page.locator("pre.stream.stdout")).toContainText("after 42");
+});
