@@ -254,19 +254,12 @@ fn debugger() -> Result<breakroom_debugger::Debugger, ServerFnError> {
 
 #[cfg(feature = "ssr")]
 fn failed(err: breakroom_debugger::Error) -> ServerFnError {
-    use breakroom_debugger::error::ErrorKind;
-    use http::StatusCode;
     // The same status the REST API gives this error: a refused input is the caller's 4xx, not
     // the server's 500 (which the log reports as a failure of ours).
     if let Some(response) = use_context::<leptos_axum::ResponseOptions>() {
-        response.set_status(match err.kind() {
-            ErrorKind::BadRequest => StatusCode::BAD_REQUEST,
-            ErrorKind::NotFound => StatusCode::NOT_FOUND,
-            ErrorKind::Conflict => StatusCode::CONFLICT,
-            ErrorKind::Timeout => StatusCode::GATEWAY_TIMEOUT,
-            ErrorKind::TooLarge => StatusCode::PAYLOAD_TOO_LARGE,
-            ErrorKind::Unavailable => StatusCode::SERVICE_UNAVAILABLE,
-        });
+        response.set_status(
+            http::StatusCode::from_u16(err.kind().http_status()).unwrap_or(http::StatusCode::INTERNAL_SERVER_ERROR),
+        );
     }
     ServerFnError::new(err.to_string())
 }
@@ -494,7 +487,8 @@ mod tests {
 
     #[test]
     fn json_strings_read_as_serde_json_writes_them() {
-        for text in ["4502-1795376157.164899", "", "quote \" backslash \\ slash / tab \t nl \n", "é \u{1} 😀 \u{2028}"] {
+        for text in ["4502-1795376157.164899", "", "quote \" backslash \\ slash / tab \t nl \n", "é \u{1} 😀 \u{2028}"]
+        {
             let json = serde_json::to_string(text).unwrap();
             assert_eq!(json_string(&json).as_deref(), Some(text), "{json}");
         }

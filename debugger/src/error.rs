@@ -17,6 +17,20 @@ pub enum ErrorKind {
     Unavailable,
 }
 
+impl ErrorKind {
+    /// The HTTP status every door into the manager (REST handlers, server functions) answers with.
+    pub fn http_status(self) -> u16 {
+        match self {
+            ErrorKind::BadRequest => 400,
+            ErrorKind::NotFound => 404,
+            ErrorKind::Conflict => 409,
+            ErrorKind::Timeout => 504,
+            ErrorKind::TooLarge => 413,
+            ErrorKind::Unavailable => 503,
+        }
+    }
+}
+
 #[derive(Debug, thiserror::Error, Clone, PartialEq)]
 pub enum Error {
     #[error("{field} is required")]

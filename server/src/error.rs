@@ -8,7 +8,7 @@ use axum::extract::FromRequest;
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 use axum::Json;
-use breakroom_debugger::{Error, ErrorKind};
+use breakroom_debugger::Error;
 use serde::de::DeserializeOwned;
 use serde_json::json;
 
@@ -54,14 +54,9 @@ impl ApiError {
 
     pub fn status(&self) -> StatusCode {
         match self {
-            ApiError::Debugger(err) => match err.kind() {
-                ErrorKind::BadRequest => StatusCode::BAD_REQUEST,
-                ErrorKind::NotFound => StatusCode::NOT_FOUND,
-                ErrorKind::Conflict => StatusCode::CONFLICT,
-                ErrorKind::Timeout => StatusCode::GATEWAY_TIMEOUT,
-                ErrorKind::TooLarge => StatusCode::PAYLOAD_TOO_LARGE,
-                ErrorKind::Unavailable => StatusCode::SERVICE_UNAVAILABLE,
-            },
+            ApiError::Debugger(err) => {
+                StatusCode::from_u16(err.kind().http_status()).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR)
+            }
             ApiError::BadRequest { .. } => StatusCode::BAD_REQUEST,
             ApiError::PayloadTooLarge => StatusCode::PAYLOAD_TOO_LARGE,
             ApiError::ForbiddenHost(_) | ApiError::ForbiddenOrigin(_) => StatusCode::FORBIDDEN,

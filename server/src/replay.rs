@@ -148,7 +148,9 @@ pub fn describe(event: &RecordedEvent) -> String {
     let d = &event.data;
     let text = |key: &str| d.get(key).map(display).unwrap_or_default();
     let what = match event.kind {
-        EventKind::ProcessSeen => format!("process {} (pid {})", event.process_key.as_deref().unwrap_or("?"), text("pid")),
+        EventKind::ProcessSeen => {
+            format!("process {} (pid {})", event.process_key.as_deref().unwrap_or("?"), text("pid"))
+        }
         EventKind::CallStart => {
             let mut args: Vec<String> =
                 d.get("pretty_args").and_then(Value::as_array).map_or(vec![], |a| a.iter().map(display).collect());
@@ -163,7 +165,9 @@ pub fn describe(event: &RecordedEvent) -> String {
             }
             None => format!("{} returned {}", text("function_name"), text("pretty_result")),
         },
-        EventKind::Pause => format!("{} paused ({})  [pause {}]", text("function_name"), text("reason"), text("pause_id")),
+        EventKind::Pause => {
+            format!("{} paused ({})  [pause {}]", text("function_name"), text("reason"), text("pause_id"))
+        }
         EventKind::Resume => {
             let action =
                 d.get("action").and_then(|a| a.get("action")).map(display).unwrap_or_else(|| "continue".into());

@@ -23,7 +23,10 @@ const RECORD: &str = "[data-pause-id],[data-breakpoint],[data-process-id]";
 fn record_of(element: &Element) -> String {
     let record = element.closest(RECORD).ok().flatten();
     let attribute = |name: &str| record.as_ref().and_then(|r| r.get_attribute(name));
-    attribute("data-pause-id").or_else(|| attribute("data-breakpoint")).or_else(|| attribute("data-process-id")).unwrap_or_default()
+    attribute("data-pause-id")
+        .or_else(|| attribute("data-breakpoint"))
+        .or_else(|| attribute("data-process-id"))
+        .unwrap_or_default()
 }
 
 /// Text inputs only: menus and checkboxes show the server's state, which must win.
@@ -76,7 +79,8 @@ impl KeptState {
     pub fn restore(&self, body: &Element) {
         if let Ok(inputs) = body.query_selector_all("input") {
             for i in 0..inputs.length() {
-                let Some(input) = inputs.get(i).and_then(|n| n.dyn_into::<Element>().ok()).and_then(|e| text_input(&e)) else {
+                let Some(input) = inputs.get(i).and_then(|n| n.dyn_into::<Element>().ok()).and_then(|e| text_input(&e))
+                else {
                     continue;
                 };
                 if let Some(value) = self.inputs.with_value(|kept| kept.get(&input_key(&input)).cloned()) {

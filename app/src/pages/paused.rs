@@ -123,7 +123,12 @@ fn action_of(ev: &Event) -> Option<(Element, String)> {
 
 /// The function name of the breakpoint row a control is in.
 fn breakpoint_of(control: &Element) -> String {
-    control.closest("[data-breakpoint]").ok().flatten().and_then(|row| row.get_attribute("data-breakpoint")).unwrap_or_default()
+    control
+        .closest("[data-breakpoint]")
+        .ok()
+        .flatten()
+        .and_then(|row| row.get_attribute("data-breakpoint"))
+        .unwrap_or_default()
 }
 
 /// The value of a form's input `name`.

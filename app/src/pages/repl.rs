@@ -140,8 +140,10 @@ impl Replay {
             element.and_then(|e| e.get_attribute("data-ms")).and_then(|ms| ms.parse::<i64>().ok()).unwrap_or(0)
         };
         let start = millis(document().query_selector(".transcript").ok().flatten());
-        let times: Vec<f64> =
-            std::iter::once(start).chain(entries().into_iter().map(|e| millis(Some(e)))).map(|ms| ms as f64 / 1000.0).collect();
+        let times: Vec<f64> = std::iter::once(start)
+            .chain(entries().into_iter().map(|e| millis(Some(e))))
+            .map(|ms| ms as f64 / 1000.0)
+            .collect();
         self.run.update(|r| *r += 1);
         self.shown.set(Some(0));
         self.step(std::sync::Arc::new(times), self.run.get_untracked());

@@ -380,7 +380,11 @@ fn transcript_entry(out: &mut String, entry: &TranscriptEntry) {
         let _ = write!(out, r#"<pre class="{class}">{}</pre>"#, esc(&entry.output));
     }
     if let Some(cid) = &entry.result_cid {
-        let _ = write!(out, r#"<a class="object-link hint" href="/object/{}" title="the stored value">stored value</a>"#, esc(cid));
+        let _ = write!(
+            out,
+            r#"<a class="object-link hint" href="/object/{}" title="the stored value">stored value</a>"#,
+            esc(cid)
+        );
     }
     out.push_str("</li>");
 }
@@ -587,7 +591,8 @@ pub fn call_tree(process_key: &str, process_id: Option<&str>, nodes: &[CallTreeN
         process_link
     );
     for node in nodes {
-        let class = format!("call-node status-{}{}", node.status, if node.call_id == selected { " selected" } else { "" });
+        let class =
+            format!("call-node status-{}{}", node.status, if node.call_id == selected { " selected" } else { "" });
         let id = esc(&node.call_id);
         let _ = write!(
             out,
@@ -640,7 +645,10 @@ mod tests {
 
     #[test]
     fn esc_escapes_markup_and_quotes() {
-        assert_eq!(esc(r#"<script>alert("x")</script> & 'y'"#), "&lt;script&gt;alert(&quot;x&quot;)&lt;/script&gt; &amp; &#x27;y&#x27;");
+        assert_eq!(
+            esc(r#"<script>alert("x")</script> & 'y'"#),
+            "&lt;script&gt;alert(&quot;x&quot;)&lt;/script&gt; &amp; &#x27;y&#x27;"
+        );
     }
 
     #[test]

@@ -4,7 +4,10 @@
 
 use std::fmt::Write;
 
-use breakroom_debugger::processes::{OutputLine, OutputPage, OutputStream, ProcessDetail, ProcessStatus, TrackedProcess};
+use breakroom_debugger::processes::crash_reason;
+use breakroom_debugger::processes::{
+    OutputLine, OutputPage, OutputStream, ProcessDetail, ProcessStatus, TrackedProcess,
+};
 
 use super::{esc, titled};
 use crate::format::timestamp;
@@ -91,7 +94,9 @@ pub fn process_list(list: &[TrackedProcess], all: bool, now: f64) -> String {
     ));
     for p in list {
         let leaves = match p.leaves_list_at {
-            Some(at) if !all && at > now => format!(r#"<span class="hint leaves"> · leaves the list in {}</span>"#, duration(at - now)),
+            Some(at) if !all && at > now => {
+                format!(r#"<span class="hint leaves"> · leaves the list in {}</span>"#, duration(at - now))
+            }
             _ => String::new(),
         };
         let ended = ending(p).map(|e| esc(&e)).unwrap_or_default();
@@ -169,7 +174,11 @@ fn output_section(out: &mut String, p: &TrackedProcess, output: &OutputPage, lay
         p.stdout.lines, p.stderr.lines
     );
     if output.dropped > 0 {
-        let _ = write!(out, r#" · <span class="dropped">{} oldest lines dropped (over the output limit)</span>"#, output.dropped);
+        let _ = write!(
+            out,
+            r#" · <span class="dropped">{} oldest lines dropped (over the output limit)</span>"#,
+            output.dropped
+        );
     }
     if shown_from > output.dropped {
         let _ = write!(out, " · showing the newest {}", output.lines.len());
@@ -205,27 +214,8 @@ fn output_line(out: &mut String, line: &OutputLine) {
         r#"<span class="line {}" data-seq="{}">{}</span>"#,
         line.stream.as_str(),
         line.seq,
-        esc(&strip_ansi(&line.text))
+        esc(&crash_reason::strip_ansi(&line.text))
     );
-}
-
-/// The text without ANSI escape sequences (`ESC [ … letter`), which a browser would show raw.
-fn strip_ansi(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    let mut chars = text.chars().peekable();
-    while let Some(c) = chars.next() {
-        if c == '\u{1b}' && chars.peek() == Some(&'[') {
-            chars.next();
-            for c in chars.by_ref() {
-                if c.is_ascii_alphabetic() {
-                    break;
-                }
-            }
-        } else {
-            out.push(c);
-        }
-    }
-    out
 }
 
 fn pauses_and_sessions(out: &mut String, detail: &ProcessDetail) {
@@ -237,7 +227,9 @@ fn pauses_and_sessions(out: &mut String, detail: &ProcessDetail) {
         for pause in &detail.pauses {
             let state = match (&pause.resumed_at, &pause.resumed_reason) {
                 (None, _) => r#"<span class="badge paused">Paused</span>"#.to_string(),
-                (Some(_), Some(reason)) => format!(r#"<span class="badge resumed">Resumed</span> <span class="hint">{}</span>"#, esc(reason)),
+                (Some(_), Some(reason)) => {
+                    format!(r#"<span class="badge resumed">Resumed</span> <span class="hint">{}</span>"#, esc(reason))
+                }
                 (Some(_), None) => r#"<span class="badge resumed">Resumed</span>"#.to_string(),
             };
             let _ = write!(
@@ -257,7 +249,11 @@ fn pauses_and_sessions(out: &mut String, detail: &ProcessDetail) {
         out.push_str(r#"<ul class="session-links">"#);
         for s in &detail.sessions {
             let (class, status) = if s.closed_at.is_none() { ("active", "Active") } else { ("closed", "Closed") };
-            let reason = s.closed_reason.as_deref().map(|r| format!(r#" <span class="hint">{}</span>"#, esc(r))).unwrap_or_default();
+            let reason = s
+                .closed_reason
+                .as_deref()
+                .map(|r| format!(r#" <span class="hint">{}</span>"#, esc(r)))
+                .unwrap_or_default();
             let _ = write!(
                 out,
                 r#"<li><a class="mono" href="/repl/{id}">{id}</a> <span class="fn-name">{name}</span> <span class="badge {class}">{status}</span>{reason}</li>"#,
@@ -276,8 +272,8 @@ mod tests {
 
     #[test]
     fn ansi_colour_codes_are_taken_out_and_the_text_kept() {
-        assert_eq!(strip_ansi("\u{1b}[31mred\u{1b}[0m plain"), "red plain");
-        assert_eq!(strip_ansi("no codes"), "no codes");
+        assert_eq!(crash_reason::strip_ansi("\u{1b}[31mred\u{1b}[0m plain"), "red plain");
+        assert_eq!(crash_reason::strip_ansi("no codes"), "no codes");
     }
 
     #[test]

@@ -274,9 +274,13 @@ impl Debugger {
         let store = Store::in_memory().expect("an in-memory SQLite database opens");
         let client_dir = crate::processes::client_bundle::private_temp_dir();
         let process_store = Store::in_memory().expect("an in-memory SQLite database opens");
-        let processes =
-            crate::processes::ProcessRegistry::open(config.processes.clone(), process_store, Some(client_dir), ids::now())
-                .expect("an empty process registry opens");
+        let processes = crate::processes::ProcessRegistry::open(
+            config.processes.clone(),
+            process_store,
+            Some(client_dir),
+            ids::now(),
+        )
+        .expect("an empty process registry opens");
         Self::with_state(config, State::new(store), processes)
     }
 

@@ -63,7 +63,7 @@ pub fn last_exception_line(stderr_tail: &VecDeque<String>) -> Option<String> {
 }
 
 /// Drops ANSI escape sequences (Python 3.13 colours tracebacks when asked to).
-fn strip_ansi(text: &str) -> String {
+pub fn strip_ansi(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
     let mut chars = text.chars().peekable();
     while let Some(c) = chars.next() {

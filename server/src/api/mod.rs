@@ -6,8 +6,8 @@ mod breakpoints;
 mod calls;
 mod events;
 mod live;
-mod query;
 mod processes;
+mod query;
 mod repl;
 pub mod wire;
 

@@ -74,9 +74,9 @@ pub struct OutputQuery {
 fn number(name: &str, code: &'static str, value: Option<&str>, default: u64) -> Result<u64, ApiError> {
     match value.map(str::trim).filter(|v| !v.is_empty()) {
         None => Ok(default),
-        Some(v) => v.parse().map_err(|_| {
-            ApiError::bad_request(code, format!("{name} must be a whole number, not {v:?}"))
-        }),
+        Some(v) => {
+            v.parse().map_err(|_| ApiError::bad_request(code, format!("{name} must be a whole number, not {v:?}")))
+        }
     }
 }
 
@@ -95,7 +95,8 @@ pub async fn output(
         })?),
     };
     let from = number("from", "invalid_from", q.from.as_deref(), 0)?;
-    let limit = number("limit", "invalid_limit", q.limit.as_deref(), DEFAULT_LINES as u64)?.clamp(1, MAX_LINES as u64) as usize;
+    let limit =
+        number("limit", "invalid_limit", q.limit.as_deref(), DEFAULT_LINES as u64)?.clamp(1, MAX_LINES as u64) as usize;
     Ok(Json(debugger.process_output(&id, stream, from, limit)?))
 }
 
