@@ -168,7 +168,7 @@ fn main() {
         ("apply_disc", "function name: 1 in 10 sessions"),
         ("quantity_17", "input text: ~40% of sessions"),
         ("items", "common: every entry"),
-        ("9", "short (under 3 chars): scanned"),
+        ("9", "short (under 3 chars): short grams"),
     ];
     println!("first page (50) of /repls over {sessions} sessions x {entries} entries, {rounds} rounds each:");
     for (term, what) in searches {

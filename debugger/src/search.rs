@@ -8,7 +8,8 @@ use crate::model::{ReplSession, TranscriptEntry};
 /// Between fields, so that a match stays inside one. A term containing it matches nothing.
 const FIELD_SEPARATOR: char = '\u{1f}';
 
-/// The trigram index answers terms of at least this many characters; shorter ones are scanned.
+/// The trigram index answers terms of at least this many characters; shorter ones are answered
+/// by the index of each session's one- and two-character grams.
 const TRIGRAM: usize = 3;
 
 /// A session's searchable text, lowercased once.
@@ -35,8 +36,30 @@ impl SearchText {
         }
     }
 
+    /// A text read back from the search index, already lowercased and joined.
+    pub(crate) fn from_indexed(text: String) -> Self {
+        SearchText(text)
+    }
+
     pub fn as_str(&self) -> &str {
         &self.0
+    }
+
+    /// Every distinct one- and two-character substring inside a field, as index tokens
+    /// ([`short_gram_token`]): the document that answers terms the trigram index cannot.
+    pub fn short_grams(&self) -> String {
+        let mut grams = std::collections::BTreeSet::new();
+        for field in self.0.split(FIELD_SEPARATOR) {
+            let mut previous: Option<char> = None;
+            for c in field.chars() {
+                grams.insert(short_gram_token(&[c]));
+                if let Some(p) = previous {
+                    grams.insert(short_gram_token(&[p, c]));
+                }
+                previous = Some(c);
+            }
+        }
+        grams.into_iter().collect::<Vec<_>>().join(" ")
     }
 
     pub fn contains(&self, needle: &Needle) -> bool {
@@ -63,15 +86,33 @@ impl Needle {
         !self.0.contains(FIELD_SEPARATOR)
     }
 
-    /// Whether the trigram index can answer this term (shorter terms are scanned).
+    /// Whether the trigram index can answer this term (shorter terms use the short-gram index).
     pub fn uses_index(&self) -> bool {
         self.0.chars().count() >= TRIGRAM
+    }
+
+    /// For a term the trigram index cannot answer: its token in the short-gram index.
+    pub fn short_gram_phrase(&self) -> String {
+        format!("\"{}\"", short_gram_token(&self.0.chars().collect::<Vec<_>>()))
     }
 
     /// The term as an FTS5 phrase: with the trigram tokenizer, a substring match.
     pub fn fts_phrase(&self) -> String {
         format!("\"{}\"", self.0.replace('"', "\"\""))
     }
+}
+
+/// One or two characters as a single ASCII token (`g` and the hex of their UTF-8 bytes), so any
+/// text, punctuation and spaces included, survives FTS5's `ascii` tokenizer intact.
+fn short_gram_token(chars: &[char]) -> String {
+    let mut token = String::from("g");
+    for c in chars {
+        let mut buf = [0u8; 4];
+        for byte in c.encode_utf8(&mut buf).as_bytes() {
+            token.push_str(&format!("{byte:02x}"));
+        }
+    }
+    token
 }
 
 #[cfg(test)]
@@ -102,7 +143,21 @@ mod tests {
     }
 
     #[test]
-    fn short_terms_are_scanned_and_quotes_are_escaped_for_the_index() {
+    fn short_terms_are_found_through_the_grams_of_one_field() {
+        let mut text = SearchText::new("f");
+        text.push_entry(&entry("ab = 9", "é"));
+        let grams = text.short_grams();
+        let has = |term: &str| {
+            let phrase = Needle::parse(Some(term)).unwrap().short_gram_phrase();
+            grams.split(' ').any(|g| format!("\"{g}\"") == phrase)
+        };
+        assert!(has("9") && has("ab") && has(" = ") && has("É") && has("f"));
+        assert!(!has("9é"), "a gram never spans two fields");
+        assert!(!has("ba") && !has("a9"));
+    }
+
+    #[test]
+    fn short_terms_skip_the_trigram_index_and_quotes_are_escaped_for_the_index() {
         assert!(!Needle::parse(Some("ab")).unwrap().uses_index());
         assert!(Needle::parse(Some("abc")).unwrap().uses_index());
         assert_eq!(Needle::parse(Some("say \"hi\"")).unwrap().fts_phrase(), "\"say \"\"hi\"\"\"");

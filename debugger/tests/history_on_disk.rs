@@ -107,7 +107,7 @@ fn a_version_2_data_directory_upgrades_and_keeps_its_history() {
     let dir = tempfile::tempdir().unwrap();
     let cid = write_version_2(dir.path());
     let d = Debugger::open(config(), dir.path()).unwrap();
-    assert_eq!(Store::open(dir.path()).unwrap().schema_version().unwrap(), 4);
+    assert_eq!(Store::open(dir.path()).unwrap().schema_version().unwrap(), 5);
 
     let closed = d.session("77-1795331841.000000").unwrap().expect("the closed session is kept");
     let inputs: Vec<&str> = closed.transcript.iter().map(|e| e.input.as_str()).collect();
@@ -125,7 +125,9 @@ fn a_version_2_data_directory_upgrades_and_keeps_its_history() {
     };
     assert_eq!(found("order.total"), ["77-1795331841.000000"]);
     assert_eq!(found("CHECKED"), ["77-1795331841.000000"]);
-    assert_eq!(found("84"), ["77-1795331841.000000"], "a short term is scanned");
+    assert_eq!(found("84"), ["77-1795331841.000000"], "a short term, through the grams migration 5 indexed");
+    assert_eq!(found("*"), ["77-1795331841.000000"]);
+    assert!(found("4*").is_empty(), "a short term matches inside one field only");
     assert_eq!(found("discount"), ["77-1795331901.000000"], "by function name");
     assert_eq!(found("0.25"), ["77-1795331901.000000"]);
     assert_eq!(found("0.2").len(), 1);

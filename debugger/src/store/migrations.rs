@@ -76,6 +76,14 @@ pub(super) const MIGRATIONS: &[Migration] = &[
          PRIMARY KEY (process_id, stream, seq)) WITHOUT ROWID;",
         then: None,
     },
+    // 5: terms under three characters, which the trigram index cannot answer, are looked up in
+    // an index of each closed session's distinct one- and two-character grams instead of
+    // scanning every text. Contentless: only the rowids are ever read back.
+    Migration {
+        sql: "CREATE VIRTUAL TABLE session_short_grams USING fts5 (
+         grams, tokenize = 'ascii', content = '', contentless_delete = 1, detail = none);",
+        then: Some(index_short_grams),
+    },
 ];
 
 pub(super) fn latest() -> usize {
@@ -93,6 +101,18 @@ pub(super) fn apply(conn: &mut Connection, current: usize, upto: usize) -> Resul
         }
         tx.pragma_update(None, "user_version", (i + 1) as i64).map_err(storage)?;
         tx.commit().map_err(storage)?;
+    }
+    Ok(())
+}
+
+/// Step 5: the short grams of every session indexed so far, from its stored search text.
+fn index_short_grams(conn: &Connection) -> Result<()> {
+    let mut texts = conn.prepare("SELECT id, c0 FROM session_text_content").map_err(storage)?;
+    let rows = texts.query_map([], |r| Ok((r.get::<_, i64>(0)?, r.get::<_, String>(1)?))).map_err(storage)?;
+    let mut insert = conn.prepare("INSERT INTO session_short_grams (rowid, grams) VALUES (?1, ?2)").map_err(storage)?;
+    for row in rows {
+        let (rowid, text) = row.map_err(storage)?;
+        insert.execute(params![rowid, SearchText::from_indexed(text).short_grams()]).map_err(storage)?;
     }
     Ok(())
 }

@@ -2,7 +2,8 @@
 //!
 //! Search uses SQLite's FTS5 trigram index over each closed session's text ([`SearchText`]):
 //! a term of three characters or more is a phrase query, which with the trigram tokenizer is an
-//! exact substring match, answered from the index; shorter terms are scanned (`instr`). A
+//! exact substring match, answered from the index; shorter terms are looked up in a second index
+//! of each session's distinct one- and two-character grams (`SearchText::short_grams`). A
 //! session's text is indexed once, when it closes; open sessions are matched in memory by the
 //! debugger, which passes their ids in. See benches/session_search.rs for the figures.
 
@@ -84,6 +85,16 @@ impl Store {
                 .conn
                 .prepare_cached("INSERT INTO session_text (rowid, text) VALUES (?1, ?2)")
                 .and_then(|mut s| s.execute(params![rowid, text.as_str()]))
+                .map_err(storage)?;
+            store
+                .conn
+                .prepare_cached("DELETE FROM session_short_grams WHERE rowid = ?1")
+                .and_then(|mut s| s.execute(params![rowid]))
+                .map_err(storage)?;
+            store
+                .conn
+                .prepare_cached("INSERT INTO session_short_grams (rowid, grams) VALUES (?1, ?2)")
+                .and_then(|mut s| s.execute(params![rowid, text.short_grams()]))
                 .map_err(storage)?;
             Ok(())
         })
@@ -211,7 +222,7 @@ impl Store {
             SessionStatus::Closed => 2,
         };
         // Each variant uses exactly the values it binds: ?4 the term, then the open matches.
-        let term = filter.needle.map(|n| if n.uses_index() { n.fts_phrase() } else { n.as_str().to_string() });
+        let term = filter.needle.map(|n| if n.uses_index() { n.fts_phrase() } else { n.short_gram_phrase() });
         let mut values: Vec<&dyn rusqlite::ToSql> = vec![&status, &filter.from, &filter.to];
         let matching = match filter.needle {
             None => "1",
@@ -225,8 +236,8 @@ impl Store {
                     "(s.rowid IN (SELECT rowid FROM session_text WHERE session_text MATCH ?4)
                       OR s.session_id IN (SELECT value FROM json_each(?5)))"
                 } else {
-                    // Under three characters the trigram index cannot help: scan the texts.
-                    "(s.rowid IN (SELECT id FROM session_text_content WHERE instr(c0, ?4) > 0)
+                    // Under three characters the trigram index cannot help: the short grams can.
+                    "(s.rowid IN (SELECT rowid FROM session_short_grams WHERE session_short_grams MATCH ?4)
                       OR s.session_id IN (SELECT value FROM json_each(?5)))"
                 }
             }
