@@ -59,6 +59,10 @@ pub struct CallStart {
     /// Breakroom extension: the client's `sys.argv`, shown for processes that connect on their own.
     #[serde(default)]
     pub argv: Option<Vec<String>>,
+    /// Not on the wire: set by the server when the request came over loopback, which places a
+    /// client that names no host (a cideldill client) on this host when its pid is alive here.
+    #[serde(skip)]
+    pub from_loopback: bool,
 }
 
 /// `POST /api/call/complete`.

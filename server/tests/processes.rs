@@ -381,6 +381,33 @@ async fn a_connected_client_that_dies_closes_its_pause_within_five_seconds() {
     assert_eq!(ended["pauses"][0]["resumed_reason"], format!("process {} ended", record["pid"]));
 }
 
+#[tokio::test]
+async fn a_cideldill_client_on_this_host_that_dies_closes_its_pause_too() {
+    // cideldill clients report no host name: connecting over loopback with a pid alive here is
+    // what places them on this host.
+    let server = start(&temp_home(), &[]).await;
+    let driver = Path::new(env!("CARGO_MANIFEST_DIR")).join("../client/tests/cideldill_driver.py");
+    let mut program = Command::new("python3")
+        .arg(&driver)
+        .args([server.base.as_str(), "lookup_order"])
+        .stdout(Stdio::null())
+        .spawn()
+        .unwrap();
+    let pause = wait_paused(&server).await;
+    let (_, list) = server.get("/api/processes").await;
+    let record = list["processes"].as_array().unwrap().iter().find(|p| p["pid"] == program.id()).cloned();
+    let record = record.unwrap_or_else(|| panic!("the client's process is listed: {list}"));
+    program.kill().unwrap();
+    program.wait().unwrap();
+    let killed = Instant::now();
+    let ended = server.wait_ended(&id_of(&record)).await;
+    assert!(killed.elapsed() < Duration::from_secs(5), "{:?}", killed.elapsed());
+    assert_eq!(ended["status"], "lost");
+    assert_eq!(ended["pauses"][0]["pause_id"], pause["id"]);
+    let (_, paused) = server.get("/api/paused").await;
+    assert_eq!(paused["paused"], json!([]), "the pause is no longer listed: {paused}");
+}
+
 /// Runs the `breakroom` command line against `server`.
 fn cli(server: &Server, args: &[&str]) -> std::process::Output {
     Command::new(BIN)

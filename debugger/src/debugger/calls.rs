@@ -4,6 +4,14 @@
 use super::*;
 use crate::model::CallStatus;
 
+/// This host's name for a client that reports none (cideldill's) when it is provably here: it
+/// connected over loopback and its pid is alive in this pid namespace at first contact. Its pid
+/// then tells when it dies, as for our own client. (A client tunnelled in from another machine
+/// also connects over loopback, but its pid is almost never alive here, so it is not judged.)
+fn local_host_of_hostless_client(req: &CallStart, pid: i64) -> Option<String> {
+    (req.from_loopback && crate::processes::liveness::pid_is_alive(pid)).then(crate::processes::liveness::hostname)
+}
+
 impl Debugger {
     pub fn start_call(&self, req: CallStart) -> Result<CallStartReply> {
         let (pid, start_time) = process_identity(&req.process_pid, &req.process_start_time)?;
@@ -18,7 +26,7 @@ impl Debugger {
             process_key: ids::process_key(pid, start_time),
             pid,
             process_id: req.process_id.clone(),
-            host: req.hostname.clone(),
+            host: req.hostname.clone().or_else(|| local_host_of_hostless_client(&req, pid)),
             argv: req.argv.clone(),
         };
         // Before the pause exists, so the process is listed `paused` the moment the pause is.

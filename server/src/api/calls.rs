@@ -1,7 +1,9 @@
 //! The debug client's call lifecycle: start, poll, complete, events (PROTOCOL.md §5.4–5.12).
 
-use axum::extract::{Path, Query, State};
-use axum::Json;
+use std::net::SocketAddr;
+
+use axum::extract::{ConnectInfo, Path, Query, State};
+use axum::{Extension, Json};
 use breakroom_debugger::call::{CallComplete, CallStart, CallStartReply};
 use breakroom_debugger::eval::EvalResult;
 use breakroom_debugger::model::StoredValue;
@@ -17,7 +19,12 @@ use crate::error::{ApiResult, JsonBody};
 #[utoipa::path(operation_id = "call_start", post, path = "/api/call/start", tag = "client", request_body = CallStart,
     responses((status = 200, body = CallStartReply, description = "what the client does now: `continue`, `poll`, `replace`, …"),
         (status = 400, body = ErrorBody, description = "`cid_not_found` (with `missing_cids`), `cid_mismatch`, missing identity, …")))]
-pub async fn start(State(debugger): State<Debugger>, JsonBody(req): JsonBody<CallStart>) -> ApiResult<CallStartReply> {
+pub async fn start(
+    State(debugger): State<Debugger>,
+    peer: Option<Extension<ConnectInfo<SocketAddr>>>,
+    JsonBody(mut req): JsonBody<CallStart>,
+) -> ApiResult<CallStartReply> {
+    req.from_loopback = peer.is_some_and(|Extension(ConnectInfo(addr))| addr.ip().is_loopback());
     Ok(Json(debugger.start_call(req)?))
 }
 
