@@ -70,6 +70,7 @@ async function seed(url) {
   const { session_id } = await post(`${url}/api/repl/start`, { pause_id: pause.pause_id });
   const outcome = await post(`${url}/api/repl/${session_id}/eval`, { expr: "[a, b] * 2" });
   if (!outcome.result_cid) throw new Error(`the eval stored no value: ${JSON.stringify(outcome)}`);
+  const launched = await post(`${url}/api/processes`, { command: ["python3", "-c", "print('hello')"], name: "hello" });
   const routes = [
     ["/", "/"],
     ["/repls", "/repls"],
@@ -78,6 +79,8 @@ async function seed(url) {
     ["/call-tree", "/call-tree"],
     ["/call-tree/{key}", `/call-tree/${encodeURIComponent(pause.process_key)}`],
     ["/object/{cid}", `/object/${outcome.result_cid}`],
+    ["/processes", "/processes"],
+    ["/process/{id}", `/process/${launched.id}`],
   ];
   const finish = async () => {
     await fetch(`${url}/api/paused/${pause.pause_id}/continue`, { method: "POST" }).catch(() => {});

@@ -1,5 +1,15 @@
 //! Small display helpers shared by the pages.
 
+/// A span of time as people read it: `42 s`, `3 min 5 s`, `2 h 10 min`.
+pub fn duration(seconds: f64) -> String {
+    let s = seconds.max(0.0).round() as u64;
+    match s {
+        0..=59 => format!("{s} s"),
+        60..=3599 => format!("{} min {} s", s / 60, s % 60),
+        _ => format!("{} h {} min", s / 3600, s % 3600 / 60),
+    }
+}
+
 /// `YYYY-MM-DD HH:MM:SS UTC` for an epoch time in seconds.
 pub fn timestamp(epoch: f64) -> String {
     let secs = epoch.floor() as i64;

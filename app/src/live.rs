@@ -54,7 +54,9 @@ impl Live {
             "transcript_appended" => bump(self.sessions),
             "calls_changed" => bump(self.calls),
             "breakpoints_changed" => bump(self.breakpoints),
-            "process_started" | "process_output" | "process_exited" | "process_forgotten" => bump(self.processes),
+            "process_started" | "process_output" | "process_exited" | "process_forgotten" | "process_left_list" => {
+                bump(self.processes)
+            }
             _ => self.bump_all(),
         }
     }

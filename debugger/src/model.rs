@@ -227,6 +227,10 @@ pub enum LiveEvent {
     ProcessForgotten {
         process_id: String,
     },
+    /// A finished process's time in the active list ran out (it stays in history).
+    ProcessLeftList {
+        process_id: String,
+    },
 }
 
 /// What an entry of the event log records.

@@ -83,3 +83,22 @@ test("a launched program's breakpoint() pauses it; its card and its page link to
   await expect(page.locator(".exit-banner.clean")).toContainText("exit code 0");
   await expect(page.locator("pre.stream.stdout")).toContainText("after 42");
 });
+
+test("output keeps its colours, and a finished process's countdown to leaving the list ticks", async ({ page }) => {
+  await open(page, "/processes");
+  await page.getByLabel("Command").fill(`python3 -c "print('\\x1b[31mred alert\\x1b[0m plain')"`);
+  await page.getByLabel("Name").fill("painter");
+  await page.getByRole("button", { name: "Launch" }).click();
+  await expect(page).toHaveURL(/\/process\/[0-9a-f]+$/);
+  await expect(page.locator(".process-header .badge.process-status")).toHaveText("exited");
+  const line = page.locator("pre.stream.stdout .line").first();
+  await expect(line).toHaveText("red alert plain");
+  await expect(line.locator("span[style*='color']")).toHaveText("red alert");
+
+  await page.locator(".topbar nav").getByRole("link", { name: "Processes" }).click();
+  const left = page.locator("tr.process-row", { hasText: "painter" }).locator(".leaves .left");
+  await expect(left).toHaveText(/^\d+ s$/);
+  const first = (await left.textContent()) ?? "";
+  // The server sends nothing for a finished process until it leaves: the page counts down itself.
+  await expect(left).not.toHaveText(first, { timeout: 5000 });
+});

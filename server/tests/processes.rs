@@ -296,6 +296,28 @@ async fn finished_processes_leave_the_list_on_schedule_and_history_is_pruned() {
 }
 
 #[tokio::test]
+async fn the_live_stream_says_when_a_finished_process_leaves_the_list() {
+    let server = start(&temp_home(), &["--retain-clean", "1"]).await;
+    let mut live = reqwest::get(format!("{}/api/live", server.base)).await.unwrap();
+    let id = id_of(&server.launch(&["true"]).await);
+    let mut seen = String::new();
+    let wanted = format!(r#""type":"process_left_list","process_id":"{id}""#);
+    let found = tokio::time::timeout(Duration::from_secs(15), async {
+        while let Ok(Some(chunk)) = live.chunk().await {
+            seen.push_str(&String::from_utf8_lossy(&chunk));
+            if seen.contains(&wanted) {
+                return true;
+            }
+        }
+        false
+    })
+    .await;
+    assert_eq!(found, Ok(true), "no process_left_list for {id} in: {seen}");
+    let (_, active) = server.get("/api/processes").await;
+    assert_eq!(active["processes"], json!([]), "it left the active list");
+}
+
+#[tokio::test]
 async fn a_process_running_when_the_server_stops_comes_back_lost() {
     let home = temp_home();
     let mut server = start(&home, &[]).await;

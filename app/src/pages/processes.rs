@@ -17,6 +17,7 @@ pub fn ProcessListPage() -> impl IntoView {
     let all = move || matches!(query.read().get("all").as_deref(), Some("1" | "true"));
     let live = use_live();
     let list = server_resource(move || (all(), live.processes.get()), |(all, _)| tracked_processes_html(all));
+    count_down_leaving_rows();
     let navigate = use_navigate();
     let (command, name, cwd) = (NodeRef::new(), NodeRef::new(), NodeRef::new());
     let error = RwSignal::new(None::<String>);
@@ -53,6 +54,34 @@ pub fn ProcessListPage() -> impl IntoView {
             {move || error.get().map(|e| view! { <p class="error launch-error">{e}</p> })}
         </section>
     }
+}
+
+/// Counts each finished row's "leaves the list in …" down every second between live updates (a
+/// fresh render restarts it from the server's figure); the server's `process_left_list` event
+/// then removes the row.
+fn count_down_leaving_rows() {
+    Effect::new(move |_| {
+        let last = std::cell::Cell::new(js_sys::Date::now());
+        let tick = move || {
+            let now = js_sys::Date::now();
+            let elapsed = (now - last.replace(now)) as i64;
+            let Some(document) = web_sys::window().and_then(|w| w.document()) else { return };
+            let Ok(rows) = document.query_selector_all("[data-left-ms]") else { return };
+            for i in 0..rows.length() {
+                let Some(row) = rows.item(i).and_then(|n| n.dyn_into::<Element>().ok()) else { continue };
+                // Whole milliseconds: float parsing and printing would add ~20 KB of wasm.
+                let left = row.get_attribute("data-left-ms").and_then(|v| v.parse::<i64>().ok()).unwrap_or(0);
+                let left = (left - elapsed).max(0);
+                let _ = row.set_attribute("data-left-ms", &left.to_string());
+                if let Some(text) = row.query_selector(".left").ok().flatten() {
+                    text.set_text_content(Some(&crate::format::duration(left as f64 / 1000.0)));
+                }
+            }
+        };
+        if let Ok(handle) = set_interval_with_handle(tick, std::time::Duration::from_secs(1)) {
+            on_cleanup(move || handle.clear());
+        }
+    });
 }
 
 #[component]

@@ -10,7 +10,7 @@ use breakroom_debugger::processes::{
 };
 
 use super::{esc, titled};
-use crate::format::timestamp;
+use crate::format::{duration, timestamp};
 
 /// How many of the newest output lines the process page shows; the API pages through the rest.
 pub const OUTPUT_TAIL: usize = 2_000;
@@ -43,15 +43,6 @@ fn status_badge(status: ProcessStatus) -> String {
         ProcessStatus::Lost => "lost",
     };
     format!(r#"<span class="badge process-status {name}">{name}</span>"#)
-}
-
-fn duration(seconds: f64) -> String {
-    let s = seconds.max(0.0).round() as u64;
-    match s {
-        0..=59 => format!("{s} s"),
-        60..=3599 => format!("{} min {} s", s / 60, s % 60),
-        _ => format!("{} h {} min", s / 3600, s % 3600 / 60),
-    }
 }
 
 fn command_text(command: &[String]) -> String {
@@ -94,9 +85,12 @@ pub fn process_list(list: &[TrackedProcess], all: bool, now: f64) -> String {
     ));
     for p in list {
         let leaves = match p.leaves_list_at {
-            Some(at) if !all && at > now => {
-                format!(r#"<span class="hint leaves"> · leaves the list in {}</span>"#, duration(at - now))
-            }
+            // The page counts `data-left-ms` down between live updates (`pages::processes`).
+            Some(at) if !all && at > now => format!(
+                r#"<span class="hint leaves" data-left-ms="{}"> · leaves the list in <span class="left">{}</span></span>"#,
+                ((at - now) * 1000.0).round() as i64,
+                duration(at - now)
+            ),
             _ => String::new(),
         };
         let ended = ending(p).map(|e| esc(&e)).unwrap_or_default();
@@ -207,14 +201,15 @@ fn output_section(out: &mut String, p: &TrackedProcess, output: &OutputPage, lay
     out.push_str("</section>");
 }
 
-/// One captured line, its ANSI colour codes taken out (the text stays as printed otherwise).
+/// One captured line, its ANSI colours and styles shown as the terminal would (other escape codes
+/// dropped; the text itself is escaped).
 fn output_line(out: &mut String, line: &OutputLine) {
     let _ = writeln!(
         out,
         r#"<span class="line {}" data-seq="{}">{}</span>"#,
         line.stream.as_str(),
         line.seq,
-        esc(&crash_reason::strip_ansi(&line.text))
+        coloured(&line.text)
     );
 }
 
@@ -266,14 +261,30 @@ fn pauses_and_sessions(out: &mut String, detail: &ProcessDetail) {
     out.push_str("</section>");
 }
 
+/// `text` as HTML with its SGR codes as styled spans and other codes dropped; should the
+/// converter refuse a malformed code, every code is dropped instead.
+fn coloured(text: &str) -> String {
+    if !text.contains('\u{1b}') {
+        return esc(text);
+    }
+    match ansi_to_html::convert(text) {
+        // The converter passes codes other than SGR through (cursor moves, erase line, …).
+        Ok(html) => crash_reason::strip_ansi(&html),
+        Err(_) => esc(&crash_reason::strip_ansi(text)),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
 
     #[test]
-    fn ansi_colour_codes_are_taken_out_and_the_text_kept() {
-        assert_eq!(crash_reason::strip_ansi("\u{1b}[31mred\u{1b}[0m plain"), "red plain");
-        assert_eq!(crash_reason::strip_ansi("no codes"), "no codes");
+    fn ansi_colours_become_styled_spans_and_the_text_stays_escaped() {
+        let html = coloured("\u{1b}[31m<red>\u{1b}[0m plain");
+        assert!(html.contains("<span style='color:var(--red,#a00)'>&lt;red&gt;</span>"), "{html}");
+        assert!(html.ends_with(" plain") && !html.contains('\u{1b}'), "{html}");
+        assert_eq!(coloured("no <codes>"), "no &lt;codes&gt;");
+        assert!(!coloured("\u{1b}[2Kcleared \u{1b}[?25l").contains('\u{1b}'), "other codes are dropped");
     }
 
     #[test]

@@ -291,12 +291,14 @@ impl Debugger {
 
     /// Checks, every second, that processes on this host whose exit is not awaited (connected
     /// clients) still exist; one whose pid is gone is `lost`, and its pauses and REPL sessions
-    /// close. Runs until the runtime stops.
+    /// close. Also tells the pages when a finished process leaves the active list. Runs until
+    /// the runtime stops.
     pub fn watch_processes(&self) {
         let Ok(runtime) = tokio::runtime::Handle::try_current() else { return };
         let debugger = self.clone();
         runtime.spawn(async move {
             let mut tick = tokio::time::interval(LIVENESS_INTERVAL);
+            let mut checked_at = ids::now();
             loop {
                 tick.tick().await;
                 for (id, pid) in debugger.registry().unwatched_local() {
@@ -304,6 +306,11 @@ impl Debugger {
                         debugger.process_lost(&id, &format!("process {pid} ended"));
                     }
                 }
+                let now = ids::now();
+                for process_id in debugger.registry().left_list_between(checked_at, now) {
+                    debugger.publish(LiveEvent::ProcessLeftList { process_id });
+                }
+                checked_at = now;
             }
         });
     }

@@ -393,6 +393,18 @@ impl ProcessRegistry {
             .collect()
     }
 
+    /// Finished processes whose time in the active list ran out after `since`, up to `now`.
+    pub fn left_list_between(&self, since: f64, now: f64) -> Vec<String> {
+        let retention = &self.config.retention;
+        self.records()
+            .entries
+            .values()
+            .map(|e| &e.process)
+            .filter(|p| retention.leaves_list_at(p.status, p.ended_at).is_some_and(|at| since < at && at <= now))
+            .map(|p| p.id.clone())
+            .collect()
+    }
+
     /// One record as shown at `now`.
     pub fn get(&self, id: &str, now: f64) -> Result<TrackedProcess> {
         let records = self.records();

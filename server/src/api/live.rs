@@ -17,7 +17,7 @@ const KEEP_ALIVE: Duration = Duration::from_secs(15);
         description = "server-sent events, one JSON LiveEvent each, named by `type`: `pause_added`, `pause_resumed`, `session_started`, \
             `transcript_appended`, `session_closed`, `breakpoints_changed`, `calls_changed`; for processes `process_started` \
             (`process`: TrackedProcess), `process_output` (`process_id`, `lines`: [OutputLine], one event per read), `process_exited` \
-            (`process`: TrackedProcess with status, exit_code, signal, reason), `process_forgotten` (`process_id`); `lagged` when \
+            (`process`: TrackedProcess with status, exit_code, signal, reason), `process_forgotten` (`process_id`), `process_left_list` (`process_id`: its time in the active list ran out); `lagged` when \
             events were missed (refetch)")))]
 pub async fn stream(State(debugger): State<Debugger>) -> Sse<impl Stream<Item = Result<Event, Infallible>>> {
     let events = BroadcastStream::new(debugger.subscribe()).map(|event| {
