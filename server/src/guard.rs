@@ -20,7 +20,7 @@
 //!    `text/plain` and form bodies are what a page can send cross-site without a preflight.
 //!
 //! No CORS headers are sent: every cross-origin browser request is refused by rule 2, and no
-//! debug client reads them. `OPTIONS` passes the same rules and answers 204 with `Allow`.
+//! debug client reads them. `OPTIONS` passes the same rules and answers 204 with the path's `Allow`.
 
 use std::net::{IpAddr, SocketAddr};
 use std::sync::{Arc, OnceLock};
@@ -175,9 +175,14 @@ pub async fn check(State(policy): State<Arc<AccessPolicy>>, request: Request, ne
         }
     }
     let mut response = if request.method() == Method::OPTIONS && request.uri().path().starts_with("/api/") {
-        let mut response = StatusCode::NO_CONTENT.into_response();
-        response.headers_mut().insert(header::ALLOW, HeaderValue::from_static("GET, POST, DELETE, OPTIONS"));
-        response
+        match crate::preflight::allowed_methods(request.uri().path()) {
+            Some(allow) => {
+                let mut response = StatusCode::NO_CONTENT.into_response();
+                response.headers_mut().insert(header::ALLOW, HeaderValue::from_static(allow));
+                response
+            }
+            None => next.run(request).await,
+        }
     } else {
         next.run(request).await
     };

@@ -6,6 +6,7 @@ pub mod error;
 pub mod guard;
 pub mod logging;
 pub mod port_file;
+pub mod preflight;
 pub mod process_cli;
 pub mod replay;
 pub mod site;

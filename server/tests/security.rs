@@ -124,8 +124,17 @@ async fn no_cors_headers_and_preflights_follow_the_same_rules() {
     assert!(r.headers().get("access-control-allow-origin").is_none());
     let r = options(None).await.unwrap();
     assert_eq!(r.status(), 204);
-    assert_eq!(r.headers()["allow"], "GET, POST, DELETE, OPTIONS");
+    assert_eq!(r.headers()["allow"], "POST, OPTIONS", "the route's own methods");
     assert!(r.headers().get("access-control-allow-origin").is_none());
+    let r =
+        server.http.request(reqwest::Method::OPTIONS, format!("{}/api/breakpoints", server.base)).send().await.unwrap();
+    assert_eq!(
+        (r.status().as_u16(), r.headers()["allow"].to_str().unwrap()),
+        (204, "GET, POST, OPTIONS"),
+        "only what the path takes"
+    );
+    let r = server.http.request(reqwest::Method::OPTIONS, format!("{}/api/nowhere", server.base)).send().await.unwrap();
+    assert_eq!(r.status(), 404, "an unknown path is not a resource");
     let r = options(Some(&server.base)).await.unwrap();
     assert_eq!(r.status(), 204);
     for path in ["/api/breakpoints", "/api/paused", "/api/openapi.json"] {
