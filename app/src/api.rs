@@ -394,7 +394,7 @@ pub async fn process_html(id: String, view: String) -> Result<Option<String>, Se
     };
     let total = detail.process.stdout.lines + detail.process.stderr.lines;
     let from = total.saturating_sub(OUTPUT_TAIL as u64);
-    let output = debugger.process_output(&id, None, from, OUTPUT_TAIL).map_err(failed)?;
+    let output = debugger.process_output(&id, None, from, OUTPUT_TAIL).await.map_err(failed)?;
     Ok(Some(process_page(&detail, &output, OutputLayout::parse(view.trim()))))
 }
 

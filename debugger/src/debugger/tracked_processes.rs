@@ -242,13 +242,17 @@ impl Debugger {
     }
 
     /// A page of a launched process's output (`stream`: one, or both merged in order).
-    pub fn process_output(
+    pub async fn process_output(
         &self,
         id: &str,
         stream: Option<OutputStream>,
         from: u64,
         limit: usize,
     ) -> Result<OutputPage> {
+        // Lines reach the live stream when they are read and SQLite when the writer's batch
+        // commits: wait for that, so a page refetched on a `process_output` event shows the
+        // lines it announced (on a busy machine it otherwise showed none, and no event followed).
+        self.registry().flush_output().await;
         self.registry().output(id, stream, from, limit)
     }
 

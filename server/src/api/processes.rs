@@ -97,7 +97,7 @@ pub async fn output(
     let from = number("from", "invalid_from", q.from.as_deref(), 0)?;
     let limit =
         number("limit", "invalid_limit", q.limit.as_deref(), DEFAULT_LINES as u64)?.clamp(1, MAX_LINES as u64) as usize;
-    Ok(Json(debugger.process_output(&id, stream, from, limit)?))
+    Ok(Json(debugger.process_output(&id, stream, from, limit).await?))
 }
 
 #[utoipa::path(operation_id = "stop_process", post, path = "/api/processes/{id}/stop", tag = "processes", params(("id" = String, Path)),
