@@ -4,6 +4,7 @@ cideldill client takes (it evaluates the snippet like any input). Neither shows 
 session's transcript."""
 
 from cideldill_driver import ProtocolDriver
+from conftest import METHOD
 
 # A program paused in its own frame, with an object whose property writes a marker file and a
 # value whose repr never ends.
@@ -103,3 +104,13 @@ def test_an_unchanged_cideldill_client_completes_through_the_snippet(server):
     finally:
         server.resume(driver.pause_id)
         thread.join(10)
+
+
+def test_call_arguments_in_the_panel_link_to_their_stored_values(paused):
+    p = paused(METHOD, "checkout")
+    status, reply = p.server.get(f"/api/repl/{p.session_id}/variables")
+    assert status == 200, reply
+    rows = {row["name"]: row for row in reply["variables"]}
+    status, stored = p.server.get(f"/api/objects/{rows['discount']['cid']}")
+    assert status == 200, stored
+    assert "cid" not in rows["args"]  # not an argument of the call, a name the client adds

@@ -58,6 +58,8 @@ test("the variables panel lists the frame, refreshes after an eval and expands o
   await expect(row("settings")).toContainText("dict");
   await expect(row("settings").locator("> .var-repr")).toHaveText("{'mode': 'fast', 'level': 3}");
   await expect(row("sensor")).toContainText("Sensor");
+  // A call argument links to the value stored at the call.
+  await expect(row("settings").locator("> a.object-link")).toHaveAttribute("href", /^\/object\/[0-9a-f]{128}$/);
 
   await input.fill("found = [1, 2, 3]");
   await input.press("Enter");

@@ -18,8 +18,16 @@ fn row(entry: &Value) -> String {
     } else {
         r#"<span class="var-toggle-space"></span>"#.to_string()
     };
+    // A call argument links to the value stored at the call (the REPL may have changed it since).
+    let stored = entry.get("cid").and_then(Value::as_str).map(|cid| {
+        format!(
+            r#" <a class="object-link" href="/object/{}" title="the value stored at the call">as called</a>"#,
+            esc(cid)
+        )
+    });
     format!(
-        r#"<li class="var" data-name="{name}">{toggle}<span class="var-name">{name}</span> <span class="var-type">{kind}</span>{count}<code class="var-repr">{repr}</code><ul class="var-children" hidden></ul></li>"#,
+        r#"<li class="var" data-name="{name}">{toggle}<span class="var-name">{name}</span> <span class="var-type">{kind}</span>{count}{stored}<code class="var-repr">{repr}</code><ul class="var-children" hidden></ul></li>"#,
+        stored = stored.unwrap_or_default(),
         name = esc(text("name")),
         kind = esc(text("type")),
         count = count.unwrap_or_default(),

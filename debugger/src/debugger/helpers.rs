@@ -26,10 +26,22 @@ impl Debugger {
         self.ask(session_id, RequestKind::Complete, args, snippet::completion(code, cursor_pos)).await
     }
 
-    /// The variables panel: the frame's locals and the session's names.
+    /// The variables panel: the frame's locals and the session's names. A local that is one of
+    /// the call's arguments carries the CID its value was stored under at the call (`cid`).
     pub async fn variables(&self, session_id: &str) -> Result<Value> {
         let args = json!({});
-        self.ask(session_id, RequestKind::Variables, args.clone(), snippet::panel("variables", &args)).await
+        let mut reply =
+            self.ask(session_id, RequestKind::Variables, args.clone(), snippet::panel("variables", &args)).await?;
+        let stored = self.session(session_id)?.map(|session| argument_cids(&session)).unwrap_or_default();
+        for row in reply.get_mut("variables").and_then(Value::as_array_mut).into_iter().flatten() {
+            let name = row.get("name").and_then(Value::as_str).unwrap_or("");
+            if row.get("scope").and_then(Value::as_str) == Some("local") {
+                if let Some(cid) = stored.get(name) {
+                    row["cid"] = json!(cid);
+                }
+            }
+        }
+        Ok(reply)
     }
 
     /// One level under a panel path (`[["var", name], ["attr", name] | ["item", i], …]`).
@@ -105,5 +117,57 @@ impl Debugger {
             }
             None => Ok(value),
         }
+    }
+}
+
+/// The call's arguments by parameter name, with the CIDs they were stored under: positional
+/// ones matched to the signature's names in order (up to a `*`), keyword ones by their key.
+fn argument_cids(session: &ReplSession) -> HashMap<String, String> {
+    let cid = |item: &Value| item.get("cid").and_then(Value::as_str).map(str::to_string);
+    let names = parameter_names(&session.signature);
+    let positional = names.iter().zip(&session.args).filter_map(|(name, item)| Some((name.clone(), cid(item)?)));
+    let keyword = session.kwargs.iter().filter_map(|(name, item)| Some((name.clone(), cid(item)?)));
+    positional.chain(keyword).collect()
+}
+
+/// Plain parameter names of a signature text like `(self, a, b: int = 2, *rest, key=None)`,
+/// in order, up to the first starred one.
+fn parameter_names(signature: &str) -> Vec<String> {
+    let inner = signature.trim().strip_prefix('(').and_then(|s| s.rsplit_once(')')).map(|(s, _)| s).unwrap_or("");
+    let (mut names, mut depth, mut part) = (vec![], 0i32, String::new());
+    for c in inner.chars().chain(std::iter::once(',')) {
+        match c {
+            '(' | '[' | '{' => depth += 1,
+            ')' | ']' | '}' => depth -= 1,
+            ',' if depth == 0 => {
+                let name = part.split([':', '=']).next().unwrap_or("").trim().to_string();
+                part.clear();
+                if name.starts_with('*') {
+                    break;
+                }
+                if name.chars().next().is_some_and(|c| c.is_alphabetic() || c == '_') {
+                    names.push(name);
+                }
+                continue;
+            }
+            _ => {}
+        }
+        part.push(c);
+    }
+    names
+}
+
+#[cfg(test)]
+mod tests {
+    use super::parameter_names;
+
+    #[test]
+    fn parameter_names_stop_at_a_star_and_skip_annotations() {
+        assert_eq!(
+            parameter_names("(self, a, b: dict[str, int] = {}, /, c=(1, 2), *rest, key=None)"),
+            ["self", "a", "b", "c"]
+        );
+        assert_eq!(parameter_names("()"), Vec::<String>::new());
+        assert_eq!(parameter_names(""), Vec::<String>::new());
     }
 }

@@ -89,6 +89,9 @@ pub struct VariableEntry {
     /// `local` or `session` (top-level rows only).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub scope: Option<String>,
+    /// A call argument's value as it was stored at the call (`/object/{cid}`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cid: Option<String>,
 }
 
 #[derive(Serialize, Deserialize, ToSchema)]
