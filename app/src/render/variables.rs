@@ -63,3 +63,18 @@ pub fn children(reply: &Value) -> String {
     }
     html
 }
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    #[test]
+    fn program_data_in_the_panel_never_becomes_markup() {
+        let row = json!({"name": "<b>x</b>", "type": "str", "repr": "'<script>'", "expandable": true,
+            "path": [["var", "\"><img>"]], "cid": "ab", "scope": "local"});
+        let html = super::rows(Some(&json!([row])), None);
+        assert!(!html.contains("<b>") && !html.contains("<script>") && !html.contains("\"><img>"), "{html}");
+        assert!(html.contains(r#"href="/object/ab""#), "{html}");
+        assert!(html.contains(r#"data-path="[[&quot;var&quot;,&quot;\&quot;&gt;&lt;img&gt;&quot;]]""#), "{html}");
+    }
+}
