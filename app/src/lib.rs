@@ -8,6 +8,7 @@ pub mod live;
 pub mod pages;
 #[cfg(feature = "ssr")]
 pub mod render;
+pub mod repl_helpers;
 pub mod routes;
 
 use leptos::prelude::*;

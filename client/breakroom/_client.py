@@ -3,18 +3,21 @@ evals while it waits. Speaks PROTOCOL.md plus Breakroom's extensions (long-poll 
 repr fields, rich frames)."""
 
 import base64
+import json
 import os
 import socket
 import sys
 import threading
 import time
 
-from . import _serialize
+from . import _complete, _serialize, _variables
 from ._repl import EvalJob
 from ._transport import ServerError, ServerUnavailable, Transport
 
 DEFAULT_EVAL_TIMEOUT = 30.0
 FAST_EVAL_WAIT = 0.05
+# Requests the REPL page makes besides evals; answered in the waiting loop, never recorded.
+HELPER_KINDS = ("complete", "variables", "expand")
 
 
 class DebugProtocolError(Exception):
@@ -215,7 +218,9 @@ class DebugClient:
                 for session_id in set(pause.namespaces) - set(open_sessions):
                     pause.namespaces.pop(session_id, None)
             request = reply.get("eval")
-            if request and not busy:
+            if request and not busy and request.get("kind") in HELPER_KINDS:
+                answer = self._answer_helper(pause, request)
+            elif request and not busy:
                 job, answer = self._start_eval(pause, request)
             elif time.monotonic() - started < 0.01 and not busy:
                 time.sleep(interval)  # the server did not hold the poll (an old server or a restart)
@@ -244,6 +249,31 @@ class DebugClient:
             return job, body
         self._post_result(pause, body)
         return job, None
+
+    def _answer_helper(self, pause, request):
+        """Completion and the variables panel: answered here, within their own time bounds
+        (they run no user code but bounded reprs), as JSON text in `result`; the answer to
+        send with the next poll, or None once posted."""
+        namespace = pause.namespaces.setdefault(request.get("session_id"), {})
+        target = pause.target
+        try:
+            kind, args = request.get("kind"), request.get("args") or {}
+            if kind == "complete":
+                code, cursor = args.get("code"), args.get("cursor_pos")
+                if not isinstance(code, str) or type(cursor) is not int:
+                    raise ValueError("complete needs code and cursor_pos")
+                reply = _complete.complete(code, cursor, [namespace, target.locals(), target.globals])
+            else:
+                reply = _variables.panel_reply(kind, args, target.locals(), namespace)
+            outcome = {"result": json.dumps(reply, default=str), "stdout": "", "error": None}
+        except Exception as exc:  # a helper must never break the waiting loop
+            outcome = {"result": "", "stdout": "", "error": f"{type(exc).__name__}: {exc}"}
+        body = {"eval_id": request.get("eval_id"), "pause_id": pause.pause_id, "session_id": request.get("session_id")}
+        body.update(outcome)
+        if self.answers_with_poll:
+            return body
+        self._post_result(pause, body)
+        return None
 
     @staticmethod
     def _result_body(pause, request, outcome):

@@ -25,6 +25,7 @@ Reprs are user code, so each one is bounded:
 import builtins
 import collections
 import itertools
+import json
 import queue
 import sys
 import threading
@@ -398,3 +399,34 @@ def expand(path, frame_locals, session_namespace=None, offset=0, limit=CHILDREN_
         "truncated": offset + len(children) < count,
     }
 
+
+
+# ---- answering the server ----------------------------------------------------------------------
+
+
+def panel_reply(kind, args, frame_locals, session_namespace=None):
+    """The answer to a `variables` or `expand` request: the dict above, or
+    {"error": "invalid_path", "message"} when the path no longer leads anywhere."""
+    if kind == "variables":
+        return variables(frame_locals, session_namespace)
+    args = args if isinstance(args, dict) else {}
+    path, offset = args.get("path"), args.get("offset", 0)
+    if not isinstance(path, list) or not all(isinstance(step, list) and len(step) == 2 for step in path):
+        return {"error": "invalid_path", "message": "path must be a list of [kind, key] steps"}
+    if type(offset) is not int or offset < 0:
+        offset = 0
+    try:
+        return expand(path, frame_locals, session_namespace, offset=offset)
+    except PathError as exc:
+        return {"error": "invalid_path", "message": str(exc)}
+
+
+def panel_snippet_reply(kind, args, frame):
+    """What the variables snippet evaluates to (see the server's snippet.rs): the reply as JSON
+    text without `'`, so its repr only doubles backslashes. The snippet's frame is the eval's,
+    whose f_locals are the plain REPL's namespace."""
+    try:
+        reply = panel_reply(kind, args, frame.f_locals)
+    except Exception as exc:  # the panel must never break the client's eval loop
+        reply = {"error": "panel_failed", "message": f"{type(exc).__name__}: {exc}"}
+    return json.dumps(reply, ensure_ascii=True, separators=(",", ":"), default=str).replace("'", "\\u0027")

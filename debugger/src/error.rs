@@ -13,6 +13,8 @@ pub enum ErrorKind {
     Conflict,
     Timeout,
     TooLarge,
+    /// The paused program answered, but not with what was asked.
+    BadGateway,
     /// The data directory could not be read or written.
     Unavailable,
 }
@@ -26,6 +28,7 @@ impl ErrorKind {
             ErrorKind::Conflict => 409,
             ErrorKind::Timeout => 504,
             ErrorKind::TooLarge => 413,
+            ErrorKind::BadGateway => 502,
             ErrorKind::Unavailable => 503,
         }
     }
@@ -51,6 +54,8 @@ pub enum Error {
     EvalNotFound(String),
     #[error("the paused program did not answer within {0} seconds")]
     EvalTimeout(u64),
+    #[error("the paused program could not answer: {0}")]
+    ClientFailed(String),
     #[error("no breakpoint named {0}")]
     BreakpointNotFound(String),
     #[error("Provided CID does not match SHA-512 hash of data")]
@@ -106,6 +111,7 @@ impl Error {
             Error::SessionClosed(_) => "session_closed",
             Error::EvalNotFound(_) => "eval_not_found",
             Error::EvalTimeout(_) => "eval_timeout",
+            Error::ClientFailed(_) => "client_failed",
             Error::BreakpointNotFound(_) => "breakpoint_not_found",
             Error::CidMismatch { .. } => "cid_mismatch",
             Error::CidNotFound { .. } => "cid_not_found",
@@ -130,6 +136,7 @@ impl Error {
             Error::PauseResumed(_) | Error::SessionClosed(_) => ErrorKind::Conflict,
             Error::ProcessRunning(_) | Error::ProcessEnded(_) => ErrorKind::Conflict,
             Error::EvalTimeout(_) => ErrorKind::Timeout,
+            Error::ClientFailed(_) => ErrorKind::BadGateway,
             Error::Storage { .. } => ErrorKind::Unavailable,
             Error::MissingField { .. }
             | Error::Invalid(..)

@@ -21,6 +21,41 @@ pub struct EvalRequest {
     /// gives up a little earlier, so the user sees its clear timeout error, not a 504.
     #[serde(default)]
     pub timeout_s: f64,
+    /// Breakroom extension: what the request asks. Absent for a plain eval, so cideldill
+    /// clients see the protocol's shape; they ignore the field and evaluate `expr`, which for
+    /// the other kinds is a snippet that computes the same answer (see `snippet.rs`).
+    #[serde(default, skip_serializing_if = "RequestKind::is_eval")]
+    pub kind: RequestKind,
+    /// The arguments of a non-eval request (`{code, cursor_pos}`, `{path, offset}`).
+    #[cfg_attr(feature = "openapi", schema(value_type = Option<Object>))]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub args: Option<serde_json::Value>,
+}
+
+/// What a request to the paused program asks for. Only `eval` is recorded; the others are the
+/// REPL page's helpers (completion, the variables panel) and leave no trace in the history.
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum RequestKind {
+    #[default]
+    Eval,
+    Complete,
+    Variables,
+    Expand,
+}
+
+impl RequestKind {
+    pub fn is_eval(&self) -> bool {
+        *self == RequestKind::Eval
+    }
+}
+
+/// Who waits for a request's answer: the browser's eval gets the transcript entry it made, a
+/// helper request the client's raw answer.
+pub enum Reply {
+    Transcript(oneshot::Sender<TranscriptEntry>),
+    Raw(oneshot::Sender<EvalResult>),
 }
 
 /// What the paused client posts to `repl-result`.
@@ -54,7 +89,7 @@ pub struct EvalResult {
 /// tells the waiter that the session closed.
 pub struct PendingEval {
     pub request: EvalRequest,
-    pub reply: oneshot::Sender<TranscriptEntry>,
+    pub reply: Reply,
     /// When the browser asked. The request is recorded when its fate is known, in the same
     /// commit as its answer: one commit per eval instead of two.
     pub requested_at: f64,

@@ -34,6 +34,8 @@ pub mod search;
 #[cfg(feature = "runtime")]
 pub mod session;
 #[cfg(feature = "runtime")]
+pub mod snippet;
+#[cfg(feature = "runtime")]
 pub mod store;
 
 #[cfg(feature = "runtime")]

@@ -5,7 +5,9 @@ pub mod object;
 pub mod paused;
 pub mod processes;
 pub mod repl;
+mod repl_complete;
 pub mod repls;
+mod variables;
 
 use leptos::prelude::*;
 use leptos_meta::Title;

@@ -9,6 +9,8 @@ use wasm_bindgen::JsCast;
 
 use crate::api::{eval_in_session, repl_page, server_resource, ACTIVE_SESSION};
 use crate::live::use_live;
+use crate::pages::repl_complete::{Completer, CompletionList, Completions};
+use crate::pages::variables::VariablesPanel;
 use crate::pages::{title_in, NotFound, PageTitle};
 
 /// Page-level state of the input box.
@@ -22,6 +24,8 @@ struct PromptState {
     history_pos: RwSignal<Option<usize>>,
     stash: RwSignal<String>,
     focused: RwSignal<bool>,
+    /// The open completion list, if any.
+    completions: RwSignal<Option<Completions>>,
 }
 
 #[component]
@@ -37,6 +41,7 @@ pub fn ReplPage() -> impl IntoView {
         history_pos: RwSignal::new(None),
         stash: RwSignal::new(String::new()),
         focused: RwSignal::new(false),
+        completions: RwSignal::new(None),
     };
     let replay = Replay::new();
     Effect::new(move |_| replay.show(replay.shown.get()));
@@ -80,9 +85,15 @@ fn Session(html: String, session_id: String, replay: Replay, state: PromptState)
         };
         replay.speed.set(speed);
     };
+    let panel = active.then(|| view! { <VariablesPanel session_id=session_id.clone()/> });
     view! {
-        <div class="page-body" inner_html=html on:click=on_click on:change=on_change></div>
-        {if active { view! { <Prompt session_id state/> }.into_any() } else { ().into_any() }}
+        <div class="repl-layout" class:with-panel=active>
+            <div class="repl-main">
+                <div class="page-body" inner_html=html on:click=on_click on:change=on_change></div>
+                {if active { view! { <Prompt session_id state/> }.into_any() } else { ().into_any() }}
+            </div>
+            {panel}
+        </div>
     }
 }
 
@@ -183,12 +194,14 @@ async fn evaluate(session_id: String, expr: String) -> Result<(), String> {
     eval_in_session(session_id, expr).await.map(|_| ()).map_err(|e| e.to_string())
 }
 
-/// The input box: Enter evaluates, Shift+Enter adds a line, ↑/↓ walk the session's inputs.
+/// The input box: Enter evaluates, Shift+Enter adds a line, ↑/↓ walk the session's inputs,
+/// Tab and Ctrl+Space complete.
 #[component]
 fn Prompt(session_id: String, state: PromptState) -> impl IntoView {
     let live = use_live();
     let textarea = NodeRef::<leptos::html::Textarea>::new();
-    let PromptState { draft, busy, error, history_pos, stash, focused } = state;
+    let PromptState { draft, busy, error, history_pos, stash, focused, completions } = state;
+    let completer = Completer { draft, list: completions, textarea, session_id: StoredValue::new(session_id.clone()) };
     let submit = move || {
         let expr = draft.get_untracked();
         if expr.trim().is_empty() || busy.get_untracked().is_some() {
@@ -210,6 +223,16 @@ fn Prompt(session_id: String, state: PromptState) -> impl IntoView {
     };
     let on_keydown = move |ev: web_sys::KeyboardEvent| {
         let key = ev.key();
+        if completer.on_key(&key) {
+            ev.prevent_default();
+            return;
+        }
+        let ctrl_space = key == " " && ev.ctrl_key();
+        if ctrl_space || (key == "Tab" && !ev.shift_key() && !ev.ctrl_key() && !ev.alt_key() && !ev.meta_key()) {
+            ev.prevent_default();
+            completer.request(!ctrl_space);
+            return;
+        }
         if key == "Enter" && !ev.shift_key() {
             ev.prevent_default();
             submit();
@@ -275,11 +298,12 @@ fn Prompt(session_id: String, state: PromptState) -> impl IntoView {
                 spellcheck="false"
                 autocomplete="off"
                 aria-label="Python input"
-                placeholder="Python expression or statement — Enter runs it, Shift+Enter adds a line, ↑/↓ recall earlier inputs"
+                placeholder="Python expression or statement — Enter runs it, Shift+Enter adds a line, ↑/↓ recall earlier inputs, Tab completes"
                 prop:value=move || draft.get()
                 on:input=move |ev| {
                     draft.set(event_target_value(&ev));
                     history_pos.set(None);
+                    completions.set(None);
                 }
                 on:keydown=on_keydown
                 on:focus=move |_| focused.set(true)
@@ -287,11 +311,13 @@ fn Prompt(session_id: String, state: PromptState) -> impl IntoView {
                 on:blur=move |_| {
                     if busy.get_untracked().is_none() {
                         focused.set(false);
+                        completions.set(None);
                     }
                 }
                 prop:disabled=move || busy.get().is_some()
             ></textarea>
         </div>
+        <CompletionList completer/>
         {move || error.get().map(|e| view! { <p class="error">{e}</p> })}
     }
 }

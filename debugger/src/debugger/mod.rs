@@ -16,7 +16,7 @@ use crate::call::{Action, CallComplete, CallData, CallRecord, CallStart, CallSta
 use crate::cid_store::{SerializationFormat, SerializedItem, StoredObject, VerifiedObject};
 use crate::display::{pickled_text, pretty_item, text_of};
 use crate::error::{Error, Result};
-use crate::eval::{EvalRequest, EvalResult, PendingEval};
+use crate::eval::{EvalRequest, EvalResult, PendingEval, Reply, RequestKind};
 use crate::model::{
     BreakpointView, BreakpointsView, CallStackView, CallTreeNode, EvalOutcome, EventKind, FrameView, LiveEvent,
     PauseReason, PausedCall, ProcessSummary, RecordedEvent, ReplSession, SessionLink, SessionPage, SessionQuery,
@@ -29,6 +29,7 @@ use crate::{call_tree, ids};
 
 mod breakpoints;
 mod calls;
+mod helpers;
 mod pauses;
 mod sessions;
 mod tracked_processes;
@@ -181,7 +182,7 @@ impl State {
 
     /// Records eval requests that will get no answer (timed out, or their session closed).
     fn log_unanswered(&self, unanswered: impl Iterator<Item = PendingEval>) -> Result<()> {
-        for pending in unanswered {
+        for pending in unanswered.filter(|p| p.request.kind.is_eval()) {
             let request = &pending.request;
             let process_key = self.session_process_key(&request.session_id)?;
             let event = request_event(request);

@@ -130,8 +130,10 @@ impl Debugger {
                 pause_id: pause_id.clone(),
                 expr: expr.to_string(),
                 timeout_s: self.inner.config.eval_timeout.as_secs_f64(),
+                kind: RequestKind::Eval,
+                args: None,
             };
-            pause.evals.push(PendingEval { request, reply, requested_at: ids::now() });
+            pause.evals.push(PendingEval { request, reply: Reply::Transcript(reply), requested_at: ids::now() });
             pause.wake.notify_waiters();
             pause_id
         };
@@ -182,6 +184,16 @@ impl Debugger {
         // Also when the server gave up on it: the client is free to take the next one now.
         pause.wake.notify_waiters();
         let pending = pending.ok_or_else(|| Error::EvalNotFound(eval_id.to_string()))?;
+        let transcript_reply = match pending.reply {
+            Reply::Raw(raw) => {
+                // A helper request (completion, variables): its waiter reads the answer; nothing
+                // is recorded.
+                drop(st);
+                let _ = raw.send(result);
+                return Ok(());
+            }
+            Reply::Transcript(reply) => reply,
+        };
         let is_error = result.error.is_some();
         let output = match (result.error, result.result) {
             (Some(error), _) => error,
@@ -198,9 +210,9 @@ impl Debugger {
             now,
         )?;
         // Durable before the browser hears of it, in one commit.
-        persist_answer(&st, &pending, new_object.as_ref(), &entry, now)?;
+        persist_answer(&st, &pending.request, pending.requested_at, new_object.as_ref(), &entry, now)?;
         drop(st);
-        let _ = pending.reply.send(entry.clone());
+        let _ = transcript_reply.send(entry.clone());
         self.publish(LiveEvent::TranscriptAppended { session_id: session_id.to_string(), entry });
         Ok(())
     }
@@ -314,16 +326,16 @@ pub(super) fn persist_entry(
 /// returned (if new), the transcript entry and its event.
 pub(super) fn persist_answer(
     st: &State,
-    pending: &PendingEval,
+    request: &EvalRequest,
+    requested_at: f64,
     new_object: Option<&VerifiedObject>,
     entry: &TranscriptEntry,
     now: f64,
 ) -> Result<()> {
-    let request = &pending.request;
     let process_key = st.session_process_key(&request.session_id)?;
     st.store.atomically(|store| {
         store.append_event(
-            pending.requested_at,
+            requested_at,
             EventKind::EvalRequest,
             Some(&process_key),
             Some(&request.session_id),

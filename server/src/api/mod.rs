@@ -9,6 +9,7 @@ mod live;
 mod processes;
 mod query;
 mod repl;
+mod repl_helpers;
 pub mod wire;
 
 use std::sync::Arc;
@@ -63,6 +64,9 @@ fn documented_routes() -> OpenApiRouter<Debugger> {
         .routes(routes!(repl::get))
         .routes(routes!(repl::eval))
         .routes(routes!(repl::close))
+        .routes(routes!(repl_helpers::complete))
+        .routes(routes!(repl_helpers::variables))
+        .routes(routes!(repl_helpers::expand))
         .routes(routes!(live::stream))
         .routes(routes!(events::list))
         .routes(routes!(processes::list, processes::launch))

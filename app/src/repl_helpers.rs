@@ -1,0 +1,44 @@
+//! The REPL page's helpers as server functions: completion and the variables panel. Answers are
+//! plain text (completion lines, panel HTML), so the wasm decodes nothing.
+
+use leptos::prelude::*;
+
+use crate::api::PlainText;
+#[cfg(feature = "ssr")]
+use crate::api::{debugger, failed};
+
+/// Completions at `cursor_pos` (code points): a first line `start end`, then one `match\ttype`
+/// line per match (matches with a tab or a newline in them are left out: they cannot be typed).
+#[server(prefix = "/rpc", output = PlainText)]
+pub async fn complete_input(session_id: String, code: String, cursor_pos: u32) -> Result<String, ServerFnError> {
+    use serde_json::Value;
+    let reply = debugger()?.complete(&session_id, &code, Some(cursor_pos as usize)).await.map_err(failed)?;
+    let number = |key: &str| reply.get(key).and_then(Value::as_u64).unwrap_or(cursor_pos as u64);
+    let mut out = format!("{} {}\n", number("cursor_start"), number("cursor_end"));
+    let empty = vec![];
+    let matches = reply.get("matches").and_then(Value::as_array).unwrap_or(&empty);
+    let types = reply.pointer("/metadata/types").and_then(Value::as_array).unwrap_or(&empty);
+    for (i, text) in matches.iter().filter_map(Value::as_str).enumerate() {
+        if text.contains(['\t', '\n']) {
+            continue;
+        }
+        let kind = types.get(i).and_then(Value::as_str).unwrap_or("");
+        out.push_str(&format!("{text}\t{kind}\n"));
+    }
+    Ok(out)
+}
+
+/// The variables panel's rows, as HTML.
+#[server(prefix = "/rpc", output = PlainText)]
+pub async fn variables_html(session_id: String) -> Result<String, ServerFnError> {
+    let reply = debugger()?.variables(&session_id).await.map_err(failed)?;
+    Ok(crate::render::variables::rows(reply.get("variables"), reply.get("timed_out")))
+}
+
+/// One level under a panel row (`path` is the row's JSON path), as HTML.
+#[server(prefix = "/rpc", output = PlainText)]
+pub async fn expand_html(session_id: String, path: String, offset: u32) -> Result<String, ServerFnError> {
+    let path: serde_json::Value = serde_json::from_str(&path).unwrap_or(serde_json::Value::Null);
+    let reply = debugger()?.expand(&session_id, &path, offset as usize).await.map_err(failed)?;
+    Ok(crate::render::variables::children(&reply))
+}

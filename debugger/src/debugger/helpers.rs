@@ -1,0 +1,173 @@
+//! The REPL page's helper requests to the paused program: completion and the variables panel.
+//! They travel like evals (same queue, same poll) but are never recorded: no transcript entry,
+//! no event. A Breakroom client answers them by `kind`; an eval-only client evaluates `expr`,
+//! a snippet computing the same answer (`snippet.rs`).
+
+use super::*;
+use crate::snippet;
+
+/// How long a helper waits for the program: completion answers within 200 ms once it runs, so
+/// anything longer means the program is busy with a slow eval; the page just gets no list.
+const HELPER_TIMEOUT: Duration = Duration::from_secs(5);
+
+impl Debugger {
+    /// Jupyter's complete_reply for `code` at `cursor_pos` (code points), from the session's
+    /// names, the frame's locals and globals and builtins.
+    pub async fn complete(&self, session_id: &str, code: &str, cursor_pos: Option<usize>) -> Result<Value> {
+        let length = code.chars().count();
+        let cursor_pos = cursor_pos.unwrap_or(length);
+        if cursor_pos > length {
+            return Err(Error::invalid(
+                "cursor_out_of_range",
+                format!("cursor_pos {cursor_pos} is past the end of code ({length} code points)"),
+            ));
+        }
+        let args = json!({"code": code, "cursor_pos": cursor_pos});
+        self.ask(session_id, RequestKind::Complete, args, snippet::completion(code, cursor_pos)).await
+    }
+
+    /// The variables panel: the frame's locals and the session's names. A local that is one of
+    /// the call's arguments carries the CID its value was stored under at the call (`cid`).
+    pub async fn variables(&self, session_id: &str) -> Result<Value> {
+        let args = json!({});
+        let mut reply =
+            self.ask(session_id, RequestKind::Variables, args.clone(), snippet::panel("variables", &args)).await?;
+        let stored = self.session(session_id)?.map(|session| argument_cids(&session)).unwrap_or_default();
+        for row in reply.get_mut("variables").and_then(Value::as_array_mut).into_iter().flatten() {
+            let name = row.get("name").and_then(Value::as_str).unwrap_or("");
+            if row.get("scope").and_then(Value::as_str) == Some("local") {
+                if let Some(cid) = stored.get(name) {
+                    row["cid"] = json!(cid);
+                }
+            }
+        }
+        Ok(reply)
+    }
+
+    /// One level under a panel path (`[["var", name], ["attr", name] | ["item", i], …]`).
+    pub async fn expand(&self, session_id: &str, path: &Value, offset: usize) -> Result<Value> {
+        let steps = path.as_array().filter(|steps| !steps.is_empty());
+        let valid = steps.is_some_and(|steps| {
+            steps.iter().enumerate().all(|(i, step)| match step.as_array().map(Vec::as_slice) {
+                Some([kind, key]) => match kind.as_str() {
+                    Some("var") => i == 0 && key.is_string(),
+                    Some("attr") => i > 0 && key.is_string(),
+                    Some("item") => i > 0 && key.is_u64(),
+                    _ => false,
+                },
+                _ => false,
+            })
+        });
+        if !valid {
+            return Err(Error::invalid(
+                "invalid_path",
+                "path must be [[\"var\", name], then [\"attr\", name] or [\"item\", index] steps]",
+            ));
+        }
+        let args = json!({"path": path, "offset": offset});
+        self.ask(session_id, RequestKind::Expand, args.clone(), snippet::panel("expand", &args)).await
+    }
+
+    async fn ask(&self, session_id: &str, kind: RequestKind, args: Value, expr: String) -> Result<Value> {
+        let (reply, answer) = oneshot::channel();
+        let eval_id = ids::new_uuid();
+        let pause_id = {
+            let mut st = self.state();
+            let pause_id = st.open_session(session_id)?.pause_id.clone();
+            let pause = st.pauses.get_mut(&pause_id).filter(|p| p.is_paused());
+            let pause = pause.ok_or_else(|| Error::SessionClosed(session_id.to_string()))?;
+            let request = EvalRequest {
+                eval_id: eval_id.clone(),
+                session_id: session_id.to_string(),
+                pause_id: pause_id.clone(),
+                expr,
+                timeout_s: HELPER_TIMEOUT.as_secs_f64(),
+                kind,
+                args: Some(args),
+            };
+            pause.evals.push(PendingEval { request, reply: Reply::Raw(reply), requested_at: ids::now() });
+            pause.wake.notify_waiters();
+            pause_id
+        };
+        let timeout = HELPER_TIMEOUT.min(self.inner.config.eval_timeout);
+        let result = match tokio::time::timeout(timeout, answer).await {
+            Ok(Ok(result)) => result,
+            Ok(Err(_closed)) => return Err(Error::SessionClosed(session_id.to_string())),
+            Err(_elapsed) => {
+                let mut st = self.state();
+                if let Some(pause) = st.pauses.get_mut(&pause_id) {
+                    pause.wake.notify_waiters();
+                    pause.evals.give_up(&eval_id);
+                }
+                return Err(Error::EvalTimeout(timeout.as_secs()));
+            }
+        };
+        if let Some(error) = result.error {
+            return Err(Error::ClientFailed(error));
+        }
+        let value = snippet::decode_result(result.result.as_deref().unwrap_or(""))?;
+        // The panel's own refusals (a path that no longer leads anywhere) are the caller's.
+        match value.get("error").and_then(Value::as_str) {
+            Some("invalid_path") => {
+                let message = value.get("message").and_then(Value::as_str).unwrap_or("invalid path");
+                Err(Error::invalid("invalid_path", message.to_string()))
+            }
+            Some(other) => {
+                Err(Error::ClientFailed(format!("{other}: {}", value.get("message").unwrap_or(&Value::Null))))
+            }
+            None => Ok(value),
+        }
+    }
+}
+
+/// The call's arguments by parameter name, with the CIDs they were stored under: positional
+/// ones matched to the signature's names in order (up to a `*`), keyword ones by their key.
+fn argument_cids(session: &ReplSession) -> HashMap<String, String> {
+    let cid = |item: &Value| item.get("cid").and_then(Value::as_str).map(str::to_string);
+    let names = parameter_names(&session.signature);
+    let positional = names.iter().zip(&session.args).filter_map(|(name, item)| Some((name.clone(), cid(item)?)));
+    let keyword = session.kwargs.iter().filter_map(|(name, item)| Some((name.clone(), cid(item)?)));
+    positional.chain(keyword).collect()
+}
+
+/// Plain parameter names of a signature text like `(self, a, b: int = 2, *rest, key=None)`,
+/// in order, up to the first starred one.
+fn parameter_names(signature: &str) -> Vec<String> {
+    let inner = signature.trim().strip_prefix('(').and_then(|s| s.rsplit_once(')')).map(|(s, _)| s).unwrap_or("");
+    let (mut names, mut depth, mut part) = (vec![], 0i32, String::new());
+    for c in inner.chars().chain(std::iter::once(',')) {
+        match c {
+            '(' | '[' | '{' => depth += 1,
+            ')' | ']' | '}' => depth -= 1,
+            ',' if depth == 0 => {
+                let name = part.split([':', '=']).next().unwrap_or("").trim().to_string();
+                part.clear();
+                if name.starts_with('*') {
+                    break;
+                }
+                if name.chars().next().is_some_and(|c| c.is_alphabetic() || c == '_') {
+                    names.push(name);
+                }
+                continue;
+            }
+            _ => {}
+        }
+        part.push(c);
+    }
+    names
+}
+
+#[cfg(test)]
+mod tests {
+    use super::parameter_names;
+
+    #[test]
+    fn parameter_names_stop_at_a_star_and_skip_annotations() {
+        assert_eq!(
+            parameter_names("(self, a, b: dict[str, int] = {}, /, c=(1, 2), *rest, key=None)"),
+            ["self", "a", "b", "c"]
+        );
+        assert_eq!(parameter_names("()"), Vec::<String>::new());
+        assert_eq!(parameter_names(""), Vec::<String>::new());
+    }
+}

@@ -1,0 +1,147 @@
+//! The REPL page's helpers: completion (Jupyter's complete_request) and the variables panel.
+//! Answered by the paused program from its live frame, never recorded in the transcript.
+
+use axum::extract::{Path, State};
+use axum::Json;
+use breakroom_debugger::{Debugger, Error};
+use serde::de::DeserializeOwned;
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+use utoipa::ToSchema;
+
+use super::wire::ErrorBody;
+use crate::error::{ApiResult, JsonBody};
+
+#[derive(Deserialize, ToSchema)]
+pub struct CompleteBody {
+    /// The REPL input.
+    #[schema(value_type = String, required = true)]
+    #[serde(default)]
+    code: Option<String>,
+    /// Cursor position in code points (Jupyter's); the end of `code` when absent.
+    #[serde(default)]
+    cursor_pos: Option<usize>,
+}
+
+/// Jupyter's `complete_reply`: `matches` replace `code[cursor_start..cursor_end]`.
+#[derive(Serialize, Deserialize, ToSchema)]
+pub struct CompleteReply {
+    #[serde(default)]
+    pub status: String,
+    pub matches: Vec<String>,
+    pub cursor_start: usize,
+    pub cursor_end: usize,
+    pub metadata: CompleteMetadata,
+}
+
+#[derive(Serialize, Deserialize, ToSchema)]
+pub struct CompleteMetadata {
+    /// One per match: `function`, `class`, `module`, `keyword`, `property`, `instance`, `key`, …
+    #[serde(default)]
+    pub types: Vec<String>,
+    /// The 200 ms budget ran out: these are the matches found until then.
+    #[serde(default)]
+    pub timed_out: bool,
+    /// Per match: start, end, text, type, signature (IPython's shape).
+    #[schema(value_type = Vec<Object>)]
+    #[serde(default, rename = "_jupyter_types_experimental")]
+    pub jupyter_types_experimental: Value,
+}
+
+/// The program answered in a shape we do not know: a 502, not a panic.
+fn shaped<T: DeserializeOwned>(value: Value) -> Result<T, Error> {
+    serde_json::from_value(value).map_err(|e| Error::ClientFailed(format!("unexpected answer: {e}")))
+}
+
+#[utoipa::path(operation_id = "complete_in_session", post, path = "/api/repl/{session_id}/complete", tag = "repl",
+    request_body = CompleteBody, params(("session_id" = String, Path)),
+    responses((status = 200, body = CompleteReply, description = "completions from the paused frame; no user code runs"),
+        (status = 400, body = ErrorBody, description = "`missing_code`, `cursor_out_of_range`"), (status = 404, body = ErrorBody),
+        (status = 409, body = ErrorBody, description = "`session_closed`"),
+        (status = 502, body = ErrorBody, description = "`client_failed`: the program could not answer"),
+        (status = 504, body = ErrorBody, description = "`eval_timeout`: the program is busy")))]
+pub async fn complete(
+    State(debugger): State<Debugger>,
+    Path(session_id): Path<String>,
+    JsonBody(body): JsonBody<CompleteBody>,
+) -> ApiResult<CompleteReply> {
+    let code = body.code.ok_or(Error::MissingField { code: "missing_code", field: "code" })?;
+    Ok(Json(shaped(debugger.complete(&session_id, &code, body.cursor_pos).await?)?))
+}
+
+/// One row of the variables panel.
+#[derive(Serialize, Deserialize, ToSchema)]
+pub struct VariableEntry {
+    pub name: String,
+    #[serde(rename = "type")]
+    pub type_name: String,
+    /// Bounded; a placeholder when the repr raised or took too long.
+    pub repr: String,
+    pub expandable: bool,
+    /// What `…/variables/expand` takes to open this row.
+    #[schema(value_type = Vec<Vec<Object>>)]
+    pub path: Value,
+    /// REPL text for this value, when there is a plain one.
+    #[serde(default)]
+    pub expression: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub count: Option<usize>,
+    /// `local` or `session` (top-level rows only).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub scope: Option<String>,
+    /// A call argument's value as it was stored at the call (`/object/{cid}`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cid: Option<String>,
+}
+
+#[derive(Serialize, Deserialize, ToSchema)]
+pub struct VariablesReply {
+    pub variables: Vec<VariableEntry>,
+    /// The panel's time budget ran out: later rows show a placeholder repr.
+    #[serde(default)]
+    pub timed_out: bool,
+}
+
+#[utoipa::path(operation_id = "session_variables", get, path = "/api/repl/{session_id}/variables", tag = "repl",
+    params(("session_id" = String, Path)),
+    responses((status = 200, body = VariablesReply, description = "the frame's locals, then the session's own names"),
+        (status = 404, body = ErrorBody), (status = 409, body = ErrorBody, description = "`session_closed`"),
+        (status = 502, body = ErrorBody), (status = 504, body = ErrorBody)))]
+pub async fn variables(State(debugger): State<Debugger>, Path(session_id): Path<String>) -> ApiResult<VariablesReply> {
+    Ok(Json(shaped(debugger.variables(&session_id).await?)?))
+}
+
+#[derive(Deserialize, ToSchema)]
+pub struct ExpandBody {
+    /// A row's `path`: `[["var", name], then ["attr", name] or ["item", index]…]`.
+    #[schema(value_type = Vec<Vec<Object>>, required = true)]
+    #[serde(default)]
+    path: Option<Value>,
+    /// First child to list (100 at a time).
+    #[serde(default)]
+    offset: Option<usize>,
+}
+
+#[derive(Serialize, Deserialize, ToSchema)]
+pub struct ExpandReply {
+    #[schema(value_type = Vec<Vec<Object>>)]
+    pub path: Value,
+    pub children: Vec<VariableEntry>,
+    pub count: usize,
+    pub offset: usize,
+    pub truncated: bool,
+}
+
+#[utoipa::path(operation_id = "expand_variable", post, path = "/api/repl/{session_id}/variables/expand", tag = "repl",
+    request_body = ExpandBody, params(("session_id" = String, Path)),
+    responses((status = 200, body = ExpandReply, description = "one level of children; attributes read statically"),
+        (status = 400, body = ErrorBody, description = "`invalid_path`"), (status = 404, body = ErrorBody),
+        (status = 409, body = ErrorBody), (status = 502, body = ErrorBody), (status = 504, body = ErrorBody)))]
+pub async fn expand(
+    State(debugger): State<Debugger>,
+    Path(session_id): Path<String>,
+    JsonBody(body): JsonBody<ExpandBody>,
+) -> ApiResult<ExpandReply> {
+    let path = body.path.unwrap_or(Value::Null);
+    Ok(Json(shaped(debugger.expand(&session_id, &path, body.offset.unwrap_or(0)).await?)?))
+}
