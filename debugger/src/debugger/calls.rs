@@ -33,7 +33,14 @@ impl Debugger {
 
         let decision = match forced {
             Some(_) => StartDecision::Pause,
-            None => st.breakpoints.decide_start(&call.method_name),
+            None => match st.breakpoints.decide_start(&call.method_name) {
+                // The options of the name's breakpoints say whether this call pauses.
+                StartDecision::Pause => match st.function_gate(&call, now)? {
+                    Some(gate) if !gate.pause && gate.conditions.is_empty() => StartDecision::Continue,
+                    _ => StartDecision::Pause,
+                },
+                other => other,
+            },
         };
         let process_key = call.process_key.clone();
         let (action, pause_id) = match decision {
@@ -115,7 +122,9 @@ impl Debugger {
 
         let process_key = call.process_key.clone();
         let mut pause_added = None;
-        if st.breakpoints.pauses_after(&method, raised) {
+        let type_name = exception.as_ref().and_then(|e| e.get("type_name")).and_then(Value::as_str).unwrap_or("");
+        let error_hit = raised && st.error_gate(&call, type_name, now)?;
+        if error_hit || st.breakpoints.pauses_after(&method, raised) {
             let reason = if raised { PauseReason::Exception } else { PauseReason::After };
             call.pause_reason = Some(reason.into());
             let pause_id = add_pause(&mut st, call, reason, now)?;

@@ -27,6 +27,7 @@ use crate::session::Sessions;
 use crate::store::{EventSelection, PauseRecord, Store};
 use crate::{call_tree, ids};
 
+mod breakpoint_records;
 mod breakpoints;
 mod calls;
 mod pauses;
@@ -34,6 +35,7 @@ mod sessions;
 mod tracked_processes;
 mod views;
 
+pub use breakpoint_records::BreakpointSnapshot;
 pub use pauses::PollReply;
 use pauses::{add_pause, close_pause};
 use sessions::{close_one_session, request_event};
@@ -83,6 +85,8 @@ struct State {
     /// other's live sessions.
     lock: Option<std::fs::File>,
     breakpoints: Breakpoints,
+    /// Breakpoints of every kind by id, with their options and hit counts.
+    records: breakpoint_records::Records,
     functions: BTreeMap<String, RegisteredFunction>,
     /// Pauses not yet resumed; a pause leaves memory when it is resumed.
     pauses: HashMap<String, Pause>,
@@ -102,6 +106,7 @@ impl State {
             seen_processes: HashSet::new(),
             lock: None,
             breakpoints: Breakpoints::default(),
+            records: Default::default(),
             functions: BTreeMap::new(),
             pauses: HashMap::new(),
             pause_order: vec![],
@@ -253,6 +258,8 @@ struct Inner {
     config: Config,
     live: broadcast::Sender<LiveEvent>,
     processes: crate::processes::ProcessRegistry,
+    /// Bumped on every change of a breakpoint's spec: running programs' watchers wait on it.
+    breakpoint_version: tokio::sync::watch::Sender<u64>,
 }
 
 /// Cheap to clone: every clone is the same debugger.
@@ -312,7 +319,8 @@ impl Debugger {
 
     fn with_state(config: Config, state: State, processes: crate::processes::ProcessRegistry) -> Self {
         let (live, _) = broadcast::channel(1024);
-        Debugger { inner: Arc::new(Inner { state: Mutex::new(state), config, live, processes }) }
+        let breakpoint_version = tokio::sync::watch::Sender::new(1);
+        Debugger { inner: Arc::new(Inner { state: Mutex::new(state), config, live, processes, breakpoint_version }) }
     }
 
     /// The event log, oldest first.
@@ -346,6 +354,7 @@ fn restore(st: &mut State, now: f64) -> Result<()> {
     for (name, bp) in settings.breakpoints {
         st.breakpoints.by_name.insert(name, bp);
     }
+    st.restore_records()?;
     if let Some(global) = settings.global {
         st.breakpoints.global = global;
     }

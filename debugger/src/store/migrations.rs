@@ -76,6 +76,12 @@ pub(super) const MIGRATIONS: &[Migration] = &[
          PRIMARY KEY (process_id, stream, seq)) WITHOUT ROWID;",
         then: None,
     },
+    // 5: breakpoints of every kind (function, line, error) with their options and hit counts,
+    // by id (crate::breakpoint_spec). The name-keyed `breakpoints` table keeps the behaviours.
+    Migration {
+        sql: "CREATE TABLE breakpoint_records (id TEXT PRIMARY KEY, position INTEGER NOT NULL, data TEXT NOT NULL);",
+        then: None,
+    },
 ];
 
 pub(super) fn latest() -> usize {
