@@ -71,6 +71,11 @@ class DebugClient:
                 self.available = True
             except (ServerUnavailable, ServerError) as exc:
                 self.go_offline(exc)
+            if self.available:
+                # The server's line and error breakpoints reach this program from now on.
+                from . import _breakpoint_channel
+
+                _breakpoint_channel.follow(self)
         return self.available
 
     def go_offline(self, exc):

@@ -269,9 +269,14 @@ impl State {
                 }
             };
             record.last_hit = Some(data.clone());
+            // A plain function breakpoint (no option) pauses as it always did: its `pause` event
+            // says it all, and logs of wrapped-function programs stay as they were.
+            let plain = record.pattern.is_none() && record.hit_condition.is_none() && record.log_message.is_none();
             let record = record.clone();
             self.save_record(&record)?;
-            self.log(now, event, &call.process_key, None, data)?;
+            if !plain {
+                self.log(now, event, &call.process_key, None, data)?;
+            }
         }
         Ok(Some(gate))
     }
