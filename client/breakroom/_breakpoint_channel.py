@@ -10,6 +10,7 @@ Each thread has its own kept-alive connection (the transport keeps one per threa
 request never delays a call's own requests.
 """
 
+import atexit
 import os
 import queue
 import sys
@@ -22,6 +23,7 @@ from ._transport import ServerError, ServerUnavailable, Transport
 # Longer than the server's 25 s hold.
 HOLD_TIMEOUT = 40.0
 RETRY_AFTER = 1.0
+COUNT_EVERY = 0.5
 OPTIONS = ("condition", "hit_condition", "pattern", "log_message", "enabled")
 
 
@@ -34,6 +36,7 @@ class BreakpointChannel:
         self._applied = {}  # id -> the server's record as applied
         self._refused = {}  # id -> why the engine refused it (said once)
         self._hooked = False
+        self._counts_sent = {}  # id -> the hit count the server has
         self._reports = queue.SimpleQueue()
         self.version = None
         self.lock = threading.Lock()
@@ -47,9 +50,25 @@ class BreakpointChannel:
             print(f"breakroom: breakpoints not loaded from the server ({exc})", file=sys.stderr)
         threading.Thread(target=self._follow, name="breakroom-breakpoints", daemon=True).start()
         threading.Thread(target=self._send, name="breakroom-breakpoint-hits", daemon=True).start()
+        atexit.register(self._at_exit)
+
+    def _at_exit(self):
+        # Reports still queued, then the counts: what the program did before it ended.
+        while True:
+            try:
+                report = self._reports.get_nowait()
+            except queue.Empty:
+                break
+            try:
+                self.transport.post("/api/breakpoint-hits", report)
+            except (ServerUnavailable, ServerError):
+                break
+        self.send_counts()
 
     def sync_once(self, since):
-        path = "/api/breakpoint-changes" + ("" if since is None else f"?since={since}")
+        me = self.identity()
+        path = f"/api/breakpoint-changes?process_pid={me['process_pid']}&process_start_time={me['process_start_time']:.6f}"
+        path += "" if since is None else f"&since={since}"
         reply = self.transport.get(path)
         version = reply.get("version")
         records = reply.get("breakpoints")
@@ -113,11 +132,38 @@ class BreakpointChannel:
 
     def _send(self):
         while True:
-            report = self._reports.get()
+            try:
+                report = self._reports.get(timeout=COUNT_EVERY)
+            except queue.Empty:
+                self.send_counts()
+                continue
             try:
                 self.transport.post("/api/breakpoint-hits", report)
             except (ServerUnavailable, ServerError):
                 pass  # the hit is still printed and kept in the engine's records
+
+    def send_counts(self):
+        """Hit counts that changed without a report (arrivals the hit condition skipped): sent
+        when the reports go quiet, and once at exit, so the server's counts are the program's."""
+        with self.lock:
+            if not self._applied:
+                return
+            engine = self._line_engine()
+            counts = {}
+            for bp_id in self._applied:
+                try:
+                    count = engine.get(bp_id).hit_count
+                except KeyError:
+                    continue
+                if self._counts_sent.get(bp_id) != count:
+                    counts[bp_id] = count
+        if not counts:
+            return
+        try:
+            self.transport.post("/api/breakpoint-hits", {"event": "hit_count", "counts": counts, **self.identity()})
+            self._counts_sent.update(counts)
+        except (ServerUnavailable, ServerError):
+            pass
 
 
 _channel = None

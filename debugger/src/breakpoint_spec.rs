@@ -64,6 +64,18 @@ pub struct BreakpointRecord {
     #[serde(default)]
     pub last_hit: Option<Value>,
     pub created_at: f64,
+    /// Running processes this breakpoint cannot reach, and why (an unchanged cideldill client
+    /// knows only function breakpoints). Computed when listed, not stored.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub refused_by: Vec<Refusal>,
+}
+
+/// A running process that cannot take a breakpoint.
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Refusal {
+    pub process_key: String,
+    pub reason: String,
 }
 
 /// A hit condition, parsed: `op n`.
@@ -166,6 +178,7 @@ impl BreakpointRecord {
             hit_count: 0,
             last_hit: None,
             created_at: now,
+            refused_by: vec![],
         };
         match kind {
             BreakpointKind::Function => {

@@ -4,8 +4,9 @@
 
 use indexmap::IndexMap;
 
+use super::breakpoint_gates::interpolate;
 use super::*;
-use crate::breakpoint_spec::{BreakpointKind, BreakpointRecord, HitCondition};
+use crate::breakpoint_spec::{BreakpointRecord, HitCondition, Refusal};
 
 /// What the server holds of breakpoints by id.
 #[derive(Default)]
@@ -23,8 +24,45 @@ pub struct BreakpointSnapshot {
 }
 
 impl Debugger {
+    /// Every breakpoint, with the running processes a line breakpoint cannot reach.
     pub fn breakpoint_records(&self) -> Vec<BreakpointRecord> {
-        self.state().records.by_id.values().cloned().collect()
+        let (mut records, unreachable) = {
+            let st = self.state();
+            let records: Vec<BreakpointRecord> = st.records.by_id.values().cloned().collect();
+            let has_lines = records.iter().any(|r| r.kind == crate::breakpoint_spec::BreakpointKind::Line);
+            let candidates: Vec<String> = if has_lines {
+                st.seen_processes.iter().filter(|k| !st.followers.contains(*k)).cloned().collect()
+            } else {
+                vec![]
+            };
+            (records, candidates)
+        };
+        if unreachable.is_empty() {
+            return records;
+        }
+        let running: HashSet<String> = self
+            .registry()
+            .list(false, ids::now())
+            .into_iter()
+            .filter(|p| {
+                matches!(p.status, crate::processes::ProcessStatus::Running | crate::processes::ProcessStatus::Paused)
+            })
+            .filter_map(|p| p.process_key)
+            .collect();
+        let refusals: Vec<Refusal> = unreachable
+            .into_iter()
+            .filter(|k| running.contains(k))
+            .map(|process_key| Refusal {
+                process_key,
+                reason: "this debug client does not follow Breakroom's breakpoints (an unchanged cideldill client \
+                         knows only function breakpoints): line breakpoints cannot reach it"
+                    .into(),
+            })
+            .collect();
+        for record in records.iter_mut().filter(|r| r.kind == crate::breakpoint_spec::BreakpointKind::Line) {
+            record.refused_by = refusals.clone();
+        }
+        records
     }
 
     pub fn breakpoint_record(&self, id: &str) -> Result<BreakpointRecord> {
@@ -38,15 +76,22 @@ impl Debugger {
         let position = st.records.next.max(1);
         let record = BreakpointRecord::from_body(format!("bp-{position}"), body, ids::now()).map_err(spec_error)?;
         st.records.next = position + 1;
+        let id = record.id.clone();
         if let Some(name) = record.function_name.clone() {
             st.breakpoints.by_name.entry(name.clone()).or_default();
             st.save_breakpoint(&name)?;
         }
         st.store.put_breakpoint_record(position, &record)?;
-        st.records.by_id.insert(record.id.clone(), record.clone());
+        st.records.by_id.insert(record.id.clone(), record);
         drop(st);
         self.breakpoints_changed();
-        Ok(record)
+        // As listed: with the processes it cannot reach.
+        self.breakpoint_records().into_iter().find(|r| r.id == id).ok_or(Error::BreakpointNotFound(id))
+    }
+
+    /// Whether a process holds the breakpoint channel (tests, the process page).
+    pub fn follows_breakpoints(&self, process_key: &str) -> bool {
+        self.state().followers.contains(process_key)
     }
 
     /// `PATCH /api/breakpoints/{id}`: options only.
@@ -104,7 +149,10 @@ impl Debugger {
 
     /// Waits (up to the poll hold) until the breakpoints differ from version `since`, then
     /// answers all of them: what a running program's watcher holds open.
-    pub async fn breakpoint_changes(&self, since: Option<u64>) -> BreakpointSnapshot {
+    pub async fn breakpoint_changes(&self, since: Option<u64>, follower: Option<(i64, f64)>) -> BreakpointSnapshot {
+        if let Some((pid, start)) = follower {
+            self.state().followers.insert(ids::process_key(pid, start));
+        }
         let mut watch = self.inner.breakpoint_version.subscribe();
         if let Some(since) = since {
             let changed = watch.wait_for(|version| *version != since);
@@ -123,12 +171,13 @@ impl Debugger {
     /// breakpoint and appended to the event log as `breakpoint_hit` or `log`.
     pub fn report_breakpoint_hit(&self, report: &Value) -> Result<()> {
         let kind = match report.get("event").and_then(Value::as_str) {
+            Some("hit_count") => return self.report_hit_counts(report),
             Some("breakpoint_hit") => EventKind::BreakpointHit,
             Some("log") => EventKind::Log,
             other => {
                 return Err(Error::invalid(
                     "invalid_event",
-                    format!("event must be \"breakpoint_hit\" or \"log\", not {other:?}"),
+                    format!("event must be \"breakpoint_hit\", \"log\" or \"hit_count\", not {other:?}"),
                 ))
             }
         };
@@ -163,8 +212,117 @@ impl Debugger {
     }
 }
 
+impl Debugger {
+    /// Function breakpoints with a condition, for any client (an unchanged cideldill one too):
+    /// the call is paused, the condition is evaluated in it through a REPL session (its
+    /// transcript keeps what was asked and answered), and the call is continued when no
+    /// condition holds. A condition that raises keeps the pause and records the error.
+    pub(super) fn check_conditions(&self, pause_id: String, ids: Vec<String>, call: CallData) {
+        // Without a runtime (a synchronous caller) the pause simply stays: nothing is skipped.
+        let Ok(runtime) = tokio::runtime::Handle::try_current() else { return };
+        let debugger = self.clone();
+        runtime.spawn(async move {
+            let _ = debugger.decide_conditions(&pause_id, &ids, &call).await;
+        });
+    }
+
+    async fn decide_conditions(&self, pause_id: &str, ids: &[String], call: &CallData) -> Result<()> {
+        let session_id = self.start_session(pause_id)?;
+        let mut pause = false;
+        for id in ids {
+            let Some(condition) = self.state().records.by_id.get(id).and_then(|r| r.condition.clone()) else {
+                continue;
+            };
+            let (held, error) = match self.eval(&session_id, &format!("bool({condition})")).await {
+                Ok(outcome) if outcome.is_error => (true, Some(outcome.output)),
+                Ok(outcome) => (outcome.output.trim() == "True", None),
+                Err(e) => (true, Some(e.to_string())),
+            };
+            if held && self.condition_hit(id, &condition, error, call)? {
+                pause = true;
+            }
+        }
+        let _ = self.close_session(&session_id);
+        if !pause {
+            self.resume(pause_id, crate::pause::ResumeRequest::continue_())?;
+        }
+        Ok(())
+    }
+
+    /// A condition held (or raised) at a call: counts the hit and logs it; whether it pauses.
+    fn condition_hit(&self, id: &str, condition: &str, error: Option<String>, call: &CallData) -> Result<bool> {
+        let now = ids::now();
+        let mut st = self.state();
+        let Some(record) = st.records.by_id.get_mut(id) else { return Ok(false) };
+        record.hit_count += 1;
+        let count = record.hit_count;
+        let holds =
+            record.hit_condition.as_deref().and_then(|h| HitCondition::parse(h).ok()).is_none_or(|h| h.holds(count));
+        if !holds && error.is_none() {
+            let record = record.clone();
+            st.save_record(&record)?;
+            return Ok(false);
+        }
+        let mut data = json!({
+            "breakpoint_id": id, "kind": "function", "hit_count": count,
+            "function": call.method_name, "call_id": call.call_id,
+        });
+        let (event, pauses) = match (&error, &record.log_message) {
+            (Some(error), _) => {
+                data["action"] = json!("condition_error");
+                data["error"] = json!(error);
+                data["reason"] = json!(format!("condition {condition:?} raised"));
+                (EventKind::BreakpointHit, true)
+            }
+            (None, Some(message)) => {
+                data["action"] = json!("log");
+                data["message"] = json!(interpolate(message, call));
+                data["reason"] = json!(format!("condition {condition:?} held"));
+                (EventKind::Log, false)
+            }
+            (None, None) => {
+                data["action"] = json!("pause");
+                data["reason"] = json!(format!("condition {condition:?} held"));
+                (EventKind::BreakpointHit, true)
+            }
+        };
+        record.last_hit = Some(data.clone());
+        let record = record.clone();
+        st.save_record(&record)?;
+        st.log(now, event, &call.process_key, None, data)?;
+        drop(st);
+        self.publish(LiveEvent::BreakpointsChanged);
+        Ok(pauses)
+    }
+
+    /// `{"event": "hit_count", "counts": {id: n}}`: arrivals a program counted without a hit to
+    /// report (its hit condition skipped them). Not an event of the log: only the counts change.
+    fn report_hit_counts(&self, report: &Value) -> Result<()> {
+        let counts = report
+            .get("counts")
+            .and_then(Value::as_object)
+            .ok_or_else(|| Error::invalid("invalid_counts", "\"counts\" is an object of breakpoint id → hit count"))?;
+        let mut st = self.state();
+        for (id, count) in counts {
+            let Some(count) = count.as_u64() else {
+                return Err(Error::invalid("invalid_counts", format!("the hit count of {id} is not a count: {count}")));
+            };
+            let updated = st.records.by_id.get_mut(id).map(|record| {
+                record.hit_count = count;
+                record.clone()
+            });
+            if let Some(record) = updated {
+                st.save_record(&record)?;
+            }
+        }
+        drop(st);
+        self.publish(LiveEvent::BreakpointsChanged);
+        Ok(())
+    }
+}
+
 impl State {
-    fn save_record(&self, record: &BreakpointRecord) -> Result<()> {
+    pub(super) fn save_record(&self, record: &BreakpointRecord) -> Result<()> {
         let position = record.id.strip_prefix("bp-").and_then(|n| n.parse().ok()).unwrap_or(0);
         self.store.put_breakpoint_record(position, record)
     }
@@ -208,234 +366,8 @@ impl State {
         }
         Ok(())
     }
-
-    /// The function breakpoints' options at a call of `call.method_name`, decided here for every
-    /// client: disabled ones and those whose pattern or hit condition does not hold let the call
-    /// run; a logpoint logs; the rest pause. Returns whether any enabled record wants a pause,
-    /// or None when the name has no record with options (the behaviours decide, as before).
-    pub(super) fn function_gate(&mut self, call: &CallData, now: f64) -> Result<Option<Gate>> {
-        let ids: Vec<String> = self
-            .records
-            .by_id
-            .values()
-            .filter(|r| r.kind == BreakpointKind::Function && r.function_name.as_deref() == Some(&call.method_name))
-            .map(|r| r.id.clone())
-            .collect();
-        if ids.is_empty() {
-            return Ok(None);
-        }
-        let args_text = arguments_text(call);
-        let mut gate = Gate::default();
-        for id in ids {
-            let Some(record) = self.records.by_id.get_mut(&id) else { continue };
-            if !record.enabled {
-                continue;
-            }
-            if let Some(pattern) = &record.pattern {
-                // Checked when it was set: a pattern that does not compile now matches nothing.
-                if !regex::Regex::new(pattern).is_ok_and(|re| re.is_match(&args_text)) {
-                    continue;
-                }
-            }
-            if record.condition.is_some() {
-                // Evaluated in the paused call (pauses.rs): the hit is counted only if it holds.
-                gate.conditions.push(id.clone());
-                continue;
-            }
-            record.hit_count += 1;
-            let count = record.hit_count;
-            if let Some(hit) = record.hit_condition.as_deref().and_then(|h| HitCondition::parse(h).ok()) {
-                if !hit.holds(count) {
-                    let record = record.clone();
-                    self.save_record(&record)?;
-                    continue;
-                }
-            }
-            let reason = hit_reason(record, &args_text);
-            let mut data = json!({
-                "breakpoint_id": id, "kind": "function", "hit_count": count, "reason": reason,
-                "function": call.method_name, "call_id": call.call_id,
-            });
-            let event = match &record.log_message {
-                Some(message) => {
-                    data["message"] = json!(interpolate(message, call));
-                    data["action"] = json!("log");
-                    EventKind::Log
-                }
-                None => {
-                    data["action"] = json!("pause");
-                    gate.pause = true;
-                    EventKind::BreakpointHit
-                }
-            };
-            record.last_hit = Some(data.clone());
-            // A plain function breakpoint (no option) pauses as it always did: its `pause` event
-            // says it all, and logs of wrapped-function programs stay as they were.
-            let plain = record.pattern.is_none() && record.hit_condition.is_none() && record.log_message.is_none();
-            let record = record.clone();
-            self.save_record(&record)?;
-            if !plain {
-                self.log(now, event, &call.process_key, None, data)?;
-            }
-        }
-        Ok(Some(gate))
-    }
 }
 
-impl State {
-    /// Error breakpoints at a call that raised `type_name` (reported by the call's wrapper):
-    /// whether one pauses after it. Logpoints log; options are decided as for function ones.
-    pub(super) fn error_gate(&mut self, call: &CallData, type_name: &str, now: f64) -> Result<bool> {
-        let bare = type_name.rsplit('.').next().unwrap_or(type_name);
-        let ids: Vec<String> = self
-            .records
-            .by_id
-            .values()
-            .filter(|r| r.kind == BreakpointKind::Error && r.enabled)
-            .filter(|r| r.exception_types.is_empty() || r.exception_types.iter().any(|t| t == type_name || t == bare))
-            .map(|r| r.id.clone())
-            .collect();
-        let args_text = arguments_text(call);
-        let mut pause = false;
-        for id in ids {
-            let Some(record) = self.records.by_id.get_mut(&id) else { continue };
-            if let Some(pattern) = &record.pattern {
-                if !regex::Regex::new(pattern).is_ok_and(|re| re.is_match(&args_text)) {
-                    continue;
-                }
-            }
-            record.hit_count += 1;
-            let count = record.hit_count;
-            let held = record
-                .hit_condition
-                .as_deref()
-                .and_then(|h| HitCondition::parse(h).ok())
-                .is_none_or(|h| h.holds(count));
-            let mut data = json!({
-                "breakpoint_id": id, "kind": "error", "hit_count": count,
-                "reason": format!("{} raised {type_name}", call.method_name),
-                "function": call.method_name, "call_id": call.call_id, "exception_type": type_name,
-            });
-            let event = if !held {
-                None
-            } else if let Some(message) = &record.log_message {
-                data["message"] = json!(interpolate(message, call));
-                data["action"] = json!("log");
-                Some(EventKind::Log)
-            } else {
-                data["action"] = json!("pause");
-                pause = true;
-                Some(EventKind::BreakpointHit)
-            };
-            if event.is_some() {
-                record.last_hit = Some(data.clone());
-            }
-            let record = record.clone();
-            self.save_record(&record)?;
-            if let Some(event) = event {
-                self.log(now, event, &call.process_key, None, data)?;
-            }
-        }
-        Ok(pause)
-    }
-}
-
-/// What the function breakpoints of one call decided.
-#[derive(Default)]
-pub(super) struct Gate {
-    /// A breakpoint without a condition matched: pause.
-    pub pause: bool,
-    /// Breakpoints whose condition the paused call must evaluate first.
-    pub conditions: Vec<String>,
-}
-
-fn hit_reason(record: &BreakpointRecord, args_text: &str) -> String {
-    let mut why = vec![format!("call of {}", record.function_name.as_deref().unwrap_or("?"))];
-    if let Some(p) = &record.pattern {
-        why.push(format!("arguments {args_text:?} match {p:?}"));
-    }
-    if let Some(h) = &record.hit_condition {
-        why.push(format!("hit {} meets {h:?}", record.hit_count));
-    }
-    why.join("; ")
-}
-
-/// `name=repr, …` of a call's arguments: what a pattern is matched against (the Python client
-/// builds the same text from a frame).
-fn arguments_text(call: &CallData) -> String {
-    let params = parameter_names(&call.signature);
-    let mut parts = vec![];
-    for (i, arg) in call.pretty_args.iter().enumerate() {
-        let text = value_text(arg);
-        match params.get(i) {
-            Some(name) => parts.push(format!("{name}={text}")),
-            None => parts.push(text),
-        }
-    }
-    for (name, value) in &call.pretty_kwargs {
-        parts.push(format!("{name}={}", value_text(value)));
-    }
-    parts.join(", ")
-}
-
-fn value_text(value: &Value) -> String {
-    match value {
-        Value::String(s) => s.clone(),
-        other => other.to_string(),
-    }
-}
-
-/// `(a, b=2, *rest)` → `a`, `b`, `rest`: the names positional arguments bind to.
-fn parameter_names(signature: &str) -> Vec<String> {
-    let inner = signature.trim().trim_start_matches('(');
-    let inner = inner.split(')').next().unwrap_or("");
-    inner
-        .split(',')
-        .map(|p| p.split(['=', ':']).next().unwrap_or("").trim().trim_start_matches('*').to_string())
-        .filter(|p| !p.is_empty() && p != "/")
-        .collect()
-}
-
-/// A logpoint's `{name}` parts from the call's arguments by name; other `{…}` stay as written
-/// (the server has no frame to evaluate them in).
-fn interpolate(message: &str, call: &CallData) -> String {
-    let params = parameter_names(&call.signature);
-    let mut values: std::collections::HashMap<String, String> =
-        call.pretty_kwargs.iter().map(|(k, v)| (k.clone(), value_text(v))).collect();
-    for (name, value) in params.iter().zip(&call.pretty_args) {
-        values.insert(name.clone(), value_text(value));
-    }
-    let mut out = String::new();
-    let mut rest = message;
-    while let Some(open) = rest.find('{') {
-        out.push_str(&rest[..open]);
-        let after = &rest[open + 1..];
-        match after.find('}') {
-            Some(close) if values.contains_key(after[..close].trim()) => {
-                out.push_str(&values[after[..close].trim()]);
-                rest = &after[close + 1..];
-            }
-            _ => {
-                out.push('{');
-                rest = after;
-            }
-        }
-    }
-    out.push_str(rest);
-    out
-}
-
-fn spec_error(e: crate::breakpoint_spec::SpecError) -> Error {
+pub(super) fn spec_error(e: crate::breakpoint_spec::SpecError) -> Error {
     Error::invalid(e.code, e.message)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn parameter_names_come_from_the_signature() {
-        assert_eq!(parameter_names("(a, b=2, *rest, c: int = 3)"), ["a", "b", "rest", "c"]);
-        assert_eq!(parameter_names(""), Vec::<String>::new());
-    }
 }

@@ -31,17 +31,24 @@ impl Debugger {
         let call = call_data(&st, req, method_name, call_id.clone(), preferred_format, (pid, start_time))?;
         st.record_call_start(&call, now)?;
 
+        // Breakpoints whose condition the paused call evaluates before anyone sees the pause.
+        let mut conditions = vec![];
         let decision = match forced {
             Some(_) => StartDecision::Pause,
             None => match st.breakpoints.decide_start(&call.method_name) {
                 // The options of the name's breakpoints say whether this call pauses.
                 StartDecision::Pause => match st.function_gate(&call, now)? {
                     Some(gate) if !gate.pause && gate.conditions.is_empty() => StartDecision::Continue,
+                    Some(gate) if !gate.pause => {
+                        conditions = gate.conditions;
+                        StartDecision::Pause
+                    }
                     _ => StartDecision::Pause,
                 },
                 other => other,
             },
         };
+        let condition_call = (!conditions.is_empty()).then(|| call.clone());
         let process_key = call.process_key.clone();
         let (action, pause_id) = match decision {
             StartDecision::Continue => (Action::Continue, None),
@@ -58,7 +65,10 @@ impl Debugger {
         drop(st);
         self.publish(LiveEvent::CallsChanged { process_key });
         if let Some(pause_id) = pause_id {
-            self.publish(LiveEvent::PauseAdded { pause_id });
+            self.publish(LiveEvent::PauseAdded { pause_id: pause_id.clone() });
+            if let Some(call) = condition_call {
+                self.check_conditions(pause_id, conditions, call);
+            }
         }
         Ok(CallStartReply { call_id, action })
     }

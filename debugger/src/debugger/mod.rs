@@ -27,6 +27,7 @@ use crate::session::Sessions;
 use crate::store::{EventSelection, PauseRecord, Store};
 use crate::{call_tree, ids};
 
+mod breakpoint_gates;
 mod breakpoint_records;
 mod breakpoints;
 mod calls;
@@ -81,6 +82,9 @@ struct State {
     store: Store,
     /// Processes this server has seen (their `process_seen` is in the event log).
     seen_processes: HashSet<String>,
+    /// Processes holding the breakpoint channel (Breakroom's client): line breakpoints reach
+    /// them; other debug clients (cideldill's) only know function breakpoints.
+    followers: HashSet<String>,
     /// Held while the data directory is ours: two servers on one directory would each close the
     /// other's live sessions.
     lock: Option<std::fs::File>,
@@ -104,6 +108,7 @@ impl State {
         State {
             store,
             seen_processes: HashSet::new(),
+            followers: HashSet::new(),
             lock: None,
             breakpoints: Breakpoints::default(),
             records: Default::default(),

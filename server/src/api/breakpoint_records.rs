@@ -96,6 +96,11 @@ pub struct ChangesQuery {
     /// Without it, the breakpoints are answered at once.
     #[param(value_type = Option<String>, pattern = "^[0-9]*$")]
     since: Option<String>,
+    /// The program's pid and start time: it follows the breakpoints (line breakpoints reach it).
+    #[param(value_type = Option<String>, pattern = "^[0-9]*$")]
+    process_pid: Option<String>,
+    #[param(value_type = Option<String>, pattern = "^[0-9]+(\\.[0-9]*)?$")]
+    process_start_time: Option<String>,
 }
 
 /// Every breakpoint at a version.
@@ -109,7 +114,9 @@ pub struct BreakpointChanges {
     responses((status = 200, body = BreakpointChanges), (status = 400, body = ErrorBody)))]
 pub async fn changes(State(debugger): State<Debugger>, Query(q): Query<ChangesQuery>) -> ApiResult<BreakpointChanges> {
     let since = query::count("since", q.since.as_deref())?.map(|n| n as u64);
-    let BreakpointSnapshot { version, breakpoints } = debugger.breakpoint_changes(since).await;
+    let pid = q.process_pid.as_deref().and_then(|p| p.parse::<i64>().ok());
+    let start = q.process_start_time.as_deref().and_then(|s| s.parse::<f64>().ok()).filter(|s| s.is_finite());
+    let BreakpointSnapshot { version, breakpoints } = debugger.breakpoint_changes(since, pid.zip(start)).await;
     Ok(Json(BreakpointChanges { version, breakpoints }))
 }
 
