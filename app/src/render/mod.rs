@@ -17,6 +17,7 @@ use breakroom_debugger::model::{
 use crate::format::timestamp;
 use crate::highlight;
 
+pub mod breakpoint_records;
 pub mod processes;
 
 /// `text` with `& < > " '` escaped: safe as element content and as a quoted attribute value.
