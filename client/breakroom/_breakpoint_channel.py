@@ -24,6 +24,7 @@ from ._transport import ServerError, ServerUnavailable, Transport
 HOLD_TIMEOUT = 40.0
 RETRY_AFTER = 1.0
 COUNT_EVERY = 0.5
+EXIT_WAIT = 2.0  # at most this long at exit for the last reports
 OPTIONS = ("condition", "hit_condition", "pattern", "log_message", "enabled")
 
 
@@ -53,16 +54,11 @@ class BreakpointChannel:
         atexit.register(self._at_exit)
 
     def _at_exit(self):
-        # Reports still queued, then the counts: what the program did before it ended.
-        while True:
-            try:
-                report = self._reports.get_nowait()
-            except queue.Empty:
-                break
-            try:
-                self.transport.post("/api/breakpoint-hits", report)
-            except (ServerUnavailable, ServerError):
-                break
+        # Reports still queued (sent in order by their thread), then the counts: what the
+        # program did before it ended.
+        drained = threading.Event()
+        self._reports.put(drained)
+        drained.wait(EXIT_WAIT)
         self.send_counts()
 
     def sync_once(self, since):
@@ -136,6 +132,9 @@ class BreakpointChannel:
                 report = self._reports.get(timeout=COUNT_EVERY)
             except queue.Empty:
                 self.send_counts()
+                continue
+            if isinstance(report, threading.Event):  # the program is exiting: all sent
+                report.set()
                 continue
             try:
                 self.transport.post("/api/breakpoint-hits", report)
