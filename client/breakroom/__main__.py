@@ -131,6 +131,8 @@ def main(argv=None):
 
     if post_mortem:
         breakroom.install_excepthook()  # other threads; the main thread's is caught below
+    # Connecting loads the server's breakpoints (armed before the first line) and follows them.
+    breakroom._get_client().ensure_connected()
     try:
         arm(breaks, target if how == "script" else None)
         if how == "script":

@@ -74,6 +74,15 @@ class DebugClient:
                 self.available = True
             except (ServerUnavailable, ServerError) as exc:
                 self.go_offline(exc)
+            if self.available:
+                # The server's line and error breakpoints reach this program from now on; a
+                # channel that cannot start must not cost the program its pauses.
+                try:
+                    from . import _breakpoint_channel
+
+                    _breakpoint_channel.follow(self)
+                except Exception as exc:
+                    print(f"breakroom: server breakpoints will not reach this program: {exc}", file=sys.stderr)
         return self.available
 
     def go_offline(self, exc):

@@ -3,6 +3,7 @@
 //!
 //! Without the `runtime` feature only [`model`] and [`kinds`] are built, for the browser.
 
+pub mod breakpoint_spec;
 pub mod kinds;
 pub mod model;
 pub mod processes;
@@ -39,6 +40,6 @@ pub mod snippet;
 pub mod store;
 
 #[cfg(feature = "runtime")]
-pub use debugger::{Config, Debugger, PollReply, RegisteredFunction};
+pub use debugger::{BreakpointSnapshot, Config, Debugger, PollReply, RegisteredFunction};
 #[cfg(feature = "runtime")]
 pub use error::{Error, ErrorKind, Result};

@@ -247,11 +247,15 @@ pub enum EventKind {
     SessionClose,
     Resume,
     CallComplete,
+    /// A breakpoint matched (issue 18): its id, kind, why, hit count.
+    BreakpointHit,
+    /// A logpoint's message.
+    Log,
 }
 
 impl EventKind {
     /// Every kind, in the order a call lives through them.
-    pub const ALL: [EventKind; 9] = [
+    pub const ALL: [EventKind; 11] = [
         EventKind::ProcessSeen,
         EventKind::CallStart,
         EventKind::Pause,
@@ -261,6 +265,8 @@ impl EventKind {
         EventKind::SessionClose,
         EventKind::Resume,
         EventKind::CallComplete,
+        EventKind::BreakpointHit,
+        EventKind::Log,
     ];
 
     /// The name stored and shown (the serde name).
@@ -275,6 +281,8 @@ impl EventKind {
             EventKind::SessionClose => "session_close",
             EventKind::Resume => "resume",
             EventKind::CallComplete => "call_complete",
+            EventKind::BreakpointHit => "breakpoint_hit",
+            EventKind::Log => "log",
         }
     }
 

@@ -2,6 +2,7 @@
 //! one [`Debugger`].
 
 pub mod api;
+pub mod breakpoint_cli;
 pub mod error;
 pub mod guard;
 pub mod logging;

@@ -77,6 +77,11 @@ enum Command {
     Logs(breakroom_server::process_cli::LogsArgs),
     /// Stop a process: SIGTERM, then SIGKILL after 2 s.
     Stop(breakroom_server::process_cli::StopArgs),
+    /// Add, list, remove, clear, enable or disable the running server's breakpoints.
+    Breakpoint {
+        #[command(subcommand)]
+        action: breakroom_server::breakpoint_cli::BreakpointAction,
+    },
 }
 
 #[tokio::main]
@@ -92,6 +97,7 @@ async fn main() {
         Some(Command::Ps(args)) => exit_with(breakroom_server::process_cli::ps(args).await),
         Some(Command::Logs(args)) => exit_with(breakroom_server::process_cli::logs(args).await),
         Some(Command::Stop(args)) => exit_with(breakroom_server::process_cli::stop(args).await),
+        Some(Command::Breakpoint { action }) => exit_with(breakroom_server::breakpoint_cli::run(action).await),
         None => run(cli).await,
     };
     if let Err(message) = outcome {

@@ -175,6 +175,21 @@ pub fn describe(event: &RecordedEvent) -> String {
                 d.get("reason").filter(|r| !r.is_null()).map(|r| format!(" ({})", display(r))).unwrap_or_default();
             format!("pause {} resumed: {action}{why}", text("pause_id"))
         }
+        EventKind::BreakpointHit => {
+            let place = match (d.get("file"), d.get("line")) {
+                (Some(f), Some(l)) => format!(" at {}:{}", display(f), display(l)),
+                _ => String::new(),
+            };
+            let error = d.get("error").map(|e| format!(", condition raised {}", display(e))).unwrap_or_default();
+            format!(
+                "breakpoint {} ({}) hit {}{place}: {}{error}",
+                text("breakpoint_id"),
+                text("kind"),
+                text("hit_count"),
+                text("reason")
+            )
+        }
+        EventKind::Log => format!("log [{}] {}", text("breakpoint_id"), text("message")),
         EventKind::SessionStart => format!("REPL session {} opened on {}", text("session_id"), text("function_name")),
         EventKind::SessionClose => {
             let why =

@@ -11,6 +11,10 @@ const EXPECTED: &[(&str, &str)] = &[
     ("get", "/api/breakpoints"),
     ("post", "/api/breakpoints"),
     ("delete", "/api/breakpoints/{name}"),
+    ("delete", "/api/breakpoints"),
+    ("patch", "/api/breakpoints/{name}"),
+    ("get", "/api/breakpoint-changes"),
+    ("post", "/api/breakpoint-hits"),
     ("post", "/api/breakpoints/{name}/behavior"),
     ("post", "/api/breakpoints/{name}/after_behavior"),
     ("post", "/api/breakpoints/{name}/replacement"),
@@ -123,6 +127,7 @@ async fn every_documented_operation_is_served_with_a_json_answer() {
             "get" => server.http.get(&url),
             "post" => server.http.post(&url).json(&serde_json::json!({})),
             "delete" => server.http.delete(&url),
+            "patch" => server.http.patch(&url).json(&serde_json::json!({})),
             other => panic!("unexpected method {other}"),
         };
         let response = request.send().await.unwrap();
@@ -154,7 +159,8 @@ async fn kinds_are_documented_as_closed_sets_of_values() {
     assert_eq!(values("AfterBehavior"), ["stop", "go", "yield", "exception", "stop_exception"]);
     assert_eq!(values("GlobalBehavior"), ["stop", "go", "exception", "stop_exception"]);
     assert_eq!(values("ResumeKind"), ["continue", "skip", "raise", "modify"]);
-    assert_eq!(values("EventKind").len(), 9);
+    assert_eq!(values("EventKind").len(), 11);
+    assert_eq!(values("BreakpointKind"), ["function", "line", "error"]);
     assert_eq!(values("SerializationFormat"), ["dill", "json"]);
     assert_eq!(values("OkStatus"), ["ok"]);
     // The answers name them instead of free text.

@@ -11,8 +11,9 @@ use wasm_bindgen::JsCast;
 use web_sys::{Element, Event, HtmlInputElement};
 
 use crate::api::{
-    add_breakpoint, breakpoints_html, continue_call, paused_html, raise_in_call, remove_breakpoint, server_resource,
-    set_breakpoint_behavior, set_global_behavior, set_replacement, skip_call, start_repl,
+    add_breakpoint, add_breakpoint_record, breakpoints_html, continue_call, paused_html, raise_in_call,
+    remove_breakpoint, remove_breakpoint_record, server_resource, set_breakpoint_behavior, set_global_behavior,
+    set_replacement, skip_call, start_repl, update_breakpoint_record,
 };
 use crate::live::{use_live, Live};
 use crate::pages::{PageTitle, ServerHtml};
@@ -94,14 +95,37 @@ fn Breakpoints(live: Live) -> impl IntoView {
     };
     let on_click = move |ev: leptos::ev::MouseEvent| {
         let (Some((control, action)), Some(scope)) = (action_of(&ev), scope()) else { return };
-        if action == "remove" {
-            act(live, scope, Action::RemoveBreakpoint { name: breakpoint_of(&control) });
+        match action.as_str() {
+            "remove" => act(live, scope, Action::RemoveBreakpoint { name: breakpoint_of(&control) }),
+            "remove-record" => act(live, scope, Action::RemoveRecord { id: record_of(&control) }),
+            _ => {}
         }
+    };
+    // The forms of breakpoints by id: add one, or save one's options as edited in place.
+    let on_submit = move |ev: leptos::ev::SubmitEvent| {
+        let (Some((form, action)), Some(scope)) = (action_of(&ev), scope()) else { return };
+        ev.prevent_default();
+        let options = || RecordOptions {
+            condition: field(&form, "condition"),
+            hit_condition: field(&form, "hit_condition"),
+            pattern: field(&form, "pattern"),
+            log_message: field(&form, "log_message"),
+        };
+        let action = match action.as_str() {
+            "add-record" => {
+                Action::AddRecord { kind: select(&form, "kind"), target: field(&form, "target"), options: options() }
+            }
+            "save-record" => {
+                Action::SaveRecord { id: record_of(&form), options: options(), enabled: checked(&form, "enabled") }
+            }
+            _ => return,
+        };
+        act(live, scope, action);
     };
     view! {
         <section class="breakpoints" node_ref=section>
             <h2>"Breakpoints"</h2>
-            <div on:change=on_change on:click=on_click>
+            <div on:change=on_change on:click=on_click on:submit=on_submit>
                 <ServerHtml html=breakpoints/>
             </div>
             <form class="inline add-breakpoint" on:submit=add>
@@ -129,6 +153,30 @@ fn breakpoint_of(control: &Element) -> String {
         .flatten()
         .and_then(|row| row.get_attribute("data-breakpoint"))
         .unwrap_or_default()
+}
+
+/// The id of the breakpoint form a control is in.
+fn record_of(control: &Element) -> String {
+    control.closest("[data-record]").ok().flatten().and_then(|f| f.get_attribute("data-record")).unwrap_or_default()
+}
+
+/// The value of a form's menu `name`.
+fn select(form: &Element, name: &str) -> String {
+    form.query_selector(&format!("select[name={name}]"))
+        .ok()
+        .flatten()
+        .and_then(|s| s.dyn_into::<web_sys::HtmlSelectElement>().ok())
+        .map(|s| s.value())
+        .unwrap_or_default()
+}
+
+/// Whether a form's checkbox `name` is ticked.
+fn checked(form: &Element, name: &str) -> bool {
+    form.query_selector(&format!("input[name={name}]"))
+        .ok()
+        .flatten()
+        .and_then(|input| input.dyn_into::<HtmlInputElement>().ok())
+        .is_some_and(|input| input.checked())
 }
 
 /// The value of a form's input `name`.
@@ -163,6 +211,17 @@ enum Action {
     SetBehavior { name: String, which: String, behavior: String },
     SetReplacement { name: String, replacement: String },
     SetGlobalBehavior { behavior: String },
+    AddRecord { kind: String, target: String, options: RecordOptions },
+    SaveRecord { id: String, options: RecordOptions, enabled: bool },
+    RemoveRecord { id: String },
+}
+
+/// The options of a breakpoint's form.
+struct RecordOptions {
+    condition: String,
+    hit_condition: String,
+    pattern: String,
+    log_message: String,
 }
 
 /// Performs an action: the server functions' calls. Answers the new session's id for OpenRepl,
@@ -179,6 +238,13 @@ async fn perform(action: Action) -> Result<String, String> {
         Action::SetBehavior { name, which, behavior } => set_breakpoint_behavior(name, which, behavior).await,
         Action::SetReplacement { name, replacement } => set_replacement(name, replacement).await,
         Action::SetGlobalBehavior { behavior } => set_global_behavior(behavior).await,
+        Action::AddRecord { kind, target, options: o } => {
+            add_breakpoint_record(kind, target, o.condition, o.hit_condition, o.pattern, o.log_message).await
+        }
+        Action::SaveRecord { id, options: o, enabled } => {
+            update_breakpoint_record(id, o.condition, o.hit_condition, o.pattern, o.log_message, enabled).await
+        }
+        Action::RemoveRecord { id } => remove_breakpoint_record(id).await,
     };
     done.map(|()| String::new()).map_err(|e| e.to_string())
 }

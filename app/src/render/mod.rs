@@ -17,6 +17,7 @@ use breakroom_debugger::model::{
 use crate::format::timestamp;
 use crate::highlight;
 
+pub mod breakpoint_records;
 pub mod processes;
 pub mod variables;
 

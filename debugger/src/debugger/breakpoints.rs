@@ -17,19 +17,21 @@ impl Debugger {
             .entry(name.to_string())
             .or_insert_with(|| RegisteredFunction { signature: None, metadata: json!({}) });
         registered.signature = signature;
+        st.ensure_function_record(name, ids::now())?;
         st.save_breakpoint(name)?;
         st.save_function(name)?;
         drop(st);
-        self.publish(LiveEvent::BreakpointsChanged);
+        self.breakpoints_changed();
         Ok(())
     }
 
     pub fn remove_breakpoint(&self, name: &str) -> Result<()> {
         let mut st = self.state();
         st.breakpoints.by_name.remove(name);
+        st.remove_function_records(name)?;
         st.save_breakpoint(name)?;
         drop(st);
-        self.publish(LiveEvent::BreakpointsChanged);
+        self.breakpoints_changed();
         Ok(())
     }
 

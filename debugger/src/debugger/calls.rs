@@ -39,10 +39,24 @@ impl Debugger {
         let call = call_data(&st, req, method_name, call_id.clone(), preferred_format, (pid, start_time))?;
         st.record_call_start(&call, now)?;
 
+        // Breakpoints whose condition the paused call evaluates before anyone sees the pause.
+        let mut conditions = vec![];
         let decision = match forced {
             Some(_) => StartDecision::Pause,
-            None => st.breakpoints.decide_start(&call.method_name),
+            None => match st.breakpoints.decide_start(&call.method_name) {
+                // The options of the name's breakpoints say whether this call pauses.
+                StartDecision::Pause => match st.function_gate(&call, now)? {
+                    Some(gate) if !gate.pause && gate.conditions.is_empty() => StartDecision::Continue,
+                    Some(gate) if !gate.pause => {
+                        conditions = gate.conditions;
+                        StartDecision::Pause
+                    }
+                    _ => StartDecision::Pause,
+                },
+                other => other,
+            },
         };
+        let condition_call = (!conditions.is_empty()).then(|| call.clone());
         let process_key = call.process_key.clone();
         let (action, pause_id) = match decision {
             StartDecision::Continue => (Action::Continue, None),
@@ -59,7 +73,10 @@ impl Debugger {
         drop(st);
         self.publish(LiveEvent::CallsChanged { process_key });
         if let Some(pause_id) = pause_id {
-            self.publish(LiveEvent::PauseAdded { pause_id });
+            self.publish(LiveEvent::PauseAdded { pause_id: pause_id.clone() });
+            if let Some(call) = condition_call {
+                self.check_conditions(pause_id, conditions, call);
+            }
         }
         Ok(CallStartReply { call_id, action })
     }
@@ -123,7 +140,9 @@ impl Debugger {
 
         let process_key = call.process_key.clone();
         let mut pause_added = None;
-        if st.breakpoints.pauses_after(&method, raised) {
+        let type_name = exception.as_ref().and_then(|e| e.get("type_name")).and_then(Value::as_str).unwrap_or("");
+        let error_hit = raised && st.error_gate(&call, type_name, now)?;
+        if error_hit || st.breakpoints.pauses_after(&method, raised) {
             let reason = if raised { PauseReason::Exception } else { PauseReason::After };
             call.pause_reason = Some(reason.into());
             let pause_id = add_pause(&mut st, call, reason, now)?;

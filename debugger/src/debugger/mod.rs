@@ -27,6 +27,8 @@ use crate::session::Sessions;
 use crate::store::{EventSelection, PauseRecord, Store};
 use crate::{call_tree, ids};
 
+mod breakpoint_gates;
+mod breakpoint_records;
 mod breakpoints;
 mod calls;
 mod helpers;
@@ -35,6 +37,7 @@ mod sessions;
 mod tracked_processes;
 mod views;
 
+pub use breakpoint_records::BreakpointSnapshot;
 pub use pauses::PollReply;
 use pauses::{add_pause, close_pause};
 use sessions::{close_one_session, request_event};
@@ -80,10 +83,15 @@ struct State {
     store: Store,
     /// Processes this server has seen (their `process_seen` is in the event log).
     seen_processes: HashSet<String>,
+    /// Processes holding the breakpoint channel (Breakroom's client): line breakpoints reach
+    /// them; other debug clients (cideldill's) only know function breakpoints.
+    followers: HashSet<String>,
     /// Held while the data directory is ours: two servers on one directory would each close the
     /// other's live sessions.
     lock: Option<std::fs::File>,
     breakpoints: Breakpoints,
+    /// Breakpoints of every kind by id, with their options and hit counts.
+    records: breakpoint_records::Records,
     functions: BTreeMap<String, RegisteredFunction>,
     /// Pauses not yet resumed; a pause leaves memory when it is resumed.
     pauses: HashMap<String, Pause>,
@@ -101,8 +109,10 @@ impl State {
         State {
             store,
             seen_processes: HashSet::new(),
+            followers: HashSet::new(),
             lock: None,
             breakpoints: Breakpoints::default(),
+            records: Default::default(),
             functions: BTreeMap::new(),
             pauses: HashMap::new(),
             pause_order: vec![],
@@ -254,6 +264,8 @@ struct Inner {
     config: Config,
     live: broadcast::Sender<LiveEvent>,
     processes: crate::processes::ProcessRegistry,
+    /// Bumped on every change of a breakpoint's spec: running programs' watchers wait on it.
+    breakpoint_version: tokio::sync::watch::Sender<u64>,
 }
 
 /// Cheap to clone: every clone is the same debugger.
@@ -313,7 +325,8 @@ impl Debugger {
 
     fn with_state(config: Config, state: State, processes: crate::processes::ProcessRegistry) -> Self {
         let (live, _) = broadcast::channel(1024);
-        Debugger { inner: Arc::new(Inner { state: Mutex::new(state), config, live, processes }) }
+        let breakpoint_version = tokio::sync::watch::Sender::new(1);
+        Debugger { inner: Arc::new(Inner { state: Mutex::new(state), config, live, processes, breakpoint_version }) }
     }
 
     /// The event log, oldest first.
@@ -347,6 +360,7 @@ fn restore(st: &mut State, now: f64) -> Result<()> {
     for (name, bp) in settings.breakpoints {
         st.breakpoints.by_name.insert(name, bp);
     }
+    st.restore_records()?;
     if let Some(global) = settings.global {
         st.breakpoints.global = global;
     }

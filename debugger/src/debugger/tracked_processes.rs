@@ -28,7 +28,7 @@ const LINES_PER_EVENT: usize = 256;
 const LIVENESS_INTERVAL: Duration = Duration::from_secs(1);
 
 impl Debugger {
-    fn registry(&self) -> &ProcessRegistry {
+    pub(super) fn registry(&self) -> &ProcessRegistry {
         &self.inner.processes
     }
 

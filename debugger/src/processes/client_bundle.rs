@@ -8,6 +8,7 @@ use std::path::{Path, PathBuf};
 const FILES: &[(&str, &str)] = &[
     ("__init__.py", include_str!("../../../client/breakroom/__init__.py")),
     ("__main__.py", include_str!("../../../client/breakroom/__main__.py")),
+    ("_breakpoint_channel.py", include_str!("../../../client/breakroom/_breakpoint_channel.py")),
     ("_breakpoint_kinds.py", include_str!("../../../client/breakroom/_breakpoint_kinds.py")),
     ("_call.py", include_str!("../../../client/breakroom/_call.py")),
     ("_client.py", include_str!("../../../client/breakroom/_client.py")),

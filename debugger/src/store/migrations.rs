@@ -84,6 +84,12 @@ pub(super) const MIGRATIONS: &[Migration] = &[
          grams, tokenize = 'ascii', content = '', contentless_delete = 1, detail = none);",
         then: Some(index_short_grams),
     },
+    // 6: breakpoints of every kind (function, line, error) with their options and hit counts,
+    // by id (crate::breakpoint_spec). The name-keyed `breakpoints` table keeps the behaviours.
+    Migration {
+        sql: "CREATE TABLE breakpoint_records (id TEXT PRIMARY KEY, position INTEGER NOT NULL, data TEXT NOT NULL);",
+        then: None,
+    },
 ];
 
 pub(super) fn latest() -> usize {

@@ -20,6 +20,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::error::{Error, Result};
 
+mod breakpoint_records;
 mod calls;
 mod events;
 mod migrations;

@@ -4,23 +4,27 @@ use axum::extract::{Path, Query, State};
 use axum::Json;
 use breakroom_debugger::breakpoint::FunctionRegistration;
 use breakroom_debugger::Debugger;
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use utoipa::{IntoParams, ToSchema};
 
+use super::breakpoint_records::{self, BreakpointSaved, BreakpointSpecBody};
 use super::query;
 use super::wire::{
     AfterBehaviorSet, BehaviorSet, BreakpointChanged, BreakpointHistory, BreakpointList, ErrorBody, FunctionList,
     FunctionRegistered, GlobalBehaviorSetting, OkStatus, ReplacementSet,
 };
-use crate::error::{ApiResult, JsonBody};
+use crate::error::{ApiError, ApiResult, JsonBody};
 
 /// History records answered when the request names no `limit`.
 const DEFAULT_HISTORY_LIMIT: usize = 50;
 
+/// cideldill's lists by function name, plus `items`: every breakpoint of every kind by id.
 #[utoipa::path(operation_id = "list_breakpoints", get, path = "/api/breakpoints", tag = "breakpoints", responses((status = 200, body = BreakpointList)))]
 pub async fn list(State(debugger): State<Debugger>) -> Json<BreakpointList> {
-    Json(debugger.breakpoints_view().into())
+    let mut list = BreakpointList::from(debugger.breakpoints_view());
+    list.items = debugger.breakpoint_records();
+    Json(list)
 }
 
 #[derive(Deserialize, ToSchema)]
@@ -35,23 +39,49 @@ pub struct NewBreakpoint {
     behavior: Option<Value>,
 }
 
-#[utoipa::path(operation_id = "add_breakpoint", post, path = "/api/breakpoints", tag = "breakpoints", request_body = NewBreakpoint,
-    responses((status = 200, body = BreakpointChanged), (status = 400, body = ErrorBody)))]
-pub async fn add(
-    State(debugger): State<Debugger>,
-    JsonBody(req): JsonBody<NewBreakpoint>,
-) -> ApiResult<BreakpointChanged> {
-    let name = req.function_name.unwrap_or_default();
-    debugger.add_breakpoint(&name, req.signature, req.behavior.as_ref().and_then(Value::as_str))?;
-    Ok(Json(BreakpointChanged { status: OkStatus::Ok, function_name: name }))
+/// Either body: cideldill's (a function name) or, with `kind`, a breakpoint of any kind.
+#[derive(Deserialize, ToSchema)]
+#[serde(untagged)]
+#[allow(dead_code)]
+pub enum AddBreakpointBody {
+    Named(NewBreakpoint),
+    Kind(BreakpointSpecBody),
 }
 
+/// cideldill's answer (`status`, `function_name`), or the new record with its `id`.
+#[derive(Serialize, ToSchema)]
+#[serde(untagged)]
+pub enum BreakpointAdded {
+    Named(BreakpointChanged),
+    Kind(BreakpointSaved),
+}
+
+#[utoipa::path(operation_id = "add_breakpoint", post, path = "/api/breakpoints", tag = "breakpoints", request_body = AddBreakpointBody,
+    responses((status = 200, body = BreakpointAdded), (status = 400, body = ErrorBody)))]
+pub async fn add(State(debugger): State<Debugger>, JsonBody(body): JsonBody<Value>) -> ApiResult<BreakpointAdded> {
+    if body.get("kind").is_some() {
+        let Json(saved) = breakpoint_records::add(&debugger, &body)?;
+        return Ok(Json(BreakpointAdded::Kind(saved)));
+    }
+    let req: NewBreakpoint = serde_json::from_value(body)
+        .map_err(|e| ApiError::bad_request("invalid_json", format!("request body: {e}")))?;
+    let name = req.function_name.unwrap_or_default();
+    debugger.add_breakpoint(&name, req.signature, req.behavior.as_ref().and_then(Value::as_str))?;
+    Ok(Json(BreakpointAdded::Named(BreakpointChanged { status: OkStatus::Ok, function_name: name })))
+}
+
+/// A breakpoint's id removes that breakpoint (answering its record); any other name is a
+/// function name, as cideldill sends it (always 200).
 #[utoipa::path(operation_id = "remove_breakpoint", delete, path = "/api/breakpoints/{name}", tag = "breakpoints",
-    params(("name" = String, Path, description = "function name")),
-    responses((status = 200, body = BreakpointChanged)))]
-pub async fn remove(State(debugger): State<Debugger>, Path(name): Path<String>) -> ApiResult<BreakpointChanged> {
+    params(("name" = String, Path, description = "a breakpoint's id (`bp-N`), or a function name")),
+    responses((status = 200, body = BreakpointAdded)))]
+pub async fn remove(State(debugger): State<Debugger>, Path(name): Path<String>) -> ApiResult<BreakpointAdded> {
+    if let Ok(record) = debugger.breakpoint_record(&name) {
+        let breakpoint = debugger.remove_breakpoint_record(&record.id)?;
+        return Ok(Json(BreakpointAdded::Kind(BreakpointSaved { status: OkStatus::Ok, breakpoint })));
+    }
     debugger.remove_breakpoint(&name)?;
-    Ok(Json(BreakpointChanged { status: OkStatus::Ok, function_name: name }))
+    Ok(Json(BreakpointAdded::Named(BreakpointChanged { status: OkStatus::Ok, function_name: name })))
 }
 
 /// A breakpoint's before-call behaviour.

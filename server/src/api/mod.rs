@@ -2,6 +2,7 @@
 //! call (§9). Each handler translates HTTP into one debugger call. The OpenAPI document at
 //! `/api/openapi.json` is collected from the same handlers and types that serve the routes.
 
+mod breakpoint_records;
 mod breakpoints;
 mod calls;
 mod events;
@@ -40,8 +41,10 @@ struct ApiDoc;
 
 fn documented_routes() -> OpenApiRouter<Debugger> {
     OpenApiRouter::with_openapi(ApiDoc::openapi())
-        .routes(routes!(breakpoints::list, breakpoints::add))
-        .routes(routes!(breakpoints::remove))
+        .routes(routes!(breakpoints::list, breakpoints::add, breakpoint_records::clear))
+        .routes(routes!(breakpoints::remove, breakpoint_records::update))
+        .routes(routes!(breakpoint_records::changes))
+        .routes(routes!(breakpoint_records::report_hit))
         .routes(routes!(breakpoints::set_behavior))
         .routes(routes!(breakpoints::set_after_behavior))
         .routes(routes!(breakpoints::set_replacement))

@@ -50,6 +50,8 @@ pub struct BreakpointList {
     pub breakpoint_after_behaviors: BTreeMap<String, AfterBehavior>,
     pub breakpoint_replacements: BTreeMap<String, String>,
     pub global_behavior: GlobalBehavior,
+    /// Every breakpoint of every kind, by id, oldest first (issue 18).
+    pub items: Vec<breakroom_debugger::breakpoint_spec::BreakpointRecord>,
 }
 
 impl From<BreakpointsView> for BreakpointList {
@@ -64,6 +66,7 @@ impl From<BreakpointsView> for BreakpointList {
                 .filter_map(|b| Some((b.function_name.clone(), b.replacement.clone()?)))
                 .collect(),
             global_behavior: view.global_behavior,
+            items: vec![],
         }
     }
 }

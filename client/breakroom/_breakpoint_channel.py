@@ -1,0 +1,186 @@
+"""The server's breakpoints in this program (issue 18): a daemon thread holds
+`GET /api/breakpoint-changes?since=V` (answered at once when the breakpoints change, else after
+25 s) and applies every line breakpoint to the line engine: added, changed, removed. Hits and
+logpoint messages go back to `POST /api/breakpoint-hits` from a second thread, so a logpoint in
+a loop never waits for the network. Function and error breakpoints of wrapped calls are decided
+by the server at call start and completion; an error breakpoint also makes uncaught exceptions
+pause post-mortem here.
+
+Each thread has its own kept-alive connection (the transport keeps one per thread), so the held
+request never delays a call's own requests.
+"""
+
+import atexit
+import os
+import queue
+import sys
+import threading
+import time
+
+from ._breakpoint_kinds import BreakpointError
+from ._transport import ServerError, ServerUnavailable, Transport
+
+# Longer than the server's 25 s hold.
+HOLD_TIMEOUT = 40.0
+RETRY_AFTER = 1.0
+COUNT_EVERY = 0.5
+EXIT_WAIT = 2.0  # at most this long at exit for the last reports
+OPTIONS = ("condition", "hit_condition", "pattern", "log_message", "enabled")
+
+
+class BreakpointChannel:
+    def __init__(self, url, identity, line_engine, install_excepthook):
+        self.transport = Transport(url, timeout=HOLD_TIMEOUT)
+        self.identity = identity  # () -> process_pid and process_start_time
+        self._line_engine = line_engine  # () -> the LineBreakpoints, created on first use
+        self._install_excepthook = install_excepthook
+        self._applied = {}  # id -> the server's record as applied
+        self._refused = {}  # id -> why the engine refused it (said once)
+        self._hooked = False
+        self._counts_sent = {}  # id -> the hit count the server has
+        self._reports = queue.SimpleQueue()
+        self.version = None
+        self.lock = threading.Lock()
+
+    def start(self):
+        """Applies the server's breakpoints now (so a program started with line breakpoints
+        stops at its first lines), then follows changes in the background."""
+        try:
+            self.sync_once(None)
+        except (ServerUnavailable, ServerError) as exc:
+            print(f"breakroom: breakpoints not loaded from the server ({exc})", file=sys.stderr)
+        threading.Thread(target=self._follow, name="breakroom-breakpoints", daemon=True).start()
+        threading.Thread(target=self._send, name="breakroom-breakpoint-hits", daemon=True).start()
+        atexit.register(self._at_exit)
+
+    def _at_exit(self):
+        # Reports still queued (sent in order by their thread), then the counts: what the
+        # program did before it ended.
+        drained = threading.Event()
+        self._reports.put(drained)
+        drained.wait(EXIT_WAIT)
+        self.send_counts()
+
+    def sync_once(self, since):
+        me = self.identity()
+        path = f"/api/breakpoint-changes?process_pid={me['process_pid']}&process_start_time={me['process_start_time']:.6f}"
+        path += "" if since is None else f"&since={since}"
+        reply = self.transport.get(path)
+        version = reply.get("version")
+        records = reply.get("breakpoints")
+        if isinstance(records, list):
+            self.apply(records)
+        self.version = version
+
+    def _follow(self):
+        while True:
+            try:
+                self.sync_once(self.version)
+            except (ServerUnavailable, ServerError):
+                time.sleep(RETRY_AFTER)  # the server restarted or went away: try again later
+            except Exception as exc:  # a bug here must not take the program down
+                print(f"breakroom: breakpoint channel: {type(exc).__name__}: {exc}", file=sys.stderr)
+                time.sleep(RETRY_AFTER)
+
+    # ---- applying the server's records -------------------------------------------------------
+
+    def apply(self, records):
+        with self.lock:
+            lines = {r["id"]: r for r in records if isinstance(r, dict) and r.get("kind") == "line" and r.get("id")}
+            if lines or self._applied:
+                engine = self._line_engine()
+                self._listen(engine)
+                for gone in set(self._applied) - set(lines):
+                    self._applied.pop(gone, None)
+                    try:
+                        engine.remove(gone)
+                    except KeyError:
+                        pass
+                for bp_id, record in lines.items():
+                    self._apply_line(engine, bp_id, record)
+            if not self._hooked and any(r.get("kind") == "error" and r.get("enabled") for r in records if isinstance(r, dict)):
+                self._hooked = True
+                self._install_excepthook()
+
+    def _apply_line(self, engine, bp_id, record):
+        before = self._applied.get(bp_id)
+        try:
+            if before is None:
+                engine.add(record)
+            elif any(before.get(k) != record.get(k) for k in OPTIONS):
+                engine.update(bp_id, {k: record.get(k) for k in OPTIONS if before.get(k) != record.get(k)})
+            self._applied[bp_id] = record
+            self._refused.pop(bp_id, None)
+        except (BreakpointError, KeyError) as exc:
+            if self._refused.get(bp_id) != str(exc):
+                self._refused[bp_id] = str(exc)
+                print(f"breakroom: breakpoint {bp_id} not set here: {exc}", file=sys.stderr)
+
+    def _listen(self, engine):
+        if self._report not in engine.listeners:
+            engine.listeners.append(self._report)
+
+    # ---- reporting hits ------------------------------------------------------------------------
+
+    def _report(self, event, body):
+        report = {"event": event, **body, **self.identity()}
+        self._reports.put(report)
+
+    def _send(self):
+        while True:
+            try:
+                report = self._reports.get(timeout=COUNT_EVERY)
+            except queue.Empty:
+                self.send_counts()
+                continue
+            if isinstance(report, threading.Event):  # the program is exiting: all sent
+                report.set()
+                continue
+            try:
+                self.transport.post("/api/breakpoint-hits", report)
+            except (ServerUnavailable, ServerError):
+                pass  # the hit is still printed and kept in the engine's records
+
+    def send_counts(self):
+        """Hit counts that changed without a report (arrivals the hit condition skipped): sent
+        when the reports go quiet, and once at exit, so the server's counts are the program's."""
+        with self.lock:
+            if not self._applied:
+                return
+            engine = self._line_engine()
+            counts = {}
+            for bp_id in self._applied:
+                try:
+                    count = engine.get(bp_id).hit_count
+                except KeyError:
+                    continue
+                if self._counts_sent.get(bp_id) != count:
+                    counts[bp_id] = count
+        if not counts:
+            return
+        try:
+            self.transport.post("/api/breakpoint-hits", {"event": "hit_count", "counts": counts, **self.identity()})
+            self._counts_sent.update(counts)
+        except (ServerUnavailable, ServerError):
+            pass
+
+
+_channel = None
+_channel_lock = threading.Lock()
+
+
+def follow(client):
+    """Starts the process's channel once (the first client that connects)."""
+    global _channel
+    if os.environ.get("BREAKROOM_NO_BREAKPOINT_CHANNEL"):
+        return None
+    with _channel_lock:
+        if _channel is not None:
+            return _channel
+        import breakroom
+
+        _channel = BreakpointChannel(
+            client.transport.url, client.identity, breakroom.line_breakpoints, breakroom.install_excepthook
+        )
+    _channel.start()
+    return _channel

@@ -1,0 +1,342 @@
+//! Breakpoints of every kind as the server's records (issue 18): `function`, `line` and `error`,
+//! each with a condition, hit condition, pattern, log message, `enabled` and a hit count. The
+//! REST body is checked here, so every bad field gets its own 400 code and message.
+//!
+//! Built for the browser too (the breakpoints panel shows these records); the checks that need
+//! the regex engine only with `runtime`.
+
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value};
+
+/// Which arrival pauses: a call of a function, a line reached, an exception not caught.
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum BreakpointKind {
+    Function,
+    Line,
+    Error,
+}
+
+impl BreakpointKind {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Function => "function",
+            Self::Line => "line",
+            Self::Error => "error",
+        }
+    }
+}
+
+/// One breakpoint, as `GET /api/breakpoints` lists it (`items`) and the clients receive it.
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct BreakpointRecord {
+    /// `bp-N`.
+    pub id: String,
+    pub kind: BreakpointKind,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub function_name: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub file: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub line: Option<u32>,
+    /// Error breakpoints: only these exception types (qualified or bare names); empty: any.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub exception_types: Vec<String>,
+    /// A Python expression evaluated in the frame: pause only when true.
+    #[serde(default)]
+    pub condition: Option<String>,
+    /// `5` (the 5th hit), `>= 5`, `> 5`, `<= 5`, `< 5`, `== 5`, `% 10` (every 10th).
+    #[serde(default)]
+    pub hit_condition: Option<String>,
+    /// A regex searched in the repr of the call's arguments.
+    #[serde(default)]
+    pub pattern: Option<String>,
+    /// A logpoint: `{expr}` parts are interpolated in the frame; it logs instead of pausing.
+    #[serde(default)]
+    pub log_message: Option<String>,
+    pub enabled: bool,
+    /// Arrivals that passed the condition and pattern (what the hit condition counts).
+    #[serde(default)]
+    pub hit_count: u64,
+    /// The latest hit or log as reported: why it matched, a condition's error, a message.
+    #[serde(default)]
+    pub last_hit: Option<Value>,
+    pub created_at: f64,
+    /// Running processes this breakpoint cannot reach, and why (an unchanged cideldill client
+    /// knows only function breakpoints). Computed when listed, not stored.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub refused_by: Vec<Refusal>,
+}
+
+/// A running process that cannot take a breakpoint.
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Refusal {
+    pub process_key: String,
+    pub reason: String,
+}
+
+/// A hit condition, parsed: `op n`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct HitCondition {
+    op: HitOp,
+    n: u64,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum HitOp {
+    Eq,
+    Ge,
+    Gt,
+    Le,
+    Lt,
+    Every,
+}
+
+impl HitCondition {
+    pub fn parse(text: &str) -> Result<Self, String> {
+        let bad = || format!("hit condition {text:?}: expected N, == N, >= N, > N, <= N, < N or % N");
+        let t = text.trim();
+        let (op, rest) = [
+            ("==", HitOp::Eq),
+            (">=", HitOp::Ge),
+            ("<=", HitOp::Le),
+            (">", HitOp::Gt),
+            ("<", HitOp::Lt),
+            ("%", HitOp::Every),
+        ]
+        .into_iter()
+        .find_map(|(p, op)| t.strip_prefix(p).map(|rest| (op, rest)))
+        .unwrap_or((HitOp::Eq, t));
+        let digits = rest.trim();
+        if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
+            return Err(bad());
+        }
+        let n: u64 = digits.parse().map_err(|_| bad())?;
+        if op == HitOp::Every && n == 0 {
+            return Err("hit condition '% 0': every 0th hit means nothing".into());
+        }
+        Ok(HitCondition { op, n })
+    }
+
+    pub fn holds(self, hits: u64) -> bool {
+        let n = self.n;
+        match self.op {
+            HitOp::Eq => hits == n,
+            HitOp::Ge => hits >= n,
+            HitOp::Gt => hits > n,
+            HitOp::Le => hits <= n,
+            HitOp::Lt => hits < n,
+            HitOp::Every => hits % n == 0,
+        }
+    }
+}
+
+/// Why a breakpoint body was refused: a code for the 400 and a message naming the field.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SpecError {
+    pub code: &'static str,
+    pub message: String,
+}
+
+fn refuse(code: &'static str, message: impl Into<String>) -> SpecError {
+    SpecError { code, message: message.into() }
+}
+
+/// The options every kind has; `PATCH` changes only these.
+pub const OPTION_FIELDS: [&str; 5] = ["condition", "hit_condition", "pattern", "log_message", "enabled"];
+
+impl BreakpointRecord {
+    /// A new record from a `POST /api/breakpoints` body with a `kind`.
+    pub fn from_body(id: String, body: &Value, now: f64) -> Result<Self, SpecError> {
+        let obj = body.as_object().ok_or_else(|| refuse("invalid_breakpoint", "a breakpoint is a JSON object"))?;
+        let kind = match obj.get("kind").and_then(Value::as_str) {
+            Some("function") => BreakpointKind::Function,
+            Some("line") => BreakpointKind::Line,
+            Some("error") => BreakpointKind::Error,
+            _ => {
+                return Err(refuse(
+                    "invalid_kind",
+                    format!("kind must be \"function\", \"line\" or \"error\", not {}", shown(obj.get("kind"))),
+                ))
+            }
+        };
+        let mut record = BreakpointRecord {
+            id,
+            kind,
+            function_name: None,
+            file: None,
+            line: None,
+            exception_types: vec![],
+            condition: None,
+            hit_condition: None,
+            pattern: None,
+            log_message: None,
+            enabled: true,
+            hit_count: 0,
+            last_hit: None,
+            created_at: now,
+            refused_by: vec![],
+        };
+        match kind {
+            BreakpointKind::Function => {
+                let name = non_empty_text(obj, "function_name")?
+                    .ok_or_else(|| refuse("missing_function_name", "a function breakpoint needs \"function_name\""))?;
+                record.function_name = Some(name);
+            }
+            BreakpointKind::Line => {
+                let file = non_empty_text(obj, "file")?
+                    .ok_or_else(|| refuse("empty_file", "a line breakpoint needs a non-empty \"file\""))?;
+                let line = obj.get("line").and_then(Value::as_i64);
+                let line = match line {
+                    Some(n) if n >= 1 && n <= u32::MAX as i64 => n as u32,
+                    _ => {
+                        return Err(refuse(
+                            "invalid_line",
+                            format!("\"line\" must be a whole number from 1, not {}", shown(obj.get("line"))),
+                        ))
+                    }
+                };
+                record.file = Some(file);
+                record.line = Some(line);
+            }
+            BreakpointKind::Error => {
+                record.exception_types = match obj.get("exception_types") {
+                    None | Some(Value::Null) => vec![],
+                    Some(Value::Array(items)) => items
+                        .iter()
+                        .map(|t| match t.as_str().map(str::trim) {
+                            Some(name) if !name.is_empty() => Ok(name.to_string()),
+                            _ => Err(refuse(
+                                "invalid_exception_types",
+                                format!("exception type names are non-empty strings, not {t}"),
+                            )),
+                        })
+                        .collect::<Result<_, _>>()?,
+                    Some(other) => {
+                        return Err(refuse(
+                            "invalid_exception_types",
+                            format!("\"exception_types\" is a list of names, not {other}"),
+                        ))
+                    }
+                };
+            }
+        }
+        record.apply(obj)?;
+        Ok(record)
+    }
+
+    /// A `PATCH`: the options present in `changes` (null clears one). What a breakpoint is on
+    /// (kind, function, file, line) does not change: remove it and add another.
+    pub fn patched(&self, changes: &Value) -> Result<Self, SpecError> {
+        let obj = changes.as_object().ok_or_else(|| refuse("invalid_breakpoint", "changes are a JSON object"))?;
+        if let Some(key) = obj.keys().find(|k| !OPTION_FIELDS.contains(&k.as_str()) && k.as_str() != "id") {
+            return Err(refuse(
+                "immutable_field",
+                format!(
+                    "{key:?} cannot be changed (only {}): remove the breakpoint and add another",
+                    OPTION_FIELDS.join(", ")
+                ),
+            ));
+        }
+        let mut next = self.clone();
+        next.apply(obj)?;
+        Ok(next)
+    }
+
+    fn apply(&mut self, obj: &Map<String, Value>) -> Result<(), SpecError> {
+        if obj.contains_key("condition") {
+            self.condition = optional_text(obj, "condition")?;
+        }
+        if obj.contains_key("hit_condition") {
+            self.hit_condition = match obj.get("hit_condition") {
+                Some(Value::Number(n)) => Some(n.to_string()),
+                _ => optional_text(obj, "hit_condition")?,
+            };
+            if let Some(text) = &self.hit_condition {
+                HitCondition::parse(text).map_err(|m| refuse("invalid_hit_condition", m))?;
+            }
+        }
+        if obj.contains_key("pattern") {
+            self.pattern = optional_text(obj, "pattern")?;
+            #[cfg(feature = "runtime")]
+            if let Some(p) = &self.pattern {
+                regex::Regex::new(p).map_err(|e| {
+                    refuse("invalid_pattern", format!("pattern {p:?} is not a regular expression: {e}"))
+                })?;
+            }
+        }
+        if obj.contains_key("log_message") {
+            self.log_message = optional_text(obj, "log_message")?;
+        }
+        match obj.get("enabled") {
+            None => {}
+            Some(Value::Bool(b)) => self.enabled = *b,
+            Some(other) => return Err(refuse("invalid_enabled", format!("\"enabled\" is true or false, not {other}"))),
+        }
+        Ok(())
+    }
+
+    /// Where it is, for lists and the CLI: `compute`, `app.py:12`, `error ValueError`.
+    pub fn location(&self) -> String {
+        match self.kind {
+            BreakpointKind::Function => self.function_name.clone().unwrap_or_default(),
+            BreakpointKind::Line => format!("{}:{}", self.file.as_deref().unwrap_or("?"), self.line.unwrap_or(0)),
+            BreakpointKind::Error if self.exception_types.is_empty() => "any exception".into(),
+            BreakpointKind::Error => self.exception_types.join(", "),
+        }
+    }
+}
+
+fn shown(value: Option<&Value>) -> String {
+    value.map_or_else(|| "nothing".into(), Value::to_string)
+}
+
+fn non_empty_text(obj: &Map<String, Value>, key: &'static str) -> Result<Option<String>, SpecError> {
+    match obj.get(key) {
+        None | Some(Value::Null) => Ok(None),
+        Some(Value::String(s)) if !s.trim().is_empty() => Ok(Some(s.clone())),
+        Some(Value::String(_)) => Ok(None),
+        Some(other) => Err(refuse("invalid_field", format!("{key:?} is a string, not {other}"))),
+    }
+}
+
+/// An option: a string, or null / empty to clear it.
+fn optional_text(obj: &Map<String, Value>, key: &'static str) -> Result<Option<String>, SpecError> {
+    non_empty_text(obj, key)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn hit_conditions_parse_and_count() {
+        assert!(HitCondition::parse("5").unwrap().holds(5));
+        assert!(!HitCondition::parse("5").unwrap().holds(6));
+        assert!(HitCondition::parse(">= 3").unwrap().holds(4));
+        assert!(HitCondition::parse("% 10").unwrap().holds(20));
+        assert!(!HitCondition::parse("%10").unwrap().holds(15));
+        assert!(HitCondition::parse("% 0").is_err());
+        assert!(HitCondition::parse("often").is_err());
+        assert!(HitCondition::parse("").is_err());
+    }
+
+    #[test]
+    fn bodies_are_checked_field_by_field() {
+        let code = |body: Value| BreakpointRecord::from_body("bp-1".into(), &body, 0.0).err().map(|e| e.code);
+        assert_eq!(code(json!({"kind": "line", "file": "a.py", "line": 0})), Some("invalid_line"));
+        assert_eq!(code(json!({"kind": "line", "file": " ", "line": 3})), Some("empty_file"));
+        assert_eq!(code(json!({"kind": "loop"})), Some("invalid_kind"));
+        assert_eq!(
+            code(json!({"kind": "function", "function_name": "f", "hit_condition": "x"})),
+            Some("invalid_hit_condition")
+        );
+        assert_eq!(code(json!({"kind": "function", "function_name": "f", "pattern": "("})), Some("invalid_pattern"));
+        assert_eq!(code(json!({"kind": "error", "exception_types": [1]})), Some("invalid_exception_types"));
+        assert_eq!(code(json!({"kind": "function", "function_name": "f", "hit_condition": 5})), None);
+    }
+}

@@ -1,0 +1,373 @@
+//! Breakpoints of every kind by id (issue 18): add, change, remove, clear; the channel running
+//! programs hold to learn of changes at once; the hits and logpoint messages they report; and
+//! the options of function breakpoints decided here, for every client.
+
+use indexmap::IndexMap;
+
+use super::breakpoint_gates::interpolate;
+use super::*;
+use crate::breakpoint_spec::{BreakpointRecord, HitCondition, Refusal};
+
+/// What the server holds of breakpoints by id.
+#[derive(Default)]
+pub(super) struct Records {
+    pub by_id: IndexMap<String, BreakpointRecord>,
+    /// The next `bp-N` (never reused, so an id in an old event log means one breakpoint).
+    pub next: u64,
+}
+
+/// What `breakpoint_changes` answers: the version and every breakpoint at that version.
+#[derive(Clone, Debug, Serialize)]
+pub struct BreakpointSnapshot {
+    pub version: u64,
+    pub breakpoints: Vec<BreakpointRecord>,
+}
+
+impl Debugger {
+    /// Every breakpoint, with the running processes a line breakpoint cannot reach.
+    pub fn breakpoint_records(&self) -> Vec<BreakpointRecord> {
+        let (mut records, unreachable) = {
+            let st = self.state();
+            let records: Vec<BreakpointRecord> = st.records.by_id.values().cloned().collect();
+            let has_lines = records.iter().any(|r| r.kind == crate::breakpoint_spec::BreakpointKind::Line);
+            let candidates: Vec<String> = if has_lines {
+                st.seen_processes.iter().filter(|k| !st.followers.contains(*k)).cloned().collect()
+            } else {
+                vec![]
+            };
+            (records, candidates)
+        };
+        if unreachable.is_empty() {
+            return records;
+        }
+        let running: HashSet<String> = self
+            .registry()
+            .list(false, ids::now())
+            .into_iter()
+            .filter(|p| {
+                matches!(p.status, crate::processes::ProcessStatus::Running | crate::processes::ProcessStatus::Paused)
+            })
+            .filter_map(|p| p.process_key)
+            .collect();
+        let refusals: Vec<Refusal> = unreachable
+            .into_iter()
+            .filter(|k| running.contains(k))
+            .map(|process_key| Refusal {
+                process_key,
+                reason: "this debug client does not follow Breakroom's breakpoints (an unchanged cideldill client \
+                         knows only function breakpoints): line breakpoints cannot reach it"
+                    .into(),
+            })
+            .collect();
+        for record in records.iter_mut().filter(|r| r.kind == crate::breakpoint_spec::BreakpointKind::Line) {
+            record.refused_by = refusals.clone();
+        }
+        records
+    }
+
+    pub fn breakpoint_record(&self, id: &str) -> Result<BreakpointRecord> {
+        self.state().records.by_id.get(id).cloned().ok_or_else(|| Error::BreakpointNotFound(id.to_string()))
+    }
+
+    /// `POST /api/breakpoints` with a `kind`. A function breakpoint also registers the name, so
+    /// an unchanged cideldill client pauses there as before.
+    pub fn add_breakpoint_record(&self, body: &Value) -> Result<BreakpointRecord> {
+        let mut st = self.state();
+        let position = st.records.next.max(1);
+        let record = BreakpointRecord::from_body(format!("bp-{position}"), body, ids::now()).map_err(spec_error)?;
+        st.records.next = position + 1;
+        let id = record.id.clone();
+        if let Some(name) = record.function_name.clone() {
+            st.breakpoints.by_name.entry(name.clone()).or_default();
+            st.save_breakpoint(&name)?;
+        }
+        st.store.put_breakpoint_record(position, &record)?;
+        st.records.by_id.insert(record.id.clone(), record);
+        drop(st);
+        self.breakpoints_changed();
+        // As listed: with the processes it cannot reach.
+        self.breakpoint_records().into_iter().find(|r| r.id == id).ok_or(Error::BreakpointNotFound(id))
+    }
+
+    /// Whether a process holds the breakpoint channel (tests, the process page).
+    pub fn follows_breakpoints(&self, process_key: &str) -> bool {
+        self.state().followers.contains(process_key)
+    }
+
+    /// `PATCH /api/breakpoints/{id}`: options only.
+    pub fn update_breakpoint_record(&self, id: &str, changes: &Value) -> Result<BreakpointRecord> {
+        let mut st = self.state();
+        let current = st.records.by_id.get(id).ok_or_else(|| Error::BreakpointNotFound(id.to_string()))?;
+        let mut next = current.patched(changes).map_err(spec_error)?;
+        if next.hit_condition != current.hit_condition {
+            next.hit_count = 0; // a new hit condition counts from the start
+        }
+        st.save_record(&next)?;
+        st.records.by_id.insert(id.to_string(), next.clone());
+        drop(st);
+        self.breakpoints_changed();
+        Ok(next)
+    }
+
+    /// `DELETE /api/breakpoints/{id}`. Removing the last breakpoint on a function name removes
+    /// the name's breakpoint too (what cideldill's `DELETE /api/breakpoints/{name}` does).
+    pub fn remove_breakpoint_record(&self, id: &str) -> Result<BreakpointRecord> {
+        let mut st = self.state();
+        let record = st.records.by_id.shift_remove(id).ok_or_else(|| Error::BreakpointNotFound(id.to_string()))?;
+        st.store.delete_breakpoint_record(id)?;
+        if let Some(name) = &record.function_name {
+            if !st.records.by_id.values().any(|r| r.function_name.as_ref() == Some(name)) {
+                st.breakpoints.by_name.remove(name);
+                st.save_breakpoint(name)?;
+            }
+        }
+        drop(st);
+        self.breakpoints_changed();
+        Ok(record)
+    }
+
+    /// `DELETE /api/breakpoints`: every breakpoint of every kind. Returns how many went.
+    pub fn clear_breakpoints(&self) -> Result<usize> {
+        let mut st = self.state();
+        let ids: Vec<String> = st.records.by_id.keys().cloned().collect();
+        let names: Vec<String> = st.breakpoints.by_name.keys().cloned().collect();
+        st.store.atomically(|store| {
+            for id in &ids {
+                store.delete_breakpoint_record(id)?;
+            }
+            for name in &names {
+                store.delete_breakpoint(name)?;
+            }
+            Ok(())
+        })?;
+        st.records.by_id.clear();
+        st.breakpoints.by_name.clear();
+        drop(st);
+        self.breakpoints_changed();
+        Ok(ids.len().max(names.len()))
+    }
+
+    /// Waits (up to the poll hold) until the breakpoints differ from version `since`, then
+    /// answers all of them: what a running program's watcher holds open.
+    pub async fn breakpoint_changes(&self, since: Option<u64>, follower: Option<(i64, f64)>) -> BreakpointSnapshot {
+        if let Some((pid, start)) = follower {
+            self.state().followers.insert(ids::process_key(pid, start));
+        }
+        let mut watch = self.inner.breakpoint_version.subscribe();
+        if let Some(since) = since {
+            let changed = watch.wait_for(|version| *version != since);
+            let _ = tokio::time::timeout(self.inner.config.poll_hold, changed).await;
+        }
+        let version = *watch.borrow();
+        BreakpointSnapshot { version, breakpoints: self.breakpoint_records() }
+    }
+
+    pub(super) fn breakpoints_changed(&self) {
+        self.inner.breakpoint_version.send_modify(|v| *v += 1);
+        self.publish(LiveEvent::BreakpointsChanged);
+    }
+
+    /// A hit or logpoint message a program reports (`POST /api/breakpoints/hits`): counted on its
+    /// breakpoint and appended to the event log as `breakpoint_hit` or `log`.
+    pub fn report_breakpoint_hit(&self, report: &Value) -> Result<()> {
+        let kind = match report.get("event").and_then(Value::as_str) {
+            Some("hit_count") => return self.report_hit_counts(report),
+            Some("breakpoint_hit") => EventKind::BreakpointHit,
+            Some("log") => EventKind::Log,
+            other => {
+                return Err(Error::invalid(
+                    "invalid_event",
+                    format!("event must be \"breakpoint_hit\", \"log\" or \"hit_count\", not {other:?}"),
+                ))
+            }
+        };
+        let id = report
+            .get("breakpoint_id")
+            .and_then(Value::as_str)
+            .ok_or(Error::MissingField { code: "missing_breakpoint_id", field: "breakpoint_id" })?;
+        let (pid, start_time) =
+            calls::process_identity(&report.get("process_pid").cloned(), &report.get("process_start_time").cloned())?;
+        let process_key = ids::process_key(pid, start_time);
+        let hit_count = report.get("hit_count").and_then(Value::as_u64);
+        let mut data = report.clone();
+        if let Some(obj) = data.as_object_mut() {
+            obj.remove("event");
+        }
+        let mut st = self.state();
+        let known = st.records.by_id.get_mut(id).map(|record| {
+            // The program counts its own arrivals (it decides the hit condition with them).
+            if let Some(count) = hit_count {
+                record.hit_count = count;
+            }
+            record.last_hit = Some(data.clone());
+            record.clone()
+        });
+        if let Some(record) = known {
+            st.save_record(&record)?;
+        }
+        st.log(ids::now(), kind, &process_key, None, data)?;
+        drop(st);
+        self.publish(LiveEvent::BreakpointsChanged);
+        Ok(())
+    }
+}
+
+impl Debugger {
+    /// Function breakpoints with a condition, for any client (an unchanged cideldill one too):
+    /// the call is paused, the condition is evaluated in it through a REPL session (its
+    /// transcript keeps what was asked and answered), and the call is continued when no
+    /// condition holds. A condition that raises keeps the pause and records the error.
+    pub(super) fn check_conditions(&self, pause_id: String, ids: Vec<String>, call: CallData) {
+        // Without a runtime (a synchronous caller) the pause simply stays: nothing is skipped.
+        let Ok(runtime) = tokio::runtime::Handle::try_current() else { return };
+        let debugger = self.clone();
+        runtime.spawn(async move {
+            let _ = debugger.decide_conditions(&pause_id, &ids, &call).await;
+        });
+    }
+
+    async fn decide_conditions(&self, pause_id: &str, ids: &[String], call: &CallData) -> Result<()> {
+        let session_id = self.start_session(pause_id)?;
+        let mut pause = false;
+        for id in ids {
+            let Some(condition) = self.state().records.by_id.get(id).and_then(|r| r.condition.clone()) else {
+                continue;
+            };
+            let (held, error) = match self.eval(&session_id, &format!("bool({condition})")).await {
+                Ok(outcome) if outcome.is_error => (true, Some(outcome.output)),
+                Ok(outcome) => (outcome.output.trim() == "True", None),
+                Err(e) => (true, Some(e.to_string())),
+            };
+            if held && self.condition_hit(id, &condition, error, call)? {
+                pause = true;
+            }
+        }
+        let _ = self.close_session(&session_id);
+        if !pause {
+            self.resume(pause_id, crate::pause::ResumeRequest::continue_())?;
+        }
+        Ok(())
+    }
+
+    /// A condition held (or raised) at a call: counts the hit and logs it; whether it pauses.
+    fn condition_hit(&self, id: &str, condition: &str, error: Option<String>, call: &CallData) -> Result<bool> {
+        let now = ids::now();
+        let mut st = self.state();
+        let Some(record) = st.records.by_id.get_mut(id) else { return Ok(false) };
+        record.hit_count += 1;
+        let count = record.hit_count;
+        let holds =
+            record.hit_condition.as_deref().and_then(|h| HitCondition::parse(h).ok()).is_none_or(|h| h.holds(count));
+        if !holds && error.is_none() {
+            let record = record.clone();
+            st.save_record(&record)?;
+            return Ok(false);
+        }
+        let mut data = json!({
+            "breakpoint_id": id, "kind": "function", "hit_count": count,
+            "function": call.method_name, "call_id": call.call_id,
+        });
+        let (event, pauses) = match (&error, &record.log_message) {
+            (Some(error), _) => {
+                data["action"] = json!("condition_error");
+                data["error"] = json!(error);
+                data["reason"] = json!(format!("condition {condition:?} raised"));
+                (EventKind::BreakpointHit, true)
+            }
+            (None, Some(message)) => {
+                data["action"] = json!("log");
+                data["message"] = json!(interpolate(message, call));
+                data["reason"] = json!(format!("condition {condition:?} held"));
+                (EventKind::Log, false)
+            }
+            (None, None) => {
+                data["action"] = json!("pause");
+                data["reason"] = json!(format!("condition {condition:?} held"));
+                (EventKind::BreakpointHit, true)
+            }
+        };
+        record.last_hit = Some(data.clone());
+        let record = record.clone();
+        st.save_record(&record)?;
+        st.log(now, event, &call.process_key, None, data)?;
+        drop(st);
+        self.publish(LiveEvent::BreakpointsChanged);
+        Ok(pauses)
+    }
+
+    /// `{"event": "hit_count", "counts": {id: n}}`: arrivals a program counted without a hit to
+    /// report (its hit condition skipped them). Not an event of the log: only the counts change.
+    fn report_hit_counts(&self, report: &Value) -> Result<()> {
+        let counts = report
+            .get("counts")
+            .and_then(Value::as_object)
+            .ok_or_else(|| Error::invalid("invalid_counts", "\"counts\" is an object of breakpoint id → hit count"))?;
+        let mut st = self.state();
+        for (id, count) in counts {
+            let Some(count) = count.as_u64() else {
+                return Err(Error::invalid("invalid_counts", format!("the hit count of {id} is not a count: {count}")));
+            };
+            let updated = st.records.by_id.get_mut(id).map(|record| {
+                record.hit_count = count;
+                record.clone()
+            });
+            if let Some(record) = updated {
+                st.save_record(&record)?;
+            }
+        }
+        drop(st);
+        self.publish(LiveEvent::BreakpointsChanged);
+        Ok(())
+    }
+}
+
+impl State {
+    pub(super) fn save_record(&self, record: &BreakpointRecord) -> Result<()> {
+        let position = record.id.strip_prefix("bp-").and_then(|n| n.parse().ok()).unwrap_or(0);
+        self.store.put_breakpoint_record(position, record)
+    }
+
+    /// cideldill's `POST /api/breakpoints {function_name}`: the name gets a function record too,
+    /// so every breakpoint has an id.
+    pub(super) fn ensure_function_record(&mut self, name: &str, now: f64) -> Result<()> {
+        if self.records.by_id.values().any(|r| r.function_name.as_deref() == Some(name)) {
+            return Ok(());
+        }
+        let position = self.records.next.max(1);
+        let body = json!({"kind": "function", "function_name": name});
+        let record = BreakpointRecord::from_body(format!("bp-{position}"), &body, now).map_err(spec_error)?;
+        self.records.next = position + 1;
+        self.store.put_breakpoint_record(position, &record)?;
+        self.records.by_id.insert(record.id.clone(), record);
+        Ok(())
+    }
+
+    /// cideldill's `DELETE /api/breakpoints/{name}`: its function records go with it.
+    pub(super) fn remove_function_records(&mut self, name: &str) -> Result<()> {
+        let ids: Vec<String> = self
+            .records
+            .by_id
+            .values()
+            .filter(|r| r.function_name.as_deref() == Some(name))
+            .map(|r| r.id.clone())
+            .collect();
+        for id in ids {
+            self.records.by_id.shift_remove(&id);
+            self.store.delete_breakpoint_record(&id)?;
+        }
+        Ok(())
+    }
+
+    /// Reads the records back at start.
+    pub(super) fn restore_records(&mut self) -> Result<()> {
+        for (position, record) in self.store.breakpoint_records()? {
+            self.records.next = self.records.next.max(position + 1);
+            self.records.by_id.insert(record.id.clone(), record);
+        }
+        Ok(())
+    }
+}
+
+pub(super) fn spec_error(e: crate::breakpoint_spec::SpecError) -> Error {
+    Error::invalid(e.code, e.message)
+}

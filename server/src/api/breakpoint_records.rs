@@ -1,0 +1,151 @@
+//! Breakpoints of every kind by id (issue 18): `POST /api/breakpoints` with a `kind`,
+//! `PATCH`/`DELETE /api/breakpoints/{id}`, `DELETE /api/breakpoints`, and the two routes a
+//! running program uses: the change channel it holds and the hits it reports. `GET` and the
+//! cideldill forms of `POST`/`DELETE` are in `breakpoints.rs`, which calls into here.
+
+use axum::extract::{Path, Query, State};
+use axum::Json;
+use breakroom_debugger::breakpoint_spec::BreakpointRecord;
+use breakroom_debugger::{BreakpointSnapshot, Debugger};
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+use utoipa::{IntoParams, ToSchema};
+
+use super::query;
+use super::wire::{ErrorBody, OkStatus, StatusOk};
+use crate::error::{ApiResult, JsonBody};
+
+/// A breakpoint of any kind, as `POST /api/breakpoints` takes it (with `kind`).
+#[derive(Deserialize, ToSchema)]
+#[allow(dead_code)] // the handler checks the raw JSON, for a precise error per field
+pub struct BreakpointSpecBody {
+    #[schema(pattern = "^(function|line|error)$")]
+    kind: String,
+    /// `function`: the function's name.
+    function_name: Option<String>,
+    /// `line`: the file (as the program names it, or absolute).
+    file: Option<String>,
+    /// `line`: from 1; a line without code moves to the next line with code.
+    #[schema(minimum = 1)]
+    line: Option<u32>,
+    /// `error`: only these exception types; empty or missing: any.
+    exception_types: Option<Vec<String>>,
+    #[serde(flatten)]
+    options: BreakpointOptions,
+}
+
+/// The options every kind has; `PATCH` takes only these (null clears one).
+#[derive(Deserialize, ToSchema)]
+#[allow(dead_code)]
+pub struct BreakpointOptions {
+    /// A Python expression evaluated in the frame: pause only when it is true.
+    condition: Option<String>,
+    /// `5` (the 5th hit), `>= 5`, `> 5`, `<= 5`, `< 5`, `== 5`, `% 10` (every 10th).
+    #[schema(pattern = "^\\s*(==|>=|<=|>|<|%)?\\s*[0-9]+\\s*$")]
+    hit_condition: Option<String>,
+    /// A regular expression searched in the repr of the call's arguments.
+    pattern: Option<String>,
+    /// Makes it a logpoint: `{expr}` parts are interpolated in the frame, nothing pauses.
+    log_message: Option<String>,
+    enabled: Option<bool>,
+}
+
+/// A breakpoint added or changed: `status` and the record (with its `id`).
+#[derive(Serialize, ToSchema)]
+pub struct BreakpointSaved {
+    pub status: OkStatus,
+    #[serde(flatten)]
+    pub breakpoint: BreakpointRecord,
+}
+
+/// Breakpoints cleared.
+#[derive(Serialize, ToSchema)]
+pub struct BreakpointsCleared {
+    pub status: OkStatus,
+    pub removed: usize,
+}
+
+pub fn add(debugger: &Debugger, body: &Value) -> ApiResult<BreakpointSaved> {
+    let breakpoint = debugger.add_breakpoint_record(body)?;
+    Ok(Json(BreakpointSaved { status: OkStatus::Ok, breakpoint }))
+}
+
+#[utoipa::path(operation_id = "update_breakpoint", patch, path = "/api/breakpoints/{name}", tag = "breakpoints", request_body = BreakpointOptions,
+    params(("name" = String, Path, description = "the breakpoint's id (`bp-N`)")),
+    responses((status = 200, body = BreakpointSaved), (status = 400, body = ErrorBody), (status = 404, body = ErrorBody)))]
+pub async fn update(
+    State(debugger): State<Debugger>,
+    Path(id): Path<String>,
+    JsonBody(changes): JsonBody<Value>,
+) -> ApiResult<BreakpointSaved> {
+    let breakpoint = debugger.update_breakpoint_record(&id, &changes)?;
+    Ok(Json(BreakpointSaved { status: OkStatus::Ok, breakpoint }))
+}
+
+#[utoipa::path(operation_id = "clear_breakpoints", delete, path = "/api/breakpoints", tag = "breakpoints",
+    responses((status = 200, body = BreakpointsCleared)))]
+pub async fn clear(State(debugger): State<Debugger>) -> ApiResult<BreakpointsCleared> {
+    let removed = debugger.clear_breakpoints()?;
+    Ok(Json(BreakpointsCleared { status: OkStatus::Ok, removed }))
+}
+
+#[derive(Deserialize, IntoParams)]
+#[into_params(parameter_in = Query)]
+pub struct ChangesQuery {
+    /// The version the program has: the answer waits (up to 25 s) until there is another.
+    /// Without it, the breakpoints are answered at once.
+    #[param(value_type = Option<String>, pattern = "^[0-9]*$")]
+    since: Option<String>,
+    /// The program's pid and start time: it follows the breakpoints (line breakpoints reach it).
+    #[param(value_type = Option<String>, pattern = "^[0-9]*$")]
+    process_pid: Option<String>,
+    #[param(value_type = Option<String>, pattern = "^[0-9]+(\\.[0-9]*)?$")]
+    process_start_time: Option<String>,
+}
+
+/// Every breakpoint at a version.
+#[derive(Serialize, ToSchema)]
+pub struct BreakpointChanges {
+    pub version: u64,
+    pub breakpoints: Vec<BreakpointRecord>,
+}
+
+#[utoipa::path(operation_id = "breakpoint_changes", get, path = "/api/breakpoint-changes", tag = "client", params(ChangesQuery),
+    responses((status = 200, body = BreakpointChanges), (status = 400, body = ErrorBody)))]
+pub async fn changes(State(debugger): State<Debugger>, Query(q): Query<ChangesQuery>) -> ApiResult<BreakpointChanges> {
+    let since = query::count("since", q.since.as_deref())?.map(|n| n as u64);
+    let pid = q.process_pid.as_deref().and_then(|p| p.parse::<i64>().ok());
+    let start = q.process_start_time.as_deref().and_then(|s| s.parse::<f64>().ok()).filter(|s| s.is_finite());
+    let BreakpointSnapshot { version, breakpoints } = debugger.breakpoint_changes(since, pid.zip(start)).await;
+    Ok(Json(BreakpointChanges { version, breakpoints }))
+}
+
+/// A hit or a logpoint's message, as a program reports it.
+#[derive(Deserialize, ToSchema)]
+#[allow(dead_code)]
+pub struct BreakpointHitReport {
+    #[schema(pattern = "^(breakpoint_hit|log)$")]
+    event: String,
+    breakpoint_id: String,
+    process_pid: i64,
+    process_start_time: f64,
+    kind: Option<String>,
+    /// `pause`, `log` or `condition_error`.
+    action: Option<String>,
+    hit_count: Option<u64>,
+    /// Why it matched.
+    reason: Option<String>,
+    message: Option<String>,
+    /// A condition's exception.
+    error: Option<String>,
+    file: Option<String>,
+    line: Option<u32>,
+    function: Option<String>,
+}
+
+#[utoipa::path(operation_id = "report_breakpoint_hit", post, path = "/api/breakpoint-hits", tag = "client", request_body = BreakpointHitReport,
+    responses((status = 200, body = StatusOk), (status = 400, body = ErrorBody)))]
+pub async fn report_hit(State(debugger): State<Debugger>, JsonBody(report): JsonBody<Value>) -> ApiResult<StatusOk> {
+    debugger.report_breakpoint_hit(&report)?;
+    Ok(Json(StatusOk::new()))
+}

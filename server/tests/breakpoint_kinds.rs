@@ -1,0 +1,496 @@
+//! Breakpoints of every kind set through the REST API and carried into real Python programs
+//! (issue 18): add each kind, pause on each kind, list, remove, clear, hit counts, conditions
+//! that hold, do not hold or raise, hit conditions, logpoints, a line breakpoint added while the
+//! program runs, disabled breakpoints, and an unchanged cideldill client's path.
+
+mod common;
+
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use common::TestServer;
+use serde_json::{json, Value};
+
+/// A Python program running our client against the test server; killed when dropped.
+struct Program {
+    child: Child,
+    _dir: tempfile::TempDir,
+}
+
+impl Drop for Program {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+impl Program {
+    /// `python -m breakroom app.py` with `source` as app.py.
+    fn run(server: &TestServer, source: &str) -> (Program, PathBuf) {
+        let dir = tempfile::tempdir().unwrap();
+        let script = dir.path().join("app.py");
+        std::fs::write(&script, source).unwrap();
+        let child = Command::new("python3")
+            .args(["-m", "breakroom"])
+            .arg(&script)
+            .current_dir(dir.path())
+            .env("PYTHONPATH", Path::new(env!("CARGO_MANIFEST_DIR")).join("../client"))
+            .env("BREAKROOM_URL", &server.base)
+            .env_remove("BREAKROOM_PROCESS_ID")
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        (Program { child, _dir: dir }, script)
+    }
+
+    /// Waits for the program to exit; returns (exit code, stdout, stderr).
+    fn finish(mut self) -> (i32, String, String) {
+        let deadline = Instant::now() + Duration::from_secs(30);
+        while self.child.try_wait().unwrap().is_none() {
+            assert!(Instant::now() < deadline, "the program did not finish");
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        let mut out = String::new();
+        let mut err = String::new();
+        use std::io::Read;
+        self.child.stdout.take().unwrap().read_to_string(&mut out).unwrap();
+        self.child.stderr.take().unwrap().read_to_string(&mut err).unwrap();
+        (self.child.wait().unwrap().code().unwrap_or(-1), out, err)
+    }
+}
+
+/// The line of `source` (from 1) that contains `marker`.
+fn line_of(source: &str, marker: &str) -> u32 {
+    source.lines().position(|l| l.contains(marker)).map(|i| i as u32 + 1).expect("marker in source")
+}
+
+async fn add(server: &TestServer, body: Value) -> Value {
+    let (status, saved) = server.post("/api/breakpoints", body).await;
+    assert_eq!(status, 200, "{saved}");
+    assert!(saved["id"].as_str().is_some_and(|id| id.starts_with("bp-")), "{saved}");
+    saved
+}
+
+async fn send(server: &TestServer, method: reqwest::Method, path: &str, body: Option<Value>) -> (u16, Value) {
+    let mut request = server.http.request(method, format!("{}{path}", server.base));
+    if let Some(body) = body {
+        request = request.json(&body);
+    }
+    let r = request.send().await.unwrap();
+    let status = r.status().as_u16();
+    (status, r.json().await.unwrap_or(Value::Null))
+}
+
+async fn items(server: &TestServer) -> Vec<Value> {
+    let (_, list) = server.get("/api/breakpoints").await;
+    list["items"].as_array().cloned().unwrap_or_default()
+}
+
+/// The first paused call, as `/api/paused` lists it (`id`, `call_data`); with its process's
+/// stderr in the failure when none arrives.
+async fn wait_paused(server: &TestServer, program: &mut Program) -> Value {
+    let deadline = Instant::now() + Duration::from_secs(30);
+    loop {
+        let (_, paused) = server.get("/api/paused").await;
+        if let Some(p) = paused["paused"].as_array().and_then(|a| a.first()) {
+            return p.clone();
+        }
+        if Instant::now() > deadline || program.child.try_wait().unwrap().is_some() {
+            let _ = program.child.kill();
+            let mut err = String::new();
+            use std::io::Read;
+            program.child.stderr.take().unwrap().read_to_string(&mut err).unwrap();
+            panic!("no pause arrived; the program said: {err}");
+        }
+        tokio::time::sleep(Duration::from_millis(30)).await;
+    }
+}
+
+/// Evaluates `expr` in a pause through a REPL session; returns the output text.
+async fn eval(server: &TestServer, pause_id: &str, expr: &str) -> String {
+    let (status, session) = server.post("/api/repl/start", json!({"pause_id": pause_id})).await;
+    assert_eq!(status, 200, "{session}");
+    let session_id = session["session_id"].as_str().unwrap();
+    let (status, out) = server.post(&format!("/api/repl/{session_id}/eval"), json!({"expr": expr})).await;
+    assert_eq!(status, 200, "{out}");
+    out["output"].as_str().unwrap_or_default().to_string()
+}
+
+async fn resume(server: &TestServer, pause_id: &str) {
+    let (status, body) = server.post(&format!("/api/paused/{pause_id}/continue"), json!({"action": "continue"})).await;
+    assert_eq!(status, 200, "{body}");
+}
+
+async fn events(server: &TestServer, kind: &str) -> Vec<Value> {
+    let (_, all) = server.get("/api/events?from_sequence=0").await;
+    let list = all.get("events").and_then(Value::as_array).cloned().unwrap_or_default();
+    list.into_iter().filter(|e| e["type"] == kind).collect()
+}
+
+async fn wait_events(server: &TestServer, kind: &str, n: usize) -> Vec<Value> {
+    let deadline = Instant::now() + Duration::from_secs(20);
+    loop {
+        let found = events(server, kind).await;
+        if found.len() >= n {
+            return found;
+        }
+        assert!(Instant::now() < deadline, "{n} {kind} events expected, got {found:?}");
+        tokio::time::sleep(Duration::from_millis(30)).await;
+    }
+}
+
+/// A program that reports when it is ready, then runs `step(i)` for i in 0..n.
+fn looping_program(n: u32, pace: &str) -> String {
+    format!(
+        "import time\n\
+         def step(i):\n    total = i * 2  # the line\n    return total\n\n\
+         print('ready', flush=True)\n\
+         for i in range({n}):\n    step(i)\n    time.sleep({pace})\n\
+         print('done', flush=True)\n"
+    )
+}
+
+#[tokio::test]
+async fn test_add_each_kind_returns_an_id_and_lists_it_with_its_options() {
+    let server = common::start().await;
+    let f = add(&server, json!({"kind": "function", "function_name": "compute", "hit_condition": ">= 2"})).await;
+    let l = add(&server, json!({"kind": "line", "file": "app.py", "line": 12, "condition": "n > 3"})).await;
+    let e = add(&server, json!({"kind": "error", "exception_types": ["ValueError"], "enabled": false})).await;
+    assert_eq!((&f["kind"], &l["kind"], &e["kind"]), (&json!("function"), &json!("line"), &json!("error")));
+    let listed = items(&server).await;
+    let ids: Vec<&Value> = listed.iter().map(|b| &b["id"]).collect();
+    assert_eq!(ids, [&f["id"], &l["id"], &e["id"]]);
+    assert_eq!(listed[0]["hit_condition"], ">= 2");
+    assert_eq!(
+        (&listed[1]["file"], &listed[1]["line"], &listed[1]["condition"]),
+        (&json!("app.py"), &json!(12), &json!("n > 3"))
+    );
+    assert_eq!((&listed[2]["exception_types"], &listed[2]["enabled"]), (&json!(["ValueError"]), &json!(false)));
+    assert!(listed.iter().all(|b| b["hit_count"] == 0));
+    // cideldill's view keeps its shape: the function breakpoint by name.
+    let (_, list) = server.get("/api/breakpoints").await;
+    assert_eq!(list["breakpoints"], json!(["compute"]));
+    assert_eq!(list["breakpoint_behaviors"]["compute"], "yield");
+}
+
+#[tokio::test]
+async fn test_bad_breakpoints_are_refused_with_the_field_named() {
+    let server = common::start().await;
+    let cases = [
+        (json!({"kind": "line", "file": "app.py", "line": 0}), "invalid_line"),
+        (json!({"kind": "line", "file": "", "line": 3}), "empty_file"),
+        (json!({"kind": "function", "function_name": "f", "pattern": "(unclosed"}), "invalid_pattern"),
+        (json!({"kind": "function", "function_name": "f", "hit_condition": "sometimes"}), "invalid_hit_condition"),
+        (json!({"kind": "function", "function_name": "f", "hit_condition": "% 0"}), "invalid_hit_condition"),
+        (json!({"kind": "watch"}), "invalid_kind"),
+        (json!({"kind": "function"}), "missing_function_name"),
+        (json!({"kind": "error", "exception_types": "ValueError"}), "invalid_exception_types"),
+        (json!({"kind": "line", "file": "a.py", "line": 2, "enabled": "yes"}), "invalid_enabled"),
+    ];
+    for (body, code) in cases {
+        let (status, err) = server.post("/api/breakpoints", body.clone()).await;
+        assert_eq!((status, err["error"].as_str()), (400, Some(code)), "{body} → {err}");
+        assert!(err["message"].as_str().is_some_and(|m| !m.is_empty()), "{err}");
+    }
+    assert!(items(&server).await.is_empty());
+    let bp = add(&server, json!({"kind": "line", "file": "app.py", "line": 3})).await;
+    let path = format!("/api/breakpoints/{}", bp["id"].as_str().unwrap());
+    let (status, err) = send(&server, reqwest::Method::PATCH, &path, Some(json!({"line": 4}))).await;
+    assert_eq!((status, err["error"].as_str()), (400, Some("immutable_field")), "{err}");
+    let (status, err) = send(&server, reqwest::Method::PATCH, &path, Some(json!({"hit_condition": "x"}))).await;
+    assert_eq!((status, err["error"].as_str()), (400, Some("invalid_hit_condition")), "{err}");
+    let (status, err) = send(&server, reqwest::Method::PATCH, "/api/breakpoints/bp-999", Some(json!({}))).await;
+    assert_eq!((status, err["error"].as_str()), (404, Some("breakpoint_not_found")), "{err}");
+}
+
+#[tokio::test]
+async fn test_patch_remove_and_clear_breakpoints() {
+    let server = common::start().await;
+    let a = add(&server, json!({"kind": "line", "file": "app.py", "line": 3})).await;
+    let b = add(&server, json!({"kind": "function", "function_name": "g"})).await;
+    add(&server, json!({"kind": "error"})).await;
+    let a_path = format!("/api/breakpoints/{}", a["id"].as_str().unwrap());
+    let (status, patched) =
+        send(&server, reqwest::Method::PATCH, &a_path, Some(json!({"condition": "x > 1", "enabled": false}))).await;
+    assert_eq!(status, 200, "{patched}");
+    assert_eq!(
+        (&patched["condition"], &patched["enabled"], &patched["line"]),
+        (&json!("x > 1"), &json!(false), &json!(3))
+    );
+    let (status, _) = send(&server, reqwest::Method::DELETE, &a_path, None).await;
+    assert_eq!(status, 200);
+    let (status, _) = send(&server, reqwest::Method::DELETE, &a_path, None).await;
+    assert_eq!(status, 200, "an unknown id reads as a cideldill function name: always 200");
+    let left: Vec<Value> = items(&server).await.iter().map(|i| i["id"].clone()).collect();
+    assert_eq!(left.len(), 2);
+    assert!(left.contains(&b["id"]));
+    let (status, cleared) = send(&server, reqwest::Method::DELETE, "/api/breakpoints", None).await;
+    assert_eq!((status, &cleared["removed"]), (200, &json!(2)), "{cleared}");
+    assert!(items(&server).await.is_empty());
+    let (_, list) = server.get("/api/breakpoints").await;
+    assert_eq!(list["breakpoints"], json!([]));
+}
+
+#[tokio::test]
+async fn test_breakpoints_persist_across_a_restart_with_their_ids() {
+    let dir = tempfile::tempdir().unwrap();
+    let config = breakroom_debugger::Config::default();
+    let first = breakroom_debugger::Debugger::open(config.clone(), dir.path()).unwrap();
+    let added = first
+        .add_breakpoint_record(&json!({"kind": "line", "file": "a.py", "line": 7, "log_message": "x={x}"}))
+        .unwrap();
+    drop(first);
+    let again = breakroom_debugger::Debugger::open(config, dir.path()).unwrap();
+    let records = again.breakpoint_records();
+    assert_eq!(records, vec![added.clone()]);
+    let next = again.add_breakpoint_record(&json!({"kind": "error"})).unwrap();
+    assert_ne!(next.id, added.id, "ids are not reused after a restart");
+}
+
+#[tokio::test]
+async fn test_line_breakpoint_added_while_the_program_runs_pauses_it_there() {
+    let server = common::start().await;
+    let source = looping_program(400, "0.05");
+    let (mut program, script) = Program::run(&server, &source);
+    // Read off the runtime's thread: the server in this process must answer the program meanwhile.
+    let stdout = program.child.stdout.take().unwrap();
+    let (ready, stdout) = tokio::task::spawn_blocking(move || {
+        use std::io::BufRead;
+        let mut reader = std::io::BufReader::new(stdout);
+        let mut line = String::new();
+        reader.read_line(&mut line).unwrap();
+        (line, reader.into_inner())
+    })
+    .await
+    .unwrap();
+    assert_eq!(ready.trim(), "ready");
+    program.child.stdout = Some(stdout);
+    let line = line_of(&source, "# the line");
+    let bp = add(&server, json!({"kind": "line", "file": script.to_str().unwrap(), "line": line})).await;
+    let pause = wait_paused(&server, &mut program).await;
+    assert_eq!(pause["call_data"]["method_name"], "step", "{pause}");
+    let pause_id = pause["id"].as_str().unwrap();
+    let i: i64 = eval(&server, pause_id, "i").await.parse().unwrap();
+    assert!(i > 0, "the loop was running before the breakpoint was set: i={i}");
+    let hits = wait_events(&server, "breakpoint_hit", 1).await;
+    assert_eq!(hits[0]["data"]["breakpoint_id"], bp["id"]);
+    assert_eq!((&hits[0]["data"]["kind"], &hits[0]["data"]["hit_count"]), (&json!("line"), &json!(1)), "{hits:?}");
+    let listed = items(&server).await;
+    assert_eq!(listed[0]["hit_count"], 1, "{listed:?}");
+    // Removed: the program runs on to its end.
+    send(&server, reqwest::Method::DELETE, "/api/breakpoints", None).await;
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    resume(&server, pause_id).await;
+    let (code, out, err) = tokio::task::spawn_blocking(move || program.finish()).await.unwrap();
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("done"), "{out}");
+}
+
+#[tokio::test]
+async fn test_line_breakpoint_set_before_start_with_condition_and_hit_condition() {
+    let server = common::start().await;
+    let source = looping_program(10, "0");
+    let dir_marker = "app.py";
+    let line = line_of(&source, "# the line");
+    // The condition holds for i = 2, 4, 6, 8 (i = 0 fails: 0 is falsy); the 3rd of those pauses.
+    add(&server, json!({"kind": "line", "file": dir_marker, "line": line, "condition": "i % 2 == 0 and i", "hit_condition": "3"})).await;
+    let (mut program, _) = Program::run(&server, &source);
+    let pause = wait_paused(&server, &mut program).await;
+    let pause_id = pause["id"].as_str().unwrap();
+    assert_eq!(eval(&server, pause_id, "i").await, "6");
+    resume(&server, pause_id).await;
+    let (code, _, err) = tokio::task::spawn_blocking(move || program.finish()).await.unwrap();
+    assert_eq!(code, 0, "{err}");
+    // The 4th (i = 8) was skipped by the hit condition: the program sends that count at exit.
+    assert_eq!(items(&server).await[0]["hit_count"], 4, "i = 2, 4, 6, 8 passed the condition");
+    assert_eq!(events(&server, "breakpoint_hit").await.len(), 1);
+}
+
+#[tokio::test]
+async fn test_a_condition_that_raises_pauses_and_shows_the_error() {
+    let server = common::start().await;
+    let source = looping_program(3, "0");
+    let line = line_of(&source, "# the line");
+    add(&server, json!({"kind": "line", "file": "app.py", "line": line, "condition": "undefined_name > 1"})).await;
+    let (mut program, _) = Program::run(&server, &source);
+    let pause = wait_paused(&server, &mut program).await;
+    let pause_id = pause["id"].as_str().unwrap();
+    assert!(eval(&server, pause_id, "condition_error").await.contains("NameError"));
+    let hits = wait_events(&server, "breakpoint_hit", 1).await;
+    assert_eq!(hits[0]["data"]["action"], "condition_error", "{hits:?}");
+    assert!(hits[0]["data"]["error"].as_str().is_some_and(|e| e.contains("NameError")), "{hits:?}");
+    let listed = items(&server).await;
+    assert!(listed[0]["last_hit"]["error"].as_str().is_some_and(|e| e.contains("undefined_name")), "{listed:?}");
+    send(&server, reqwest::Method::DELETE, "/api/breakpoints", None).await;
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    resume(&server, pause_id).await;
+    let (code, _, err) = tokio::task::spawn_blocking(move || program.finish()).await.unwrap();
+    assert_eq!(code, 0, "{err}");
+}
+
+#[tokio::test]
+async fn test_logpoint_records_its_messages_without_pausing() {
+    let server = common::start().await;
+    let source = looping_program(3, "0");
+    let line = line_of(&source, "# the line");
+    let bp = add(&server, json!({"kind": "line", "file": "app.py", "line": line, "log_message": "i={i} half={i / 2}"}))
+        .await;
+    let (program, _) = Program::run(&server, &source);
+    let (code, out, err) = tokio::task::spawn_blocking(move || program.finish()).await.unwrap();
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("done"));
+    let logs = wait_events(&server, "log", 3).await;
+    let messages: Vec<&Value> = logs.iter().map(|e| &e["data"]["message"]).collect();
+    assert_eq!(messages, [&json!("i=0 half=0.0"), &json!("i=1 half=0.5"), &json!("i=2 half=1.0")]);
+    assert!(logs.iter().all(|e| e["data"]["breakpoint_id"] == bp["id"]));
+    let (_, paused) = server.get("/api/paused").await;
+    assert_eq!(paused["paused"], json!([]));
+}
+
+#[tokio::test]
+async fn test_disabled_breakpoints_do_not_pause() {
+    let server = common::start().await;
+    let source = looping_program(3, "0");
+    let line = line_of(&source, "# the line");
+    add(&server, json!({"kind": "line", "file": "app.py", "line": line, "enabled": false})).await;
+    add(&server, json!({"kind": "error", "enabled": false})).await;
+    let (program, _) = Program::run(&server, &source);
+    let (code, out, err) = tokio::task::spawn_blocking(move || program.finish()).await.unwrap();
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("done"));
+    assert!(events(&server, "breakpoint_hit").await.is_empty());
+    assert_eq!(items(&server).await[0]["hit_count"], 0);
+}
+
+const WRAPPED: &str = "import breakroom\n\
+@breakroom.breakpoint\n\
+def compute(n, label):\n    if n == 4:\n        raise ValueError('four')\n    return n\n\n\
+for n in range(6):\n    try:\n        compute(n, label='item-%d' % n)\n    except ValueError:\n        pass\n\
+print('done', flush=True)\n";
+
+#[tokio::test]
+async fn test_function_breakpoint_with_hit_condition_and_pattern_pauses_on_the_matching_call() {
+    let server = common::start().await;
+    // `% 2` of the calls whose arguments match item-[1-5]: the 2nd (n=2) and the 4th (n=4).
+    add(
+        &server,
+        json!({"kind": "function", "function_name": "compute", "pattern": "item-[1-5]", "hit_condition": "% 2"}),
+    )
+    .await;
+    let (mut program, _) = Program::run(&server, WRAPPED);
+    let mut seen = vec![];
+    for _ in 0..2 {
+        let pause = wait_paused(&server, &mut program).await;
+        seen.push(pause["call_data"]["pretty_kwargs"]["label"].clone());
+        resume(&server, pause["id"].as_str().unwrap()).await;
+    }
+    let (code, out, err) = tokio::task::spawn_blocking(move || program.finish()).await.unwrap();
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("done"));
+    assert!(seen[0].to_string().contains("item-2") && seen[1].to_string().contains("item-4"), "{seen:?}");
+    let listed = items(&server).await;
+    assert_eq!(listed[0]["hit_count"], 5, "{listed:?}");
+    let hits = events(&server, "breakpoint_hit").await;
+    assert_eq!(hits.len(), 2, "{hits:?}");
+    assert_eq!(hits[1]["data"]["hit_count"], 4);
+}
+
+#[tokio::test]
+async fn test_error_breakpoint_pauses_after_the_call_that_raised() {
+    let server = common::start().await;
+    // Calls pause only on the error: the function's own breakpoint is turned off.
+    server.post("/api/breakpoints", json!({"function_name": "compute", "behavior": "go"})).await;
+    let bp = add(&server, json!({"kind": "error", "exception_types": ["ValueError"]})).await;
+    let (mut program, _) = Program::run(&server, WRAPPED);
+    let pause = wait_paused(&server, &mut program).await;
+    let call = &pause["call_data"];
+    assert_eq!((&call["method_name"], &call["pause_reason"]), (&json!("compute"), &json!("exception")), "{pause}");
+    resume(&server, pause["id"].as_str().unwrap()).await;
+    let (code, _, err) = tokio::task::spawn_blocking(move || program.finish()).await.unwrap();
+    assert_eq!(code, 0, "{err}");
+    let hits = events(&server, "breakpoint_hit").await;
+    assert_eq!(hits.len(), 1, "{hits:?}");
+    assert_eq!(
+        (&hits[0]["data"]["breakpoint_id"], &hits[0]["data"]["exception_type"]),
+        (&bp["id"], &json!("ValueError"))
+    );
+}
+
+#[tokio::test]
+async fn test_function_logpoint_interpolates_arguments_without_pausing() {
+    let server = common::start().await;
+    add(&server, json!({"kind": "function", "function_name": "compute", "log_message": "n={n} label={label}"})).await;
+    let (program, _) = Program::run(&server, WRAPPED);
+    let (code, _, err) = tokio::task::spawn_blocking(move || program.finish()).await.unwrap();
+    assert_eq!(code, 0, "{err}");
+    let logs = events(&server, "log").await;
+    assert_eq!(logs.len(), 6, "{logs:?}");
+    assert_eq!(logs[1]["data"]["message"], "n=1 label='item-1'");
+}
+
+#[tokio::test]
+async fn test_function_condition_pauses_only_the_call_where_it_holds() {
+    let server = common::start().await;
+    add(&server, json!({"kind": "function", "function_name": "compute", "condition": "n == 3"})).await;
+    let (mut program, _) = Program::run(&server, WRAPPED);
+    let pause = wait_paused(&server, &mut program).await;
+    let pause_id = pause["id"].as_str().unwrap();
+    assert_eq!(eval(&server, pause_id, "n").await, "3");
+    resume(&server, pause_id).await;
+    let (code, out, err) = tokio::task::spawn_blocking(move || program.finish()).await.unwrap();
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("done"));
+    let hits = events(&server, "breakpoint_hit").await;
+    assert_eq!(hits.len(), 1, "{hits:?}");
+    assert_eq!(items(&server).await[0]["hit_count"], 1);
+}
+
+/// An unchanged cideldill client: it registers by name, starts calls and answers evals through
+/// `/api/poll-repl`; the server evaluates the condition through the pause.
+#[tokio::test]
+async fn test_cideldill_client_condition_false_continues_true_pauses_raising_pauses_with_the_error() {
+    let server = common::start().await;
+    let bp = add(&server, json!({"kind": "function", "function_name": "compute", "condition": "a > 6"})).await;
+    let answers = [
+        json!({"result": "False", "stdout": "", "error": null}),
+        json!({"result": "True", "stdout": "", "error": null}),
+        json!({"result": null, "stdout": "", "error": "NameError: name 'a' is not defined"}),
+    ];
+    let mut paused_ids = vec![];
+    for (pid, answer) in (7001..).zip(answers) {
+        let (_, pause_id) = server.pause_call("compute", pid).await;
+        let asked = server.answer_next_eval(&pause_id, |_| answer.clone()).await;
+        assert_eq!(asked["expr"], "bool(a > 6)");
+        let (_, poll) = server.get(&format!("/api/poll/{pause_id}")).await;
+        paused_ids.push((pause_id, poll["status"].clone()));
+    }
+    let statuses: Vec<&Value> = paused_ids.iter().map(|(_, s)| s).collect();
+    assert_eq!(
+        statuses,
+        [&json!("ready"), &json!("waiting"), &json!("waiting")],
+        "false continues; true and raising stay paused"
+    );
+    let hits = events(&server, "breakpoint_hit").await;
+    let actions: Vec<&Value> = hits.iter().map(|h| &h["data"]["action"]).collect();
+    assert_eq!(actions, [&json!("pause"), &json!("condition_error")]);
+    assert!(hits.iter().all(|h| h["data"]["breakpoint_id"] == bp["id"]));
+    let listed = items(&server).await;
+    assert_eq!(listed[0]["hit_count"], 2);
+    assert!(listed[0]["last_hit"]["error"].as_str().is_some_and(|e| e.contains("NameError")));
+}
+
+#[tokio::test]
+async fn test_line_breakpoints_say_which_running_cideldill_client_they_cannot_reach() {
+    let server = common::start().await;
+    let pid = std::process::id() as i64; // alive, so the connected process stays running
+    server.pause_call("compute", pid).await;
+    let line = add(&server, json!({"kind": "line", "file": "app.py", "line": 3})).await;
+    let refused = line["refused_by"].as_array().cloned().unwrap_or_default();
+    assert_eq!(refused.len(), 1, "{line}");
+    assert!(refused[0]["process_key"].as_str().is_some_and(|k| k.ends_with(&format!("+{pid}"))), "{line}");
+    assert!(refused[0]["reason"].as_str().is_some_and(|r| r.contains("only function breakpoints")), "{line}");
+    let function = add(&server, json!({"kind": "function", "function_name": "other"})).await;
+    assert!(function.get("refused_by").is_none(), "{function}");
+}
