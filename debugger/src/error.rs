@@ -11,6 +11,8 @@ pub enum ErrorKind {
     BadRequest,
     NotFound,
     Conflict,
+    /// Switched off on this server (runtimes on a non-loopback address).
+    Forbidden,
     Timeout,
     TooLarge,
     /// The data directory could not be read or written.
@@ -24,6 +26,7 @@ impl ErrorKind {
             ErrorKind::BadRequest => 400,
             ErrorKind::NotFound => 404,
             ErrorKind::Conflict => 409,
+            ErrorKind::Forbidden => 403,
             ErrorKind::Timeout => 504,
             ErrorKind::TooLarge => 413,
             ErrorKind::Unavailable => 503,
@@ -69,6 +72,12 @@ pub enum Error {
     ProcessRunning(String),
     #[error("process {0} has already ended")]
     ProcessEnded(String),
+    #[error("runtimes are off: this server listens beyond loopback; start it with --allow-runtimes to allow them")]
+    RuntimesDisabled,
+    #[error("no live runtime workspace named {0}")]
+    WorkspaceNotFound(String),
+    #[error("{0} runtime workspaces are live already (--runtime-max): stop one first")]
+    TooManyWorkspaces(usize),
     /// The data directory could not be read or written. `cause` is the error underneath
     /// (SQLite's, the file system's), kept whole for the server's log.
     #[error("storage: {}", storage_message(.context, .cause))]
@@ -115,6 +124,9 @@ impl Error {
             Error::ProcessNotFound(_) => "process_not_found",
             Error::ProcessRunning(_) => "process_running",
             Error::ProcessEnded(_) => "process_ended",
+            Error::RuntimesDisabled => "runtimes_disabled",
+            Error::WorkspaceNotFound(_) => "workspace_not_found",
+            Error::TooManyWorkspaces(_) => "too_many_workspaces",
             Error::Storage { .. } => "storage_unavailable",
         }
     }
@@ -126,7 +138,10 @@ impl Error {
             | Error::EvalNotFound(_)
             | Error::BreakpointNotFound(_)
             | Error::ObjectNotFound(_)
-            | Error::ProcessNotFound(_) => ErrorKind::NotFound,
+            | Error::ProcessNotFound(_)
+            | Error::WorkspaceNotFound(_) => ErrorKind::NotFound,
+            Error::RuntimesDisabled => ErrorKind::Forbidden,
+            Error::TooManyWorkspaces(_) => ErrorKind::Conflict,
             Error::PauseResumed(_) | Error::SessionClosed(_) => ErrorKind::Conflict,
             Error::ProcessRunning(_) | Error::ProcessEnded(_) => ErrorKind::Conflict,
             Error::EvalTimeout(_) => ErrorKind::Timeout,

@@ -6,6 +6,7 @@
 pub mod kinds;
 pub mod model;
 pub mod processes;
+pub mod runtimes;
 
 #[cfg(feature = "runtime")]
 pub mod breakpoint;

@@ -53,6 +53,8 @@ pub struct Config {
     pub history_per_breakpoint: usize,
     /// Launched and connected processes: output limit, retention, history size.
     pub processes: crate::processes::ProcessConfig,
+    /// Bash and Python runtimes per workspace (issue 19).
+    pub runtimes: crate::runtimes::RuntimeConfig,
 }
 
 impl Default for Config {
@@ -62,6 +64,7 @@ impl Default for Config {
             poll_hold: Duration::from_secs(25),
             history_per_breakpoint: 1_000,
             processes: crate::processes::ProcessConfig::default(),
+            runtimes: crate::runtimes::RuntimeConfig::default(),
         }
     }
 }
@@ -253,6 +256,7 @@ struct Inner {
     config: Config,
     live: broadcast::Sender<LiveEvent>,
     processes: crate::processes::ProcessRegistry,
+    runtimes: crate::runtimes::RuntimeRegistry,
 }
 
 /// Cheap to clone: every clone is the same debugger.
@@ -281,7 +285,11 @@ impl Debugger {
             ids::now(),
         )
         .expect("an empty process registry opens");
-        Self::with_state(config, State::new(store), processes)
+        let runtimes = crate::runtimes::RuntimeRegistry::new(
+            config.runtimes.clone(),
+            Store::in_memory().expect("an in-memory SQLite database opens"),
+        );
+        Self::with_state(config, State::new(store), processes, runtimes)
     }
 
     /// A debugger whose history lives in `data_dir` (created if needed). What was there is read
@@ -307,12 +315,23 @@ impl Debugger {
             Some(data_dir.join("client")),
             ids::now(),
         )?;
-        Ok(Self::with_state(config, st, processes))
+        let runtimes = crate::runtimes::RuntimeRegistry::new(config.runtimes.clone(), Store::open(data_dir)?);
+        Ok(Self::with_state(config, st, processes, runtimes))
     }
 
-    fn with_state(config: Config, state: State, processes: crate::processes::ProcessRegistry) -> Self {
+    fn with_state(
+        config: Config,
+        state: State,
+        processes: crate::processes::ProcessRegistry,
+        runtimes: crate::runtimes::RuntimeRegistry,
+    ) -> Self {
         let (live, _) = broadcast::channel(1024);
-        Debugger { inner: Arc::new(Inner { state: Mutex::new(state), config, live, processes }) }
+        Debugger { inner: Arc::new(Inner { state: Mutex::new(state), config, live, processes, runtimes }) }
+    }
+
+    /// The bash and Python runtimes of every workspace.
+    pub fn runtimes(&self) -> &crate::runtimes::RuntimeRegistry {
+        &self.inner.runtimes
     }
 
     /// The event log, oldest first.

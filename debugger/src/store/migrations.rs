@@ -76,6 +76,13 @@ pub(super) const MIGRATIONS: &[Migration] = &[
          PRIMARY KEY (process_id, stream, seq)) WITHOUT ROWID;",
         then: None,
     },
+    // 5 (issue 19, runtimes): each runtime workspace's command history (crate::runtimes::store).
+    Migration {
+        sql: "CREATE TABLE runtime_history (
+         id INTEGER PRIMARY KEY, workspace TEXT NOT NULL, timestamp REAL NOT NULL, data TEXT NOT NULL);
+     CREATE INDEX runtime_history_by_workspace ON runtime_history (workspace, id);",
+        then: None,
+    },
 ];
 
 pub(super) fn latest() -> usize {
