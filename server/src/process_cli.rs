@@ -56,8 +56,8 @@ pub struct StopArgs {
     id: String,
 }
 
-/// A running server's API.
-struct Server {
+/// A running server's API (also the door of `breakroom runtime`).
+pub(crate) struct Server {
     base: String,
     http: reqwest::Client,
     token: Option<String>,
@@ -76,7 +76,7 @@ fn server_url() -> String {
 }
 
 impl Server {
-    fn find() -> Server {
+    pub(crate) fn find() -> Server {
         Server {
             base: server_url(),
             http: reqwest::Client::new(),
@@ -84,7 +84,7 @@ impl Server {
         }
     }
 
-    fn request(&self, method: reqwest::Method, path: &str) -> reqwest::RequestBuilder {
+    pub(crate) fn request(&self, method: reqwest::Method, path: &str) -> reqwest::RequestBuilder {
         let request = self.http.request(method, format!("{}{path}", self.base));
         match &self.token {
             Some(token) => request.bearer_auth(token),
@@ -93,7 +93,10 @@ impl Server {
     }
 
     /// Sends a request and reads its JSON answer; an error answer becomes its message.
-    async fn call<T: serde::de::DeserializeOwned>(&self, request: reqwest::RequestBuilder) -> Result<T, String> {
+    pub(crate) async fn call<T: serde::de::DeserializeOwned>(
+        &self,
+        request: reqwest::RequestBuilder,
+    ) -> Result<T, String> {
         let response = request.send().await.map_err(|e| format!("cannot reach the server at {}: {e}", self.base))?;
         let status = response.status();
         let body: Value = response.json().await.map_err(|e| format!("the server's answer is not JSON: {e}"))?;
@@ -104,7 +107,7 @@ impl Server {
         serde_json::from_value(body).map_err(|e| format!("unexpected answer from the server: {e}"))
     }
 
-    async fn get<T: serde::de::DeserializeOwned>(&self, path: &str) -> Result<T, String> {
+    pub(crate) async fn get<T: serde::de::DeserializeOwned>(&self, path: &str) -> Result<T, String> {
         self.call(self.request(reqwest::Method::GET, path)).await
     }
 
