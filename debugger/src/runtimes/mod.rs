@@ -22,6 +22,8 @@ pub mod registry;
 #[cfg(feature = "runtime")]
 pub mod runtime;
 #[cfg(feature = "runtime")]
+pub mod spare;
+#[cfg(feature = "runtime")]
 pub mod store;
 #[cfg(feature = "runtime")]
 pub mod workspace;

@@ -6,6 +6,7 @@ use std::time::Duration;
 
 use indexmap::IndexMap;
 
+use super::spare::Spares;
 use super::store::RuntimeStore;
 use super::workspace::Workspace;
 use super::{
@@ -54,6 +55,7 @@ pub(super) struct Inner {
     config: RuntimeConfig,
     workspaces: Mutex<IndexMap<String, Arc<Workspace>>>,
     store: RuntimeStore,
+    spares: Arc<Spares>,
 }
 
 /// Cheap to clone: every clone is the same registry.
@@ -88,7 +90,12 @@ fn idle_timeout(seconds: f64) -> Result<Duration> {
 impl RuntimeRegistry {
     pub fn new(config: RuntimeConfig, store: Store) -> Self {
         RuntimeRegistry {
-            inner: Arc::new(Inner { config, workspaces: Mutex::new(IndexMap::new()), store: RuntimeStore::new(store) }),
+            inner: Arc::new(Inner {
+                spares: Spares::new(config.max_output),
+                config,
+                workspaces: Mutex::new(IndexMap::new()),
+                store: RuntimeStore::new(store),
+            }),
         }
     }
 
@@ -171,7 +178,10 @@ impl RuntimeRegistry {
         let running = {
             let ws = ws.clone();
             let command = command.clone();
-            tokio::spawn(async move { ws.exec(language, &command, Duration::from_millis(timeout_ms), cap).await })
+            let spares = self.inner.spares.clone();
+            tokio::spawn(
+                async move { ws.exec(&spares, language, &command, Duration::from_millis(timeout_ms), cap).await },
+            )
         };
         let result =
             running.await.map_err(|e| Error::invalid("exec_failed", format!("the command's task failed: {e}")))?;

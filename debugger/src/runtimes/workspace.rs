@@ -2,12 +2,13 @@
 //! (tokio's mutex queues waiters in arrival order), so a workspace runs one command at a time,
 //! in the order they came.
 
-use std::sync::{Mutex, MutexGuard};
+use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
 use nix::sys::signal::Signal;
 
 use super::runtime::Runtime;
+use super::spare::Spares;
 use super::{ExecResult, Language, WorkspaceSummary};
 use crate::ids;
 use crate::processes::launch::signal_group;
@@ -127,7 +128,14 @@ impl Workspace {
     }
 
     /// Runs one command, starting (or restarting) the language's process as needed.
-    pub async fn exec(&self, language: Language, command: &str, timeout: Duration, cap: usize) -> ExecResult {
+    pub async fn exec(
+        &self,
+        spares: &Arc<Spares>,
+        language: Language,
+        command: &str,
+        timeout: Duration,
+        cap: usize,
+    ) -> ExecResult {
         let mut slots = self.slots.lock().await;
         self.touch(true);
         let began = Instant::now();
@@ -146,7 +154,7 @@ impl Workspace {
                     Some(format!("{how} since the last command: started a fresh {name}; earlier state is gone"));
                 result.state_lost = true;
             }
-            match Runtime::start(language, cap).await {
+            match spares.take(language).await {
                 Ok(runtime) => {
                     self.note_pid(language, Some(runtime.pid()));
                     *slot = Slot::Live(runtime);
@@ -175,7 +183,7 @@ impl Workspace {
             // The interrupt did nothing within 2 s: only a new process gets the workspace back.
             result.state_lost = true;
             result.exit_code = Some(130);
-            let restarted = Runtime::start(language, cap).await;
+            let restarted = spares.take(language).await;
             result.notice = Some(match &restarted {
                 Ok(_) => format!("{name} did not stop within 2 s of the interrupt: it was killed and restarted; earlier state is gone"),
                 Err(e) => format!("{name} did not stop within 2 s of the interrupt and was killed; restarting it failed: {e}"),
