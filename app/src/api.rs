@@ -248,12 +248,12 @@ where
 }
 
 #[cfg(feature = "ssr")]
-fn debugger() -> Result<breakroom_debugger::Debugger, ServerFnError> {
+pub(crate) fn debugger() -> Result<breakroom_debugger::Debugger, ServerFnError> {
     use_context::<breakroom_debugger::Debugger>().ok_or_else(|| ServerFnError::new("debugger missing from context"))
 }
 
 #[cfg(feature = "ssr")]
-fn failed(err: breakroom_debugger::Error) -> ServerFnError {
+pub(crate) fn failed(err: breakroom_debugger::Error) -> ServerFnError {
     // The same status the REST API gives this error: a refused input is the caller's 4xx, not
     // the server's 500 (which the log reports as a failure of ours).
     if let Some(response) = use_context::<leptos_axum::ResponseOptions>() {

@@ -6,6 +6,7 @@ pub mod paused;
 pub mod processes;
 pub mod repl;
 pub mod repls;
+pub mod runtimes;
 
 use leptos::prelude::*;
 use leptos_meta::Title;

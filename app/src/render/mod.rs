@@ -18,6 +18,7 @@ use crate::format::timestamp;
 use crate::highlight;
 
 pub mod processes;
+pub mod runtimes;
 
 /// `text` with `& < > " '` escaped: safe as element content and as a quoted attribute value.
 pub fn esc(text: &str) -> String {
