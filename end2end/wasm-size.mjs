@@ -78,6 +78,8 @@ async function seed(url) {
     ["/call-tree", "/call-tree"],
     ["/call-tree/{key}", `/call-tree/${encodeURIComponent(pause.process_key)}`],
     ["/object/{cid}", `/object/${outcome.result_cid}`],
+    ["/runtimes", "/runtimes"],
+    ["/runtime/{ws}", "/runtime/size-check"],
   ];
   const finish = async () => {
     await fetch(`${url}/api/paused/${pause.pause_id}/continue`, { method: "POST" }).catch(() => {});

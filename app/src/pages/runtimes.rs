@@ -8,7 +8,7 @@ use leptos_router::hooks::{use_navigate, use_params_map};
 use wasm_bindgen::JsCast;
 
 use crate::api::server_resource;
-use crate::pages::{PageTitle, ServerHtml};
+use crate::pages::ServerHtml;
 use crate::runtime_api::{runtime_earlier_html, runtime_exec_html, runtime_reset, runtime_state_html, runtimes_html};
 
 #[component]
@@ -74,7 +74,6 @@ pub fn RuntimePage() -> impl IntoView {
         });
     };
     view! {
-        {move || view! { <PageTitle text=format!("Runtime · {}", workspace())/> }}
         <div class="session-header">
             <h1>"Runtime · " <span class="mono">{workspace}</span></h1>
             <button class="reset" on:click=reset title="End both processes; the next command starts fresh ones">"Reset"</button>
@@ -107,8 +106,21 @@ fn inputs(language: &str) -> Vec<String> {
 fn Terminal(language: &'static str, tab: RwSignal<&'static str>, version: RwSignal<u32>) -> impl IntoView {
     let params = use_params_map();
     let workspace = move || params.read().get("workspace").unwrap_or_default();
-    let earlier = server_resource(move || workspace(), move |ws| runtime_earlier_html(ws, language.to_string()));
-    let entries = RwSignal::new(Vec::<String>::new());
+    // Earlier commands are fetched once, in the browser, and put above the new ones (a second
+    // kind of resource on this page would cost its own copy of the resource code in the wasm).
+    let earlier = NodeRef::<leptos::html::Div>::new();
+    Effect::new(move |_| {
+        let ws = workspace();
+        leptos::task::spawn_local(async move {
+            if let (Ok(Some(html)), Some(list)) =
+                (runtime_earlier_html(ws, language.to_string()).await, earlier.get_untracked())
+            {
+                list.set_inner_html(&html);
+            }
+        });
+    });
+    // New entries are the server's HTML, appended as they come (no keyed list in the wasm).
+    let entries = NodeRef::<leptos::html::Div>::new();
     let draft = RwSignal::new(String::new());
     let busy = RwSignal::new(None::<String>);
     let error = RwSignal::new(None::<String>);
@@ -127,7 +139,9 @@ fn Terminal(language: &'static str, tab: RwSignal<&'static str>, version: RwSign
         leptos::task::spawn_local(async move {
             match runtime_exec_html(ws, language.to_string(), command).await {
                 Ok(html) => {
-                    entries.update(|e| e.push(html));
+                    if let Some(list) = entries.get_untracked() {
+                        let _ = list.insert_adjacent_html("beforeend", &html);
+                    }
                     draft.set(String::new());
                 }
                 Err(e) => error.set(Some(e.to_string())),
@@ -181,10 +195,8 @@ fn Terminal(language: &'static str, tab: RwSignal<&'static str>, version: RwSign
     view! {
         <section class="terminal" data-language=language role="tabpanel" hidden=move || tab.get() != language>
             <div class="transcript">
-                <ServerHtml html=earlier/>
-                <For each=move || entries.get().into_iter().enumerate() key=|(i, _)| *i let:item>
-                    <div class="new-entry" inner_html=item.1></div>
-                </For>
+                <div class="earlier-entries" node_ref=earlier></div>
+                <div class="new-entries" node_ref=entries></div>
                 {move || busy.get().map(|command| view! {
                     <div class="entry pending"><pre class="input">{command}</pre><p class="hint busy">"running…"</p></div>
                 })}

@@ -82,7 +82,7 @@ pub fn exec_entry(language: Language, command: &str, result: &ExecResult) -> Str
     let _ = write!(
         out,
         r#"<div class="{}" data-input="{}">"#,
-        if result.success { "entry" } else { "entry failed" },
+        if result.success { "entry new-entry" } else { "entry new-entry failed" },
         esc(command)
     );
     input(&mut out, language, command);
@@ -176,5 +176,5 @@ pub fn state_panel(state: &RuntimeState) -> String {
         let _ = write!(out, "<li><code>{}={}</code></li>", esc(k), esc(v));
     }
     out.push_str("</ul></details></section>");
-    out
+    titled(out, &format!("Runtime · {}", state.workspace))
 }
