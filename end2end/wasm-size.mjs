@@ -81,6 +81,8 @@ async function seed(url) {
     ["/object/{cid}", `/object/${outcome.result_cid}`],
     ["/processes", "/processes"],
     ["/process/{id}", `/process/${launched.id}`],
+    ["/runtimes", "/runtimes"],
+    ["/runtime/{ws}", "/runtime/size-check"],
   ];
   const finish = async () => {
     await fetch(`${url}/api/paused/${pause.pause_id}/continue`, { method: "POST" }).catch(() => {});

@@ -10,6 +10,7 @@ pub mod pages;
 pub mod render;
 pub mod repl_helpers;
 pub mod routes;
+pub mod runtime_api;
 
 use leptos::prelude::*;
 use leptos_meta::{provide_meta_context, MetaTags};
@@ -52,6 +53,7 @@ pub fn App() -> impl IntoView {
                     <A href="/repls">"Sessions"</A>
                     <A href="/processes">"Processes"</A>
                     <A href="/call-tree">"Call trees"</A>
+                    <A href="/runtimes">"Runtimes"</A>
                 </nav>
             </header>
             <main>
@@ -65,6 +67,8 @@ pub fn App() -> impl IntoView {
                     <Route path=path!("/call-tree/:process_key") view={Lazy::<routes::CallTreeRoute>::new()} ssr=SsrMode::Async/>
                     <Route path=path!("/processes") view={Lazy::<routes::ProcessListRoute>::new()} ssr=SsrMode::Async/>
                     <Route path=path!("/process/:process_id") view={Lazy::<routes::ProcessRoute>::new()} ssr=SsrMode::Async/>
+                    <Route path=path!("/runtimes") view={Lazy::<routes::RuntimesRoute>::new()} ssr=SsrMode::Async/>
+                    <Route path=path!("/runtime/:workspace") view={Lazy::<routes::RuntimeRoute>::new()} ssr=SsrMode::Async/>
                     <Route path=path!("/object/:cid") view={Lazy::<routes::ObjectRoute>::new()} ssr=SsrMode::Async/>
                 </FlatRoutes>
             </main>

@@ -38,6 +38,8 @@ route!(CallTreeRoute, call_tree_view);
 route!(ObjectRoute, object_view);
 route!(ProcessListRoute, process_list_view);
 route!(ProcessRoute, process_view);
+route!(RuntimesRoute, runtimes_view);
+route!(RuntimeRoute, runtime_view);
 
 #[cfg_attr(any(wasm_split, not(target_arch = "wasm32")), leptos::lazy)]
 async fn paused_view() -> AnyView {
@@ -82,4 +84,14 @@ async fn process_list_view() -> AnyView {
 #[cfg_attr(any(wasm_split, not(target_arch = "wasm32")), leptos::lazy)]
 async fn process_view() -> AnyView {
     view! { <pages::processes::ProcessPage/> }.into_any()
+}
+
+#[cfg_attr(any(wasm_split, not(target_arch = "wasm32")), leptos::lazy)]
+async fn runtimes_view() -> AnyView {
+    view! { <pages::runtimes::RuntimesPage/> }.into_any()
+}
+
+#[cfg_attr(any(wasm_split, not(target_arch = "wasm32")), leptos::lazy)]
+async fn runtime_view() -> AnyView {
+    view! { <pages::runtimes::RuntimePage/> }.into_any()
 }

@@ -11,6 +11,8 @@ pub enum ErrorKind {
     BadRequest,
     NotFound,
     Conflict,
+    /// Switched off on this server (runtimes on a non-loopback address).
+    Forbidden,
     Timeout,
     TooLarge,
     /// The paused program answered, but not with what was asked.
@@ -26,6 +28,7 @@ impl ErrorKind {
             ErrorKind::BadRequest => 400,
             ErrorKind::NotFound => 404,
             ErrorKind::Conflict => 409,
+            ErrorKind::Forbidden => 403,
             ErrorKind::Timeout => 504,
             ErrorKind::TooLarge => 413,
             ErrorKind::BadGateway => 502,
@@ -74,6 +77,12 @@ pub enum Error {
     ProcessRunning(String),
     #[error("process {0} has already ended")]
     ProcessEnded(String),
+    #[error("runtimes are off: this server listens beyond loopback; start it with --allow-runtimes to allow them")]
+    RuntimesDisabled,
+    #[error("no live runtime workspace named {0}")]
+    WorkspaceNotFound(String),
+    #[error("{0} runtime workspaces are live already (--runtime-max): stop one first")]
+    TooManyWorkspaces(usize),
     /// The data directory could not be read or written. `cause` is the error underneath
     /// (SQLite's, the file system's), kept whole for the server's log.
     #[error("storage: {}", storage_message(.context, .cause))]
@@ -121,6 +130,9 @@ impl Error {
             Error::ProcessNotFound(_) => "process_not_found",
             Error::ProcessRunning(_) => "process_running",
             Error::ProcessEnded(_) => "process_ended",
+            Error::RuntimesDisabled => "runtimes_disabled",
+            Error::WorkspaceNotFound(_) => "workspace_not_found",
+            Error::TooManyWorkspaces(_) => "too_many_workspaces",
             Error::Storage { .. } => "storage_unavailable",
         }
     }
@@ -132,7 +144,10 @@ impl Error {
             | Error::EvalNotFound(_)
             | Error::BreakpointNotFound(_)
             | Error::ObjectNotFound(_)
-            | Error::ProcessNotFound(_) => ErrorKind::NotFound,
+            | Error::ProcessNotFound(_)
+            | Error::WorkspaceNotFound(_) => ErrorKind::NotFound,
+            Error::RuntimesDisabled => ErrorKind::Forbidden,
+            Error::TooManyWorkspaces(_) => ErrorKind::Conflict,
             Error::PauseResumed(_) | Error::SessionClosed(_) => ErrorKind::Conflict,
             Error::ProcessRunning(_) | Error::ProcessEnded(_) => ErrorKind::Conflict,
             Error::EvalTimeout(_) => ErrorKind::Timeout,

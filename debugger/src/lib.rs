@@ -7,6 +7,7 @@ pub mod breakpoint_spec;
 pub mod kinds;
 pub mod model;
 pub mod processes;
+pub mod runtimes;
 
 #[cfg(feature = "runtime")]
 pub mod breakpoint;

@@ -10,6 +10,7 @@ pub mod port_file;
 pub mod preflight;
 pub mod process_cli;
 pub mod replay;
+pub mod runtime_cli;
 pub mod site;
 
 use std::net::SocketAddr;
@@ -35,6 +36,7 @@ pub fn router(debugger: Debugger, options: ServerOptions) -> Router {
     let port = leptos_options.site_addr.port();
     debugger.set_server_url(format!("http://127.0.0.1:{port}"));
     debugger.watch_processes();
+    debugger.runtimes().watch_idle();
     let routes = generate_route_list(App);
     let context = {
         let debugger = debugger.clone();

@@ -6,6 +6,7 @@ use std::time::Duration;
 
 use breakroom_debugger::processes::retention::Retention;
 use breakroom_debugger::processes::ProcessConfig;
+use breakroom_debugger::runtimes::RuntimeConfig;
 use breakroom_debugger::{Config, Debugger};
 use breakroom_server::guard::AccessPolicy;
 use breakroom_server::{router, serve, site, ServerOptions};
@@ -58,6 +59,21 @@ struct Cli {
     /// Process records kept in history, oldest finished ones forgotten first.
     #[arg(long, default_value_t = 1_000, value_parser = clap::value_parser!(u64).range(1..))]
     keep_processes: u64,
+    /// Allow runtimes (a shell on this machine, per workspace) on a non-loopback --host.
+    #[arg(long)]
+    allow_runtimes: bool,
+    /// Seconds a runtime workspace may stay unused before its processes are ended.
+    #[arg(long, default_value_t = 1800.0)]
+    runtime_idle: f64,
+    /// Most live runtime workspaces.
+    #[arg(long, default_value_t = 32, value_parser = clap::value_parser!(u64).range(1..))]
+    runtime_max: u64,
+    /// Bytes of stdout and of stderr kept per runtime command (the rest is cut with a marker).
+    #[arg(long, default_value_t = 1024 * 1024, value_parser = clap::value_parser!(u64).range(1..))]
+    runtime_output: u64,
+    /// Commands kept in each runtime workspace's history.
+    #[arg(long, default_value_t = 100, value_parser = clap::value_parser!(u64).range(1..))]
+    runtime_history: u64,
 }
 
 #[derive(Subcommand, Debug)]
@@ -82,6 +98,8 @@ enum Command {
         #[command(subcommand)]
         action: breakroom_server::breakpoint_cli::BreakpointAction,
     },
+    /// Long-lived bash and Python sessions per workspace: exec, state, reset, history, list, stop.
+    Runtime(breakroom_server::runtime_cli::RuntimeArgs),
 }
 
 #[tokio::main]
@@ -98,6 +116,7 @@ async fn main() {
         Some(Command::Logs(args)) => exit_with(breakroom_server::process_cli::logs(args).await),
         Some(Command::Stop(args)) => exit_with(breakroom_server::process_cli::stop(args).await),
         Some(Command::Breakpoint { action }) => exit_with(breakroom_server::breakpoint_cli::run(action).await),
+        Some(Command::Runtime(args)) => exit_with(breakroom_server::runtime_cli::run(args).await),
         None => run(cli).await,
     };
     if let Err(message) = outcome {
@@ -140,8 +159,12 @@ async fn run(cli: Cli) -> Result<(), String> {
         eval_timeout: Duration::from_secs(cli.eval_timeout.max(1)),
         history_per_breakpoint: usize::try_from(cli.history_per_breakpoint).unwrap_or(usize::MAX),
         processes: process_config(&cli, token.clone())?,
+        runtimes: runtime_config(&cli, addr.ip())?,
         ..Config::default()
     };
+    if !config.runtimes.enabled {
+        println!("Runtimes are off: this server listens beyond loopback (--allow-runtimes turns them on)");
+    }
     let debugger = if cli.memory {
         println!("History is kept in memory only (--memory)");
         Debugger::new(config)
@@ -169,6 +192,21 @@ fn process_config(cli: &Cli, token: Option<String>) -> Result<ProcessConfig, Str
             keep: usize::try_from(cli.keep_processes).unwrap_or(usize::MAX),
         },
         token,
+    })
+}
+
+fn runtime_config(cli: &Cli, bound: IpAddr) -> Result<RuntimeConfig, String> {
+    let idle = Duration::try_from_secs_f64(cli.runtime_idle)
+        .ok()
+        .filter(|d| !d.is_zero())
+        .ok_or_else(|| format!("--runtime-idle must be a positive number of seconds, not {}", cli.runtime_idle))?;
+    Ok(RuntimeConfig {
+        // A runtime is a shell on this machine: beyond loopback only when asked for.
+        enabled: bound.is_loopback() || cli.allow_runtimes,
+        idle_timeout: idle,
+        max_workspaces: usize::try_from(cli.runtime_max).unwrap_or(usize::MAX),
+        max_output: usize::try_from(cli.runtime_output).unwrap_or(usize::MAX),
+        max_history: usize::try_from(cli.runtime_history).unwrap_or(usize::MAX),
     })
 }
 

@@ -66,7 +66,7 @@ mod tests {
     #[test]
     fn a_path_is_answered_with_its_documented_methods_only() {
         assert_eq!(allowed_methods("/api/call/start"), Some("POST, OPTIONS"));
-        assert_eq!(allowed_methods("/api/breakpoints"), Some("GET, POST, OPTIONS"));
+        assert_eq!(allowed_methods("/api/breakpoints"), Some("GET, POST, DELETE, OPTIONS"));
         assert_eq!(allowed_methods("/api/repl/sessions"), Some("GET, OPTIONS"));
         assert_eq!(allowed_methods("/api/openapi.json"), Some("GET, OPTIONS"));
         assert_eq!(allowed_methods("/api/nowhere"), None);

@@ -56,7 +56,7 @@ pub struct StopArgs {
     id: String,
 }
 
-/// A running server's API.
+/// A running server's API (also the door of `breakroom runtime`).
 pub(crate) struct Server {
     base: String,
     http: reqwest::Client,
@@ -107,7 +107,7 @@ impl Server {
         serde_json::from_value(body).map_err(|e| format!("unexpected answer from the server: {e}"))
     }
 
-    async fn get<T: serde::de::DeserializeOwned>(&self, path: &str) -> Result<T, String> {
+    pub(crate) async fn get<T: serde::de::DeserializeOwned>(&self, path: &str) -> Result<T, String> {
         self.call(self.request(reqwest::Method::GET, path)).await
     }
 

@@ -22,6 +22,9 @@ const POSTS: &[&str] = &[
     "/api/repl/1-1.000000/close",
     "/api/processes",
     "/api/processes/x1/stop",
+    "/api/runtimes/w1/exec",
+    "/api/runtimes/w1/reset",
+    "/api/runtimes/bad%20name/exec",
 ];
 
 const BODIES: &[&str] = &[
@@ -38,6 +41,11 @@ const BODIES: &[&str] = &[
     "{\"eval_id\": 1, \"session_id\": 2, \"pause_id\": 3}",
     "{\"action\": \"explode\", \"modified_args\": \"no\"}",
     "\u{0}\u{1}binary",
+    "{\"command\": 5, \"language\": [], \"timeout_ms\": -1, \"idle_timeout_s\": \"x\"}",
+    "{\"command\": \"true\", \"language\": \"perl\"}",
+    "{\"command\": \"true\", \"timeout_ms\": 0}",
+    "{\"command\": \"a\\u0000b\"}",
+    "{\"command\": \"true\", \"idle_timeout_s\": -3}",
 ];
 
 #[tokio::test]

@@ -51,6 +51,12 @@ const EXPECTED: &[(&str, &str)] = &[
     ("delete", "/api/processes/{id}"),
     ("get", "/api/processes/{id}/output"),
     ("post", "/api/processes/{id}/stop"),
+    ("get", "/api/runtimes"),
+    ("post", "/api/runtimes/{workspace}/exec"),
+    ("get", "/api/runtimes/{workspace}/state"),
+    ("post", "/api/runtimes/{workspace}/reset"),
+    ("get", "/api/runtimes/{workspace}/history"),
+    ("delete", "/api/runtimes/{workspace}"),
 ];
 
 fn operations(doc: &Value) -> Vec<(String, String, Value)> {

@@ -7,6 +7,7 @@ pub mod processes;
 pub mod repl;
 mod repl_complete;
 pub mod repls;
+pub mod runtimes;
 mod variables;
 
 use leptos::prelude::*;

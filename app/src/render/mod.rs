@@ -19,6 +19,7 @@ use crate::highlight;
 
 pub mod breakpoint_records;
 pub mod processes;
+pub mod runtimes;
 pub mod variables;
 
 /// `text` with `& < > " '` escaped: safe as element content and as a quoted attribute value.

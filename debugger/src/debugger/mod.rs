@@ -57,6 +57,8 @@ pub struct Config {
     pub history_per_breakpoint: usize,
     /// Launched and connected processes: output limit, retention, history size.
     pub processes: crate::processes::ProcessConfig,
+    /// Bash and Python runtimes per workspace.
+    pub runtimes: crate::runtimes::RuntimeConfig,
 }
 
 impl Default for Config {
@@ -66,6 +68,7 @@ impl Default for Config {
             poll_hold: Duration::from_secs(25),
             history_per_breakpoint: 1_000,
             processes: crate::processes::ProcessConfig::default(),
+            runtimes: crate::runtimes::RuntimeConfig::default(),
         }
     }
 }
@@ -266,6 +269,7 @@ struct Inner {
     processes: crate::processes::ProcessRegistry,
     /// Bumped on every change of a breakpoint's spec: running programs' watchers wait on it.
     breakpoint_version: tokio::sync::watch::Sender<u64>,
+    runtimes: crate::runtimes::RuntimeRegistry,
 }
 
 /// Cheap to clone: every clone is the same debugger.
@@ -294,7 +298,11 @@ impl Debugger {
             ids::now(),
         )
         .expect("an empty process registry opens");
-        Self::with_state(config, State::new(store), processes)
+        let runtimes = crate::runtimes::RuntimeRegistry::new(
+            config.runtimes.clone(),
+            Store::in_memory().expect("an in-memory SQLite database opens"),
+        );
+        Self::with_state(config, State::new(store), processes, runtimes)
     }
 
     /// A debugger whose history lives in `data_dir` (created if needed). What was there is read
@@ -320,13 +328,26 @@ impl Debugger {
             Some(data_dir.join("client")),
             ids::now(),
         )?;
-        Ok(Self::with_state(config, st, processes))
+        let runtimes = crate::runtimes::RuntimeRegistry::new(config.runtimes.clone(), Store::open(data_dir)?);
+        Ok(Self::with_state(config, st, processes, runtimes))
     }
 
-    fn with_state(config: Config, state: State, processes: crate::processes::ProcessRegistry) -> Self {
+    fn with_state(
+        config: Config,
+        state: State,
+        processes: crate::processes::ProcessRegistry,
+        runtimes: crate::runtimes::RuntimeRegistry,
+    ) -> Self {
         let (live, _) = broadcast::channel(1024);
         let breakpoint_version = tokio::sync::watch::Sender::new(1);
-        Debugger { inner: Arc::new(Inner { state: Mutex::new(state), config, live, processes, breakpoint_version }) }
+        Debugger {
+            inner: Arc::new(Inner { state: Mutex::new(state), config, live, processes, runtimes, breakpoint_version }),
+        }
+    }
+
+    /// The bash and Python runtimes of every workspace.
+    pub fn runtimes(&self) -> &crate::runtimes::RuntimeRegistry {
+        &self.inner.runtimes
     }
 
     /// The event log, oldest first.

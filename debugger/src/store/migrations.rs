@@ -90,6 +90,13 @@ pub(super) const MIGRATIONS: &[Migration] = &[
         sql: "CREATE TABLE breakpoint_records (id TEXT PRIMARY KEY, position INTEGER NOT NULL, data TEXT NOT NULL);",
         then: None,
     },
+    // 7: each runtime workspace's command history (crate::runtimes::store).
+    Migration {
+        sql: "CREATE TABLE runtime_history (
+         id INTEGER PRIMARY KEY, workspace TEXT NOT NULL, timestamp REAL NOT NULL, data TEXT NOT NULL);
+     CREATE INDEX runtime_history_by_workspace ON runtime_history (workspace, id);",
+        then: None,
+    },
 ];
 
 pub(super) fn latest() -> usize {

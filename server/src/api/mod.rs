@@ -11,6 +11,7 @@ mod processes;
 mod query;
 mod repl;
 mod repl_helpers;
+mod runtimes;
 pub mod wire;
 
 use std::sync::Arc;
@@ -35,6 +36,7 @@ use utoipa_axum::routes;
         (name = "repl", description = "REPL sessions on paused calls"),
         (name = "browser", description = "Pauses and reports, for pages and tools"),
         (name = "processes", description = "Processes launched under Breakroom or connected to it: status, output, stop"),
+        (name = "runtimes", description = "A long-lived bash and Python process per workspace: exec, state, reset, history"),
     )
 )]
 struct ApiDoc;
@@ -76,6 +78,12 @@ fn documented_routes() -> OpenApiRouter<Debugger> {
         .routes(routes!(processes::get, processes::forget))
         .routes(routes!(processes::output))
         .routes(routes!(processes::stop))
+        .routes(routes!(runtimes::list))
+        .routes(routes!(runtimes::exec))
+        .routes(routes!(runtimes::state))
+        .routes(routes!(runtimes::reset))
+        .routes(routes!(runtimes::history))
+        .routes(routes!(runtimes::stop))
 }
 
 /// The OpenAPI 3.1 description of every route below.
