@@ -18,7 +18,7 @@ test("Tab completes from the paused frame: one match inserts, several open a lis
   await input.fill("sensor.rea");
   await input.press("Tab");
   await expect(input).toHaveValue("sensor.reading");
-  await expect(page.locator(".completions")).toHaveCount(0);
+  await expect(page.locator(".completions")).toBeHidden();
 
   // Several matches: a list with each match's type; a property is listed (its getter raises if run).
   await input.fill("sensor.");
@@ -33,14 +33,14 @@ test("Tab completes from the paused frame: one match inserts, several open a lis
   await screenshot(page, "repl-completions");
   await input.press("Enter");
   await expect(input).toHaveValue(`sensor.${texts[1]}`);
-  await expect(page.locator(".completions")).toHaveCount(0);
+  await expect(page.locator(".completions")).toBeHidden();
 
   // Ctrl+Space opens the list too; Escape closes it and leaves the text alone.
   await input.fill("settings['");
   await input.press("Control+ ");
   await expect(list).toHaveCount(2);
   await input.press("Escape");
-  await expect(page.locator(".completions")).toHaveCount(0);
+  await expect(page.locator(".completions")).toBeHidden();
   await expect(input).toHaveValue("settings['");
 
   // Completion ran nothing: the transcript is still empty, and the property's getter never ran.

@@ -138,24 +138,46 @@ impl Completer {
     }
 }
 
-/// The open list under the input: each match with its type; a click takes it.
+/// The open list under the input: each match with its type; a click takes it. Written as HTML
+/// (with one handler on the list) rather than a view per item: the REPL page's wasm must stay
+/// within its download budget, and a reactive list costs several KB more.
 #[component]
 pub fn CompletionList(completer: Completer) -> impl IntoView {
-    move || {
-        completer.list.get().map(|open| {
-            let items = open.items.into_iter().enumerate().map(|(i, (text, kind))| {
-                let selected = i == open.selected;
-                view! {
-                    <li role="option" class="completion" class:selected=selected aria-selected=selected.to_string()
-                        on:mousedown=move |ev| { ev.prevent_default(); completer.accept(i); }>
-                        <span class="completion-text">{text}</span>
-                        <span class="completion-type">{kind}</span>
-                    </li>
-                }
-            });
-            view! { <ul class="completions" role="listbox" aria-label="Completions">{items.collect_view()}</ul> }
-        })
+    let on_mousedown = move |ev: leptos::ev::MouseEvent| {
+        ev.prevent_default();
+        let item = ev
+            .target()
+            .and_then(|t| wasm_bindgen::JsCast::dyn_into::<web_sys::Element>(t).ok())
+            .and_then(|t| t.closest("[data-index]").ok().flatten());
+        if let Some(index) = item.and_then(|i| i.get_attribute("data-index")).and_then(|i| i.parse().ok()) {
+            completer.accept(index);
+        }
+    };
+    view! {
+        <ul class="completions" role="listbox" aria-label="Completions"
+            hidden=move || completer.list.with(Option::is_none)
+            inner_html=move || completer.list.with(|open| open.as_ref().map(list_html).unwrap_or_default())
+            on:mousedown=on_mousedown></ul>
     }
+}
+
+/// The list's items; every text is escaped (match names come from the debugged program).
+fn list_html(open: &Completions) -> String {
+    let mut out = String::new();
+    for (i, (text, kind)) in open.items.iter().enumerate() {
+        let selected = i == open.selected;
+        out.push_str(&format!(
+            r#"<li role="option" class="completion{}" aria-selected="{selected}" data-index="{i}"><span class="completion-text">{}</span><span class="completion-type">{}</span></li>"#,
+            if selected { " selected" } else { "" },
+            escape(text),
+            escape(kind),
+        ));
+    }
+    out
+}
+
+fn escape(text: &str) -> String {
+    text.replace('&', "&amp;").replace('<', "&lt;").replace('>', "&gt;").replace('"', "&quot;")
 }
 
 #[cfg(test)]
