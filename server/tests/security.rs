@@ -130,7 +130,7 @@ async fn no_cors_headers_and_preflights_follow_the_same_rules() {
         server.http.request(reqwest::Method::OPTIONS, format!("{}/api/breakpoints", server.base)).send().await.unwrap();
     assert_eq!(
         (r.status().as_u16(), r.headers()["allow"].to_str().unwrap()),
-        (204, "GET, POST, OPTIONS"),
+        (204, "GET, POST, DELETE, OPTIONS"),
         "only what the path takes"
     );
     let r = server.http.request(reqwest::Method::OPTIONS, format!("{}/api/nowhere", server.base)).send().await.unwrap();
