@@ -1,5 +1,6 @@
 pub mod call_tree;
 pub mod callstack;
+mod input_history;
 mod kept;
 pub mod object;
 pub mod paused;

@@ -9,6 +9,7 @@ use wasm_bindgen::JsCast;
 
 use crate::api::{eval_in_session, repl_page, server_resource, ACTIVE_SESSION};
 use crate::live::use_live;
+use crate::pages::input_history::recall;
 use crate::pages::repl_complete::{Completer, CompletionList, Completions};
 use crate::pages::variables::VariablesPanel;
 use crate::pages::{title_in, NotFound, PageTitle};
@@ -243,30 +244,15 @@ fn Prompt(session_id: String, state: PromptState) -> impl IntoView {
         }
         // The session's inputs, oldest first: the transcript's entries carry them.
         let history: Vec<String> = entries().iter().filter_map(|e| e.get_attribute("data-input")).collect();
-        if history.is_empty() {
-            return;
-        }
         let text = draft.get_untracked();
         let caret = textarea.get_untracked().and_then(|t| t.selection_start().ok().flatten()).unwrap_or(0) as usize;
-        let before: String = text.chars().take(caret).collect();
-        let on_first_line = !before.contains('\n');
-        let on_last_line = !text.chars().skip(caret).any(|c| c == '\n');
-        let pos = history_pos.get_untracked();
-        let next = match (key.as_str(), pos) {
-            ("ArrowUp", _) if !on_first_line => return,
-            ("ArrowDown", _) if !on_last_line => return,
-            ("ArrowUp", None) => {
-                stash.set(text);
-                Some(history.len() - 1)
-            }
-            ("ArrowUp", Some(p)) => Some(p.saturating_sub(1)),
-            ("ArrowDown", Some(p)) if p + 1 < history.len() => Some(p + 1),
-            ("ArrowDown", Some(_)) => None,
-            _ => return,
-        };
+        let Some(step) = recall(&key, &text, caret, history.len(), history_pos.get_untracked()) else { return };
         ev.prevent_default();
-        history_pos.set(next);
-        draft.set(match next {
+        if step.stash_draft {
+            stash.set(text);
+        }
+        history_pos.set(step.to);
+        draft.set(match step.to {
             Some(p) => history[p].clone(),
             None => stash.get_untracked(),
         });

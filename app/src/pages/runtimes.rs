@@ -8,6 +8,7 @@ use leptos_router::hooks::{use_navigate, use_params_map};
 use wasm_bindgen::JsCast;
 
 use crate::api::server_resource;
+use crate::pages::input_history::recall;
 use crate::pages::ServerHtml;
 use crate::runtime_api::{runtime_earlier_html, runtime_exec_html, runtime_reset, runtime_state_html, runtimes_html};
 
@@ -164,29 +165,15 @@ fn Terminal(language: &'static str, tab: RwSignal<&'static str>, version: RwSign
             return;
         }
         let history = inputs(language);
-        if history.is_empty() {
-            return;
-        }
         let text = draft.get_untracked();
         let caret = textarea.get_untracked().and_then(|t| t.selection_start().ok().flatten()).unwrap_or(0) as usize;
-        let before: String = text.chars().take(caret).collect();
-        let on_first_line = !before.contains('\n');
-        let on_last_line = !text.chars().skip(caret).any(|c| c == '\n');
-        let next = match (key.as_str(), history_pos.get_untracked()) {
-            ("ArrowUp", _) if !on_first_line => return,
-            ("ArrowDown", _) if !on_last_line => return,
-            ("ArrowUp", None) => {
-                stash.set(text);
-                Some(history.len() - 1)
-            }
-            ("ArrowUp", Some(p)) => Some(p.saturating_sub(1)),
-            ("ArrowDown", Some(p)) if p + 1 < history.len() => Some(p + 1),
-            ("ArrowDown", Some(_)) => None,
-            _ => return,
-        };
+        let Some(step) = recall(&key, &text, caret, history.len(), history_pos.get_untracked()) else { return };
         ev.prevent_default();
-        history_pos.set(next);
-        draft.set(match next {
+        if step.stash_draft {
+            stash.set(text);
+        }
+        history_pos.set(step.to);
+        draft.set(match step.to {
             Some(p) => history[p].clone(),
             None => stash.get_untracked(),
         });
