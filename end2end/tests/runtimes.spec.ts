@@ -51,11 +51,15 @@ test("a workspace opened from /runtimes runs bash and Python in two tabs that ke
   await expect(page.locator(".state-imports")).toContainText("json");
   await expect(page.locator(".state-variables")).toContainText("data: dict");
 
-  // Back on the bash tab, its transcript is still there; a reload shows the earlier commands.
+  // Back on the bash tab, its transcript is still there; a reload shows the earlier commands
+  // with what they printed.
   await page.getByRole("tab", { name: "bash" }).click();
   await expect(bashTerminal.locator(".new-entry")).toHaveCount(2);
   await open(page, `/runtime/${ws}`);
-  await expect(page.locator('.terminal[data-language="bash"] .entry.earlier')).toHaveCount(2);
+  const earlier = page.locator('.terminal[data-language="bash"] .entry.earlier');
+  await expect(earlier).toHaveCount(2);
+  await expect(earlier.last().locator(".stdout")).toHaveText("hello from /tmp\n");
+  await expect(earlier.last().locator(".stderr")).toHaveText("warn\n");
 
   // The list shows the workspace with both processes; Reset ends them.
   await open(page, "/runtimes");

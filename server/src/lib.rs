@@ -37,6 +37,7 @@ pub fn router(debugger: Debugger, options: ServerOptions) -> Router {
     debugger.set_server_url(format!("http://127.0.0.1:{port}"));
     debugger.watch_processes();
     debugger.runtimes().watch_idle();
+    debugger.runtimes().warm_spares();
     let routes = generate_route_list(App);
     let context = {
         let debugger = debugger.clone();

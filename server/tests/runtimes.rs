@@ -134,6 +134,8 @@ async fn bash_and_python_keep_their_state_between_commands_and_history_survives_
     let entries = page["history"].as_array().unwrap();
     assert_eq!(entries.len(), 2);
     assert_eq!(entries[0]["command"], "json.dumps(rows)");
+    assert_eq!(entries[0]["stdout"], "'[1, 2, 3]'\n", "what a command printed is kept");
+    assert!(entries[1]["stderr"].as_str().unwrap().contains("SyntaxError"), "{page}");
     assert_eq!((entries[1]["language"].clone(), entries[1]["success"].clone()), (json!("python"), json!(false)));
     let out = server.bash("ws1", "echo \"[$VAR]\"").await;
     assert_eq!(out["stdout"], "[]\n", "a new server has new processes");
@@ -170,6 +172,8 @@ async fn a_dying_runtime_is_reported_then_restarted_fresh_and_reset_and_stop_end
     server.bash("d", "export GONE=1").await;
     let (status, _) = server.send(reqwest::Method::POST, "/api/runtimes/d/reset", None).await;
     assert_eq!(status, 200);
+    let (_, page) = server.get("/api/runtimes/d/history").await;
+    assert_eq!(page["history"], json!([]), "a reset clears the history");
     assert_eq!(server.bash("d", "echo \"[$GONE]\"").await["stdout"], "[]\n");
 
     let (status, _) = server.send(reqwest::Method::DELETE, "/api/runtimes/d", None).await;
@@ -178,6 +182,35 @@ async fn a_dying_runtime_is_reported_then_restarted_fresh_and_reset_and_stop_end
     assert_eq!(list["workspaces"], json!([]));
     let (status, body) = server.send(reqwest::Method::DELETE, "/api/runtimes/d", None).await;
     assert_eq!((status, body["error"].clone()), (404, json!("workspace_not_found")));
+}
+
+#[tokio::test]
+async fn state_answers_at_once_while_a_command_runs_with_the_state_before_it() {
+    let server = start(&temp_home(), &[]).await;
+    server.bash("s", "cd /tmp").await;
+    let (_, before) = server.get("/api/runtimes/s/state").await;
+    assert_eq!((before["busy"].clone(), before["working_dir"].clone()), (json!(false), json!("/tmp")));
+    let running = {
+        let (http, url) = (server.http.clone(), format!("{}/api/runtimes/s/exec", server.base));
+        tokio::spawn(async move { http.post(url).json(&json!({"command": "cd /; sleep 3"})).send().await })
+    };
+    let mut busy = false;
+    for _ in 0..200 {
+        let (_, list) = server.get("/api/runtimes").await;
+        if list["workspaces"][0]["busy"] == json!(true) {
+            busy = true;
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    assert!(busy, "the command never showed as running");
+    let (status, during) = server.get("/api/runtimes/s/state").await;
+    assert_eq!(status, 200, "{during}");
+    assert_eq!(during["busy"], true, "a state asked for during a command does not wait for it: {during}");
+    assert_eq!(during["working_dir"], "/tmp");
+    assert!(running.await.unwrap().unwrap().status().is_success());
+    let (_, after) = server.get("/api/runtimes/s/state").await;
+    assert_eq!((after["busy"].clone(), after["working_dir"].clone()), (json!(false), json!("/")));
 }
 
 #[tokio::test]

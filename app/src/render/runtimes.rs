@@ -86,12 +86,7 @@ pub fn exec_entry(language: Language, command: &str, result: &ExecResult) -> Str
         esc(command)
     );
     input(&mut out, language, command);
-    if !result.stdout.is_empty() {
-        let _ = write!(out, r#"<pre class="stdout">{}</pre>"#, esc(&result.stdout));
-    }
-    if !result.stderr.is_empty() {
-        let _ = write!(out, r#"<pre class="output error stderr">{}</pre>"#, esc(&result.stderr));
-    }
+    output(&mut out, &result.stdout, &result.stderr);
     let mut facts = vec![];
     match (result.timed_out, result.exit_code) {
         (true, _) => facts.push("interrupted: timed out".to_string()),
@@ -110,12 +105,27 @@ pub fn exec_entry(language: Language, command: &str, result: &ExecResult) -> Str
     out
 }
 
-/// Commands run before this page was opened (their output is not kept, only how they ended).
+fn output(out: &mut String, stdout: &str, stderr: &str) {
+    if !stdout.is_empty() {
+        let _ = write!(out, r#"<pre class="stdout">{}</pre>"#, esc(stdout));
+    }
+    if !stderr.is_empty() {
+        let _ = write!(out, r#"<pre class="output error stderr">{}</pre>"#, esc(stderr));
+    }
+}
+
+/// Commands run before this page was opened, with what they printed (as the history kept it).
 pub fn earlier(language: Language, history: &[HistoryEntry]) -> String {
     let mut out = String::new();
     for h in history.iter().filter(|h| h.language == language) {
-        let _ = write!(out, r#"<div class="entry earlier" data-input="{}">"#, esc(&h.command));
+        let _ = write!(
+            out,
+            r#"<div class="{}" data-input="{}">"#,
+            if h.success { "entry earlier" } else { "entry earlier failed" },
+            esc(&h.command)
+        );
         input(&mut out, language, &h.command);
+        output(&mut out, &h.stdout, &h.stderr);
         let how = match (h.timed_out, h.exit_code) {
             (true, _) => "timed out".to_string(),
             (_, Some(code)) => format!("exit code {code}"),
@@ -150,6 +160,9 @@ fn list(out: &mut String, title: &str, class: &str, items: impl Iterator<Item = 
 /// What the workspace's live processes hold.
 pub fn state_panel(state: &RuntimeState) -> String {
     let mut out = String::from(r#"<section class="runtime-state"><h2>State</h2>"#);
+    if state.busy {
+        out.push_str(r#"<p class="hint state-busy">A command is running: this is the state before it.</p>"#);
+    }
     let dir = state.working_dir.as_deref().unwrap_or("(bash not running)");
     let _ = write!(out, r#"<p class="meta">bash working dir: <code class="bash-cwd">{}</code></p>"#, esc(dir));
     list(

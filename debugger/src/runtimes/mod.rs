@@ -110,6 +110,28 @@ pub struct HistoryEntry {
     pub exit_code: Option<i32>,
     pub success: bool,
     pub timed_out: bool,
+    /// What it printed, kept so a reloaded terminal shows it again; the first
+    /// [`HISTORY_OUTPUT_CAP`] bytes of each stream.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub stdout: String,
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub stderr: String,
+}
+
+/// Bytes of each stream a history entry keeps (the answer to the command itself has up to the
+/// output cap): a hundred entries of a chatty command must not make the history page huge.
+pub const HISTORY_OUTPUT_CAP: usize = 16 * 1024;
+
+/// `text` cut to at most `cap` bytes on a character boundary, saying how much was left out.
+pub fn cut_for_history(text: &str, cap: usize) -> String {
+    if text.len() <= cap {
+        return text.to_string();
+    }
+    let mut end = cap;
+    while !text.is_char_boundary(end) {
+        end -= 1;
+    }
+    format!("{}\n[… {} more bytes not kept in the history]\n", &text[..end], text.len() - end)
 }
 
 /// `GET /api/runtimes/{workspace}/history`: newest last.
@@ -135,6 +157,10 @@ pub struct PythonImport {
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct RuntimeState {
     pub workspace: String,
+    /// A command is running: what follows is as it was after the previous command (a state
+    /// request does not wait behind a command that may run for minutes).
+    #[serde(default)]
+    pub busy: bool,
     pub bash_running: bool,
     pub python_running: bool,
     /// Bash's exported environment.

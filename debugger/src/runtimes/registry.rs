@@ -10,8 +10,8 @@ use super::spare::Spares;
 use super::store::RuntimeStore;
 use super::workspace::Workspace;
 use super::{
-    bash, python, valid_workspace, ExecRequest, ExecResult, HistoryEntry, HistoryPage, Language, RuntimeState,
-    WorkspaceList, WorkspaceSummary,
+    bash, cut_for_history, python, valid_workspace, ExecRequest, ExecResult, HistoryEntry, HistoryPage, Language,
+    RuntimeState, WorkspaceList, WorkspaceSummary, HISTORY_OUTPUT_CAP,
 };
 use crate::error::{Error, Result};
 use crate::ids;
@@ -107,6 +107,14 @@ impl RuntimeRegistry {
         RuntimeRegistry { inner }
     }
 
+    /// Starts a spare bash and Python, so that even a workspace's first command does not wait
+    /// for an interpreter to start. Nothing when runtimes are off.
+    pub fn warm_spares(&self) {
+        if self.config().enabled {
+            self.inner.spares.warm();
+        }
+    }
+
     pub fn config(&self) -> &RuntimeConfig {
         &self.inner.config
     }
@@ -193,6 +201,8 @@ impl RuntimeRegistry {
             exit_code: result.exit_code,
             success: result.success,
             timed_out: result.timed_out,
+            stdout: cut_for_history(&result.stdout, HISTORY_OUTPUT_CAP),
+            stderr: cut_for_history(&result.stderr, HISTORY_OUTPUT_CAP),
         };
         self.inner.store.append(workspace, &entry, self.inner.config.max_history)?;
         Ok(result)
@@ -205,15 +215,16 @@ impl RuntimeRegistry {
         check_name(workspace)?;
         let mut state = RuntimeState { workspace: workspace.to_string(), ..RuntimeState::default() };
         if let Some(ws) = self.get(workspace) {
-            let (bash_out, python_status) = ws.state(self.inner.config.max_output).await;
-            if let Some(out) = bash_out {
+            let answers = ws.state(self.inner.config.max_output).await;
+            state.busy = answers.stale;
+            if let Some(out) = answers.bash {
                 let bash = bash::parse_state(&out);
                 state.bash_running = true;
                 state.working_dir = Some(bash.working_dir);
                 state.bash_functions = bash.functions;
                 state.env_vars = bash.env;
             }
-            if let Some(status) = python_status {
+            if let Some(status) = answers.python {
                 let python = python::answer(&status).state.unwrap_or_default();
                 state.python_running = true;
                 state.python_working_dir = python.working_dir;
@@ -226,12 +237,14 @@ impl RuntimeRegistry {
         Ok(state)
     }
 
-    /// Ends the workspace's processes (a running command is killed); it stays listed, empty.
+    /// Ends the workspace's processes (a running command is killed) and clears its history;
+    /// it stays listed, empty.
     pub async fn reset(&self, workspace: &str) -> Result<WorkspaceSummary> {
         self.check_enabled()?;
         check_name(workspace)?;
         let ws = self.get(workspace).ok_or_else(|| Error::WorkspaceNotFound(workspace.to_string()))?;
         ws.reset().await;
+        self.inner.store.clear(workspace)?;
         Ok(ws.summary())
     }
 

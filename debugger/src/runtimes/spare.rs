@@ -1,8 +1,8 @@
 //! One started, unused process per language, handed to the next workspace that needs one:
 //! Python's start (site-packages, `.pth` files) costs hundreds of milliseconds on a busy
-//! machine, and a first command should not wait for it. Spares exist only once a language has
-//! been used; each is replaced in the background when taken. An unused spare holds no state,
-//! so it is what a freshly started process would be.
+//! machine, and a first command should not wait for it. The server starts one of each when it
+//! starts (`warm`); each is replaced in the background when taken. An unused spare holds no
+//! state, so it is what a freshly started process would be.
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, MutexGuard};
@@ -36,6 +36,14 @@ impl Spares {
             runtime.kill();
         }
         Runtime::start(language, self.cap).await
+    }
+
+    /// Starts a spare of each language in the background.
+    pub fn warm(self: &Arc<Self>) {
+        for language in Language::ALL {
+            let spares = self.clone();
+            tokio::spawn(async move { spares.refill(language).await });
+        }
     }
 
     async fn refill(&self, language: Language) {

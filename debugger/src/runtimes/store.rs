@@ -1,4 +1,4 @@
-//! Each workspace's command history in SQLite (table `runtime_history`, schema step 5 in
+//! Each workspace's command history in SQLite (table `runtime_history`, schema step 7 in
 //! `crate::store`), capped per workspace. A connection of its own, like the process store.
 
 use std::sync::{Mutex, MutexGuard};
@@ -42,6 +42,15 @@ impl RuntimeStore {
         .and_then(|mut s| s.execute(params![workspace, keep as i64]))
         .map_err(storage)?;
         tx.commit().map_err(storage)
+    }
+
+    /// Forgets the workspace's history (a reset).
+    pub fn clear(&self, workspace: &str) -> Result<()> {
+        self.conn()
+            .prepare_cached("DELETE FROM runtime_history WHERE workspace = ?1")
+            .and_then(|mut s| s.execute(params![workspace]))
+            .map(drop)
+            .map_err(storage)
     }
 
     /// The newest `limit` entries, oldest first.

@@ -59,6 +59,17 @@ pub struct Workspace {
     pub created_at: f64,
     slots: tokio::sync::Mutex<Slots>,
     meta: Mutex<Meta>,
+    /// The newest state answers (bash, Python), given while a command runs.
+    last_state: Mutex<ProcessStates>,
+}
+
+/// Bash's state output and Python's status line, for a process that is running.
+#[derive(Clone, Default)]
+pub struct ProcessStates {
+    pub bash: Option<String>,
+    pub python: Option<String>,
+    /// A command held the workspace: these are from before it.
+    pub stale: bool,
 }
 
 fn index(language: Language) -> usize {
@@ -83,6 +94,7 @@ impl Workspace {
                 commands: 0,
                 pids: [None, None],
             }),
+            last_state: Mutex::new(ProcessStates::default()),
         }
     }
 
@@ -209,26 +221,33 @@ impl Workspace {
         result
     }
 
-    /// Bash's and Python's state; a process not running is not started for it.
-    pub async fn state(&self, cap: usize) -> (Option<String>, Option<String>) {
-        let mut slots = self.slots.lock().await;
-        let mut answers = [None, None];
+    /// Bash's and Python's state; a process not running is not started for it. While a
+    /// command runs, the answer of the previous request, marked stale, instead of waiting.
+    pub async fn state(&self, cap: usize) -> ProcessStates {
+        let Ok(mut slots) = self.slots.try_lock() else {
+            let mut last = self.last_state.lock().unwrap_or_else(|p| p.into_inner()).clone();
+            last.stale = true;
+            return last;
+        };
+        let mut answers = ProcessStates::default();
         for language in Language::ALL {
             if let Slot::Live(runtime) = slots.get(language) {
-                answers[index(language)] = runtime.state(cap).await.map(|(out, status)| match language {
-                    Language::Bash => out,
-                    Language::Python => status,
-                });
+                let answer = runtime.state(cap).await;
+                match language {
+                    Language::Bash => answers.bash = answer.map(|(out, _)| out),
+                    Language::Python => answers.python = answer.map(|(_, status)| status),
+                }
             }
         }
-        let [bash, python] = answers;
-        (bash, python)
+        *self.last_state.lock().unwrap_or_else(|p| p.into_inner()) = answers.clone();
+        answers
     }
 
     /// Ends both processes (a running command is killed); the workspace stays, empty.
     pub async fn reset(&self) {
         self.kill_if_busy();
         let live = self.slots.lock().await.take_live();
+        *self.last_state.lock().unwrap_or_else(|p| p.into_inner()) = ProcessStates::default();
         {
             let mut meta = self.meta();
             meta.pids = [None, None];
