@@ -21,6 +21,9 @@ pub struct Pause {
     pub evals: EvalQueue,
     /// Wakes the client's long-poll: on resume, and when an eval becomes ready.
     pub wake: Arc<Notify>,
+    /// The server is still checking a breakpoint's condition in it: the call is held, but
+    /// nobody is shown a pause that may be continued a moment later.
+    pub deciding: bool,
 }
 
 impl Pause {
@@ -37,11 +40,16 @@ impl Pause {
     }
 
     pub fn from_record(record: PauseRecord) -> Self {
-        Pause { record, evals: EvalQueue::default(), wake: Arc::new(Notify::new()) }
+        Pause { record, evals: EvalQueue::default(), wake: Arc::new(Notify::new()), deciding: false }
     }
 
     pub fn is_paused(&self) -> bool {
         self.record.resume.is_none()
+    }
+
+    /// Paused and shown to people: not held for a condition check.
+    pub fn is_shown(&self) -> bool {
+        self.is_paused() && !self.deciding
     }
 
     /// After-pauses can only be continued: the client rejects anything else there.

@@ -461,11 +461,19 @@ async fn test_cideldill_client_condition_false_continues_true_pauses_raising_pau
     let mut paused_ids = vec![];
     for (pid, answer) in (7001..).zip(answers) {
         let (_, pause_id) = server.pause_call("compute", pid).await;
+        let (_, listed) = server.get("/api/paused").await;
+        let shown = listed["paused"].as_array().unwrap().iter().any(|p| p["id"] == pause_id.as_str());
+        assert!(!shown, "a call held for its condition is not shown as paused before it holds: {listed}");
         let asked = server.answer_next_eval(&pause_id, |_| answer.clone()).await;
         assert_eq!(asked["expr"], "bool(a > 6)");
         let (_, poll) = server.get(&format!("/api/poll/{pause_id}")).await;
         paused_ids.push((pause_id, poll["status"].clone()));
     }
+    let (_, listed) = server.get("/api/paused").await;
+    let shown: Vec<&Value> = listed["paused"].as_array().unwrap().iter().map(|p| &p["id"]).collect();
+    assert_eq!(shown, [&json!(paused_ids[1].0), &json!(paused_ids[2].0)], "shown once the condition held or raised");
+    let (_, sessions) = server.get("/api/repl/sessions").await;
+    assert_eq!(sessions["total"], 0, "checking a condition records no REPL session: {sessions}");
     let statuses: Vec<&Value> = paused_ids.iter().map(|(_, s)| s).collect();
     assert_eq!(
         statuses,

@@ -214,12 +214,16 @@ impl Debugger {
 
 impl Debugger {
     /// Function breakpoints with a condition, for any client (an unchanged cideldill one too):
-    /// the call is paused, the condition is evaluated in it through a REPL session (its
-    /// transcript keeps what was asked and answered), and the call is continued when no
-    /// condition holds. A condition that raises keeps the pause and records the error.
+    /// the call is held, the condition is evaluated in it (a request like an eval, outside any
+    /// REPL session: nothing is recorded but the hit), and the call is continued when no
+    /// condition holds. Nobody is shown the pause until one does. A condition that raises
+    /// keeps the pause and records the error.
     pub(super) fn check_conditions(&self, pause_id: String, ids: Vec<String>, call: CallData) {
         // Without a runtime (a synchronous caller) the pause simply stays: nothing is skipped.
-        let Ok(runtime) = tokio::runtime::Handle::try_current() else { return };
+        let Ok(runtime) = tokio::runtime::Handle::try_current() else {
+            self.show_pause(&pause_id);
+            return;
+        };
         let debugger = self.clone();
         runtime.spawn(async move {
             let _ = debugger.decide_conditions(&pause_id, &ids, &call).await;
@@ -227,26 +231,38 @@ impl Debugger {
     }
 
     async fn decide_conditions(&self, pause_id: &str, ids: &[String], call: &CallData) -> Result<()> {
-        let session_id = self.start_session(pause_id)?;
         let mut pause = false;
         for id in ids {
             let Some(condition) = self.state().records.by_id.get(id).and_then(|r| r.condition.clone()) else {
                 continue;
             };
-            let (held, error) = match self.eval(&session_id, &format!("bool({condition})")).await {
-                Ok(outcome) if outcome.is_error => (true, Some(outcome.output)),
-                Ok(outcome) => (outcome.output.trim() == "True", None),
+            let (held, error) = match self.ask_unrecorded(pause_id, format!("bool({condition})")).await {
+                Ok(answer) => match (answer.error, answer.result) {
+                    (Some(error), _) => (true, Some(error)),
+                    (None, result) => (result.as_deref().map(str::trim) == Some("True"), None),
+                },
+                // The call went on without us (its program ended, a user resumed it).
+                Err(Error::SessionClosed(_)) => return Ok(()),
                 Err(e) => (true, Some(e.to_string())),
             };
             if held && self.condition_hit(id, &condition, error, call)? {
                 pause = true;
             }
         }
-        let _ = self.close_session(&session_id);
-        if !pause {
+        if pause {
+            self.show_pause(pause_id);
+        } else {
             self.resume(pause_id, crate::pause::ResumeRequest::continue_())?;
         }
         Ok(())
+    }
+
+    /// A pause held for a condition check is shown after all.
+    fn show_pause(&self, pause_id: &str) {
+        let shown = self.state().pauses.get_mut(pause_id).map(|pause| pause.deciding = false).is_some();
+        if shown {
+            self.publish(LiveEvent::PauseAdded { pause_id: pause_id.to_string() });
+        }
     }
 
     /// A condition held (or raised) at a call: counts the hit and logs it; whether it pauses.

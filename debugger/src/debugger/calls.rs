@@ -66,6 +66,9 @@ impl Debugger {
                 let mut paused = call.clone();
                 paused.pause_reason = Some(reason.into());
                 let pause_id = add_pause(&mut st, paused, reason, now)?;
+                if let Some(pause) = st.pauses.get_mut(&pause_id) {
+                    pause.deciding = !conditions.is_empty();
+                }
                 (Action::poll(&pause_id), Some(pause_id))
             }
         };
@@ -73,9 +76,10 @@ impl Debugger {
         drop(st);
         self.publish(LiveEvent::CallsChanged { process_key });
         if let Some(pause_id) = pause_id {
-            self.publish(LiveEvent::PauseAdded { pause_id: pause_id.clone() });
-            if let Some(call) = condition_call {
-                self.check_conditions(pause_id, conditions, call);
+            match condition_call {
+                // Shown only once a condition holds (`decide_conditions`).
+                Some(call) => self.check_conditions(pause_id, conditions, call),
+                None => self.publish(LiveEvent::PauseAdded { pause_id }),
             }
         }
         Ok(CallStartReply { call_id, action })

@@ -68,6 +68,41 @@ impl Debugger {
         self.ask(session_id, RequestKind::Expand, args.clone(), snippet::panel("expand", &args)).await
     }
 
+    /// Evaluates `expr` in a paused call outside any REPL session (a breakpoint condition):
+    /// the client's answer as it gave it. `SessionClosed` when the pause ended meanwhile.
+    pub(super) async fn ask_unrecorded(&self, pause_id: &str, expr: String) -> Result<EvalResult> {
+        let (reply, answer) = oneshot::channel();
+        let eval_id = ids::new_uuid();
+        {
+            let mut st = self.state();
+            let pause = st.pauses.get_mut(pause_id).filter(|p| p.is_paused());
+            let pause = pause.ok_or_else(|| Error::SessionClosed(unrecorded_session(pause_id)))?;
+            let request = EvalRequest {
+                eval_id: eval_id.clone(),
+                session_id: unrecorded_session(pause_id),
+                pause_id: pause_id.to_string(),
+                expr,
+                timeout_s: self.inner.config.eval_timeout.as_secs_f64(),
+                kind: RequestKind::Eval,
+                args: None,
+            };
+            pause.evals.push(PendingEval { request, reply: Reply::Raw(reply), requested_at: ids::now() });
+            pause.wake.notify_waiters();
+        }
+        match tokio::time::timeout(self.inner.config.eval_timeout, answer).await {
+            Ok(Ok(result)) => Ok(result),
+            Ok(Err(_closed)) => Err(Error::SessionClosed(unrecorded_session(pause_id))),
+            Err(_elapsed) => {
+                let mut st = self.state();
+                if let Some(pause) = st.pauses.get_mut(pause_id) {
+                    pause.wake.notify_waiters();
+                    pause.evals.give_up(&eval_id);
+                }
+                Err(Error::EvalTimeout(self.inner.config.eval_timeout.as_secs()))
+            }
+        }
+    }
+
     async fn ask(&self, session_id: &str, kind: RequestKind, args: Value, expr: String) -> Result<Value> {
         let (reply, answer) = oneshot::channel();
         let eval_id = ids::new_uuid();
@@ -170,4 +205,12 @@ mod tests {
         assert_eq!(parameter_names("()"), Vec::<String>::new());
         assert_eq!(parameter_names(""), Vec::<String>::new());
     }
+}
+
+/// The session id an unrecorded request carries: clients keep a namespace per session id, and
+/// this one is no REPL session of ours (`submit_eval_result` knows it by the prefix).
+pub(super) const UNRECORDED_SESSION_PREFIX: &str = "unrecorded-";
+
+pub(super) fn unrecorded_session(pause_id: &str) -> String {
+    format!("{UNRECORDED_SESSION_PREFIX}{pause_id}")
 }

@@ -166,6 +166,20 @@ impl Debugger {
         };
         let now = ids::now();
         let mut st = self.state();
+        if session_id.starts_with(helpers::UNRECORDED_SESSION_PREFIX) {
+            // A condition check: answered to its waiter only, if it is one.
+            let pause = st.pauses.get_mut(pause_id).ok_or_else(|| Error::EvalNotFound(eval_id.to_string()))?;
+            let pending = pause.evals.finish(eval_id);
+            pause.wake.notify_waiters();
+            drop(st);
+            return match pending.map(|p| p.reply) {
+                Some(Reply::Raw(raw)) => {
+                    let _ = raw.send(result);
+                    Ok(())
+                }
+                _ => Err(Error::EvalNotFound(eval_id.to_string())),
+            };
+        }
         if let Err(closed) = st.open_session(session_id) {
             // Nobody waits for this answer any more, but the client is done with the eval and
             // may take the next one.

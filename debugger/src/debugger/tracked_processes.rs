@@ -182,7 +182,7 @@ impl Debugger {
     fn paused_process_ids(&self) -> HashSet<String> {
         let keys: HashSet<String> = {
             let st = self.state();
-            st.pauses.values().filter(|p| p.is_paused()).map(|p| p.record.call.process_key.clone()).collect()
+            st.pauses.values().filter(|p| p.is_shown()).map(|p| p.record.call.process_key.clone()).collect()
         };
         keys.iter().filter_map(|key| self.registry().id_for_key(key)).collect()
     }

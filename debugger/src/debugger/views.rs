@@ -10,7 +10,7 @@ impl Debugger {
         st.pause_order
             .iter()
             .filter_map(|id| st.pauses.get(id))
-            .filter(|p| p.is_paused())
+            .filter(|p| p.is_shown())
             .map(|p| paused_call(&st, &p.record))
             .collect()
     }
@@ -31,7 +31,7 @@ impl Debugger {
         st.pause_order
             .iter()
             .filter_map(|id| st.pauses.get(id))
-            .filter(|p| p.is_paused())
+            .filter(|p| p.is_shown())
             .map(|p| {
                 let sessions = st.store.sessions_of_pause(&p.record.pause_id)?;
                 let session_ids: Vec<String> = sessions.into_iter().map(|link| link.session_id).collect();
@@ -108,7 +108,7 @@ impl Debugger {
     pub fn processes(&self) -> Result<Vec<ProcessSummary>> {
         let st = self.state();
         let mut paused: HashMap<&str, usize> = HashMap::new();
-        for pause in st.pauses.values().filter(|p| p.is_paused()) {
+        for pause in st.pauses.values().filter(|p| p.is_shown()) {
             *paused.entry(&pause.record.call.process_key).or_default() += 1;
         }
         let mut all = vec![];
