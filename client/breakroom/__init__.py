@@ -130,21 +130,42 @@ def post_mortem(tb=None):
     _pause_where_raised(exc, tb)
 
 
-def install_excepthook():
+_uncaught_filter = None  # installed hooks: None, or (exc, tb) -> whether it pauses
+_ALL = object()
+
+
+def install_excepthook(pauses=None):
     """Makes every uncaught exception (main thread and other threads) pause post-mortem in
-    the frame that raised it, after the usual traceback is printed."""
+    the frame that raised it, after the usual traceback is printed. With `pauses(exc, tb)`,
+    only those it says yes to (error breakpoints of some types); once every exception pauses,
+    a filter installed later does not narrow it."""
+    global _uncaught_filter
+    installed = _uncaught_filter is not None
+    if _uncaught_filter is not _ALL:
+        _uncaught_filter = pauses or _ALL
+    if installed:
+        return
     previous = sys.excepthook
     previous_thread_hook = threading.excepthook
 
+    def wanted(exc, tb):
+        wants = _uncaught_filter
+        try:
+            return wants is _ALL or bool(wants(exc, tb))
+        except Exception as err:  # a broken filter must not hide the exception's pause
+            print(f"breakroom: error breakpoints failed ({err}); pausing anyway", file=sys.stderr)
+            return True
+
     def hook(exc_type, exc, tb):
         previous(exc_type, exc, tb)
-        if tb is not None and not issubclass(exc_type, KeyboardInterrupt):
+        if tb is not None and not issubclass(exc_type, KeyboardInterrupt) and wanted(exc, tb):
             _post_mortem_quietly(exc, tb)
 
     def thread_hook(args):
         previous_thread_hook(args)
-        if args.exc_traceback is not None and args.exc_value is not None:
-            _post_mortem_quietly(args.exc_value, args.exc_traceback)
+        exc, tb = args.exc_value, args.exc_traceback
+        if tb is not None and exc is not None and wanted(exc, tb):
+            _post_mortem_quietly(exc, tb)
 
     sys.excepthook = hook
     threading.excepthook = thread_hook

@@ -4,7 +4,7 @@
 logpoint messages go back to `POST /api/breakpoint-hits` from a second thread, so a logpoint in
 a loop never waits for the network. Function and error breakpoints of wrapped calls are decided
 by the server at call start and completion; an error breakpoint also makes uncaught exceptions
-pause post-mortem here.
+of its types pause post-mortem here (`_uncaught_errors`).
 
 Each thread has its own kept-alive connection (the transport keeps one per thread), so the held
 request never delays a call's own requests.
@@ -19,6 +19,7 @@ import time
 
 from ._breakpoint_kinds import BreakpointError
 from ._transport import ServerError, ServerUnavailable, Transport
+from ._uncaught_errors import UncaughtErrors
 
 # Longer than the server's 25 s hold.
 HOLD_TIMEOUT = 40.0
@@ -37,6 +38,7 @@ class BreakpointChannel:
         self._applied = {}  # id -> the server's record as applied
         self._refused = {}  # id -> why the engine refused it (said once)
         self._hooked = False
+        self._errors = UncaughtErrors(self._report)
         self._counts_sent = {}  # id -> the hit count the server has
         self._reports = queue.SimpleQueue()
         self.version = None
@@ -98,9 +100,9 @@ class BreakpointChannel:
                         pass
                 for bp_id, record in lines.items():
                     self._apply_line(engine, bp_id, record)
-            if not self._hooked and any(r.get("kind") == "error" and r.get("enabled") for r in records if isinstance(r, dict)):
+            if self._errors.apply(records) and not self._hooked:
                 self._hooked = True
-                self._install_excepthook()
+                self._install_excepthook(self._errors.pauses)
 
     def _apply_line(self, engine, bp_id, record):
         before = self._applied.get(bp_id)

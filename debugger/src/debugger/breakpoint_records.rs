@@ -195,10 +195,9 @@ impl Debugger {
         }
         let mut st = self.state();
         let known = st.records.by_id.get_mut(id).map(|record| {
-            // The program counts its own arrivals (it decides the hit condition with them).
-            if let Some(count) = hit_count {
-                record.hit_count = count;
-            }
+            // The program counts its own arrivals (it decides the hit condition with them); a
+            // report without a count (an uncaught exception) is one more hit.
+            record.hit_count = hit_count.unwrap_or(record.hit_count + 1);
             record.last_hit = Some(data.clone());
             record.clone()
         });

@@ -109,6 +109,12 @@ impl Debugger {
             }
             return Ok(None);
         };
+        // A post-mortem pause (the client paused where an uncaught exception was raised) was
+        // the error's stop already: the client decided its error breakpoints.
+        let post_mortem = match &pre_pause {
+            Some(pause_id) => st.pause_record(pause_id)?.is_some_and(|p| p.reason == PauseReason::Exception),
+            None => false,
+        };
         // A client that completes without waiting for a resume has moved on: close its REPLs.
         let mut closed = vec![];
         if let Some(pause_id) = pre_pause {
@@ -145,7 +151,7 @@ impl Debugger {
         let process_key = call.process_key.clone();
         let mut pause_added = None;
         let type_name = exception.as_ref().and_then(|e| e.get("type_name")).and_then(Value::as_str).unwrap_or("");
-        let error_hit = raised && st.error_gate(&call, type_name, now)?;
+        let error_hit = raised && !post_mortem && st.error_gate(&call, type_name, now)?;
         if error_hit || st.breakpoints.pauses_after(&method, raised) {
             let reason = if raised { PauseReason::Exception } else { PauseReason::After };
             call.pause_reason = Some(reason.into());
