@@ -2,6 +2,7 @@
 //! debugger; [`live`] turns the server's event stream into a signal pages refetch on.
 
 pub mod api;
+pub mod breakpoint_api;
 pub mod format;
 pub mod highlight;
 pub mod live;

@@ -149,6 +149,14 @@ fn refuse(code: &'static str, message: impl Into<String>) -> SpecError {
 pub const OPTION_FIELDS: [&str; 5] = ["condition", "hit_condition", "pattern", "log_message", "enabled"];
 
 impl BreakpointRecord {
+    /// A line breakpoint at `line` of `file` (the same file named by a longer or shorter path,
+    /// as the program matches it: `app.py` is `/srv/app.py`).
+    pub fn is_line_at(&self, file: &str, line: u32) -> bool {
+        self.kind == BreakpointKind::Line
+            && self.line == Some(line)
+            && self.file.as_deref().is_some_and(|f| same_file(f, file))
+    }
+
     /// A new record from a `POST /api/breakpoints` body with a `kind`.
     pub fn from_body(id: String, body: &Value, now: f64) -> Result<Self, SpecError> {
         let obj = body.as_object().ok_or_else(|| refuse("invalid_breakpoint", "a breakpoint is a JSON object"))?;
@@ -263,7 +271,7 @@ impl BreakpointRecord {
             self.pattern = optional_text(obj, "pattern")?;
             #[cfg(feature = "runtime")]
             if let Some(p) = &self.pattern {
-                regex::Regex::new(p).map_err(|e| {
+                fancy_regex::Regex::new(p).map_err(|e| {
                     refuse("invalid_pattern", format!("pattern {p:?} is not a regular expression: {e}"))
                 })?;
             }
@@ -308,6 +316,21 @@ fn optional_text(obj: &Map<String, Value>, key: &'static str) -> Result<Option<S
     non_empty_text(obj, key)
 }
 
+/// Whether a breakpoint's `pattern` finds a match in `text` (Python `re.search`). A pattern
+/// that does not compile, or runs past the backtracking limit, matches nothing.
+#[cfg(feature = "runtime")]
+pub fn pattern_matches(pattern: &str, text: &str) -> bool {
+    fancy_regex::Regex::new(pattern).is_ok_and(|re| re.is_match(text).unwrap_or(false))
+}
+
+/// Whether two paths name the same file: equal, or one ends with the other at a `/`.
+pub fn same_file(a: &str, b: &str) -> bool {
+    let (long, short) = if a.len() >= b.len() { (a, b) } else { (b, a) };
+    !short.is_empty()
+        && long.ends_with(short)
+        && (long.len() == short.len() || long[..long.len() - short.len()].ends_with('/'))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -336,7 +359,27 @@ mod tests {
             Some("invalid_hit_condition")
         );
         assert_eq!(code(json!({"kind": "function", "function_name": "f", "pattern": "("})), Some("invalid_pattern"));
+        // Python's look-around and backreferences are patterns too.
+        assert_eq!(code(json!({"kind": "function", "function_name": "f", "pattern": r"(?<!admin)user=(\w)\1"})), None);
         assert_eq!(code(json!({"kind": "error", "exception_types": [1]})), Some("invalid_exception_types"));
         assert_eq!(code(json!({"kind": "function", "function_name": "f", "hit_condition": 5})), None);
+    }
+
+    #[cfg(feature = "runtime")]
+    #[test]
+    fn patterns_search_like_python_re() {
+        assert!(pattern_matches(r"user=(?!root)\w+", "a=1, user=bob"));
+        assert!(!pattern_matches(r"user=(?!root)", "user=root"));
+        assert!(pattern_matches(r"(\d)\1", "n=33"));
+        assert!(!pattern_matches("(", "anything"), "a broken pattern matches nothing");
+    }
+
+    #[test]
+    fn a_file_is_the_same_by_a_longer_or_shorter_path_at_a_slash() {
+        assert!(same_file("/srv/app.py", "app.py"));
+        assert!(same_file("srv/app.py", "/srv/app.py"));
+        assert!(same_file("/srv/app.py", "/srv/app.py"));
+        assert!(!same_file("/srv/myapp.py", "app.py"), "not in the middle of a name");
+        assert!(!same_file("/srv/app.py", ""));
     }
 }

@@ -347,6 +347,13 @@ async fn test_logpoint_records_its_messages_without_pausing() {
     assert!(logs.iter().all(|e| e["data"]["breakpoint_id"] == bp["id"]));
     let (_, paused) = server.get("/api/paused").await;
     assert_eq!(paused["paused"], json!([]));
+    // The process's page has them too.
+    let (_, list) = server.get("/api/processes?all=1").await;
+    let id = list["processes"][0]["id"].as_str().unwrap().to_string();
+    let (_, detail) = server.get(&format!("/api/processes/{id}")).await;
+    let shown: Vec<&Value> =
+        detail["breakpoint_events"].as_array().unwrap().iter().map(|e| &e["data"]["message"]).collect();
+    assert_eq!(shown, messages, "{detail}");
 }
 
 #[tokio::test]

@@ -1,10 +1,14 @@
 //! `/callstack/{pause_id}`: the stack at the moment a call paused. A snapshot: it does not
 //! change while the call stays paused. Rendered by the server (`crate::render::call_stack`).
+//! A click on a source line's number sets or removes a line breakpoint there.
 
 use leptos::prelude::*;
 use leptos_router::hooks::use_params_map;
+use wasm_bindgen::JsCast;
+use web_sys::Element;
 
 use crate::api::{call_stack_html, server_resource};
+use crate::breakpoint_api::toggle_line_breakpoint;
 use crate::live::use_live;
 use crate::pages::ServerHtml;
 
@@ -13,7 +17,32 @@ pub fn CallStackPage() -> impl IntoView {
     let params = use_params_map();
     let pause_id = move || params.read().get("pause_id").unwrap_or_default();
     let live = use_live();
-    // Sessions started on this pause show up live; the frames themselves never change.
-    let stack = server_resource(move || (pause_id(), live.sessions.get()), |(id, _)| call_stack_html(id));
-    view! { <ServerHtml html=stack/> }
+    // Sessions started on this pause show up live, and the marks of line breakpoints; the
+    // frames themselves never change.
+    let stack = server_resource(
+        move || (pause_id(), live.sessions.get(), live.breakpoints.get()),
+        |(id, _, _)| call_stack_html(id),
+    );
+    let error = RwSignal::new(None::<String>);
+    let on_click = move |ev: leptos::ev::MouseEvent| {
+        let Some(target) = ev.target().and_then(|t| t.dyn_into::<Element>().ok()) else { return };
+        if !target.class_list().contains("lineno") {
+            return;
+        }
+        let line = target.closest("[data-line]").ok().flatten().and_then(|l| l.get_attribute("data-line"));
+        let file = target.closest("[data-file]").ok().flatten().and_then(|s| s.get_attribute("data-file"));
+        let (Some(Ok(line)), Some(file)) = (line.map(|l| l.parse::<u32>()), file) else { return };
+        leptos::task::spawn_local(async move {
+            match toggle_line_breakpoint(file, line).await {
+                Ok(()) => error.set(None),
+                Err(e) => error.set(Some(e.to_string())),
+            }
+            // The live stream says so too; this is for a page whose stream is down.
+            live.breakpoints.update(|v| *v += 1);
+        });
+    };
+    view! {
+        {move || error.get().map(|e| view! { <p class="error">{e}</p> })}
+        <div on:click=on_click><ServerHtml html=stack/></div>
+    }
 }

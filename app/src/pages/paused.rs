@@ -10,10 +10,10 @@ use leptos_router::hooks::use_navigate;
 use wasm_bindgen::JsCast;
 use web_sys::{Element, Event, HtmlInputElement};
 
-use crate::api::{
-    add_breakpoint, add_breakpoint_record, breakpoints_html, continue_call, paused_html, raise_in_call,
-    remove_breakpoint, remove_breakpoint_record, server_resource, set_breakpoint_behavior, set_global_behavior,
-    set_replacement, skip_call, start_repl, update_breakpoint_record,
+use crate::api::{continue_call, paused_html, raise_in_call, server_resource, skip_call, start_repl};
+use crate::breakpoint_api::{
+    add_breakpoint, add_breakpoint_record, breakpoints_html, remove_breakpoint, remove_breakpoint_record,
+    set_breakpoint_behavior, set_global_behavior, set_replacement, update_breakpoint_record,
 };
 use crate::live::{use_live, Live};
 use crate::pages::{PageTitle, ServerHtml};

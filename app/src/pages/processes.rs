@@ -91,7 +91,11 @@ pub fn ProcessPage() -> impl IntoView {
     let id = move || params.read().get("process_id").unwrap_or_default();
     let layout = move || query.read().get("view").unwrap_or_default();
     let live = use_live();
-    let page = server_resource(move || (id(), layout(), live.processes.get()), |(id, view, _)| process_html(id, view));
+    // Logpoint messages and breakpoint hits arrive as breakpoint changes.
+    let page = server_resource(
+        move || (id(), layout(), live.processes.get(), live.breakpoints.get()),
+        |(id, view, _, _)| process_html(id, view),
+    );
     let on_click = move |ev: leptos::ev::MouseEvent| {
         let Some(target) = ev.target().and_then(|t| t.dyn_into::<Element>().ok()) else { return };
         let Some(button) = target.closest("[data-action=stop]").ok().flatten() else { return };

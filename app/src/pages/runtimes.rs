@@ -63,13 +63,13 @@ pub fn RuntimePage() -> impl IntoView {
     // Bumped after every command and reset: the state panel is fetched again.
     let version = RwSignal::new(0u32);
     let state = server_resource(move || (workspace(), version.get()), |(ws, _)| runtime_state_html(ws));
-    let error = RwSignal::new(None::<String>);
+    let error = RwSignal::new(String::new());
     let reset = move |_| {
         let ws = params.read_untracked().get("workspace").unwrap_or_default();
         leptos::task::spawn_local(async move {
             match runtime_reset(ws).await {
-                Ok(()) => error.set(None),
-                Err(e) => error.set(Some(e.to_string())),
+                Ok(()) => error.set(String::new()),
+                Err(e) => error.set(e.to_string()),
             }
             version.update(|v| *v += 1);
         });
@@ -88,7 +88,7 @@ pub fn RuntimePage() -> impl IntoView {
             })}
         </div>
         {LANGUAGES.map(|language| view! { <Terminal language tab version/> })}
-        {move || error.get().map(|e| view! { <p class="error">{e}</p> })}
+        <p class="error" hidden=move || error.with(String::is_empty)>{move || error.get()}</p>
         <ServerHtml html=state/>
     }
 }
@@ -121,33 +121,51 @@ fn Terminal(language: &'static str, tab: RwSignal<&'static str>, version: RwSign
         });
     });
     // New entries are the server's HTML, appended as they come (no keyed list in the wasm).
+    // The input is read and written through the DOM, and the pending command is the server's
+    // too: each signal and conditional view here is bytes in every download of this page.
     let entries = NodeRef::<leptos::html::Div>::new();
-    let draft = RwSignal::new(String::new());
-    let busy = RwSignal::new(None::<String>);
-    let error = RwSignal::new(None::<String>);
+    let busy = RwSignal::new(false);
+    let error = RwSignal::new(String::new());
     let history_pos = RwSignal::new(None::<usize>);
     let stash = RwSignal::new(String::new());
     let textarea = NodeRef::<leptos::html::Textarea>::new();
+    let input = move || textarea.get_untracked().map(|t| t.value()).unwrap_or_default();
+    let set_input = move |text: &str| {
+        if let Some(t) = textarea.get_untracked() {
+            t.set_value(text);
+        }
+    };
     let submit = move || {
-        let command = draft.get_untracked();
-        if command.trim().is_empty() || busy.get_untracked().is_some() {
+        let command = input();
+        if command.trim().is_empty() || busy.get_untracked() {
             return;
         }
-        busy.set(Some(command.clone()));
-        error.set(None);
+        busy.set(true);
+        error.set(String::new());
         history_pos.set(None);
+        let pending = r#"<div class="entry pending"><pre class="input"></pre><p class="hint busy">running…</p></div>"#;
+        if let Some(list) = entries.get_untracked() {
+            let _ = list.insert_adjacent_html("beforeend", pending);
+            if let Some(pre) = list.last_element_child().and_then(|e| e.first_element_child()) {
+                pre.set_text_content(Some(&command));
+            }
+        }
         let ws = params.read_untracked().get("workspace").unwrap_or_default();
         leptos::task::spawn_local(async move {
-            match runtime_exec_html(ws, language.to_string(), command).await {
-                Ok(html) => {
-                    if let Some(list) = entries.get_untracked() {
-                        let _ = list.insert_adjacent_html("beforeend", &html);
-                    }
-                    draft.set(String::new());
+            let reply = runtime_exec_html(ws, language.to_string(), command).await;
+            if let Some(list) = entries.get_untracked() {
+                if let Some(pending) = list.last_element_child() {
+                    pending.remove();
                 }
-                Err(e) => error.set(Some(e.to_string())),
+                match reply {
+                    Ok(html) => {
+                        let _ = list.insert_adjacent_html("beforeend", &html);
+                        set_input("");
+                    }
+                    Err(e) => error.set(e.to_string()),
+                }
             }
-            busy.set(None);
+            busy.set(false);
             version.update(|v| *v += 1);
             if let Some(element) = textarea.get_untracked() {
                 let _ = element.focus();
@@ -165,7 +183,7 @@ fn Terminal(language: &'static str, tab: RwSignal<&'static str>, version: RwSign
             return;
         }
         let history = inputs(language);
-        let text = draft.get_untracked();
+        let text = input();
         let caret = textarea.get_untracked().and_then(|t| t.selection_start().ok().flatten()).unwrap_or(0) as usize;
         let Some(step) = recall(&key, &text, caret, history.len(), history_pos.get_untracked()) else { return };
         ev.prevent_default();
@@ -173,10 +191,10 @@ fn Terminal(language: &'static str, tab: RwSignal<&'static str>, version: RwSign
             stash.set(text);
         }
         history_pos.set(step.to);
-        draft.set(match step.to {
-            Some(p) => history[p].clone(),
-            None => stash.get_untracked(),
-        });
+        match step.to {
+            Some(p) => set_input(&history[p]),
+            None => set_input(&stash.get_untracked()),
+        }
     };
     let (sign, label) = if language == "bash" { ("$", "bash command") } else { (">>>", "Python input") };
     view! {
@@ -184,24 +202,17 @@ fn Terminal(language: &'static str, tab: RwSignal<&'static str>, version: RwSign
             <div class="transcript">
                 <div class="earlier-entries" node_ref=earlier></div>
                 <div class="new-entries" node_ref=entries></div>
-                {move || busy.get().map(|command| view! {
-                    <div class="entry pending"><pre class="input">{command}</pre><p class="hint busy">"running…"</p></div>
-                })}
             </div>
-            <div class="prompt-box" class:busy=move || busy.get().is_some()>
+            <div class="prompt-box" class:busy=move || busy.get()>
                 <span class="prompt-sign" aria-hidden="true">{sign}</span>
                 <textarea node_ref=textarea class="repl-input runtime-input" rows="3" spellcheck="false" autocomplete="off"
                     aria-label=label
                     placeholder="Enter runs it, Shift+Enter adds a line, ↑/↓ recall earlier inputs"
-                    prop:value=move || draft.get()
-                    on:input=move |ev| {
-                        draft.set(event_target_value(&ev));
-                        history_pos.set(None);
-                    }
+                    on:input=move |_| history_pos.set(None)
                     on:keydown=on_keydown
-                    prop:disabled=move || busy.get().is_some()></textarea>
+                    prop:disabled=move || busy.get()></textarea>
             </div>
-            {move || error.get().map(|e| view! { <p class="error">{e}</p> })}
+            <p class="error" hidden=move || error.with(String::is_empty)>{move || error.get()}</p>
         </section>
     }
 }

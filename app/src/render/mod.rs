@@ -14,6 +14,8 @@ use breakroom_debugger::model::{
     ReplSession, SessionLink, SessionPage, SessionSummary, StoredValue, TranscriptEntry,
 };
 
+use breakroom_debugger::breakpoint_spec::BreakpointRecord;
+
 use crate::format::timestamp;
 use crate::highlight;
 
@@ -64,8 +66,9 @@ pub fn session_links(out: &mut String, sessions: &[SessionLink], empty: &str) {
     out.push_str("</ul>");
 }
 
-/// `/callstack/{pause_id}`: the header, the sessions on the pause, the frames innermost first.
-pub fn call_stack(view: &CallStackView) -> String {
+/// `/callstack/{pause_id}`: the header, the sessions on the pause, the frames innermost first;
+/// source lines with a line breakpoint (of `breakpoints`) marked.
+pub fn call_stack(view: &CallStackView, breakpoints: &[BreakpointRecord]) -> String {
     let reason = match view.reason {
         PauseReason::Breakpoint => "paused before the call",
         PauseReason::After => "paused after the call returned",
@@ -97,9 +100,10 @@ pub fn call_stack(view: &CallStackView) -> String {
     if view.frames.is_empty() {
         out.push_str(r#"<p class="hint">The client sent no stack for this call.</p>"#);
     } else {
+        out.push_str(r#"<p class="hint">Click a line number to set or remove a line breakpoint there.</p>"#);
         out.push_str(r#"<ol class="frames">"#);
         for (i, frame) in view.frames.iter().enumerate() {
-            self::frame(&mut out, frame, i == 0);
+            self::frame(&mut out, frame, i == 0, breakpoints);
         }
         out.push_str("</ol>");
     }
@@ -108,7 +112,7 @@ pub fn call_stack(view: &CallStackView) -> String {
 }
 
 /// A frame: where it is and the line it was at; opens to the source around that line.
-fn frame(out: &mut String, frame: &FrameView, open: bool) {
+fn frame(out: &mut String, frame: &FrameView, open: bool, breakpoints: &[BreakpointRecord]) {
     let has_source = !frame.source_lines.is_empty();
     let _ = write!(
         out,
@@ -123,11 +127,17 @@ fn frame(out: &mut String, frame: &FrameView, open: bool) {
     }
     out.push_str("</summary>");
     if has_source {
-        out.push_str(r#"<pre class="source">"#);
+        let _ = write!(out, r#"<pre class="source" data-file="{}">"#, esc(&frame.filename));
         for (i, line) in frame.source_lines.iter().enumerate() {
             let n = frame.source_start + i as i64;
-            let class = if n == frame.lineno { "line current" } else { "line" };
-            let _ = write!(out, "<span class=\"{class}\"><span class=\"lineno\">{n:>5} </span>{}\n</span>", esc(line));
+            let current = if n == frame.lineno { " current" } else { "" };
+            let set = u32::try_from(n).is_ok_and(|n| breakpoints.iter().any(|b| b.is_line_at(&frame.filename, n)));
+            let (bp, title) = if set { (" bp", "Remove the line breakpoint") } else { ("", "Set a line breakpoint") };
+            let _ = write!(
+                out,
+                "<span class=\"line{current}{bp}\" data-line=\"{n}\"><span class=\"lineno\" title=\"{title}\">{n:>5} </span>{}\n</span>",
+                esc(line)
+            );
         }
         out.push_str("</pre>");
     }
@@ -666,9 +676,17 @@ mod tests {
             locals: vec!["<a>".into()],
         };
         let mut out = String::new();
-        super::frame(&mut out, &frame, true);
+        let bp = BreakpointRecord::from_body(
+            "bp-1".into(),
+            &serde_json::json!({"kind": "line", "file": "<evil>.py", "line": 1}),
+            0.0,
+        )
+        .unwrap();
+        super::frame(&mut out, &frame, true, &[bp]);
         assert!(!out.contains("<evil>") && !out.contains("<img") && !out.contains("<script>") && !out.contains("<b>"));
         assert!(out.contains("&lt;/pre&gt;&lt;script&gt;1&lt;/script&gt;"), "{out}");
-        assert!(out.contains(r#"<span class="line current"><span class="lineno">    2 </span>x = 1"#), "{out}");
+        assert!(out.contains(r#"<pre class="source" data-file="/tmp/&lt;evil&gt;.py">"#), "{out}");
+        assert!(out.contains(r#"<span class="line bp" data-line="1">"#), "the line with a breakpoint is marked: {out}");
+        assert!(out.contains(r#"<span class="line current" data-line="2"><span class="lineno" title="Set a line breakpoint">    2 </span>x = 1"#), "{out}");
     }
 }

@@ -4,6 +4,7 @@
 
 use std::fmt::Write;
 
+use breakroom_debugger::model::{EventKind, RecordedEvent};
 use breakroom_debugger::processes::crash_reason;
 use breakroom_debugger::processes::{
     OutputLine, OutputPage, OutputStream, ProcessDetail, ProcessStatus, TrackedProcess,
@@ -150,6 +151,7 @@ pub fn process_page(detail: &ProcessDetail, output: &OutputPage, layout: OutputL
         out.push_str(r#"<p class="controls"><button type="button" data-action="stop">Stop</button></p><p class="error" hidden></p>"#);
     }
     output_section(&mut out, p, output, layout);
+    breakpoint_events(&mut out, &detail.breakpoint_events);
     pauses_and_sessions(&mut out, detail);
     titled(out, &format!("Process · {}", p.name))
 }
@@ -211,6 +213,34 @@ fn output_line(out: &mut String, line: &OutputLine) {
         line.seq,
         coloured(&line.text)
     );
+}
+
+/// Logpoint messages and breakpoint hits of the process, newest last (issue 18).
+fn breakpoint_events(out: &mut String, events: &[RecordedEvent]) {
+    if events.is_empty() {
+        return;
+    }
+    out.push_str(
+        r#"<section class="process-breakpoints"><h2>Logpoints and breakpoint hits</h2><ol class="breakpoint-events">"#,
+    );
+    for event in events {
+        let text = |key: &str| event.data.get(key).and_then(|v| v.as_str()).unwrap_or("").to_string();
+        let (class, body) = match event.kind {
+            EventKind::Log => ("log", text("message")),
+            _ => ("hit", format!("{} · {}", text("action"), text("reason"))),
+        };
+        let count =
+            event.data.get("hit_count").and_then(|v| v.as_u64()).map(|n| format!(" · hit {n}")).unwrap_or_default();
+        let _ = write!(
+            out,
+            r#"<li class="{class}"><span class="hint">{} {}{}</span> <code>{}</code></li>"#,
+            timestamp(event.timestamp),
+            esc(&text("breakpoint_id")),
+            count,
+            esc(&body)
+        );
+    }
+    out.push_str("</ol></section>");
 }
 
 fn pauses_and_sessions(out: &mut String, detail: &ProcessDetail) {
@@ -292,5 +322,33 @@ mod tests {
         assert_eq!(duration(5.2), "5 s");
         assert_eq!(duration(125.0), "2 min 5 s");
         assert_eq!(duration(7_300.0), "2 h 1 min");
+    }
+
+    #[test]
+    fn logpoint_messages_are_listed_escaped_with_their_breakpoint() {
+        let event = |kind, data: serde_json::Value| RecordedEvent {
+            sequence: 1,
+            timestamp: 0.0,
+            kind,
+            process_key: None,
+            session_id: None,
+            data,
+        };
+        let events = [
+            event(EventKind::Log, serde_json::json!({"breakpoint_id": "bp-2", "message": "n=<3>", "hit_count": 4})),
+            event(
+                EventKind::BreakpointHit,
+                serde_json::json!({"breakpoint_id": "bp-1", "action": "pause", "reason": "line"}),
+            ),
+        ];
+        let mut out = String::new();
+        breakpoint_events(&mut out, &events);
+        assert!(
+            out.contains(r#"<li class="log">"#)
+                && out.contains("bp-2 · hit 4")
+                && out.contains("<code>n=&lt;3&gt;</code>"),
+            "{out}"
+        );
+        assert!(out.contains("<code>pause · line</code>"), "{out}");
     }
 }

@@ -30,7 +30,7 @@ impl State {
             }
             if let Some(pattern) = &record.pattern {
                 // Checked when it was set: a pattern that does not compile now matches nothing.
-                if !regex::Regex::new(pattern).is_ok_and(|re| re.is_match(&args_text)) {
+                if !crate::breakpoint_spec::pattern_matches(pattern, &args_text) {
                     continue;
                 }
             }
@@ -97,7 +97,7 @@ impl State {
         for id in ids {
             let Some(record) = self.records.by_id.get_mut(&id) else { continue };
             if let Some(pattern) = &record.pattern {
-                if !regex::Regex::new(pattern).is_ok_and(|re| re.is_match(&args_text)) {
+                if !crate::breakpoint_spec::pattern_matches(pattern, &args_text) {
                     continue;
                 }
             }

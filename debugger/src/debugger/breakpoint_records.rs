@@ -89,6 +89,20 @@ impl Debugger {
         self.breakpoint_records().into_iter().find(|r| r.id == id).ok_or(Error::BreakpointNotFound(id))
     }
 
+    /// A click on a source line: removes the line breakpoints there, or adds one when there is
+    /// none. The added one, if any.
+    pub fn toggle_line_breakpoint(&self, file: &str, line: u32) -> Result<Option<BreakpointRecord>> {
+        let there: Vec<String> =
+            self.state().records.by_id.values().filter(|r| r.is_line_at(file, line)).map(|r| r.id.clone()).collect();
+        if there.is_empty() {
+            return self.add_breakpoint_record(&json!({"kind": "line", "file": file, "line": line})).map(Some);
+        }
+        for id in there {
+            self.remove_breakpoint_record(&id)?;
+        }
+        Ok(None)
+    }
+
     /// Whether a process holds the breakpoint channel (tests, the process page).
     pub fn follows_breakpoints(&self, process_key: &str) -> bool {
         self.state().followers.contains(process_key)

@@ -27,6 +27,9 @@ const LINES_PER_EVENT: usize = 256;
 /// How often connected clients on this host are checked for a pid that is gone.
 const LIVENESS_INTERVAL: Duration = Duration::from_secs(1);
 
+/// Breakpoint hits and logpoint messages a process's detail shows (the newest).
+const BREAKPOINT_EVENTS_SHOWN: usize = 50;
+
 impl Debugger {
     pub(super) fn registry(&self) -> &ProcessRegistry {
         &self.inner.processes
@@ -208,8 +211,10 @@ impl Debugger {
         let st = self.state();
         let mut pauses = vec![];
         let mut sessions = vec![];
+        let mut breakpoint_events = vec![];
         // From the store: it holds every pause and session, live or finished.
         for key in &keys {
+            breakpoint_events.extend(st.store.breakpoint_events_of_process(key, BREAKPOINT_EVENTS_SHOWN)?);
             for record in st.store.pauses_of_process(key)? {
                 for session in st.store.session_headers_of_pause(&record.pause_id)? {
                     sessions.push(ProcessSession {
@@ -233,7 +238,10 @@ impl Debugger {
         }
         pauses.sort_by(|a, b| a.paused_at.total_cmp(&b.paused_at));
         sessions.sort_by(|a, b| a.started_at.total_cmp(&b.started_at));
-        Ok(ProcessDetail { process, pauses, sessions })
+        breakpoint_events.sort_by_key(|e| e.sequence);
+        let extra = breakpoint_events.len().saturating_sub(BREAKPOINT_EVENTS_SHOWN);
+        breakpoint_events.drain(..extra);
+        Ok(ProcessDetail { process, pauses, sessions, breakpoint_events })
     }
 
     /// The tracked process whose calls carry `process_key`, if any (pages link to it).

@@ -183,6 +183,10 @@ pub struct ProcessDetail {
     pub pauses: Vec<ProcessPause>,
     /// Oldest first.
     pub sessions: Vec<ProcessSession>,
+    /// Its newest breakpoint hits and logpoint messages (`breakpoint_hit` and `log` events),
+    /// oldest first.
+    #[serde(default)]
+    pub breakpoint_events: Vec<crate::model::RecordedEvent>,
 }
 
 /// One line a launched process wrote. ANSI colour codes are kept, for display.

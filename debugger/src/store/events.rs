@@ -45,30 +45,23 @@ impl Store {
             )
             .map_err(storage)?;
         let rows = stmt
-            .query_map(params![selection.from_sequence, selection.session_id, selection.process_key], |r| {
-                Ok((
-                    r.get::<_, i64>(0)?,
-                    r.get::<_, f64>(1)?,
-                    r.get::<_, String>(2)?,
-                    r.get::<_, Option<String>>(3)?,
-                    r.get::<_, Option<String>>(4)?,
-                    r.get::<_, String>(5)?,
-                ))
-            })
+            .query_map(params![selection.from_sequence, selection.session_id, selection.process_key], event_row)
             .map_err(storage)?;
-        let mut events = vec![];
-        for row in rows {
-            let (sequence, timestamp, kind, process_key, session_id, data) = row.map_err(storage)?;
-            let kind = EventKind::parse(&kind).ok_or_else(|| Error::storage(format!("unknown event type {kind:?}")))?;
-            events.push(RecordedEvent {
-                sequence,
-                timestamp,
-                kind,
-                process_key,
-                session_id,
-                data: parse("event", &data)?,
-            });
-        }
+        rows.map(|row| recorded(row.map_err(storage)?)).collect()
+    }
+
+    /// A process's newest `limit` breakpoint hits and logpoint messages, oldest first.
+    pub fn breakpoint_events_of_process(&self, process_key: &str, limit: usize) -> Result<Vec<RecordedEvent>> {
+        let mut stmt = self
+            .conn
+            .prepare_cached(
+                "SELECT sequence, timestamp, type, process_key, session_id, data FROM events
+                 WHERE process_key = ?1 AND type IN ('breakpoint_hit', 'log') ORDER BY sequence DESC LIMIT ?2",
+            )
+            .map_err(storage)?;
+        let rows = stmt.query_map(params![process_key, limit as i64], event_row).map_err(storage)?;
+        let mut events = rows.map(|row| recorded(row.map_err(storage)?)).collect::<Result<Vec<_>>>()?;
+        events.reverse();
         Ok(events)
     }
 
@@ -105,4 +98,15 @@ impl Store {
     pub fn com_errors(&self) -> Result<Vec<Value>> {
         self.all("communication error", "SELECT data FROM com_errors ORDER BY id", [])
     }
+}
+
+type EventRow = (i64, f64, String, Option<String>, Option<String>, String);
+
+fn event_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<EventRow> {
+    Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?, r.get(5)?))
+}
+
+fn recorded((sequence, timestamp, kind, process_key, session_id, data): EventRow) -> Result<RecordedEvent> {
+    let kind = EventKind::parse(&kind).ok_or_else(|| Error::storage(format!("unknown event type {kind:?}")))?;
+    Ok(RecordedEvent { sequence, timestamp, kind, process_key, session_id, data: parse("event", &data)? })
 }

@@ -1,0 +1,117 @@
+//! Server functions of the breakpoints panel on `/` (issue 18) and of the source lines of a
+//! call stack: each is one debugger call, answering text as the other pages' do.
+
+use crate::api::PlainText;
+use leptos::prelude::*;
+
+#[cfg(feature = "ssr")]
+use crate::api::{debugger, failed};
+
+/// The global behaviour and the breakpoints table, then every breakpoint by id (issue 18).
+#[server(prefix = "/rpc", output = PlainText)]
+pub async fn breakpoints_html() -> Result<Option<String>, ServerFnError> {
+    let debugger = debugger()?;
+    let mut html = crate::render::breakpoints(&debugger.breakpoints_view());
+    html.push_str(&crate::render::breakpoint_records::breakpoint_records(&debugger.breakpoint_records()));
+    Ok(Some(html))
+}
+
+/// Adds a breakpoint of any kind from the panel's form: `target` is the function name, the
+/// `FILE:LINE`, or the exception types (comma-separated; empty: any).
+#[server(prefix = "/rpc", output = PlainText)]
+#[allow(clippy::too_many_arguments)]
+pub async fn add_breakpoint_record(
+    kind: String,
+    target: String,
+    condition: String,
+    hit_condition: String,
+    pattern: String,
+    log_message: String,
+) -> Result<(), ServerFnError> {
+    let mut body = serde_json::json!({"kind": kind});
+    let target = target.trim();
+    match kind.as_str() {
+        "function" => body["function_name"] = target.into(),
+        "line" => {
+            let (file, line) = target.rsplit_once(':').unwrap_or((target, ""));
+            body["file"] = file.trim().into();
+            // Not a number: the debugger's check names the problem (invalid_line).
+            body["line"] = line.trim().parse::<i64>().map(Into::into).unwrap_or(serde_json::Value::Null);
+        }
+        _ => {
+            let types: Vec<&str> = target.split(',').map(str::trim).filter(|t| !t.is_empty()).collect();
+            body["exception_types"] = types.into();
+        }
+    }
+    for (key, value) in
+        [("condition", condition), ("hit_condition", hit_condition), ("pattern", pattern), ("log_message", log_message)]
+    {
+        if !value.trim().is_empty() {
+            body[key] = value.into();
+        }
+    }
+    debugger()?.add_breakpoint_record(&body).map(|_| ()).map_err(failed)
+}
+
+/// Saves a breakpoint's options as edited in place (empty clears one).
+#[server(prefix = "/rpc", output = PlainText)]
+pub async fn update_breakpoint_record(
+    id: String,
+    condition: String,
+    hit_condition: String,
+    pattern: String,
+    log_message: String,
+    enabled: bool,
+) -> Result<(), ServerFnError> {
+    let changes = serde_json::json!({
+        "condition": condition, "hit_condition": hit_condition, "pattern": pattern,
+        "log_message": log_message, "enabled": enabled,
+    });
+    debugger()?.update_breakpoint_record(&id, &changes).map(|_| ()).map_err(failed)
+}
+
+#[server(prefix = "/rpc", output = PlainText)]
+pub async fn remove_breakpoint_record(id: String) -> Result<(), ServerFnError> {
+    debugger()?.remove_breakpoint_record(&id).map(|_| ()).map_err(failed)
+}
+
+#[server(prefix = "/rpc", output = PlainText)]
+pub async fn add_breakpoint(function_name: String) -> Result<(), ServerFnError> {
+    debugger()?.add_breakpoint(function_name.trim(), None, None).map_err(failed)
+}
+
+#[server(prefix = "/rpc", output = PlainText)]
+pub async fn remove_breakpoint(function_name: String) -> Result<(), ServerFnError> {
+    debugger()?.remove_breakpoint(&function_name).map_err(failed)
+}
+
+/// `which` is "before" or "after".
+#[server(prefix = "/rpc", output = PlainText)]
+pub async fn set_breakpoint_behavior(
+    function_name: String,
+    which: String,
+    behavior: String,
+) -> Result<(), ServerFnError> {
+    let debugger = debugger()?;
+    match which.as_str() {
+        "after" => debugger.set_after_behavior(&function_name, &behavior).map(|_| ()),
+        _ => debugger.set_behavior(&function_name, &behavior).map(|_| ()),
+    }
+    .map_err(failed)
+}
+
+#[server(prefix = "/rpc", output = PlainText)]
+pub async fn set_replacement(function_name: String, replacement: String) -> Result<(), ServerFnError> {
+    debugger()?.set_replacement(&function_name, &replacement).map(|_| ()).map_err(failed)
+}
+
+#[server(prefix = "/rpc", output = PlainText)]
+pub async fn set_global_behavior(behavior: String) -> Result<(), ServerFnError> {
+    debugger()?.set_global_behavior(&behavior).map(|_| ()).map_err(failed)
+}
+
+/// A click on a source line of a frame: a line breakpoint there is removed, or one is added.
+#[server(prefix = "/rpc", output = PlainText)]
+pub async fn toggle_line_breakpoint(file: String, line: u32) -> Result<(), ServerFnError> {
+    debugger()?.toggle_line_breakpoint(&file, line).map(|_| ()).map_err(failed)
+}
