@@ -6,7 +6,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use crate::cid_store::{SerializationFormat, SerializedItem};
-use crate::model::{CallStatus, PauseReason, StackFrame};
+use crate::model::{CallStatus, Language, PauseReason, StackFrame};
 
 /// `POST /api/call/start`. Fields a client may get wrong are kept loose and checked by the
 /// debugger, so that a bad value gets a precise error instead of a generic parse failure.
@@ -34,11 +34,18 @@ pub struct CallStart {
     #[cfg_attr(feature = "openapi", schema(value_type = f64, required = true))]
     #[serde(default)]
     pub process_start_time: Option<Value>,
-    #[serde(default)]
+    /// Text, or a JavaScript function's arity as a number (cideldill's JS client).
+    #[cfg_attr(feature = "openapi", schema(value_type = Option<String>))]
+    #[serde(default, deserialize_with = "crate::client_shapes::signature")]
     pub signature: Option<String>,
     #[cfg_attr(feature = "openapi", schema(pattern = "^(dill|json)$"))]
     #[serde(default)]
     pub preferred_format: Option<String>,
+    /// Breakroom extension: `python` or `javascript` (absent: Python, or JavaScript for a
+    /// cideldill JS client: JSON values and `process_pid` 0).
+    #[cfg_attr(feature = "openapi", schema(pattern = "^(python|javascript)$"))]
+    #[serde(default)]
+    pub language: Option<String>,
     #[serde(default)]
     pub page_url: Option<String>,
     /// Breakroom extension: a richer stack (innermost first) with source lines around each frame.
@@ -186,6 +193,9 @@ pub struct CallData {
     pub process_start_time: f64,
     pub process_key: String,
     pub call_type: Option<String>,
+    /// Calls stored before languages were known are Python.
+    #[serde(default)]
+    pub language: Language,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub pause_reason: Option<CallPauseReason>,
     #[serde(skip_serializing_if = "Option::is_none")]

@@ -7,6 +7,7 @@ use indexmap::IndexMap;
 use super::breakpoint_gates::interpolate;
 use super::*;
 use crate::breakpoint_spec::{BreakpointRecord, HitCondition, Refusal};
+use crate::model::Language;
 
 /// What the server holds of breakpoints by id.
 #[derive(Default)]
@@ -233,9 +234,14 @@ impl Debugger {
             let Some(condition) = self.state().records.by_id.get(id).and_then(|r| r.condition.clone()) else {
                 continue;
             };
-            let (held, error) = match self.eval(&session_id, &format!("bool({condition})")).await {
+            // Evaluated in the program's own language.
+            let (test, truth) = match call.language {
+                Language::Python => (format!("bool({condition})"), "True"),
+                Language::Javascript => (format!("Boolean({condition})"), "true"),
+            };
+            let (held, error) = match self.eval(&session_id, &test).await {
                 Ok(outcome) if outcome.is_error => (true, Some(outcome.output)),
-                Ok(outcome) => (outcome.output.trim() == "True", None),
+                Ok(outcome) => (outcome.output.trim() == truth, None),
                 Err(e) => (true, Some(e.to_string())),
             };
             if held && self.condition_hit(id, &condition, error, call)? {

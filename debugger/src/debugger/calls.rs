@@ -2,7 +2,7 @@
 //! diagnostic events and communication errors.
 
 use super::*;
-use crate::model::CallStatus;
+use crate::model::{CallStatus, Language};
 
 /// This host's name for a client that reports none (cideldill's) when it is provably here: it
 /// connected over loopback and its pid is alive in this pid namespace at first contact. Its pid
@@ -222,8 +222,19 @@ const EVENT_VALUE_FIELDS: [[&str; 3]; 2] = [
 pub(super) fn call_outcome(req: &CallComplete, st: &State) -> Result<(CallStatus, Option<Value>, Option<Value>)> {
     let raised = req.exception_cid.is_some() || !matches!(req.status.as_deref(), None | Some("success"));
     if raised {
-        let type_name = req.exception_type.clone().unwrap_or_else(|| "Exception".into());
-        let message = req.exception_message.clone().unwrap_or_default();
+        // cideldill's JS client names the error only in its JSON data: `{name, message, stack}`.
+        let json_error = match (&req.exception_data, req.exception_serialization_format.as_deref()) {
+            (Some(data), Some("json")) => serde_json::from_str::<Value>(data).ok(),
+            _ => None,
+        };
+        let from_json = |field: &str| json_error.as_ref().and_then(|e| e.get(field)).and_then(Value::as_str);
+        let type_name = req
+            .exception_type
+            .clone()
+            .or_else(|| from_json("name").map(str::to_string))
+            .unwrap_or_else(|| "Exception".into());
+        let message =
+            req.exception_message.clone().or_else(|| from_json("message").map(str::to_string)).unwrap_or_default();
         let exception = json!({
             "summary": format!("{type_name}: {message}"),
             "type_name": type_name,
@@ -311,6 +322,7 @@ fn call_data(
     preferred_format: SerializationFormat,
     (pid, start_time): (i64, f64),
 ) -> Result<CallData> {
+    let language = language(req.language.as_deref(), preferred_format, pid)?;
     Ok(CallData {
         method_name,
         call_id,
@@ -328,6 +340,7 @@ fn call_data(
         process_start_time: start_time,
         process_key: ids::process_key(pid, start_time),
         call_type: req.call_type,
+        language,
         pause_reason: None,
         pretty_result: None,
         exception: None,
@@ -343,6 +356,20 @@ fn preferred_format(requested: Option<&str>) -> Result<SerializationFormat> {
             "invalid_preferred_format",
             format!("preferred_format must be 'dill' or 'json', not {other:?}"),
         )),
+    }
+}
+
+/// The call's `language`; without one, cideldill's JS client (JSON values, pid 0: a page has
+/// no pid) is JavaScript and everything else Python.
+fn language(requested: Option<&str>, format: SerializationFormat, pid: i64) -> Result<Language> {
+    match requested {
+        Some("python") => Ok(Language::Python),
+        Some("javascript") => Ok(Language::Javascript),
+        None if format == SerializationFormat::Json && pid == 0 => Ok(Language::Javascript),
+        None => Ok(Language::Python),
+        Some(other) => {
+            Err(Error::invalid("invalid_language", format!("language must be 'python' or 'javascript', not {other:?}")))
+        }
     }
 }
 
