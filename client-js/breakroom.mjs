@@ -116,7 +116,7 @@ export function repr(value, depth = 0) {
   if (value === undefined) return 'undefined';
   if (value === null) return 'null';
   const type = typeof value;
-  if (type === 'string') return depth === 0 ? JSON.stringify(value) : JSON.stringify(value);
+  if (type === 'string') return JSON.stringify(value);
   if (type === 'number' || type === 'boolean') return Object.is(value, -0) ? '-0' : String(value);
   if (type === 'bigint') return `${value}n`;
   if (type === 'symbol') return value.toString();
@@ -306,7 +306,9 @@ async function evaluate(code, scope, timeoutS) {
         clearTimeout(timer);
       }
     }
-    return { result: value === undefined && /^\s*(let|const|var)\s/.test(code) ? '' : repr(value), stdout: printed.join('') };
+    // A declaration shows nothing, as in Node's REPL (which prints `undefined`) or Python's.
+    const declared = /^\s*(let|const|var)\s/.test(code);
+    return { result: declared ? '' : repr(value), stdout: printed.join('') };
   } catch (err) {
     const text = err instanceof Error ? `${err.name}: ${err.message}` : `Uncaught ${repr(err)}`;
     return { error: err && err.message === 'evaluation timed out' ? 'TimeoutError: evaluation timed out' : text, stdout: printed.join('') };
@@ -315,6 +317,37 @@ async function evaluate(code, scope, timeoutS) {
       console[name] = saved[i];
     });
   }
+}
+
+// The REPL page's helpers, answered without running the program's code: the variables panel
+// (the call's locals, then the session's names; one level, nothing expands) and completion of
+// names, and of property names after `name.` (names are listed, getters are not called).
+function helperAnswer(kind, args, locals, own) {
+  const typeOf = (v) => (v === null ? 'null' : Array.isArray(v) ? 'Array' : typeof v === 'object' ? (v.constructor && v.constructor.name) || 'Object' : typeof v);
+  if (kind === 'variables') {
+    const row = (name, value, scope) => ({
+      name, type: typeOf(value), repr: repr(value).slice(0, 300), expandable: false, path: [['var', name]], expression: name, scope,
+    });
+    const rows = Object.keys(locals).filter((n) => !(n in own)).map((n) => row(n, locals[n], 'local'));
+    return { variables: rows.concat(Object.keys(own).map((n) => row(n, own[n], 'session'))), timed_out: false };
+  }
+  if (kind === 'complete') {
+    const code = String(args.code || '');
+    const upto = [...code].slice(0, args.cursor_pos ?? code.length).join('');
+    const m = upto.match(/(?:([A-Za-z_$][\w$]*)\.)?([A-Za-z_$][\w$]*)?$/);
+    const prefix = (m && m[2]) || '';
+    let names = [];
+    const lookup = (n) => (n in own ? own[n] : n in locals ? locals[n] : globalThis[n]);
+    if (m && m[1]) {
+      for (let o = Object(lookup(m[1])); o; o = Object.getPrototypeOf(o)) names.push(...Object.getOwnPropertyNames(o));
+    } else {
+      names = [...Object.keys(own), ...Object.keys(locals), ...Object.getOwnPropertyNames(globalThis)];
+    }
+    const matches = [...new Set(names)].filter((n) => n.startsWith(prefix) && /^[A-Za-z_$][\w$]*$/.test(n)).sort();
+    const end = [...upto].length;
+    return { matches, cursor_start: end - prefix.length, cursor_end: end, metadata: { types: matches.map(() => '') } };
+  }
+  return { error: 'invalid_path', message: 'JavaScript values do not expand in the panel' };
 }
 
 // Holds the poll until the server says how to go on; answers evals meanwhile (one round trip
@@ -334,11 +367,15 @@ async function waitAtPause(pauseId, locals) {
       continue;
     }
     const answer = { eval_id: ev.eval_id, session_id: ev.session_id, pause_id: ev.pause_id };
+    if (!namespaces.has(ev.session_id)) {
+      const own = Object.create(null);
+      namespaces.set(ev.session_id, { own, scope: sessionScope(locals, own) });
+    }
+    const { own, scope } = namespaces.get(ev.session_id);
     if (ev.kind && ev.kind !== 'eval') {
-      answer.error = `the JavaScript client does not answer ${ev.kind} requests`;
+      answer.result = JSON.stringify(helperAnswer(ev.kind, ev.args || {}, locals, own));
     } else {
-      if (!namespaces.has(ev.session_id)) namespaces.set(ev.session_id, sessionScope(locals, Object.create(null)));
-      Object.assign(answer, await evaluate(ev.expr, namespaces.get(ev.session_id), ev.timeout_s || 30));
+      Object.assign(answer, await evaluate(ev.expr, scope, ev.timeout_s || 30));
     }
     try {
       reply = await request('POST', `/api/poll/${encodeURIComponent(pauseId)}?evals=1`, answer);

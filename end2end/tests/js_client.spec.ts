@@ -43,7 +43,7 @@ async function startBreakroom(allowOrigin: string): Promise<{ child: ChildProces
 test("a page on another origin loads /api/debug-client.js, pauses, evaluates JavaScript in the page and continues", async ({ page, request }) => {
   let breakroomUrl = "";
   const pageServer = await staticServer(() =>
-    fs.readFileSync(path.join(__dirname, "..", "pages", "js_client.html"), "utf8").replace("BREAKROOM", breakroomUrl),
+    fs.readFileSync(path.join(__dirname, "..", "pages", "js_client.html"), "utf8").replaceAll("__BREAKROOM_URL__", breakroomUrl),
   );
   const pageOrigin = `http://127.0.0.1:${(pageServer.address() as AddressInfo).port}`;
   const breakroom = await startBreakroom(pageOrigin);
@@ -52,6 +52,9 @@ test("a page on another origin loads /api/debug-client.js, pauses, evaluates Jav
     const added = await request.post(`${breakroomUrl}/api/breakpoints`, { data: { function_name: "greet" } });
     expect(added.ok()).toBeTruthy();
 
+    const logged: string[] = [];
+    page.on("console", (m) => logged.push(m.text()));
+    page.on("pageerror", (e) => logged.push(String(e)));
     await page.goto(pageOrigin);
     await expect(page.locator("body[data-ready]")).toBeAttached();
     await page.locator("#go").click();
@@ -87,6 +90,7 @@ test("a page on another origin loads /api/debug-client.js, pauses, evaluates Jav
     await ui.goto(breakroomUrl);
     await ui.locator(".paused-card", { hasText: "greet" }).getByRole("button", { name: "Continue" }).click();
     await expect(page.locator("#out")).toHaveText("ababab");
+    expect(logged.filter((l) => /error/i.test(l))).toEqual([]);
   } finally {
     breakroom.child.kill();
     pageServer.close();

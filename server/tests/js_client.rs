@@ -53,6 +53,28 @@ async fn a_paused_node_call_evaluates_javascript_with_its_arguments_and_runs_wit
     let syntax = server.eval_in(&session, "a +* 2").await;
     assert!(syntax["output"].as_str().unwrap().starts_with("SyntaxError"), "{syntax}");
 
+    let (status, panel) = server.get(&format!("/api/repl/{session}/variables")).await;
+    assert_eq!(status, 200, "{panel}");
+    let rows: Vec<(String, String, String)> = panel["variables"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| {
+            (
+                r["name"].as_str().unwrap().into(),
+                r["repr"].as_str().unwrap().into(),
+                r["scope"].as_str().unwrap().into(),
+            )
+        })
+        .collect();
+    for row in [("a", "2", "local"), ("b", "3", "local"), ("kept", "40", "session")] {
+        assert!(rows.contains(&(row.0.into(), row.1.into(), row.2.into())), "{row:?} in {rows:?}");
+    }
+    let (status, names) = server.post(&format!("/api/repl/{session}/complete"), json!({"code": "ke"})).await;
+    assert_eq!((status, &names["matches"][0], &names["cursor_start"]), (200, &json!("kept"), &json!(0)), "{names}");
+    let (_, members) = server.post(&format!("/api/repl/{session}/complete"), json!({"code": "Math.flo"})).await;
+    assert_eq!((&members["matches"], &members["cursor_start"]), (&json!(["floor"]), &json!(5)), "{members}");
+
     server.eval_in(&session, "a = 10").await;
     server.resume(&pause_id, json!({"action": "continue"})).await;
     let (code, out, err) = program.finish();

@@ -8,8 +8,10 @@ use crate::model::{CallStatus, Language};
 /// connected over loopback and its pid is alive in this pid namespace at first contact. Its pid
 /// then tells when it dies, as for our own client. (A client tunnelled in from another machine
 /// also connects over loopback, but its pid is almost never alive here, so it is not judged.)
+/// Pid 0 is a web page (cideldill's JS client): no process of this host.
 fn local_host_of_hostless_client(req: &CallStart, pid: i64) -> Option<String> {
-    (req.from_loopback && crate::processes::liveness::pid_is_alive(pid)).then(crate::processes::liveness::hostname)
+    (req.from_loopback && pid > 0 && crate::processes::liveness::pid_is_alive(pid))
+        .then(crate::processes::liveness::hostname)
 }
 
 impl Debugger {
