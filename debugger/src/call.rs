@@ -148,8 +148,15 @@ pub enum Action {
 }
 
 impl Action {
-    pub fn poll(pause_id: &str) -> Self {
-        Action::Poll { poll_url: format!("/api/poll/{pause_id}"), poll_interval_ms: 0, timeout_ms: 60_000 }
+    /// The poll is held by the server, so the client need not wait between polls: 0 ms. A JSON
+    /// call gets 1 ms, because cideldill's JS client reads the interval as `|| 100` (0 would
+    /// sleep 100 ms before taking each eval).
+    pub fn poll(pause_id: &str, format: SerializationFormat) -> Self {
+        let poll_interval_ms = match format {
+            SerializationFormat::Dill => 0,
+            SerializationFormat::Json => 1,
+        };
+        Action::Poll { poll_url: format!("/api/poll/{pause_id}"), poll_interval_ms, timeout_ms: 60_000 }
     }
 
     pub fn name(&self) -> &'static str {

@@ -68,7 +68,7 @@ impl Debugger {
                 let mut paused = call.clone();
                 paused.pause_reason = Some(reason.into());
                 let pause_id = add_pause(&mut st, paused, reason, now)?;
-                (Action::poll(&pause_id), Some(pause_id))
+                (Action::poll(&pause_id, call.preferred_format), Some(pause_id))
             }
         };
         st.running.insert(call_id.clone(), (call, pause_id.clone()));
@@ -141,6 +141,7 @@ impl Debugger {
         }
 
         let process_key = call.process_key.clone();
+        let format = call.preferred_format;
         let mut pause_added = None;
         let type_name = exception.as_ref().and_then(|e| e.get("type_name")).and_then(Value::as_str).unwrap_or("");
         let error_hit = raised && st.error_gate(&call, type_name, now)?;
@@ -155,7 +156,7 @@ impl Debugger {
         self.publish(LiveEvent::CallsChanged { process_key });
         Ok(pause_added.map(|pause_id| {
             self.publish(LiveEvent::PauseAdded { pause_id: pause_id.clone() });
-            Action::poll(&pause_id)
+            Action::poll(&pause_id, format)
         }))
     }
 
