@@ -196,6 +196,13 @@ async fn the_server_serves_its_javascript_client() {
     assert!(text.contains("export function withDebug") && text.contains("export async function debugCall"));
 }
 
+#[test]
+fn breakroom_js_client_prints_the_client() {
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_breakroom")).arg("js-client").output().unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert_eq!(String::from_utf8(out.stdout).unwrap(), std::fs::read_to_string(breakroom_client()).unwrap());
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_condition_on_a_javascript_call_is_evaluated_as_javascript() {
     let server = common::start().await;
