@@ -40,7 +40,7 @@ mod tests {
     use serde::Deserialize;
     use serde_json::json;
 
-    #[derive(Deserialize)]
+    #[derive(Debug, Deserialize)]
     struct Body {
         #[serde(default, deserialize_with = "super::signature")]
         signature: Option<String>,
