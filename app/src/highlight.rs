@@ -1,5 +1,8 @@
-//! A small Python highlighter for REPL input: keywords, builtins, strings, numbers, comments.
-//! It only splits text into classed pieces; the pieces joined are the input, unchanged.
+//! A small highlighter for REPL input in Python or JavaScript: keywords, builtins, strings,
+//! numbers, comments. It only splits text into classed pieces; the pieces joined are the input,
+//! unchanged. Used by the server's rendering only (`render/`), so it adds nothing to the wasm.
+
+use breakroom_debugger::model::Language;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Kind {
@@ -70,7 +73,145 @@ const BUILTINS: &[&str] = &[
     "self",
 ];
 
-/// The pieces of `source`, each with its kind.
+const JS_KEYWORDS: &[&str] = &[
+    "async",
+    "await",
+    "break",
+    "case",
+    "catch",
+    "class",
+    "const",
+    "continue",
+    "debugger",
+    "default",
+    "delete",
+    "do",
+    "else",
+    "export",
+    "extends",
+    "false",
+    "finally",
+    "for",
+    "function",
+    "if",
+    "import",
+    "in",
+    "instanceof",
+    "let",
+    "new",
+    "null",
+    "of",
+    "return",
+    "static",
+    "super",
+    "switch",
+    "this",
+    "throw",
+    "true",
+    "try",
+    "typeof",
+    "undefined",
+    "var",
+    "void",
+    "while",
+    "with",
+    "yield",
+];
+
+const JS_BUILTINS: &[&str] = &[
+    "console",
+    "Math",
+    "JSON",
+    "Object",
+    "Array",
+    "String",
+    "Number",
+    "Boolean",
+    "Promise",
+    "Map",
+    "Set",
+    "Date",
+    "Error",
+    "RegExp",
+    "Symbol",
+    "BigInt",
+    "globalThis",
+    "process",
+    "window",
+    "document",
+    "parseInt",
+    "parseFloat",
+    "setTimeout",
+    "fetch",
+    "require",
+    "args",
+];
+
+/// The pieces of `source` in `language`, each with its kind.
+pub fn tokens_in(source: &str, language: Language) -> Vec<(Kind, String)> {
+    match language {
+        Language::Python => tokens(source),
+        Language::Javascript => js_tokens(source),
+    }
+}
+
+/// JavaScript: `//` and `/* */` comments, '…', "…" and `…` strings (template literals whole).
+fn js_tokens(source: &str) -> Vec<(Kind, String)> {
+    let chars: Vec<char> = source.chars().collect();
+    let mut out: Vec<(Kind, String)> = vec![];
+    let mut push = |kind: Kind, text: String| match out.last_mut() {
+        Some((last, buf)) if *last == kind && kind == Kind::Plain => buf.push_str(&text),
+        _ => out.push((kind, text)),
+    };
+    let mut i = 0;
+    while i < chars.len() {
+        let (c, start) = (chars[i], i);
+        if c == '/' && chars.get(i + 1) == Some(&'/') {
+            while i < chars.len() && chars[i] != '\n' {
+                i += 1;
+            }
+            push(Kind::Comment, chars[start..i].iter().collect());
+        } else if c == '/' && chars.get(i + 1) == Some(&'*') {
+            i += 2;
+            while i < chars.len() && !(chars[i] == '*' && chars.get(i + 1) == Some(&'/')) {
+                i += 1;
+            }
+            i = (i + 2).min(chars.len());
+            push(Kind::Comment, chars[start..i].iter().collect());
+        } else if c == '"' || c == '\'' || c == '`' {
+            i += 1;
+            while i < chars.len() && chars[i] != c && (c == '`' || chars[i] != '\n') {
+                i += if chars[i] == '\\' { 2 } else { 1 };
+            }
+            i = (i + 1).min(chars.len());
+            push(Kind::String, chars[start..i].iter().collect());
+        } else if c.is_ascii_digit() {
+            while i < chars.len() && (chars[i].is_ascii_alphanumeric() || chars[i] == '.' || chars[i] == '_') {
+                i += 1;
+            }
+            push(Kind::Number, chars[start..i].iter().collect());
+        } else if is_identifier_start(c) || c == '$' {
+            while i < chars.len() && (is_identifier_start(chars[i]) || chars[i] == '$' || chars[i].is_ascii_digit()) {
+                i += 1;
+            }
+            let word: String = chars[start..i].iter().collect();
+            let kind = if JS_KEYWORDS.contains(&word.as_str()) {
+                Kind::Keyword
+            } else if JS_BUILTINS.contains(&word.as_str()) {
+                Kind::Builtin
+            } else {
+                Kind::Plain
+            };
+            push(kind, word);
+        } else {
+            i += 1;
+            push(Kind::Plain, c.to_string());
+        }
+    }
+    out
+}
+
+/// The pieces of Python `source`, each with its kind.
 pub fn tokens(source: &str) -> Vec<(Kind, String)> {
     let chars: Vec<char> = source.chars().collect();
     let mut out: Vec<(Kind, String)> = vec![];
@@ -189,5 +330,29 @@ mod tests {
             assert_eq!(joined, source);
         }
         assert_eq!(kinds("f\"{x}\""), vec![(Kind::String, "f\"{x}\"")]);
+    }
+
+    #[test]
+    fn javascript_has_its_own_keywords_strings_and_comments() {
+        let js = |source: &str| -> Vec<(Kind, String)> {
+            tokens_in(source, Language::Javascript).into_iter().filter(|(k, _)| *k != Kind::Plain).collect()
+        };
+        let found = js("const s = `a ${b}` + 'c'; // note\nconsole.log(null, 2) /* end */ # not a comment");
+        let expected = [
+            (Kind::Keyword, "const"),
+            (Kind::String, "`a ${b}`"),
+            (Kind::String, "'c'"),
+            (Kind::Comment, "// note"),
+            (Kind::Builtin, "console"),
+            (Kind::Keyword, "null"),
+            (Kind::Number, "2"),
+            (Kind::Comment, "/* end */"),
+        ];
+        let expected: Vec<(Kind, String)> = expected.iter().map(|(k, t)| (*k, t.to_string())).collect();
+        assert_eq!(found, expected);
+        for source in ["'unterminated", "/* open", "a\\`b`", "x = \"q\\\"\""] {
+            let joined: String = tokens_in(source, Language::Javascript).into_iter().map(|(_, t)| t).collect();
+            assert_eq!(joined, source);
+        }
     }
 }

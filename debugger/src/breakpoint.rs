@@ -68,7 +68,9 @@ pub struct FunctionRegistration {
     #[cfg_attr(feature = "openapi", schema(value_type = String, required = true, pattern = "\\S"))]
     #[serde(default)]
     pub function_name: Option<String>,
-    #[serde(default)]
+    /// Text, or a JavaScript function's arity as a number (cideldill's JS client).
+    #[cfg_attr(feature = "openapi", schema(value_type = Option<String>))]
+    #[serde(default, deserialize_with = "crate::client_shapes::signature")]
     pub signature: Option<String>,
     #[serde(default)]
     pub function_client_ref: Option<serde_json::Value>,

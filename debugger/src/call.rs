@@ -6,7 +6,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use crate::cid_store::{SerializationFormat, SerializedItem};
-use crate::model::{CallStatus, PauseReason, StackFrame};
+use crate::model::{CallStatus, Language, PauseReason, StackFrame};
 
 /// `POST /api/call/start`. Fields a client may get wrong are kept loose and checked by the
 /// debugger, so that a bad value gets a precise error instead of a generic parse failure.
@@ -34,11 +34,18 @@ pub struct CallStart {
     #[cfg_attr(feature = "openapi", schema(value_type = f64, required = true))]
     #[serde(default)]
     pub process_start_time: Option<Value>,
-    #[serde(default)]
+    /// Text, or a JavaScript function's arity as a number (cideldill's JS client).
+    #[cfg_attr(feature = "openapi", schema(value_type = Option<String>))]
+    #[serde(default, deserialize_with = "crate::client_shapes::signature")]
     pub signature: Option<String>,
     #[cfg_attr(feature = "openapi", schema(pattern = "^(dill|json)$"))]
     #[serde(default)]
     pub preferred_format: Option<String>,
+    /// Breakroom extension: `python` or `javascript` (absent: Python, or JavaScript for a
+    /// cideldill JS client: JSON values and `process_pid` 0).
+    #[cfg_attr(feature = "openapi", schema(pattern = "^(python|javascript)$"))]
+    #[serde(default)]
+    pub language: Option<String>,
     #[serde(default)]
     pub page_url: Option<String>,
     /// Breakroom extension: a richer stack (innermost first) with source lines around each frame.
@@ -141,8 +148,15 @@ pub enum Action {
 }
 
 impl Action {
-    pub fn poll(pause_id: &str) -> Self {
-        Action::Poll { poll_url: format!("/api/poll/{pause_id}"), poll_interval_ms: 0, timeout_ms: 60_000 }
+    /// The poll is held by the server, so the client need not wait between polls: 0 ms. A JSON
+    /// call gets 1 ms, because cideldill's JS client reads the interval as `|| 100` (0 would
+    /// sleep 100 ms before taking each eval).
+    pub fn poll(pause_id: &str, format: SerializationFormat) -> Self {
+        let poll_interval_ms = match format {
+            SerializationFormat::Dill => 0,
+            SerializationFormat::Json => 1,
+        };
+        Action::Poll { poll_url: format!("/api/poll/{pause_id}"), poll_interval_ms, timeout_ms: 60_000 }
     }
 
     pub fn name(&self) -> &'static str {
@@ -186,6 +200,9 @@ pub struct CallData {
     pub process_start_time: f64,
     pub process_key: String,
     pub call_type: Option<String>,
+    /// Calls stored before languages were known are Python.
+    #[serde(default)]
+    pub language: Language,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub pause_reason: Option<CallPauseReason>,
     #[serde(skip_serializing_if = "Option::is_none")]

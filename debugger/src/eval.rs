@@ -75,7 +75,9 @@ pub struct EvalResult {
     pub result: Option<String>,
     #[serde(default)]
     pub stdout: Option<String>,
-    #[serde(default)]
+    /// The error text; cideldill's JS client sends `{name, message}`, read as `name: message`.
+    #[cfg_attr(feature = "openapi", schema(value_type = Option<Object>))]
+    #[serde(default, deserialize_with = "crate::client_shapes::error_text")]
     pub error: Option<String>,
     #[cfg_attr(feature = "openapi", schema(pattern = "^[0-9a-fA-F]{128}$"))]
     #[serde(default)]
@@ -83,6 +85,10 @@ pub struct EvalResult {
     #[cfg_attr(feature = "openapi", schema(format = Byte))]
     #[serde(default)]
     pub result_data: Option<String>,
+    /// `dill` (default: base64 pickle) or `json` (the value as JSON text, JS clients).
+    #[cfg_attr(feature = "openapi", schema(pattern = "^(dill|json)$"))]
+    #[serde(default)]
+    pub result_serialization_format: Option<String>,
 }
 
 /// An eval request with the channel its waiting browser request listens on. Dropping it

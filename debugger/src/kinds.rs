@@ -100,3 +100,32 @@ impl GlobalBehavior {
         }
     }
 }
+
+/// The language of the program a call runs in: what its REPL evaluates and how the transcript is
+/// highlighted. A call names it (`language`); one that does not is Python, except that cideldill's
+/// JavaScript client (JSON values, `process_pid` 0) is taken for JavaScript.
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(rename_all = "snake_case")]
+pub enum Language {
+    #[default]
+    Python,
+    Javascript,
+}
+
+impl Language {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Language::Python => "python",
+            Language::Javascript => "javascript",
+        }
+    }
+
+    /// The name shown on pages.
+    pub fn label(self) -> &'static str {
+        match self {
+            Language::Python => "Python",
+            Language::Javascript => "JavaScript",
+        }
+    }
+}

@@ -18,6 +18,8 @@ pub mod call_tree;
 #[cfg(feature = "runtime")]
 pub mod cid_store;
 #[cfg(feature = "runtime")]
+pub mod client_shapes;
+#[cfg(feature = "runtime")]
 mod debugger;
 #[cfg(feature = "runtime")]
 pub mod display;

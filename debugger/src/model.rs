@@ -4,7 +4,7 @@
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-pub use crate::kinds::{AfterBehavior, Behavior, CallStatus, GlobalBehavior};
+pub use crate::kinds::{AfterBehavior, Behavior, CallStatus, GlobalBehavior, Language};
 
 /// One exchange in a REPL session: what the user typed and what the paused program answered.
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
@@ -42,6 +42,9 @@ pub struct ReplSession {
     pub pretty_kwargs: serde_json::Map<String, Value>,
     pub signature: String,
     pub transcript: Vec<TranscriptEntry>,
+    /// What the inputs are written in (sessions stored before languages were known: Python).
+    #[serde(default)]
+    pub language: Language,
 }
 
 impl ReplSession {
@@ -160,6 +163,8 @@ pub struct PausedCall {
     pub paused_at: f64,
     /// The pause's sessions that are still open.
     pub active_sessions: Vec<String>,
+    #[serde(default)]
+    pub language: Language,
 }
 
 /// What the paused program answered to one eval.

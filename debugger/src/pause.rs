@@ -120,8 +120,9 @@ impl ResumeRequest {
     }
 
     /// The action for the client. Values given as bare JSON are passed through where the client
-    /// accepts them as they are (`fake_result`); modified arguments must be serialized items.
-    pub fn into_action(self, post_completion: bool) -> Result<Action> {
+    /// accepts them as they are (`fake_result`); modified arguments must be serialized items,
+    /// encoded in the call's format (a JS client reads JSON items, a Python one pickles).
+    pub fn into_action(self, post_completion: bool, format: SerializationFormat) -> Result<Action> {
         if let Some(name) = self.replacement_function.filter(|r| !r.is_empty()) {
             if post_completion {
                 return Err(post_completion_error("replace"));
@@ -139,12 +140,13 @@ impl ResumeRequest {
                 // A bare JSON value also goes as a pickle, so any client reads it the same way.
                 let data = match (&self.fake_result_data, &self.fake_result) {
                     (Some(data), _) => Some(data.clone()),
-                    (None, Some(value)) => Some(encode(value)),
+                    (None, Some(value)) => Some(encode(value, format)),
                     (None, None) => None,
                 };
+                // Data given as it is was encoded by whoever sent it: in the call's format.
                 Ok(Action::Skip {
-                    fake_result_cid: self.fake_result_cid.or_else(|| data.as_deref().map(cid_of_base64)),
-                    fake_result_serialization_format: data.as_ref().map(|_| SerializationFormat::Dill),
+                    fake_result_cid: self.fake_result_cid.or_else(|| data.as_deref().map(|d| cid_of_data(d, format))),
+                    fake_result_serialization_format: data.as_ref().map(|_| format),
                     fake_result: self.fake_result,
                     fake_result_data: data,
                 })
@@ -155,33 +157,47 @@ impl ResumeRequest {
             }),
             ResumeKind::Modify => {
                 // Serialized items pass through; any other JSON value is pickled here.
-                let modified_args = self.modified_args.unwrap_or_default().into_iter().map(as_item).collect();
-                let modified_kwargs =
-                    self.modified_kwargs.unwrap_or_default().into_iter().map(|(k, v)| (k, as_item(v))).collect();
+                let modified_args =
+                    self.modified_args.unwrap_or_default().into_iter().map(|v| as_item(v, format)).collect();
+                let modified_kwargs = self
+                    .modified_kwargs
+                    .unwrap_or_default()
+                    .into_iter()
+                    .map(|(k, v)| (k, as_item(v, format)))
+                    .collect();
                 Ok(Action::Modify { modified_args, modified_kwargs })
             }
         }
     }
 }
 
-fn encode(value: &Value) -> String {
+/// A bare JSON value as an item's `data`: base64 pickle, or JSON text.
+fn encode(value: &Value, format: SerializationFormat) -> String {
     use base64::Engine;
-    base64::engine::general_purpose::STANDARD.encode(crate::pickle::from_json(value))
+    match format {
+        SerializationFormat::Dill => base64::engine::general_purpose::STANDARD.encode(crate::pickle::from_json(value)),
+        SerializationFormat::Json => value.to_string(),
+    }
 }
 
-fn cid_of_base64(data: &str) -> String {
+fn cid_of_data(data: &str, format: SerializationFormat) -> String {
     use base64::Engine;
-    let bytes = base64::engine::general_purpose::STANDARD.decode(data).unwrap_or_default();
-    crate::cid_store::cid_of(&bytes)
+    match format {
+        SerializationFormat::Dill => {
+            let bytes = base64::engine::general_purpose::STANDARD.decode(data).unwrap_or_default();
+            crate::cid_store::cid_of(&bytes)
+        }
+        SerializationFormat::Json => crate::cid_store::cid_of(data.as_bytes()),
+    }
 }
 
-fn as_item(value: Value) -> Value {
+fn as_item(value: Value, format: SerializationFormat) -> Value {
     let is_item = value.as_object().is_some_and(|o| o.contains_key("cid") || o.contains_key("data"));
     if is_item {
         return value;
     }
-    let data = encode(&value);
-    serde_json::json!({"cid": cid_of_base64(&data), "data": data, "serialization_format": "dill"})
+    let data = encode(&value, format);
+    serde_json::json!({"cid": cid_of_data(&data, format), "data": data, "serialization_format": format.as_str()})
 }
 
 fn post_completion_error(action: &str) -> Error {

@@ -19,8 +19,9 @@
 //!    the pages' server functions (`/rpc/`) read URL-encoded forms or JSON; anything else JSON.
 //!    `text/plain` and form bodies are what a page can send cross-site without a preflight.
 //!
-//! No CORS headers are sent: every cross-origin browser request is refused by rule 2, and no
-//! debug client reads them. `OPTIONS` passes the same rules and answers 204 with the path's `Allow`.
+//! The one exception to rule 2: a page origin given with `--allow-origin` may use the
+//! debug-client routes, with CORS headers (`cors.rs`); nothing else gets CORS headers. `OPTIONS`
+//! passes the same rules and answers 204 with the path's `Allow`.
 
 use std::net::{IpAddr, SocketAddr};
 use std::sync::{Arc, OnceLock};
@@ -31,6 +32,7 @@ use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 use serde_json::Value;
 
+use crate::cors::{self, AllowedOrigins};
 use crate::error::ApiError;
 
 const JSON: &str = "application/json";
@@ -40,6 +42,7 @@ const FORM: &str = "application/x-www-form-urlencoded";
 pub struct AccessPolicy {
     pub token: Option<String>,
     hosts: Vec<AllowedHost>,
+    origins: AllowedOrigins,
 }
 
 /// One `Host` value this server answers to; `port: None` accepts any port (or none).
@@ -70,7 +73,13 @@ impl AccessPolicy {
             })?;
             hosts.push(AllowedHost { name, port });
         }
-        Ok(AccessPolicy { token, hosts })
+        Ok(AccessPolicy { token, hosts, origins: AllowedOrigins::default() })
+    }
+
+    /// Page origins (`--allow-origin`) whose scripts may use the debug-client routes.
+    pub fn with_origins(mut self, origins: &[String]) -> Result<Self, String> {
+        self.origins = AllowedOrigins::parse(origins)?;
+        Ok(self)
     }
 
     /// The names a browser may use for a server on loopback `port`.
@@ -132,19 +141,48 @@ pub async fn check(State(policy): State<Arc<AccessPolicy>>, request: Request, ne
             .into_response()
         }
     };
+    let mut cross_origin = None;
     for origin in headers.get_all(header::ORIGIN) {
-        let origin = origin.to_str().unwrap_or("");
+        let text = origin.to_str().unwrap_or("");
         let own = ["http://", "https://"].iter().any(|scheme| {
-            origin.get(..scheme.len()).is_some_and(|s| s.eq_ignore_ascii_case(scheme))
-                && origin.get(scheme.len()..).is_some_and(|h| h.eq_ignore_ascii_case(&host))
+            text.get(..scheme.len()).is_some_and(|s| s.eq_ignore_ascii_case(scheme))
+                && text.get(scheme.len()..).is_some_and(|h| h.eq_ignore_ascii_case(&host))
         });
-        if !own {
-            return ApiError::ForbiddenOrigin(format!(
-                "requests from origin {origin:?} are refused: only this server's own pages may call it"
-            ))
-            .into_response();
+        if own {
+            continue;
         }
+        // A preflight asks about the method the page is going to use.
+        let asked = match request.method() {
+            &Method::OPTIONS => headers
+                .get(header::ACCESS_CONTROL_REQUEST_METHOD)
+                .and_then(|m| m.to_str().ok())
+                .and_then(|m| m.parse::<Method>().ok())
+                .unwrap_or(Method::OPTIONS),
+            other => other.clone(),
+        };
+        if policy.origins.allows(text, &asked, request.uri().path()) {
+            cross_origin = Some(origin.clone());
+            continue;
+        }
+        return ApiError::ForbiddenOrigin(format!(
+            "requests from origin {text:?} are refused: only this server's own pages may call it \
+             (and pages of a --allow-origin origin, on the debug-client routes)"
+        ))
+        .into_response();
     }
+    if let Some(origin) = cross_origin {
+        if request.method() == Method::OPTIONS {
+            let allow = crate::preflight::allowed_methods(request.uri().path()).unwrap_or("OPTIONS");
+            return cors::preflight(&origin, allow);
+        }
+        return cors::name_origin(after_origin(&policy, request, next).await, &origin);
+    }
+    after_origin(&policy, request, next).await
+}
+
+/// Rules 3 and 4, then the request itself.
+async fn after_origin(policy: &AccessPolicy, request: Request, next: Next) -> Response {
+    let headers = request.headers();
     let mut set_cookie = None;
     if let Some(token) = &policy.token {
         match presented_token(&request) {

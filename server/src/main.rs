@@ -47,6 +47,10 @@ struct Cli {
     /// reverse proxy forwards. Repeatable. Loopback names and the bound address are always answered.
     #[arg(long = "allow-host", value_name = "NAME")]
     allow_host: Vec<String>,
+    /// A page origin (`http://host:port`) whose scripts may use the debug-client routes (CORS),
+    /// e.g. a page that loads /api/debug-client.js. Repeatable. Only those routes, only these origins.
+    #[arg(long = "allow-origin", value_name = "URL")]
+    allow_origin: Vec<String>,
     /// Bytes of output kept per stream of a launched process (the oldest lines go first).
     #[arg(long, default_value_t = 8 * 1024 * 1024)]
     output_limit: u64,
@@ -100,6 +104,8 @@ enum Command {
     },
     /// Long-lived bash and Python sessions per workspace: exec, state, reset, history, list, stop.
     Runtime(breakroom_server::runtime_cli::RuntimeArgs),
+    /// Print Breakroom's JavaScript debug client (an ES module, also served at /api/debug-client.js).
+    JsClient,
 }
 
 #[tokio::main]
@@ -117,6 +123,10 @@ async fn main() {
         Some(Command::Stop(args)) => exit_with(breakroom_server::process_cli::stop(args).await),
         Some(Command::Breakpoint { action }) => exit_with(breakroom_server::breakpoint_cli::run(action).await),
         Some(Command::Runtime(args)) => exit_with(breakroom_server::runtime_cli::run(args).await),
+        Some(Command::JsClient) => {
+            print!("{}", breakroom_server::api::debug_client::SOURCE);
+            Ok(())
+        }
         None => run(cli).await,
     };
     if let Err(message) = outcome {
@@ -151,7 +161,7 @@ async fn run(cli: Cli) -> Result<(), String> {
         Err(e) => return Err(format!("cannot listen on {requested}: {e}")),
     };
     let addr = listener.local_addr().map_err(|e| e.to_string())?;
-    let access = AccessPolicy::new(addr, token.clone(), &cli.allow_host)?;
+    let access = AccessPolicy::new(addr, token.clone(), &cli.allow_host)?.with_origins(&cli.allow_origin)?;
     if addr.ip().is_unspecified() && cli.allow_host.is_empty() {
         println!("Listening on every address: requests must use a loopback name or a name given with --allow-host");
     }

@@ -22,6 +22,7 @@ fn documented() -> &'static [DocumentedPath] {
             .collect();
         // Served beside the document, not described in it.
         paths.push(DocumentedPath { segments: segments("/api/openapi.json"), allow: "GET, OPTIONS".into() });
+        paths.push(DocumentedPath { segments: segments("/api/debug-client.js"), allow: "GET, OPTIONS".into() });
         paths
     })
 }

@@ -283,8 +283,8 @@ fn Prompt(session_id: String, state: PromptState) -> impl IntoView {
                 rows="3"
                 spellcheck="false"
                 autocomplete="off"
-                aria-label="Python input"
-                placeholder="Python expression or statement — Enter runs it, Shift+Enter adds a line, ↑/↓ recall earlier inputs, Tab completes"
+                aria-label="REPL input"
+                placeholder="Expression or statement, in the program's language — Enter runs it, Shift+Enter adds a line, ↑/↓ recall earlier inputs, Tab completes"
                 prop:value=move || draft.get()
                 on:input=move |ev| {
                     draft.set(event_target_value(&ev));

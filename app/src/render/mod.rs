@@ -10,8 +10,8 @@
 use std::fmt::Write;
 
 use breakroom_debugger::model::{
-    BreakpointView, BreakpointsView, CallStackView, CallTreeNode, FrameView, PauseReason, PausedCall, ProcessSummary,
-    ReplSession, SessionLink, SessionPage, SessionSummary, StoredValue, TranscriptEntry,
+    BreakpointView, BreakpointsView, CallStackView, CallTreeNode, FrameView, Language, PauseReason, PausedCall,
+    ProcessSummary, ReplSession, SessionLink, SessionPage, SessionSummary, StoredValue, TranscriptEntry,
 };
 
 use breakroom_debugger::breakpoint_spec::BreakpointRecord;
@@ -186,7 +186,9 @@ fn paused_card(out: &mut String, call: &PausedCall, process_id: Option<String>) 
     let id = esc(&call.pause_id);
     let _ = write!(
         out,
-        r#"<li class="paused-card reason-{reason_class}" data-pause-id="{id}"><div class="call"><span class="fn-name">{}</span>(<span class="args">{}</span>)"#,
+        r#"<li class="paused-card reason-{reason_class}" data-pause-id="{id}"><div class="call"><span class="lang lang-{}" title="the program's language">{}</span> <span class="fn-name">{}</span>(<span class="args">{}</span>)"#,
+        call.language.as_str(),
+        call.language.label(),
         esc(&call.function_name),
         esc(&call.args_text.join(", "))
     );
@@ -322,6 +324,7 @@ pub fn repl_session(session: &ReplSession) -> String {
         concat!(
             r#"<header class="page-header session-header"><h1><span class="fn-name">{name}</span>"#,
             r#"<span class="args">({args})</span></h1><span class="badge {status_class}">{status}</span>"#,
+            r#" <span class="lang lang-{lang}" title="the program's language">{language}</span>"#,
             r#"<dl class="meta"><dt>session</dt><dd class="mono">{id}</dd><dt>process</dt><dd class="pid">{pid}</dd>"#,
             r#"<dt>started</dt><dd>{started}</dd><dt>closed</dt><dd>{closed}</dd></dl><nav class="links">"#,
             r#"<a class="button" href="/callstack/{pause}">View Call Stack</a>"#,
@@ -331,6 +334,8 @@ pub fn repl_session(session: &ReplSession) -> String {
         ),
         name = esc(&session.function_name),
         args = esc(&call_text.join(", ")),
+        lang = session.language.as_str(),
+        language = session.language.label(),
         status_class = status.to_ascii_lowercase(),
         status = status,
         id = id,
@@ -342,7 +347,14 @@ pub fn repl_session(session: &ReplSession) -> String {
     );
     if session.transcript.is_empty() {
         let hint = if active {
-            "Type Python below: it runs inside the paused program, with the call's variables in scope."
+            match session.language {
+                Language::Python => {
+                    "Type Python below: it runs inside the paused program, with the call's variables in scope."
+                }
+                Language::Javascript => {
+                    "Type JavaScript below: it runs inside the paused program, with the call's arguments in scope."
+                }
+            }
         } else {
             "This session ended without any input."
         };
@@ -358,7 +370,7 @@ pub fn repl_session(session: &ReplSession) -> String {
     }
     let _ = write!(out, r#"<ol class="transcript" data-ms="{}">"#, millis(session.started_at));
     for entry in &session.transcript {
-        transcript_entry(&mut out, entry);
+        transcript_entry(&mut out, entry, session.language);
     }
     out.push_str("</ol>");
     if !active {
@@ -376,7 +388,7 @@ fn millis(epoch: f64) -> i64 {
     (epoch * 1000.0).round() as i64
 }
 
-fn transcript_entry(out: &mut String, entry: &TranscriptEntry) {
+fn transcript_entry(out: &mut String, entry: &TranscriptEntry, language: Language) {
     let _ = write!(
         out,
         r#"<li class="{}" data-input="{}" data-ms="{}">"#,
@@ -384,7 +396,7 @@ fn transcript_entry(out: &mut String, entry: &TranscriptEntry) {
         esc(&entry.input),
         millis(entry.timestamp)
     );
-    input_lines(out, &entry.input);
+    input_lines(out, &entry.input, language);
     if !entry.stdout.is_empty() {
         let _ = write!(out, r#"<pre class="stdout">{}</pre>"#, esc(&entry.stdout));
     }
@@ -402,15 +414,20 @@ fn transcript_entry(out: &mut String, entry: &TranscriptEntry) {
     out.push_str("</li>");
 }
 
-/// REPL input as the Python prompt shows it (`>>> `, then `... `), highlighted as Python.
-fn input_lines(out: &mut String, text: &str) {
+/// REPL input as its language's prompt shows it (Python `>>> `, Node `> `, then `... `),
+/// highlighted in that language.
+fn input_lines(out: &mut String, text: &str, language: Language) {
+    let first = match language {
+        Language::Python => "&gt;&gt;&gt; ",
+        Language::Javascript => "&gt; ",
+    };
     out.push_str(r#"<pre class="input">"#);
     for (i, line) in text.split('\n').enumerate() {
         if i > 0 {
             out.push('\n');
         }
-        let _ = write!(out, r#"<span class="prompt">{}</span>"#, if i == 0 { "&gt;&gt;&gt; " } else { "... " });
-        for (kind, piece) in highlight::tokens(line) {
+        let _ = write!(out, r#"<span class="prompt">{}</span>"#, if i == 0 { first } else { "... " });
+        for (kind, piece) in highlight::tokens_in(line, language) {
             let _ = write!(out, r#"<span class="{}">{}</span>"#, kind.class(), esc(&piece));
         }
     }

@@ -7,6 +7,7 @@ use indexmap::IndexMap;
 use super::breakpoint_gates::interpolate;
 use super::*;
 use crate::breakpoint_spec::{BreakpointRecord, HitCondition, Refusal};
+use crate::model::Language;
 
 /// What the server holds of breakpoints by id.
 #[derive(Default)]
@@ -249,11 +250,21 @@ impl Debugger {
             let Some(condition) = self.state().records.by_id.get(id).and_then(|r| r.condition.clone()) else {
                 continue;
             };
-            let (held, error) = match self.ask_unrecorded(pause_id, format!("bool({condition})")).await {
-                Ok(answer) => match (answer.error, answer.result) {
-                    (Some(error), _) => (true, Some(error)),
-                    (None, result) => (result.as_deref().map(str::trim) == Some("True"), None),
-                },
+            // Evaluated in the program's own language.
+            let (test, truth) = match call.language {
+                Language::Python => (format!("bool({condition})"), "True"),
+                Language::Javascript => (format!("Boolean({condition})"), "true"),
+            };
+            let (held, error) = match self.ask_unrecorded(pause_id, test).await {
+                Ok(answer) => {
+                    // A JS client may send the value as JSON text only.
+                    let json = answer.result_serialization_format.as_deref() == Some("json");
+                    let shown = answer.result.or(if json { answer.result_data } else { None });
+                    match answer.error {
+                        Some(error) => (true, Some(error)),
+                        None => (shown.as_deref().map(str::trim) == Some(truth), None),
+                    }
+                }
                 // The call went on without us (its program ended, a user resumed it).
                 Err(Error::SessionClosed(_)) => return Ok(()),
                 Err(e) => (true, Some(e.to_string())),

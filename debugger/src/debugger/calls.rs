@@ -2,14 +2,16 @@
 //! diagnostic events and communication errors.
 
 use super::*;
-use crate::model::CallStatus;
+use crate::model::{CallStatus, Language};
 
 /// This host's name for a client that reports none (cideldill's) when it is provably here: it
 /// connected over loopback and its pid is alive in this pid namespace at first contact. Its pid
 /// then tells when it dies, as for our own client. (A client tunnelled in from another machine
 /// also connects over loopback, but its pid is almost never alive here, so it is not judged.)
+/// Pid 0 is a web page (cideldill's JS client): no process of this host.
 fn local_host_of_hostless_client(req: &CallStart, pid: i64) -> Option<String> {
-    (req.from_loopback && crate::processes::liveness::pid_is_alive(pid)).then(crate::processes::liveness::hostname)
+    (req.from_loopback && pid > 0 && crate::processes::liveness::pid_is_alive(pid))
+        .then(crate::processes::liveness::hostname)
 }
 
 impl Debugger {
@@ -69,7 +71,7 @@ impl Debugger {
                 if let Some(pause) = st.pauses.get_mut(&pause_id) {
                     pause.deciding = !conditions.is_empty();
                 }
-                (Action::poll(&pause_id), Some(pause_id))
+                (Action::poll(&pause_id, call.preferred_format), Some(pause_id))
             }
         };
         st.running.insert(call_id.clone(), (call, pause_id.clone()));
@@ -149,6 +151,7 @@ impl Debugger {
         }
 
         let process_key = call.process_key.clone();
+        let format = call.preferred_format;
         let mut pause_added = None;
         let type_name = exception.as_ref().and_then(|e| e.get("type_name")).and_then(Value::as_str).unwrap_or("");
         let error_hit = raised && !post_mortem && st.error_gate(&call, type_name, now)?;
@@ -163,7 +166,7 @@ impl Debugger {
         self.publish(LiveEvent::CallsChanged { process_key });
         Ok(pause_added.map(|pause_id| {
             self.publish(LiveEvent::PauseAdded { pause_id: pause_id.clone() });
-            Action::poll(&pause_id)
+            Action::poll(&pause_id, format)
         }))
     }
 
@@ -232,8 +235,19 @@ const EVENT_VALUE_FIELDS: [[&str; 3]; 2] = [
 pub(super) fn call_outcome(req: &CallComplete, st: &State) -> Result<(CallStatus, Option<Value>, Option<Value>)> {
     let raised = req.exception_cid.is_some() || !matches!(req.status.as_deref(), None | Some("success"));
     if raised {
-        let type_name = req.exception_type.clone().unwrap_or_else(|| "Exception".into());
-        let message = req.exception_message.clone().unwrap_or_default();
+        // cideldill's JS client names the error only in its JSON data: `{name, message, stack}`.
+        let json_error = match (&req.exception_data, req.exception_serialization_format.as_deref()) {
+            (Some(data), Some("json")) => serde_json::from_str::<Value>(data).ok(),
+            _ => None,
+        };
+        let from_json = |field: &str| json_error.as_ref().and_then(|e| e.get(field)).and_then(Value::as_str);
+        let type_name = req
+            .exception_type
+            .clone()
+            .or_else(|| from_json("name").map(str::to_string))
+            .unwrap_or_else(|| "Exception".into());
+        let message =
+            req.exception_message.clone().or_else(|| from_json("message").map(str::to_string)).unwrap_or_default();
         let exception = json!({
             "summary": format!("{type_name}: {message}"),
             "type_name": type_name,
@@ -321,6 +335,7 @@ fn call_data(
     preferred_format: SerializationFormat,
     (pid, start_time): (i64, f64),
 ) -> Result<CallData> {
+    let language = language(req.language.as_deref(), preferred_format, pid)?;
     Ok(CallData {
         method_name,
         call_id,
@@ -338,6 +353,7 @@ fn call_data(
         process_start_time: start_time,
         process_key: ids::process_key(pid, start_time),
         call_type: req.call_type,
+        language,
         pause_reason: None,
         pretty_result: None,
         exception: None,
@@ -353,6 +369,20 @@ fn preferred_format(requested: Option<&str>) -> Result<SerializationFormat> {
             "invalid_preferred_format",
             format!("preferred_format must be 'dill' or 'json', not {other:?}"),
         )),
+    }
+}
+
+/// The call's `language`; without one, cideldill's JS client (JSON values, pid 0: a page has
+/// no pid) is JavaScript and everything else Python.
+fn language(requested: Option<&str>, format: SerializationFormat, pid: i64) -> Result<Language> {
+    match requested {
+        Some("python") => Ok(Language::Python),
+        Some("javascript") => Ok(Language::Javascript),
+        None if format == SerializationFormat::Json && pid == 0 => Ok(Language::Javascript),
+        None => Ok(Language::Python),
+        Some(other) => {
+            Err(Error::invalid("invalid_language", format!("language must be 'python' or 'javascript', not {other:?}")))
+        }
     }
 }
 

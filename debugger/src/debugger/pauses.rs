@@ -114,7 +114,7 @@ impl Debugger {
                 None => Ok(false),
             };
         };
-        let action = request.into_action(pause.is_post_completion())?;
+        let action = request.into_action(pause.is_post_completion(), pause.record.call.preferred_format)?;
         let closed = close_pause(&mut st, pause_id, action, now, None)?;
         drop(st);
         self.publish(LiveEvent::PauseResumed { pause_id: pause_id.to_string() });

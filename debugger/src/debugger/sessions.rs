@@ -41,6 +41,7 @@ impl Debugger {
             pretty_kwargs: call.pretty_kwargs.clone().into_iter().collect(),
             signature: call.signature.clone(),
             transcript: vec![],
+            language: call.language,
         };
         let call_id = call.call_id.clone();
         let (process_key, function_name) = (call.process_key.clone(), call.method_name.clone());
@@ -190,7 +191,9 @@ impl Debugger {
             return Err(closed);
         }
         let new_object = match (&result.result_cid, &result.result_data) {
-            (Some(cid), Some(data)) => Some(VerifiedObject::from_pair(cid, data, None, now)?),
+            (Some(cid), Some(data)) => {
+                Some(VerifiedObject::from_pair(cid, data, result.result_serialization_format.as_deref(), now)?)
+            }
             _ => None,
         };
         let pause = st.pauses.get_mut(pause_id).ok_or_else(|| Error::EvalNotFound(eval_id.to_string()))?;
@@ -212,7 +215,11 @@ impl Debugger {
         let output = match (result.error, result.result) {
             (Some(error), _) => error,
             (None, Some(repr)) => repr,
-            (None, None) => String::new(),
+            // A JS client sends the value as JSON text and no repr: the text is its display.
+            (None, None) => match (&new_object, &result.result_data) {
+                (Some(object), Some(data)) if object.object.format == SerializationFormat::Json => data.clone(),
+                _ => String::new(),
+            },
         };
         let entry = st.sessions.append(
             session_id,

@@ -186,5 +186,6 @@ pub(super) fn paused_call(st: &State, pause: &PauseRecord) -> PausedCall {
         process_key: call.process_key.clone(),
         paused_at: pause.paused_at,
         active_sessions,
+        language: call.language,
     }
 }

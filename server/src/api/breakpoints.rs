@@ -32,7 +32,8 @@ pub struct NewBreakpoint {
     #[schema(value_type = String, required = true, pattern = "\\S")]
     #[serde(default)]
     function_name: Option<String>,
-    #[serde(default)]
+    #[schema(value_type = Option<String>)]
+    #[serde(default, deserialize_with = "breakroom_debugger::client_shapes::signature")]
     signature: Option<String>,
     /// `stop`, `go` or `yield`; other values are ignored, as the reference server does.
     #[serde(default)]

@@ -5,6 +5,7 @@
 mod breakpoint_records;
 mod breakpoints;
 mod calls;
+pub mod debug_client;
 mod events;
 mod live;
 mod processes;
@@ -94,5 +95,7 @@ pub fn openapi() -> utoipa::openapi::OpenApi {
 pub fn routes() -> Router<Debugger> {
     let (router, doc) = documented_routes().split_for_parts();
     let doc = Arc::new(doc);
-    router.route("/api/openapi.json", get(move || async move { Json(doc.as_ref().clone()) }))
+    router
+        .route("/api/openapi.json", get(move || async move { Json(doc.as_ref().clone()) }))
+        .route("/api/debug-client.js", get(debug_client::script))
 }

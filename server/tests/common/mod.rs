@@ -2,6 +2,8 @@
 
 #![allow(dead_code)]
 
+pub mod node;
+
 use std::net::SocketAddr;
 use std::time::Duration;
 
@@ -32,6 +34,18 @@ pub async fn start_on(debugger: Debugger, token: Option<&str>) -> TestServer {
     let options = ServerOptions { max_body: 1024 * 1024, site: site::leptos_options(addr), access };
     let app = router(debugger.clone(), options);
     tokio::spawn(serve(listener, app));
+    TestServer { base: format!("http://{addr}"), debugger, http: reqwest::Client::new() }
+}
+
+/// A server that lets pages of `origins` use the debug-client routes (`--allow-origin`).
+pub async fn start_with_origins(origins: &[&str], token: Option<&str>) -> TestServer {
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr: SocketAddr = listener.local_addr().unwrap();
+    let origins: Vec<String> = origins.iter().map(|o| o.to_string()).collect();
+    let access = AccessPolicy::loopback(addr.port(), token.map(str::to_string)).with_origins(&origins).unwrap();
+    let options = ServerOptions { max_body: 1024 * 1024, site: site::leptos_options(addr), access };
+    let debugger = Debugger::new(Config::default());
+    tokio::spawn(serve(listener, router(debugger.clone(), options)));
     TestServer { base: format!("http://{addr}"), debugger, http: reqwest::Client::new() }
 }
 
