@@ -6,6 +6,7 @@ pub mod breakpoint_cli;
 pub mod error;
 pub mod guard;
 pub mod logging;
+pub mod mcp;
 pub mod port_file;
 pub mod preflight;
 pub mod process_cli;
@@ -49,8 +50,10 @@ pub fn router(debugger: Debugger, options: ServerOptions) -> Router {
         })
         .fallback(leptos_axum::file_and_error_handler(shell))
         .with_state(leptos_options);
+    let mcp = mcp::service(debugger.clone(), options.max_body);
     let routes = api::routes()
         .with_state(debugger)
+        .route_service(mcp::PATH, mcp)
         .merge(pages)
         .layer(DefaultBodyLimit::max(options.max_body))
         .layer(axum::middleware::from_fn(error::json_errors));

@@ -100,6 +100,8 @@ enum Command {
     },
     /// Long-lived bash and Python sessions per workspace: exec, state, reset, history, list, stop.
     Runtime(breakroom_server::runtime_cli::RuntimeArgs),
+    /// MCP over stdio for agents that launch commands: relays to the running server's /mcp.
+    Mcp,
 }
 
 #[tokio::main]
@@ -117,6 +119,7 @@ async fn main() {
         Some(Command::Stop(args)) => exit_with(breakroom_server::process_cli::stop(args).await),
         Some(Command::Breakpoint { action }) => exit_with(breakroom_server::breakpoint_cli::run(action).await),
         Some(Command::Runtime(args)) => exit_with(breakroom_server::runtime_cli::run(args).await),
+        Some(Command::Mcp) => exit_with(breakroom_server::mcp::bridge::run().await),
         None => run(cli).await,
     };
     if let Err(message) = outcome {
