@@ -63,5 +63,11 @@ pub fn router(debugger: Debugger, options: ServerOptions) -> Router {
 
 /// Serves until the process ends.
 pub async fn serve(listener: tokio::net::TcpListener, app: Router) -> std::io::Result<()> {
+    use axum::serve::ListenerExt;
+    // Streamed answers (an MCP tool call's event stream, /api/live) are written in several small
+    // pieces: with Nagle's algorithm each waited for the client's delayed ACK, ~40 ms a call.
+    let listener = listener.tap_io(|tcp| {
+        let _ = tcp.set_nodelay(true);
+    });
     axum::serve(listener, app.into_make_service_with_connect_info::<SocketAddr>()).await
 }
