@@ -144,6 +144,9 @@ def test_bad_arguments_are_tool_errors_that_name_the_problem(server):
             ("repl_session_close", {"session_id": "1-1.0"}, "session_not_found", None),
             ("breakpoint_get_call_records", {"limit": "ten"}, "invalid_parameter", "limit must be an integer, not a string"),
             ("breakpoint_set_behavior", {"function_name": "f", "behavior": "sideways"}, None, None),
+            ("breakpoint_add", {"function_name": "f", "behavior": "sideways"}, "invalid_parameter",
+             'behavior must be one of stop, go, yield, not "sideways"'),
+            ("process_run", {"command": "ls"}, "invalid_parameter", "command must be an array, not a string"),
             ("no_such_tool", {}, "unknown_tool", None),
         ]
         for name, arguments, code, message in cases:
@@ -184,14 +187,23 @@ def test_the_stdio_bridge_relays_tool_calls_to_the_server_it_finds(server, tmp_p
     params = StdioServerParameters(command=_binary(), args=["mcp"], env=env)
 
     async def body():
+        updates = asyncio.Queue()
+
+        async def on_message(message):
+            if isinstance(message, types.ResourceUpdatedNotification):
+                await updates.put(str(message.params.uri))
+
         async with stdio_client(params) as (read, write):
-            async with ClientSession(read, write) as session:
+            async with ClientSession(read, write, message_handler=on_message) as session:
                 info = await session.initialize()
                 assert info.server_info.name == "breakroom"
                 names = {t.name for t in (await session.list_tools()).tools}
                 assert CIDELDILL_TOOLS <= names
+                await session.subscribe_resource("breakpoint://breakpoints")
                 added = await session.call_tool("breakpoint_add", {"function_name": "bridged"})
                 assert added.structured_content == {"status": "ok", "function_name": "bridged"}
+                # What the server sends unasked comes through the bridge too.
+                await next_update(updates, "breakpoint://breakpoints")
                 listed = await session.call_tool("breakpoint_list_breakpoints", {})
                 assert "bridged" in listed.structured_content["breakpoints"]
                 bad = await session.call_tool("breakpoint_remove", {})

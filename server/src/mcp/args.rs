@@ -131,6 +131,16 @@ pub fn check(schema: &Value, given: Option<Map<String, Value>>) -> Result<Args, 
             )
             .with("parameter", name.as_str()));
         }
+        if let Some(allowed) = properties.and_then(|p| p[name].get("enum")).and_then(Value::as_array) {
+            if !allowed.contains(value) {
+                let names: Vec<String> = allowed.iter().map(|v| v.as_str().unwrap_or("?").to_string()).collect();
+                return Err(ToolError::new(
+                    "invalid_parameter",
+                    format!("{name} must be one of {}, not {value}", names.join(", ")),
+                )
+                .with("parameter", name.as_str()));
+            }
+        }
         if let (Some(min), Some(n)) =
             (properties.and_then(|p| p[name].get("minimum")).and_then(Value::as_f64), value.as_f64())
         {
@@ -184,7 +194,8 @@ mod tests {
     use super::*;
 
     fn schema() -> Value {
-        json!({"type": "object", "properties": {"pause_id": {"type": "string"}, "limit": {"type": "integer", "minimum": 1}},
+        json!({"type": "object", "properties": {"pause_id": {"type": "string"}, "limit": {"type": "integer", "minimum": 1},
+            "behavior": {"type": "string", "enum": ["stop", "go"]}},
             "required": ["pause_id"]})
     }
 
@@ -208,6 +219,8 @@ mod tests {
         assert_eq!(err.message, "limit must be an integer, not a string");
         let err = check(&schema(), args(json!({"pause_id": "p", "limit": 0}))).err().expect("refused");
         assert_eq!(err.message, "limit must be at least 1, not 0");
+        let err = check(&schema(), args(json!({"pause_id": "p", "behavior": "sideways"}))).err().expect("refused");
+        assert_eq!(err.message, "behavior must be one of stop, go, not \"sideways\"");
     }
 
     #[test]
