@@ -238,3 +238,25 @@ def test_with_a_token_mcp_needs_it_too(tmp_path):
     finally:
         srv.process.terminate()
         srv.process.wait(5)
+
+
+def test_the_stdio_bridge_answers_every_line_of_a_script_before_it_exits(server):
+    import json
+
+    lines = [
+        {"jsonrpc": "2.0", "id": 1, "method": "initialize",
+         "params": {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "sh", "version": "1"}}},
+        {"jsonrpc": "2.0", "method": "notifications/initialized"},
+        {"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"name": "breakpoint_list_paused", "arguments": {}}},
+        {"jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": {"name": "breakpoint_continue", "arguments": {}}},
+    ]
+    script = "\n".join(json.dumps(line) for line in lines) + "\nnot json\n"
+    env = {**os.environ, "BREAKROOM_URL": server.url}
+    done = subprocess.run([_binary(), "mcp"], input=script, capture_output=True, text=True, env=env, timeout=30)
+    assert done.returncode == 0, done.stderr
+    answers = {a.get("id"): a for a in map(json.loads, done.stdout.splitlines())}
+    assert answers[1]["result"]["serverInfo"]["name"] == "breakroom"
+    assert answers[2]["result"]["isError"] is False
+    assert answers[3]["result"]["isError"] is True
+    assert answers[3]["result"]["structuredContent"]["message"] == "pause_id is required"
+    assert answers[None]["error"]["code"] == -32700

@@ -34,7 +34,8 @@ pub async fn run() -> Result<i32, String> {
     });
     let mut session = HeaderMap::new();
     let mut answers = JoinSet::new();
-    let mut listening = false;
+    // The GET stream of what the server sends unasked; it never ends by itself.
+    let mut listener: Option<tokio::task::JoinHandle<()>> = None;
     let mut stdin = BufReader::new(tokio::io::stdin()).lines();
     while let Some(line) = stdin.next_line().await.map_err(|e| format!("reading stdin: {e}"))? {
         if line.trim().is_empty() {
@@ -78,27 +79,28 @@ pub async fn run() -> Result<i32, String> {
             }
             Err(e) => refused(&out, &message, &format!("cannot reach the server: {e}")),
         }
-        if !listening && message["method"] == "notifications/initialized" {
-            listening = true;
+        if listener.is_none() && message["method"] == "notifications/initialized" {
             let get =
                 server.request(Method::GET, super::PATH).headers(session.clone()).header(ACCEPT, "text/event-stream");
             let out = out.clone();
-            answers.spawn(async move {
+            listener = Some(tokio::spawn(async move {
                 if let Ok(response) = get.send().await {
                     if response.status().is_success() {
                         relay(response, out).await;
                     }
                 }
-            });
+            }));
         }
     }
-    // The GET stream never ends by itself: end the session, then wait for the other answers.
+    // Stdin ended: every request sent gets its answer (evals end by the server's timeout), then
+    // the session ends.
+    while answers.join_next().await.is_some() {}
     if session.contains_key(SESSION) {
         let _ = server.request(Method::DELETE, super::PATH).headers(session.clone()).send().await;
     }
-    let deadline = tokio::time::Instant::now() + std::time::Duration::from_secs(2);
-    while let Ok(Some(_)) = tokio::time::timeout_at(deadline, answers.join_next()).await {}
-    answers.abort_all();
+    if let Some(listener) = listener {
+        listener.abort();
+    }
     drop(out);
     let _ = writer.await;
     Ok(0)
