@@ -260,3 +260,26 @@ def test_the_stdio_bridge_answers_every_line_of_a_script_before_it_exits(server)
     assert answers[3]["result"]["isError"] is True
     assert answers[3]["result"]["structuredContent"]["message"] == "pause_id is required"
     assert answers[None]["error"]["code"] == -32700
+
+
+def test_a_2026_client_hears_of_a_pause_through_subscriptions_listen(server, run_program):
+    from mcp import Client
+    from mcp.shared.subscriptions import ResourceUpdated
+
+    async def body():
+        async with Client(server.url + "/mcp") as client:
+            async with client.listen(resource_subscriptions=["breakpoint://paused", "breakpoint://nothing"]) as sub:
+                program = run_program(COMPUTE)
+                async for event in sub:
+                    if isinstance(event, ResourceUpdated) and event.uri == "breakpoint://paused":
+                        break
+            paused = await client.call_tool("breakpoint_list_paused", {})
+            pause = next(p for p in paused.structured_content["paused"]
+                         if p["call_data"]["process_pid"] == program.process.pid)
+            answer = await client.call_tool("breakpoint_repl_eval", {"pause_id": pause["id"], "expression": "a + b"})
+            assert answer.structured_content["output"] == "13"
+            await client.call_tool("breakpoint_continue", {"pause_id": pause["id"]})
+            code, out, err = await asyncio.to_thread(program.finish)
+            assert (code, out) == (0, "43\n"), err
+
+    run(body())

@@ -23,9 +23,9 @@ use rmcp::model::{
     CallToolRequestParams, CallToolResponse, GetPromptRequestParams, GetPromptResponse, Implementation,
     ListPromptsResult, ListResourcesResult, ListToolsResult, PaginatedRequestParams, ReadResourceRequestParams,
     ReadResourceResponse, ReadResourceResult, ResourceContents, ServerCapabilities, ServerConfig,
-    SubscribeRequestParams, UnsubscribeRequestParams,
+    SubscribeRequestParams, SubscriptionFilter, UnsubscribeRequestParams,
 };
-use rmcp::service::RequestContext;
+use rmcp::service::{RequestContext, SubscriptionContext};
 use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
 use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, StreamableHttpService};
 use rmcp::{ErrorData as McpError, RoleServer, ServerHandler};
@@ -111,6 +111,19 @@ impl ServerHandler for BreakroomMcp {
             return Err(McpError::resource_not_found(format!("no resource {:?}", request.uri), None));
         }
         self.subscriptions.subscribe(&self.debugger, &request.uri, context.peer);
+        Ok(())
+    }
+
+    /// 2026-07-28 clients subscribe with `subscriptions/listen`: known resource URIs are taken.
+    fn accepted_subscription_filter(&self, requested: &SubscriptionFilter) -> Option<SubscriptionFilter> {
+        let uris = requested.resource_subscriptions.iter().flatten().filter(|u| resources::is_known(u));
+        let mut accepted = SubscriptionFilter::new();
+        accepted.resource_subscriptions = Some(uris.cloned().collect());
+        Some(accepted)
+    }
+
+    async fn listen(&self, context: SubscriptionContext) -> Result<(), McpError> {
+        resources::listen(&self.debugger, context).await;
         Ok(())
     }
 

@@ -9,6 +9,7 @@ use std::sync::{Arc, Mutex};
 use breakroom_debugger::model::{LiveEvent, SessionQuery, SessionStatus};
 use breakroom_debugger::Debugger;
 use rmcp::model::{Resource, ResourceUpdatedNotificationParam};
+use rmcp::service::SubscriptionContext;
 use rmcp::{ErrorData as McpError, Peer, RoleServer};
 use serde_json::{json, Value};
 use tokio::sync::broadcast::error::RecvError;
@@ -153,6 +154,28 @@ async fn watch(subs: Subscriptions, mut events: tokio::sync::broadcast::Receiver
         for uri in uris {
             if peer.notify_resource_updated(ResourceUpdatedNotificationParam::new(uri)).await.is_err() {
                 subs.lock().1 = false;
+                return;
+            }
+        }
+    }
+}
+
+/// One `subscriptions/listen` stream (2026-07-28): notifies the accepted URIs an event changed
+/// until the client cancels it or the stream is gone.
+pub async fn listen(d: &Debugger, context: SubscriptionContext) {
+    let uris: HashSet<String> = context.accepted().resource_subscriptions.iter().flatten().cloned().collect();
+    let mut events = d.subscribe();
+    loop {
+        let changed: Vec<&str> = tokio::select! {
+            _ = context.cancelled() => return,
+            event = events.recv() => match event {
+                Ok(event) => changed_by(&event).iter().copied().filter(|u| uris.contains(*u)).collect(),
+                Err(RecvError::Lagged(_)) => uris.iter().map(String::as_str).collect(),
+                Err(RecvError::Closed) => return,
+            },
+        };
+        for uri in changed {
+            if context.sink().notify_resource_updated(uri).await.is_err() {
                 return;
             }
         }
