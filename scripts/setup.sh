@@ -38,7 +38,8 @@ if [ ! -x end2end/node_modules/.bin/wasm-opt ] || [ ! -d end2end/node_modules/@p
 fi
 
 # requests: the token tests make the calls an unchanged cideldill client makes, with requests.
-if ! python3 -c 'import pytest, requests' 2>/dev/null; then
-  say "pip install pytest requests"
-  python3 -m pip install -q pytest requests
+# mcp: the official MCP SDK is the agent in client/tests/test_mcp.py.
+if ! python3 -c 'import pytest, requests, mcp' 2>/dev/null; then
+  say "pip install pytest requests mcp"
+  python3 -m pip install -q pytest requests mcp
 fi

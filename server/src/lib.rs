@@ -7,6 +7,7 @@ pub mod cors;
 pub mod error;
 pub mod guard;
 pub mod logging;
+pub mod mcp;
 pub mod port_file;
 pub mod preflight;
 pub mod process_cli;
@@ -51,8 +52,10 @@ pub fn router(debugger: Debugger, options: ServerOptions) -> Router {
         })
         .fallback(leptos_axum::file_and_error_handler(shell))
         .with_state(leptos_options);
+    let mcp = mcp::service(debugger.clone(), options.max_body);
     let routes = api::routes()
         .with_state(debugger)
+        .route_service(mcp::PATH, mcp)
         .merge(pages)
         .layer(DefaultBodyLimit::max(options.max_body))
         .layer(axum::middleware::from_fn(error::json_errors));
@@ -62,5 +65,11 @@ pub fn router(debugger: Debugger, options: ServerOptions) -> Router {
 
 /// Serves until the process ends.
 pub async fn serve(listener: tokio::net::TcpListener, app: Router) -> std::io::Result<()> {
+    use axum::serve::ListenerExt;
+    // Streamed answers (an MCP tool call's event stream, /api/live) are written in several small
+    // pieces: with Nagle's algorithm each waited for the client's delayed ACK, ~40 ms a call.
+    let listener = listener.tap_io(|tcp| {
+        let _ = tcp.set_nodelay(true);
+    });
     axum::serve(listener, app.into_make_service_with_connect_info::<SocketAddr>()).await
 }

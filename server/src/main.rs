@@ -106,6 +106,8 @@ enum Command {
     Runtime(breakroom_server::runtime_cli::RuntimeArgs),
     /// Print Breakroom's JavaScript debug client (an ES module, also served at /api/debug-client.js).
     JsClient,
+    /// MCP over stdio for agents that launch commands: relays to the running server's /mcp.
+    Mcp,
 }
 
 #[tokio::main]
@@ -127,6 +129,7 @@ async fn main() {
             print!("{}", breakroom_server::api::debug_client::SOURCE);
             Ok(())
         }
+        Some(Command::Mcp) => exit_with(breakroom_server::mcp::bridge::run().await),
         None => run(cli).await,
     };
     if let Err(message) = outcome {

@@ -61,6 +61,11 @@ async fn doors(server: &common::TestServer, token: Option<&str>) -> Vec<Door> {
         doors.push(Door { method: method.as_str().parse().unwrap(), path: path.to_string(), body_types });
     }
     assert!(doors.iter().filter(|d| d.path.starts_with("/rpc/")).count() >= 10, "server functions missing");
+    // MCP for agents (Streamable HTTP): JSON-RPC posts, the server's event stream, session end.
+    doors.push(Door { method: Method::POST, path: "/mcp".into(), body_types: vec!["application/json".into()] });
+    for method in [Method::GET, Method::DELETE] {
+        doors.push(Door { method, path: "/mcp".into(), body_types: vec![] });
+    }
     for path in ["/api/openapi.json", "/", "/repls", "/repl/1-1.000000", "/pkg/breakroom.js", "/pkg/breakroom.wasm"] {
         doors.push(Door { method: Method::GET, path: path.to_string(), body_types: vec![] });
     }

@@ -1,0 +1,95 @@
+//! Process tools: run a program under Breakroom (its client on the path, its output kept), see
+//! how processes are doing, read a launched one's output, stop one.
+
+use breakroom_debugger::processes::{LaunchRequest, OutputStream};
+use serde_json::json;
+
+use super::args::{Done, ToolError};
+use super::tools::{count, object, ToolSpec};
+
+const MAX_LINES: u64 = 10_000;
+const DEFAULT_LINES: u64 = 1_000;
+
+fn id_schema() -> serde_json::Value {
+    object(json!({"process_id": {"type": "string"}}), &["process_id"])
+}
+
+pub fn tools() -> Vec<ToolSpec> {
+    vec![
+        ToolSpec::new(
+            "process_run",
+            "Launches a program with Breakroom's client active (a Python program's breakpoints pause here); answers at once with its record (`id`). `command`: the program and its arguments.",
+            object(
+                json!({"command": {"type": "array", "items": {"type": "string"}, "minItems": 1},
+                    "name": {"type": "string"}, "cwd": {"type": "string"},
+                    "env": {"type": "object", "additionalProperties": {"type": "string"}}}),
+                &["command"],
+            ),
+            |d, a| {
+                Box::pin(async move {
+                    let request: LaunchRequest = a.parse(&[])?;
+                    let process = d.launch_process(request)?;
+                    let text = format!("{} started ({})", process.id, json!(process.status));
+                    Done::new(process, text)
+                })
+            },
+        ),
+        ToolSpec::new(
+            "process_status",
+            "One process with its pauses and REPL sessions (`process_id`), or the list of processes (active ones; `all` for finished ones too).",
+            object(json!({"process_id": {"type": "string"}, "all": {"type": "boolean"}}), &[]),
+            |d, a| {
+                Box::pin(async move {
+                    match a.str("process_id") {
+                        Some(id) => {
+                            let detail = d.tracked_process(id).map_err(|e| ToolError::from(e).with("process_id", id))?;
+                            let text = format!("{} {}", id, json!(detail.process.status));
+                            Done::new(detail, text)
+                        }
+                        None => {
+                            let processes = d.tracked_processes(a.bool("all").unwrap_or(false));
+                            let text = count(processes.len(), "process");
+                            Done::new(json!({"processes": processes}), text)
+                        }
+                    }
+                })
+            },
+        ),
+        ToolSpec::new(
+            "process_output",
+            "A launched process's output lines from line `from` (default 0), at most `limit` (default 1000); `stream`: stdout or stderr (default both). `next` is where to read on.",
+            object(
+                json!({"process_id": {"type": "string"}, "stream": {"type": "string", "enum": ["stdout", "stderr"]},
+                    "from": {"type": "integer", "minimum": 0}, "limit": {"type": "integer", "minimum": 1}}),
+                &["process_id"],
+            ),
+            |d, a| {
+                Box::pin(async move {
+                    let id = a.req("process_id");
+                    let stream = match a.str("stream") {
+                        None => None,
+                        Some(name) => Some(OutputStream::parse(name).ok_or_else(|| {
+                            ToolError::new("invalid_parameter", format!("stream must be stdout or stderr, not {name:?}"))
+                                .with("parameter", "stream")
+                        })?),
+                    };
+                    let limit = a.u64("limit").unwrap_or(DEFAULT_LINES).clamp(1, MAX_LINES) as usize;
+                    let page = d
+                        .process_output(id, stream, a.u64("from").unwrap_or(0), limit)
+                        .await
+                        .map_err(|e| ToolError::from(e).with("process_id", id))?;
+                    let text = count(page.lines.len(), "line");
+                    Done::new(page, text)
+                })
+            },
+        ),
+        ToolSpec::new("process_stop", "Stops a process (SIGTERM, then SIGKILL).", id_schema(), |d, a| {
+            Box::pin(async move {
+                let id = a.req("process_id");
+                let process = d.stop_process(id).map_err(|e| ToolError::from(e).with("process_id", id))?;
+                let text = format!("{} {}", id, json!(process.status));
+                Done::new(process, text)
+            })
+        }),
+    ]
+}
