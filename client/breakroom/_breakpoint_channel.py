@@ -18,6 +18,7 @@ import threading
 import time
 
 from ._breakpoint_kinds import BreakpointError
+from ._client import _process_record
 from ._transport import ServerError, ServerUnavailable, Transport
 from ._uncaught_errors import UncaughtErrors
 
@@ -125,7 +126,9 @@ class BreakpointChannel:
     # ---- reporting hits ------------------------------------------------------------------------
 
     def _report(self, event, body):
-        report = {"event": event, **body, **self.identity()}
+        # With the process's record (host, argv, BREAKROOM_PROCESS_ID): a program that only
+        # logs is listed as a process, its page shows the messages.
+        report = {"event": event, **body, **self.identity(), **_process_record()}
         self._reports.put(report)
 
     def _send(self):

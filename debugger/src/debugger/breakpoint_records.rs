@@ -203,6 +203,20 @@ impl Debugger {
         let (pid, start_time) =
             calls::process_identity(&report.get("process_pid").cloned(), &report.get("process_start_time").cloned())?;
         let process_key = ids::process_key(pid, start_time);
+        // Our client sends its process record: a program that only logs is a process too.
+        if let Some(host) = report.get("hostname").and_then(Value::as_str) {
+            let text = |key: &str| report.get(key).and_then(Value::as_str).map(str::to_string);
+            let argv = report.get("argv").and_then(Value::as_array).map(|a| {
+                a.iter().filter_map(Value::as_str).map(str::to_string).collect::<Vec<String>>()
+            });
+            self.note_client(crate::processes::registry::ClientSeen {
+                process_key: process_key.clone(),
+                pid,
+                process_id: text("process_id"),
+                host: Some(host.to_string()),
+                argv,
+            });
+        }
         let hit_count = report.get("hit_count").and_then(Value::as_u64);
         let mut data = report.clone();
         if let Some(obj) = data.as_object_mut() {
