@@ -351,3 +351,62 @@ def test_set_trace_pauses_step_back_into_the_same_frame_with_its_locals(travel, 
     status, back = t.step_back(second["id"])
     assert status == 200, back
     assert t.value(back["pause_id"], "(n, total)") == "(0, 100)"
+
+
+def cli(server, *args):
+    from conftest import _binary
+    import subprocess
+
+    done = subprocess.run(
+        [_binary(), *args], capture_output=True, text=True, timeout=30, env={**os.environ, "BREAKROOM_URL": server.url}
+    )
+    return done.returncode, done.stdout + done.stderr
+
+
+def test_the_command_line_lists_rewinds_branches_diffs_and_draws_the_timeline(travel, server):
+    t = travel()
+    server.resume(t.pause()["id"])
+    server.resume(t.pause()["id"])
+    t.pause()
+    code, out = cli(server, "checkpoint", "list", "--process", t.process_id)
+    assert code == 0 and out.count("held") == 2, out
+    first = t.timeline()["checkpoints"][0]["id"]
+    code, out = cli(server, "branch", first, "again")
+    assert code == 0 and "branched at" in out and "kept paused" in out, out
+    code, out = cli(server, "branch", "list", "--process", t.process_id)
+    assert code == 0 and "again" in out and "live" in out and "kept paused" in out, out
+    code, out = cli(server, "timeline", "--process", t.process_id)
+    assert code == 0 and "main" in out and "again" in out and "[live]" in out and "not rewound" in out, out
+    code, out = cli(server, "diff", "main", "again", "--process", t.process_id)
+    assert code == 0 and f"fork point: {first}" in out and "== again ==" in out, out
+    code, out = cli(server, "switch", "main", "--process", t.process_id)
+    assert code == 0 and "switched to" in out, out
+    code, out = cli(server, "rewind", first)
+    assert code == 0 and "rewound to" in out and "killed" in out, out
+    code, out = cli(server, "rewind", "cp-999999")
+    assert code != 0 and "checkpoint_not_found" in out, out
+
+
+def test_breakroom_run_with_checkpoints_turns_them_on(server, tmp_path):
+    import re
+
+    from conftest import CLIENT_DIR
+
+    script = tmp_path / "prog.py"
+    script.write_text("import breakroom\n\n@breakroom.breakpoint\ndef step(i):\n    return i\n\nstep(1)\nstep(2)\n")
+    code, out = cli(server, "run", "--checkpoints", "--detach", "--env", f"PYTHONPATH={CLIENT_DIR}", "--", "python3", str(script))
+    assert code == 0, out
+    process_id = re.search(r"is process (\S+):", out).group(1)
+    wait_until(lambda: server.get(f"/api/processes/{process_id}")[1].get("pid"), "the launched program has a pid")
+    pid = server.get(f"/api/processes/{process_id}")[1]["pid"]
+    try:
+        pause = server.wait_for_pause("step", pid=pid)
+        assert server.resume(pause["id"])["checkpoint"] == {"status": "snapshot"}
+        second = server.wait_for_pause("step", pid=pid)
+        status, back = server.post(f"/api/paused/{second['id']}/step-back")
+        assert status == 200, back
+        assert back["process_id"] == process_id
+        server.resume(back["pause_id"])
+        server.resume(server.wait_for_pause("step", pid=back["pid"])["id"])
+    finally:
+        server.post(f"/api/processes/{process_id}/stop")

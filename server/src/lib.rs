@@ -3,6 +3,7 @@
 
 pub mod api;
 pub mod breakpoint_cli;
+pub mod checkpoint_cli;
 pub mod error;
 pub mod guard;
 pub mod logging;

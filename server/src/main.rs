@@ -100,6 +100,9 @@ enum Command {
     },
     /// Long-lived bash and Python sessions per workspace: exec, state, reset, history, list, stop.
     Runtime(breakroom_server::runtime_cli::RuntimeArgs),
+    /// Time travel: checkpoint, rewind, branch, switch, diff, timeline.
+    #[command(flatten)]
+    TimeTravel(breakroom_server::checkpoint_cli::TimeTravel),
 }
 
 #[tokio::main]
@@ -117,6 +120,7 @@ async fn main() {
         Some(Command::Stop(args)) => exit_with(breakroom_server::process_cli::stop(args).await),
         Some(Command::Breakpoint { action }) => exit_with(breakroom_server::breakpoint_cli::run(action).await),
         Some(Command::Runtime(args)) => exit_with(breakroom_server::runtime_cli::run(args).await),
+        Some(Command::TimeTravel(command)) => exit_with(breakroom_server::checkpoint_cli::run(command).await),
         None => run(cli).await,
     };
     if let Err(message) = outcome {
