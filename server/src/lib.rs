@@ -13,6 +13,7 @@ pub mod process_cli;
 pub mod replay;
 pub mod runtime_cli;
 pub mod site;
+pub mod timeline_page;
 
 use std::net::SocketAddr;
 use std::sync::Arc;
@@ -51,6 +52,7 @@ pub fn router(debugger: Debugger, options: ServerOptions) -> Router {
         .fallback(leptos_axum::file_and_error_handler(shell))
         .with_state(leptos_options);
     let routes = api::routes()
+        .route("/process/{id}/timeline", axum::routing::get(timeline_page::page))
         .with_state(debugger)
         .merge(pages)
         .layer(DefaultBodyLimit::max(options.max_body))

@@ -206,3 +206,11 @@ pub struct BranchDiff {
     pub a: BranchSide,
     pub b: BranchSide,
 }
+
+/// What a paused card shows of time travel: Step back (to this checkpoint), or why the
+/// Continue will not snapshot.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct PauseTravel {
+    pub checkpoint_before: Option<String>,
+    pub refusal: Option<String>,
+}

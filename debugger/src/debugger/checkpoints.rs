@@ -48,6 +48,16 @@ impl Debugger {
         })
     }
 
+    /// What a live pause's card shows of time travel; None when it has no part in it.
+    pub fn pause_travel(&self, pause_id: &str) -> Option<crate::checkpoints::model::PauseTravel> {
+        let st = self.state();
+        let key = &st.pauses.get(pause_id)?.record.call.process_key;
+        let before = st.checkpoints.before(key, pause_id);
+        let refusal = st.checkpoints.pause_mode(pause_id).flatten();
+        (before.is_some() || refusal.is_some())
+            .then_some(crate::checkpoints::model::PauseTravel { checkpoint_before: before, refusal })
+    }
+
     /// `POST /api/checkpoints`: a client forked a snapshot at a pause, or says why it did not.
     pub fn report_snapshot(&self, report: SnapshotReport) -> Result<Value> {
         let now = ids::now();
