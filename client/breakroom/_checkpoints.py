@@ -20,7 +20,7 @@ import time
 from ._transport import ServerError, ServerUnavailable
 
 DEFAULT_CAP = 16
-# Server restarts are survived; a server that stays away ends the snapshot.
+# A server that stays away ends the snapshot (a new server would not know it anyway).
 MAX_SERVER_FAILURES = 3
 _OWN_THREADS = "breakroom-"
 
