@@ -10,7 +10,7 @@ use crate::api::{debugger, failed};
 
 /// Step back from a pause (rewinding: the line left is killed). `repl` non-empty: open a REPL
 /// on the pause it went back to and go there.
-#[server(prefix = "/rpc", output = PlainText)]
+#[server(prefix = "/rpc", endpoint = "step_back_form", output = PlainText)]
 pub async fn step_back_form(pause_id: String, repl: String) -> Result<(), ServerFnError> {
     let debugger = debugger()?;
     let travel = debugger.step_back(&pause_id, Default::default()).await.map_err(failed)?;
@@ -21,18 +21,18 @@ pub async fn step_back_form(pause_id: String, repl: String) -> Result<(), Server
     Ok(())
 }
 
-#[server(prefix = "/rpc", output = PlainText)]
+#[server(prefix = "/rpc", endpoint = "rewind_form", output = PlainText)]
 pub async fn rewind_form(checkpoint_id: String) -> Result<(), ServerFnError> {
     debugger()?.rewind(&checkpoint_id).await.map(|_| ()).map_err(failed)
 }
 
-#[server(prefix = "/rpc", output = PlainText)]
+#[server(prefix = "/rpc", endpoint = "branch_form", output = PlainText)]
 pub async fn branch_form(checkpoint_id: String, name: String) -> Result<(), ServerFnError> {
     let name = Some(name).filter(|n| !n.trim().is_empty());
     debugger()?.branch_at(&checkpoint_id, name.as_deref()).await.map(|_| ()).map_err(failed)
 }
 
-#[server(prefix = "/rpc", output = PlainText)]
+#[server(prefix = "/rpc", endpoint = "switch_form", output = PlainText)]
 pub async fn switch_form(process_id: String, branch: String) -> Result<(), ServerFnError> {
     debugger()?.switch_branch(&process_id, &branch).await.map(|_| ()).map_err(failed)
 }
