@@ -410,3 +410,39 @@ def test_breakroom_run_with_checkpoints_turns_them_on(server, tmp_path):
         server.resume(server.wait_for_pause("step", pid=back["pid"])["id"])
     finally:
         server.post(f"/api/processes/{process_id}/stop")
+
+
+def test_the_pages_offer_step_back_and_its_form_opens_a_repl_where_it_went_back_to(travel, server):
+    import http.client
+    import urllib.parse
+    import urllib.request
+
+    t = travel()
+    first = t.pause()
+    page = lambda path: urllib.request.urlopen(server.url + path, timeout=30).read().decode()  # noqa: E731
+    assert "step_back_form" not in page("/")  # nothing before the first pause
+    server.resume(first["id"])
+    second = t.pause()
+    session = server.start_session(second["id"])
+    assert f'name="pause_id" value="{second["id"]}"' in page("/")
+    assert "Step back" in page(f"/repl/{session}")
+    assert "<svg" in page(f"/process/{t.process_id}/timeline")
+
+    url = urllib.parse.urlsplit(server.url)
+    conn = http.client.HTTPConnection(url.hostname, url.port, timeout=30)
+    body = urllib.parse.urlencode({"pause_id": second["id"], "repl": "1"})
+    headers = {
+        "Content-Type": "application/x-www-form-urlencoded",
+        "Accept": "text/html",
+        "Referer": f"{server.url}/repl/{session}",
+        "Origin": server.url,
+    }
+    conn.request("POST", "/rpc/step_back_form", body, headers)
+    answer = conn.getresponse()
+    answer.read()
+    assert answer.status in (302, 303), answer.status
+    new_session = answer.getheader("Location").rsplit("/", 1)[-1]
+    assert new_session != session
+    reopened = server.session(new_session)
+    assert reopened["pause_id"] != second["id"]
+    assert server.output(new_session, "(i, history)") == "(0, [])"
