@@ -7,7 +7,7 @@ use std::sync::Arc;
 
 use tokio::sync::{oneshot, Notify};
 
-use super::model::{Branch, Checkpoint, CheckpointStatus, LivePosition, Refusal, Timeline, WakeOrder, NOT_REWOUND};
+use super::model::{Branch, Checkpoint, CheckpointStatus, Refusal, WakeOrder};
 use crate::error::{Error, Result};
 
 pub const MAIN: &str = "main";
@@ -44,7 +44,7 @@ pub struct Woken {
     pub process_key: String,
 }
 
-struct PendingWake {
+pub(super) struct PendingWake {
     process_id: String,
     checkpoint_id: String,
     branch: String,
@@ -52,33 +52,33 @@ struct PendingWake {
 }
 
 #[derive(Default)]
-struct Slot {
+pub(super) struct Slot {
     notify: Arc<Notify>,
     orders: VecDeque<WakeOrder>,
 }
 
-struct ProcessBook {
-    checkpoints: Vec<Checkpoint>,
-    branches: Vec<Branch>,
-    cap: usize,
-    refusals: Vec<Refusal>,
+pub(super) struct ProcessBook {
+    pub(super) checkpoints: Vec<Checkpoint>,
+    pub(super) branches: Vec<Branch>,
+    pub(super) cap: usize,
+    pub(super) refusals: Vec<Refusal>,
     branch_seq: u64,
 }
 
 #[derive(Default)]
 pub struct Book {
-    next_id: u64,
-    processes: HashMap<String, ProcessBook>,
+    pub(super) next_id: u64,
+    pub(super) processes: HashMap<String, ProcessBook>,
     /// By process key (one per line: a woken line has its own pid).
-    lines: HashMap<String, Line>,
-    slots: HashMap<String, Slot>,
-    pending: HashMap<String, PendingWake>,
+    pub(super) lines: HashMap<String, Line>,
+    pub(super) slots: HashMap<String, Slot>,
+    pub(super) pending: HashMap<String, PendingWake>,
     /// Pauses of clients with checkpoints on: why a snapshot will be refused (None: it will not).
-    pause_modes: HashMap<String, Option<String>>,
+    pub(super) pause_modes: HashMap<String, Option<String>>,
     /// Named checkpoint requests by pause, waiting for the paused client's poll.
-    named_requests: HashMap<String, String>,
-    named_labels: HashMap<String, String>,
-    named_waiters: HashMap<String, oneshot::Sender<String>>,
+    pub(super) named_requests: HashMap<String, String>,
+    pub(super) named_labels: HashMap<String, String>,
+    pub(super) named_waiters: HashMap<String, oneshot::Sender<String>>,
 }
 
 fn book_of<'a>(processes: &'a mut HashMap<String, ProcessBook>, process_id: &str, now: f64) -> &'a mut ProcessBook {
@@ -485,83 +485,5 @@ impl Book {
             .filter_map(|(id, b)| b.checkpoints.last().map(|c| (c.taken_at, id)))
             .max_by(|a, b| a.0.total_cmp(&b.0))
             .map(|(_, id)| id.clone())
-    }
-
-    /// The process's timeline; `memory` reads a snapshot's pinned bytes by pid.
-    pub fn timeline(&self, process_id: &str, memory: impl Fn(i64) -> Option<u64>) -> Option<Timeline> {
-        let book = self.processes.get(process_id)?;
-        let checkpoints: Vec<Checkpoint> = book
-            .checkpoints
-            .iter()
-            .map(|c| Checkpoint {
-                memory_bytes: (c.status == CheckpointStatus::Held).then(|| memory(c.pid)).flatten(),
-                ..c.clone()
-            })
-            .collect();
-        let lines: Vec<&Line> = self.lines.values().filter(|l| l.process_id == process_id).collect();
-        let branches = book
-            .branches
-            .iter()
-            .map(|b| Branch {
-                live: lines.iter().any(|l| l.branch == b.name && l.state == LineState::Live),
-                kept_pause: lines
-                    .iter()
-                    .find(|l| l.branch == b.name && l.state == LineState::Kept)
-                    .and_then(|l| l.pause.clone()),
-                ..b.clone()
-            })
-            .collect();
-        let live = lines.iter().find(|l| l.state == LineState::Live).map(|l| LivePosition {
-            branch: l.branch.clone(),
-            pause_id: l.pause.clone(),
-            checkpoint: l.head.clone(),
-            pid: Some(l.pid),
-        });
-        Some(Timeline {
-            process_id: process_id.to_string(),
-            memory_bytes: checkpoints.iter().filter_map(|c| c.memory_bytes).sum(),
-            checkpoints,
-            branches,
-            live,
-            cap: book.cap,
-            refusals: book.refusals.clone(),
-            not_rewound: NOT_REWOUND.to_string(),
-        })
-    }
-
-    /// Asks the client paused at `pause_id` to snapshot now, under `label`; the receiver gets
-    /// the checkpoint's id.
-    pub fn request_named(&mut self, pause_id: &str, label: String) -> (String, oneshot::Receiver<String>) {
-        let token = crate::ids::new_uuid();
-        let (sender, receiver) = oneshot::channel();
-        self.named_requests.insert(pause_id.to_string(), token.clone());
-        self.named_labels.insert(token.clone(), label);
-        self.named_waiters.insert(token.clone(), sender);
-        (token, receiver)
-    }
-
-    /// The named request waiting for this pause's client (taken with its poll).
-    pub fn take_named(&mut self, pause_id: &str) -> Option<String> {
-        self.named_requests.remove(pause_id)
-    }
-
-    /// The label asked for with a named request.
-    pub fn named_label(&self, token: &str) -> Option<String> {
-        self.named_labels.get(token).cloned()
-    }
-
-    pub fn named_done(&mut self, token: &str, checkpoint_id: &str) {
-        self.named_labels.remove(token);
-        if let Some(sender) = self.named_waiters.remove(token) {
-            let _ = sender.send(checkpoint_id.to_string());
-        }
-    }
-
-    pub fn cancel_named(&mut self, pause_id: &str, token: &str) {
-        self.named_waiters.remove(token);
-        self.named_labels.remove(token);
-        if self.named_requests.get(pause_id).is_some_and(|t| t == token) {
-            self.named_requests.remove(pause_id);
-        }
     }
 }

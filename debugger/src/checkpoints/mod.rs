@@ -5,6 +5,10 @@
 
 #[cfg(feature = "runtime")]
 pub mod book;
+#[cfg(all(test, feature = "runtime"))]
+mod book_tests;
 #[cfg(feature = "runtime")]
 pub mod memory;
 pub mod model;
+#[cfg(feature = "runtime")]
+mod timeline;
