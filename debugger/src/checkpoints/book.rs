@@ -94,6 +94,7 @@ fn book_of<'a>(processes: &'a mut HashMap<String, ProcessBook>, process_id: &str
 impl Book {
     /// A pause of a client with checkpoints on (`refusal`: why it cannot snapshot), or of a line
     /// woken from a snapshot (`wake`). Returns the woken line's answer for whoever woke it.
+    #[allow(clippy::too_many_arguments)]
     pub fn note_pause(
         &mut self,
         process_id: &str,
