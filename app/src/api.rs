@@ -271,7 +271,13 @@ pub(crate) fn failed(err: breakroom_debugger::Error) -> ServerFnError {
 #[server(prefix = "/rpc", output = PlainText)]
 pub async fn paused_html() -> Result<Option<String>, ServerFnError> {
     let debugger = debugger()?;
-    Ok(Some(crate::render::paused_calls(&debugger.paused_calls(), &|key| debugger.process_id_for_key(key))))
+    let travel = |pause_id: &str| {
+        debugger
+            .pause_travel(pause_id)
+            .map(|t| crate::render::time_travel::pause_controls(pause_id, &t, false))
+            .unwrap_or_default()
+    };
+    Ok(Some(crate::render::paused_calls(&debugger.paused_calls(), &|key| debugger.process_id_for_key(key), &travel)))
 }
 
 /// A JSON string, unlike the others: scripts and tests call it for the id.
@@ -315,7 +321,16 @@ pub const ACTIVE_SESSION: &str = r#"<span hidden class="session-active"></span>"
 /// A REPL session's page above the input box (see `crate::render::repl_session`).
 #[server(prefix = "/rpc", output = PlainText)]
 pub async fn repl_page(session_id: String) -> Result<Option<String>, ServerFnError> {
-    Ok(debugger()?.session(&session_id).map_err(failed)?.map(|session| crate::render::repl_session(&session)))
+    let debugger = debugger()?;
+    let Some(session) = debugger.session(&session_id).map_err(failed)? else { return Ok(None) };
+    let travel = match session.is_active() {
+        true => debugger
+            .pause_travel(&session.pause_id)
+            .map(|t| crate::render::time_travel::pause_controls(&session.pause_id, &t, true))
+            .unwrap_or_default(),
+        false => String::new(),
+    };
+    Ok(Some(crate::render::repl_session(&session, &travel)))
 }
 
 /// Waits for the paused program's answer (which the page shows from the live stream).

@@ -12,6 +12,7 @@ pub mod render;
 pub mod repl_helpers;
 pub mod routes;
 pub mod runtime_api;
+pub mod time_travel_api;
 
 use leptos::prelude::*;
 use leptos_meta::{provide_meta_context, MetaTags};

@@ -26,6 +26,7 @@ from ._client import DebugClient, DebugProtocolError
 __all__ = [
     "breakpoint",
     "BreakpointError",
+    "checkpoints",
     "BreakpointSpec",
     "configure",
     "DebugProtocolError",
@@ -101,6 +102,17 @@ def with_debug(func, name=None):
 
     wrapper.__breakroom_name__ = bp.name
     return wrapper
+
+
+def checkpoints(enabled=True, cap=None, threads="refuse"):
+    """Time travel (issue 20): with checkpoints on, each Continue forks a snapshot of the
+    process, so the server can step back to that pause later (`cap` snapshots per process, 16
+    by default; the oldest unnamed goes first). `threads="allow"` snapshots a process running
+    other threads too (fork keeps only the calling thread). Also `BREAKROOM_CHECKPOINTS=1` and
+    `BREAKROOM_CHECKPOINT_CAP=N`. Only memory is rewound: not files, sockets or child processes."""
+    from . import _checkpoints
+
+    return _checkpoints.configure(enabled, cap, threads)
 
 
 def breakpoint(func=None, *, name=None):

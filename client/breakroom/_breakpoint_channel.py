@@ -174,6 +174,16 @@ _channel = None
 _channel_lock = threading.Lock()
 
 
+def forget_after_fork():
+    """In a forked child: the channel's threads were not copied. True when there was one (the
+    caller starts a new one for a live line)."""
+    global _channel, _channel_lock
+    had = _channel is not None
+    _channel = None
+    _channel_lock = threading.Lock()
+    return had
+
+
 def follow(client):
     """Starts the process's channel once (the first client that connects)."""
     global _channel

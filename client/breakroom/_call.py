@@ -134,7 +134,7 @@ class WrappedCall:
             reply = self.client.start_call(bp.name, self.args, self.kwargs, bp.signature_text, self.frames)
             self.call_id = reply["call_id"]
             self.target = self._repl_target(bound)
-            self.action = self.client.wait(reply, self.target)
+            self.action = self.client.wait(reply, self.target, restart=self._restart)
         except ServerUnavailable as exc:
             self.client.go_offline(exc)
             return False
@@ -144,6 +144,20 @@ class WrappedCall:
             bound.arguments.update({k: now.get(k, v) for k, v in bound.arguments.items()})
             self.args, self.kwargs = bound.args, bound.kwargs
         return True
+
+    def _restart(self, wake):
+        """A line woken from a checkpoint reports this call again (with its arguments as they
+        are now) and pauses there."""
+        bp = self.breakpoint
+        now = self.target.locals()
+        bound = bp.bind(self.args, self.kwargs)
+        args, kwargs = self.args, self.kwargs
+        if bound is not None:
+            bound.arguments.update({k: now.get(k, v) for k, v in bound.arguments.items()})
+            args, kwargs = bound.args, bound.kwargs
+        reply = self.client.start_call(bp.name, args, kwargs, bp.signature_text, self.frames, wake=wake)
+        self.call_id = reply["call_id"]
+        return reply
 
     def _repl_target(self, bound):
         """The arguments by parameter name, plus `args` and `kwargs`."""
@@ -213,8 +227,16 @@ def pause_in_frame(client, frame, reason, extra=None, exc=None):
     try:
         reply = client.start_call(name, [], {}, "", stack_frames(frame), pause=reason)
         target = EvalTarget(frame.f_globals, dict(extra or {}), frame=frame)
-        action = client.wait(reply, target)
-        client.complete_call(reply["call_id"], exc=exc)
+        call = {"id": reply["call_id"]}
+
+        def restart(wake):
+            # A line woken from a checkpoint pauses here again, in the same frame.
+            again = client.start_call(name, [], {}, "", stack_frames(frame), pause=reason, wake=wake)
+            call["id"] = again["call_id"]
+            return again
+
+        action = client.wait(reply, target, restart=restart)
+        client.complete_call(call["id"], exc=exc)
     except ServerUnavailable as err:
         client.go_offline(err)
         return

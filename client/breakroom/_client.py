@@ -10,7 +10,7 @@ import sys
 import threading
 import time
 
-from . import _complete, _serialize, _variables
+from . import _checkpoints, _complete, _serialize, _variables
 from ._repl import EvalJob
 from ._transport import ServerError, ServerUnavailable, Transport
 
@@ -18,6 +18,8 @@ DEFAULT_EVAL_TIMEOUT = 30.0
 FAST_EVAL_WAIT = 0.05
 # Requests the REPL page makes besides evals; answered in the waiting loop, never recorded.
 HELPER_KINDS = ("complete", "variables", "expand")
+# Not a server action: `_wait_at` returns it in a line just woken from a named checkpoint.
+WOKEN = "breakroom-woken"
 
 
 class DebugProtocolError(Exception):
@@ -45,10 +47,23 @@ def _process_record():
 class Pause:
     """A call paused at the server, with what its REPL sessions evaluate against."""
 
-    def __init__(self, pause_id, target):
+    def __init__(self, pause_id, target, inherited=None):
         self.pause_id = pause_id
         self.target = target
         self.namespaces = {}
+        # A line woken from a checkpoint: the names its REPL sessions had when it was taken.
+        self.inherited = inherited or {}
+
+    def namespace(self, session_id):
+        if session_id not in self.namespaces:
+            self.namespaces[session_id] = dict(self.inherited)
+        return self.namespaces[session_id]
+
+    def merged_namespaces(self):
+        merged = dict(self.inherited)
+        for namespace in self.namespaces.values():
+            merged.update(namespace)
+        return merged
 
 
 class DebugClient:
@@ -147,7 +162,7 @@ class DebugClient:
 
     # ---- a call --------------------------------------------------------------------------
 
-    def start_call(self, name, args, kwargs, signature, frames, pause=None):
+    def start_call(self, name, args, kwargs, signature, frames, pause=None, wake=None):
         """Reports a call (or a set_trace/post-mortem pause) with the stack it was made from."""
         values = {}
         payload = {
@@ -172,6 +187,11 @@ class DebugClient:
         ]
         if pause:
             payload["pause"] = pause
+        mode = _checkpoints.mode()
+        if mode is not None:
+            payload["checkpoints"] = mode
+        if wake:
+            payload["checkpoint_wake"] = wake["token"]
         return self._start(payload, values)
 
     def complete_call(self, call_id, result=None, exc=None):
@@ -195,15 +215,27 @@ class DebugClient:
 
     # ---- waiting at a pause ----------------------------------------------------------------
 
-    def wait(self, action, target):
-        """Follows poll actions until a terminal one, serving REPL evals meanwhile."""
-        while action.get("action") == "poll":
-            poll_url = action.get("poll_url") or ""
-            pause = Pause(poll_url.rstrip("/").rsplit("/", 1)[-1], target)
-            action = self._wait_at(poll_url, pause, action.get("poll_interval_ms", 100) / 1000.0)
-        return action
+    def wait(self, action, target, restart=None):
+        """Follows poll actions until a terminal one, serving REPL evals meanwhile. With
+        checkpoints on and a `restart` (how to report the same call again), the Continue forks
+        a snapshot; a line later woken from it reports the call again through `restart` and
+        waits here once more, its REPL names kept."""
+        inherited = {}
+        while True:
+            pause = None
+            while action.get("action") == "poll":
+                poll_url = action.get("poll_url") or ""
+                pause = Pause(poll_url.rstrip("/").rsplit("/", 1)[-1], target, inherited)
+                action = self._wait_at(poll_url, pause, action.get("poll_interval_ms", 100) / 1000.0, restart)
+            wake = action.get("wake") if action.get("action") == WOKEN else None
+            if wake is None and pause is not None and restart is not None and _checkpoints.enabled():
+                wake = _checkpoints.take(self, pause.pause_id)
+            if wake is None:
+                return action
+            inherited = pause.merged_namespaces()
+            action = restart(wake)
 
-    def _wait_at(self, poll_url, pause, interval):
+    def _wait_at(self, poll_url, pause, interval, restart=None):
         job = None
         answer = None  # a fast eval's result, sent with the next poll
         while True:
@@ -221,6 +253,13 @@ class DebugClient:
                 return reply.get("action") or {}
             if status != "waiting":
                 raise DebugProtocolError(f"malformed poll response: {reply}")
+            token = reply.get("checkpoint")
+            if token and restart is not None:
+                # A named checkpoint asked for while paused: snapshot here, and keep waiting.
+                wake = _checkpoints.take(self, pause.pause_id, token=token)
+                if wake is not None:
+                    return {"action": WOKEN, "wake": wake}
+                continue
             open_sessions = reply.get("sessions")
             if isinstance(open_sessions, list):
                 # A closed session's namespace goes with it.
@@ -240,7 +279,7 @@ class DebugClient:
         source = request.get("expr")
         if not isinstance(session_id, str) or not isinstance(source, str):
             return None, None
-        namespace = pause.namespaces.setdefault(session_id, {})
+        namespace = pause.namespace(session_id)
 
         def report(outcome):
             self._post_result(pause, self._result_body(pause, request, outcome))
@@ -263,7 +302,7 @@ class DebugClient:
         """Completion and the variables panel: answered here, within their own time bounds
         (they run no user code but bounded reprs), as JSON text in `result`; the answer to
         send with the next poll, or None once posted."""
-        namespace = pause.namespaces.setdefault(request.get("session_id"), {})
+        namespace = pause.namespace(request.get("session_id"))
         target = pause.target
         try:
             kind, args = request.get("kind"), request.get("args") or {}

@@ -228,6 +228,12 @@ class _EvalThreads:
 _THREADS = _EvalThreads()
 
 
+def forget_eval_threads():
+    """In a forked child: the kept eval threads were not copied, their queues serve no one."""
+    global _THREADS
+    _THREADS = _EvalThreads()
+
+
 class EvalJob:
     """One eval in a daemon thread (its own while it runs), so a runaway eval cannot block the
     paused program's waiting loop. Its outcome is reported exactly once, by whoever claims it first: the waiting

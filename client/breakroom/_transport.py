@@ -124,6 +124,17 @@ class Transport:
             conn.close()
             self._local.conn = None
 
+    def forget_connections(self):
+        """In a forked child: the parent's kept-alive connection is the parent's (closing this
+        process's copy of the socket leaves the parent's open)."""
+        conn = getattr(self._local, "conn", None)
+        if conn is not None:
+            try:
+                conn.sock.close()
+            except OSError:
+                pass
+        self._local = threading.local()
+
     def _request_bytes(self, method, path, payload):
         target = urllib.parse.quote(self.base_path + path, safe="/?&=%:@!$'()*+,;-._~")
         head = [f"{method} {target} HTTP/1.1", f"Host: {self.host_header}"]

@@ -66,6 +66,14 @@ pub struct CallStart {
     /// Breakroom extension: the client's `sys.argv`, shown for processes that connect on their own.
     #[serde(default)]
     pub argv: Option<Vec<String>>,
+    /// Breakroom extension (issue 20): the client snapshots at this pause when it is committed,
+    /// `{"refusal": null}`, or will refuse, `{"refusal": "why"}`.
+    #[serde(default)]
+    pub checkpoints: Option<Value>,
+    /// Breakroom extension (issue 20): this call is a line woken from a checkpoint, answering
+    /// the wake order with this token; it always pauses.
+    #[serde(default)]
+    pub checkpoint_wake: Option<String>,
     /// Not on the wire: set by the server when the request came over loopback, which places a
     /// client that names no host (a cideldill client) on this host when its pid is alive here.
     #[serde(skip)]

@@ -71,6 +71,12 @@ pub enum Error {
     MissingProcessIdentity,
     #[error("replacement must have the same, non-empty signature")]
     SignatureMismatch,
+    /// Something named in the request is not there (time travel: a checkpoint, a branch).
+    #[error("{1}")]
+    NotFound(&'static str, String),
+    /// The request cannot be done in the state things are in (time travel: no checkpoint).
+    #[error("{1}")]
+    Conflict(&'static str, String),
     #[error("no tracked process with id {0}")]
     ProcessNotFound(String),
     #[error("process {0} is still running: stop it first")]
@@ -98,6 +104,14 @@ impl Error {
         Error::Invalid(code, message.into())
     }
 
+    pub fn not_found(code: &'static str, message: impl Into<String>) -> Self {
+        Error::NotFound(code, message.into())
+    }
+
+    pub fn conflict(code: &'static str, message: impl Into<String>) -> Self {
+        Error::Conflict(code, message.into())
+    }
+
     /// A storage failure with nothing underneath (a refusal of ours, e.g. a newer schema).
     pub fn storage(context: impl Into<String>) -> Self {
         Error::Storage { context: context.into(), cause: None }
@@ -112,7 +126,7 @@ impl Error {
     pub fn code(&self) -> &str {
         match self {
             Error::MissingField { code, .. } => code,
-            Error::Invalid(code, _) => code,
+            Error::Invalid(code, _) | Error::NotFound(code, _) | Error::Conflict(code, _) => code,
             Error::PauseNotFound(_) => "pause_not_found",
             Error::PauseResumed(_) => "pause_resumed",
             Error::InvalidPause => "invalid_pause",
@@ -147,7 +161,8 @@ impl Error {
             | Error::ProcessNotFound(_)
             | Error::WorkspaceNotFound(_) => ErrorKind::NotFound,
             Error::RuntimesDisabled => ErrorKind::Forbidden,
-            Error::TooManyWorkspaces(_) => ErrorKind::Conflict,
+            Error::TooManyWorkspaces(_) | Error::Conflict(..) => ErrorKind::Conflict,
+            Error::NotFound(..) => ErrorKind::NotFound,
             Error::PauseResumed(_) | Error::SessionClosed(_) => ErrorKind::Conflict,
             Error::ProcessRunning(_) | Error::ProcessEnded(_) => ErrorKind::Conflict,
             Error::EvalTimeout(_) => ErrorKind::Timeout,

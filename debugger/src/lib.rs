@@ -4,6 +4,7 @@
 //! Without the `runtime` feature only [`model`] and [`kinds`] are built, for the browser.
 
 pub mod breakpoint_spec;
+pub mod checkpoints;
 pub mod kinds;
 pub mod model;
 pub mod processes;

@@ -236,6 +236,23 @@ pub enum LiveEvent {
     ProcessLeftList {
         process_id: String,
     },
+    /// Time travel: a snapshot taken or refused (`data` says which).
+    Checkpoint {
+        process_id: String,
+        data: serde_json::Value,
+    },
+    Rewind {
+        process_id: String,
+        data: serde_json::Value,
+    },
+    BranchCreated {
+        process_id: String,
+        data: serde_json::Value,
+    },
+    BranchSwitched {
+        process_id: String,
+        data: serde_json::Value,
+    },
 }
 
 /// What an entry of the event log records.
@@ -256,11 +273,19 @@ pub enum EventKind {
     BreakpointHit,
     /// A logpoint's message.
     Log,
+    /// Time travel (issue 20): a snapshot taken (or refused, with its reason).
+    Checkpoint,
+    /// A process went back to a checkpoint, killing the line it left.
+    Rewind,
+    /// A branch was made at a checkpoint (the line left is kept paused).
+    BranchCreated,
+    /// The live line moved to another branch.
+    BranchSwitched,
 }
 
 impl EventKind {
     /// Every kind, in the order a call lives through them.
-    pub const ALL: [EventKind; 11] = [
+    pub const ALL: [EventKind; 15] = [
         EventKind::ProcessSeen,
         EventKind::CallStart,
         EventKind::Pause,
@@ -272,6 +297,10 @@ impl EventKind {
         EventKind::CallComplete,
         EventKind::BreakpointHit,
         EventKind::Log,
+        EventKind::Checkpoint,
+        EventKind::Rewind,
+        EventKind::BranchCreated,
+        EventKind::BranchSwitched,
     ];
 
     /// The name stored and shown (the serde name).
@@ -288,6 +317,10 @@ impl EventKind {
             EventKind::CallComplete => "call_complete",
             EventKind::BreakpointHit => "breakpoint_hit",
             EventKind::Log => "log",
+            EventKind::Checkpoint => "checkpoint",
+            EventKind::Rewind => "rewind",
+            EventKind::BranchCreated => "branch_created",
+            EventKind::BranchSwitched => "branch_switched",
         }
     }
 

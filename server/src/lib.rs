@@ -3,6 +3,7 @@
 
 pub mod api;
 pub mod breakpoint_cli;
+pub mod checkpoint_cli;
 pub mod cors;
 pub mod error;
 pub mod guard;
@@ -14,6 +15,7 @@ pub mod process_cli;
 pub mod replay;
 pub mod runtime_cli;
 pub mod site;
+pub mod timeline_page;
 
 use std::net::SocketAddr;
 use std::sync::Arc;
@@ -54,6 +56,7 @@ pub fn router(debugger: Debugger, options: ServerOptions) -> Router {
         .with_state(leptos_options);
     let mcp = mcp::service(debugger.clone(), options.max_body);
     let routes = api::routes()
+        .route("/process/{id}/timeline", axum::routing::get(timeline_page::page))
         .with_state(debugger)
         .route_service(mcp::PATH, mcp)
         .merge(pages)

@@ -108,6 +108,9 @@ enum Command {
     JsClient,
     /// MCP over stdio for agents that launch commands: relays to the running server's /mcp.
     Mcp,
+    /// Time travel: checkpoint, rewind, branch, switch, diff, timeline.
+    #[command(flatten)]
+    TimeTravel(breakroom_server::checkpoint_cli::TimeTravel),
 }
 
 #[tokio::main]
@@ -130,6 +133,7 @@ async fn main() {
             Ok(())
         }
         Some(Command::Mcp) => exit_with(breakroom_server::mcp::bridge::run().await),
+        Some(Command::TimeTravel(command)) => exit_with(breakroom_server::checkpoint_cli::run(command).await),
         None => run(cli).await,
     };
     if let Err(message) = outcome {
@@ -187,10 +191,29 @@ async fn run(cli: Cli) -> Result<(), String> {
         println!("History: {}", dir.display());
         debugger
     };
+    end_snapshots_on_signal(debugger.clone());
     let app = router(debugger, ServerOptions { max_body: cli.max_body, site: site::leptos_options(addr), access });
     write_port_file(addr.port());
     println!("Server running on http://{addr}");
     serve(listener, app).await.map_err(|e| e.to_string())
+}
+
+/// Snapshot processes (issue 20) end with the server: on SIGINT or SIGTERM they are killed
+/// before it exits. (A server killed outright leaves them to notice it is gone: they exit when
+/// their held poll finds no server.)
+fn end_snapshots_on_signal(debugger: breakroom_debugger::Debugger) {
+    use tokio::signal::unix::{signal, SignalKind};
+    tokio::spawn(async move {
+        let (Ok(mut term), Ok(mut int)) = (signal(SignalKind::terminate()), signal(SignalKind::interrupt())) else {
+            return;
+        };
+        let code = tokio::select! {
+            _ = term.recv() => 128 + 15,
+            _ = int.recv() => 128 + 2,
+        };
+        debugger.end_all_snapshots();
+        std::process::exit(code);
+    });
 }
 
 fn process_config(cli: &Cli, token: Option<String>) -> Result<ProcessConfig, String> {

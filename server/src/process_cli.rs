@@ -27,6 +27,10 @@ pub struct RunArgs {
     /// Print the process's page and return at once instead of streaming its output.
     #[arg(long)]
     detach: bool,
+    /// Time travel: each Continue snapshots the program (BREAKROOM_CHECKPOINTS=1), so
+    /// `breakroom rewind` and Step back can return to it.
+    #[arg(long)]
+    checkpoints: bool,
     /// The command and its arguments, after `--`.
     #[arg(required = true, trailing_var_arg = true, allow_hyphen_values = true, value_name = "COMMAND")]
     command: Vec<String>,
@@ -58,7 +62,7 @@ pub struct StopArgs {
 
 /// A running server's API (also the door of `breakroom runtime`).
 pub(crate) struct Server {
-    base: String,
+    pub(crate) base: String,
     http: reqwest::Client,
     token: Option<String>,
 }
@@ -209,6 +213,9 @@ pub async fn run(args: &RunArgs) -> Result<i32, String> {
     for pair in &args.env {
         let (key, value) = pair.split_once('=').ok_or_else(|| format!("--env {pair:?}: expected K=V"))?;
         env.insert(key.to_string(), value.to_string());
+    }
+    if args.checkpoints {
+        env.insert("BREAKROOM_CHECKPOINTS".into(), "1".into());
     }
     let request = LaunchRequest {
         command: args.command.clone(),

@@ -190,6 +190,13 @@ pub fn describe(event: &RecordedEvent) -> String {
             )
         }
         EventKind::Log => format!("log [{}] {}", text("breakpoint_id"), text("message")),
+        EventKind::Checkpoint => match d.get("refused").filter(|r| !r.is_null()) {
+            Some(why) => format!("checkpoint refused at pause {}: {}", text("pause_id"), display(why)),
+            None => format!("checkpoint {} at {} on {}", text("checkpoint_id"), text("function_name"), text("branch")),
+        },
+        EventKind::Rewind => format!("rewound to {} on {}", text("checkpoint_id"), text("branch")),
+        EventKind::BranchCreated => format!("branch {} made at {}", text("branch"), text("checkpoint_id")),
+        EventKind::BranchSwitched => format!("switched to branch {}", text("branch")),
         EventKind::SessionStart => format!("REPL session {} opened on {}", text("session_id"), text("function_name")),
         EventKind::SessionClose => {
             let why =

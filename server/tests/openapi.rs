@@ -57,6 +57,15 @@ const EXPECTED: &[(&str, &str)] = &[
     ("post", "/api/runtimes/{workspace}/reset"),
     ("get", "/api/runtimes/{workspace}/history"),
     ("delete", "/api/runtimes/{workspace}"),
+    ("post", "/api/paused/{pause_id}/step-back"),
+    ("get", "/api/processes/{id}/timeline"),
+    ("post", "/api/processes/{id}/checkpoints"),
+    ("post", "/api/checkpoints/{id}/rewind"),
+    ("post", "/api/checkpoints/{id}/branch"),
+    ("post", "/api/processes/{id}/branches/{name}/switch"),
+    ("get", "/api/processes/{id}/branches/diff"),
+    ("post", "/api/checkpoints"),
+    ("get", "/api/checkpoints/{id}/hold"),
 ];
 
 fn operations(doc: &Value) -> Vec<(String, String, Value)> {
@@ -165,7 +174,8 @@ async fn kinds_are_documented_as_closed_sets_of_values() {
     assert_eq!(values("AfterBehavior"), ["stop", "go", "yield", "exception", "stop_exception"]);
     assert_eq!(values("GlobalBehavior"), ["stop", "go", "exception", "stop_exception"]);
     assert_eq!(values("ResumeKind"), ["continue", "skip", "raise", "modify"]);
-    assert_eq!(values("EventKind").len(), 11);
+    assert_eq!(values("EventKind").len(), 15);
+    assert_eq!(values("CheckpointStatus"), ["held", "dropped", "ended"]);
     assert_eq!(values("BreakpointKind"), ["function", "line", "error"]);
     assert_eq!(values("SerializationFormat"), ["dill", "json"]);
     assert_eq!(values("OkStatus"), ["ok"]);

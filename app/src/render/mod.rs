@@ -22,6 +22,7 @@ use crate::highlight;
 pub mod breakpoint_records;
 pub mod processes;
 pub mod runtimes;
+pub mod time_travel;
 pub mod variables;
 
 /// `text` with `& < > " '` escaped: safe as element content and as a quoted attribute value.
@@ -160,7 +161,11 @@ fn options(out: &mut String, options: &[(&str, &str)], current: &str) {
 
 /// The paused calls, newest last, or how to get one. `process_page` names the tracked process
 /// (`/process/{id}`) of a call's process key, when there is one.
-pub fn paused_calls(calls: &[PausedCall], process_page: &dyn Fn(&str) -> Option<String>) -> String {
+pub fn paused_calls(
+    calls: &[PausedCall],
+    process_page: &dyn Fn(&str) -> Option<String>,
+    travel: &dyn Fn(&str) -> String,
+) -> String {
     if calls.is_empty() {
         return concat!(
             r#"<section class="empty"><p>Nothing is paused.</p><p class="hint">Wrap a function with "#,
@@ -171,13 +176,13 @@ pub fn paused_calls(calls: &[PausedCall], process_page: &dyn Fn(&str) -> Option<
     }
     let mut out = String::from(r#"<ul class="paused-list">"#);
     for call in calls {
-        paused_card(&mut out, call, process_page(&call.process_key));
+        paused_card(&mut out, call, process_page(&call.process_key), &travel(&call.pause_id));
     }
     out.push_str("</ul>");
     out
 }
 
-fn paused_card(out: &mut String, call: &PausedCall, process_id: Option<String>) {
+fn paused_card(out: &mut String, call: &PausedCall, process_id: Option<String>, travel: &str) {
     let (reason_class, reason) = match call.reason {
         PauseReason::Breakpoint => ("breakpoint", "before the call"),
         PauseReason::After => ("after", "after the call returned"),
@@ -230,6 +235,7 @@ fn paused_card(out: &mut String, call: &PausedCall, process_id: Option<String>) 
             r#"</details>"#
         ));
     }
+    out.push_str(travel);
     out.push_str(r#"<p class="error" hidden></p></li>"#);
 }
 
@@ -304,7 +310,7 @@ fn breakpoint_row(out: &mut String, bp: &BreakpointView) {
 /// transcript carries what the page's handlers need: each entry's input (`data-input`, for ↑/↓)
 /// and the times (`data-ms`, milliseconds, for the replay's pace). An active session's HTML
 /// starts with [`crate::api::ACTIVE_SESSION`].
-pub fn repl_session(session: &ReplSession) -> String {
+pub fn repl_session(session: &ReplSession, travel: &str) -> String {
     let active = session.is_active();
     let status = if active { "Active" } else { "Closed" };
     let value_text = |value: &serde_json::Value| match value {
@@ -330,7 +336,7 @@ pub fn repl_session(session: &ReplSession) -> String {
             r#"<a class="button" href="/callstack/{pause}">View Call Stack</a>"#,
             r#"<a class="button" href="{tree}">View Call Tree</a>"#,
             r#"<a class="button" href="/api/events?session_id={id}&amp;format=jsonl" download="breakroom-{id}.jsonl" "#,
-            r#"title="This session&#x27;s recorded events, for `breakroom replay FILE`">Events (.jsonl)</a></nav></header>"#
+            r#"title="This session&#x27;s recorded events, for `breakroom replay FILE`">Events (.jsonl)</a>{travel}</nav></header>"#
         ),
         name = esc(&session.function_name),
         args = esc(&call_text.join(", ")),
@@ -343,6 +349,7 @@ pub fn repl_session(session: &ReplSession) -> String {
         started = timestamp(session.started_at),
         closed = session.closed_at.map(timestamp).unwrap_or_else(|| "—".into()),
         pause = esc(&session.pause_id),
+        travel = travel,
         tree = esc(&tree_href),
     );
     if session.transcript.is_empty() {

@@ -129,7 +129,8 @@ pub fn process_page(detail: &ProcessDetail, output: &OutputPage, layout: OutputL
             r#"<header class="page-header process-header" data-process-id="{id}"><h1>{name}</h1>{badge}"#,
             r#"<dl class="meta"><dt>command</dt><dd class="mono">{command}</dd><dt>pid</dt><dd class="pid">{pid}</dd>"#,
             r#"<dt>host</dt><dd>{host}</dd><dt>cwd</dt><dd class="mono">{cwd}</dd><dt>started</dt><dd>{started}</dd>"#,
-            r#"<dt>uptime</dt><dd class="uptime">{uptime}</dd></dl></header>"#
+            r#"<dt>uptime</dt><dd class="uptime">{uptime}</dd></dl><nav class="links">"#,
+            r#"<a class="button" href="/process/{id}/timeline">Timeline</a></nav></header>"#
         ),
         id = esc(&p.id),
         name = esc(&p.name),

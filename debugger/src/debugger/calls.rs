@@ -23,7 +23,17 @@ impl Debugger {
             .filter(|m| !m.trim().is_empty())
             .ok_or(Error::MissingField { code: "missing_method_name", field: "method_name" })?;
         let preferred_format = preferred_format(req.preferred_format.as_deref())?;
-        let forced = forced_pause(req.pause.as_deref())?;
+        let mut forced = forced_pause(req.pause.as_deref())?;
+        let wake = req.checkpoint_wake.clone().filter(|t| !t.is_empty());
+        if wake.is_some() {
+            // A line woken from a checkpoint pauses again where the snapshot was taken.
+            forced = forced.or(Some(PauseReason::Breakpoint));
+        }
+        let checkpoint_mode = req
+            .checkpoints
+            .as_ref()
+            .filter(|v| v.is_object())
+            .map(|v| v.get("refusal").and_then(Value::as_str).filter(|r| !r.is_empty()).map(str::to_string));
         let client = crate::processes::registry::ClientSeen {
             process_key: ids::process_key(pid, start_time),
             pid,
@@ -33,6 +43,7 @@ impl Debugger {
         };
         // Before the pause exists, so the process is listed `paused` the moment the pause is.
         self.note_client(client);
+        let process_id = self.registry().id_for_key(&ids::process_key(pid, start_time));
         let now = ids::now();
         let mut st = self.state();
         st.store_call_items(&req, now)?;
@@ -70,6 +81,11 @@ impl Debugger {
                 let pause_id = add_pause(&mut st, paused, reason, now)?;
                 if let Some(pause) = st.pauses.get_mut(&pause_id) {
                     pause.deciding = !conditions.is_empty();
+                }
+                if let (Some(process_id), true) = (&process_id, checkpoint_mode.is_some() || wake.is_some()) {
+                    let key = ids::process_key(pid, start_time);
+                    let refusal = checkpoint_mode.clone().flatten();
+                    st.checkpoints.note_pause(process_id, &key, pid, &pause_id, refusal, wake.as_deref(), now);
                 }
                 (Action::poll(&pause_id, call.preferred_format), Some(pause_id))
             }

@@ -31,6 +31,7 @@ mod breakpoint_gates;
 mod breakpoint_records;
 mod breakpoints;
 mod calls;
+mod checkpoints;
 mod helpers;
 mod pauses;
 mod sessions;
@@ -105,6 +106,8 @@ struct State {
     /// Open REPL sessions.
     sessions: Sessions,
     call_seq: u64,
+    /// Checkpoints, branches and lines of processes with time travel on (issue 20).
+    checkpoints: crate::checkpoints::book::Book,
 }
 
 impl State {
@@ -122,6 +125,7 @@ impl State {
             running: HashMap::new(),
             sessions: Sessions::default(),
             call_seq: 0,
+            checkpoints: Default::default(),
         }
     }
 

@@ -15,6 +15,10 @@ pub enum PollReply {
         /// of closed ones. The poll also returns early when this changes.
         #[serde(skip_serializing_if = "Option::is_none")]
         sessions: Option<Vec<String>>,
+        /// Time travel: snapshot now, answering `POST /api/checkpoints` with this token (a
+        /// named checkpoint asked for while the call is paused).
+        #[serde(skip_serializing_if = "Option::is_none")]
+        checkpoint: Option<String>,
     },
     Ready {
         action: Action,
@@ -32,7 +36,7 @@ impl Debugger {
     /// a client left paused across a restart would die on an error.
     pub async fn poll(&self, pause_id: &str, take_eval: bool) -> PollReply {
         let deadline = tokio::time::Instant::now() + self.inner.config.poll_hold;
-        let unknown = || PollReply::Waiting { eval: None, sessions: take_eval.then(Vec::new) };
+        let unknown = || PollReply::Waiting { eval: None, sessions: take_eval.then(Vec::new), checkpoint: None };
         let mut seen_sessions = None;
         loop {
             let live = self.state().pauses.get(pause_id).map(|p| p.wake.clone());
@@ -53,6 +57,11 @@ impl Debugger {
             let sessions = {
                 let mut st = self.state();
                 let sessions = take_eval.then(|| st.sessions.open_for_pause(pause_id));
+                if take_eval && st.pauses.get(pause_id).is_some_and(|p| p.is_paused()) {
+                    if let Some(token) = st.checkpoints.take_named(pause_id) {
+                        return PollReply::Waiting { eval: None, sessions, checkpoint: Some(token) };
+                    }
+                }
                 let Some(pause) = st.pauses.get_mut(pause_id) else {
                     // Resumed in between: it left memory, the next turn reads its action.
                     continue;
@@ -62,12 +71,12 @@ impl Debugger {
                 }
                 if pause.evals.has_ready() {
                     if take_eval {
-                        return PollReply::Waiting { eval: pause.evals.take_next(), sessions };
+                        return PollReply::Waiting { eval: pause.evals.take_next(), sessions, checkpoint: None };
                     }
                     // A cideldill client still running an eval the server gave up on skips
                     // `poll-repl`: announcing the next one now would only make it spin.
                     match pause.evals.client_busy_until(std::time::Instant::now()) {
-                        None => return PollReply::Waiting { eval: None, sessions },
+                        None => return PollReply::Waiting { eval: None, sessions, checkpoint: None },
                         Some(busy) => {
                             let busy = tokio::time::Instant::from_std(busy);
                             wait_until = wait_until.min(busy);
@@ -75,13 +84,13 @@ impl Debugger {
                     }
                 }
                 if seen_sessions.is_some() && seen_sessions != sessions {
-                    return PollReply::Waiting { eval: None, sessions };
+                    return PollReply::Waiting { eval: None, sessions, checkpoint: None };
                 }
                 sessions
             };
             seen_sessions = sessions;
             if tokio::time::timeout_at(wait_until, notified).await.is_err() && wait_until == deadline {
-                return PollReply::Waiting { eval: None, sessions: seen_sessions };
+                return PollReply::Waiting { eval: None, sessions: seen_sessions, checkpoint: None };
             }
         }
     }
@@ -196,6 +205,7 @@ pub(super) fn close_pause(
             closed.push((session_id, now));
         }
     }
+    st.checkpoints.pause_closed(pause_id);
     if st.pauses.remove(pause_id).is_some() {
         st.pause_order.retain(|id| id != pause_id);
     }

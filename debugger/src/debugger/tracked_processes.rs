@@ -60,7 +60,8 @@ impl Debugger {
                 return Err(Error::invalid(code, message));
             }
         };
-        self.registry().spawned(&id, child.id())?;
+        let child_pid = child.id();
+        self.registry().spawned(&id, child_pid)?;
         let readers: Vec<_> = [
             child.stdout.take().map(|pipe| {
                 tokio::spawn(capture(pipe, OutputStream::Stdout, self.output_sink(&id), self.output_backlogged()))
@@ -90,6 +91,12 @@ impl Debugger {
                     return;
                 }
             };
+            // A line woken from a checkpoint took the process over: this one's end is not its end.
+            let moved = debugger.registry().get(&watched, 0.0).is_ok_and(|p| p.pid != child_pid.map(i64::from));
+            if moved {
+                debugger.checkpoint_line_ended(&watched, child_pid.map(i64::from));
+                return;
+            }
             debugger.process_finished(&watched, ending);
         });
         let started = self.registry().get(&id, now)?;
@@ -116,6 +123,7 @@ impl Debugger {
 
     fn process_finished(&self, id: &str, ending: Ending) {
         let Ok(process) = self.registry().finished(id, ending, ids::now()) else { return };
+        self.checkpoint_line_ended(id, process.pid);
         let reason = match ending {
             Ending::Code(code) => format!("process exited with code {code}"),
             Ending::Signal(signal) => format!("process killed by {}", signal_name(signal)),
@@ -126,13 +134,14 @@ impl Debugger {
 
     fn process_lost(&self, id: &str, reason: &str) {
         if let Some(process) = self.registry().lost(id, reason, ids::now()) {
+            self.checkpoint_line_ended(id, process.pid);
             self.publish(LiveEvent::ProcessExited { process: self.shown(process) });
             self.close_pauses_of_process(id, reason);
         }
     }
 
     /// A record as lists show it now (uptime, retention countdown, `paused`).
-    fn shown(&self, process: TrackedProcess) -> TrackedProcess {
+    pub(super) fn shown(&self, process: TrackedProcess) -> TrackedProcess {
         self.registry()
             .get(&process.id, ids::now())
             .map(|p| self.with_pause_status(p, &self.paused_process_ids()))
@@ -142,6 +151,11 @@ impl Debugger {
     /// Resumes (continue) every open pause of a process and closes its REPL sessions, with `reason`.
     pub fn close_pauses_of_process(&self, id: &str, reason: &str) {
         let keys: HashSet<String> = self.registry().keys_of(id).into_iter().collect();
+        self.close_pauses_of_keys(&keys, reason);
+    }
+
+    /// Resumes (continue) the open pauses of these process keys (lines of a process).
+    pub(super) fn close_pauses_of_keys(&self, keys: &HashSet<String>, reason: &str) {
         if keys.is_empty() {
             return;
         }
@@ -268,6 +282,10 @@ impl Debugger {
     /// runs. A connected client can be stopped only on this host.
     pub fn stop_process(&self, id: &str) -> Result<TrackedProcess> {
         let process = self.registry().stop_requested(id)?;
+        // Its snapshots end with it; a process that ended but kept snapshots is stopped by that.
+        if self.end_snapshots_of(id) > 0 && !process.status.is_alive() {
+            return Ok(self.shown(process));
+        }
         if !process.status.is_alive() {
             return Err(Error::ProcessEnded(id.to_string()));
         }
@@ -297,6 +315,7 @@ impl Debugger {
     /// Forgets a finished process and its output now.
     pub fn forget_process(&self, id: &str) -> Result<()> {
         self.registry().forget(id)?;
+        self.end_snapshots_of(id);
         self.publish(LiveEvent::ProcessForgotten { process_id: id.to_string() });
         Ok(())
     }

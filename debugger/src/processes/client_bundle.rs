@@ -11,6 +11,7 @@ const FILES: &[(&str, &str)] = &[
     ("_breakpoint_channel.py", include_str!("../../../client/breakroom/_breakpoint_channel.py")),
     ("_breakpoint_kinds.py", include_str!("../../../client/breakroom/_breakpoint_kinds.py")),
     ("_call.py", include_str!("../../../client/breakroom/_call.py")),
+    ("_checkpoints.py", include_str!("../../../client/breakroom/_checkpoints.py")),
     ("_client.py", include_str!("../../../client/breakroom/_client.py")),
     ("_complete.py", include_str!("../../../client/breakroom/_complete.py")),
     ("_line_breakpoints.py", include_str!("../../../client/breakroom/_line_breakpoints.py")),

@@ -12,7 +12,16 @@ pub fn pid_is_alive(pid: i64) -> bool {
         // 0 and negatives address process groups, not one process: never judged dead.
         return true;
     }
-    !matches!(kill(Pid::from_raw(raw), None), Err(Errno::ESRCH))
+    !matches!(kill(Pid::from_raw(raw), None), Err(Errno::ESRCH)) && !is_zombie(raw)
+}
+
+/// A process that exited and was not reaped yet (a line woken from a checkpoint is the child of
+/// its snapshot process, which does not wait for it) still answers signals: it is gone all the same.
+fn is_zombie(pid: i32) -> bool {
+    std::fs::read_to_string(format!("/proc/{pid}/stat"))
+        .ok()
+        .and_then(|stat| stat.rfind(')').map(|at| stat[at + 1..].trim_start().starts_with('Z')))
+        .unwrap_or(false)
 }
 
 pub fn hostname() -> String {

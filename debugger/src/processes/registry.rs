@@ -369,6 +369,24 @@ impl ProcessRegistry {
         .map(Some)
     }
 
+    /// A line woken from a checkpoint is now the process (issue 20): its pid is the one judged
+    /// for liveness (the server did not start it, so its exit is not awaited), and a process
+    /// that had ended runs again.
+    pub fn relive(&self, id: &str, pid: i64) -> Result<TrackedProcess> {
+        if let Some(entry) = self.records().entries.get_mut(id) {
+            entry.watched = false;
+            entry.local_pid = true;
+        }
+        self.update(id, |p| {
+            p.pid = Some(pid);
+            p.status = ProcessStatus::Running;
+            p.reason = None;
+            p.ended_at = None;
+            p.exit_code = None;
+            p.signal = None;
+        })
+    }
+
     /// The record id a debug-protocol process key belongs to.
     pub fn id_for_key(&self, process_key: &str) -> Option<String> {
         self.records().by_key.get(process_key).cloned()

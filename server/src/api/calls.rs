@@ -101,8 +101,9 @@ pub async fn resume(
     Path(pause_id): Path<String>,
     JsonBody(req): JsonBody<ResumeRequest>,
 ) -> ApiResult<Resumed> {
+    let checkpoint = debugger.checkpoint_on_continue(&pause_id);
     debugger.continue_pause(&pause_id, req)?;
-    Ok(Json(Resumed { status: OkStatus::Ok, pause_id }))
+    Ok(Json(Resumed { status: OkStatus::Ok, pause_id, checkpoint }))
 }
 
 #[utoipa::path(operation_id = "report_com_error", post, path = "/api/report-com-error", tag = "client", request_body = Option<Object>,

@@ -6,6 +6,7 @@ mod breakpoint_records;
 mod breakpoints;
 mod calls;
 pub mod debug_client;
+mod checkpoints;
 mod events;
 mod live;
 mod processes;
@@ -37,6 +38,7 @@ use utoipa_axum::routes;
         (name = "repl", description = "REPL sessions on paused calls"),
         (name = "browser", description = "Pauses and reports, for pages and tools"),
         (name = "processes", description = "Processes launched under Breakroom or connected to it: status, output, stop"),
+        (name = "time travel", description = "Checkpoints of live processes: step back, rewind, branch, switch, timeline, diff"),
         (name = "runtimes", description = "A long-lived bash and Python process per workspace: exec, state, reset, history"),
     )
 )]
@@ -79,6 +81,15 @@ fn documented_routes() -> OpenApiRouter<Debugger> {
         .routes(routes!(processes::get, processes::forget))
         .routes(routes!(processes::output))
         .routes(routes!(processes::stop))
+        .routes(routes!(checkpoints::step_back))
+        .routes(routes!(checkpoints::timeline))
+        .routes(routes!(checkpoints::create))
+        .routes(routes!(checkpoints::rewind))
+        .routes(routes!(checkpoints::branch))
+        .routes(routes!(checkpoints::switch))
+        .routes(routes!(checkpoints::diff))
+        .routes(routes!(checkpoints::report))
+        .routes(routes!(checkpoints::hold))
         .routes(routes!(runtimes::list))
         .routes(routes!(runtimes::exec))
         .routes(routes!(runtimes::state))

@@ -151,6 +151,10 @@ pub struct PausedList {
 pub struct Resumed {
     pub status: OkStatus,
     pub pause_id: String,
+    /// With checkpoints on (issue 20): `{"status": "snapshot"}` (the program forks one as it
+    /// goes on) or `{"status": "refused", "reason": …}` (it went on without one).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub checkpoint: Option<Value>,
 }
 
 #[derive(Serialize, ToSchema)]

@@ -1,0 +1,38 @@
+//! Server functions behind the time-travel forms (issue 20). The pages post to them as plain
+//! HTML forms, with no wasm: on success the browser is sent back to the page it came from (or,
+//! from the REPL page, to a REPL on the pause it went back to); a refusal comes back in the URL.
+
+use crate::api::PlainText;
+use leptos::prelude::*;
+
+#[cfg(feature = "ssr")]
+use crate::api::{debugger, failed};
+
+/// Step back from a pause (rewinding: the line left is killed). `repl` non-empty: open a REPL
+/// on the pause it went back to and go there.
+#[server(prefix = "/rpc", endpoint = "step_back_form", output = PlainText)]
+pub async fn step_back_form(pause_id: String, repl: String) -> Result<(), ServerFnError> {
+    let debugger = debugger()?;
+    let travel = debugger.step_back(&pause_id, Default::default()).await.map_err(failed)?;
+    if !repl.is_empty() {
+        let session = debugger.start_session(&travel.pause_id).map_err(failed)?;
+        leptos_axum::redirect(&format!("/repl/{session}"));
+    }
+    Ok(())
+}
+
+#[server(prefix = "/rpc", endpoint = "rewind_form", output = PlainText)]
+pub async fn rewind_form(checkpoint_id: String) -> Result<(), ServerFnError> {
+    debugger()?.rewind(&checkpoint_id).await.map(|_| ()).map_err(failed)
+}
+
+#[server(prefix = "/rpc", endpoint = "branch_form", output = PlainText)]
+pub async fn branch_form(checkpoint_id: String, name: String) -> Result<(), ServerFnError> {
+    let name = Some(name).filter(|n| !n.trim().is_empty());
+    debugger()?.branch_at(&checkpoint_id, name.as_deref()).await.map(|_| ()).map_err(failed)
+}
+
+#[server(prefix = "/rpc", endpoint = "switch_form", output = PlainText)]
+pub async fn switch_form(process_id: String, branch: String) -> Result<(), ServerFnError> {
+    debugger()?.switch_branch(&process_id, &branch).await.map(|_| ()).map_err(failed)
+}

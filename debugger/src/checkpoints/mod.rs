@@ -1,0 +1,14 @@
+//! Time travel (issue 20): checkpoints are snapshot processes a debug client forks when a pause
+//! is committed; waking one forks it again into a new live line of the process, paused at the
+//! same call. [`model`] is what the API answers, [`book`] the rules, [`memory`] what a snapshot
+//! pins.
+
+#[cfg(feature = "runtime")]
+pub mod book;
+#[cfg(all(test, feature = "runtime"))]
+mod book_tests;
+#[cfg(feature = "runtime")]
+pub mod memory;
+pub mod model;
+#[cfg(feature = "runtime")]
+mod timeline;
