@@ -21,6 +21,7 @@ const FILES: &[(&str, &str)] = &[
     ("_running_frames.py", include_str!("../../../client/breakroom/_running_frames.py")),
     ("_serialize.py", include_str!("../../../client/breakroom/_serialize.py")),
     ("_transport.py", include_str!("../../../client/breakroom/_transport.py")),
+    ("_uncaught_errors.py", include_str!("../../../client/breakroom/_uncaught_errors.py")),
     ("_variables.py", include_str!("../../../client/breakroom/_variables.py")),
 ];
 
