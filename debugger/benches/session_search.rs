@@ -57,6 +57,7 @@ fn session(i: usize, entries: usize, start: f64) -> ReplSession {
         pretty_args: vec![],
         pretty_kwargs: Default::default(),
         signature: "(order, discount)".into(),
+        language: Default::default(),
         transcript: (0..entries)
             .map(|j| TranscriptEntry {
                 index: j,

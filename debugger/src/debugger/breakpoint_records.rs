@@ -206,9 +206,10 @@ impl Debugger {
         // Our client sends its process record: a program that only logs is a process too.
         if let Some(host) = report.get("hostname").and_then(Value::as_str) {
             let text = |key: &str| report.get(key).and_then(Value::as_str).map(str::to_string);
-            let argv = report.get("argv").and_then(Value::as_array).map(|a| {
-                a.iter().filter_map(Value::as_str).map(str::to_string).collect::<Vec<String>>()
-            });
+            let argv = report
+                .get("argv")
+                .and_then(Value::as_array)
+                .map(|a| a.iter().filter_map(Value::as_str).map(str::to_string).collect::<Vec<String>>());
             self.note_client(crate::processes::registry::ClientSeen {
                 process_key: process_key.clone(),
                 pid,

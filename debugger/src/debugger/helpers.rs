@@ -192,6 +192,14 @@ fn parameter_names(signature: &str) -> Vec<String> {
     names
 }
 
+/// The session id an unrecorded request carries: clients keep a namespace per session id, and
+/// this one is no REPL session of ours (`submit_eval_result` knows it by the prefix).
+pub(super) const UNRECORDED_SESSION_PREFIX: &str = "unrecorded-";
+
+pub(super) fn unrecorded_session(pause_id: &str) -> String {
+    format!("{UNRECORDED_SESSION_PREFIX}{pause_id}")
+}
+
 #[cfg(test)]
 mod tests {
     use super::parameter_names;
@@ -205,12 +213,4 @@ mod tests {
         assert_eq!(parameter_names("()"), Vec::<String>::new());
         assert_eq!(parameter_names(""), Vec::<String>::new());
     }
-}
-
-/// The session id an unrecorded request carries: clients keep a namespace per session id, and
-/// this one is no REPL session of ours (`submit_eval_result` knows it by the prefix).
-pub(super) const UNRECORDED_SESSION_PREFIX: &str = "unrecorded-";
-
-pub(super) fn unrecorded_session(pause_id: &str) -> String {
-    format!("{UNRECORDED_SESSION_PREFIX}{pause_id}")
 }

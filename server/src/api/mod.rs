@@ -5,8 +5,8 @@
 mod breakpoint_records;
 mod breakpoints;
 mod calls;
-pub mod debug_client;
 mod checkpoints;
+pub mod debug_client;
 mod events;
 mod live;
 mod processes;
