@@ -8,7 +8,8 @@ import sys
 
 import pytest
 
-mcp = pytest.importorskip("mcp", reason="the Python MCP SDK (pip install mcp) is the real client here")
+# The official Python MCP SDK is the real client here; scripts/setup.sh installs it (a missing
+# SDK fails these tests rather than skipping them).
 from mcp import ClientSession, StdioServerParameters, types  # noqa: E402
 from mcp.client.stdio import stdio_client  # noqa: E402
 from mcp.client.streamable_http import streamable_http_client  # noqa: E402
