@@ -30,6 +30,8 @@ BREAKROOM_TOOLS = {
     "breakpoint_record_disable", "breakpoint_record_remove", "breakpoint_record_clear",
     "process_run", "process_status", "process_output", "process_stop",
     "runtime_exec", "runtime_state", "runtime_reset", "runtime_history",
+    "checkpoint_step_back", "checkpoint_create", "checkpoint_rewind", "checkpoint_branch", "checkpoint_switch",
+    "checkpoint_timeline", "checkpoint_diff",
 }
 
 COMPUTE = """
@@ -284,3 +286,41 @@ def test_a_2026_client_hears_of_a_pause_through_subscriptions_listen(server, run
             assert (code, out) == (0, "43\n"), err
 
     run(body())
+
+
+# Two pauses of one program with checkpoints on: the agent steps back from the second.
+STEPS = """
+    import breakroom
+
+    history = []
+
+    @breakroom.breakpoint
+    def step(i):
+        history.append(i)
+        return len(history)
+
+    for i in range(3):
+        step(i)
+    print("done", history)
+"""
+
+
+def test_an_agent_steps_back_to_the_earlier_pause_through_the_time_travel_tools(server, run_program):
+    async def body(agent, _):
+        program = run_program(STEPS, env={"BREAKROOM_CHECKPOINTS": "1"})
+        first = await asyncio.to_thread(server.wait_for_pause, "step", 10, program.process.pid)
+        await agent.ok("breakpoint_continue", pause_id=first["id"])
+        second = await asyncio.to_thread(server.wait_for_pause, "step", 10, program.process.pid)
+        assert second["id"] != first["id"]
+        missing = await agent.call("checkpoint_step_back", pause_id="no-such-pause")
+        assert missing.is_error and missing.content[0].text.startswith("pause_not_found"), missing
+
+        back = await agent.ok("checkpoint_step_back", pause_id=second["id"])
+        assert back["pause_id"] not in (first["id"], second["id"]) and back["pid"] != program.process.pid
+        out = await agent.ok("breakpoint_repl_eval", pause_id=back["pause_id"], expression="(i, history)")
+        assert out["output"] == "(0, [])", "the memory as it was when Continue was pressed"
+        timeline = await agent.ok("checkpoint_timeline", process_id=back["process_id"])
+        assert timeline["checkpoints"] and timeline["live"]["pause_id"] == back["pause_id"]
+        await agent.ok("process_stop", process_id=back["process_id"])
+
+    run(connect(server.url, body))
