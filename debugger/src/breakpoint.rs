@@ -69,7 +69,7 @@ pub struct FunctionRegistration {
     #[serde(default)]
     pub function_name: Option<String>,
     /// Text, or a JavaScript function's arity as a number (cideldill's JS client).
-    #[cfg_attr(feature = "openapi", schema(value_type = Option<String>))]
+    #[cfg_attr(feature = "openapi", schema(value_type = Option<serde_json::Value>))]
     #[serde(default, deserialize_with = "crate::client_shapes::signature")]
     pub signature: Option<String>,
     #[serde(default)]

@@ -35,7 +35,7 @@ pub struct CallStart {
     #[serde(default)]
     pub process_start_time: Option<Value>,
     /// Text, or a JavaScript function's arity as a number (cideldill's JS client).
-    #[cfg_attr(feature = "openapi", schema(value_type = Option<String>))]
+    #[cfg_attr(feature = "openapi", schema(value_type = Option<serde_json::Value>))]
     #[serde(default, deserialize_with = "crate::client_shapes::signature")]
     pub signature: Option<String>,
     #[cfg_attr(feature = "openapi", schema(pattern = "^(dill|json)$"))]

@@ -9,60 +9,18 @@
 //! Prints figures; it asserts nothing. Twice: Python unbuffered (one write per line, what a
 //! launched process gets by default) and block-buffered (`PYTHONUNBUFFERED` set empty).
 
-use std::io::{BufRead, BufReader};
-use std::process::{Child, Command, Stdio};
+mod support;
+
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use serde_json::{json, Value};
+use support::{rss_mb, start_server_in, Server};
 
 const LINES: u64 = 1_000_000;
 /// Every this many lines, the program prints its clock, for the print-to-live latency.
 const STAMP_EVERY: u64 = 1_000;
-
-struct Server {
-    child: Child,
-    base: String,
-}
-
-impl Drop for Server {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
-fn start_server(home: &std::path::Path) -> Server {
-    let bin = std::env::var("BREAKROOM_BIN").unwrap_or_else(|_| env!("CARGO_BIN_EXE_breakroom").to_string());
-    let mut child = Command::new(bin)
-        .args(["--port", "0", "--data-dir"])
-        .arg(home.join("data"))
-        .env("CIDELDILL_HOME", home)
-        .stdout(Stdio::piped())
-        .spawn()
-        .expect("start breakroom");
-    let mut lines = BufReader::new(child.stdout.take().expect("stdout")).lines();
-    let base = loop {
-        let line = lines.next().expect("breakroom exited").expect("read stdout");
-        if let Some(url) = line.split("Server running on ").nth(1) {
-            break url.trim().to_string();
-        }
-    };
-    std::thread::spawn(move || lines.for_each(drop));
-    Server { child, base }
-}
-
-fn rss_mb(pid: u32) -> f64 {
-    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap_or_default();
-    let kb: f64 = status
-        .lines()
-        .find(|l| l.starts_with("VmRSS:"))
-        .and_then(|l| l.split_whitespace().nth(1))
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(0.0);
-    kb / 1024.0
-}
 
 fn now() -> f64 {
     SystemTime::now().duration_since(UNIX_EPOCH).map(|d| d.as_secs_f64()).unwrap_or(0.0)
@@ -206,7 +164,7 @@ async fn run(label: &str, server: &Server, env: Value) {
 #[tokio::main]
 async fn main() {
     let home = std::env::temp_dir().join(format!("breakroom-bench-output-{}", std::process::id()));
-    let server = start_server(&home);
+    let server = start_server_in(&home, &[]);
     println!("server RSS at start: {:.1} MB", rss_mb(server.child.id()));
     run("1,000,000 lines, Python unbuffered (one write per line, the default under Breakroom):", &server, json!({}))
         .await;

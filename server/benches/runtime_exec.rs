@@ -6,58 +6,20 @@
 //!
 //! Prints figures; it asserts nothing (goals: later commands p50 ≤ 5 ms, first ≤ 150 ms).
 
-use std::io::{BufRead, BufReader};
-use std::process::{Child, Command, Stdio};
+mod support;
+
 use std::time::{Duration, Instant};
 
 use serde_json::{json, Value};
+use support::{rss_mb, Server};
 
 const FIRSTS: usize = 20;
 const LATER: usize = 1_000;
 
-struct Server {
-    child: Child,
-    base: String,
-}
-
-impl Drop for Server {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
+/// A server allowing more workspaces than the first-command runs open.
 fn start_server() -> Server {
-    let bin = std::env::var("BREAKROOM_BIN").unwrap_or_else(|_| env!("CARGO_BIN_EXE_breakroom").to_string());
     let home = std::env::temp_dir().join(format!("breakroom-runtime-bench-{}", std::process::id()));
-    let mut child = Command::new(bin)
-        .args(["--port", "0", "--runtime-max", "100", "--data-dir"])
-        .arg(home.join("data"))
-        .env("CIDELDILL_HOME", &home)
-        .stdout(Stdio::piped())
-        .spawn()
-        .expect("start breakroom");
-    let mut lines = BufReader::new(child.stdout.take().expect("stdout")).lines();
-    let base = loop {
-        let line = lines.next().expect("breakroom exited").expect("read stdout");
-        if let Some(url) = line.split("Server running on ").nth(1) {
-            break url.trim().to_string();
-        }
-    };
-    std::thread::spawn(move || lines.for_each(drop));
-    Server { child, base }
-}
-
-/// Resident memory of a process, MB.
-fn rss_mb(pid: i64) -> f64 {
-    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap_or_default();
-    let kb: f64 = status
-        .lines()
-        .find(|l| l.starts_with("VmRSS:"))
-        .and_then(|l| l.split_whitespace().nth(1))
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(0.0);
-    kb / 1024.0
+    support::start_server_in(&home, &["--runtime-max", "100"])
 }
 
 async fn exec(http: &reqwest::Client, base: &str, ws: &str, language: &str, command: &str) -> (Duration, Value) {

@@ -32,7 +32,8 @@ pub struct NewBreakpoint {
     #[schema(value_type = String, required = true, pattern = "\\S")]
     #[serde(default)]
     function_name: Option<String>,
-    #[schema(value_type = Option<String>)]
+    /// Text, or a JavaScript function's arity as a number (cideldill's JS client).
+    #[schema(value_type = Option<Value>)]
     #[serde(default, deserialize_with = "breakroom_debugger::client_shapes::signature")]
     signature: Option<String>,
     /// `stop`, `go` or `yield`; other values are ignored, as the reference server does.
