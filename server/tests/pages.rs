@@ -645,3 +645,22 @@ fn main_page_lists_breakpoints_and_the_global_behaviour() {
         assert!(visible(&html).contains("When a call has no breakpoint of its own"));
     })
 }
+
+#[test]
+fn a_process_named_with_markup_gets_an_escaped_page_title() {
+    on_shared_runtime(async {
+        let server = common::start().await;
+        let name = "</title><script>alert(3)</script>";
+        let (status, launched) = server
+            .post("/api/processes", json!({"command": ["python3", "-c", "import time; time.sleep(20)"], "name": name}))
+            .await;
+        assert_eq!(status, 200, "{launched}");
+        let id = launched["id"].as_str().unwrap().to_string();
+        let (status, html) = page(&server, &format!("/process/{id}")).await;
+        assert_eq!(status, 200);
+        assert!(!html.contains("<script>alert(3)"), "the name became markup: {html}");
+        let title = html.split("<title>").nth(1).and_then(|t| t.split("</title>").next()).unwrap_or_default();
+        assert_eq!(title, "Process · &lt;/title&gt;&lt;script&gt;alert(3)&lt;/script&gt; — Breakroom");
+        server.post(&format!("/api/processes/{id}/stop"), json!({})).await;
+    })
+}

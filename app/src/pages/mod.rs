@@ -17,9 +17,16 @@ use leptos_meta::Title;
 use crate::api::{PageCodec, PageHtml};
 
 /// The page's `<title>`: what it shows, then the product ("REPL · compute_total — Breakroom").
+///
+/// Titles carry program data (a process's name, a function's), so this is the one way a page
+/// names itself: leptos_meta writes a title's text into the server's HTML as it is, unescaped,
+/// so the server's copy is escaped here; in the browser it is set as `document.title`, a text.
 #[component]
 pub fn PageTitle(#[prop(into)] text: String) -> impl IntoView {
-    view! { <Title text=format!("{text} — Breakroom")/> }
+    let text = format!("{text} — Breakroom");
+    #[cfg(feature = "ssr")]
+    let text = crate::render::esc(&text);
+    view! { <Title text/> }
 }
 
 /// Where a server-rendered page names itself: a comment at the end of its HTML (see
