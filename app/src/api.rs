@@ -272,10 +272,7 @@ pub(crate) fn failed(err: breakroom_debugger::Error) -> ServerFnError {
 pub async fn paused_html() -> Result<Option<String>, ServerFnError> {
     let debugger = debugger()?;
     let travel = |pause_id: &str| {
-        debugger
-            .pause_travel(pause_id)
-            .map(|t| crate::render::time_travel::pause_controls(pause_id, &t, false))
-            .unwrap_or_default()
+        crate::render::time_travel::pause_controls(pause_id, debugger.pause_travel(pause_id).as_ref(), false)
     };
     Ok(Some(crate::render::paused_calls(&debugger.paused_calls(), &|key| debugger.process_id_for_key(key), &travel)))
 }
@@ -323,14 +320,9 @@ pub const ACTIVE_SESSION: &str = r#"<span hidden class="session-active"></span>"
 pub async fn repl_page(session_id: String) -> Result<Option<String>, ServerFnError> {
     let debugger = debugger()?;
     let Some(session) = debugger.session(&session_id).map_err(failed)? else { return Ok(None) };
-    let travel = match session.is_active() {
-        true => debugger
-            .pause_travel(&session.pause_id)
-            .map(|t| crate::render::time_travel::pause_controls(&session.pause_id, &t, true))
-            .unwrap_or_default(),
-        false => String::new(),
-    };
-    Ok(Some(crate::render::repl_session(&session, &travel)))
+    let travel = debugger.pause_travel(&session.pause_id).filter(|_| session.is_active());
+    let travel = crate::render::time_travel::pause_controls(&session.pause_id, travel.as_ref(), true);
+    Ok(Some(crate::render::repl_session(&session, travel)))
 }
 
 /// Waits for the paused program's answer (which the page shows from the live stream).

@@ -12,7 +12,7 @@ use crate::api::{debugger, failed};
 pub async fn breakpoints_html() -> Result<Option<String>, ServerFnError> {
     let debugger = debugger()?;
     let mut html = crate::render::breakpoints(&debugger.breakpoints_view());
-    html.push_str(&crate::render::breakpoint_records::breakpoint_records(&debugger.breakpoint_records()));
+    html.push_str(&crate::render::breakpoint_records::breakpoint_records(&debugger.breakpoint_records()).into_string());
     Ok(Some(html))
 }
 

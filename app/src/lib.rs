@@ -3,6 +3,7 @@
 
 pub mod api;
 pub mod breakpoint_api;
+pub mod controls;
 pub mod format;
 pub mod highlight;
 pub mod live;
@@ -20,6 +21,16 @@ use leptos_router::{
     components::{FlatRoutes, Route, Router, A},
     path, Lazy, SsrMode,
 };
+
+/// The top bar's links (path, label), in order: the app's `<nav>` and the shell of the pages the
+/// server renders alone (`render::shell`) both draw them from here.
+pub const NAV: &[(&str, &str)] = &[
+    ("/", "Paused"),
+    ("/repls", "Sessions"),
+    ("/processes", "Processes"),
+    ("/call-tree", "Call trees"),
+    ("/runtimes", "Runtimes"),
+];
 
 pub fn shell(options: LeptosOptions) -> impl IntoView {
     view! {
@@ -51,11 +62,7 @@ pub fn App() -> impl IntoView {
             <header class="topbar">
                 <A href="/" attr:class="brand">"Breakroom"</A>
                 <nav>
-                    <A href="/" exact=true>"Paused"</A>
-                    <A href="/repls">"Sessions"</A>
-                    <A href="/processes">"Processes"</A>
-                    <A href="/call-tree">"Call trees"</A>
-                    <A href="/runtimes">"Runtimes"</A>
+                    {NAV.iter().map(|&(href, label)| view! { <A href=href exact={href == "/"}>{label}</A> }).collect_view()}
                 </nav>
             </header>
             <main>

@@ -69,6 +69,9 @@ pub enum GlobalBehavior {
 }
 
 impl Behavior {
+    /// Every behaviour, in the order the pages offer them.
+    pub const ALL: [Self; 3] = [Self::Stop, Self::Go, Self::Yield];
+
     pub fn as_str(self) -> &'static str {
         match self {
             Self::Stop => "stop",
@@ -79,6 +82,9 @@ impl Behavior {
 }
 
 impl AfterBehavior {
+    /// Every behaviour, in the order the pages offer them.
+    pub const ALL: [Self; 5] = [Self::Go, Self::Stop, Self::Exception, Self::StopException, Self::Yield];
+
     pub fn as_str(self) -> &'static str {
         match self {
             Self::Stop => "stop",
@@ -91,6 +97,9 @@ impl AfterBehavior {
 }
 
 impl GlobalBehavior {
+    /// Every behaviour, in the order the pages offer them.
+    pub const ALL: [Self; 4] = [Self::Stop, Self::Go, Self::Exception, Self::StopException];
+
     pub fn as_str(self) -> &'static str {
         match self {
             Self::Stop => "stop",

@@ -6,7 +6,7 @@ use axum::http::StatusCode;
 use axum::response::{Html, IntoResponse, Response};
 use breakroom_debugger::Debugger;
 
-use breakroom_app::render::{esc, time_travel};
+use breakroom_app::render::{shell, time_travel};
 
 pub async fn page(State(debugger): State<Debugger>, Path(id): Path<String>) -> Response {
     let (status, title, main) = match (debugger.tracked_process(&id), debugger.timeline(&id)) {
@@ -18,19 +18,8 @@ pub async fn page(State(debugger): State<Debugger>, Path(id): Path<String>) -> R
         (Err(e), _) | (_, Err(e)) => (
             StatusCode::from_u16(e.kind().http_status()).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR),
             "Timeline".to_string(),
-            format!(r#"<section class="empty"><p>{}</p></section>"#, esc(&e.to_string())),
+            shell::empty(&e.to_string()),
         ),
     };
-    let html = format!(
-        concat!(
-            r#"<!DOCTYPE html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">"#,
-            r#"<link rel="icon" href="/favicon.svg" type="image/svg+xml"><title>{title} · Breakroom</title>"#,
-            r#"<link rel="stylesheet" href="/pkg/breakroom.css"></head><body><header class="topbar"><a href="/" class="brand">Breakroom</a>"#,
-            r#"<nav><a href="/">Paused</a><a href="/repls">Sessions</a><a href="/processes">Processes</a><a href="/call-tree">Call trees</a>"#,
-            r#"<a href="/runtimes">Runtimes</a></nav></header><main class="timeline-page">{main}</main></body></html>"#
-        ),
-        title = esc(&title),
-        main = main
-    );
-    (status, Html(html)).into_response()
+    (status, Html(shell::page(&title, "timeline-page", main))).into_response()
 }

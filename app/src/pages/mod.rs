@@ -25,7 +25,7 @@ use crate::api::{PageCodec, PageHtml};
 pub fn PageTitle(#[prop(into)] text: String) -> impl IntoView {
     let text = format!("{text} — Breakroom");
     #[cfg(feature = "ssr")]
-    let text = crate::render::esc(&text);
+    let text = crate::render::text(&text);
     view! { <Title text/> }
 }
 

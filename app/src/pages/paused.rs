@@ -15,6 +15,7 @@ use crate::breakpoint_api::{
     add_breakpoint, add_breakpoint_record, breakpoints_html, remove_breakpoint, remove_breakpoint_record,
     set_breakpoint_behavior, set_global_behavior, set_replacement, update_breakpoint_record,
 };
+use crate::controls::Control;
 use crate::live::{use_live, Live};
 use crate::pages::{PageTitle, ServerHtml};
 
@@ -27,8 +28,8 @@ pub fn PausedPage() -> impl IntoView {
         let Some((control, action)) = action_of(&ev) else { return };
         let Some(card) = control.closest(".paused-card").ok().flatten() else { return };
         let pause_id = card.get_attribute("data-pause-id").unwrap_or_default();
-        match action.as_str() {
-            "open-repl" => {
+        match action {
+            Control::OpenRepl => {
                 let navigate = navigate.clone();
                 leptos::task::spawn_local(async move {
                     match perform(Action::OpenRepl { pause_id }).await {
@@ -37,7 +38,7 @@ pub fn PausedPage() -> impl IntoView {
                     }
                 });
             }
-            "continue" => act(live, card, Action::Continue { pause_id }),
+            Control::Continue => act(live, card, Action::Continue { pause_id }),
             _ => {}
         }
     };
@@ -46,9 +47,9 @@ pub fn PausedPage() -> impl IntoView {
         let Some(card) = form.closest(".paused-card").ok().flatten() else { return };
         ev.prevent_default();
         let pause_id = card.get_attribute("data-pause-id").unwrap_or_default();
-        match action.as_str() {
-            "skip" => act(live, card, Action::Skip { pause_id, value: field(&form, "value") }),
-            "raise" => {
+        match action {
+            Control::Skip => act(live, card, Action::Skip { pause_id, value: field(&form, "value") }),
+            Control::Raise => {
                 let (kind, message) = (field(&form, "type"), field(&form, "message"));
                 act(live, card, Action::Raise { pause_id, kind, message })
             }
@@ -85,19 +86,21 @@ fn Breakpoints(live: Live) -> impl IntoView {
         let (Some((control, action)), Some(scope)) = (action_of(&ev), scope()) else { return };
         let name = breakpoint_of(&control);
         let value = event_target_value(&ev);
-        let action = match action.as_str() {
-            "global" => Action::SetGlobalBehavior { behavior: value },
-            "before" | "after" => Action::SetBehavior { name, which: action, behavior: value },
-            "replacement" => Action::SetReplacement { name, replacement: value },
+        let action = match action {
+            Control::Global => Action::SetGlobalBehavior { behavior: value },
+            Control::Before | Control::After => {
+                Action::SetBehavior { name, which: action.as_str().to_string(), behavior: value }
+            }
+            Control::Replacement => Action::SetReplacement { name, replacement: value },
             _ => return,
         };
         act(live, scope, action);
     };
     let on_click = move |ev: leptos::ev::MouseEvent| {
         let (Some((control, action)), Some(scope)) = (action_of(&ev), scope()) else { return };
-        match action.as_str() {
-            "remove" => act(live, scope, Action::RemoveBreakpoint { name: breakpoint_of(&control) }),
-            "remove-record" => act(live, scope, Action::RemoveRecord { id: record_of(&control) }),
+        match action {
+            Control::Remove => act(live, scope, Action::RemoveBreakpoint { name: breakpoint_of(&control) }),
+            Control::RemoveRecord => act(live, scope, Action::RemoveRecord { id: record_of(&control) }),
             _ => {}
         }
     };
@@ -111,11 +114,11 @@ fn Breakpoints(live: Live) -> impl IntoView {
             pattern: field(&form, "pattern"),
             log_message: field(&form, "log_message"),
         };
-        let action = match action.as_str() {
-            "add-record" => {
+        let action = match action {
+            Control::AddRecord => {
                 Action::AddRecord { kind: select(&form, "kind"), target: field(&form, "target"), options: options() }
             }
-            "save-record" => {
+            Control::SaveRecord => {
                 Action::SaveRecord { id: record_of(&form), options: options(), enabled: checked(&form, "enabled") }
             }
             _ => return,
@@ -138,10 +141,10 @@ fn Breakpoints(live: Live) -> impl IntoView {
 }
 
 /// The control (an element with `data-action`) an event came from, and its action.
-fn action_of(ev: &Event) -> Option<(Element, String)> {
+fn action_of(ev: &Event) -> Option<(Element, Control)> {
     let target: Element = ev.target()?.dyn_into().ok()?;
     let control = target.closest("[data-action]").ok()??;
-    let action = control.get_attribute("data-action")?;
+    let action = Control::parse(&control.get_attribute("data-action")?)?;
     Some((control, action))
 }
 

@@ -98,7 +98,7 @@ pub fn ProcessPage() -> impl IntoView {
     );
     let on_click = move |ev: leptos::ev::MouseEvent| {
         let Some(target) = ev.target().and_then(|t| t.dyn_into::<Element>().ok()) else { return };
-        let Some(button) = target.closest("[data-action=stop]").ok().flatten() else { return };
+        let Some(button) = target.closest(crate::controls::STOP_SELECTOR).ok().flatten() else { return };
         let _ = button.set_attribute("disabled", "");
         let scope = button.closest(".page-body").ok().flatten();
         let id = params.read_untracked().get("process_id").unwrap_or_default();

@@ -2,11 +2,11 @@
 //! countdown, one command's transcript entry, a workspace's state and its earlier commands.
 //! The terminals themselves (input boxes, tabs) are the page's (`crate::pages::runtimes`).
 
-use std::fmt::Write;
+use maud::{html, Markup};
 
 use breakroom_debugger::runtimes::{ExecResult, HistoryEntry, Language, RuntimeState, WorkspaceList};
 
-use super::{esc, titled};
+use super::titled;
 use crate::format::timestamp;
 
 /// `1h 02m`, `4m 05s`, `12s`.
@@ -24,69 +24,67 @@ fn pid(p: Option<i64>) -> String {
 }
 
 pub fn workspace_list(list: &WorkspaceList) -> String {
-    let mut out = String::new();
-    if list.workspaces.is_empty() {
-        out.push_str(r#"<p class="empty runtimes-empty">No live workspace. Open one below: its bash and Python start with its first command.</p>"#);
-        return titled(out, "Runtimes");
-    }
-    out.push_str(
-        r#"<table class="runtimes"><thead><tr><th>Workspace</th><th>bash</th><th>Python</th><th>Commands</th><th>Last used</th><th>Ends when idle for</th></tr></thead><tbody>"#,
-    );
-    for w in &list.workspaces {
-        let ends = if w.busy { "running a command".to_string() } else { format!("{} more", duration(w.ends_in_s)) };
-        let _ = write!(
-            out,
-            r#"<tr class="workspace" data-workspace="{name}"><td><a href="/runtime/{name}">{name}</a></td><td class="mono">{bash}</td><td class="mono">{python}</td><td>{commands}</td><td>{last}</td><td class="countdown" data-ends-in="{secs}">{ends}</td></tr>"#,
-            name = esc(&w.workspace),
-            bash = pid(w.bash_pid),
-            python = pid(w.python_pid),
-            commands = w.commands,
-            last = esc(&timestamp(w.last_used_at)),
-            secs = w.ends_in_s.round() as i64,
-            ends = esc(&ends),
-        );
-    }
-    let _ = write!(
-        out,
-        r#"</tbody></table><p class="hint">{} of at most {} workspaces.</p>"#,
-        list.workspaces.len(),
-        list.max_workspaces
-    );
-    titled(out, "Runtimes")
+    let body = html! {
+        @if list.workspaces.is_empty() {
+            p.empty.runtimes-empty { "No live workspace. Open one below: its bash and Python start with its first command." }
+        } @else {
+            table.runtimes {
+                thead { tr {
+                    th { "Workspace" } th { "bash" } th { "Python" } th { "Commands" } th { "Last used" }
+                    th { "Ends when idle for" }
+                } }
+                tbody {
+                    @for w in &list.workspaces {
+                        tr.workspace data-workspace=(w.workspace) {
+                            td { a href={ "/runtime/" (w.workspace) } { (w.workspace) } }
+                            td.mono { (pid(w.bash_pid)) }
+                            td.mono { (pid(w.python_pid)) }
+                            td { (w.commands) }
+                            td { (timestamp(w.last_used_at)) }
+                            td.countdown data-ends-in=(w.ends_in_s.round() as i64) {
+                                @if w.busy { "running a command" } @else { (duration(w.ends_in_s)) " more" }
+                            }
+                        }
+                    }
+                }
+            }
+            p.hint { (list.workspaces.len()) " of at most " (list.max_workspaces) " workspaces." }
+        }
+    };
+    titled(body, "Runtimes")
 }
 
 /// The prompt each language's transcript shows.
 pub fn prompt(language: Language, line: usize) -> &'static str {
     match (language, line) {
         (Language::Bash, 0) => "$ ",
-        (Language::Bash, _) => "&gt; ",
-        (Language::Python, 0) => "&gt;&gt;&gt; ",
+        (Language::Bash, _) => "> ",
+        (Language::Python, 0) => ">>> ",
         (Language::Python, _) => "... ",
     }
 }
 
-fn input(out: &mut String, language: Language, command: &str) {
-    out.push_str(r#"<pre class="input">"#);
-    for (i, line) in command.split('\n').enumerate() {
-        if i > 0 {
-            out.push('\n');
+fn input(language: Language, command: &str) -> Markup {
+    html! {
+        pre.input {
+            @for (i, line) in command.split('\n').enumerate() {
+                @if i > 0 { "\n" }
+                span.prompt { (prompt(language, i)) }
+                (line)
+            }
         }
-        let _ = write!(out, r#"<span class="prompt">{}</span>{}"#, prompt(language, i), esc(line));
     }
-    out.push_str("</pre>");
+}
+
+fn output(stdout: &str, stderr: &str) -> Markup {
+    html! {
+        @if !stdout.is_empty() { pre.stdout { (stdout) } }
+        @if !stderr.is_empty() { pre.output.error.stderr { (stderr) } }
+    }
 }
 
 /// One command and what it did, as a transcript entry.
 pub fn exec_entry(language: Language, command: &str, result: &ExecResult) -> String {
-    let mut out = String::new();
-    let _ = write!(
-        out,
-        r#"<div class="{}" data-input="{}">"#,
-        if result.success { "entry new-entry" } else { "entry new-entry failed" },
-        esc(command)
-    );
-    input(&mut out, language, command);
-    output(&mut out, &result.stdout, &result.stderr);
     let mut facts = vec![];
     match (result.timed_out, result.exit_code) {
         (true, _) => facts.push("interrupted: timed out".to_string()),
@@ -97,97 +95,77 @@ pub fn exec_entry(language: Language, command: &str, result: &ExecResult) -> Str
     if result.started {
         facts.push(format!("{} started", language.as_str()));
     }
-    let _ = write!(out, r#"<p class="hint exec-facts">{}</p>"#, esc(&facts.join(" · ")));
-    if let Some(notice) = &result.notice {
-        let _ = write!(out, r#"<p class="error notice">{}</p>"#, esc(notice));
-    }
-    out.push_str("</div>");
-    out
-}
-
-fn output(out: &mut String, stdout: &str, stderr: &str) {
-    if !stdout.is_empty() {
-        let _ = write!(out, r#"<pre class="stdout">{}</pre>"#, esc(stdout));
-    }
-    if !stderr.is_empty() {
-        let _ = write!(out, r#"<pre class="output error stderr">{}</pre>"#, esc(stderr));
-    }
+    let html = html! {
+        div.entry.new-entry.failed[!result.success] data-input=(command) {
+            (input(language, command))
+            (output(&result.stdout, &result.stderr))
+            p.hint.exec-facts { (facts.join(" · ")) }
+            @if let Some(notice) = &result.notice {
+                p.error.notice { (notice) }
+            }
+        }
+    };
+    html.into_string()
 }
 
 /// Commands run before this page was opened, with what they printed (as the history kept it).
 pub fn earlier(language: Language, history: &[HistoryEntry]) -> String {
-    let mut out = String::new();
-    for h in history.iter().filter(|h| h.language == language) {
-        let _ = write!(
-            out,
-            r#"<div class="{}" data-input="{}">"#,
-            if h.success { "entry earlier" } else { "entry earlier failed" },
-            esc(&h.command)
-        );
-        input(&mut out, language, &h.command);
-        output(&mut out, &h.stdout, &h.stderr);
-        let how = match (h.timed_out, h.exit_code) {
-            (true, _) => "timed out".to_string(),
-            (_, Some(code)) => format!("exit code {code}"),
-            (_, None) => "its process ended".to_string(),
-        };
-        let _ = write!(
-            out,
-            r#"<p class="hint exec-facts">{} · {:.1} ms · {}</p></div>"#,
-            esc(&how),
-            h.duration_ms,
-            esc(&timestamp(h.timestamp))
-        );
-    }
-    out
+    let html = html! {
+        @for h in history.iter().filter(|h| h.language == language) {
+            @let how = match (h.timed_out, h.exit_code) {
+                (true, _) => "timed out".to_string(),
+                (_, Some(code)) => format!("exit code {code}"),
+                (_, None) => "its process ended".to_string(),
+            };
+            div.entry.earlier.failed[!h.success] data-input=(h.command) {
+                (input(language, &h.command))
+                (output(&h.stdout, &h.stderr))
+                p.hint.exec-facts { (how) " · " (format!("{:.1}", h.duration_ms)) " ms · " (timestamp(h.timestamp)) }
+            }
+        }
+    };
+    html.into_string()
 }
 
-fn list(out: &mut String, title: &str, class: &str, items: impl Iterator<Item = String>) {
+fn list(title: &str, class: &str, items: impl Iterator<Item = String>) -> Markup {
     let items: Vec<String> = items.collect();
-    let _ = write!(out, r#"<div class="{class}"><h3>{}</h3>"#, esc(title));
-    if items.is_empty() {
-        out.push_str(r#"<p class="hint">none</p>"#);
-    } else {
-        out.push_str("<ul>");
-        for item in items {
-            let _ = write!(out, "<li><code>{}</code></li>", esc(&item));
+    html! {
+        div class=(class) {
+            h3 { (title) }
+            @if items.is_empty() {
+                p.hint { "none" }
+            } @else {
+                ul { @for item in items { li { code { (item) } } } }
+            }
         }
-        out.push_str("</ul>");
     }
-    out.push_str("</div>");
 }
 
 /// What the workspace's live processes hold.
 pub fn state_panel(state: &RuntimeState) -> String {
-    let mut out = String::from(r#"<section class="runtime-state"><h2>State</h2>"#);
-    if state.busy {
-        out.push_str(r#"<p class="hint state-busy">A command is running: this is the state before it.</p>"#);
-    }
-    let dir = state.working_dir.as_deref().unwrap_or("(bash not running)");
-    let _ = write!(out, r#"<p class="meta">bash working dir: <code class="bash-cwd">{}</code></p>"#, esc(dir));
-    list(
-        &mut out,
-        "Imports",
-        "state-imports",
-        state.imports.iter().map(|i| {
-            if i.name == i.module {
-                i.name.clone()
-            } else {
-                format!("{} ({})", i.name, i.module)
+    let imports = state.imports.iter().map(|i| {
+        if i.name == i.module {
+            i.name.clone()
+        } else {
+            format!("{} ({})", i.name, i.module)
+        }
+    });
+    let body = html! {
+        section.runtime-state {
+            h2 { "State" }
+            @if state.busy {
+                p.hint.state-busy { "A command is running: this is the state before it." }
             }
-        }),
-    );
-    list(&mut out, "Python functions and classes", "state-functions", state.functions.iter().cloned());
-    list(&mut out, "Python variables", "state-variables", state.variables.iter().map(|(k, v)| format!("{k}: {v}")));
-    list(&mut out, "bash functions", "state-bash-functions", state.bash_functions.iter().cloned());
-    let _ = write!(
-        out,
-        r#"<details class="state-env"><summary>Environment ({} exported)</summary><ul>"#,
-        state.env_vars.len()
-    );
-    for (k, v) in &state.env_vars {
-        let _ = write!(out, "<li><code>{}={}</code></li>", esc(k), esc(v));
-    }
-    out.push_str("</ul></details></section>");
-    titled(out, &format!("Runtime · {}", state.workspace))
+            p.meta { "bash working dir: " code.bash-cwd { (state.working_dir.as_deref().unwrap_or("(bash not running)")) } }
+            (list("Imports", "state-imports", imports))
+            (list("Python functions and classes", "state-functions", state.functions.iter().cloned()))
+            (list("Python variables", "state-variables", state.variables.iter().map(|(k, v)| format!("{k}: {v}"))))
+            (list("bash functions", "state-bash-functions", state.bash_functions.iter().cloned()))
+            details.state-env {
+                summary { "Environment (" (state.env_vars.len()) " exported)" }
+                ul { @for (k, v) in &state.env_vars { li { code { (k) "=" (v) } } } }
+            }
+        }
+    };
+    titled(body, &format!("Runtime · {}", state.workspace))
 }

@@ -1,67 +1,67 @@
 //! The variables panel's rows: name, type, bounded repr, and for containers and objects a
 //! toggle that asks for one more level (`data-path` is what `expand_html` takes back).
 
+use maud::{html, Markup};
 use serde_json::Value;
 
-use super::esc;
-
-fn row(entry: &Value) -> String {
+fn row(entry: &Value) -> Markup {
     let text = |key: &str| entry.get(key).and_then(Value::as_str).unwrap_or("");
     let expandable = entry.get("expandable").and_then(Value::as_bool).unwrap_or(false);
-    let count = entry.get("count").and_then(Value::as_u64).map(|n| format!(" <span class=\"var-count\">({n})</span>"));
-    let toggle = if expandable {
-        let path = entry.get("path").map(Value::to_string).unwrap_or_default();
-        format!(
-            r#"<button type="button" class="var-toggle" aria-expanded="false" data-path="{}">▸</button>"#,
-            esc(&path)
-        )
-    } else {
-        r#"<span class="var-toggle-space"></span>"#.to_string()
-    };
+    let count = entry.get("count").and_then(Value::as_u64);
     // A call argument links to the value stored at the call (the REPL may have changed it since).
-    let stored = entry.get("cid").and_then(Value::as_str).map(|cid| {
-        format!(
-            r#" <a class="object-link" href="/object/{}" title="the value stored at the call">as called</a>"#,
-            esc(cid)
-        )
-    });
-    format!(
-        r#"<li class="var" data-name="{name}">{toggle}<span class="var-name">{name}</span> <span class="var-type">{kind}</span>{count}{stored}<code class="var-repr">{repr}</code><ul class="var-children" hidden></ul></li>"#,
-        stored = stored.unwrap_or_default(),
-        name = esc(text("name")),
-        kind = esc(text("type")),
-        count = count.unwrap_or_default(),
-        repr = esc(text("repr")),
-    )
+    let stored = entry.get("cid").and_then(Value::as_str);
+    html! {
+        li.var data-name=(text("name")) {
+            @if expandable {
+                button.var-toggle type="button" aria-expanded="false"
+                    data-path=(entry.get("path").map(Value::to_string).unwrap_or_default()) { "▸" }
+            } @else {
+                span.var-toggle-space {}
+            }
+            span.var-name { (text("name")) }
+            " " span.var-type { (text("type")) }
+            @if let Some(n) = count { " " span.var-count { "(" (n) ")" } }
+            @if let Some(cid) = stored {
+                " " a.object-link href={ "/object/" (cid) } title="the value stored at the call" { "as called" }
+            }
+            code.var-repr { (text("repr")) }
+            ul.var-children hidden {}
+        }
+    }
 }
 
 /// The panel's top level: the frame's locals, then the session's own names.
 pub fn rows(variables: Option<&Value>, timed_out: Option<&Value>) -> String {
     let entries = variables.and_then(Value::as_array).map(Vec::as_slice).unwrap_or_default();
-    if entries.is_empty() {
-        return r#"<p class="hint">No variables.</p>"#.to_string();
-    }
-    let mut html = String::from(r#"<ul class="var-list">"#);
-    entries.iter().for_each(|entry| html.push_str(&row(entry)));
-    html.push_str("</ul>");
-    if timed_out.and_then(Value::as_bool).unwrap_or(false) {
-        html.push_str(r#"<p class="hint">Some reprs were skipped: the panel's time budget ran out.</p>"#);
-    }
-    html
+    let timed_out = timed_out.and_then(Value::as_bool).unwrap_or(false);
+    let html = html! {
+        @if entries.is_empty() {
+            p.hint { "No variables." }
+        } @else {
+            ul.var-list { @for entry in entries { (row(entry)) } }
+            @if timed_out {
+                p.hint { "Some reprs were skipped: the panel's time budget ran out." }
+            }
+        }
+    };
+    html.into_string()
 }
 
 /// The children of one row, as the `<li>`s of its `.var-children` list.
 pub fn children(reply: &Value) -> String {
     let entries = reply.get("children").and_then(Value::as_array).map(Vec::as_slice).unwrap_or_default();
-    let mut html: String = entries.iter().map(row).collect();
-    if reply.get("truncated").and_then(Value::as_bool).unwrap_or(false) {
-        let count = reply.get("count").and_then(Value::as_u64).unwrap_or(0);
-        html.push_str(&format!(r#"<li class="hint">… {} more</li>"#, count.saturating_sub(entries.len() as u64)));
-    }
-    if entries.is_empty() {
-        html.push_str(r#"<li class="hint">empty</li>"#);
-    }
-    html
+    let truncated = reply.get("truncated").and_then(Value::as_bool).unwrap_or(false);
+    let count = reply.get("count").and_then(Value::as_u64).unwrap_or(0);
+    let html = html! {
+        @for entry in entries { (row(entry)) }
+        @if truncated {
+            li.hint { "… " (count.saturating_sub(entries.len() as u64)) " more" }
+        }
+        @if entries.is_empty() {
+            li.hint { "empty" }
+        }
+    };
+    html.into_string()
 }
 
 #[cfg(test)]

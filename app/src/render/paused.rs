@@ -1,0 +1,185 @@
+//! `/`: paused calls and breakpoints. Controls carry `data-action` (a [`Control`]; the card its
+//! `data-pause-id`, the row its `data-breakpoint`); the page's handlers (`crate::pages::paused`)
+//! act on them.
+
+use maud::{html, Markup};
+
+use breakroom_debugger::kinds::{AfterBehavior, Behavior, GlobalBehavior};
+use breakroom_debugger::model::{BreakpointView, BreakpointsView, PauseReason, PausedCall};
+
+use super::options;
+use crate::controls::Control;
+use crate::format::timestamp;
+
+/// The paused calls, newest last, or how to get one. `process_page` names the tracked process
+/// (`/process/{id}`) of a call's process key, when there is one; `travel` is a call's
+/// time-travel controls (`super::time_travel::pause_controls`).
+pub fn paused_calls(
+    calls: &[PausedCall],
+    process_page: &dyn Fn(&str) -> Option<String>,
+    travel: &dyn Fn(&str) -> Markup,
+) -> String {
+    let html = html! {
+        @if calls.is_empty() {
+            section.empty {
+                p { "Nothing is paused." }
+                p.hint {
+                    "Wrap a function with " code { "breakroom.with_debug(fn)" } " (or call "
+                    code { "breakroom.set_trace()" } ") in a program run with " code { "BREAKROOM_URL" }
+                    " pointing here; the call shows up on this page when it pauses."
+                }
+            }
+        } @else {
+            ul.paused-list {
+                @for call in calls {
+                    (paused_card(call, process_page(&call.process_key), travel(&call.pause_id)))
+                }
+            }
+        }
+    };
+    html.into_string()
+}
+
+fn paused_card(call: &PausedCall, process_id: Option<String>, travel: Markup) -> Markup {
+    let (reason_class, reason) = match call.reason {
+        PauseReason::Breakpoint => ("breakpoint", "before the call"),
+        PauseReason::After => ("after", "after the call returned"),
+        PauseReason::Exception => ("exception", "on an exception"),
+    };
+    // Skip and raise replace running the call: only a call that has not run yet can take them.
+    let can_skip = call.reason == PauseReason::Breakpoint && call.result_text.is_none();
+    html! {
+        li class={ "paused-card reason-" (reason_class) } data-pause-id=(call.pause_id) {
+            div.call {
+                span class={ "lang lang-" (call.language.as_str()) } title="the program's language" { (call.language.label()) }
+                " " span.fn-name { (call.function_name) }
+                "(" span.args { (call.args_text.join(", ")) } ")"
+                @if let Some(result) = &call.result_text {
+                    span.result { " → " (result) }
+                }
+            }
+            dl.meta {
+                dt { "process" }
+                dd.pid {
+                    @match &process_id {
+                        Some(process) => a.process-link href={ "/process/" (process) } { (call.pid) },
+                        None => (call.pid),
+                    }
+                }
+                dt { "paused at" } dd { (timestamp(call.paused_at)) }
+                dt { "reason" } dd.reason { (reason) }
+            }
+            div.actions {
+                @match call.active_sessions.last() {
+                    Some(session) => a.button.primary href={ "/repl/" (session) } { "Go to open REPL" },
+                    None => button.primary data-action=(Control::OpenRepl.as_str()) { "Open REPL" },
+                }
+                button data-action=(Control::Continue.as_str()) { "Continue" }
+                a.button href={ "/callstack/" (call.pause_id) } { "Call stack" }
+            }
+            @if can_skip {
+                details.more-actions {
+                    summary { "Skip or raise instead of running the call" }
+                    form.inline data-action=(Control::Skip.as_str()) {
+                        label { "Return value (JSON) " input type="text" name="value" placeholder="null"; }
+                        button type="submit" { "Skip" }
+                    }
+                    form.inline data-action=(Control::Raise.as_str()) {
+                        label { "Exception " input type="text" name="type" size="14" value="RuntimeError"; }
+                        label { "message " input type="text" name="message"; }
+                        button type="submit" class="danger" { "Raise" }
+                    }
+                }
+            }
+            (travel)
+            p.error hidden {}
+        }
+    }
+}
+
+/// How the pages name a behaviour before the call. A match, not a table: a new behaviour does
+/// not compile until it has a name here.
+fn before_label(behavior: Behavior) -> &'static str {
+    match behavior {
+        Behavior::Stop => "pause",
+        Behavior::Go => "run",
+        Behavior::Yield => "follow global",
+    }
+}
+
+fn after_label(behavior: AfterBehavior) -> &'static str {
+    match behavior {
+        AfterBehavior::Go => "run on",
+        AfterBehavior::Stop => "pause after",
+        AfterBehavior::Exception => "pause on exception",
+        AfterBehavior::StopException => "pause after, and on exception",
+        AfterBehavior::Yield => "follow global",
+    }
+}
+
+fn global_label(behavior: GlobalBehavior) -> &'static str {
+    match behavior {
+        GlobalBehavior::Stop => "pause at breakpoints",
+        GlobalBehavior::Go => "run everything",
+        GlobalBehavior::Exception => "pause on exceptions",
+        GlobalBehavior::StopException => "pause at breakpoints and on exceptions",
+    }
+}
+
+/// The global behaviour and the breakpoints table.
+pub fn breakpoints(view: &BreakpointsView) -> String {
+    let global = GlobalBehavior::ALL.map(|b| (b.as_str(), global_label(b)));
+    let html = html! {
+        label.global {
+            "When a call has no breakpoint of its own: "
+            select aria-label="Behaviour" data-action=(Control::Global.as_str()) {
+                (options(global, view.global_behavior.as_str()))
+            }
+        }
+        @if view.breakpoints.is_empty() {
+            p.hint {
+                "No breakpoints. Wrapping a function with " code { "with_debug" } " adds one on its name; or add one here."
+            }
+        } @else {
+            div.table-wrap {
+                table.breakpoint-table {
+                    thead { tr { th { "Function" } th { "Before the call" } th { "After the call" } th { "Replace with" } th {} } }
+                    tbody {
+                        @for bp in &view.breakpoints { (breakpoint_row(bp)) }
+                    }
+                }
+            }
+        }
+    };
+    html.into_string()
+}
+
+fn breakpoint_row(bp: &BreakpointView) -> Markup {
+    let before = Behavior::ALL.map(|b| (b.as_str(), before_label(b)));
+    let after = AfterBehavior::ALL.map(|b| (b.as_str(), after_label(b)));
+    let current = bp.replacement.clone().unwrap_or_default();
+    let replacements =
+        std::iter::once(("", "(itself)")).chain(bp.replacements.iter().map(|r| (r.as_str(), r.as_str())));
+    html! {
+        tr data-breakpoint=(bp.function_name) {
+            td.fn-name {
+                (bp.function_name)
+                @if let Some(signature) = &bp.signature {
+                    span.hint.signature { (signature) }
+                }
+            }
+            td { select aria-label="Behaviour" data-action=(Control::Before.as_str()) { (options(before, bp.behavior.as_str())) } }
+            td { select aria-label="Behaviour" data-action=(Control::After.as_str()) { (options(after, bp.after_behavior.as_str())) } }
+            td {
+                @if bp.replacements.is_empty() && current.is_empty() {
+                    span.hint { "—" }
+                } @else {
+                    select aria-label="Replacement" data-action=(Control::Replacement.as_str()) {
+                        (options(replacements, &current))
+                    }
+                }
+            }
+            td { button.small data-action=(Control::Remove.as_str()) { "Remove" } }
+        }
+    }
+}
