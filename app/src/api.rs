@@ -292,19 +292,23 @@ pub async fn continue_call(pause_id: String) -> Result<(), ServerFnError> {
 /// Skips the call, returning `value` (JSON; anything that is not JSON is taken as a string).
 #[server(prefix = "/rpc", output = PlainText)]
 pub async fn skip_call(pause_id: String, value: String) -> Result<(), ServerFnError> {
-    use breakroom_debugger::pause::ResumeRequest;
+    use breakroom_debugger::pause::{ResumeKind, ResumeRequest};
     let fake_result = serde_json::from_str(value.trim()).unwrap_or(serde_json::Value::String(value));
-    let request = ResumeRequest { action: Some("skip".into()), fake_result: Some(fake_result), ..Default::default() };
+    let request = ResumeRequest {
+        action: Some(ResumeKind::Skip.as_str().into()),
+        fake_result: Some(fake_result),
+        ..Default::default()
+    };
     debugger()?.resume(&pause_id, request).map(|_| ()).map_err(failed)
 }
 
 /// Makes the call raise `exception_type(message)` instead of running.
 #[server(prefix = "/rpc", output = PlainText)]
 pub async fn raise_in_call(pause_id: String, exception_type: String, message: String) -> Result<(), ServerFnError> {
-    use breakroom_debugger::pause::ResumeRequest;
+    use breakroom_debugger::pause::{ResumeKind, ResumeRequest};
     let exception_type = Some(exception_type.trim().to_string()).filter(|t| !t.is_empty());
     let request = ResumeRequest {
-        action: Some("raise".into()),
+        action: Some(ResumeKind::Raise.as_str().into()),
         exception_type: exception_type.or(Some("Exception".into())),
         exception_message: Some(message),
         ..Default::default()

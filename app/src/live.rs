@@ -38,26 +38,26 @@ impl Live {
 
     #[cfg_attr(not(feature = "hydrate"), allow(dead_code))]
     fn on_event(&self, kind: &str) {
-        let bump = |signal: RwSignal<u64>| signal.update(|n| *n += 1);
+        use breakroom_debugger::model::LiveEventKind as Kind;
+        let bump = |signals: &[RwSignal<u64>]| signals.iter().for_each(|signal| signal.update(|n| *n += 1));
+        let Some(kind) = Kind::parse(kind) else { return self.bump_all() };
         match kind {
-            "pause_added" | "pause_resumed" => {
-                bump(self.pauses);
-                bump(self.calls);
-                // A process is shown paused while one of its calls is.
-                bump(self.processes);
-            }
-            "session_started" | "session_closed" => {
-                bump(self.sessions);
-                bump(self.pauses);
-                bump(self.calls);
-            }
-            "transcript_appended" => bump(self.sessions),
-            "calls_changed" => bump(self.calls),
-            "breakpoints_changed" => bump(self.breakpoints),
-            "process_started" | "process_output" | "process_exited" | "process_forgotten" | "process_left_list" => {
-                bump(self.processes)
-            }
-            _ => self.bump_all(),
+            // A process is shown paused while one of its calls is.
+            Kind::PauseAdded | Kind::PauseResumed => bump(&[self.pauses, self.calls, self.processes]),
+            Kind::SessionStarted | Kind::SessionClosed => bump(&[self.sessions, self.pauses, self.calls]),
+            Kind::TranscriptAppended => bump(&[self.sessions]),
+            Kind::CallsChanged => bump(&[self.calls]),
+            Kind::BreakpointsChanged => bump(&[self.breakpoints]),
+            Kind::ProcessStarted
+            | Kind::ProcessOutput
+            | Kind::ProcessExited
+            | Kind::ProcessForgotten
+            | Kind::ProcessLeftList => bump(&[self.processes]),
+            // A paused card offers Step back once a checkpoint is before it, or says why not.
+            Kind::Checkpoint | Kind::BranchCreated => bump(&[self.pauses, self.processes]),
+            // The live line moved: other pauses, sessions and calls than before.
+            Kind::Rewind | Kind::BranchSwitched => bump(&[self.pauses, self.sessions, self.calls, self.processes]),
+            Kind::Lagged => self.bump_all(),
         }
     }
 }

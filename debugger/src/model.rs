@@ -255,6 +255,102 @@ pub enum LiveEvent {
     },
 }
 
+/// The kind of a [`LiveEvent`]: its `type` on the wire. The pages match on this, not on strings,
+/// so a renamed or new event fails to compile where it is handled.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum LiveEventKind {
+    PauseAdded,
+    PauseResumed,
+    SessionStarted,
+    TranscriptAppended,
+    SessionClosed,
+    BreakpointsChanged,
+    CallsChanged,
+    ProcessStarted,
+    ProcessOutput,
+    ProcessExited,
+    ProcessForgotten,
+    ProcessLeftList,
+    Checkpoint,
+    Rewind,
+    BranchCreated,
+    BranchSwitched,
+    /// Not an event of the manager's: the stream's own word that a slow page missed events.
+    Lagged,
+}
+
+impl LiveEventKind {
+    pub const ALL: [LiveEventKind; 17] = [
+        Self::PauseAdded,
+        Self::PauseResumed,
+        Self::SessionStarted,
+        Self::TranscriptAppended,
+        Self::SessionClosed,
+        Self::BreakpointsChanged,
+        Self::CallsChanged,
+        Self::ProcessStarted,
+        Self::ProcessOutput,
+        Self::ProcessExited,
+        Self::ProcessForgotten,
+        Self::ProcessLeftList,
+        Self::Checkpoint,
+        Self::Rewind,
+        Self::BranchCreated,
+        Self::BranchSwitched,
+        Self::Lagged,
+    ];
+
+    /// The `type` on the wire (serde's name of the [`LiveEvent`] variant).
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            Self::PauseAdded => "pause_added",
+            Self::PauseResumed => "pause_resumed",
+            Self::SessionStarted => "session_started",
+            Self::TranscriptAppended => "transcript_appended",
+            Self::SessionClosed => "session_closed",
+            Self::BreakpointsChanged => "breakpoints_changed",
+            Self::CallsChanged => "calls_changed",
+            Self::ProcessStarted => "process_started",
+            Self::ProcessOutput => "process_output",
+            Self::ProcessExited => "process_exited",
+            Self::ProcessForgotten => "process_forgotten",
+            Self::ProcessLeftList => "process_left_list",
+            Self::Checkpoint => "checkpoint",
+            Self::Rewind => "rewind",
+            Self::BranchCreated => "branch_created",
+            Self::BranchSwitched => "branch_switched",
+            Self::Lagged => "lagged",
+        }
+    }
+
+    pub fn parse(name: &str) -> Option<Self> {
+        Self::ALL.into_iter().find(|kind| kind.as_str() == name)
+    }
+}
+
+impl LiveEvent {
+    pub fn kind(&self) -> LiveEventKind {
+        match self {
+            LiveEvent::PauseAdded { .. } => LiveEventKind::PauseAdded,
+            LiveEvent::PauseResumed { .. } => LiveEventKind::PauseResumed,
+            LiveEvent::SessionStarted { .. } => LiveEventKind::SessionStarted,
+            LiveEvent::TranscriptAppended { .. } => LiveEventKind::TranscriptAppended,
+            LiveEvent::SessionClosed { .. } => LiveEventKind::SessionClosed,
+            LiveEvent::BreakpointsChanged => LiveEventKind::BreakpointsChanged,
+            LiveEvent::CallsChanged { .. } => LiveEventKind::CallsChanged,
+            LiveEvent::ProcessStarted { .. } => LiveEventKind::ProcessStarted,
+            LiveEvent::ProcessOutput { .. } => LiveEventKind::ProcessOutput,
+            LiveEvent::ProcessExited { .. } => LiveEventKind::ProcessExited,
+            LiveEvent::ProcessForgotten { .. } => LiveEventKind::ProcessForgotten,
+            LiveEvent::ProcessLeftList { .. } => LiveEventKind::ProcessLeftList,
+            LiveEvent::Checkpoint { .. } => LiveEventKind::Checkpoint,
+            LiveEvent::Rewind { .. } => LiveEventKind::Rewind,
+            LiveEvent::BranchCreated { .. } => LiveEventKind::BranchCreated,
+            LiveEvent::BranchSwitched { .. } => LiveEventKind::BranchSwitched,
+        }
+    }
+}
+
 /// What an entry of the event log records.
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -442,4 +538,24 @@ pub struct BreakpointView {
 pub struct BreakpointsView {
     pub breakpoints: Vec<BreakpointView>,
     pub global_behavior: GlobalBehavior,
+}
+
+#[cfg(test)]
+mod live_event_kind_tests {
+    use super::{LiveEvent, LiveEventKind};
+
+    #[test]
+    fn every_live_event_kind_is_the_wire_name_of_its_event() {
+        // serde names every variant it knows when it meets an unknown one.
+        let error = serde_json::from_str::<LiveEvent>(r#"{"type": "no_such_event"}"#).unwrap_err().to_string();
+        let expected = error.split("expected one of ").nth(1).expect("serde lists the variants");
+        let wire: Vec<&str> = expected.split(", ").filter_map(|name| name.split('`').nth(1)).collect();
+        let kinds: Vec<&str> =
+            LiveEventKind::ALL.iter().filter(|k| **k != LiveEventKind::Lagged).map(|k| k.as_str()).collect();
+        assert_eq!(wire, kinds, "{error}");
+        assert_eq!(LiveEvent::BreakpointsChanged.kind().as_str(), "breakpoints_changed");
+        for kind in LiveEventKind::ALL {
+            assert_eq!(LiveEventKind::parse(kind.as_str()), Some(kind));
+        }
+    }
 }

@@ -71,20 +71,33 @@ pub enum ResumeKind {
     Raise,
     /// Run it with `modified_args` and `modified_kwargs`.
     Modify,
+    /// Run `replacement_function` (registered by the client) instead. A request that names a
+    /// replacement function replaces whatever its `action` says.
+    Replace,
 }
 
 impl ResumeKind {
-    pub fn parse(text: &str) -> Result<Self> {
-        match text {
-            "continue" => Ok(ResumeKind::Continue),
-            "skip" => Ok(ResumeKind::Skip),
-            "raise" => Ok(ResumeKind::Raise),
-            "modify" => Ok(ResumeKind::Modify),
-            other => Err(Error::invalid(
-                "invalid_action",
-                format!("action must be continue, skip, modify or raise, not {other:?}"),
-            )),
+    pub const ALL: [ResumeKind; 5] =
+        [ResumeKind::Continue, ResumeKind::Skip, ResumeKind::Raise, ResumeKind::Modify, ResumeKind::Replace];
+
+    /// The `action` on the wire.
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            ResumeKind::Continue => "continue",
+            ResumeKind::Skip => "skip",
+            ResumeKind::Raise => "raise",
+            ResumeKind::Modify => "modify",
+            ResumeKind::Replace => "replace",
         }
+    }
+
+    pub fn parse(text: &str) -> Result<Self> {
+        Self::ALL.into_iter().find(|kind| kind.as_str() == text).ok_or_else(|| {
+            Error::invalid(
+                "invalid_action",
+                format!("action must be continue, skip, modify, raise or replace, not {text:?}"),
+            )
+        })
     }
 }
 
@@ -167,6 +180,11 @@ impl ResumeRequest {
                     .collect();
                 Ok(Action::Modify { modified_args, modified_kwargs })
             }
+            // A named replacement was taken above.
+            ResumeKind::Replace => Err(Error::invalid(
+                "missing_replacement_function",
+                "action replace needs replacement_function: the registered function to run instead",
+            )),
         }
     }
 }

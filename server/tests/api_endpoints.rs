@@ -470,3 +470,14 @@ async fn test_get_events_rejects_a_bad_sequence_or_format() {
     let (status, body) = server.get("/api/events?format=xml").await;
     assert_eq!((status, body["error"].as_str()), (400, Some("invalid_format")));
 }
+
+#[tokio::test]
+async fn replace_without_a_replacement_function_is_refused_naming_what_is_missing() {
+    let server = common::start().await;
+    let (_, pause_id) = server.pause_call("replace_me", 4711).await;
+    let (status, body) = server.post(&format!("/api/paused/{pause_id}/continue"), json!({"action": "replace"})).await;
+    assert_eq!(status, 400, "{body}");
+    assert_eq!(body["error"], "missing_replacement_function", "{body}");
+    let (status, body) = server.post(&format!("/api/paused/{pause_id}/continue"), json!({"action": "swap"})).await;
+    assert_eq!((status, body["error"].clone()), (400, json!("invalid_action")), "{body}");
+}

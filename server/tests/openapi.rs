@@ -173,7 +173,7 @@ async fn kinds_are_documented_as_closed_sets_of_values() {
     assert_eq!(values("Behavior"), ["stop", "go", "yield"]);
     assert_eq!(values("AfterBehavior"), ["stop", "go", "yield", "exception", "stop_exception"]);
     assert_eq!(values("GlobalBehavior"), ["stop", "go", "exception", "stop_exception"]);
-    assert_eq!(values("ResumeKind"), ["continue", "skip", "raise", "modify"]);
+    assert_eq!(values("ResumeKind"), ["continue", "skip", "raise", "modify", "replace"]);
     assert_eq!(values("EventKind").len(), 15);
     assert_eq!(values("CheckpointStatus"), ["held", "dropped", "ended"]);
     assert_eq!(values("BreakpointKind"), ["function", "line", "error"]);
@@ -183,4 +183,18 @@ async fn kinds_are_documented_as_closed_sets_of_values() {
     let list = &schemas["BreakpointList"]["properties"];
     assert_eq!(list["global_behavior"]["$ref"], "#/components/schemas/GlobalBehavior");
     assert_eq!(list["breakpoint_behaviors"]["additionalProperties"]["$ref"], "#/components/schemas/Behavior");
+}
+
+#[tokio::test]
+async fn the_live_stream_documents_every_event_kind() {
+    let server = common::start().await;
+    let (_, doc) = server.get("/api/openapi.json").await;
+    let description = doc["paths"]["/api/live"]["get"]["responses"]["200"]["description"].as_str().unwrap_or_default();
+    for kind in breakroom_debugger::model::LiveEventKind::ALL {
+        assert!(
+            description.contains(&format!("`{}`", kind.as_str())),
+            "`{}` is missing from {description:?}",
+            kind.as_str()
+        );
+    }
 }

@@ -5,6 +5,7 @@ use std::time::Duration;
 
 use axum::extract::State;
 use axum::response::sse::{Event, KeepAlive, Sse};
+use breakroom_debugger::model::LiveEventKind;
 use breakroom_debugger::Debugger;
 use futures::{Stream, StreamExt};
 use tokio_stream::wrappers::BroadcastStream;
@@ -17,14 +18,15 @@ const KEEP_ALIVE: Duration = Duration::from_secs(15);
         description = "server-sent events, one JSON LiveEvent each, named by `type`: `pause_added`, `pause_resumed`, `session_started`, \
             `transcript_appended`, `session_closed`, `breakpoints_changed`, `calls_changed`; for processes `process_started` \
             (`process`: TrackedProcess), `process_output` (`process_id`, `lines`: [OutputLine], one event per read), `process_exited` \
-            (`process`: TrackedProcess with status, exit_code, signal, reason), `process_forgotten` (`process_id`), `process_left_list` (`process_id`: its time in the active list ran out); `lagged` when \
-            events were missed (refetch)")))]
+            (`process`: TrackedProcess with status, exit_code, signal, reason), `process_forgotten` (`process_id`), `process_left_list` (`process_id`: its time in the active list ran out); for time travel \
+            (`process_id`, `data`) `checkpoint` (a snapshot taken or refused), `rewind`, `branch_created`, `branch_switched`; `lagged` when \
+            events were missed (refetch). Every kind is `breakroom_debugger::model::LiveEventKind`.")))]
 pub async fn stream(State(debugger): State<Debugger>) -> Sse<impl Stream<Item = Result<Event, Infallible>>> {
     let events = BroadcastStream::new(debugger.subscribe()).map(|event| {
         Ok(match event {
             Ok(event) => Event::default().json_data(&event).unwrap_or_else(|_| Event::default().data("{}")),
             // A slow page missed events: tell it to refetch everything.
-            Err(_lagged) => Event::default().data(r#"{"type":"lagged"}"#),
+            Err(_lagged) => Event::default().data(format!(r#"{{"type":"{}"}}"#, LiveEventKind::Lagged.as_str())),
         })
     });
     Sse::new(events).keep_alive(KeepAlive::new().interval(KEEP_ALIVE))

@@ -3,7 +3,7 @@
 //! registered functions, call records and stored objects. (`breakpoint_repl_eval` is with the
 //! other REPL tools.)
 
-use breakroom_debugger::pause::ResumeRequest;
+use breakroom_debugger::pause::{ResumeKind, ResumeRequest};
 use breakroom_debugger::Debugger;
 use serde_json::{json, Value};
 
@@ -133,10 +133,10 @@ pub fn tools() -> Vec<ToolSpec> {
         ),
         ToolSpec::new(
             "breakpoint_continue",
-            "Resumes a paused call. `action`: continue (default), skip (with `fake_result`), raise (`exception_type`, `exception_message`), replace (or give `replacement_function`); `modified_args`/`modified_kwargs` change what the call runs with.",
+            "Resumes a paused call. `action`: continue (default), skip (with `fake_result`), raise (`exception_type`, `exception_message`), modify (`modified_args`/`modified_kwargs` change what the call runs with), replace (with `replacement_function`, which replaces the call whatever `action` says).",
             object(
                 json!({
-                    "pause_id": {"type": "string"}, "action": {"type": "string"},
+                    "pause_id": {"type": "string"}, "action": {"type": "string", "enum": ResumeKind::ALL.map(ResumeKind::as_str)},
                     "modified_args": {"type": "array"}, "modified_kwargs": {"type": "object"}, "fake_result": {},
                     "exception_type": {"type": "string"}, "exception_message": {"type": "string"},
                     "replacement_function": {"type": "string"}
@@ -146,10 +146,7 @@ pub fn tools() -> Vec<ToolSpec> {
             |d, a| {
                 Box::pin(async move {
                     let pause_id = a.req("pause_id").to_string();
-                    let mut request: ResumeRequest = a.parse(&["pause_id"])?;
-                    if request.replacement_function.as_deref().is_some_and(|r| !r.is_empty()) && request.action.is_none() {
-                        request.action = Some("replace".into());
-                    }
+                    let request: ResumeRequest = a.parse(&["pause_id"])?;
                     // Unlike the REST door (which answers success, as cideldill's HTTP server does), an
                     // agent is told that the pause it named does not exist, as cideldill's MCP does.
                     let resumed = d.resume(&pause_id, request).map_err(|e| ToolError::from(e).with("pause_id", pause_id.as_str()))?;
