@@ -92,18 +92,6 @@ class RunningFrameTracer:
 
     # ---- which frames ----------------------------------------------------------------------
 
-    def frames_running(self, codes):
-        """Frames of every thread whose code is one of `codes`."""
-        wanted = set(map(id, codes))
-        found = []
-        for top in sys._current_frames().values():
-            frame = top
-            while frame is not None:
-                if id(frame.f_code) in wanted:
-                    found.append(frame)
-                frame = frame.f_back
-        return found
-
     def _thread_states(self):
         tstate = _api.PyInterpreterState_ThreadHead(_api.PyInterpreterState_Get())
         while tstate:

@@ -370,6 +370,8 @@ def test_the_command_line_lists_rewinds_branches_diffs_and_draws_the_timeline(tr
     t.pause()
     code, out = cli(server, "checkpoint", "list", "--process", t.process_id)
     assert code == 0 and out.count("held") == 2, out
+    # Without --process: the process with the newest checkpoint, which is this one.
+    assert cli(server, "checkpoint", "list") == (0, out)
     first = t.timeline()["checkpoints"][0]["id"]
     code, out = cli(server, "branch", first, "again")
     assert code == 0 and "branched at" in out and "kept paused" in out, out

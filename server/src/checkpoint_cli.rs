@@ -3,8 +3,7 @@
 //! `--process ID` or else the newest process that has checkpoints.
 
 use breakroom_debugger::checkpoints::model::{BranchDiff, Checkpoint, CheckpointStatus, Timeline, Travel};
-use breakroom_debugger::processes::ProcessList;
-use serde_json::json;
+use serde_json::{json, Value};
 
 use crate::process_cli::Server;
 
@@ -68,14 +67,8 @@ async fn process(server: &Server, target: &Target) -> Result<String, String> {
     if let Some(id) = &target.process {
         return Ok(id.clone());
     }
-    let list: ProcessList = server.get("/api/processes?all=1").await?;
-    for process in list.processes.iter().rev() {
-        let timeline: Timeline = server.get(&format!("/api/processes/{}/timeline", process.id)).await?;
-        if !timeline.checkpoints.is_empty() {
-            return Ok(process.id.clone());
-        }
-    }
-    Err("no process has checkpoints (run it with `breakroom run --checkpoints` or BREAKROOM_CHECKPOINTS=1)".into())
+    let newest: Value = server.get("/api/checkpoints/newest-process").await?;
+    newest["process_id"].as_str().map(str::to_string).ok_or_else(|| format!("unexpected answer: {newest}"))
 }
 
 fn mib(bytes: Option<u64>) -> String {

@@ -481,3 +481,10 @@ async fn replace_without_a_replacement_function_is_refused_naming_what_is_missin
     let (status, body) = server.post(&format!("/api/paused/{pause_id}/continue"), json!({"action": "swap"})).await;
     assert_eq!((status, body["error"].clone()), (400, json!("invalid_action")), "{body}");
 }
+
+#[tokio::test]
+async fn the_newest_process_with_checkpoints_is_a_404_naming_why_when_there_is_none() {
+    let server = common::start().await;
+    let (status, body) = server.get("/api/checkpoints/newest-process").await;
+    assert_eq!((status, body["error"].clone()), (404, json!("no_checkpoints")), "{body}");
+}

@@ -1,11 +1,12 @@
-//! cideldill's own JavaScript client, unchanged (`tests/fixtures/cideldill_debug_client.mjs`),
-//! in real Node programs against Breakroom: it registers functions with a numeric signature,
-//! answers evals with JSON values and `{name, message}` errors, reads modified arguments and
-//! skip results as JSON items, and its calls show up as JavaScript.
+//! What cideldill's JavaScript client sends, sent by our driver of it
+//! (`tests/fixtures/cideldill_js_driver.mjs`, after docs/JS_PROTOCOL.md) in real Node programs
+//! against Breakroom: functions registered with a numeric signature, evals answered with JSON
+//! values and `{name, message}` errors, modified arguments and skip results read as JSON items,
+//! and its calls shown as JavaScript.
 
 mod common;
 
-use common::node::{cideldill_client, NodeProgram};
+use common::node::{cideldill_driver, NodeProgram};
 use serde_json::json;
 
 const PROGRAM: &str = r#"
@@ -26,7 +27,7 @@ try { await cideldill.debugCall('fails', fails, 'why'); } catch (err) { console.
 async fn cideldills_js_client_registers_pauses_evaluates_and_continues() {
     let server = common::start().await;
     server.add_breakpoint("add").await;
-    let program = NodeProgram::run(&server, &cideldill_client(), PROGRAM);
+    let program = NodeProgram::run(&server, &cideldill_driver(), PROGRAM);
     let pause = server.wait_for_pause("add").await;
     assert_eq!(pause["call_data"]["language"], "javascript", "{pause}");
     assert_eq!(pause["call_data"]["pretty_args"], json!([2, 3]));
@@ -59,7 +60,7 @@ async fn cideldills_js_client_applies_modify_skip_and_raise() {
         (json!({"action": "skip", "fake_result": "faked"}), "RESULT \"faked\""),
         (json!({"action": "raise", "exception_type": "ValueError", "exception_message": "refused"}), "CAUGHT refused"),
     ] {
-        let program = NodeProgram::run(&server, &cideldill_client(), PROGRAM);
+        let program = NodeProgram::run(&server, &cideldill_driver(), PROGRAM);
         let pause = server.wait_for_pause("add").await;
         server.resume(pause["id"].as_str().unwrap(), resume.clone()).await;
         let (_, out, err) = program.finish();
@@ -72,7 +73,7 @@ async fn cideldills_js_client_applies_modify_skip_and_raise() {
 async fn cideldills_js_client_reports_a_thrown_error_as_the_calls_exception() {
     let server = common::start().await;
     server.add_breakpoint("fails").await;
-    let program = NodeProgram::run(&server, &cideldill_client(), PROGRAM);
+    let program = NodeProgram::run(&server, &cideldill_driver(), PROGRAM);
     let pause = server.wait_for_pause("fails").await;
     server.resume(pause["id"].as_str().unwrap(), json!({})).await;
     let (_, out, err) = program.finish();

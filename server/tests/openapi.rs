@@ -66,6 +66,7 @@ const EXPECTED: &[(&str, &str)] = &[
     ("get", "/api/processes/{id}/branches/diff"),
     ("post", "/api/checkpoints"),
     ("get", "/api/checkpoints/{id}/hold"),
+    ("get", "/api/checkpoints/newest-process"),
 ];
 
 fn operations(doc: &Value) -> Vec<(String, String, Value)> {

@@ -104,11 +104,6 @@ impl Debugger {
         Ok(None)
     }
 
-    /// Whether a process holds the breakpoint channel (tests, the process page).
-    pub fn follows_breakpoints(&self, process_key: &str) -> bool {
-        self.state().followers.contains(process_key)
-    }
-
     /// `PATCH /api/breakpoints/{id}`: options only.
     pub fn update_breakpoint_record(&self, id: &str, changes: &Value) -> Result<BreakpointRecord> {
         let mut st = self.state();

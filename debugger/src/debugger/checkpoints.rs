@@ -326,9 +326,15 @@ impl Debugger {
         }))
     }
 
-    /// The newest process with checkpoints (the CLI's default).
-    pub fn newest_process_with_checkpoints(&self) -> Option<String> {
-        self.state().checkpoints.newest_process()
+    /// The process whose newest checkpoint is the newest of all (the CLI's default process).
+    pub fn newest_process_with_checkpoints(&self) -> Result<String> {
+        self.state().checkpoints.newest_process().ok_or_else(|| {
+            Error::NotFound(
+                "no_checkpoints",
+                "no process has checkpoints (run it with `breakroom run --checkpoints` or BREAKROOM_CHECKPOINTS=1)"
+                    .into(),
+            )
+        })
     }
 
     /// Where two branches part and what each recorded after: calls and REPL transcripts.

@@ -21,10 +21,6 @@ impl Debugger {
         Ok(st.pause_record(pause_id)?.map(|record| paused_call(&st, &record)))
     }
 
-    pub fn pause_call_data(&self, pause_id: &str) -> Result<Option<CallData>> {
-        Ok(self.state().pause_record(pause_id)?.map(|record| record.call))
-    }
-
     /// `/api/paused` in the protocol's shape.
     pub fn paused_protocol_view(&self) -> Result<Vec<Value>> {
         let st = self.state();

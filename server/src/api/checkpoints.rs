@@ -34,6 +34,13 @@ pub async fn timeline(State(debugger): State<Debugger>, Path(id): Path<String>) 
     Ok(Json(debugger.timeline(&id)?))
 }
 
+#[utoipa::path(operation_id = "newest_process_with_checkpoints", get, path = "/api/checkpoints/newest-process", tag = "time travel",
+    responses((status = 200, body = Value, description = "`process_id`: the process whose newest checkpoint is the newest of all"),
+        (status = 404, body = ErrorBody, description = "`no_checkpoints`")))]
+pub async fn newest_process(State(debugger): State<Debugger>) -> ApiResult<Value> {
+    Ok(Json(serde_json::json!({"process_id": debugger.newest_process_with_checkpoints()?})))
+}
+
 #[utoipa::path(operation_id = "create_checkpoint", post, path = "/api/processes/{id}/checkpoints", tag = "time travel",
     params(("id" = String, Path)), request_body = Option<NameRequest>,
     responses((status = 200, body = Checkpoint, description = "the paused program forked a snapshot, named `label`"),

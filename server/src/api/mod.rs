@@ -83,6 +83,7 @@ fn documented_routes() -> OpenApiRouter<Debugger> {
         .routes(routes!(processes::stop))
         .routes(routes!(checkpoints::step_back))
         .routes(routes!(checkpoints::timeline))
+        .routes(routes!(checkpoints::newest_process))
         .routes(routes!(checkpoints::create))
         .routes(routes!(checkpoints::rewind))
         .routes(routes!(checkpoints::branch))

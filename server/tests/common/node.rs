@@ -14,9 +14,9 @@ pub fn breakroom_client() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../client-js/breakroom.mjs").canonicalize().unwrap()
 }
 
-/// cideldill's JavaScript client, vendored unchanged (see the file's header).
-pub fn cideldill_client() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/cideldill_debug_client.mjs").canonicalize().unwrap()
+/// Our driver that sends what cideldill's JavaScript client sends (docs/JS_PROTOCOL.md).
+pub fn cideldill_driver() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/cideldill_js_driver.mjs").canonicalize().unwrap()
 }
 
 pub struct NodeProgram {
