@@ -10,10 +10,14 @@ use sha2::{Digest, Sha256};
 
 use crate::error::{Error, Result};
 
-const COMPLETE_SOURCE: &str = include_str!("../../client/breakroom/_complete.py");
-const VARIABLES_SOURCE: &str = include_str!("../../client/breakroom/_variables.py");
-/// The panel's module takes these from the completer; in the snippet both share one namespace.
-const VARIABLES_IMPORT: &str = "from ._complete import";
+/// The helpers' modules, in the order they import each other; in the snippet they share one
+/// namespace, so their relative imports (each a single line) are dropped.
+const SOURCES: [&str; 3] = [
+    include_str!("../../client/breakroom/_static_read.py"),
+    include_str!("../../client/breakroom/_complete.py"),
+    include_str!("../../client/breakroom/_variables.py"),
+];
+const RELATIVE_IMPORT: &str = "from ._";
 
 /// (module name, base64 of the source): the name changes with the source, so a process never
 /// reuses helpers from an older server. Not compressed: there is no zlib here, and ~80 KB of
@@ -21,12 +25,12 @@ const VARIABLES_IMPORT: &str = "from ._complete import";
 fn module_parts() -> &'static (String, String) {
     static PARTS: OnceLock<(String, String)> = OnceLock::new();
     PARTS.get_or_init(|| {
-        let variables: String = VARIABLES_SOURCE
-            .lines()
-            .filter(|line| !line.starts_with(VARIABLES_IMPORT))
+        let source: String = SOURCES
+            .iter()
+            .flat_map(|source| source.lines())
+            .filter(|line| !line.starts_with(RELATIVE_IMPORT))
             .flat_map(|line| [line, "\n"])
             .collect();
-        let source = format!("{COMPLETE_SOURCE}\n{variables}");
         let digest = Sha256::digest(source.as_bytes());
         let hex: String = digest.iter().take(8).map(|b| format!("{b:02x}")).collect();
         (format!("_breakroom_helpers_{hex}"), base64::engine::general_purpose::STANDARD.encode(source))
