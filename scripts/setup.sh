@@ -24,6 +24,13 @@ if ! wasm-bindgen --version 2>/dev/null | grep -q "$WB_VERSION"; then
   cargo install wasm-bindgen-cli --version "$WB_VERSION" --force
 fi
 
+# mdBook builds the docs (docs/); scripts/test.sh builds them so a broken link fails CI. 0.5.4
+# needs Rust 1.88; without its live-reload server it compiles in a few minutes.
+if ! mdbook --version 2>/dev/null | grep -q 'v0\.5\.4'; then
+  say "cargo install mdbook 0.5.4"
+  cargo install mdbook --locked --version 0.5.4 --no-default-features --features search
+fi
+
 if ! command -v chromium >/dev/null 2>&1; then
   say "apt-get install chromium"
   $SUDO apt-get update -qq
