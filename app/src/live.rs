@@ -38,27 +38,90 @@ impl Live {
 
     #[cfg_attr(not(feature = "hydrate"), allow(dead_code))]
     fn on_event(&self, kind: &str) {
-        use breakroom_debugger::model::LiveEventKind as Kind;
         let bump = |signals: &[RwSignal<u64>]| signals.iter().for_each(|signal| signal.update(|n| *n += 1));
-        let Some(kind) = Kind::parse(kind) else { return self.bump_all() };
-        match kind {
-            // A process is shown paused while one of its calls is.
-            Kind::PauseAdded | Kind::PauseResumed => bump(&[self.pauses, self.calls, self.processes]),
-            Kind::SessionStarted | Kind::SessionClosed => bump(&[self.sessions, self.pauses, self.calls]),
-            Kind::TranscriptAppended => bump(&[self.sessions]),
-            Kind::CallsChanged => bump(&[self.calls]),
-            Kind::BreakpointsChanged => bump(&[self.breakpoints]),
-            Kind::ProcessStarted
-            | Kind::ProcessOutput
-            | Kind::ProcessExited
-            | Kind::ProcessForgotten
-            | Kind::ProcessLeftList => bump(&[self.processes]),
-            // A paused card offers Step back once a checkpoint is before it, or says why not.
-            Kind::Checkpoint | Kind::BranchCreated => bump(&[self.pauses, self.processes]),
-            // The live line moved: other pauses, sessions and calls than before.
-            Kind::Rewind | Kind::BranchSwitched => bump(&[self.pauses, self.sessions, self.calls, self.processes]),
-            Kind::Lagged => self.bump_all(),
+        match refetched_by(kind) {
+            Some(Refetch::Pauses) => bump(&[self.pauses, self.calls, self.processes]),
+            Some(Refetch::Sessions) => bump(&[self.sessions, self.pauses, self.calls]),
+            Some(Refetch::Transcript) => bump(&[self.sessions]),
+            Some(Refetch::Calls) => bump(&[self.calls]),
+            Some(Refetch::Breakpoints) => bump(&[self.breakpoints]),
+            Some(Refetch::Processes) => bump(&[self.processes]),
+            Some(Refetch::Checkpoints) => bump(&[self.pauses, self.processes]),
+            Some(Refetch::LiveLine) => bump(&[self.pauses, self.sessions, self.calls, self.processes]),
+            Some(Refetch::Everything) | None => self.bump_all(),
         }
+    }
+}
+
+/// What a live event makes the page refetch.
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum Refetch {
+    /// A call paused or resumed: a process is shown paused while one of its calls is.
+    Pauses,
+    /// A session started or closed: the paused card links its session.
+    Sessions,
+    Transcript,
+    Calls,
+    Breakpoints,
+    Processes,
+    /// A snapshot taken or refused, a branch made: a paused card offers Step back, or says why not.
+    Checkpoints,
+    /// A rewind or a switch moved the live line: other pauses, sessions and calls than before.
+    LiveLine,
+    Everything,
+}
+
+// The wire names of the live events (`LiveEventKind`), as constants so they can be patterns: a
+// renamed kind fails to compile here, and matching them costs no more wasm than string literals.
+mod wire {
+    use breakroom_debugger::model::LiveEventKind as Kind;
+    pub const PAUSE_ADDED: &str = Kind::PauseAdded.as_str();
+    pub const PAUSE_RESUMED: &str = Kind::PauseResumed.as_str();
+    pub const SESSION_STARTED: &str = Kind::SessionStarted.as_str();
+    pub const SESSION_CLOSED: &str = Kind::SessionClosed.as_str();
+    pub const TRANSCRIPT_APPENDED: &str = Kind::TranscriptAppended.as_str();
+    pub const CALLS_CHANGED: &str = Kind::CallsChanged.as_str();
+    pub const BREAKPOINTS_CHANGED: &str = Kind::BreakpointsChanged.as_str();
+    pub const PROCESS_STARTED: &str = Kind::ProcessStarted.as_str();
+    pub const PROCESS_OUTPUT: &str = Kind::ProcessOutput.as_str();
+    pub const PROCESS_EXITED: &str = Kind::ProcessExited.as_str();
+    pub const PROCESS_FORGOTTEN: &str = Kind::ProcessForgotten.as_str();
+    pub const PROCESS_LEFT_LIST: &str = Kind::ProcessLeftList.as_str();
+    pub const CHECKPOINT: &str = Kind::Checkpoint.as_str();
+    pub const BRANCH_CREATED: &str = Kind::BranchCreated.as_str();
+    pub const REWIND: &str = Kind::Rewind.as_str();
+    pub const BRANCH_SWITCHED: &str = Kind::BranchSwitched.as_str();
+    pub const LAGGED: &str = Kind::Lagged.as_str();
+}
+
+/// What the event named `kind` makes the page refetch; None for a kind this page does not know
+/// (a test checks that every `LiveEventKind` is known).
+fn refetched_by(kind: &str) -> Option<Refetch> {
+    use wire::*;
+    Some(match kind {
+        PAUSE_ADDED | PAUSE_RESUMED => Refetch::Pauses,
+        SESSION_STARTED | SESSION_CLOSED => Refetch::Sessions,
+        TRANSCRIPT_APPENDED => Refetch::Transcript,
+        CALLS_CHANGED => Refetch::Calls,
+        BREAKPOINTS_CHANGED => Refetch::Breakpoints,
+        PROCESS_STARTED | PROCESS_OUTPUT | PROCESS_EXITED | PROCESS_FORGOTTEN | PROCESS_LEFT_LIST => Refetch::Processes,
+        CHECKPOINT | BRANCH_CREATED => Refetch::Checkpoints,
+        REWIND | BRANCH_SWITCHED => Refetch::LiveLine,
+        LAGGED => Refetch::Everything,
+        _ => return None,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use breakroom_debugger::model::LiveEventKind;
+
+    #[test]
+    fn every_live_event_kind_refetches_something() {
+        for kind in LiveEventKind::ALL {
+            assert!(super::refetched_by(kind.as_str()).is_some(), "{kind:?} falls through to refetch everything");
+        }
+        assert_eq!(super::refetched_by("no_such_event"), None);
     }
 }
 
