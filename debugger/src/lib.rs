@@ -3,15 +3,13 @@
 //!
 //! Without the `runtime` feature only [`model`] and [`kinds`] are built, for the browser.
 
-pub mod breakpoint_spec;
+pub mod breakpoints;
 pub mod checkpoints;
 pub mod kinds;
 pub mod model;
 pub mod processes;
 pub mod runtimes;
 
-#[cfg(feature = "runtime")]
-pub mod breakpoint;
 #[cfg(feature = "runtime")]
 pub mod call;
 #[cfg(feature = "runtime")]

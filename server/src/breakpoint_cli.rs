@@ -1,7 +1,7 @@
 //! `breakroom breakpoint add | list | remove | clear | enable | disable`: the command line's
 //! door to the running server's breakpoints (issue 18), found as `breakroom ps` finds it.
 
-use breakroom_debugger::breakpoint_spec::BreakpointRecord;
+use breakroom_debugger::breakpoints::record::BreakpointRecord;
 use serde_json::{json, Map, Value};
 
 use crate::process_cli::Server;

@@ -1,5 +1,5 @@
 //! What cideldill's JavaScript client sends, sent by our driver of it
-//! (`tests/fixtures/cideldill_js_driver.mjs`, after docs/JS_PROTOCOL.md) in real Node programs
+//! (`tests/fixtures/cideldill_js_driver.mjs`, after docs/src/js-protocol.md) in real Node programs
 //! against Breakroom: functions registered with a numeric signature, evals answered with JSON
 //! values and `{name, message}` errors, modified arguments and skip results read as JSON items,
 //! and its calls shown as JavaScript.

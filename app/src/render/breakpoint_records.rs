@@ -4,7 +4,7 @@
 
 use maud::{html, Markup};
 
-use breakroom_debugger::breakpoint_spec::BreakpointRecord;
+use breakroom_debugger::breakpoints::record::BreakpointRecord;
 use serde_json::Value;
 
 use crate::controls::Control;

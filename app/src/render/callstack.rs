@@ -2,7 +2,7 @@
 
 use maud::{html, Markup};
 
-use breakroom_debugger::breakpoint_spec::BreakpointRecord;
+use breakroom_debugger::breakpoints::record::BreakpointRecord;
 use breakroom_debugger::model::{CallStackView, FrameView, PauseReason};
 
 use super::{session_links, titled};

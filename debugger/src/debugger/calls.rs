@@ -1,7 +1,17 @@
 //! A debugged call from start to completion (PROTOCOL.md §5.4–5.8), and the client's
 //! diagnostic events and communication errors.
 
-use super::*;
+use super::pauses::{add_pause, close_pause};
+use crate::breakpoints::by_name::StartDecision;
+use crate::call::{Action, CallComplete, CallData, CallRecord, CallStart, CallStartReply};
+use crate::cid_store::{SerializationFormat, SerializedItem};
+use crate::error::{Error, Result};
+use crate::ids;
+use crate::model::{EventKind, LiveEvent, PauseReason};
+use serde_json::{json, Value};
+use std::collections::HashSet;
+
+use super::{Debugger, State, MAX_COM_ERRORS, MAX_EVENTS};
 use crate::model::{CallStatus, Language};
 
 /// This host's name for a client that reports none (cideldill's) when it is provably here: it
@@ -232,7 +242,7 @@ impl Debugger {
     }
 }
 
-pub(super) fn process_identity(pid: &Option<Value>, start: &Option<Value>) -> Result<(i64, f64)> {
+pub(crate) fn process_identity(pid: &Option<Value>, start: &Option<Value>) -> Result<(i64, f64)> {
     let pid = pid.as_ref().and_then(|v| v.as_i64().or_else(|| v.as_f64().map(|f| f as i64)));
     let start = start.as_ref().and_then(Value::as_f64);
     match (pid, start) {

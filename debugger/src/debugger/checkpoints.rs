@@ -4,7 +4,14 @@
 
 use nix::sys::signal::Signal;
 
-use super::*;
+use crate::error::{Error, Result};
+use crate::ids;
+use crate::model::{EventKind, LiveEvent};
+use serde_json::{json, Value};
+use std::collections::HashSet;
+use std::time::Duration;
+
+use super::Debugger;
 use crate::checkpoints::book::DEFAULT_CAP;
 use crate::checkpoints::memory::{parent_pid, pinned_bytes};
 use crate::checkpoints::model::{

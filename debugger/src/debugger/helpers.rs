@@ -3,7 +3,16 @@
 //! no event. A Breakroom client answers them by `kind`; an eval-only client evaluates `expr`,
 //! a snippet computing the same answer (`snippet.rs`).
 
-use super::*;
+use crate::error::{Error, Result};
+use crate::eval::{EvalRequest, EvalResult, PendingEval, Reply, RequestKind};
+use crate::ids;
+use crate::model::ReplSession;
+use serde_json::{json, Value};
+use std::collections::HashMap;
+use std::time::Duration;
+use tokio::sync::oneshot;
+
+use super::Debugger;
 use crate::snippet;
 
 /// How long a helper waits for the program: completion answers within 200 ms once it runs, so
@@ -70,7 +79,7 @@ impl Debugger {
 
     /// Evaluates `expr` in a paused call outside any REPL session (a breakpoint condition):
     /// the client's answer as it gave it. `SessionClosed` when the pause ended meanwhile.
-    pub(super) async fn ask_unrecorded(&self, pause_id: &str, expr: String) -> Result<EvalResult> {
+    pub(crate) async fn ask_unrecorded(&self, pause_id: &str, expr: String) -> Result<EvalResult> {
         let (reply, answer) = oneshot::channel();
         let eval_id = ids::new_uuid();
         {

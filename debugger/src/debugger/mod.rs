@@ -8,29 +8,22 @@ use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::Duration;
 
 use serde::Serialize;
-use serde_json::{json, Value};
-use tokio::sync::{broadcast, oneshot};
+use serde_json::Value;
+use tokio::sync::broadcast;
 
-use crate::breakpoint::{AfterBehavior, Behavior, Breakpoint, Breakpoints, GlobalBehavior, StartDecision};
-use crate::call::{Action, CallComplete, CallData, CallRecord, CallStart, CallStartReply};
-use crate::cid_store::{SerializationFormat, SerializedItem, StoredObject, VerifiedObject};
-use crate::display::{pickled_text, pretty_item, text_of};
+use crate::breakpoints::by_name::Breakpoints;
+use crate::call::{Action, CallData, CallRecord};
+use crate::cid_store::{SerializedItem, StoredObject, VerifiedObject};
+use crate::display::pretty_item;
 use crate::error::{Error, Result};
-use crate::eval::{EvalRequest, EvalResult, PendingEval, Reply, RequestKind};
-use crate::model::{
-    BreakpointView, BreakpointsView, CallStackView, CallTreeNode, EvalOutcome, EventKind, FrameView, LiveEvent,
-    PauseReason, PausedCall, ProcessSummary, RecordedEvent, ReplSession, SessionLink, SessionPage, SessionQuery,
-    SessionSummary, StoredValue, TranscriptEntry,
-};
-use crate::pause::{Pause, ResumeRequest};
+use crate::eval::PendingEval;
+use crate::ids;
+use crate::model::{EventKind, LiveEvent, RecordedEvent, ReplSession};
+use crate::pause::Pause;
 use crate::session::Sessions;
 use crate::store::{EventSelection, PauseRecord, Store};
-use crate::{call_tree, ids};
 
-mod breakpoint_gates;
-mod breakpoint_records;
-mod breakpoints;
-mod calls;
+pub(crate) mod calls;
 mod checkpoints;
 mod helpers;
 mod pauses;
@@ -38,9 +31,9 @@ mod sessions;
 mod tracked_processes;
 mod views;
 
-pub use breakpoint_records::BreakpointSnapshot;
+pub use crate::breakpoints::BreakpointSnapshot;
+use pauses::close_pause;
 pub use pauses::PollReply;
-use pauses::{add_pause, close_pause};
 use sessions::{close_one_session, request_event};
 
 /// How many communication errors and client events are kept (the newest; on disk).
@@ -82,32 +75,32 @@ pub struct RegisteredFunction {
 
 /// What live pauses and open sessions need, and nothing of the history: closed sessions, call
 /// records, resumed pauses, stored values and events are read from the store when asked for.
-struct State {
+pub(crate) struct State {
     /// Where every change is written before it is acknowledged, and where history is read.
-    store: Store,
+    pub(crate) store: Store,
     /// Processes this server has seen (their `process_seen` is in the event log).
-    seen_processes: HashSet<String>,
+    pub(crate) seen_processes: HashSet<String>,
     /// Processes holding the breakpoint channel (Breakroom's client): line breakpoints reach
     /// them; other debug clients (cideldill's) only know function breakpoints.
-    followers: HashSet<String>,
+    pub(crate) followers: HashSet<String>,
     /// Held while the data directory is ours: two servers on one directory would each close the
     /// other's live sessions.
-    lock: Option<std::fs::File>,
-    breakpoints: Breakpoints,
+    pub(crate) lock: Option<std::fs::File>,
+    pub(crate) breakpoints: Breakpoints,
     /// Breakpoints of every kind by id, with their options and hit counts.
-    records: breakpoint_records::Records,
-    functions: BTreeMap<String, RegisteredFunction>,
+    pub(crate) records: crate::breakpoints::Records,
+    pub(crate) functions: BTreeMap<String, RegisteredFunction>,
     /// Pauses not yet resumed; a pause leaves memory when it is resumed.
-    pauses: HashMap<String, Pause>,
+    pub(crate) pauses: HashMap<String, Pause>,
     /// Pause ids in the order they paused.
-    pause_order: Vec<String>,
+    pub(crate) pause_order: Vec<String>,
     /// Calls started and not yet completed, with their pre-call pause if they had one.
-    running: HashMap<String, (CallData, Option<String>)>,
+    pub(crate) running: HashMap<String, (CallData, Option<String>)>,
     /// Open REPL sessions.
-    sessions: Sessions,
-    call_seq: u64,
+    pub(crate) sessions: Sessions,
+    pub(crate) call_seq: u64,
     /// Checkpoints, branches and lines of processes with time travel on (issue 20).
-    checkpoints: crate::checkpoints::book::Book,
+    pub(crate) checkpoints: crate::checkpoints::book::Book,
 }
 
 impl State {
@@ -130,7 +123,7 @@ impl State {
     }
 
     /// Verifies, stores and persists a value a client sent.
-    fn store_pair(&mut self, cid: &str, data: &str, format: Option<&str>, now: f64) -> Result<()> {
+    pub(crate) fn store_pair(&mut self, cid: &str, data: &str, format: Option<&str>, now: f64) -> Result<()> {
         self.store.put_object(&VerifiedObject::from_pair(cid, data, format, now)?).map(|_| ())
     }
 
@@ -142,7 +135,7 @@ impl State {
     }
 
     /// A stored value by CID (any case).
-    fn object(&self, cid: &str) -> Result<Option<StoredObject>> {
+    pub(crate) fn object(&self, cid: &str) -> Result<Option<StoredObject>> {
         self.store.object(&cid.to_ascii_lowercase())
     }
 
@@ -215,7 +208,14 @@ impl State {
     }
 
     /// Appends to the event log.
-    fn log(&self, now: f64, kind: EventKind, process_key: &str, session_id: Option<&str>, data: Value) -> Result<()> {
+    pub(crate) fn log(
+        &self,
+        now: f64,
+        kind: EventKind,
+        process_key: &str,
+        session_id: Option<&str>,
+        data: Value,
+    ) -> Result<()> {
         self.store.append_event(now, kind, Some(process_key), session_id, &data).map(|_| ())
     }
 
@@ -248,14 +248,14 @@ impl State {
         self.pauses.get(pause_id).map_or(Ok(()), |p| self.store.put_pause(&p.record))
     }
 
-    fn save_breakpoint(&self, name: &str) -> Result<()> {
+    pub(crate) fn save_breakpoint(&self, name: &str) -> Result<()> {
         match self.breakpoints.by_name.get(name) {
             Some(bp) => self.store.put_breakpoint(name, bp),
             None => self.store.delete_breakpoint(name),
         }
     }
 
-    fn save_function(&self, name: &str) -> Result<()> {
+    pub(crate) fn save_function(&self, name: &str) -> Result<()> {
         match self.functions.get(name) {
             Some(f) => self.store.put_function(name, &serde_json::to_value(f).unwrap_or(Value::Null)),
             None => Ok(()),
@@ -266,20 +266,20 @@ impl State {
 /// Why sessions and pauses found open in the store are closed when it is opened again.
 pub const RESTART_REASON: &str = "server restarted";
 
-struct Inner {
+pub(crate) struct Inner {
     state: Mutex<State>,
-    config: Config,
+    pub(crate) config: Config,
     live: broadcast::Sender<LiveEvent>,
     processes: crate::processes::ProcessRegistry,
     /// Bumped on every change of a breakpoint's spec: running programs' watchers wait on it.
-    breakpoint_version: tokio::sync::watch::Sender<u64>,
+    pub(crate) breakpoint_version: tokio::sync::watch::Sender<u64>,
     runtimes: crate::runtimes::RuntimeRegistry,
 }
 
 /// Cheap to clone: every clone is the same debugger.
 #[derive(Clone)]
 pub struct Debugger {
-    inner: Arc<Inner>,
+    pub(crate) inner: Arc<Inner>,
 }
 
 impl Default for Debugger {
@@ -363,12 +363,12 @@ impl Debugger {
         &self.inner.config
     }
 
-    fn state(&self) -> MutexGuard<'_, State> {
+    pub(crate) fn state(&self) -> MutexGuard<'_, State> {
         // A panic elsewhere must not take the whole debugger down with it.
         self.inner.state.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
     }
 
-    fn publish(&self, event: LiveEvent) {
+    pub(crate) fn publish(&self, event: LiveEvent) {
         let _ = self.inner.live.send(event);
     }
 

@@ -1,6 +1,16 @@
 //! Paused calls: the client's long-poll, resuming, and what closing a pause closes.
 
-use super::*;
+use super::sessions::close_one_session;
+use crate::call::{Action, CallData};
+use crate::error::{Error, Result};
+use crate::eval::{EvalRequest, EvalResult};
+use crate::ids;
+use crate::model::{EventKind, LiveEvent, PauseReason};
+use crate::pause::{Pause, ResumeRequest};
+use serde::Serialize;
+use serde_json::json;
+
+use super::{Debugger, State};
 
 /// The answer to a client's poll.
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]

@@ -1,7 +1,16 @@
 //! REPL sessions on paused calls and the evals that run in them: queued for the paused
 //! program, answered, and recorded (one commit per answered eval).
 
-use super::*;
+use crate::cid_store::{SerializationFormat, VerifiedObject};
+use crate::error::{Error, Result};
+use crate::eval::{EvalRequest, EvalResult, PendingEval, Reply, RequestKind};
+use crate::ids;
+use crate::model::{EvalOutcome, EventKind, LiveEvent, ReplSession, SessionPage, SessionQuery, TranscriptEntry};
+use crate::store::Store;
+use serde_json::{json, Value};
+use tokio::sync::oneshot;
+
+use super::{helpers, Debugger, State};
 use crate::search::Needle;
 use crate::session::{DEFAULT_PER_PAGE, MAX_PER_PAGE};
 use crate::store::{SessionFilter, SessionRow};

@@ -3,12 +3,19 @@
 //! those when the process dies (a launched one at its exit, a connected client when its pid
 //! is gone).
 
-use std::collections::HashSet;
 use std::os::unix::process::ExitStatusExt;
 
 use nix::sys::signal::Signal;
 
-use super::*;
+use super::pauses::close_pause;
+use crate::call::Action;
+use crate::error::{Error, Result};
+use crate::ids;
+use crate::model::LiveEvent;
+use std::collections::HashSet;
+use std::time::Duration;
+
+use super::Debugger;
 use crate::processes::crash_reason::{signal_name, Ending};
 use crate::processes::output::capture;
 use crate::processes::registry::{blank, ClientSeen};
@@ -31,7 +38,7 @@ const LIVENESS_INTERVAL: Duration = Duration::from_secs(1);
 const BREAKPOINT_EVENTS_SHOWN: usize = 50;
 
 impl Debugger {
-    pub(super) fn registry(&self) -> &ProcessRegistry {
+    pub(crate) fn registry(&self) -> &ProcessRegistry {
         &self.inner.processes
     }
 
@@ -187,7 +194,7 @@ impl Debugger {
     }
 
     /// A debug client's call: links it to its process record (made if new).
-    pub(super) fn note_client(&self, seen: ClientSeen) {
+    pub(crate) fn note_client(&self, seen: ClientSeen) {
         match self.registry().client_seen(seen, ids::now()) {
             Ok(Some(process)) => self.publish(LiveEvent::ProcessStarted { process: self.shown(process) }),
             Ok(None) => {}

@@ -1,7 +1,19 @@
 //! Read-side views the pages and the API show: paused calls, call stacks, processes, call
 //! trees and call records. Live pauses come from memory; everything else from the store.
 
-use super::*;
+use crate::call::CallRecord;
+use crate::call_tree;
+use crate::display::text_of;
+use crate::error::Result;
+use crate::model::{
+    CallStackView, CallTreeNode, FrameView, PausedCall, ProcessSummary, SessionLink, SessionPage, SessionQuery,
+    SessionSummary,
+};
+use crate::store::PauseRecord;
+use serde_json::{json, Value};
+use std::collections::HashMap;
+
+use super::{sessions, Debugger, State};
 
 impl Debugger {
     /// Calls paused right now, oldest first.

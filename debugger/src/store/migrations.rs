@@ -85,7 +85,7 @@ pub(super) const MIGRATIONS: &[Migration] = &[
         then: Some(index_short_grams),
     },
     // 6: breakpoints of every kind (function, line, error) with their options and hit counts,
-    // by id (crate::breakpoint_spec). The name-keyed `breakpoints` table keeps the behaviours.
+    // by id (crate::breakpoints::record). The name-keyed `breakpoints` table keeps the behaviours.
     Migration {
         sql: "CREATE TABLE breakpoint_records (id TEXT PRIMARY KEY, position INTEGER NOT NULL, data TEXT NOT NULL);",
         then: None,

@@ -20,7 +20,6 @@ use serde::{Deserialize, Serialize};
 
 use crate::error::{Error, Result};
 
-mod breakpoint_records;
 mod calls;
 mod events;
 mod migrations;
@@ -37,18 +36,18 @@ pub use settings::Settings;
 pub const DATABASE_FILE: &str = "breakroom.sqlite3";
 
 pub struct Store {
-    conn: Connection,
+    pub(crate) conn: Connection,
 }
 
-fn storage(e: rusqlite::Error) -> Error {
+pub(crate) fn storage(e: rusqlite::Error) -> Error {
     Error::storage_caused("", e)
 }
 
-fn json_text<T: Serialize>(value: &T) -> Result<String> {
+pub(crate) fn json_text<T: Serialize>(value: &T) -> Result<String> {
     serde_json::to_string(value).map_err(|e| Error::storage_caused("cannot encode a record", e))
 }
 
-fn parse<T: for<'de> Deserialize<'de>>(what: &str, text: &str) -> Result<T> {
+pub(crate) fn parse<T: for<'de> Deserialize<'de>>(what: &str, text: &str) -> Result<T> {
     serde_json::from_str(text).map_err(|e| Error::storage_caused(format!("a stored {what} cannot be read"), e))
 }
 

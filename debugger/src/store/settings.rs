@@ -4,7 +4,7 @@ use rusqlite::{params, OptionalExtension};
 use serde_json::Value;
 
 use super::{json_text, parse, storage, Store};
-use crate::breakpoint::{Breakpoint, GlobalBehavior};
+use crate::breakpoints::by_name::{Breakpoint, GlobalBehavior};
 use crate::error::Result;
 
 /// What the debugger keeps in memory from the store: the configuration, not the history.

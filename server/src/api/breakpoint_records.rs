@@ -5,7 +5,7 @@
 
 use axum::extract::{Path, Query, State};
 use axum::Json;
-use breakroom_debugger::breakpoint_spec::BreakpointRecord;
+use breakroom_debugger::breakpoints::record::BreakpointRecord;
 use breakroom_debugger::{BreakpointSnapshot, Debugger};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;

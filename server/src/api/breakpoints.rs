@@ -2,7 +2,7 @@
 
 use axum::extract::{Path, Query, State};
 use axum::Json;
-use breakroom_debugger::breakpoint::FunctionRegistration;
+use breakroom_debugger::breakpoints::by_name::FunctionRegistration;
 use breakroom_debugger::Debugger;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;

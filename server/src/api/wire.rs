@@ -51,7 +51,7 @@ pub struct BreakpointList {
     pub breakpoint_replacements: BTreeMap<String, String>,
     pub global_behavior: GlobalBehavior,
     /// Every breakpoint of every kind, by id, oldest first (issue 18).
-    pub items: Vec<breakroom_debugger::breakpoint_spec::BreakpointRecord>,
+    pub items: Vec<breakroom_debugger::breakpoints::record::BreakpointRecord>,
 }
 
 impl From<BreakpointsView> for BreakpointList {

@@ -84,7 +84,7 @@ pub fn tools() -> Vec<ToolSpec> {
 }
 
 fn saved(
-    result: breakroom_debugger::error::Result<breakroom_debugger::breakpoint_spec::BreakpointRecord>,
+    result: breakroom_debugger::error::Result<breakroom_debugger::breakpoints::record::BreakpointRecord>,
     id: &str,
     what: &str,
 ) -> super::args::ToolResult {

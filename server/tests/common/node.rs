@@ -14,7 +14,7 @@ pub fn breakroom_client() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../client-js/breakroom.mjs").canonicalize().unwrap()
 }
 
-/// Our driver that sends what cideldill's JavaScript client sends (docs/JS_PROTOCOL.md).
+/// Our driver that sends what cideldill's JavaScript client sends (docs/src/js-protocol.md).
 pub fn cideldill_driver() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/cideldill_js_driver.mjs").canonicalize().unwrap()
 }

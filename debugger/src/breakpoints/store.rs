@@ -3,9 +3,9 @@
 
 use rusqlite::params;
 
-use super::{json_text, parse, storage, Store};
-use crate::breakpoint_spec::BreakpointRecord;
+use super::record::BreakpointRecord;
 use crate::error::Result;
+use crate::store::{json_text, parse, storage, Store};
 
 impl Store {
     pub fn put_breakpoint_record(&self, position: u64, record: &BreakpointRecord) -> Result<()> {

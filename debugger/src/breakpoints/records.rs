@@ -2,16 +2,27 @@
 //! programs hold to learn of changes at once; the hits and logpoint messages they report; and
 //! the options of function breakpoints decided here, for every client.
 
+use std::collections::HashSet;
+
+use serde::Serialize;
+use serde_json::{json, Value};
+
+use crate::call::CallData;
+use crate::debugger::{Debugger, State};
+use crate::error::{Error, Result};
+use crate::ids;
+use crate::model::{EventKind, LiveEvent};
+
 use indexmap::IndexMap;
 
-use super::breakpoint_gates::interpolate;
-use super::*;
-use crate::breakpoint_spec::{BreakpointRecord, HitCondition, Refusal};
+use super::gates::interpolate;
+
+use crate::breakpoints::record::{BreakpointRecord, HitCondition, Refusal};
 use crate::model::Language;
 
 /// What the server holds of breakpoints by id.
 #[derive(Default)]
-pub(super) struct Records {
+pub(crate) struct Records {
     pub by_id: IndexMap<String, BreakpointRecord>,
     /// The next `bp-N` (never reused, so an id in an old event log means one breakpoint).
     pub next: u64,
@@ -30,7 +41,7 @@ impl Debugger {
         let (mut records, unreachable) = {
             let st = self.state();
             let records: Vec<BreakpointRecord> = st.records.by_id.values().cloned().collect();
-            let has_lines = records.iter().any(|r| r.kind == crate::breakpoint_spec::BreakpointKind::Line);
+            let has_lines = records.iter().any(|r| r.kind == crate::breakpoints::record::BreakpointKind::Line);
             let candidates: Vec<String> = if has_lines {
                 st.seen_processes.iter().filter(|k| !st.followers.contains(*k)).cloned().collect()
             } else {
@@ -60,7 +71,7 @@ impl Debugger {
                     .into(),
             })
             .collect();
-        for record in records.iter_mut().filter(|r| r.kind == crate::breakpoint_spec::BreakpointKind::Line) {
+        for record in records.iter_mut().filter(|r| r.kind == crate::breakpoints::record::BreakpointKind::Line) {
             record.refused_by = refusals.clone();
         }
         records
@@ -172,7 +183,7 @@ impl Debugger {
         BreakpointSnapshot { version, breakpoints: self.breakpoint_records() }
     }
 
-    pub(super) fn breakpoints_changed(&self) {
+    pub(crate) fn breakpoints_changed(&self) {
         self.inner.breakpoint_version.send_modify(|v| *v += 1);
         self.publish(LiveEvent::BreakpointsChanged);
     }
@@ -195,8 +206,10 @@ impl Debugger {
             .get("breakpoint_id")
             .and_then(Value::as_str)
             .ok_or(Error::MissingField { code: "missing_breakpoint_id", field: "breakpoint_id" })?;
-        let (pid, start_time) =
-            calls::process_identity(&report.get("process_pid").cloned(), &report.get("process_start_time").cloned())?;
+        let (pid, start_time) = crate::debugger::calls::process_identity(
+            &report.get("process_pid").cloned(),
+            &report.get("process_start_time").cloned(),
+        )?;
         let process_key = ids::process_key(pid, start_time);
         // Our client sends its process record: a program that only logs is a process too.
         if let Some(host) = report.get("hostname").and_then(Value::as_str) {
@@ -242,7 +255,7 @@ impl Debugger {
     /// REPL session: nothing is recorded but the hit), and the call is continued when no
     /// condition holds. Nobody is shown the pause until one does. A condition that raises
     /// keeps the pause and records the error.
-    pub(super) fn check_conditions(&self, pause_id: String, ids: Vec<String>, call: CallData) {
+    pub(crate) fn check_conditions(&self, pause_id: String, ids: Vec<String>, call: CallData) {
         // Without a runtime (a synchronous caller) the pause simply stays: nothing is skipped.
         let Ok(runtime) = tokio::runtime::Handle::try_current() else {
             self.show_pause(&pause_id);
@@ -372,14 +385,14 @@ impl Debugger {
 }
 
 impl State {
-    pub(super) fn save_record(&self, record: &BreakpointRecord) -> Result<()> {
+    pub(crate) fn save_record(&self, record: &BreakpointRecord) -> Result<()> {
         let position = record.id.strip_prefix("bp-").and_then(|n| n.parse().ok()).unwrap_or(0);
         self.store.put_breakpoint_record(position, record)
     }
 
     /// cideldill's `POST /api/breakpoints {function_name}`: the name gets a function record too,
     /// so every breakpoint has an id.
-    pub(super) fn ensure_function_record(&mut self, name: &str, now: f64) -> Result<()> {
+    pub(crate) fn ensure_function_record(&mut self, name: &str, now: f64) -> Result<()> {
         if self.records.by_id.values().any(|r| r.function_name.as_deref() == Some(name)) {
             return Ok(());
         }
@@ -393,7 +406,7 @@ impl State {
     }
 
     /// cideldill's `DELETE /api/breakpoints/{name}`: its function records go with it.
-    pub(super) fn remove_function_records(&mut self, name: &str) -> Result<()> {
+    pub(crate) fn remove_function_records(&mut self, name: &str) -> Result<()> {
         let ids: Vec<String> = self
             .records
             .by_id
@@ -409,7 +422,7 @@ impl State {
     }
 
     /// Reads the records back at start.
-    pub(super) fn restore_records(&mut self) -> Result<()> {
+    pub(crate) fn restore_records(&mut self) -> Result<()> {
         for (position, record) in self.store.breakpoint_records()? {
             self.records.next = self.records.next.max(position + 1);
             self.records.by_id.insert(record.id.clone(), record);
@@ -418,6 +431,6 @@ impl State {
     }
 }
 
-pub(super) fn spec_error(e: crate::breakpoint_spec::SpecError) -> Error {
+pub(crate) fn spec_error(e: crate::breakpoints::record::SpecError) -> Error {
     Error::invalid(e.code, e.message)
 }

@@ -1,7 +1,18 @@
 //! Breakpoints, their behaviours and replacements, registered functions and stored values.
 
-use super::*;
-use crate::breakpoint::FunctionRegistration;
+use std::collections::BTreeMap;
+
+use serde_json::{json, Value};
+
+use crate::breakpoints::by_name::{AfterBehavior, Behavior, Breakpoint, GlobalBehavior};
+use crate::cid_store::{SerializationFormat, StoredObject};
+use crate::debugger::{Debugger, RegisteredFunction};
+use crate::display::{pickled_text, text_of};
+use crate::error::{Error, Result};
+use crate::ids;
+use crate::model::{BreakpointView, BreakpointsView, LiveEvent, StoredValue};
+
+use crate::breakpoints::by_name::FunctionRegistration;
 
 impl Debugger {
     /// Adds a breakpoint (keeping its behaviours if it exists) and records the signature.
@@ -186,7 +197,7 @@ fn is_cid(text: &str) -> bool {
     text.len() == 128 && text.bytes().all(|b| b.is_ascii_hexdigit())
 }
 
-pub(super) fn required_name(name: &str) -> Result<&str> {
+pub(crate) fn required_name(name: &str) -> Result<&str> {
     if name.trim().is_empty() {
         Err(Error::MissingField { code: "function_name required", field: "function_name" })
     } else {

@@ -2,15 +2,21 @@
 //! client: disabled ones, patterns and hit conditions that do not hold let the call run; a
 //! logpoint logs; the rest pause. Conditions need the call's frame: see `check_conditions`.
 
-use super::*;
-use crate::breakpoint_spec::{BreakpointKind, BreakpointRecord, HitCondition};
+use serde_json::{json, Value};
+
+use crate::call::CallData;
+use crate::debugger::State;
+use crate::error::Result;
+use crate::model::EventKind;
+
+use crate::breakpoints::record::{BreakpointKind, BreakpointRecord, HitCondition};
 
 impl State {
     /// The function breakpoints' options at a call of `call.method_name`, decided here for every
     /// client: disabled ones and those whose pattern or hit condition does not hold let the call
     /// run; a logpoint logs; the rest pause. Returns whether any enabled record wants a pause,
     /// or None when the name has no record with options (the behaviours decide, as before).
-    pub(super) fn function_gate(&mut self, call: &CallData, now: f64) -> Result<Option<Gate>> {
+    pub(crate) fn function_gate(&mut self, call: &CallData, now: f64) -> Result<Option<Gate>> {
         let ids: Vec<String> = self
             .records
             .by_id
@@ -30,7 +36,7 @@ impl State {
             }
             if let Some(pattern) = &record.pattern {
                 // Checked when it was set: a pattern that does not compile now matches nothing.
-                if !crate::breakpoint_spec::pattern_matches(pattern, &args_text) {
+                if !crate::breakpoints::record::pattern_matches(pattern, &args_text) {
                     continue;
                 }
             }
@@ -82,7 +88,7 @@ impl State {
 impl State {
     /// Error breakpoints at a call that raised `type_name` (reported by the call's wrapper):
     /// whether one pauses after it. Logpoints log; options are decided as for function ones.
-    pub(super) fn error_gate(&mut self, call: &CallData, type_name: &str, now: f64) -> Result<bool> {
+    pub(crate) fn error_gate(&mut self, call: &CallData, type_name: &str, now: f64) -> Result<bool> {
         let bare = type_name.rsplit('.').next().unwrap_or(type_name);
         let ids: Vec<String> = self
             .records
@@ -97,7 +103,7 @@ impl State {
         for id in ids {
             let Some(record) = self.records.by_id.get_mut(&id) else { continue };
             if let Some(pattern) = &record.pattern {
-                if !crate::breakpoint_spec::pattern_matches(pattern, &args_text) {
+                if !crate::breakpoints::record::pattern_matches(pattern, &args_text) {
                     continue;
                 }
             }
@@ -139,7 +145,7 @@ impl State {
 
 /// What the function breakpoints of one call decided.
 #[derive(Default)]
-pub(super) struct Gate {
+pub(crate) struct Gate {
     /// A breakpoint without a condition matched: pause.
     pub pause: bool,
     /// Breakpoints whose condition the paused call must evaluate first.
@@ -195,7 +201,7 @@ fn parameter_names(signature: &str) -> Vec<String> {
 
 /// A logpoint's `{name}` parts from the call's arguments by name; other `{…}` stay as written
 /// (the server has no frame to evaluate them in).
-pub(super) fn interpolate(message: &str, call: &CallData) -> String {
+pub(crate) fn interpolate(message: &str, call: &CallData) -> String {
     let params = parameter_names(&call.signature);
     let mut values: std::collections::HashMap<String, String> =
         call.pretty_kwargs.iter().map(|(k, v)| (k.clone(), value_text(v))).collect();
