@@ -285,14 +285,14 @@ pub async fn start_repl(pause_id: String) -> Result<String, ServerFnError> {
 
 #[server(prefix = "/rpc", output = PlainText)]
 pub async fn continue_call(pause_id: String) -> Result<(), ServerFnError> {
-    use breakroom_debugger::pause::ResumeRequest;
+    use breakroom_debugger::pauses::ResumeRequest;
     debugger()?.resume(&pause_id, ResumeRequest::continue_()).map(|_| ()).map_err(failed)
 }
 
 /// Skips the call, returning `value` (JSON; anything that is not JSON is taken as a string).
 #[server(prefix = "/rpc", output = PlainText)]
 pub async fn skip_call(pause_id: String, value: String) -> Result<(), ServerFnError> {
-    use breakroom_debugger::pause::{ResumeKind, ResumeRequest};
+    use breakroom_debugger::pauses::{ResumeKind, ResumeRequest};
     let fake_result = serde_json::from_str(value.trim()).unwrap_or(serde_json::Value::String(value));
     let request = ResumeRequest {
         action: Some(ResumeKind::Skip.as_str().into()),
@@ -305,7 +305,7 @@ pub async fn skip_call(pause_id: String, value: String) -> Result<(), ServerFnEr
 /// Makes the call raise `exception_type(message)` instead of running.
 #[server(prefix = "/rpc", output = PlainText)]
 pub async fn raise_in_call(pause_id: String, exception_type: String, message: String) -> Result<(), ServerFnError> {
-    use breakroom_debugger::pause::{ResumeKind, ResumeRequest};
+    use breakroom_debugger::pauses::{ResumeKind, ResumeRequest};
     let exception_type = Some(exception_type.trim().to_string()).filter(|t| !t.is_empty());
     let request = ResumeRequest {
         action: Some(ResumeKind::Raise.as_str().into()),

@@ -11,9 +11,7 @@ pub mod processes;
 pub mod runtimes;
 
 #[cfg(feature = "runtime")]
-pub mod call;
-#[cfg(feature = "runtime")]
-pub mod call_tree;
+pub mod calls;
 #[cfg(feature = "runtime")]
 pub mod cid_store;
 #[cfg(feature = "runtime")]
@@ -29,13 +27,13 @@ pub mod eval;
 #[cfg(feature = "runtime")]
 pub mod ids;
 #[cfg(feature = "runtime")]
-pub mod pause;
+pub mod pauses;
 #[cfg(feature = "runtime")]
 pub mod pickle;
 #[cfg(feature = "runtime")]
 pub mod search;
 #[cfg(feature = "runtime")]
-pub mod session;
+pub mod sessions;
 #[cfg(feature = "runtime")]
 pub mod snippet;
 #[cfg(feature = "runtime")]

@@ -2,10 +2,10 @@
 
 use std::time::Duration;
 
-use breakroom_debugger::call::{CallComplete, CallStart};
+use breakroom_debugger::calls::{CallComplete, CallStart};
 use breakroom_debugger::cid_store::cid_of;
 use breakroom_debugger::model::SessionQuery;
-use breakroom_debugger::pause::ResumeRequest;
+use breakroom_debugger::pauses::ResumeRequest;
 use breakroom_debugger::store::{EventSelection, Store};
 use breakroom_debugger::{Config, Debugger};
 use serde_json::json;

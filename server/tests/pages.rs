@@ -278,7 +278,7 @@ fn test_repl_page_says_a_session_closed_by_a_restart_was_closed_by_it() {
             let before = breakroom_debugger::Debugger::open(config.clone(), dir.path()).unwrap();
             before.add_breakpoint("compute", None, None).unwrap();
             let reply = before
-                .start_call(breakroom_debugger::call::CallStart {
+                .start_call(breakroom_debugger::calls::CallStart {
                     method_name: Some("compute".into()),
                     process_pid: Some(json!(4207)),
                     process_start_time: Some(json!(1.5)),

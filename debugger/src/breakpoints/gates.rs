@@ -4,7 +4,7 @@
 
 use serde_json::{json, Value};
 
-use crate::call::CallData;
+use crate::calls::CallData;
 use crate::debugger::State;
 use crate::error::Result;
 use crate::model::EventKind;

@@ -7,7 +7,7 @@ use std::collections::HashSet;
 use serde::Serialize;
 use serde_json::{json, Value};
 
-use crate::call::CallData;
+use crate::calls::CallData;
 use crate::debugger::{Debugger, State};
 use crate::error::{Error, Result};
 use crate::ids;
@@ -206,7 +206,7 @@ impl Debugger {
             .get("breakpoint_id")
             .and_then(Value::as_str)
             .ok_or(Error::MissingField { code: "missing_breakpoint_id", field: "breakpoint_id" })?;
-        let (pid, start_time) = crate::debugger::calls::process_identity(
+        let (pid, start_time) = crate::calls::methods::process_identity(
             &report.get("process_pid").cloned(),
             &report.get("process_start_time").cloned(),
         )?;
@@ -299,7 +299,7 @@ impl Debugger {
         if pause {
             self.show_pause(pause_id);
         } else {
-            self.resume(pause_id, crate::pause::ResumeRequest::continue_())?;
+            self.resume(pause_id, crate::pauses::ResumeRequest::continue_())?;
         }
         Ok(())
     }

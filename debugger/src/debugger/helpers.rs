@@ -203,7 +203,7 @@ fn parameter_names(signature: &str) -> Vec<String> {
 
 /// The session id an unrecorded request carries: clients keep a namespace per session id, and
 /// this one is no REPL session of ours (`submit_eval_result` knows it by the prefix).
-pub(super) const UNRECORDED_SESSION_PREFIX: &str = "unrecorded-";
+pub(crate) const UNRECORDED_SESSION_PREFIX: &str = "unrecorded-";
 
 pub(super) fn unrecorded_session(pause_id: &str) -> String {
     format!("{UNRECORDED_SESSION_PREFIX}{pause_id}")

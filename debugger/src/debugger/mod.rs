@@ -12,33 +12,30 @@ use serde_json::Value;
 use tokio::sync::broadcast;
 
 use crate::breakpoints::by_name::Breakpoints;
-use crate::call::{Action, CallData, CallRecord};
+use crate::calls::{Action, CallData, CallRecord};
 use crate::cid_store::{SerializedItem, StoredObject, VerifiedObject};
 use crate::display::pretty_item;
 use crate::error::{Error, Result};
 use crate::eval::PendingEval;
 use crate::ids;
 use crate::model::{EventKind, LiveEvent, RecordedEvent, ReplSession};
-use crate::pause::Pause;
-use crate::session::Sessions;
+use crate::pauses::Pause;
+use crate::sessions::Sessions;
 use crate::store::{EventSelection, PauseRecord, Store};
 
-pub(crate) mod calls;
 mod checkpoints;
-mod helpers;
-mod pauses;
-mod sessions;
+pub(crate) mod helpers;
 mod tracked_processes;
 mod views;
 
 pub use crate::breakpoints::BreakpointSnapshot;
-use pauses::close_pause;
-pub use pauses::PollReply;
-use sessions::{close_one_session, request_event};
+use crate::pauses::methods::close_pause;
+pub use crate::pauses::methods::PollReply;
+use crate::sessions::methods::{close_one_session, request_event};
 
 /// How many communication errors and client events are kept (the newest; on disk).
-const MAX_COM_ERRORS: usize = 500;
-const MAX_EVENTS: usize = 10_000;
+pub(crate) const MAX_COM_ERRORS: usize = 500;
+pub(crate) const MAX_EVENTS: usize = 10_000;
 
 #[derive(Clone, Debug)]
 pub struct Config {
@@ -127,7 +124,7 @@ impl State {
         self.store.put_object(&VerifiedObject::from_pair(cid, data, format, now)?).map(|_| ())
     }
 
-    fn store_item(&mut self, item: &SerializedItem, now: f64) -> Result<()> {
+    pub(crate) fn store_item(&mut self, item: &SerializedItem, now: f64) -> Result<()> {
         match VerifiedObject::from_item(item, now)? {
             Some(verified) => self.store.put_object(&verified).map(|_| ()),
             None => Ok(()),
@@ -140,7 +137,7 @@ impl State {
     }
 
     /// Display text of a client's value, read from the store when it has no repr.
-    fn pretty(&self, item: &SerializedItem) -> Result<Value> {
+    pub(crate) fn pretty(&self, item: &SerializedItem) -> Result<Value> {
         let stored = match (&item.repr, &item.cid) {
             (None, Some(cid)) => self.object(cid)?,
             _ => None,
@@ -149,7 +146,7 @@ impl State {
     }
 
     /// Whether an item refers to a CID the store does not have (it has a CID but no data).
-    fn is_missing(&self, item: &SerializedItem) -> Result<bool> {
+    pub(crate) fn is_missing(&self, item: &SerializedItem) -> Result<bool> {
         match (&item.cid, &item.data) {
             (Some(cid), None) => Ok(!self.store.has_object(&cid.to_ascii_lowercase())?),
             _ => Ok(false),
@@ -157,7 +154,7 @@ impl State {
     }
 
     /// A pause, live (from memory) or resumed (from the store).
-    fn pause_record(&self, pause_id: &str) -> Result<Option<PauseRecord>> {
+    pub(crate) fn pause_record(&self, pause_id: &str) -> Result<Option<PauseRecord>> {
         match self.pauses.get(pause_id) {
             Some(pause) => Ok(Some(pause.record.clone())),
             None => self.store.pause(pause_id),
@@ -165,7 +162,7 @@ impl State {
     }
 
     /// A session, open (from memory) or closed (from the store).
-    fn session(&self, session_id: &str) -> Result<Option<ReplSession>> {
+    pub(crate) fn session(&self, session_id: &str) -> Result<Option<ReplSession>> {
         match self.sessions.get(session_id) {
             Some(open) => Ok(Some(open.clone())),
             None => self.store.session(session_id),
@@ -173,7 +170,7 @@ impl State {
     }
 
     /// An open session, or why it is not one.
-    fn open_session(&self, session_id: &str) -> Result<&ReplSession> {
+    pub(crate) fn open_session(&self, session_id: &str) -> Result<&ReplSession> {
         match self.sessions.get(session_id) {
             Some(open) => Ok(open),
             None if self.store.has_session(session_id)? => Err(Error::SessionClosed(session_id.to_string())),
@@ -182,7 +179,7 @@ impl State {
     }
 
     /// Changes a call's record in the store (records are not kept in memory).
-    fn update_record(&self, call_id: &str, change: impl FnOnce(&mut CallRecord)) -> Result<()> {
+    pub(crate) fn update_record(&self, call_id: &str, change: impl FnOnce(&mut CallRecord)) -> Result<()> {
         if let Some(mut record) = self.store.call(call_id)? {
             change(&mut record);
             self.store.put_call(&record)?;
@@ -191,7 +188,7 @@ impl State {
     }
 
     /// Records eval requests that will get no answer (timed out, or their session closed).
-    fn log_unanswered(&self, unanswered: impl Iterator<Item = PendingEval>) -> Result<()> {
+    pub(crate) fn log_unanswered(&self, unanswered: impl Iterator<Item = PendingEval>) -> Result<()> {
         for pending in unanswered.filter(|p| p.request.kind.is_eval()) {
             let request = &pending.request;
             let process_key = self.session_process_key(&request.session_id)?;
@@ -220,7 +217,7 @@ impl State {
     }
 
     /// Writes how a call ended into its record.
-    fn finish_record(
+    pub(crate) fn finish_record(
         &mut self,
         call_id: &str,
         completed_at: f64,
@@ -237,14 +234,14 @@ impl State {
     }
 
     /// The process a session's events are logged under.
-    fn session_process_key(&self, session_id: &str) -> Result<String> {
+    pub(crate) fn session_process_key(&self, session_id: &str) -> Result<String> {
         match self.sessions.get(session_id) {
             Some(open) => Ok(open.process_key.clone()),
             None => Ok(self.store.session(session_id)?.map(|s| s.process_key).unwrap_or_default()),
         }
     }
 
-    fn save_pause(&self, pause_id: &str) -> Result<()> {
+    pub(crate) fn save_pause(&self, pause_id: &str) -> Result<()> {
         self.pauses.get(pause_id).map_or(Ok(()), |p| self.store.put_pause(&p.record))
     }
 

@@ -7,11 +7,11 @@ use std::os::unix::process::ExitStatusExt;
 
 use nix::sys::signal::Signal;
 
-use super::pauses::close_pause;
-use crate::call::Action;
+use crate::calls::Action;
 use crate::error::{Error, Result};
 use crate::ids;
 use crate::model::LiveEvent;
+use crate::pauses::methods::close_pause;
 use std::collections::HashSet;
 use std::time::Duration;
 

@@ -1,8 +1,7 @@
 //! Read-side views the pages and the API show: paused calls, call stacks, processes, call
 //! trees and call records. Live pauses come from memory; everything else from the store.
 
-use crate::call::CallRecord;
-use crate::call_tree;
+use crate::calls::CallRecord;
 use crate::display::text_of;
 use crate::error::Result;
 use crate::model::{
@@ -13,7 +12,8 @@ use crate::store::PauseRecord;
 use serde_json::{json, Value};
 use std::collections::HashMap;
 
-use super::{sessions, Debugger, State};
+use super::{Debugger, State};
+use crate::sessions::methods as sessions;
 
 impl Debugger {
     /// Calls paused right now, oldest first.
@@ -148,7 +148,7 @@ impl Debugger {
             links.entry(call_id.unwrap_or_default()).or_default().push(link);
         }
         let records: Vec<&CallRecord> = records.iter().collect();
-        Ok(Some(call_tree::build(&records, |call_id| links.get(call_id).cloned().unwrap_or_default())))
+        Ok(Some(crate::calls::tree::build(&records, |call_id| links.get(call_id).cloned().unwrap_or_default())))
     }
 
     /// Every call of one process, in the order they started.

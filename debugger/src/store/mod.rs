@@ -20,16 +20,14 @@ use serde::{Deserialize, Serialize};
 
 use crate::error::{Error, Result};
 
-mod calls;
 mod events;
 mod migrations;
 mod objects;
-mod sessions;
 mod settings;
 
-pub use calls::PauseRecord;
+pub use crate::calls::store::PauseRecord;
+pub use crate::sessions::store::{SessionFilter, SessionRow};
 pub use events::EventSelection;
-pub use sessions::{SessionFilter, SessionRow};
 pub use settings::Settings;
 
 /// The database file inside a data directory.
@@ -167,7 +165,7 @@ impl Store {
     }
 
     /// Whether `query` (one `?1` parameter) finds a row.
-    fn exists(&self, query: &str, key: &str) -> Result<bool> {
+    pub(crate) fn exists(&self, query: &str, key: &str) -> Result<bool> {
         self.conn
             .prepare_cached(query)
             .and_then(|mut s| s.query_row(params![key], |_| Ok(())).optional())
@@ -176,7 +174,7 @@ impl Store {
     }
 
     /// The JSON `data` column of the one row `query` (one `?1` parameter) finds.
-    fn one<T: for<'de> Deserialize<'de>>(&self, what: &str, query: &str, key: &str) -> Result<Option<T>> {
+    pub(crate) fn one<T: for<'de> Deserialize<'de>>(&self, what: &str, query: &str, key: &str) -> Result<Option<T>> {
         let data: Option<String> = self
             .conn
             .prepare_cached(query)
@@ -186,7 +184,7 @@ impl Store {
     }
 
     /// The JSON `data` column of every row `query` finds, in its order.
-    fn all<T: for<'de> Deserialize<'de>>(
+    pub(crate) fn all<T: for<'de> Deserialize<'de>>(
         &self,
         what: &str,
         query: &str,

@@ -2,9 +2,9 @@
 
 use std::collections::HashSet;
 
-use breakroom_debugger::call::CallStart;
+use breakroom_debugger::calls::CallStart;
 use breakroom_debugger::model::{SessionQuery, SessionStatus};
-use breakroom_debugger::pause::ResumeRequest;
+use breakroom_debugger::pauses::ResumeRequest;
 use breakroom_debugger::{Debugger, Error};
 use serde_json::json;
 
@@ -63,7 +63,7 @@ fn test_start_session_collision_retries_with_1ms_bump() {
     let p = pause(&d, "f", 9);
     let template = d.session(&d.start_session(&p).unwrap()).unwrap().unwrap();
     // Two sessions of one process starting in the same microsecond.
-    let mut sessions = breakroom_debugger::session::Sessions::default();
+    let mut sessions = breakroom_debugger::sessions::Sessions::default();
     let none_closed = |_: &str| Ok(false);
     let first = sessions.insert(template.clone(), none_closed).unwrap();
     let second = sessions.insert(template.clone(), none_closed).unwrap();

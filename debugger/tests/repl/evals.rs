@@ -3,7 +3,7 @@
 use std::time::Duration;
 
 use breakroom_debugger::eval::EvalResult;
-use breakroom_debugger::pause::ResumeRequest;
+use breakroom_debugger::pauses::ResumeRequest;
 use breakroom_debugger::{Config, Debugger};
 use serde_json::json;
 

@@ -7,7 +7,7 @@ mod sessions;
 
 use std::time::Duration;
 
-use breakroom_debugger::call::CallStart;
+use breakroom_debugger::calls::CallStart;
 use breakroom_debugger::{Config, Debugger};
 use serde_json::json;
 

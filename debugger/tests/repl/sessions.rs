@@ -4,7 +4,7 @@ use std::collections::HashSet;
 use std::time::Duration;
 
 use breakroom_debugger::model::{SessionQuery, SessionStatus};
-use breakroom_debugger::pause::ResumeRequest;
+use breakroom_debugger::pauses::ResumeRequest;
 use breakroom_debugger::{Debugger, Error};
 
 use super::{debugger, pause};

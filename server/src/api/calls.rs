@@ -4,10 +4,10 @@ use std::net::SocketAddr;
 
 use axum::extract::{ConnectInfo, Path, Query, State};
 use axum::{Extension, Json};
-use breakroom_debugger::call::{CallComplete, CallStart, CallStartReply};
+use breakroom_debugger::calls::{CallComplete, CallStart, CallStartReply};
 use breakroom_debugger::eval::EvalResult;
 use breakroom_debugger::model::StoredValue;
-use breakroom_debugger::pause::ResumeRequest;
+use breakroom_debugger::pauses::ResumeRequest;
 use breakroom_debugger::{Debugger, PollReply};
 use serde::Deserialize;
 use serde_json::Value;

@@ -3,7 +3,7 @@
 
 use std::collections::BTreeMap;
 
-use breakroom_debugger::call::Action;
+use breakroom_debugger::calls::Action;
 use breakroom_debugger::eval::EvalRequest;
 use breakroom_debugger::model::{AfterBehavior, Behavior, BreakpointsView, GlobalBehavior, ReplSession};
 use breakroom_debugger::RegisteredFunction;

@@ -3,7 +3,7 @@
 //! registered functions, call records and stored objects. (`breakpoint_repl_eval` is with the
 //! other REPL tools.)
 
-use breakroom_debugger::pause::{ResumeKind, ResumeRequest};
+use breakroom_debugger::pauses::{ResumeKind, ResumeRequest};
 use breakroom_debugger::Debugger;
 use serde_json::{json, Value};
 

@@ -1,6 +1,10 @@
 //! Calls as clients report them: the call/start and call/complete requests, the actions the
 //! server answers with, and the record kept of every call.
 
+pub(crate) mod methods;
+pub(crate) mod store;
+pub mod tree;
+
 use indexmap::IndexMap;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;

@@ -1,16 +1,16 @@
 //! Paused calls: the client's long-poll, resuming, and what closing a pause closes.
 
-use super::sessions::close_one_session;
-use crate::call::{Action, CallData};
+use crate::calls::{Action, CallData};
 use crate::error::{Error, Result};
 use crate::eval::{EvalRequest, EvalResult};
 use crate::ids;
 use crate::model::{EventKind, LiveEvent, PauseReason};
-use crate::pause::{Pause, ResumeRequest};
+use crate::pauses::{Pause, ResumeRequest};
+use crate::sessions::methods::close_one_session;
 use serde::Serialize;
 use serde_json::json;
 
-use super::{Debugger, State};
+use crate::debugger::{Debugger, State};
 
 /// The answer to a client's poll.
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
@@ -151,14 +151,14 @@ impl Debugger {
         }
     }
 
-    pub(super) fn publish_closed(&self, closed: Vec<(String, f64)>) {
+    pub(crate) fn publish_closed(&self, closed: Vec<(String, f64)>) {
         for (session_id, closed_at) in closed {
             self.publish(LiveEvent::SessionClosed { session_id, closed_at });
         }
     }
 }
 
-pub(super) fn add_pause(st: &mut State, call: CallData, reason: PauseReason, now: f64) -> Result<String> {
+pub(crate) fn add_pause(st: &mut State, call: CallData, reason: PauseReason, now: f64) -> Result<String> {
     let pause_id = ids::new_uuid();
     let (call_id, process_key, function_name) =
         (call.call_id.clone(), call.process_key.clone(), call.method_name.clone());
@@ -179,7 +179,7 @@ pub(super) fn add_pause(st: &mut State, call: CallData, reason: PauseReason, now
 /// Marks a pause resumed, closes its sessions and fails their evals; the pause leaves memory
 /// (the store has it). Returns the sessions closed. `reason` is set when no user resumed it (a
 /// restart). A pause not live here is left as it is.
-pub(super) fn close_pause(
+pub(crate) fn close_pause(
     st: &mut State,
     pause_id: &str,
     action: Action,

@@ -1,17 +1,17 @@
 //! A debugged call from start to completion (PROTOCOL.md §5.4–5.8), and the client's
 //! diagnostic events and communication errors.
 
-use super::pauses::{add_pause, close_pause};
 use crate::breakpoints::by_name::StartDecision;
-use crate::call::{Action, CallComplete, CallData, CallRecord, CallStart, CallStartReply};
+use crate::calls::{Action, CallComplete, CallData, CallRecord, CallStart, CallStartReply};
 use crate::cid_store::{SerializationFormat, SerializedItem};
 use crate::error::{Error, Result};
 use crate::ids;
 use crate::model::{EventKind, LiveEvent, PauseReason};
+use crate::pauses::methods::{add_pause, close_pause};
 use serde_json::{json, Value};
 use std::collections::HashSet;
 
-use super::{Debugger, State, MAX_COM_ERRORS, MAX_EVENTS};
+use crate::debugger::{Debugger, State, MAX_COM_ERRORS, MAX_EVENTS};
 use crate::model::{CallStatus, Language};
 
 /// This host's name for a client that reports none (cideldill's) when it is provably here: it
@@ -258,7 +258,7 @@ const EVENT_VALUE_FIELDS: [[&str; 3]; 2] = [
 ];
 
 /// How a call ended, as records and pages show it: (status, result text, exception).
-pub(super) fn call_outcome(req: &CallComplete, st: &State) -> Result<(CallStatus, Option<Value>, Option<Value>)> {
+pub(crate) fn call_outcome(req: &CallComplete, st: &State) -> Result<(CallStatus, Option<Value>, Option<Value>)> {
     let raised = req.exception_cid.is_some() || !matches!(req.status.as_deref(), None | Some("success"));
     if raised {
         // cideldill's JS client names the error only in its JSON data: `{name, message, stack}`.

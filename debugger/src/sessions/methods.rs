@@ -10,9 +10,9 @@ use crate::store::Store;
 use serde_json::{json, Value};
 use tokio::sync::oneshot;
 
-use super::{helpers, Debugger, State};
+use crate::debugger::{helpers, Debugger, State};
 use crate::search::Needle;
-use crate::session::{DEFAULT_PER_PAGE, MAX_PER_PAGE};
+use crate::sessions::{DEFAULT_PER_PAGE, MAX_PER_PAGE};
 use crate::store::{SessionFilter, SessionRow};
 
 impl Debugger {
@@ -278,7 +278,7 @@ impl Debugger {
 }
 
 /// Closes and records one open session (it leaves memory); false when it was not open.
-pub(super) fn close_one_session(st: &mut State, session_id: &str, now: f64, reason: Option<&str>) -> Result<bool> {
+pub(crate) fn close_one_session(st: &mut State, session_id: &str, now: f64, reason: Option<&str>) -> Result<bool> {
     let Some(open) = st.sessions.get(session_id) else {
         return Ok(false);
     };
@@ -299,7 +299,7 @@ pub(super) fn close_one_session(st: &mut State, session_id: &str, now: f64, reas
 }
 
 /// One page of `/repls`, as found in the store, before it is shaped for its reader.
-pub(super) struct FoundSessions {
+pub(crate) struct FoundSessions {
     rows: Vec<SessionRow>,
     total: usize,
     page: usize,
@@ -307,14 +307,14 @@ pub(super) struct FoundSessions {
 }
 
 impl FoundSessions {
-    pub(super) fn page<T>(self, each: impl FnMut(SessionRow) -> Result<T>) -> Result<SessionPage<T>> {
+    pub(crate) fn page<T>(self, each: impl FnMut(SessionRow) -> Result<T>) -> Result<SessionPage<T>> {
         let sessions = self.rows.into_iter().map(each).collect::<Result<_>>()?;
         Ok(SessionPage { sessions, total: self.total, page: self.page, per_page: self.per_page })
     }
 }
 
 /// One page of sessions from the store, with the open ones matched in memory.
-pub(super) fn find_sessions(st: &State, query: &SessionQuery) -> Result<FoundSessions> {
+pub(crate) fn find_sessions(st: &State, query: &SessionQuery) -> Result<FoundSessions> {
     let needle = Needle::parse(query.search.as_deref());
     let open_matches = needle.as_ref().map(|n| st.sessions.matching(n)).unwrap_or_default();
     let per_page = match query.per_page {
@@ -336,7 +336,7 @@ pub(super) fn find_sessions(st: &State, query: &SessionQuery) -> Result<FoundSes
 }
 
 /// A transcript entry and its event.
-pub(super) fn persist_entry(
+pub(crate) fn persist_entry(
     store: &Store,
     process_key: &str,
     session_id: &str,
@@ -354,7 +354,7 @@ pub(super) fn persist_entry(
 
 /// Everything an answered eval leaves behind, in one commit: its request, the value it
 /// returned (if new), the transcript entry and its event.
-pub(super) fn persist_answer(
+pub(crate) fn persist_answer(
     st: &State,
     request: &EvalRequest,
     requested_at: f64,
@@ -378,6 +378,6 @@ pub(super) fn persist_answer(
     })
 }
 
-pub(super) fn request_event(request: &EvalRequest) -> Value {
+pub(crate) fn request_event(request: &EvalRequest) -> Value {
     json!({"eval_id": request.eval_id, "expr": request.expr})
 }

@@ -10,10 +10,10 @@
 use rusqlite::{params, OptionalExtension};
 use serde_json::Value;
 
-use super::{json_text, parse, storage, Store};
 use crate::error::{Error, Result};
 use crate::model::{ReplSession, SessionLink, SessionStatus, TranscriptEntry};
 use crate::search::{Needle, SearchText};
+use crate::store::{json_text, parse, storage, Store};
 
 /// A session without its transcript, and how many entries the transcript has.
 pub struct SessionRow {

@@ -2,13 +2,15 @@
 //! (after it returned or raised) and is resumed once, with an action. Resumed pauses are kept:
 //! their call stack and REPL sessions stay readable.
 
+pub(crate) mod methods;
+
 use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use tokio::sync::Notify;
 
-use crate::call::{Action, CallData};
+use crate::calls::{Action, CallData};
 use crate::cid_store::SerializationFormat;
 use crate::error::{Error, Result};
 use crate::eval::EvalQueue;

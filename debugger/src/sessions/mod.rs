@@ -2,6 +2,9 @@
 //! when it closes; from then on it is read from the store (`store::sessions`), so memory holds
 //! only what live pauses use, however long the history.
 
+pub(crate) mod methods;
+pub(crate) mod store;
+
 use std::collections::HashMap;
 
 use crate::error::{Error, Result};
@@ -20,7 +23,7 @@ pub struct Sessions {
 }
 
 struct OpenSession {
-    session: ReplSession,
+    pub(crate) session: ReplSession,
     /// Searched in memory until the session closes and its text goes into the store's index.
     text: SearchText,
 }

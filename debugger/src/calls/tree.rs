@@ -6,7 +6,7 @@ use std::collections::HashMap;
 
 use serde_json::Value;
 
-use crate::call::CallRecord;
+use crate::calls::CallRecord;
 use crate::display::text_of;
 use crate::model::{CallTreeNode, SessionLink};
 

@@ -4,10 +4,10 @@ use rusqlite::params;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use super::{json_text, storage, Store};
-use crate::call::{Action, CallData, CallRecord};
+use crate::calls::{Action, CallData, CallRecord};
 use crate::error::Result;
 use crate::model::PauseReason;
+use crate::store::{json_text, storage, Store};
 
 /// A pause as stored: enough to show its call stack and sessions after it was resumed.
 #[derive(Clone, Debug, Serialize, Deserialize)]
