@@ -6,6 +6,7 @@
 pub mod breakpoints;
 pub mod checkpoints;
 pub mod kinds;
+pub mod live_events;
 pub mod model;
 pub mod processes;
 pub mod runtimes;

@@ -1,0 +1,190 @@
+//! Live events: what the server pushes to every open page over `/api/live` (server-sent events),
+//! and their kinds, which the pages match on. Built for the browser too, like `model`, which
+//! re-exports them.
+
+use serde::{Deserialize, Serialize};
+
+use crate::model::TranscriptEntry;
+
+/// A change pushed to every open page (server-sent events).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum LiveEvent {
+    PauseAdded {
+        pause_id: String,
+    },
+    PauseResumed {
+        pause_id: String,
+    },
+    SessionStarted {
+        session_id: String,
+        pause_id: String,
+    },
+    TranscriptAppended {
+        session_id: String,
+        entry: TranscriptEntry,
+    },
+    SessionClosed {
+        session_id: String,
+        closed_at: f64,
+    },
+    BreakpointsChanged,
+    /// A call of this process started or completed (the call tree changed).
+    CallsChanged {
+        process_key: String,
+    },
+    /// A process was launched, a debug client called in for the first time, or a lost one came back.
+    ProcessStarted {
+        process: crate::processes::TrackedProcess,
+    },
+    /// Lines a launched process wrote, in order (one event per read, often many lines).
+    ProcessOutput {
+        process_id: String,
+        lines: Vec<crate::processes::OutputLine>,
+    },
+    /// A process ended (exited, crashed, killed) or was lost; the record says how.
+    ProcessExited {
+        process: crate::processes::TrackedProcess,
+    },
+    /// A finished process was deleted (`DELETE /api/processes/{id}`).
+    ProcessForgotten {
+        process_id: String,
+    },
+    /// A finished process's time in the active list ran out (it stays in history).
+    ProcessLeftList {
+        process_id: String,
+    },
+    /// Time travel: a snapshot taken or refused (`data` says which).
+    Checkpoint {
+        process_id: String,
+        data: serde_json::Value,
+    },
+    Rewind {
+        process_id: String,
+        data: serde_json::Value,
+    },
+    BranchCreated {
+        process_id: String,
+        data: serde_json::Value,
+    },
+    BranchSwitched {
+        process_id: String,
+        data: serde_json::Value,
+    },
+}
+
+/// The kind of a [`LiveEvent`]: its `type` on the wire. The pages match on this, not on strings,
+/// so a renamed or new event fails to compile where it is handled.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum LiveEventKind {
+    PauseAdded,
+    PauseResumed,
+    SessionStarted,
+    TranscriptAppended,
+    SessionClosed,
+    BreakpointsChanged,
+    CallsChanged,
+    ProcessStarted,
+    ProcessOutput,
+    ProcessExited,
+    ProcessForgotten,
+    ProcessLeftList,
+    Checkpoint,
+    Rewind,
+    BranchCreated,
+    BranchSwitched,
+    /// Not an event of the manager's: the stream's own word that a slow page missed events.
+    Lagged,
+}
+
+impl LiveEventKind {
+    pub const ALL: [LiveEventKind; 17] = [
+        Self::PauseAdded,
+        Self::PauseResumed,
+        Self::SessionStarted,
+        Self::TranscriptAppended,
+        Self::SessionClosed,
+        Self::BreakpointsChanged,
+        Self::CallsChanged,
+        Self::ProcessStarted,
+        Self::ProcessOutput,
+        Self::ProcessExited,
+        Self::ProcessForgotten,
+        Self::ProcessLeftList,
+        Self::Checkpoint,
+        Self::Rewind,
+        Self::BranchCreated,
+        Self::BranchSwitched,
+        Self::Lagged,
+    ];
+
+    /// The `type` on the wire (serde's name of the [`LiveEvent`] variant).
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            Self::PauseAdded => "pause_added",
+            Self::PauseResumed => "pause_resumed",
+            Self::SessionStarted => "session_started",
+            Self::TranscriptAppended => "transcript_appended",
+            Self::SessionClosed => "session_closed",
+            Self::BreakpointsChanged => "breakpoints_changed",
+            Self::CallsChanged => "calls_changed",
+            Self::ProcessStarted => "process_started",
+            Self::ProcessOutput => "process_output",
+            Self::ProcessExited => "process_exited",
+            Self::ProcessForgotten => "process_forgotten",
+            Self::ProcessLeftList => "process_left_list",
+            Self::Checkpoint => "checkpoint",
+            Self::Rewind => "rewind",
+            Self::BranchCreated => "branch_created",
+            Self::BranchSwitched => "branch_switched",
+            Self::Lagged => "lagged",
+        }
+    }
+
+    pub fn parse(name: &str) -> Option<Self> {
+        Self::ALL.into_iter().find(|kind| kind.as_str() == name)
+    }
+}
+
+impl LiveEvent {
+    pub fn kind(&self) -> LiveEventKind {
+        match self {
+            LiveEvent::PauseAdded { .. } => LiveEventKind::PauseAdded,
+            LiveEvent::PauseResumed { .. } => LiveEventKind::PauseResumed,
+            LiveEvent::SessionStarted { .. } => LiveEventKind::SessionStarted,
+            LiveEvent::TranscriptAppended { .. } => LiveEventKind::TranscriptAppended,
+            LiveEvent::SessionClosed { .. } => LiveEventKind::SessionClosed,
+            LiveEvent::BreakpointsChanged => LiveEventKind::BreakpointsChanged,
+            LiveEvent::CallsChanged { .. } => LiveEventKind::CallsChanged,
+            LiveEvent::ProcessStarted { .. } => LiveEventKind::ProcessStarted,
+            LiveEvent::ProcessOutput { .. } => LiveEventKind::ProcessOutput,
+            LiveEvent::ProcessExited { .. } => LiveEventKind::ProcessExited,
+            LiveEvent::ProcessForgotten { .. } => LiveEventKind::ProcessForgotten,
+            LiveEvent::ProcessLeftList { .. } => LiveEventKind::ProcessLeftList,
+            LiveEvent::Checkpoint { .. } => LiveEventKind::Checkpoint,
+            LiveEvent::Rewind { .. } => LiveEventKind::Rewind,
+            LiveEvent::BranchCreated { .. } => LiveEventKind::BranchCreated,
+            LiveEvent::BranchSwitched { .. } => LiveEventKind::BranchSwitched,
+        }
+    }
+}
+
+#[cfg(test)]
+mod live_event_kind_tests {
+    use super::{LiveEvent, LiveEventKind};
+
+    #[test]
+    fn every_live_event_kind_is_the_wire_name_of_its_event() {
+        // serde names every variant it knows when it meets an unknown one.
+        let error = serde_json::from_str::<LiveEvent>(r#"{"type": "no_such_event"}"#).unwrap_err().to_string();
+        let expected = error.split("expected one of ").nth(1).expect("serde lists the variants");
+        let wire: Vec<&str> = expected.split(", ").filter_map(|name| name.split('`').nth(1)).collect();
+        let kinds: Vec<&str> =
+            LiveEventKind::ALL.iter().filter(|k| **k != LiveEventKind::Lagged).map(|k| k.as_str()).collect();
+        assert_eq!(wire, kinds, "{error}");
+        assert_eq!(LiveEvent::BreakpointsChanged.kind().as_str(), "breakpoints_changed");
+        for kind in LiveEventKind::ALL {
+            assert_eq!(LiveEventKind::parse(kind.as_str()), Some(kind));
+        }
+    }
+}
