@@ -10,10 +10,14 @@
 // The server is BREAKROOM_URL (Node), else the origin this module was loaded from (browser),
 // else the port file the server writes, else http://127.0.0.1:5174; `configure({serverUrl,
 // token})` overrides. If it cannot be reached, one line is printed and calls run without
-// pausing. Wire format: docs/JS_PROTOCOL.md.
+// pausing. Wire format: docs/src/js-protocol.md.
 
-const IS_NODE = typeof process !== 'undefined' && !!(process.versions && process.versions.node);
-const EVAL_EXPR = '__breakroom_expr__';
+import { decodeItem, item, repr } from './lib/values.mjs';
+import { identity, IS_NODE, loadIdentity, parameterNames, stackFrames } from './lib/program.mjs';
+import { evaluate, helperAnswer, sessionScope } from './lib/evaluation.mjs';
+
+export { repr };
+
 const DEFAULT_URL = 'http://127.0.0.1:5174';
 
 const state = {
@@ -22,7 +26,6 @@ const state = {
   enabled: true,
   offline: false,
   warned: false,
-  clientRef: 0,
   replacements: new Map(),
 };
 
@@ -107,247 +110,6 @@ function warnOffline(detail) {
     `breakroom: cannot reach the Breakroom server at ${state.serverUrl} (${detail}); ` +
       'calls run without pausing. Start it with `breakroom` or set BREAKROOM_URL.'
   );
-}
-
-// ---- values -------------------------------------------------------------------------------
-
-/** A short display text, like a REPL shows: strings quoted, objects as JSON-ish. */
-export function repr(value, depth = 0) {
-  if (value === undefined) return 'undefined';
-  if (value === null) return 'null';
-  const type = typeof value;
-  if (type === 'string') return JSON.stringify(value);
-  if (type === 'number' || type === 'boolean') return Object.is(value, -0) ? '-0' : String(value);
-  if (type === 'bigint') return `${value}n`;
-  if (type === 'symbol') return value.toString();
-  if (type === 'function') return `[Function: ${value.name || 'anonymous'}]`;
-  if (value instanceof Error) return `${value.name}: ${value.message}`;
-  if (value instanceof Date) return value.toISOString();
-  if (value instanceof RegExp) return String(value);
-  if (depth > 2) return Array.isArray(value) ? '[Array]' : '[Object]';
-  try {
-    if (Array.isArray(value)) {
-      const items = value.slice(0, 100).map((v) => repr(v, depth + 1));
-      if (value.length > 100) items.push(`… ${value.length - 100} more`);
-      return `[${items.join(', ')}]`;
-    }
-    if (value instanceof Map) {
-      return `Map(${value.size}) {${[...value].slice(0, 50).map(([k, v]) => `${repr(k, depth + 1)} => ${repr(v, depth + 1)}`).join(', ')}}`;
-    }
-    if (value instanceof Set) {
-      return `Set(${value.size}) {${[...value].slice(0, 50).map((v) => repr(v, depth + 1)).join(', ')}}`;
-    }
-    if (typeof value.then === 'function') return 'Promise { <pending> }';
-    const name = value.constructor && value.constructor.name !== 'Object' ? `${value.constructor.name} ` : '';
-    const keys = Object.keys(value).slice(0, 50);
-    const body = keys.map((k) => `${/^[A-Za-z_$][\w$]*$/.test(k) ? k : JSON.stringify(k)}: ${repr(value[k], depth + 1)}`);
-    return `${name}{${body.join(', ')}}`;
-  } catch (err) {
-    return `<unprintable: ${err && err.message}>`;
-  }
-}
-
-// JSON text for the CID store; values JSON cannot carry become their display text.
-function jsonText(value) {
-  const seen = new WeakSet();
-  try {
-    const text = JSON.stringify(value, (_key, v) => {
-      if (v === undefined || typeof v === 'function' || typeof v === 'symbol' || typeof v === 'bigint') return repr(v);
-      if (typeof v === 'number' && !Number.isFinite(v)) return String(v);
-      if (v && typeof v === 'object') {
-        if (seen.has(v)) return '[Circular]';
-        seen.add(v);
-        if (v instanceof Map || v instanceof Set || v instanceof Error) return repr(v);
-      }
-      return v;
-    });
-    return text === undefined ? 'null' : text;
-  } catch (_) {
-    return JSON.stringify(repr(value));
-  }
-}
-
-async function sha512Hex(text) {
-  const subtle = globalThis.crypto && globalThis.crypto.subtle;
-  if (!subtle) return null; // a page on a plain-http origin other than localhost
-  const digest = await subtle.digest('SHA-512', new TextEncoder().encode(text));
-  return Array.from(new Uint8Array(digest), (b) => b.toString(16).padStart(2, '0')).join('');
-}
-
-// A serialized item: the value as JSON text under its CID, with its display text.
-async function item(value) {
-  const data = jsonText(value);
-  const cid = await sha512Hex(data);
-  state.clientRef += 1;
-  const out = { client_ref: state.clientRef, serialization_format: 'json', repr: repr(value) };
-  if (cid) Object.assign(out, { cid, data });
-  return out;
-}
-
-function decodeItem(entry) {
-  if (!entry || typeof entry !== 'object') return entry;
-  if ('data' in entry && (!entry.serialization_format || entry.serialization_format === 'json')) {
-    return JSON.parse(entry.data);
-  }
-  throw new Error(`breakroom: cannot read a ${entry.serialization_format} value in JavaScript`);
-}
-
-// ---- where the program is -----------------------------------------------------------------
-
-const identity = { pid: 0, startTime: null, hostname: undefined, argv: undefined, processId: undefined };
-let identityReady = null;
-
-function loadIdentity() {
-  if (!identityReady) {
-    identityReady = (async () => {
-      if (IS_NODE) {
-        identity.pid = process.pid;
-        identity.startTime = Math.round((Date.now() / 1000 - process.uptime()) * 1e6) / 1e6;
-        identity.argv = process.argv.slice(1);
-        identity.processId = process.env.BREAKROOM_PROCESS_ID || undefined;
-        try {
-          identity.hostname = (await import('node:os')).hostname();
-        } catch (_) {
-          identity.hostname = undefined;
-        }
-      } else {
-        // A page has no pid: 0, and its load time tells pages apart.
-        const origin = globalThis.performance && performance.timeOrigin ? performance.timeOrigin : Date.now();
-        identity.startTime = Math.round(origin * 1000) / 1e6;
-      }
-    })();
-  }
-  return identityReady;
-}
-
-// V8's stack lines: "    at name (file:line:col)" or "    at file:line:col".
-function stackFrames(skip) {
-  const lines = String(new Error().stack || '').split('\n').slice(1 + skip);
-  const frames = [];
-  for (const line of lines) {
-    const m = line.match(/^\s*at (?:async )?(?:(.*?) \()?(.*?):(\d+):\d+\)?$/);
-    if (!m || m[2].startsWith('node:') || m[2].includes('breakroom.mjs') || m[2].includes('debug-client.js')) continue;
-    frames.push({ filename: m[2], lineno: Number(m[3]), function: m[1] || '<module>' });
-  }
-  return frames;
-}
-
-function parameterNames(fn) {
-  const src = Function.prototype.toString.call(fn);
-  const single = src.match(/^\s*(?:async\s*)?([A-Za-z_$][\w$]*)\s*=>/);
-  const params = single ? single[1] : (src.match(/^[^(]*\(([^)]*)\)/) || [])[1];
-  const names = [];
-  let rest = null;
-  for (let part of (params || '').split(',')) {
-    part = part.split('=')[0].trim();
-    if (!part) continue;
-    if (part.startsWith('...')) {
-      part = part.slice(3).trim();
-      if (/^[A-Za-z_$][\w$]*$/.test(part)) rest = part;
-      break;
-    }
-    // A destructured parameter has no name: its position is kept.
-    names.push(/^[A-Za-z_$][\w$]*$/.test(part) ? part : null);
-  }
-  return { names, rest };
-}
-
-// ---- evaluation in the program ------------------------------------------------------------
-
-// Names read through `with`: the session's own, then the call's locals, then the globals.
-// Unknown names are the session's, so `x = 5` (or `let x = 5`, rewritten) stays for the session.
-function sessionScope(locals, own) {
-  return new Proxy(own, {
-    has(_t, key) {
-      if (typeof key === 'symbol' || key === EVAL_EXPR) return false;
-      return key in own || key in locals || !(key in globalThis);
-    },
-    get(_t, key) {
-      if (typeof key === 'symbol') return undefined;
-      if (key in own) return own[key];
-      if (key in locals) return locals[key];
-      if (key in globalThis) return globalThis[key];
-      throw new ReferenceError(`${key} is not defined`);
-    },
-    set(_t, key, value) {
-      if (key in locals && !(key in own)) locals[key] = value;
-      else own[key] = value;
-      return true;
-    },
-  });
-}
-
-// Sloppy-mode function so that `with` works; direct eval keeps the scope chain.
-const runInScope = new Function('scope', EVAL_EXPR, `with (scope) { return eval(${EVAL_EXPR}); }`);
-
-// Top-level `let x = …` / `const` / `var` would die with the eval: they become assignments.
-function keepDeclarations(code) {
-  return code.replace(/(^|[;\n])(\s*)(?:let|const|var)\s+([A-Za-z_$][\w$]*)\s*=/g, '$1$2$3 =');
-}
-
-const CONSOLE_METHODS = ['log', 'info', 'warn', 'error', 'debug'];
-
-async function evaluate(code, scope, timeoutS) {
-  const printed = [];
-  const saved = CONSOLE_METHODS.map((name) => console[name]);
-  CONSOLE_METHODS.forEach((name) => {
-    console[name] = (...parts) => printed.push(parts.map((p) => (typeof p === 'string' ? p : repr(p))).join(' ') + '\n');
-  });
-  try {
-    let value = runInScope(scope, keepDeclarations(code));
-    if (value && typeof value.then === 'function') {
-      let timer;
-      const limit = new Promise((_, reject) => {
-        timer = setTimeout(() => reject(new Error('evaluation timed out')), Math.max(0.5, timeoutS - 1) * 1000);
-      });
-      try {
-        value = await Promise.race([value, limit]);
-      } finally {
-        clearTimeout(timer);
-      }
-    }
-    // A declaration shows nothing, as in Node's REPL (which prints `undefined`) or Python's.
-    const declared = /^\s*(let|const|var)\s/.test(code);
-    return { result: declared ? '' : repr(value), stdout: printed.join('') };
-  } catch (err) {
-    const text = err instanceof Error ? `${err.name}: ${err.message}` : `Uncaught ${repr(err)}`;
-    return { error: err && err.message === 'evaluation timed out' ? 'TimeoutError: evaluation timed out' : text, stdout: printed.join('') };
-  } finally {
-    CONSOLE_METHODS.forEach((name, i) => {
-      console[name] = saved[i];
-    });
-  }
-}
-
-// The REPL page's helpers, answered without running the program's code: the variables panel
-// (the call's locals, then the session's names; one level, nothing expands) and completion of
-// names, and of property names after `name.` (names are listed, getters are not called).
-function helperAnswer(kind, args, locals, own) {
-  const typeOf = (v) => (v === null ? 'null' : Array.isArray(v) ? 'Array' : typeof v === 'object' ? (v.constructor && v.constructor.name) || 'Object' : typeof v);
-  if (kind === 'variables') {
-    const row = (name, value, scope) => ({
-      name, type: typeOf(value), repr: repr(value).slice(0, 300), expandable: false, path: [['var', name]], expression: name, scope,
-    });
-    const rows = Object.keys(locals).filter((n) => !(n in own)).map((n) => row(n, locals[n], 'local'));
-    return { variables: rows.concat(Object.keys(own).map((n) => row(n, own[n], 'session'))), timed_out: false };
-  }
-  if (kind === 'complete') {
-    const code = String(args.code || '');
-    const upto = [...code].slice(0, args.cursor_pos ?? code.length).join('');
-    const m = upto.match(/(?:([A-Za-z_$][\w$]*)\.)?([A-Za-z_$][\w$]*)?$/);
-    const prefix = (m && m[2]) || '';
-    let names = [];
-    const lookup = (n) => (n in own ? own[n] : n in locals ? locals[n] : globalThis[n]);
-    if (m && m[1]) {
-      for (let o = Object(lookup(m[1])); o; o = Object.getPrototypeOf(o)) names.push(...Object.getOwnPropertyNames(o));
-    } else {
-      names = [...Object.keys(own), ...Object.keys(locals), ...Object.getOwnPropertyNames(globalThis)];
-    }
-    const matches = [...new Set(names)].filter((n) => n.startsWith(prefix) && /^[A-Za-z_$][\w$]*$/.test(n)).sort();
-    const end = [...upto].length;
-    return { matches, cursor_start: end - prefix.length, cursor_end: end, metadata: { types: matches.map(() => '') } };
-  }
-  return { error: 'invalid_path', message: 'JavaScript values do not expand in the panel' };
 }
 
 // Holds the poll until the server says how to go on; answers evals meanwhile (one round trip

@@ -4,7 +4,8 @@
 //   node client-js/bench/eval_round_trip.mjs [--bin target/release/breakroom] [--n 500] [--client breakroom|cideldill]
 //
 // Starts its own server (--memory, a free port) and one program running the chosen client:
-// Breakroom's (client-js/breakroom.mjs) or cideldill's, unchanged (server/tests/fixtures/).
+// Breakroom's (client-js/breakroom.mjs), or our driver that sends what cideldill's JavaScript client
+// sends (server/tests/fixtures/cideldill_js_driver.mjs).
 
 import { spawn } from 'node:child_process';
 import * as fs from 'node:fs';
@@ -43,7 +44,7 @@ const programs = {
   breakroom: `import { withDebug } from ${JSON.stringify(path.join(root, 'client-js', 'breakroom.mjs'))};
 const work = withDebug(function work(a, b) { return a + b; });
 console.log(await work(20, 22));`,
-  cideldill: `import cd from ${JSON.stringify(path.join(root, 'server', 'tests', 'fixtures', 'cideldill_debug_client.mjs'))};
+  cideldill: `import cd from ${JSON.stringify(path.join(root, 'server', 'tests', 'fixtures', 'cideldill_js_driver.mjs'))};
 cd.configure({ serverUrl: process.env.BREAKROOM_URL }); cd.withDebug('ON');
 function work(a, b) { return a + b; }
 console.log(await cd.debugCall('work', work, 20, 22));`,

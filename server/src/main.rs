@@ -129,7 +129,7 @@ async fn main() {
         Some(Command::Breakpoint { action }) => exit_with(breakroom_server::breakpoint_cli::run(action).await),
         Some(Command::Runtime(args)) => exit_with(breakroom_server::runtime_cli::run(args).await),
         Some(Command::JsClient) => {
-            print!("{}", breakroom_server::api::debug_client::SOURCE);
+            print!("{}", breakroom_server::api::debug_client::source());
             Ok(())
         }
         Some(Command::Mcp) => exit_with(breakroom_server::mcp::bridge::run().await),

@@ -236,3 +236,24 @@ console.log('SECOND', await add(5, 1));
     assert!(out.contains("FIRST 2") && out.contains("SECOND 6"), "{out}{err}");
     let _: Value = saved;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_client_imported_from_its_modules_on_disk_pauses_evaluates_and_hides_its_own_frames() {
+    let server = common::start().await;
+    server.add_breakpoint("add").await;
+    let program = NodeProgram::run(&server, &common::node::breakroom_client_modules(), ADD);
+    let pause = server.wait_for_pause("add").await;
+    let frames = pause["call_data"]["frames"].as_array().cloned().unwrap_or_default();
+    assert!(!frames.is_empty(), "{pause}");
+    for frame in &frames {
+        let file = frame["filename"].as_str().unwrap_or_default();
+        assert!(!file.contains("client-js/"), "the client's own frame is shown: {file}");
+    }
+    let pause_id = pause["id"].as_str().unwrap();
+    let session = server.start_session(pause_id).await;
+    assert_eq!(server.eval_in(&session, "a * b").await["output"], "6");
+    server.resume(pause_id, json!({})).await;
+    let (code, out, err) = program.finish();
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("RESULT 5"), "{out}");
+}

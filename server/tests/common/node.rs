@@ -9,8 +9,23 @@ use serde_json::{json, Value};
 
 use super::TestServer;
 
-/// Breakroom's JavaScript client, as the server serves it.
+/// Breakroom's JavaScript client as the server serves it: its modules joined into one file
+/// (`breakroom_server::api::debug_client::source`), written once per test process.
 pub fn breakroom_client() -> PathBuf {
+    static FILE: std::sync::OnceLock<PathBuf> = std::sync::OnceLock::new();
+    FILE.get_or_init(|| {
+        let dir = std::env::temp_dir().join(format!("breakroom-js-client-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let file = dir.join("breakroom.mjs");
+        std::fs::write(&file, breakroom_server::api::debug_client::source()).unwrap();
+        file
+    })
+    .clone()
+}
+
+/// The client's entry module on disk, importing its parts (`client-js/lib/`), as a Node program
+/// that imports the repository's file runs it.
+pub fn breakroom_client_modules() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../client-js/breakroom.mjs").canonicalize().unwrap()
 }
 
