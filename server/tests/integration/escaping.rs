@@ -4,7 +4,7 @@
 //! values come out escaped, never as markup. The pages can run code in every debugged process,
 //! so one unescaped field is remote code execution.
 
-mod common;
+use crate::common;
 
 use std::time::{Duration, Instant};
 
@@ -56,8 +56,12 @@ async fn wait_until(what: &str, mut done: impl AsyncFnMut() -> bool) {
     }
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn every_user_controlled_field_is_escaped_on_every_page() {
+#[test]
+fn every_user_controlled_field_is_escaped_on_every_page() {
+    crate::common::on_shared_runtime(every_user_controlled_field_is_escaped_on_every_page_on_the_shared_runtime())
+}
+
+async fn every_user_controlled_field_is_escaped_on_every_page_on_the_shared_runtime() {
     let server = common::start().await;
     let function = evil("function");
     let (cid, data) = pickled_str(&evil("stored"));

@@ -1,7 +1,7 @@
 //! One nav for every page: the app's top bar and the shell of the pages the server renders alone
 //! (the timeline) both list `breakroom_app::NAV`, in order.
 
-mod common;
+use crate::common;
 
 use serde_json::json;
 
@@ -19,8 +19,12 @@ fn nav_links(html: &str) -> Vec<(String, String)> {
         .collect()
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn the_app_and_the_timeline_page_show_every_nav_link_in_order() {
+#[test]
+fn the_app_and_the_timeline_page_show_every_nav_link_in_order() {
+    crate::common::on_shared_runtime(the_app_and_the_timeline_page_show_every_nav_link_in_order_on_the_shared_runtime())
+}
+
+async fn the_app_and_the_timeline_page_show_every_nav_link_in_order_on_the_shared_runtime() {
     let server = common::start().await;
     let expected: Vec<(String, String)> =
         breakroom_app::NAV.iter().map(|(href, label)| (href.to_string(), label.to_string())).collect();

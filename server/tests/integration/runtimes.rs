@@ -3,88 +3,15 @@
 //! isolation, idle cleanup, a dying process), bad input, the non-loopback switch, a server
 //! started with SIGINT ignored, and `breakroom runtime`.
 
-use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
+use std::path::Path;
+use std::process::{Command, Stdio};
 use std::time::Duration;
 
 use serde_json::{json, Value};
 
-const BIN: &str = env!("CARGO_BIN_EXE_breakroom");
+use crate::common::binary::{start, start_via, temp_home, BinaryServer, BIN};
 
-struct Server {
-    child: Child,
-    base: String,
-    home: PathBuf,
-    http: reqwest::Client,
-}
-
-impl Drop for Server {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
-fn temp_home() -> PathBuf {
-    tempfile::tempdir().expect("temp dir").keep()
-}
-
-/// Starts `breakroom` (through `sh -c` when `shell_prefix` is given, e.g. to ignore SIGINT).
-async fn start_via(home: &Path, args: &[&str], shell_prefix: Option<&str>) -> Server {
-    use std::io::{BufRead, BufReader};
-    let mut command = match shell_prefix {
-        None => Command::new(BIN),
-        Some(prefix) => {
-            let mut c = Command::new("sh");
-            c.arg("-c").arg(format!("{prefix} exec \"$0\" \"$@\"")).arg(BIN);
-            c
-        }
-    };
-    let mut child = command
-        .args(["--port", "0", "--data-dir"])
-        .arg(home.join("data"))
-        .args(args)
-        .env("CIDELDILL_HOME", home)
-        .env_remove("BREAKROOM_URL")
-        .env_remove("BREAKROOM_TOKEN")
-        .stdout(Stdio::piped())
-        .spawn()
-        .expect("start breakroom");
-    let stdout = child.stdout.take().expect("stdout");
-    let base = tokio::task::spawn_blocking(move || {
-        let mut lines = BufReader::new(stdout).lines();
-        let base = loop {
-            let line = lines.next().expect("server printed its address").expect("read");
-            if let Some(url) = line.strip_prefix("Server running on ") {
-                break url.replace("0.0.0.0", "127.0.0.1");
-            }
-        };
-        std::thread::spawn(move || lines.for_each(drop));
-        base
-    })
-    .await
-    .unwrap();
-    Server { child, base, home: home.to_path_buf(), http: reqwest::Client::new() }
-}
-
-async fn start(home: &Path, args: &[&str]) -> Server {
-    start_via(home, args, None).await
-}
-
-impl Server {
-    async fn send(&self, method: reqwest::Method, path: &str, body: Option<Value>) -> (u16, Value) {
-        let mut request = self.http.request(method, format!("{}{path}", self.base)).bearer_auth("t0ken");
-        if let Some(body) = body {
-            request = request.json(&body);
-        }
-        let r = request.send().await.unwrap();
-        (r.status().as_u16(), r.json().await.unwrap_or(Value::Null))
-    }
-
-    async fn get(&self, path: &str) -> (u16, Value) {
-        self.send(reqwest::Method::GET, path, None).await
-    }
-
+impl BinaryServer {
     async fn exec_with(&self, ws: &str, body: Value) -> Value {
         let (status, reply) = self.send(reqwest::Method::POST, &format!("/api/runtimes/{ws}/exec"), Some(body)).await;
         assert_eq!(status, 200, "{reply}");

@@ -2,7 +2,7 @@
 //! so an eval costs the paused program one round trip. The answer is recorded exactly as
 //! `/api/call/repl-result` records it, in one commit with its request.
 
-mod common;
+use crate::common;
 
 use std::time::Duration;
 

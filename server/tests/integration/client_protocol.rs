@@ -1,7 +1,7 @@
 //! The cideldill client protocol (PROTOCOL.md §4–§9): shapes and status codes an unchanged
 //! client depends on.
 
-mod common;
+use crate::common;
 
 use serde_json::{json, Value};
 

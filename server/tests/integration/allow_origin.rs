@@ -1,7 +1,7 @@
 //! `--allow-origin URL`: a page of that origin (one that loads `/api/debug-client.js`) may use
 //! the debug-client routes, with CORS preflights and headers; nothing else, and only when given.
 
-mod common;
+use crate::common;
 
 use reqwest::{Method, StatusCode};
 use serde_json::json;

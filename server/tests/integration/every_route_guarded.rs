@@ -5,7 +5,7 @@
 //! body that is not of the endpoint's type, and must refuse; the same request with the server's
 //! own headers must get through the guard (so the refusal is the guard's, not a 404 or a 400).
 
-mod common;
+use crate::common;
 
 use std::time::Duration;
 
@@ -116,8 +116,12 @@ fn good_body(door: &Door) -> Option<(&str, &'static str)> {
     }
 }
 
-#[tokio::test]
-async fn every_route_refuses_foreign_hosts_origins_and_body_types() {
+#[test]
+fn every_route_refuses_foreign_hosts_origins_and_body_types() {
+    crate::common::on_shared_runtime(every_route_refuses_foreign_hosts_origins_and_body_types_on_the_shared_runtime())
+}
+
+async fn every_route_refuses_foreign_hosts_origins_and_body_types_on_the_shared_runtime() {
     let mut server = common::start().await;
     server.http = reqwest::Client::builder().timeout(Duration::from_secs(20)).build().unwrap();
     let own_origin = server.base.clone();
@@ -162,8 +166,12 @@ async fn every_route_refuses_foreign_hosts_origins_and_body_types() {
     assert!(failures.is_empty(), "{} of {} doors:\n{}", failures.len(), doors.len(), failures.join("\n"));
 }
 
-#[tokio::test]
-async fn with_a_token_every_route_requires_it() {
+#[test]
+fn with_a_token_every_route_requires_it() {
+    crate::common::on_shared_runtime(with_a_token_every_route_requires_it_on_the_shared_runtime())
+}
+
+async fn with_a_token_every_route_requires_it_on_the_shared_runtime() {
     let config = breakroom_debugger::Config {
         eval_timeout: Duration::from_secs(2),
         poll_hold: Duration::from_secs(1),

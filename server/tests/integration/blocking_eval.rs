@@ -1,6 +1,6 @@
 //! The blocking eval over HTTP, with a scripted client standing in for the paused program.
 
-mod common;
+use crate::common;
 
 use std::time::{Duration, Instant};
 

@@ -1,6 +1,6 @@
 //! `/api/openapi.json`: generated from the handlers, and it matches the routes that serve.
 
-mod common;
+use crate::common;
 
 use std::collections::BTreeSet;
 

@@ -2,77 +2,15 @@
 //! and crash reasons, stop, retention, `lost` after a restart, dead processes closing their
 //! pauses, launch errors, and the `breakroom run|ps|logs` commands.
 
-use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
+use std::path::Path;
+use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 use serde_json::{json, Value};
 
-const BIN: &str = env!("CARGO_BIN_EXE_breakroom");
+use crate::common::binary::{start, temp_home, BinaryServer, BIN};
 
-/// A `breakroom` server process on a free port, with its own data directory and port file.
-struct Server {
-    child: Child,
-    base: String,
-    home: PathBuf,
-    http: reqwest::Client,
-}
-
-impl Drop for Server {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
-fn temp_home() -> PathBuf {
-    tempfile::tempdir().expect("temp dir").keep()
-}
-
-async fn start(home: &Path, args: &[&str]) -> Server {
-    use std::io::{BufRead, BufReader};
-    let mut child = Command::new(BIN)
-        .args(["--port", "0", "--data-dir"])
-        .arg(home.join("data"))
-        .args(args)
-        .env("CIDELDILL_HOME", home)
-        .env_remove("BREAKROOM_URL")
-        .stdout(Stdio::piped())
-        .spawn()
-        .expect("start breakroom");
-    let stdout = child.stdout.take().expect("stdout");
-    let base = tokio::task::spawn_blocking(move || {
-        let mut lines = BufReader::new(stdout).lines();
-        let base = loop {
-            let line = lines.next().expect("server printed its address").expect("read");
-            if let Some(url) = line.strip_prefix("Server running on ") {
-                break url.to_string();
-            }
-        };
-        // Keep draining so the server never blocks on a full pipe.
-        std::thread::spawn(move || lines.for_each(drop));
-        base
-    })
-    .await
-    .unwrap();
-    Server { child, base, home: home.to_path_buf(), http: reqwest::Client::new() }
-}
-
-impl Server {
-    async fn get(&self, path: &str) -> (u16, Value) {
-        let r = self.http.get(format!("{}{path}", self.base)).send().await.unwrap();
-        (r.status().as_u16(), r.json().await.unwrap_or(Value::Null))
-    }
-
-    async fn send(&self, method: reqwest::Method, path: &str, body: Option<Value>) -> (u16, Value) {
-        let mut request = self.http.request(method, format!("{}{path}", self.base));
-        if let Some(body) = body {
-            request = request.json(&body);
-        }
-        let r = request.send().await.unwrap();
-        (r.status().as_u16(), r.json().await.unwrap_or(Value::Null))
-    }
-
+impl BinaryServer {
     async fn launch(&self, command: &[&str]) -> Value {
         let (status, body) =
             self.send(reqwest::Method::POST, "/api/processes", Some(json!({"command": command}))).await;
@@ -342,7 +280,7 @@ async fn a_process_running_when_the_server_stops_comes_back_lost() {
 /// A Python program that pauses at `breakpoint()` (PYTHONBREAKPOINT=breakroom.set_trace).
 const PAUSES: &str = "import time\nx = 41\nbreakpoint()\nprint('resumed', flush=True)\ntime.sleep(30)";
 
-async fn wait_paused(server: &Server) -> Value {
+async fn wait_paused(server: &BinaryServer) -> Value {
     let deadline = Instant::now() + Duration::from_secs(20);
     loop {
         let (_, paused) = server.get("/api/paused").await;
@@ -431,7 +369,7 @@ async fn a_cideldill_client_on_this_host_that_dies_closes_its_pause_too() {
 }
 
 /// Runs the `breakroom` command line against `server`.
-fn cli(server: &Server, args: &[&str]) -> std::process::Output {
+fn cli(server: &BinaryServer, args: &[&str]) -> std::process::Output {
     Command::new(BIN)
         .args(args)
         .env("CIDELDILL_HOME", &server.home)

@@ -3,7 +3,7 @@
 //! that hold, do not hold or raise, hit conditions, logpoints, a line breakpoint added while the
 //! program runs, disabled breakpoints, and an unchanged cideldill client's path.
 
-mod common;
+use crate::common;
 
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};

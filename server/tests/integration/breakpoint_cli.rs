@@ -1,7 +1,7 @@
 //! `breakroom breakpoint add | list | remove | clear | enable | disable` (issue 18), the real
 //! binary against a real server.
 
-mod common;
+use crate::common;
 
 use std::process::Command;
 

@@ -4,7 +4,7 @@
 //! values and `{name, message}` errors, modified arguments and skip results read as JSON items,
 //! and its calls shown as JavaScript.
 
-mod common;
+use crate::common;
 
 use common::node::{cideldill_driver, NodeProgram};
 use serde_json::json;

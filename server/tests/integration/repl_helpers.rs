@@ -2,7 +2,7 @@
 //! own client (its `complete`/`variables`/`expand` requests) and an eval-only client (the
 //! completion snippet evaluated by plain `eval`). Neither leaves a trace in the transcript.
 
-mod common;
+use crate::common;
 
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};

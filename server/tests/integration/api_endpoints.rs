@@ -1,7 +1,7 @@
 //! API Endpoints (Server): the REPL endpoints over real HTTP, with a
 //! scripted client standing in for the paused program.
 
-mod common;
+use crate::common;
 
 use std::time::Duration;
 

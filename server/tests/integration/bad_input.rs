@@ -1,6 +1,6 @@
 //! Bad input on every endpoint gets a 4xx JSON body naming the problem: never a 5xx, never a panic.
 
-mod common;
+use crate::common;
 
 use serde_json::Value;
 

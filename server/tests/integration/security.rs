@@ -1,7 +1,7 @@
 //! Who may call what: Host, Origin and body-type checks (on every route: the walk over all of them
 //! is every_route_guarded.rs), the access token, `--allow-host`, body limits.
 
-mod common;
+use crate::common;
 
 use std::time::Duration;
 

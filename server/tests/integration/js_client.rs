@@ -4,7 +4,7 @@
 //! the call runs with, and modify, skip and raise from the UI, async functions, thrown errors,
 //! `breakroom.pause(locals)`, the offline fallback and the script the server serves.
 
-mod common;
+use crate::common;
 
 use common::node::{breakroom_client, NodeProgram};
 use common::TestServer;

@@ -1,0 +1,27 @@
+//! The server's integration tests, in one test binary: each module is one area, against a real
+//! server (in this process, or the real binary where the whole process matters: `common::binary`).
+//! One binary links the server once instead of once per file. Tests that render pages take turns
+//! (`common::on_shared_runtime`): Leptos keeps process-wide SSR state.
+
+mod common;
+
+mod allow_origin;
+mod answering_polls;
+mod api_endpoints;
+mod bad_input;
+mod blocking_eval;
+mod breakpoint_cli;
+mod breakpoint_kinds;
+mod cideldill_js_client;
+mod client_protocol;
+mod escaping;
+mod every_route_guarded;
+mod failure_logging;
+mod js_client;
+mod openapi;
+mod page_shell;
+mod pages;
+mod processes;
+mod repl_helpers;
+mod runtimes;
+mod security;

@@ -1,0 +1,87 @@
+//! The call trees (`/call-tree`, `/call-tree/{process_key}`).
+
+use super::{page, visible};
+use crate::common::{self, on_shared_runtime};
+
+fn node<'a>(html: &'a str, call_id: &str) -> &'a str {
+    let start = html.find(&format!("data-call-id=\"{call_id}\"")).expect("node on the page");
+    let end = html[start..].find("</li>").map(|e| start + e).unwrap_or(html.len());
+    &html[start..end]
+}
+
+#[test]
+fn test_call_tree_node_shows_repl_badge_when_session_exists() {
+    on_shared_runtime(async {
+        let server = common::start().await;
+        let (call_id, pause_id) = server.pause_call("compute", 4401).await;
+        server.start_session(&pause_id).await;
+        let (status, html) = page(&server, "/call-tree/1795331833.750000+4401").await;
+        assert_eq!(status, 200);
+        assert!(visible(node(&html, &call_id)).contains("REPL"));
+    })
+}
+
+#[test]
+fn test_call_tree_node_no_repl_badge_when_no_session() {
+    on_shared_runtime(async {
+        let server = common::start().await;
+        let (call_id, _) = server.pause_call("compute", 4402).await;
+        let (_, html) = page(&server, "/call-tree/1795331833.750000+4402").await;
+        assert!(!node(&html, &call_id).contains("badge repl"));
+    })
+}
+
+#[test]
+fn test_call_tree_node_repl_badge_links_to_session_page() {
+    on_shared_runtime(async {
+        let server = common::start().await;
+        let (call_id, pause_id) = server.pause_call("compute", 4403).await;
+        let session_id = server.start_session(&pause_id).await;
+        let (_, html) = page(&server, "/call-tree/1795331833.750000+4403").await;
+        assert!(node(&html, &call_id).contains(&format!("href=\"/repl/{session_id}\"")));
+    })
+}
+
+#[test]
+fn test_call_tree_node_multiple_sessions_shows_all_links() {
+    on_shared_runtime(async {
+        let server = common::start().await;
+        let (call_id, pause_id) = server.pause_call("compute", 4404).await;
+        let a = server.start_session(&pause_id).await;
+        let b = server.start_session(&pause_id).await;
+        let (_, html) = page(&server, "/call-tree/1795331833.750000+4404").await;
+        let node = node(&html, &call_id);
+        assert!(node.contains(&format!("href=\"/repl/{a}\"")) && node.contains(&format!("href=\"/repl/{b}\"")));
+    })
+}
+
+#[test]
+fn test_call_record_repl_sessions_field_populated_on_session_start() {
+    on_shared_runtime(async {
+        let server = common::start().await;
+        let (call_id, pause_id) = server.pause_call("compute", 4405).await;
+        let session_id = server.start_session(&pause_id).await;
+        assert_eq!(server.debugger.call_record(&call_id).unwrap().unwrap().repl_sessions, vec![session_id]);
+    })
+}
+
+#[test]
+fn test_call_record_repl_sessions_field_empty_by_default() {
+    on_shared_runtime(async {
+        let server = common::start().await;
+        let (call_id, _) = server.pause_call("compute", 4406).await;
+        assert!(server.debugger.call_record(&call_id).unwrap().unwrap().repl_sessions.is_empty());
+    })
+}
+
+#[test]
+fn call_tree_pages_list_processes_and_404_unknown_ones() {
+    on_shared_runtime(async {
+        let server = common::start().await;
+        server.pause_call("compute", 4407).await;
+        let (status, html) = page(&server, "/call-tree").await;
+        assert_eq!(status, 200);
+        assert!(html.contains("href=\"/call-tree/1795331833.750000+4407\""));
+        assert_eq!(page(&server, "/call-tree/nope").await.0, 404);
+    })
+}
