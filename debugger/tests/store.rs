@@ -36,7 +36,7 @@ fn pause(d: &Debugger, name: &str) -> (String, String) {
 }
 
 #[test]
-fn test_history_survives_reopening_the_data_directory() {
+fn history_survives_reopening_the_data_directory() {
     let dir = tempfile::tempdir().unwrap();
     let (session_id, cid) = {
         let d = open(dir.path());
@@ -65,7 +65,7 @@ fn test_history_survives_reopening_the_data_directory() {
 }
 
 #[test]
-fn test_open_pauses_and_sessions_come_back_closed_with_the_reason() {
+fn open_pauses_and_sessions_come_back_closed_with_the_reason() {
     let dir = tempfile::tempdir().unwrap();
     let (pause_id, session_id) = {
         let d = open(dir.path());
@@ -105,7 +105,7 @@ impl EvalClosed for Debugger {
 }
 
 #[test]
-fn test_event_log_records_a_call_from_start_to_completion_in_order() {
+fn event_log_records_a_call_from_start_to_completion_in_order() {
     let d = Debugger::new(config());
     let (pause_id, _) = pause(&d, "compute");
     let session_id = d.start_session(&pause_id).unwrap();
@@ -137,7 +137,7 @@ fn test_event_log_records_a_call_from_start_to_completion_in_order() {
 }
 
 #[test]
-fn test_schema_version_is_recorded_and_a_newer_schema_is_refused() {
+fn schema_version_is_recorded_and_a_newer_schema_is_refused() {
     let dir = tempfile::tempdir().unwrap();
     let version = Store::open(dir.path()).unwrap().schema_version().unwrap();
     assert!(version >= 1);
@@ -147,7 +147,7 @@ fn test_schema_version_is_recorded_and_a_newer_schema_is_refused() {
 }
 
 #[test]
-fn test_one_data_directory_serves_one_debugger_at_a_time() {
+fn one_data_directory_serves_one_debugger_at_a_time() {
     let dir = tempfile::tempdir().unwrap();
     let first = open(dir.path());
     let err = Debugger::open(config(), dir.path()).err().expect("the directory is taken");
@@ -159,7 +159,7 @@ fn test_one_data_directory_serves_one_debugger_at_a_time() {
 }
 
 #[test]
-fn test_a_data_directory_that_cannot_be_created_is_a_clear_error() {
+fn a_data_directory_that_cannot_be_created_is_a_clear_error() {
     let file = tempfile::NamedTempFile::new().unwrap();
     let err = Debugger::open(config(), &file.path().join("sub")).err().expect("not a directory");
     assert_eq!(err.code(), "storage_unavailable");
@@ -167,7 +167,7 @@ fn test_a_data_directory_that_cannot_be_created_is_a_clear_error() {
 }
 
 #[test]
-fn test_breakpoint_history_keeps_the_newest_entries_in_memory_and_on_disk() {
+fn breakpoint_history_keeps_the_newest_entries_in_memory_and_on_disk() {
     let dir = tempfile::tempdir().unwrap();
     let keep = Config { history_per_breakpoint: 3, ..config() };
     {

@@ -26,7 +26,7 @@ fn pause_in(d: &Debugger, name: &str, pid: i64, start_time: f64) -> String {
 }
 
 #[test]
-fn test_session_id_with_large_pid() {
+fn session_id_with_large_pid() {
     let d = debugger();
     let p = pause(&d, "f", 4_194_304_123);
     let id = d.start_session(&p).unwrap();
@@ -35,7 +35,7 @@ fn test_session_id_with_large_pid() {
 }
 
 #[test]
-fn test_session_id_with_high_precision_timestamp() {
+fn session_id_with_high_precision_timestamp() {
     let d = debugger();
     let p = pause(&d, "f", 7);
     let id = d.start_session(&p).unwrap();
@@ -47,7 +47,7 @@ fn test_session_id_with_high_precision_timestamp() {
 }
 
 #[test]
-fn test_start_session_race_condition_same_pid_timestamp() {
+fn start_session_race_condition_same_pid_timestamp() {
     let d = debugger();
     let p = pause(&d, "f", 8);
     let ids: Vec<String> = std::thread::scope(|scope| {
@@ -58,7 +58,7 @@ fn test_start_session_race_condition_same_pid_timestamp() {
 }
 
 #[test]
-fn test_start_session_collision_retries_with_1ms_bump() {
+fn start_session_collision_retries_with_1ms_bump() {
     let d = debugger();
     let p = pause(&d, "f", 9);
     let template = d.session(&d.start_session(&p).unwrap()).unwrap().unwrap();
@@ -80,7 +80,7 @@ fn test_start_session_collision_retries_with_1ms_bump() {
 }
 
 #[test]
-fn test_multiple_clients_same_pid_different_start_time() {
+fn multiple_clients_same_pid_different_start_time() {
     let d = debugger();
     let first = pause_in(&d, "f", 77, 1_795_331_833.75);
     let second = pause_in(&d, "f", 77, 1_795_331_999.25);
@@ -91,7 +91,7 @@ fn test_multiple_clients_same_pid_different_start_time() {
 }
 
 #[test]
-fn test_start_repl_on_already_resumed_breakpoint_returns_409() {
+fn start_repl_on_already_resumed_breakpoint_returns_409() {
     let d = debugger();
     let p = pause(&d, "f", 10);
     d.resume(&p, ResumeRequest::continue_()).unwrap();
@@ -101,7 +101,7 @@ fn test_start_repl_on_already_resumed_breakpoint_returns_409() {
 }
 
 #[test]
-fn test_transcript_with_hundreds_of_entries_performance() {
+fn transcript_with_hundreds_of_entries_performance() {
     let d = debugger();
     let p = pause(&d, "f", 11);
     let id = d.start_session(&p).unwrap();
@@ -116,7 +116,7 @@ fn test_transcript_with_hundreds_of_entries_performance() {
 }
 
 #[test]
-fn test_repls_page_with_hundreds_of_sessions_performance() {
+fn repls_page_with_hundreds_of_sessions_performance() {
     let d = debugger();
     let p = pause(&d, "f", 12);
     for _ in 0..300 {

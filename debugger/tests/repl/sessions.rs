@@ -10,7 +10,7 @@ use breakroom_debugger::{Debugger, Error};
 use super::{debugger, pause};
 
 #[test]
-fn test_start_session_creates_session_with_correct_fields() {
+fn start_session_creates_session_with_correct_fields() {
     let d = debugger();
     let p = pause(&d, "compute", 6238);
     let id = d.start_session(&p).unwrap();
@@ -27,7 +27,7 @@ fn test_start_session_creates_session_with_correct_fields() {
 }
 
 #[test]
-fn test_start_session_returns_unique_session_id_format() {
+fn start_session_returns_unique_session_id_format() {
     let d = debugger();
     let p = pause(&d, "f", 42);
     let ids: HashSet<String> = (0..20).map(|_| d.start_session(&p).unwrap()).collect();
@@ -40,13 +40,13 @@ fn test_start_session_returns_unique_session_id_format() {
 }
 
 #[test]
-fn test_start_session_for_nonexistent_pause_id_raises_error() {
+fn start_session_for_nonexistent_pause_id_raises_error() {
     let d = debugger();
     assert_eq!(d.start_session("nope"), Err(Error::PauseNotFound("nope".into())));
 }
 
 #[test]
-fn test_start_session_session_id_contains_pid_and_timestamp() {
+fn start_session_session_id_contains_pid_and_timestamp() {
     let d = debugger();
     let p = pause(&d, "f", 31337);
     let id = d.start_session(&p).unwrap();
@@ -55,7 +55,7 @@ fn test_start_session_session_id_contains_pid_and_timestamp() {
 }
 
 #[test]
-fn test_get_session_returns_correct_session() {
+fn get_session_returns_correct_session() {
     let d = debugger();
     let a = d.start_session(&pause(&d, "a", 1)).unwrap();
     let b = d.start_session(&pause(&d, "b", 2)).unwrap();
@@ -64,12 +64,12 @@ fn test_get_session_returns_correct_session() {
 }
 
 #[test]
-fn test_get_session_nonexistent_returns_none() {
+fn get_session_nonexistent_returns_none() {
     assert!(debugger().session("1-2.000000").unwrap().is_none());
 }
 
 #[test]
-fn test_list_sessions_returns_all_sessions() {
+fn list_sessions_returns_all_sessions() {
     let d = debugger();
     for n in ["a", "b", "c"] {
         d.start_session(&pause(&d, n, 1)).unwrap();
@@ -87,7 +87,7 @@ fn two_sessions_one_closed(d: &Debugger) -> (String, String) {
 }
 
 #[test]
-fn test_list_sessions_filter_by_active_status() {
+fn list_sessions_filter_by_active_status() {
     let d = debugger();
     let (open, _) = two_sessions_one_closed(&d);
     let page = d.list_sessions(&SessionQuery { status: SessionStatus::Active, ..Default::default() }).unwrap();
@@ -95,7 +95,7 @@ fn test_list_sessions_filter_by_active_status() {
 }
 
 #[test]
-fn test_list_sessions_filter_by_closed_status() {
+fn list_sessions_filter_by_closed_status() {
     let d = debugger();
     let (_, closed) = two_sessions_one_closed(&d);
     let page = d.list_sessions(&SessionQuery { status: SessionStatus::Closed, ..Default::default() }).unwrap();
@@ -103,7 +103,7 @@ fn test_list_sessions_filter_by_closed_status() {
 }
 
 #[test]
-fn test_list_sessions_filter_by_timestamp_range() {
+fn list_sessions_filter_by_timestamp_range() {
     let d = debugger();
     let first = d.start_session(&pause(&d, "first", 1)).unwrap();
     std::thread::sleep(Duration::from_millis(20));
@@ -119,7 +119,7 @@ fn test_list_sessions_filter_by_timestamp_range() {
 }
 
 #[test]
-fn test_list_sessions_search_by_function_name() {
+fn list_sessions_search_by_function_name() {
     let d = debugger();
     d.start_session(&pause(&d, "load_invoice", 1)).unwrap();
     d.start_session(&pause(&d, "send_email", 1)).unwrap();
@@ -129,7 +129,7 @@ fn test_list_sessions_search_by_function_name() {
 }
 
 #[test]
-fn test_list_sessions_search_by_transcript_content() {
+fn list_sessions_search_by_transcript_content() {
     let d = debugger();
     let a = d.start_session(&pause(&d, "a", 1)).unwrap();
     let b = d.start_session(&pause(&d, "b", 1)).unwrap();
@@ -145,7 +145,7 @@ fn test_list_sessions_search_by_transcript_content() {
 }
 
 #[test]
-fn test_list_sessions_combined_filters() {
+fn list_sessions_combined_filters() {
     let d = debugger();
     let (open, closed) = two_sessions_one_closed(&d);
     d.append_transcript(&open, "needle", "", "", false, None).unwrap();
@@ -157,14 +157,14 @@ fn test_list_sessions_combined_filters() {
 }
 
 #[test]
-fn test_list_sessions_empty_when_no_sessions() {
+fn list_sessions_empty_when_no_sessions() {
     let page = debugger().list_sessions(&SessionQuery::default()).unwrap();
     assert_eq!(page.total, 0);
     assert!(page.sessions.is_empty());
 }
 
 #[test]
-fn test_append_transcript_adds_entry_with_correct_fields() {
+fn append_transcript_adds_entry_with_correct_fields() {
     let d = debugger();
     let id = d.start_session(&pause(&d, "f", 1)).unwrap();
     let entry = d.append_transcript(&id, "a * b", "42", "hi\n", false, Some("abc".into())).unwrap();
@@ -179,7 +179,7 @@ fn test_append_transcript_adds_entry_with_correct_fields() {
 }
 
 #[test]
-fn test_append_transcript_entries_ordered_by_index() {
+fn append_transcript_entries_ordered_by_index() {
     let d = debugger();
     let id = d.start_session(&pause(&d, "f", 1)).unwrap();
     for i in 0..5 {
@@ -191,7 +191,7 @@ fn test_append_transcript_entries_ordered_by_index() {
 }
 
 #[test]
-fn test_append_transcript_to_nonexistent_session_raises_error() {
+fn append_transcript_to_nonexistent_session_raises_error() {
     let d = debugger();
     assert_eq!(
         d.append_transcript("9-1.000000", "x", "", "", false, None),
@@ -200,7 +200,7 @@ fn test_append_transcript_to_nonexistent_session_raises_error() {
 }
 
 #[test]
-fn test_append_transcript_to_closed_session_raises_error() {
+fn append_transcript_to_closed_session_raises_error() {
     let d = debugger();
     let id = d.start_session(&pause(&d, "f", 1)).unwrap();
     d.close_session(&id).unwrap();
@@ -209,7 +209,7 @@ fn test_append_transcript_to_closed_session_raises_error() {
 }
 
 #[test]
-fn test_close_session_sets_closed_at() {
+fn close_session_sets_closed_at() {
     let d = debugger();
     let id = d.start_session(&pause(&d, "f", 1)).unwrap();
     d.close_session(&id).unwrap();
@@ -218,7 +218,7 @@ fn test_close_session_sets_closed_at() {
 }
 
 #[test]
-fn test_close_session_already_closed_is_idempotent() {
+fn close_session_already_closed_is_idempotent() {
     let d = debugger();
     let id = d.start_session(&pause(&d, "f", 1)).unwrap();
     d.close_session(&id).unwrap();
@@ -228,12 +228,12 @@ fn test_close_session_already_closed_is_idempotent() {
 }
 
 #[test]
-fn test_close_session_nonexistent_raises_error() {
+fn close_session_nonexistent_raises_error() {
     assert_eq!(debugger().close_session("1-1.000000"), Err(Error::SessionNotFound("1-1.000000".into())));
 }
 
 #[test]
-fn test_auto_close_on_breakpoint_resume() {
+fn auto_close_on_breakpoint_resume() {
     let d = debugger();
     let p = pause(&d, "f", 1);
     let a = d.start_session(&p).unwrap();
@@ -247,7 +247,7 @@ fn test_auto_close_on_breakpoint_resume() {
 }
 
 #[test]
-fn test_get_sessions_for_pause_returns_matching_sessions() {
+fn get_sessions_for_pause_returns_matching_sessions() {
     let d = debugger();
     let p = pause(&d, "f", 1);
     let a = d.start_session(&p).unwrap();
@@ -257,7 +257,7 @@ fn test_get_sessions_for_pause_returns_matching_sessions() {
 }
 
 #[test]
-fn test_get_sessions_for_pause_returns_empty_for_no_sessions() {
+fn get_sessions_for_pause_returns_empty_for_no_sessions() {
     let d = debugger();
     let p = pause(&d, "f", 1);
     assert!(d.sessions_for_pause(&p).unwrap().is_empty());
@@ -265,7 +265,7 @@ fn test_get_sessions_for_pause_returns_empty_for_no_sessions() {
 }
 
 #[test]
-fn test_get_sessions_for_call_returns_matching_sessions() {
+fn get_sessions_for_call_returns_matching_sessions() {
     let d = debugger();
     let p = pause(&d, "f", 1);
     let a = d.start_session(&p).unwrap();
@@ -276,7 +276,7 @@ fn test_get_sessions_for_call_returns_matching_sessions() {
 }
 
 #[test]
-fn test_thread_safety_concurrent_session_starts() {
+fn thread_safety_concurrent_session_starts() {
     let d = debugger();
     let p = pause(&d, "f", 7);
     let handles: Vec<_> = (0..8)
@@ -292,7 +292,7 @@ fn test_thread_safety_concurrent_session_starts() {
 }
 
 #[test]
-fn test_thread_safety_concurrent_transcript_appends() {
+fn thread_safety_concurrent_transcript_appends() {
     let d = debugger();
     let id = d.start_session(&pause(&d, "f", 1)).unwrap();
     let handles: Vec<_> = (0..8)
@@ -315,7 +315,7 @@ fn test_thread_safety_concurrent_transcript_appends() {
 }
 
 #[test]
-fn test_multiple_sessions_for_same_pause_id() {
+fn multiple_sessions_for_same_pause_id() {
     let d = debugger();
     let p = pause(&d, "f", 1);
     let a = d.start_session(&p).unwrap();

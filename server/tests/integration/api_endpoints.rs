@@ -27,7 +27,7 @@ fn eval_in_background(server: &TestServer, session_id: &str, expr: &str) -> toki
 }
 
 #[tokio::test]
-async fn test_post_repl_start_creates_session_returns_session_id() {
+async fn post_repl_start_creates_session_returns_session_id() {
     let server = common::start().await;
     let (_, pause_id) = server.pause_call("compute", 6238).await;
     let (status, body) = server.post("/api/repl/start", json!({"pause_id": pause_id})).await;
@@ -38,21 +38,21 @@ async fn test_post_repl_start_creates_session_returns_session_id() {
 }
 
 #[tokio::test]
-async fn test_post_repl_start_missing_pause_id_returns_400() {
+async fn post_repl_start_missing_pause_id_returns_400() {
     let server = common::start().await;
     let (status, body) = server.post("/api/repl/start", json!({})).await;
     assert_eq!((status, body["error"].as_str()), (400, Some("missing_pause_id")));
 }
 
 #[tokio::test]
-async fn test_post_repl_start_invalid_pause_id_returns_404() {
+async fn post_repl_start_invalid_pause_id_returns_404() {
     let server = common::start().await;
     let (status, body) = server.post("/api/repl/start", json!({"pause_id": "no-such-pause"})).await;
     assert_eq!((status, body["error"].as_str()), (404, Some("pause_not_found")));
 }
 
 #[tokio::test]
-async fn test_post_repl_start_pause_already_resumed_returns_409() {
+async fn post_repl_start_pause_already_resumed_returns_409() {
     let server = common::start().await;
     let (_, pause_id) = server.pause_call("compute", 1).await;
     server.post(&format!("/api/paused/{pause_id}/continue"), json!({})).await;
@@ -61,7 +61,7 @@ async fn test_post_repl_start_pause_already_resumed_returns_409() {
 }
 
 #[tokio::test]
-async fn test_get_repl_session_returns_metadata_and_transcript() {
+async fn get_repl_session_returns_metadata_and_transcript() {
     let server = common::start().await;
     let (pause_id, session_id) = paused_session(&server).await;
     let eval = eval_in_background(&server, &session_id, "a");
@@ -83,14 +83,14 @@ async fn test_get_repl_session_returns_metadata_and_transcript() {
 }
 
 #[tokio::test]
-async fn test_get_repl_session_nonexistent_returns_404() {
+async fn get_repl_session_nonexistent_returns_404() {
     let server = common::start().await;
     let (status, body) = server.get("/api/repl/1-1.000000").await;
     assert_eq!((status, body["error"].as_str()), (404, Some("session_not_found")));
 }
 
 #[tokio::test]
-async fn test_post_repl_eval_queues_expression_and_returns_result() {
+async fn post_repl_eval_queues_expression_and_returns_result() {
     let server = common::start().await;
     let (pause_id, session_id) = paused_session(&server).await;
     let eval = eval_in_background(&server, &session_id, "a * 7");
@@ -102,7 +102,7 @@ async fn test_post_repl_eval_queues_expression_and_returns_result() {
 }
 
 #[tokio::test]
-async fn test_post_repl_eval_missing_expr_returns_400() {
+async fn post_repl_eval_missing_expr_returns_400() {
     let server = common::start().await;
     let (_, session_id) = paused_session(&server).await;
     let (status, body) = server.post(&format!("/api/repl/{session_id}/eval"), json!({})).await;
@@ -110,7 +110,7 @@ async fn test_post_repl_eval_missing_expr_returns_400() {
 }
 
 #[tokio::test]
-async fn test_post_repl_eval_empty_expr_returns_400() {
+async fn post_repl_eval_empty_expr_returns_400() {
     let server = common::start().await;
     let (_, session_id) = paused_session(&server).await;
     let (status, body) = server.post(&format!("/api/repl/{session_id}/eval"), json!({"expr": "   \n"})).await;
@@ -118,7 +118,7 @@ async fn test_post_repl_eval_empty_expr_returns_400() {
 }
 
 #[tokio::test]
-async fn test_post_repl_eval_on_closed_session_returns_409() {
+async fn post_repl_eval_on_closed_session_returns_409() {
     let server = common::start().await;
     let (_, session_id) = paused_session(&server).await;
     server.post(&format!("/api/repl/{session_id}/close"), json!({})).await;
@@ -127,7 +127,7 @@ async fn test_post_repl_eval_on_closed_session_returns_409() {
 }
 
 #[tokio::test]
-async fn test_post_repl_eval_timeout_when_client_disconnected_returns_504() {
+async fn post_repl_eval_timeout_when_client_disconnected_returns_504() {
     let server = common::start_with(Config {
         eval_timeout: Duration::from_millis(300),
         poll_hold: Duration::from_secs(1),
@@ -158,7 +158,7 @@ fn ids_of(body: &Value) -> Vec<String> {
 }
 
 #[tokio::test]
-async fn test_get_repl_sessions_returns_all_sessions() {
+async fn get_repl_sessions_returns_all_sessions() {
     let server = common::start().await;
     let ids = three_sessions(&server).await;
     let (status, body) = server.get("/api/repl/sessions").await;
@@ -169,7 +169,7 @@ async fn test_get_repl_sessions_returns_all_sessions() {
 }
 
 #[tokio::test]
-async fn test_get_repl_sessions_filter_by_status() {
+async fn get_repl_sessions_filter_by_status() {
     let server = common::start().await;
     let ids = three_sessions(&server).await;
     let (_, closed) = server.get("/api/repl/sessions?status=closed").await;
@@ -181,7 +181,7 @@ async fn test_get_repl_sessions_filter_by_status() {
 }
 
 #[tokio::test]
-async fn test_get_repl_sessions_filter_by_timestamp_range() {
+async fn get_repl_sessions_filter_by_timestamp_range() {
     let server = common::start().await;
     let ids = three_sessions(&server).await;
     let started = |id: &str| id.split_once('-').unwrap().1.parse::<f64>().unwrap();
@@ -193,7 +193,7 @@ async fn test_get_repl_sessions_filter_by_timestamp_range() {
 }
 
 #[tokio::test]
-async fn test_get_repl_sessions_search_parameter() {
+async fn get_repl_sessions_search_parameter() {
     let server = common::start().await;
     let ids = three_sessions(&server).await;
     let (_, body) = server.get("/api/repl/sessions?search=GAM").await;
@@ -201,7 +201,7 @@ async fn test_get_repl_sessions_search_parameter() {
 }
 
 #[tokio::test]
-async fn test_get_repl_sessions_pagination() {
+async fn get_repl_sessions_pagination() {
     let server = common::start().await;
     let ids = three_sessions(&server).await;
     let (_, first) = server.get("/api/repl/sessions?per_page=2&page=1").await;
@@ -214,7 +214,7 @@ async fn test_get_repl_sessions_pagination() {
 }
 
 #[tokio::test]
-async fn test_post_repl_close_closes_session() {
+async fn post_repl_close_closes_session() {
     let server = common::start().await;
     let (_, session_id) = paused_session(&server).await;
     let (status, body) = server.post(&format!("/api/repl/{session_id}/close"), json!({})).await;
@@ -224,14 +224,14 @@ async fn test_post_repl_close_closes_session() {
 }
 
 #[tokio::test]
-async fn test_post_repl_close_nonexistent_returns_404() {
+async fn post_repl_close_nonexistent_returns_404() {
     let server = common::start().await;
     let (status, body) = server.post("/api/repl/1-1.000000/close", json!({})).await;
     assert_eq!((status, body["error"].as_str()), (404, Some("session_not_found")));
 }
 
 #[tokio::test]
-async fn test_poll_repl_returns_pending_eval_request_with_eval_id() {
+async fn poll_repl_returns_pending_eval_request_with_eval_id() {
     let server = common::start().await;
     let (pause_id, session_id) = paused_session(&server).await;
     let _eval = eval_in_background(&server, &session_id, "x");
@@ -245,7 +245,7 @@ async fn test_poll_repl_returns_pending_eval_request_with_eval_id() {
 }
 
 #[tokio::test]
-async fn test_poll_repl_returns_null_eval_id_when_no_requests() {
+async fn poll_repl_returns_null_eval_id_when_no_requests() {
     let server = common::start().await;
     let (pause_id, _) = paused_session(&server).await;
     assert_eq!(server.get(&format!("/api/poll-repl/{pause_id}")).await, (200, json!({"eval_id": null})));
@@ -253,7 +253,7 @@ async fn test_poll_repl_returns_null_eval_id_when_no_requests() {
 }
 
 #[tokio::test]
-async fn test_call_repl_result_posts_result_with_stdout_and_cid() {
+async fn call_repl_result_posts_result_with_stdout_and_cid() {
     let server = common::start().await;
     let (pause_id, session_id) = paused_session(&server).await;
     let cid = breakroom_debugger::cid_store::cid_of(&[0x80, 4, b'K', 42, b'.']);
@@ -269,7 +269,7 @@ async fn test_call_repl_result_posts_result_with_stdout_and_cid() {
 }
 
 #[tokio::test]
-async fn test_call_repl_result_includes_result_data_base64() {
+async fn call_repl_result_includes_result_data_base64() {
     let server = common::start().await;
     let (pause_id, session_id) = paused_session(&server).await;
     let cid = breakroom_debugger::cid_store::cid_of(&[0x80, 4, b'K', 42, b'.']);
@@ -297,7 +297,7 @@ async fn test_call_repl_result_includes_result_data_base64() {
 }
 
 #[tokio::test]
-async fn test_call_repl_result_posts_error_back() {
+async fn call_repl_result_posts_error_back() {
     let server = common::start().await;
     let (pause_id, session_id) = paused_session(&server).await;
     let eval = eval_in_background(&server, &session_id, "1/0");
@@ -314,7 +314,7 @@ async fn test_call_repl_result_posts_error_back() {
 }
 
 #[tokio::test]
-async fn test_call_repl_result_maps_error_to_output_and_is_error() {
+async fn call_repl_result_maps_error_to_output_and_is_error() {
     let server = common::start().await;
     let (pause_id, session_id) = paused_session(&server).await;
     let eval = eval_in_background(&server, &session_id, "boom()");
@@ -334,7 +334,7 @@ async fn test_call_repl_result_maps_error_to_output_and_is_error() {
 }
 
 #[tokio::test]
-async fn test_call_repl_result_maps_result_to_output_when_no_error() {
+async fn call_repl_result_maps_result_to_output_when_no_error() {
     let server = common::start().await;
     let (pause_id, session_id) = paused_session(&server).await;
     let eval = eval_in_background(&server, &session_id, "[1, 2]");
@@ -346,7 +346,7 @@ async fn test_call_repl_result_maps_result_to_output_when_no_error() {
 }
 
 #[tokio::test]
-async fn test_call_repl_result_unblocks_waiting_eval_request() {
+async fn call_repl_result_unblocks_waiting_eval_request() {
     let server = common::start().await;
     let (pause_id, session_id) = paused_session(&server).await;
     let eval = eval_in_background(&server, &session_id, "1");
@@ -358,7 +358,7 @@ async fn test_call_repl_result_unblocks_waiting_eval_request() {
 }
 
 #[tokio::test]
-async fn test_call_repl_result_for_closed_session_returns_409() {
+async fn call_repl_result_for_closed_session_returns_409() {
     let server = common::start().await;
     let (pause_id, session_id) = paused_session(&server).await;
     let eval = eval_in_background(&server, &session_id, "slow()");
@@ -379,7 +379,7 @@ async fn test_call_repl_result_for_closed_session_returns_409() {
 }
 
 #[tokio::test]
-async fn test_post_repl_eval_blocks_until_client_responds() {
+async fn post_repl_eval_blocks_until_client_responds() {
     let server = common::start().await;
     let (pause_id, session_id) = paused_session(&server).await;
     let eval = eval_in_background(&server, &session_id, "1");
@@ -390,7 +390,7 @@ async fn test_post_repl_eval_blocks_until_client_responds() {
 }
 
 #[tokio::test]
-async fn test_post_repl_eval_returns_stdout_and_result_cid() {
+async fn post_repl_eval_returns_stdout_and_result_cid() {
     let server = common::start().await;
     let (pause_id, session_id) = paused_session(&server).await;
     let cid = breakroom_debugger::cid_store::cid_of(b"\x80\x04K\x01.");
@@ -408,7 +408,7 @@ async fn test_post_repl_eval_returns_stdout_and_result_cid() {
 }
 
 #[tokio::test]
-async fn test_concurrent_evals_serialized_in_order() {
+async fn concurrent_evals_serialized_in_order() {
     let server = common::start().await;
     let (pause_id, session_id) = paused_session(&server).await;
     let first = eval_in_background(&server, &session_id, "first");
@@ -435,7 +435,7 @@ async fn test_concurrent_evals_serialized_in_order() {
 }
 
 #[tokio::test]
-async fn test_get_events_returns_a_sessions_recording_as_json_and_json_lines() {
+async fn get_events_returns_a_sessions_recording_as_json_and_json_lines() {
     let server = common::start().await;
     let (pause_id, session_id) = paused_session(&server).await;
     let (status, _) = server.post(&format!("/api/repl/{session_id}/close"), json!({})).await;
@@ -463,7 +463,7 @@ async fn test_get_events_returns_a_sessions_recording_as_json_and_json_lines() {
 }
 
 #[tokio::test]
-async fn test_get_events_rejects_a_bad_sequence_or_format() {
+async fn get_events_rejects_a_bad_sequence_or_format() {
     let server = common::start().await;
     let (status, body) = server.get("/api/events?from_sequence=soon").await;
     assert_eq!((status, body["error"].as_str()), (400, Some("invalid_sequence")));

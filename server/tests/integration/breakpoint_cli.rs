@@ -15,7 +15,7 @@ async fn items(server: &TestServer) -> Vec<Value> {
 
 /// `breakroom breakpoint …` against this server: add each kind, list, disable, remove, clear.
 #[tokio::test(flavor = "multi_thread")]
-async fn test_breakpoint_command_line_adds_lists_disables_removes_and_clears() {
+async fn breakpoint_command_line_adds_lists_disables_removes_and_clears() {
     let server = common::start().await;
     let base = server.base.clone();
     let cli = move |args: &[&str]| {

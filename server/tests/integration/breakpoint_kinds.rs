@@ -153,7 +153,7 @@ fn looping_program(n: u32, pace: &str) -> String {
 }
 
 #[tokio::test]
-async fn test_add_each_kind_returns_an_id_and_lists_it_with_its_options() {
+async fn add_each_kind_returns_an_id_and_lists_it_with_its_options() {
     let server = common::start().await;
     let f = add(&server, json!({"kind": "function", "function_name": "compute", "hit_condition": ">= 2"})).await;
     let l = add(&server, json!({"kind": "line", "file": "app.py", "line": 12, "condition": "n > 3"})).await;
@@ -176,7 +176,7 @@ async fn test_add_each_kind_returns_an_id_and_lists_it_with_its_options() {
 }
 
 #[tokio::test]
-async fn test_bad_breakpoints_are_refused_with_the_field_named() {
+async fn bad_breakpoints_are_refused_with_the_field_named() {
     let server = common::start().await;
     let cases = [
         (json!({"kind": "line", "file": "app.py", "line": 0}), "invalid_line"),
@@ -206,7 +206,7 @@ async fn test_bad_breakpoints_are_refused_with_the_field_named() {
 }
 
 #[tokio::test]
-async fn test_patch_remove_and_clear_breakpoints() {
+async fn patch_remove_and_clear_breakpoints() {
     let server = common::start().await;
     let a = add(&server, json!({"kind": "line", "file": "app.py", "line": 3})).await;
     let b = add(&server, json!({"kind": "function", "function_name": "g"})).await;
@@ -234,7 +234,7 @@ async fn test_patch_remove_and_clear_breakpoints() {
 }
 
 #[tokio::test]
-async fn test_breakpoints_persist_across_a_restart_with_their_ids() {
+async fn breakpoints_persist_across_a_restart_with_their_ids() {
     let dir = tempfile::tempdir().unwrap();
     let config = breakroom_debugger::Config::default();
     let first = breakroom_debugger::Debugger::open(config.clone(), dir.path()).unwrap();
@@ -250,7 +250,7 @@ async fn test_breakpoints_persist_across_a_restart_with_their_ids() {
 }
 
 #[tokio::test]
-async fn test_line_breakpoint_added_while_the_program_runs_pauses_it_there() {
+async fn line_breakpoint_added_while_the_program_runs_pauses_it_there() {
     let server = common::start().await;
     let source = looping_program(400, "0.05");
     let (mut program, script) = Program::run(&server, &source);
@@ -289,7 +289,7 @@ async fn test_line_breakpoint_added_while_the_program_runs_pauses_it_there() {
 }
 
 #[tokio::test]
-async fn test_line_breakpoint_set_before_start_with_condition_and_hit_condition() {
+async fn line_breakpoint_set_before_start_with_condition_and_hit_condition() {
     let server = common::start().await;
     let source = looping_program(10, "0");
     let dir_marker = "app.py";
@@ -309,7 +309,7 @@ async fn test_line_breakpoint_set_before_start_with_condition_and_hit_condition(
 }
 
 #[tokio::test]
-async fn test_a_condition_that_raises_pauses_and_shows_the_error() {
+async fn a_condition_that_raises_pauses_and_shows_the_error() {
     let server = common::start().await;
     let source = looping_program(3, "0");
     let line = line_of(&source, "# the line");
@@ -331,7 +331,7 @@ async fn test_a_condition_that_raises_pauses_and_shows_the_error() {
 }
 
 #[tokio::test]
-async fn test_logpoint_records_its_messages_without_pausing() {
+async fn logpoint_records_its_messages_without_pausing() {
     let server = common::start().await;
     let source = looping_program(3, "0");
     let line = line_of(&source, "# the line");
@@ -357,7 +357,7 @@ async fn test_logpoint_records_its_messages_without_pausing() {
 }
 
 #[tokio::test]
-async fn test_disabled_breakpoints_do_not_pause() {
+async fn disabled_breakpoints_do_not_pause() {
     let server = common::start().await;
     let source = looping_program(3, "0");
     let line = line_of(&source, "# the line");
@@ -378,7 +378,7 @@ for n in range(6):\n    try:\n        compute(n, label='item-%d' % n)\n    excep
 print('done', flush=True)\n";
 
 #[tokio::test]
-async fn test_function_breakpoint_with_hit_condition_and_pattern_pauses_on_the_matching_call() {
+async fn function_breakpoint_with_hit_condition_and_pattern_pauses_on_the_matching_call() {
     let server = common::start().await;
     // `% 2` of the calls whose arguments match item-[1-5]: the 2nd (n=2) and the 4th (n=4).
     add(
@@ -405,7 +405,7 @@ async fn test_function_breakpoint_with_hit_condition_and_pattern_pauses_on_the_m
 }
 
 #[tokio::test]
-async fn test_error_breakpoint_pauses_after_the_call_that_raised() {
+async fn error_breakpoint_pauses_after_the_call_that_raised() {
     let server = common::start().await;
     // Calls pause only on the error: the function's own breakpoint is turned off.
     server.post("/api/breakpoints", json!({"function_name": "compute", "behavior": "go"})).await;
@@ -426,7 +426,7 @@ async fn test_error_breakpoint_pauses_after_the_call_that_raised() {
 }
 
 #[tokio::test]
-async fn test_function_logpoint_interpolates_arguments_without_pausing() {
+async fn function_logpoint_interpolates_arguments_without_pausing() {
     let server = common::start().await;
     add(&server, json!({"kind": "function", "function_name": "compute", "log_message": "n={n} label={label}"})).await;
     let (program, _) = Program::run(&server, WRAPPED);
@@ -438,7 +438,7 @@ async fn test_function_logpoint_interpolates_arguments_without_pausing() {
 }
 
 #[tokio::test]
-async fn test_function_condition_pauses_only_the_call_where_it_holds() {
+async fn function_condition_pauses_only_the_call_where_it_holds() {
     let server = common::start().await;
     add(&server, json!({"kind": "function", "function_name": "compute", "condition": "n == 3"})).await;
     let (mut program, _) = Program::run(&server, WRAPPED);
@@ -457,7 +457,7 @@ async fn test_function_condition_pauses_only_the_call_where_it_holds() {
 /// An unchanged cideldill client: it registers by name, starts calls and answers evals through
 /// `/api/poll-repl`; the server evaluates the condition through the pause.
 #[tokio::test]
-async fn test_cideldill_client_condition_false_continues_true_pauses_raising_pauses_with_the_error() {
+async fn cideldill_client_condition_false_continues_true_pauses_raising_pauses_with_the_error() {
     let server = common::start().await;
     let bp = add(&server, json!({"kind": "function", "function_name": "compute", "condition": "a > 6"})).await;
     let answers = [
@@ -497,7 +497,7 @@ async fn test_cideldill_client_condition_false_continues_true_pauses_raising_pau
 }
 
 #[tokio::test]
-async fn test_line_breakpoints_say_which_running_cideldill_client_they_cannot_reach() {
+async fn line_breakpoints_say_which_running_cideldill_client_they_cannot_reach() {
     let server = common::start().await;
     let pid = std::process::id() as i64; // alive, so the connected process stays running
     server.pause_call("compute", pid).await;

@@ -10,7 +10,7 @@ fn node<'a>(html: &'a str, call_id: &str) -> &'a str {
 }
 
 #[test]
-fn test_call_tree_node_shows_repl_badge_when_session_exists() {
+fn call_tree_node_shows_repl_badge_when_session_exists() {
     on_shared_runtime(async {
         let server = common::start().await;
         let (call_id, pause_id) = server.pause_call("compute", 4401).await;
@@ -22,7 +22,7 @@ fn test_call_tree_node_shows_repl_badge_when_session_exists() {
 }
 
 #[test]
-fn test_call_tree_node_no_repl_badge_when_no_session() {
+fn call_tree_node_no_repl_badge_when_no_session() {
     on_shared_runtime(async {
         let server = common::start().await;
         let (call_id, _) = server.pause_call("compute", 4402).await;
@@ -32,7 +32,7 @@ fn test_call_tree_node_no_repl_badge_when_no_session() {
 }
 
 #[test]
-fn test_call_tree_node_repl_badge_links_to_session_page() {
+fn call_tree_node_repl_badge_links_to_session_page() {
     on_shared_runtime(async {
         let server = common::start().await;
         let (call_id, pause_id) = server.pause_call("compute", 4403).await;
@@ -43,7 +43,7 @@ fn test_call_tree_node_repl_badge_links_to_session_page() {
 }
 
 #[test]
-fn test_call_tree_node_multiple_sessions_shows_all_links() {
+fn call_tree_node_multiple_sessions_shows_all_links() {
     on_shared_runtime(async {
         let server = common::start().await;
         let (call_id, pause_id) = server.pause_call("compute", 4404).await;
@@ -56,7 +56,7 @@ fn test_call_tree_node_multiple_sessions_shows_all_links() {
 }
 
 #[test]
-fn test_call_record_repl_sessions_field_populated_on_session_start() {
+fn call_record_repl_sessions_field_populated_on_session_start() {
     on_shared_runtime(async {
         let server = common::start().await;
         let (call_id, pause_id) = server.pause_call("compute", 4405).await;
@@ -66,7 +66,7 @@ fn test_call_record_repl_sessions_field_populated_on_session_start() {
 }
 
 #[test]
-fn test_call_record_repl_sessions_field_empty_by_default() {
+fn call_record_repl_sessions_field_empty_by_default() {
     on_shared_runtime(async {
         let server = common::start().await;
         let (call_id, _) = server.pause_call("compute", 4406).await;

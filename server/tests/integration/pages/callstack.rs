@@ -4,7 +4,7 @@ use super::{page, pause_with_stack, visible};
 use crate::common::{self, on_shared_runtime};
 
 #[test]
-fn test_callstack_page_renders_for_valid_pause_id() {
+fn callstack_page_renders_for_valid_pause_id() {
     on_shared_runtime(async {
         let server = common::start().await;
         let (_, pause_id) = pause_with_stack(&server, "checkout", 4101).await;
@@ -15,7 +15,7 @@ fn test_callstack_page_renders_for_valid_pause_id() {
 }
 
 #[test]
-fn test_callstack_page_returns_404_for_invalid_pause_id() {
+fn callstack_page_returns_404_for_invalid_pause_id() {
     on_shared_runtime(async {
         let server = common::start().await;
         let (status, html) = page(&server, "/callstack/no-such-pause").await;
@@ -25,7 +25,7 @@ fn test_callstack_page_returns_404_for_invalid_pause_id() {
 }
 
 #[test]
-fn test_callstack_page_shows_all_stack_frames() {
+fn callstack_page_shows_all_stack_frames() {
     on_shared_runtime(async {
         let server = common::start().await;
         let (_, pause_id) = pause_with_stack(&server, "checkout", 4102).await;
@@ -40,7 +40,7 @@ fn test_callstack_page_shows_all_stack_frames() {
 }
 
 #[test]
-fn test_callstack_page_shows_frame_filenames_and_line_numbers() {
+fn callstack_page_shows_frame_filenames_and_line_numbers() {
     on_shared_runtime(async {
         let server = common::start().await;
         let (_, pause_id) = pause_with_stack(&server, "checkout", 4103).await;
@@ -52,7 +52,7 @@ fn test_callstack_page_shows_frame_filenames_and_line_numbers() {
 }
 
 #[test]
-fn test_callstack_page_shows_code_context() {
+fn callstack_page_shows_code_context() {
     on_shared_runtime(async {
         let server = common::start().await;
         let (_, pause_id) = pause_with_stack(&server, "checkout", 4104).await;
@@ -66,7 +66,7 @@ fn test_callstack_page_shows_code_context() {
 }
 
 #[test]
-fn test_callstack_page_links_to_repl_sessions() {
+fn callstack_page_links_to_repl_sessions() {
     on_shared_runtime(async {
         let server = common::start().await;
         let (_, pause_id) = pause_with_stack(&server, "checkout", 4105).await;
@@ -79,7 +79,7 @@ fn test_callstack_page_links_to_repl_sessions() {
 }
 
 #[test]
-fn test_callstack_page_links_to_call_tree() {
+fn callstack_page_links_to_call_tree() {
     on_shared_runtime(async {
         let server = common::start().await;
         let (call_id, pause_id) = pause_with_stack(&server, "checkout", 4106).await;

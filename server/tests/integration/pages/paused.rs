@@ -4,7 +4,7 @@ use super::{page, visible};
 use crate::common::{self, on_shared_runtime};
 
 #[test]
-fn test_paused_card_shows_open_repl_button() {
+fn paused_card_shows_open_repl_button() {
     on_shared_runtime(async {
         let server = common::start().await;
         let (_, pause_id) = server.pause_call("compute", 4501).await;
@@ -17,7 +17,7 @@ fn test_paused_card_shows_open_repl_button() {
 }
 
 #[test]
-fn test_paused_card_repl_button_starts_session_and_redirects() {
+fn paused_card_repl_button_starts_session_and_redirects() {
     on_shared_runtime(async {
         // The click is a browser's (end2end/tests/pages.spec.ts drives it); here, the server
         // function the button calls, through the router.
@@ -40,7 +40,7 @@ fn test_paused_card_repl_button_starts_session_and_redirects() {
 }
 
 #[test]
-fn test_paused_card_shows_existing_repl_link_if_session_active() {
+fn paused_card_shows_existing_repl_link_if_session_active() {
     on_shared_runtime(async {
         let server = common::start().await;
         let (_, pause_id) = server.pause_call("compute", 4503).await;

@@ -6,7 +6,7 @@ use super::{page, session_with_entry, visible};
 use crate::common::{self, on_shared_runtime};
 
 #[test]
-fn test_repl_page_renders_for_active_session() {
+fn repl_page_renders_for_active_session() {
     on_shared_runtime(async {
         let server = common::start().await;
         let (_, pause_id) = server.pause_call("compute", 4201).await;
@@ -19,7 +19,7 @@ fn test_repl_page_renders_for_active_session() {
 }
 
 #[test]
-fn test_repl_page_renders_for_closed_session() {
+fn repl_page_renders_for_closed_session() {
     on_shared_runtime(async {
         let server = common::start().await;
         let (_, pause_id) = server.pause_call("compute", 4202).await;
@@ -32,7 +32,7 @@ fn test_repl_page_renders_for_closed_session() {
 }
 
 #[test]
-fn test_repl_page_shows_transcript() {
+fn repl_page_shows_transcript() {
     on_shared_runtime(async {
         let server = common::start().await;
         let (_, pause_id) = server.pause_call("compute", 4203).await;
@@ -45,7 +45,7 @@ fn test_repl_page_shows_transcript() {
 }
 
 #[test]
-fn test_repl_page_shows_input_field_when_active() {
+fn repl_page_shows_input_field_when_active() {
     on_shared_runtime(async {
         let server = common::start().await;
         let (_, pause_id) = server.pause_call("compute", 4204).await;
@@ -56,7 +56,7 @@ fn test_repl_page_shows_input_field_when_active() {
 }
 
 #[test]
-fn test_repl_page_hides_input_field_when_closed() {
+fn repl_page_hides_input_field_when_closed() {
     on_shared_runtime(async {
         let server = common::start().await;
         let (_, pause_id) = server.pause_call("compute", 4205).await;
@@ -69,7 +69,7 @@ fn test_repl_page_hides_input_field_when_closed() {
 }
 
 #[test]
-fn test_repl_page_shows_closed_message_when_closed() {
+fn repl_page_shows_closed_message_when_closed() {
     on_shared_runtime(async {
         let server = common::start().await;
         let (_, pause_id) = server.pause_call("compute", 4206).await;
@@ -81,7 +81,7 @@ fn test_repl_page_shows_closed_message_when_closed() {
 }
 
 #[test]
-fn test_repl_page_says_a_session_closed_by_a_restart_was_closed_by_it() {
+fn repl_page_says_a_session_closed_by_a_restart_was_closed_by_it() {
     on_shared_runtime(async {
         let dir = tempfile::tempdir().unwrap();
         let config = breakroom_debugger::Config::default();
@@ -108,7 +108,7 @@ fn test_repl_page_says_a_session_closed_by_a_restart_was_closed_by_it() {
 }
 
 #[test]
-fn test_repl_page_returns_404_for_nonexistent_session() {
+fn repl_page_returns_404_for_nonexistent_session() {
     on_shared_runtime(async {
         let server = common::start().await;
         let (status, html) = page(&server, "/repl/123-1795331833.750000").await;
@@ -118,7 +118,7 @@ fn test_repl_page_returns_404_for_nonexistent_session() {
 }
 
 #[test]
-fn test_repl_page_links_to_callstack() {
+fn repl_page_links_to_callstack() {
     on_shared_runtime(async {
         let server = common::start().await;
         let (_, pause_id) = server.pause_call("compute", 4207).await;
@@ -130,7 +130,7 @@ fn test_repl_page_links_to_callstack() {
 }
 
 #[test]
-fn test_repl_page_links_to_call_tree() {
+fn repl_page_links_to_call_tree() {
     on_shared_runtime(async {
         let server = common::start().await;
         let (call_id, pause_id) = server.pause_call("compute", 4208).await;

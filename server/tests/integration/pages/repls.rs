@@ -10,7 +10,7 @@ fn rows(html: &str) -> Vec<String> {
 }
 
 #[test]
-fn test_repls_page_renders_with_no_sessions() {
+fn repls_page_renders_with_no_sessions() {
     on_shared_runtime(async {
         let server = common::start().await;
         let (status, html) = page(&server, "/repls").await;
@@ -21,7 +21,7 @@ fn test_repls_page_renders_with_no_sessions() {
 }
 
 #[test]
-fn test_repls_page_renders_with_sessions() {
+fn repls_page_renders_with_sessions() {
     on_shared_runtime(async {
         let server = common::start().await;
         let (_, pause_id) = server.pause_call("compute", 4301).await;
@@ -34,7 +34,7 @@ fn test_repls_page_renders_with_sessions() {
 }
 
 #[test]
-fn test_repls_page_shows_session_links() {
+fn repls_page_shows_session_links() {
     on_shared_runtime(async {
         let server = common::start().await;
         let (_, pause_id) = server.pause_call("compute", 4302).await;
@@ -45,7 +45,7 @@ fn test_repls_page_shows_session_links() {
 }
 
 #[test]
-fn test_repls_page_search_filters_by_function_name() {
+fn repls_page_search_filters_by_function_name() {
     on_shared_runtime(async {
         let server = common::start().await;
         let (_, p1) = server.pause_call("checkout_cart", 4303).await;
@@ -58,7 +58,7 @@ fn test_repls_page_search_filters_by_function_name() {
 }
 
 #[test]
-fn test_repls_page_search_filters_by_transcript_content() {
+fn repls_page_search_filters_by_transcript_content() {
     on_shared_runtime(async {
         let server = common::start().await;
         let (_, pause_id) = server.pause_call("compute", 4305).await;
@@ -70,7 +70,7 @@ fn test_repls_page_search_filters_by_transcript_content() {
 }
 
 #[test]
-fn test_repls_page_filter_by_active_status() {
+fn repls_page_filter_by_active_status() {
     on_shared_runtime(async {
         let server = common::start().await;
         let (_, pause_id) = server.pause_call("compute", 4306).await;
@@ -83,7 +83,7 @@ fn test_repls_page_filter_by_active_status() {
 }
 
 #[test]
-fn test_repls_page_filter_by_closed_status() {
+fn repls_page_filter_by_closed_status() {
     on_shared_runtime(async {
         let server = common::start().await;
         let (_, pause_id) = server.pause_call("compute", 4307).await;
@@ -97,7 +97,7 @@ fn test_repls_page_filter_by_closed_status() {
 }
 
 #[test]
-fn test_repls_page_filter_by_date_range() {
+fn repls_page_filter_by_date_range() {
     on_shared_runtime(async {
         let server = common::start().await;
         let (_, pause_id) = server.pause_call("compute", 4308).await;
@@ -113,7 +113,7 @@ fn test_repls_page_filter_by_date_range() {
 }
 
 #[test]
-fn test_repls_page_sorted_by_most_recent_first() {
+fn repls_page_sorted_by_most_recent_first() {
     on_shared_runtime(async {
         let server = common::start().await;
         let (_, pause_id) = server.pause_call("compute", 4309).await;
@@ -127,7 +127,7 @@ fn test_repls_page_sorted_by_most_recent_first() {
 }
 
 #[test]
-fn test_repls_page_pagination() {
+fn repls_page_pagination() {
     on_shared_runtime(async {
         let server = common::start().await;
         let (_, pause_id) = server.pause_call("compute", 4310).await;
@@ -148,7 +148,7 @@ fn test_repls_page_pagination() {
 }
 
 #[test]
-fn test_repls_page_shows_callstack_links() {
+fn repls_page_shows_callstack_links() {
     on_shared_runtime(async {
         let server = common::start().await;
         let (_, pause_id) = server.pause_call("compute", 4311).await;
