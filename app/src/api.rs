@@ -286,7 +286,7 @@ pub async fn start_repl(pause_id: String) -> Result<String, ServerFnError> {
 #[server(prefix = "/rpc", output = PlainText)]
 pub async fn continue_call(pause_id: String) -> Result<(), ServerFnError> {
     use breakroom_debugger::pauses::ResumeRequest;
-    debugger()?.resume(&pause_id, ResumeRequest::continue_()).map(|_| ()).map_err(failed)
+    debugger()?.continue_pause(&pause_id, ResumeRequest::continue_()).map(|_| ()).map_err(failed)
 }
 
 /// Skips the call, returning `value` (JSON; anything that is not JSON is taken as a string).
@@ -299,7 +299,7 @@ pub async fn skip_call(pause_id: String, value: String) -> Result<(), ServerFnEr
         fake_result: Some(fake_result),
         ..Default::default()
     };
-    debugger()?.resume(&pause_id, request).map(|_| ()).map_err(failed)
+    debugger()?.continue_pause(&pause_id, request).map(|_| ()).map_err(failed)
 }
 
 /// Makes the call raise `exception_type(message)` instead of running.
@@ -313,7 +313,7 @@ pub async fn raise_in_call(pause_id: String, exception_type: String, message: St
         exception_message: Some(message),
         ..Default::default()
     };
-    debugger()?.resume(&pause_id, request).map(|_| ()).map_err(failed)
+    debugger()?.continue_pause(&pause_id, request).map(|_| ()).map_err(failed)
 }
 
 /// Starts the HTML of an active session's page: the page adds the input box below it.

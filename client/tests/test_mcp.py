@@ -127,6 +127,9 @@ def test_an_agent_hears_of_a_pause_evaluates_in_it_and_continues_it(server, run_
         assert pause["id"] in contents.text
 
         await agent.ok("breakpoint_continue", pause_id=pause["id"])
+        # A second Continue is harmless, as on the REST API and the page: already resumed.
+        second = await agent.ok("breakpoint_continue", pause_id=pause["id"])
+        assert second == {"status": "ok", "pause_id": pause["id"], "already_resumed": True}, second
         await next_update(updates, "breakpoint://paused")
         code, out, err = await asyncio.to_thread(program.finish)
         assert (code, out) == (0, "43\n"), err

@@ -41,6 +41,6 @@ pub mod snippet;
 pub mod store;
 
 #[cfg(feature = "runtime")]
-pub use debugger::{BreakpointSnapshot, Config, Debugger, PollReply, RegisteredFunction};
+pub use debugger::{BreakpointSnapshot, Config, Continued, Debugger, PollReply, RegisteredFunction};
 #[cfg(feature = "runtime")]
 pub use error::{Error, ErrorKind, Result};

@@ -30,7 +30,7 @@ mod views;
 
 pub use crate::breakpoints::BreakpointSnapshot;
 use crate::pauses::methods::close_pause;
-pub use crate::pauses::methods::PollReply;
+pub use crate::pauses::methods::{Continued, PollReply};
 use crate::sessions::methods::{close_one_session, request_event};
 
 /// How many communication errors and client events are kept (the newest; on disk).

@@ -35,6 +35,14 @@ pub enum PollReply {
     },
 }
 
+/// What a Continue did ([`Debugger::continue_pause`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Continued {
+    Resumed,
+    /// The pause had been resumed before: nothing changed.
+    AlreadyResumed,
+}
+
 impl Debugger {
     /// Waits (up to the configured hold) until the pause is resumed or an eval is ready for
     /// the client (taken with the poll when `take_eval`, Breakroom's client; announced as
@@ -141,12 +149,16 @@ impl Debugger {
         Ok(true)
     }
 
-    /// `POST /api/paused/{id}/continue` (PROTOCOL.md §9): [`Debugger::resume`], except that a
-    /// pause already resumed answers success, as the reference server does: a second click, or
-    /// a client that moved on, is harmless.
-    pub fn continue_pause(&self, pause_id: &str, request: ResumeRequest) -> Result<()> {
+    /// Continue (or skip, raise, modify, replace) from a door: the one policy every door follows.
+    /// A pause already resumed is not an error: a second click, or a client that moved on, is
+    /// harmless, and every door answers it as such. A pause that never was is `PauseNotFound`
+    /// (the debug-client protocol's REST door answers that with success, as the reference
+    /// server does).
+    pub fn continue_pause(&self, pause_id: &str, request: ResumeRequest) -> Result<Continued> {
         match self.resume(pause_id, request) {
-            Ok(_) | Err(Error::PauseResumed(_)) => Ok(()),
+            Ok(true) => Ok(Continued::Resumed),
+            Ok(false) => Err(Error::PauseNotFound(pause_id.to_string())),
+            Err(Error::PauseResumed(_)) => Ok(Continued::AlreadyResumed),
             Err(e) => Err(e),
         }
     }

@@ -102,8 +102,13 @@ pub async fn resume(
     JsonBody(req): JsonBody<ResumeRequest>,
 ) -> ApiResult<Resumed> {
     let checkpoint = debugger.checkpoint_on_continue(&pause_id);
-    debugger.continue_pause(&pause_id, req)?;
-    Ok(Json(Resumed { status: OkStatus::Ok, pause_id, checkpoint }))
+    match debugger.continue_pause(&pause_id, req) {
+        // The debug-client protocol answers success for a pause it does not know (PROTOCOL.md §9).
+        Ok(_) | Err(breakroom_debugger::Error::PauseNotFound(_)) => {
+            Ok(Json(Resumed { status: OkStatus::Ok, pause_id, checkpoint }))
+        }
+        Err(e) => Err(e.into()),
+    }
 }
 
 #[utoipa::path(operation_id = "report_com_error", post, path = "/api/report-com-error", tag = "client", request_body = Option<Object>,

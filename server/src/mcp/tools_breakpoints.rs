@@ -4,7 +4,7 @@
 //! other REPL tools.)
 
 use breakroom_debugger::pauses::{ResumeKind, ResumeRequest};
-use breakroom_debugger::Debugger;
+use breakroom_debugger::{Continued, Debugger};
 use serde_json::{json, Value};
 
 use super::args::{Done, ToolError};
@@ -149,11 +149,18 @@ pub fn tools() -> Vec<ToolSpec> {
                     let request: ResumeRequest = a.parse(&["pause_id"])?;
                     // Unlike the REST door (which answers success, as cideldill's HTTP server does), an
                     // agent is told that the pause it named does not exist, as cideldill's MCP does.
-                    let resumed = d.resume(&pause_id, request).map_err(|e| ToolError::from(e).with("pause_id", pause_id.as_str()))?;
-                    if !resumed {
-                        return Err(ToolError::new("pause_not_found", format!("no pause {pause_id}")).with("pause_id", pause_id));
+                    let continued = d
+                        .continue_pause(&pause_id, request)
+                        .map_err(|e| ToolError::from(e).with("pause_id", pause_id.as_str()))?;
+                    match continued {
+                        Continued::Resumed => {
+                            Done::new(json!({"status": "ok", "pause_id": pause_id}), format!("{pause_id} resumed"))
+                        }
+                        Continued::AlreadyResumed => Done::new(
+                            json!({"status": "ok", "pause_id": pause_id, "already_resumed": true}),
+                            format!("{pause_id} was already resumed"),
+                        ),
                     }
-                    Done::new(json!({"status": "ok", "pause_id": pause_id}), format!("{pause_id} resumed"))
                 })
             },
         ),

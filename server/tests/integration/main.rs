@@ -14,6 +14,7 @@ mod breakpoint_cli;
 mod breakpoint_kinds;
 mod cideldill_js_client;
 mod client_protocol;
+mod continue_policy;
 mod escaping;
 mod every_route_guarded;
 mod failure_logging;
