@@ -1,12 +1,14 @@
 //! Breakroom's session manager. One [`Debugger`] owns every pause, REPL session, eval queue,
 //! breakpoint, call record and stored value; the HTTP API and the pages are thin doors into it.
 //!
-//! Without the `runtime` feature only [`model`] and [`kinds`] are built, for the browser.
+//! Without the `runtime` feature only [`model`] and [`kinds`] (and the breakpoint records the
+//! pages show) are built, for the browser. The modules exported are what the server, the app and
+//! this crate's own tests and benchmarks use; the rest is the manager's own.
 
 pub mod breakpoints;
 pub mod checkpoints;
 pub mod kinds;
-pub mod live_events;
+mod live_events;
 pub mod model;
 pub mod processes;
 pub mod runtimes;
@@ -20,7 +22,7 @@ pub mod client_shapes;
 #[cfg(feature = "runtime")]
 mod debugger;
 #[cfg(feature = "runtime")]
-pub mod display;
+mod display;
 #[cfg(feature = "runtime")]
 pub mod error;
 #[cfg(feature = "runtime")]
@@ -32,11 +34,11 @@ pub mod pauses;
 #[cfg(feature = "runtime")]
 pub mod pickle;
 #[cfg(feature = "runtime")]
-pub mod search;
+mod search;
 #[cfg(feature = "runtime")]
 pub mod sessions;
 #[cfg(feature = "runtime")]
-pub mod snippet;
+mod snippet;
 #[cfg(feature = "runtime")]
 pub mod store;
 
