@@ -36,39 +36,50 @@ impl Live {
         }
     }
 
+    /// Bumps what the event named `kind` changes; false for a kind this page does not know
+    /// (it refetches everything; a test checks that every `LiveEventKind` is known).
     #[cfg_attr(not(feature = "hydrate"), allow(dead_code))]
-    fn on_event(&self, kind: &str) {
-        let bump = |signals: &[RwSignal<u64>]| signals.iter().for_each(|signal| signal.update(|n| *n += 1));
-        match refetched_by(kind) {
-            Some(Refetch::Pauses) => bump(&[self.pauses, self.calls, self.processes]),
-            Some(Refetch::Sessions) => bump(&[self.sessions, self.pauses, self.calls]),
-            Some(Refetch::Transcript) => bump(&[self.sessions]),
-            Some(Refetch::Calls) => bump(&[self.calls]),
-            Some(Refetch::Breakpoints) => bump(&[self.breakpoints]),
-            Some(Refetch::Processes) => bump(&[self.processes]),
-            Some(Refetch::Checkpoints) => bump(&[self.pauses, self.processes]),
-            Some(Refetch::LiveLine) => bump(&[self.pauses, self.sessions, self.calls, self.processes]),
-            Some(Refetch::Everything) | None => self.bump_all(),
+    fn on_event(&self, kind: &str) -> bool {
+        use wire::*;
+        let bump = |signal: RwSignal<u64>| signal.update(|n| *n += 1);
+        match kind {
+            PAUSE_ADDED | PAUSE_RESUMED => {
+                bump(self.pauses);
+                bump(self.calls);
+                // A process is shown paused while one of its calls is.
+                bump(self.processes);
+            }
+            SESSION_STARTED | SESSION_CLOSED => {
+                bump(self.sessions);
+                bump(self.pauses);
+                bump(self.calls);
+            }
+            TRANSCRIPT_APPENDED => bump(self.sessions),
+            CALLS_CHANGED => bump(self.calls),
+            BREAKPOINTS_CHANGED => bump(self.breakpoints),
+            PROCESS_STARTED | PROCESS_OUTPUT | PROCESS_EXITED | PROCESS_FORGOTTEN | PROCESS_LEFT_LIST => {
+                bump(self.processes)
+            }
+            // A paused card offers Step back once a checkpoint is before it, or says why not.
+            CHECKPOINT | BRANCH_CREATED => {
+                bump(self.pauses);
+                bump(self.processes);
+            }
+            // The live line moved: other pauses, sessions and calls than before.
+            REWIND | BRANCH_SWITCHED => {
+                bump(self.pauses);
+                bump(self.sessions);
+                bump(self.calls);
+                bump(self.processes);
+            }
+            LAGGED => self.bump_all(),
+            _ => {
+                self.bump_all();
+                return false;
+            }
         }
+        true
     }
-}
-
-/// What a live event makes the page refetch.
-#[derive(Clone, Copy, Debug, PartialEq)]
-enum Refetch {
-    /// A call paused or resumed: a process is shown paused while one of its calls is.
-    Pauses,
-    /// A session started or closed: the paused card links its session.
-    Sessions,
-    Transcript,
-    Calls,
-    Breakpoints,
-    Processes,
-    /// A snapshot taken or refused, a branch made: a paused card offers Step back, or says why not.
-    Checkpoints,
-    /// A rewind or a switch moved the live line: other pauses, sessions and calls than before.
-    LiveLine,
-    Everything,
 }
 
 // The wire names of the live events (`LiveEventKind`), as constants so they can be patterns: a
@@ -92,37 +103,6 @@ mod wire {
     pub const REWIND: &str = Kind::Rewind.as_str();
     pub const BRANCH_SWITCHED: &str = Kind::BranchSwitched.as_str();
     pub const LAGGED: &str = Kind::Lagged.as_str();
-}
-
-/// What the event named `kind` makes the page refetch; None for a kind this page does not know
-/// (a test checks that every `LiveEventKind` is known).
-fn refetched_by(kind: &str) -> Option<Refetch> {
-    use wire::*;
-    Some(match kind {
-        PAUSE_ADDED | PAUSE_RESUMED => Refetch::Pauses,
-        SESSION_STARTED | SESSION_CLOSED => Refetch::Sessions,
-        TRANSCRIPT_APPENDED => Refetch::Transcript,
-        CALLS_CHANGED => Refetch::Calls,
-        BREAKPOINTS_CHANGED => Refetch::Breakpoints,
-        PROCESS_STARTED | PROCESS_OUTPUT | PROCESS_EXITED | PROCESS_FORGOTTEN | PROCESS_LEFT_LIST => Refetch::Processes,
-        CHECKPOINT | BRANCH_CREATED => Refetch::Checkpoints,
-        REWIND | BRANCH_SWITCHED => Refetch::LiveLine,
-        LAGGED => Refetch::Everything,
-        _ => return None,
-    })
-}
-
-#[cfg(test)]
-mod tests {
-    use breakroom_debugger::model::LiveEventKind;
-
-    #[test]
-    fn every_live_event_kind_refetches_something() {
-        for kind in LiveEventKind::ALL {
-            assert!(super::refetched_by(kind.as_str()).is_some(), "{kind:?} falls through to refetch everything");
-        }
-        assert_eq!(super::refetched_by("no_such_event"), None);
-    }
 }
 
 pub fn provide_live_updates() {
@@ -176,4 +156,21 @@ fn connect(live: Live) {
     on_message.forget();
     on_open.forget();
     std::mem::forget(source);
+}
+
+#[cfg(test)]
+mod tests {
+    use breakroom_debugger::model::LiveEventKind;
+
+    #[test]
+    fn every_live_event_kind_refetches_what_it_changes() {
+        // Signals live in a reactive owner's arena.
+        leptos::prelude::Owner::new().with(|| {
+            let live = super::Live::new();
+            for kind in LiveEventKind::ALL {
+                assert!(live.on_event(kind.as_str()), "{kind:?} falls through to refetch everything");
+            }
+            assert!(!live.on_event("no_such_event"));
+        });
+    }
 }
