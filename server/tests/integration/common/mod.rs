@@ -56,6 +56,24 @@ pub async fn start() -> TestServer {
 }
 
 impl TestServer {
+    /// Posts the page's server function `name` a URL-encoded form, as the page does; answers
+    /// the status and the body.
+    pub async fn server_function(&self, name: &str, form: &[(&str, &str)]) -> (u16, String) {
+        let path = leptos::server_fn::axum::server_fn_paths()
+            .map(|(path, _)| path)
+            .find(|path| path.strip_prefix("/rpc/").is_some_and(|rest| rest.starts_with(name)))
+            .unwrap_or_else(|| panic!("no server function {name}"));
+        let response = self
+            .http
+            .post(format!("{}{path}", self.base))
+            .header("Origin", &self.base)
+            .form(form)
+            .send()
+            .await
+            .unwrap();
+        (response.status().as_u16(), response.text().await.unwrap_or_default())
+    }
+
     pub async fn get(&self, path: &str) -> (u16, Value) {
         let r = self.http.get(format!("{}{path}", self.base)).send().await.unwrap();
         let status = r.status().as_u16();
