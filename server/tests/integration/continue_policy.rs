@@ -6,23 +6,6 @@ use serde_json::json;
 
 use crate::common;
 
-/// Posts the page's server function `name` (URL-encoded form, as the page sends it).
-async fn server_function(server: &common::TestServer, name: &str, form: &[(&str, &str)]) -> (u16, String) {
-    let path = leptos::server_fn::axum::server_fn_paths()
-        .map(|(path, _)| path)
-        .find(|path| path.starts_with(&format!("/rpc/{name}")))
-        .expect("the server function");
-    let response = server
-        .http
-        .post(format!("{}{path}", server.base))
-        .header("Origin", &server.base)
-        .form(form)
-        .send()
-        .await
-        .unwrap();
-    (response.status().as_u16(), response.text().await.unwrap_or_default())
-}
-
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_second_continue_is_harmless_from_rest_and_from_the_page() {
     let server = common::start().await;
@@ -32,9 +15,9 @@ async fn a_second_continue_is_harmless_from_rest_and_from_the_page() {
     assert_eq!((status, first["status"].clone()), (200, json!("ok")), "{first}");
     let (status, second) = server.post(&continue_path, json!({})).await;
     assert_eq!((status, second["status"].clone()), (200, json!("ok")), "{second}");
-    let (status, body) = server_function(&server, "continue_call", &[("pause_id", &pause_id)]).await;
+    let (status, body) = server.server_function("continue_call", &[("pause_id", &pause_id)]).await;
     assert_eq!(status, 200, "the page's Continue on a resumed pause: {body}");
-    let (status, body) = server_function(&server, "skip_call", &[("pause_id", &pause_id), ("value", "1")]).await;
+    let (status, body) = server.server_function("skip_call", &[("pause_id", &pause_id), ("value", "1")]).await;
     assert_eq!(status, 200, "the page's Skip on a resumed pause: {body}");
 }
 
@@ -43,7 +26,13 @@ async fn a_continue_of_a_pause_that_never_was_is_protocol_success_on_rest_and_an
     let server = common::start().await;
     let (status, body) = server.post("/api/paused/no-such-pause/continue", json!({})).await;
     assert_eq!(status, 200, "{body}");
-    let (status, body) = server_function(&server, "continue_call", &[("pause_id", "no-such-pause")]).await;
+    let (status, body) = server.post("/api/paused/no-such-pause/continue", json!({"action": "AAA"})).await;
+    assert_eq!(
+        (status, body["error"].clone()),
+        (400, json!("invalid_action")),
+        "a bad action is refused as such: {body}"
+    );
+    let (status, body) = server.server_function("continue_call", &[("pause_id", "no-such-pause")]).await;
     assert!(status >= 400, "{status} {body}");
     assert!(body.contains("no-such-pause"), "the page is told which pause: {body}");
 }
