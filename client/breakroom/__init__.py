@@ -82,8 +82,12 @@ def with_debug(func, name=None):
                     result = await result
             except BaseException as exc:
                 await asyncio.to_thread(call.after_raise, exc)
+                call.finish_step(raised=True)
                 raise
-            return await asyncio.to_thread(call.after_return, result)
+            result = await asyncio.to_thread(call.after_return, result)
+            # On the event loop: a step goes on in the caller, which runs here.
+            call.finish_step(result)
+            return result
 
         async_wrapper.__breakroom_name__ = bp.name
         return async_wrapper
@@ -97,8 +101,11 @@ def with_debug(func, name=None):
             result = call.run()
         except BaseException as exc:
             call.after_raise(exc)
+            call.finish_step(raised=True)
             raise
-        return call.after_return(result)
+        result = call.after_return(result)
+        call.finish_step(result)
+        return result
 
     wrapper.__breakroom_name__ = bp.name
     return wrapper

@@ -10,18 +10,13 @@ import builtins
 import functools
 import inspect
 import linecache
-import os
-import runpy
+import sys
 
+from . import _frames, _stepping
 from ._client import DebugProtocolError
 from ._repl import EvalTarget
 from ._transport import ServerError, ServerUnavailable
 
-_THIS_DIR = os.path.dirname(os.path.abspath(__file__))
-# Frames a pause's stack leaves out: this package's, and runpy's under `python -m breakroom`
-# (a frozen module since 3.11).
-_HIDDEN_FILES = (_THIS_DIR, os.path.abspath(runpy.__file__))
-_HIDDEN_NAMES = ("<frozen runpy>",)
 SOURCE_CONTEXT = 5
 
 
@@ -31,7 +26,7 @@ def stack_frames(frame, limit=64):
     frames = []
     while frame is not None and len(frames) < limit:
         filename = frame.f_code.co_filename
-        if filename not in _HIDDEN_NAMES and not os.path.abspath(filename).startswith(_HIDDEN_FILES):
+        if not _frames.is_hidden(filename):
             lineno = frame.f_lineno
             start = max(1, lineno - SOURCE_CONTEXT)
             lines = [linecache.getline(filename, n).rstrip("\n") for n in range(start, lineno + SOURCE_CONTEXT + 1)]
@@ -114,6 +109,8 @@ class WrappedCall:
         self.call_id = None
         self.action = None  # the resume action: how the call runs
         self.target = None  # what the REPL evaluates against
+        self.step = None  # a step asked for at a pause of this call: (order, the pause's action)
+        self.armed = None  # the step armed when the call started (into, to_line)
 
     def read_stack(self):
         """Reads the stack the call came from (nothing when offline). A coroutine's callers are
@@ -121,6 +118,10 @@ class WrappedCall:
         loop before handing the pause to a worker thread."""
         if self.frames is None and self.client.available:
             self.frames = stack_frames(self.caller)
+
+    def _eval_frames(self):
+        """What `frame: N` evaluates in: the caller's frames (the call itself has none yet)."""
+        return [EvalTarget(f.f_globals, {}, frame=f) for f in _frames.visible_stack(self.caller)]
 
     def before(self):
         """Reports the call and waits while it is paused. False: the server is out of reach,
@@ -131,13 +132,18 @@ class WrappedCall:
         bp = self.breakpoint
         bound = bp.bind(self.args, self.kwargs)
         try:
-            reply = self.client.start_call(bp.name, self.args, self.kwargs, bp.signature_text, self.frames)
+            stop = {"kind": "call", **_where(self.caller)}
+            reply = self.client.start_call(
+                bp.name, self.args, self.kwargs, bp.signature_text, self.frames, stop=stop
+            )
             self.call_id = reply["call_id"]
             self.target = self._repl_target(bound)
-            self.action = self.client.wait(reply, self.target, restart=self._restart)
+            self.action = self.client.wait(reply, self.target, restart=self._restart, frames=self._eval_frames)
         except ServerUnavailable as exc:
             self.client.go_offline(exc)
             return False
+        if self.action.get("action") == "step":
+            self.step = self.action
         if bound is not None:
             # The REPL may have changed the arguments: the call runs with what they are now.
             now = self.target.locals()
@@ -168,10 +174,15 @@ class WrappedCall:
 
     def run(self):
         """Runs the call as the resume action says (an async function's coroutine is returned
-        unawaited)."""
+        unawaited). Runs in the thread that runs the call: a step into it is armed here."""
         action, client, func = self.action, self.client, self.breakpoint.func
         args, kwargs = self.args, self.kwargs
         kind = action.get("action")
+        if kind == "step":
+            order = _order(action)
+            if order is not None and order.kind in (_stepping.INTO, _stepping.TO_LINE):
+                self.armed = _stepping.arm(order, None, _on_stop(client, order, action))
+            return func(*args, **kwargs)
         if kind in (None, "continue"):
             return func(*args, **kwargs)
         if kind == "replace":
@@ -197,8 +208,10 @@ class WrappedCall:
             reply = self.client.complete_call(self.call_id, result=result)
             if reply.get("action") == "poll":
                 self.target.set_local("result", result)
-                final = self.client.wait(reply, self.target)
-                if final.get("action") not in (None, "continue"):
+                final = self.client.wait(reply, self.target, frames=self._eval_frames)
+                if final.get("action") == "step":
+                    self.step = {**final, "after": True}
+                elif final.get("action") not in (None, "continue"):
                     raise DebugProtocolError(f"Unsupported post-completion action: {final.get('action')}")
         except ServerUnavailable as exc:
             self.client.go_offline(exc)
@@ -211,34 +224,102 @@ class WrappedCall:
             reply = self.client.complete_call(self.call_id, exc=exc)
             if reply.get("action") == "poll":
                 self.target.set_local("exception", exc)
-                self.client.wait(reply, self.target)
+                final = self.client.wait(reply, self.target, frames=self._eval_frames)
+                if final.get("action") == "step":
+                    self.step = {**final, "after": True}
         except ServerUnavailable as err:
             self.client.go_offline(err)
         except ServerError:
             pass
 
+    def finish_step(self, result=None, raised=False):
+        """Where a step asked for at this call's pauses goes once the call has ended (run in
+        the caller's thread). Before the call, over and out stop in the caller just after it,
+        with `__return__` (as does into when no Python function was called); after it, the
+        caller steps on from the call's line. An exception goes on to where it propagates."""
+        if self.step is None:
+            return
+        action, self.step = self.step, None
+        order = _order(action)
+        armed, self.armed = self.armed, None
+        if order is None or (armed is not None and (armed.done or order.kind == _stepping.TO_LINE)):
+            return  # it stopped inside the call (and went on from there), or waits for its line
+        if armed is not None:
+            armed.disarm()
+        caller = _frames.visible(self.caller)
+        if caller is None:
+            return
+        on_stop = _on_stop(self.client, order, action)
+        if raised or action.get("after"):
+            kind = _stepping.OUT if order.kind == _stepping.OUT and action.get("after") else _stepping.OVER
+            _stepping.arm(_stepping.StepOrder(kind), caller, on_stop)
+            return
+        on_stop(caller, {"__return__": result}, "return")
 
-def pause_in_frame(client, frame, reason, extra=None, exc=None):
-    """set_trace and post-mortem: pauses with the REPL in `frame` itself (its real locals, plus
-    `extra`), then reports the pause's end at once. A `raise` action raises here."""
+
+def _order(action):
+    try:
+        return _stepping.StepOrder.from_action(action)
+    except ValueError as exc:
+        print(f"breakroom: cannot step: {exc}", file=sys.stderr)
+        return None
+
+
+def _where(frame):
+    frame = _frames.visible(frame)
+    if frame is None:
+        return {}
+    return {"file": frame.f_code.co_filename, "line": frame.f_lineno, "function": _qualname(frame.f_code)}
+
+
+def _qualname(code):
+    return getattr(code, "co_qualname", code.co_name)
+
+
+def _on_stop(client, order, action):
+    """Where a step stops: a pause of kind `step` there, linked to the pause it came from."""
+    previous = action.get("from_pause_id")
+
+    def on_stop(frame, extra, how):
+        stop = {"kind": "step", "step": order.kind, "how": how, "previous_pause_id": previous}
+        pause_in_frame(client, frame, "always", extra=extra, stop=stop)
+
+    return on_stop
+
+
+def pause_in_frame(client, frame, reason, extra=None, exc=None, stop=None):
+    """set_trace, line breakpoints, steps and post-mortem: pauses with the REPL in `frame`
+    itself (its real locals, plus `extra`), then reports the pause's end at once. A `raise`
+    action raises here; a `step` action arms the step and lets the program run on."""
     if not client.ensure_connected():
         return
-    name = getattr(frame.f_code, "co_qualname", frame.f_code.co_name)
+    name = _qualname(frame.f_code)
+    stop = {"kind": "exception" if reason == "exception" else "set_trace", **(stop or {}), **_where(frame)}
     try:
-        reply = client.start_call(name, [], {}, "", stack_frames(frame), pause=reason)
+        reply = client.start_call(name, [], {}, "", stack_frames(frame), pause=reason, stop=stop)
         target = EvalTarget(frame.f_globals, dict(extra or {}), frame=frame)
         call = {"id": reply["call_id"]}
 
         def restart(wake):
             # A line woken from a checkpoint pauses here again, in the same frame.
-            again = client.start_call(name, [], {}, "", stack_frames(frame), pause=reason, wake=wake)
+            again = client.start_call(name, [], {}, "", stack_frames(frame), pause=reason, wake=wake, stop=stop)
             call["id"] = again["call_id"]
             return again
 
-        action = client.wait(reply, target, restart=restart)
+        def frames():
+            outer = _frames.visible_stack(frame)[1:] if _frames.visible(frame) is frame else []
+            return [target] + [EvalTarget(f.f_globals, {}, frame=f) for f in outer]
+
+        action = client.wait(reply, target, restart=restart, frames=frames)
         client.complete_call(call["id"], exc=exc)
     except ServerUnavailable as err:
         client.go_offline(err)
         return
-    if action.get("action") == "raise":
+    kind = action.get("action")
+    if kind == "raise":
         raise_action(action)
+    if kind == "step" and reason != "exception":
+        order = _order(action)
+        if order is not None:
+            shown = (extra or {}).get("exception") if stop.get("how") == "exception" else None
+            _stepping.arm(order, frame, _on_stop(client, order, action), shown)

@@ -11,7 +11,7 @@ import threading
 import time
 
 from . import _checkpoints, _complete, _serialize, _variables
-from ._repl import EvalJob
+from ._repl import EvalJob, Outcome
 from ._transport import ServerError, ServerUnavailable, Transport
 
 DEFAULT_EVAL_TIMEOUT = 30.0
@@ -47,9 +47,11 @@ def _process_record():
 class Pause:
     """A call paused at the server, with what its REPL sessions evaluate against."""
 
-    def __init__(self, pause_id, target, inherited=None):
+    def __init__(self, pause_id, target, inherited=None, frames=None):
         self.pause_id = pause_id
         self.target = target
+        self._frames = frames  # () -> the targets of the stack's frames, innermost first
+        self._frame_targets = None
         self.namespaces = {}
         # A line woken from a checkpoint: the names its REPL sessions had when it was taken.
         self.inherited = inherited or {}
@@ -58,6 +60,19 @@ class Pause:
         if session_id not in self.namespaces:
             self.namespaces[session_id] = dict(self.inherited)
         return self.namespaces[session_id]
+
+    def target_at(self, frame):
+        """What an eval with `frame: N` runs against (pdb's up/down): the pause's own target
+        without one. Raises ValueError for a frame the stack does not have."""
+        if frame is None:
+            return self.target
+        if type(frame) is not int or frame < 0:
+            raise ValueError(f"frame must be a frame index (0 = innermost), not {frame!r}")
+        if self._frame_targets is None:
+            self._frame_targets = self._frames() if self._frames is not None else [self.target]
+        if frame >= len(self._frame_targets):
+            raise ValueError(f"no frame {frame}: the stack has {len(self._frame_targets)}")
+        return self._frame_targets[frame]
 
     def merged_namespaces(self):
         merged = dict(self.inherited)
@@ -162,11 +177,14 @@ class DebugClient:
 
     # ---- a call --------------------------------------------------------------------------
 
-    def start_call(self, name, args, kwargs, signature, frames, pause=None, wake=None):
-        """Reports a call (or a set_trace/post-mortem pause) with the stack it was made from."""
+    def start_call(self, name, args, kwargs, signature, frames, pause=None, wake=None, stop=None):
+        """Reports a call (or a set_trace/post-mortem pause) with the stack it was made from,
+        and (`stop`) where and why it stops."""
         values = {}
         payload = {
             "method_name": name,
+            # This client steps (issue 30): a pause of it can be answered with a `step` action.
+            "can_step": True,
             "args": [],
             "kwargs": {},
             "call_type": "proxy",
@@ -187,6 +205,8 @@ class DebugClient:
         ]
         if pause:
             payload["pause"] = pause
+        if stop:
+            payload["stop"] = stop
         mode = _checkpoints.mode()
         if mode is not None:
             payload["checkpoints"] = mode
@@ -215,7 +235,7 @@ class DebugClient:
 
     # ---- waiting at a pause ----------------------------------------------------------------
 
-    def wait(self, action, target, restart=None):
+    def wait(self, action, target, restart=None, frames=None):
         """Follows poll actions until a terminal one, serving REPL evals meanwhile. With
         checkpoints on and a `restart` (how to report the same call again), the Continue forks
         a snapshot; a line later woken from it reports the call again through `restart` and
@@ -225,8 +245,10 @@ class DebugClient:
             pause = None
             while action.get("action") == "poll":
                 poll_url = action.get("poll_url") or ""
-                pause = Pause(poll_url.rstrip("/").rsplit("/", 1)[-1], target, inherited)
+                pause = Pause(poll_url.rstrip("/").rsplit("/", 1)[-1], target, inherited, frames)
                 action = self._wait_at(poll_url, pause, action.get("poll_interval_ms", 100) / 1000.0, restart)
+                if pause is not None and action.get("action") == "step":
+                    action = {**action, "from_pause_id": pause.pause_id}
             wake = action.get("wake") if action.get("action") == WOKEN else None
             if wake is None and pause is not None and restart is not None and _checkpoints.enabled():
                 wake = _checkpoints.take(self, pause.pause_id)
@@ -284,7 +306,16 @@ class DebugClient:
         def report(outcome):
             self._post_result(pause, self._result_body(pause, request, outcome))
 
-        job = EvalJob(source, pause.target, namespace, self.timeout_for(request), report)
+        try:
+            target = pause.target_at(request.get("frame"))
+        except ValueError as exc:
+            outcome = Outcome(error=f"ValueError: {exc}")
+            body = self._result_body(pause, request, outcome)
+            if self.answers_with_poll:
+                return None, body
+            self._post_result(pause, body)
+            return None, None
+        job = EvalJob(source, target, namespace, self.timeout_for(request), report)
         job.start()
         # Most evals take milliseconds: answering them from here, with the next poll, makes an
         # eval one round trip; a slow one is reported by its thread or its timeout while this
@@ -303,8 +334,8 @@ class DebugClient:
         (they run no user code but bounded reprs), as JSON text in `result`; the answer to
         send with the next poll, or None once posted."""
         namespace = pause.namespace(request.get("session_id"))
-        target = pause.target
         try:
+            target = pause.target_at(request.get("frame"))
             kind, args = request.get("kind"), request.get("args") or {}
             if kind == "complete":
                 code, cursor = args.get("code"), args.get("cursor_pos")

@@ -95,6 +95,8 @@ class LineBreakpoints:
         self._originals = weakref.WeakKeyDictionary()  # function -> the code it had
         self._generated = weakref.WeakKeyDictionary()  # rewritten code -> lines hooked in it
         self._in_hit = set()  # threads deciding or paused at a breakpoint
+        self._one_shots = {}  # id -> (thread, on_reach): a step's run to a line
+        self._one_shot_seq = 0
         self.records = collections.deque(maxlen=1000)  # breakpoint_hit and log events
         self.listeners = []  # callables (event, body): the server wiring
         self._tracer = RunningFrameTracer(self._on_traced_line)
@@ -171,6 +173,21 @@ class LineBreakpoints:
     def list(self):
         with self._lock:
             return [self._report(spec) for spec in self._specs.values()]
+
+    def run_to(self, file, line, thread, on_reach):
+        """A step's `to_line`: a one-shot breakpoint at `file:line` for `thread` only, which
+        calls `on_reach(frame)` there instead of pausing as a breakpoint. Returns it (`done`
+        once reached, `disarm()` to drop it)."""
+        with self._lock:
+            self._one_shot_seq += 1
+            shot = _OneShot(self, f"run-to-{self._one_shot_seq}", thread, on_reach)
+            self._one_shots[shot.id] = shot
+        try:
+            self.add({"kind": "line", "file": file, "line": line, "id": shot.id})
+        except BreakpointError:
+            self._one_shots.pop(shot.id, None)
+            raise
+        return shot
 
     def get(self, breakpoint_id):
         return self._spec(breakpoint_id)
@@ -347,7 +364,10 @@ class LineBreakpoints:
             return  # a condition or a log message running code with breakpoints
         self._in_hit.add(thread)
         try:
-            pause_for = None
+            pause_for = reached = None
+            if self._one_shots:
+                reached = self._reach_one_shots(specs, thread)
+                specs = [spec for spec in specs if spec.id not in self._one_shots and not spec.id.startswith("run-to-")]
             f_globals, f_locals = frame.f_globals, frame.f_locals
             for spec in specs:
                 arguments = (lambda: arguments_text(frame)) if spec.pattern else None
@@ -363,8 +383,20 @@ class LineBreakpoints:
                     pause_for = pause_for or decision
             if pause_for is not None:
                 self._pause(frame, pause_for)
+            elif reached is not None:
+                reached.on_reach(frame)
         finally:
             self._in_hit.discard(thread)
+
+    def _reach_one_shots(self, specs, thread):
+        """The one-shot of `thread` among `specs`, taken out; others' wait for their thread."""
+        for spec in specs:
+            shot = self._one_shots.get(spec.id)
+            if shot is not None and shot.thread == thread and threading.current_thread().name != "breakroom-eval":
+                shot.disarm()
+                shot.done = True
+                return shot
+        return None
 
     def _record(self, event, decision, frame, line):
         body = decision.wire()
@@ -391,7 +423,8 @@ class LineBreakpoints:
         extra = {"breakpoint_hit": decision.wire()}
         if decision.error is not None:
             extra["condition_error"] = decision.error
-        pause_in_frame(self._get_client(), frame, "always", extra=extra)
+        stop = {"kind": "line", "breakpoint_id": decision.spec.id}
+        pause_in_frame(self._get_client(), frame, "always", extra=extra, stop=stop)
 
     def close(self):
         """Disarms everything and takes the hooks out (tests, and a client shutting down)."""
@@ -401,6 +434,22 @@ class LineBreakpoints:
             sys.meta_path.remove(self._finder)
         if self._monitor is not None:
             self._monitor.close()
+
+
+class _OneShot:
+    def __init__(self, engine, shot_id, thread, on_reach):
+        self.engine = engine
+        self.id = shot_id
+        self.thread = thread
+        self.on_reach = on_reach
+        self.done = False
+
+    def disarm(self):
+        if self.engine._one_shots.pop(self.id, None) is not None:
+            try:
+                self.engine.remove(self.id)
+            except KeyError:
+                pass
 
 
 class ConditionHeld(Exception):

@@ -77,6 +77,44 @@ def _discover():
     return during[tracefunc], tracefunc
 
 
+_found = []
+
+
+def discovered():
+    """`_discover()`, once per process."""
+    if not _found:
+        _found.append(_discover())
+    return _found[0]
+
+
+def _no_global_trace(frame, event, arg):
+    return None
+
+
+def thread_tracing(enabled):
+    """Switches this thread's tracing on (line events for the frames that have `f_trace`, and
+    no Python call per function call) or off. Switching on returns whether it was off (then the
+    caller switches it off again when done); switching off returns True."""
+    found = discovered()
+    if found is None:  # not 3.11's layout: a global trace function that declines every call
+        if not enabled:
+            sys.settrace(None)
+            return True
+        if sys.gettrace() is None:
+            sys.settrace(_no_global_trace)
+            return True
+        return False
+    trampoline, slot = found
+    tstate = _api.PyThreadState_Get()
+    if not enabled:
+        _api._PyEval_SetTrace(tstate, None, None)
+        return True
+    slots = (ctypes.c_void_p * (slot + 3)).from_address(tstate)
+    if slots[slot]:
+        return False  # on already (a traced running frame, or sys.settrace)
+    return _api._PyEval_SetTrace(tstate, trampoline, None) == 0
+
+
 class RunningFrameTracer:
     """Traces the given frames, in whichever threads run them, calling `on_line(frame)` on
     each line event of theirs."""
@@ -84,7 +122,7 @@ class RunningFrameTracer:
     def __init__(self, on_line):
         self._on_line = on_line
         self._lock = threading.RLock()
-        found = _discover()
+        found = discovered()
         self.available = found is not None
         self._trampoline, self._tracefunc_slot = found or (None, None)
         self._traced = {}  # frame -> thread state address
@@ -151,7 +189,8 @@ class RunningFrameTracer:
             elif event == "return":
                 done(frame, from_own_thread=True)
                 return None
-            return local_trace
+            # A step may have taken the frame over meanwhile (it gives it back when done).
+            return frame.f_trace or local_trace
 
         return local_trace
 

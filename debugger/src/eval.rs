@@ -30,6 +30,10 @@ pub struct EvalRequest {
     #[cfg_attr(feature = "openapi", schema(value_type = Option<Object>))]
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub args: Option<serde_json::Value>,
+    /// Breakroom extension (issue 30): the stack frame to run in, 0 = innermost (pdb's
+    /// up/down); absent: the pause's own frame.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub frame: Option<usize>,
 }
 
 /// What a request to the paused program asks for. Only `eval` is recorded; the others are the

@@ -71,6 +71,17 @@ pub enum LiveEvent {
         process_id: String,
         data: serde_json::Value,
     },
+    /// A step stopped (issue 30): the new pause, the pause it stepped from, where it is, and
+    /// the REPL sessions that followed it. `reason` is always `step`.
+    StepStopped {
+        pause_id: String,
+        previous_pause_id: String,
+        reason: String,
+        file: String,
+        line: i64,
+        function: String,
+        session_ids: Vec<String>,
+    },
 }
 
 /// The kind of a [`LiveEvent`]: its `type` on the wire. The pages match on this, not on strings,
@@ -93,12 +104,13 @@ pub enum LiveEventKind {
     Rewind,
     BranchCreated,
     BranchSwitched,
+    StepStopped,
     /// Not an event of the manager's: the stream's own word that a slow page missed events.
     Lagged,
 }
 
 impl LiveEventKind {
-    pub const ALL: [LiveEventKind; 17] = [
+    pub const ALL: [LiveEventKind; 18] = [
         Self::PauseAdded,
         Self::PauseResumed,
         Self::SessionStarted,
@@ -115,6 +127,7 @@ impl LiveEventKind {
         Self::Rewind,
         Self::BranchCreated,
         Self::BranchSwitched,
+        Self::StepStopped,
         Self::Lagged,
     ];
 
@@ -137,6 +150,7 @@ impl LiveEventKind {
             Self::Rewind => "rewind",
             Self::BranchCreated => "branch_created",
             Self::BranchSwitched => "branch_switched",
+            Self::StepStopped => "step_stopped",
             Self::Lagged => "lagged",
         }
     }
@@ -165,6 +179,7 @@ impl LiveEvent {
             LiveEvent::Rewind { .. } => LiveEventKind::Rewind,
             LiveEvent::BranchCreated { .. } => LiveEventKind::BranchCreated,
             LiveEvent::BranchSwitched { .. } => LiveEventKind::BranchSwitched,
+            LiveEvent::StepStopped { .. } => LiveEventKind::StepStopped,
         }
     }
 }

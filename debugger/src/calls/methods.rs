@@ -81,6 +81,7 @@ impl Debugger {
         };
         let condition_call = (!conditions.is_empty()).then(|| call.clone());
         let process_key = call.process_key.clone();
+        let mut stepped = vec![];
         let (action, pause_id) = match decision {
             StartDecision::Continue => (Action::Continue, None),
             StartDecision::Replace(function_name) => (Action::Replace { function_name }, None),
@@ -92,6 +93,7 @@ impl Debugger {
                 if let Some(pause) = st.pauses.get_mut(&pause_id) {
                     pause.deciding = !conditions.is_empty();
                 }
+                stepped = crate::steps::methods::land(&mut st, &pause_id, &call, now)?;
                 if let (Some(process_id), true) = (&process_id, checkpoint_mode.is_some() || wake.is_some()) {
                     let key = ids::process_key(pid, start_time);
                     let refusal = checkpoint_mode.clone().flatten();
@@ -103,6 +105,9 @@ impl Debugger {
         st.running.insert(call_id.clone(), (call, pause_id.clone()));
         drop(st);
         self.publish(LiveEvent::CallsChanged { process_key });
+        for event in stepped {
+            self.publish(event);
+        }
         if let Some(pause_id) = pause_id {
             match condition_call {
                 // Shown only once a condition holds (`decide_conditions`).
@@ -362,7 +367,15 @@ fn call_data(
     (pid, start_time): (i64, f64),
 ) -> Result<CallData> {
     let language = language(req.language.as_deref(), preferred_format, pid)?;
+    let stop = match req.stop {
+        None | Some(Value::Null) => None,
+        Some(value) => Some(serde_json::from_value::<crate::steps::PauseStop>(value).map_err(|e| {
+            Error::invalid("invalid_stop", format!("stop must be {{kind, file, line, function, …}}: {e}"))
+        })?),
+    };
     Ok(CallData {
+        can_step: req.can_step == Some(true),
+        stop,
         method_name,
         call_id,
         pretty_target: req.target.as_ref().map(|t| st.pretty(t)).transpose()?.unwrap_or(Value::Null),

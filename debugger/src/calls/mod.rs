@@ -74,6 +74,14 @@ pub struct CallStart {
     /// `{"refusal": null}`, or will refuse, `{"refusal": "why"}`.
     #[serde(default)]
     pub checkpoints: Option<Value>,
+    /// Breakroom extension (issue 30): this client can step (answer a pause with `step`).
+    #[serde(default)]
+    pub can_step: Option<bool>,
+    /// Breakroom extension (issue 30): where and why the program stopped (a line breakpoint,
+    /// `breakpoint()`, a step, post-mortem, a wrapped call).
+    #[cfg_attr(feature = "openapi", schema(value_type = Option<crate::steps::PauseStop>))]
+    #[serde(default)]
+    pub stop: Option<Value>,
     /// Breakroom extension (issue 20): this call is a line woken from a checkpoint, answering
     /// the wake order with this token; it always pauses.
     #[serde(default)]
@@ -157,6 +165,14 @@ pub enum Action {
         exception_type: String,
         exception_message: String,
     },
+    /// Breakroom's client only (issue 30): run on until the step stops, then pause there.
+    Step {
+        step: crate::steps::StepKind,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        file: Option<String>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        line: Option<i64>,
+    },
 }
 
 impl Action {
@@ -179,6 +195,7 @@ impl Action {
             Action::Skip { .. } => "skip",
             Action::Modify { .. } => "modify",
             Action::Raise { .. } => "raise",
+            Action::Step { .. } => "step",
         }
     }
 }
@@ -223,6 +240,12 @@ pub struct CallData {
     pub exception: Option<Value>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub frames: Option<Vec<Value>>,
+    /// The client can step (Breakroom's Python client).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub can_step: bool,
+    /// Where and why it stopped, when the client said.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub stop: Option<crate::steps::PauseStop>,
 }
 
 impl CallData {

@@ -94,6 +94,7 @@ impl Debugger {
                 timeout_s: self.inner.config.eval_timeout.as_secs_f64(),
                 kind: RequestKind::Eval,
                 args: None,
+                frame: None,
             };
             pause.evals.push(PendingEval { request, reply: Reply::Raw(reply), requested_at: ids::now() });
             pause.wake.notify_waiters();
@@ -118,9 +119,11 @@ impl Debugger {
         let pause_id = {
             let mut st = self.state();
             let pause_id = st.open_session(session_id)?.pause_id.clone();
+            let frame = st.sessions.frame_of(session_id);
             let pause = st.pauses.get_mut(&pause_id).filter(|p| p.is_paused());
             let pause = pause.ok_or_else(|| Error::SessionClosed(session_id.to_string()))?;
             let request = EvalRequest {
+                frame,
                 eval_id: eval_id.clone(),
                 session_id: session_id.to_string(),
                 pause_id: pause_id.clone(),

@@ -98,6 +98,8 @@ pub(crate) struct State {
     pub(crate) call_seq: u64,
     /// Checkpoints, branches and lines of processes with time travel on (issue 20).
     pub(crate) checkpoints: crate::checkpoints::book::Book,
+    /// Steps running now (issue 30).
+    pub(crate) steps: crate::steps::in_flight::StepsInFlight,
 }
 
 impl State {
@@ -116,6 +118,7 @@ impl State {
             sessions: Sessions::default(),
             call_seq: 0,
             checkpoints: Default::default(),
+            steps: Default::default(),
         }
     }
 

@@ -12,6 +12,7 @@ use crate::error::{Error, Result};
 use crate::ids;
 use crate::model::LiveEvent;
 use crate::pauses::methods::close_pause;
+use crate::sessions::methods::close_one_session;
 use std::collections::HashSet;
 use std::time::Duration;
 
@@ -177,6 +178,14 @@ impl Debugger {
             .collect();
         let mut resumed = vec![];
         let mut closed = vec![];
+        // Steps of ended processes will never stop: their sessions close.
+        for step in st.steps.abandon(keys) {
+            for session_id in step.sessions {
+                if let Ok(true) = close_one_session(&mut st, &session_id, now, Some(reason)) {
+                    closed.push((session_id, now));
+                }
+            }
+        }
         for pause_id in open {
             match close_pause(&mut st, &pause_id, Action::Continue, now, Some(reason)) {
                 Ok(sessions) => {

@@ -226,7 +226,9 @@ pub(crate) fn close_pause(
             json!({"pause_id": pause_id, "call_id": call_id, "action": action, "reason": reason}),
         )?;
     }
-    for session_id in st.sessions.open_for_pause(pause_id) {
+    // A step's sessions stay open: they move to the pause where it stops.
+    let stepping = st.steps.is_stepping(pause_id);
+    for session_id in st.sessions.open_for_pause(pause_id).into_iter().filter(|_| !stepping) {
         if close_one_session(st, &session_id, now, reason)? {
             closed.push((session_id, now));
         }

@@ -72,6 +72,16 @@ impl Debugger {
         Ok(session_id)
     }
 
+    /// pdb's up/down: the frame this session's evals, completion and variables run in from now
+    /// on (0 = innermost), until it is changed or the session follows a step.
+    pub fn select_frame(&self, session_id: &str, frame: usize) -> Result<()> {
+        let mut st = self.state();
+        let pause_id = st.open_session(session_id)?.pause_id.clone();
+        let frame = checked_frame(&st, &pause_id, frame)?;
+        st.sessions.select_frame(session_id, frame);
+        Ok(())
+    }
+
     /// A session with its transcript, open or closed.
     pub fn session(&self, session_id: &str) -> Result<Option<ReplSession>> {
         self.state().session(session_id)
@@ -122,6 +132,12 @@ impl Debugger {
     /// Runs `expr` in the paused program and waits for its answer, which is also appended to
     /// the transcript.
     pub async fn eval(&self, session_id: &str, expr: &str) -> Result<EvalOutcome> {
+        self.eval_in_frame(session_id, expr, None).await
+    }
+
+    /// [`Debugger::eval`] in a frame of the pause's stack (0 = innermost); without one, in the
+    /// session's selected frame ([`Debugger::select_frame`]).
+    pub async fn eval_in_frame(&self, session_id: &str, expr: &str, frame: Option<usize>) -> Result<EvalOutcome> {
         if expr.trim().is_empty() {
             return Err(Error::MissingField { code: "missing_expr", field: "expr" });
         }
@@ -130,6 +146,16 @@ impl Debugger {
         let pause_id = {
             let mut st = self.state();
             let pause_id = st.open_session(session_id)?.pause_id.clone();
+            let frame = match frame {
+                Some(frame) => Some(checked_frame(&st, &pause_id, frame)?),
+                None => st.sessions.frame_of(session_id),
+            };
+            if st.steps.is_stepping(&pause_id) {
+                return Err(Error::conflict(
+                    "program_running",
+                    "the program is running a step: evaluate once it stops (a step_stopped live event)",
+                ));
+            }
             if !st.pauses.get(&pause_id).ok_or(Error::InvalidPause)?.is_paused() {
                 return Err(Error::SessionClosed(session_id.to_string()));
             }
@@ -142,6 +168,7 @@ impl Debugger {
                 timeout_s: self.inner.config.eval_timeout.as_secs_f64(),
                 kind: RequestKind::Eval,
                 args: None,
+                frame,
             };
             pause.evals.push(PendingEval { request, reply: Reply::Transcript(reply), requested_at: ids::now() });
             pause.wake.notify_waiters();
@@ -275,6 +302,16 @@ impl Debugger {
         self.publish(LiveEvent::TranscriptAppended { session_id: session_id.to_string(), entry: entry.clone() });
         Ok(entry)
     }
+}
+
+/// `frame` when the pause's stack has it.
+fn checked_frame(st: &State, pause_id: &str, frame: usize) -> Result<usize> {
+    let record = st.pause_record(pause_id)?.ok_or_else(|| Error::PauseNotFound(pause_id.to_string()))?;
+    let count = crate::steps::methods::frame_views(&record.call).len().max(1);
+    if frame >= count {
+        return Err(Error::invalid("invalid_frame", format!("no frame {frame}: the pause's stack has {count} (0 = innermost)")));
+    }
+    Ok(frame)
 }
 
 /// Closes and records one open session (it leaves memory); false when it was not open.

@@ -24,6 +24,8 @@ pub struct Sessions {
 
 struct OpenSession {
     pub(crate) session: ReplSession,
+    /// The frame selected for its evals (pdb's up/down); None: the pause's own.
+    frame: Option<usize>,
     /// Searched in memory until the session closes and its text goes into the store's index.
     text: SearchText,
 }
@@ -49,7 +51,7 @@ impl Sessions {
         }
         self.order.push(session.session_id.clone());
         let text = SearchText::of(&session);
-        self.by_id.insert(session.session_id.clone(), OpenSession { session, text });
+        self.by_id.insert(session.session_id.clone(), OpenSession { session, text, frame: None });
     }
 
     /// An open session.
@@ -98,6 +100,28 @@ impl Sessions {
         session.closed_at = Some(now);
         session.closed_reason = reason.map(str::to_string);
         Some(session)
+    }
+
+    /// A step stopped: the session goes on in the pause where it stopped. False when the
+    /// session is not open.
+    pub fn move_to_pause(&mut self, id: &str, pause_id: &str, call_id: &str, function_name: &str) -> bool {
+        let Some(open) = self.by_id.get_mut(id) else { return false };
+        open.session.pause_id = pause_id.to_string();
+        open.session.call_id = Some(call_id.to_string());
+        open.session.function_name = function_name.to_string();
+        open.frame = None;
+        true
+    }
+
+    pub fn select_frame(&mut self, id: &str, frame: usize) {
+        if let Some(open) = self.by_id.get_mut(id) {
+            open.frame = Some(frame);
+        }
+    }
+
+    /// The frame selected in an open session.
+    pub fn frame_of(&self, id: &str) -> Option<usize> {
+        self.by_id.get(id).and_then(|open| open.frame)
     }
 
     /// Every open session, oldest first.

@@ -47,7 +47,8 @@ impl Store {
             .prepare_cached(
                 "INSERT INTO sessions (session_id, started_at, data, pause_id, call_id, process_key, closed_at)
                  VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)
-                 ON CONFLICT (session_id) DO UPDATE SET data = excluded.data, closed_at = excluded.closed_at",
+                 ON CONFLICT (session_id) DO UPDATE SET data = excluded.data, closed_at = excluded.closed_at,
+                   pause_id = excluded.pause_id, call_id = excluded.call_id",
             )
             .and_then(|mut s| {
                 s.execute(params![

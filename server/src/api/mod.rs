@@ -14,6 +14,7 @@ mod query;
 mod repl;
 mod repl_helpers;
 mod runtimes;
+mod steps;
 pub mod wire;
 
 use std::sync::Arc;
@@ -82,6 +83,10 @@ fn documented_routes() -> OpenApiRouter<Debugger> {
         .routes(routes!(processes::output))
         .routes(routes!(processes::stop))
         .routes(routes!(checkpoints::step_back))
+        .routes(routes!(steps::step))
+        .routes(routes!(steps::frames))
+        .routes(routes!(steps::reverse_continue))
+        .routes(routes!(steps::select_frame))
         .routes(routes!(checkpoints::timeline))
         .routes(routes!(checkpoints::newest_process))
         .routes(routes!(checkpoints::create))

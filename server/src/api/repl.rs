@@ -42,6 +42,10 @@ pub struct EvalBody {
     #[schema(value_type = String, required = true, pattern = "\\S")]
     #[serde(default)]
     expr: Option<String>,
+    /// The stack frame to evaluate in (0 = innermost); absent: the session's selected frame.
+    #[schema(value_type = Option<u64>)]
+    #[serde(default)]
+    frame: Option<serde_json::Value>,
 }
 
 #[utoipa::path(operation_id = "eval_in_session", post, path = "/api/repl/{session_id}/eval", tag = "repl", request_body = EvalBody,
@@ -54,7 +58,8 @@ pub async fn eval(
     Path(session_id): Path<String>,
     JsonBody(body): JsonBody<EvalBody>,
 ) -> ApiResult<EvalOutcome> {
-    Ok(Json(debugger.eval(&session_id, body.expr.as_deref().unwrap_or("")).await?))
+    let frame = super::steps::frame_index(body.frame.as_ref())?;
+    Ok(Json(debugger.eval_in_frame(&session_id, body.expr.as_deref().unwrap_or(""), frame).await?))
 }
 
 #[utoipa::path(operation_id = "close_session", post, path = "/api/repl/{session_id}/close", tag = "repl", params(("session_id" = String, Path)),

@@ -1,0 +1,246 @@
+//! Stepping from a pause, the stop where a step lands, a pause's frames, and reverse-continue.
+
+use std::time::Duration;
+
+use serde_json::Value;
+use tokio::sync::oneshot;
+
+use crate::calls::{Action, CallData};
+use crate::checkpoints::model::{CheckpointStatus, Travel};
+use crate::debugger::{Debugger, State};
+use crate::error::{Error, Result};
+use crate::ids;
+use crate::model::{Language, LiveEvent, PauseReason};
+use crate::pauses::methods::close_pause;
+use crate::sessions::methods::persist_entry;
+use crate::steps::in_flight::InFlight;
+use crate::steps::{FrameView, StepKind, StepReply, StepRequest, StopKind};
+
+/// How long `POST /api/paused/{id}/step` waits for the stop before answering `running`.
+pub const STEP_ANSWER_WAIT: Duration = Duration::from_secs(2);
+
+/// A step order, checked.
+struct Order {
+    kind: StepKind,
+    file: Option<String>,
+    line: Option<i64>,
+}
+
+fn order(req: StepRequest) -> Result<Order> {
+    let kinds = "over, into, out or to_line";
+    let kind = match &req.kind {
+        None | Some(Value::Null) => return Err(Error::MissingField { code: "missing_kind", field: "kind" }),
+        Some(Value::String(text)) => StepKind::parse(text)
+            .ok_or_else(|| Error::invalid("invalid_step_kind", format!("kind must be {kinds}, not {text:?}")))?,
+        Some(other) => return Err(Error::invalid("invalid_step_kind", format!("kind must be {kinds}, not {other}"))),
+    };
+    if kind != StepKind::ToLine {
+        return Ok(Order { kind, file: None, line: None });
+    }
+    let file = match &req.file {
+        Some(Value::String(f)) if !f.trim().is_empty() => f.clone(),
+        _ => return Err(Error::invalid("missing_file", "to_line needs file: the file to run to")),
+    };
+    let line = match req.line.as_ref().and_then(Value::as_i64) {
+        Some(line) if line >= 1 => line,
+        _ => return Err(Error::invalid("invalid_line", "to_line needs line: a line number from 1")),
+    };
+    Ok(Order { kind, file: Some(file), line: Some(line) })
+}
+
+/// Why a pause cannot step, if it cannot.
+fn refusal(st: &State, pause_id: &str, call: &CallData, reason: PauseReason) -> Option<Error> {
+    let post_mortem = call.stop.as_ref().is_some_and(|s| s.kind == StopKind::Exception)
+        || (reason == PauseReason::Exception
+            && st.running.get(&call.call_id).is_some_and(|(_, pre)| pre.as_deref() == Some(pause_id)));
+    if post_mortem {
+        return Some(Error::conflict(
+            "cannot_step_post_mortem",
+            "a post-mortem pause cannot step: the frame has already ended with its exception. Continue instead",
+        ));
+    }
+    if !call.can_step {
+        let client = match call.language {
+            Language::Javascript => "this JavaScript client",
+            Language::Python => "this Python client (cideldill's, or a Breakroom client older than stepping)",
+        };
+        return Some(Error::conflict(
+            "stepping_unsupported",
+            format!("{client} cannot step; only Breakroom's Python client steps. Continue instead"),
+        ));
+    }
+    None
+}
+
+impl Debugger {
+    /// `POST /api/paused/{pause_id}/step`: sends the step and waits up to 2 s for the program to
+    /// stop again. The pause's REPL sessions stay open and move to the new pause.
+    pub async fn step(&self, pause_id: &str, req: StepRequest) -> Result<StepReply> {
+        let order = order(req)?;
+        let now = ids::now();
+        let (answer, closed) = {
+            let mut st = self.state();
+            let Some(pause) = st.pauses.get(pause_id) else {
+                return Err(match st.store.pause(pause_id)? {
+                    Some(_) => Error::PauseResumed(pause_id.to_string()),
+                    None => Error::PauseNotFound(pause_id.to_string()),
+                });
+            };
+            let (call, reason) = (pause.record.call.clone(), pause.record.reason);
+            if let Some(error) = refusal(&st, pause_id, &call, reason) {
+                return Err(error);
+            }
+            let (waiter, answer) = oneshot::channel();
+            let sessions = st.sessions.open_for_pause(pause_id);
+            st.steps.start(pause_id, InFlight { sessions, process_key: call.process_key.clone(), waiter: Some(waiter) });
+            let action = Action::Step { step: order.kind, file: order.file, line: order.line };
+            match close_pause(&mut st, pause_id, action, now, None) {
+                Ok(closed) => (answer, closed),
+                Err(e) => {
+                    st.steps.land(pause_id);
+                    return Err(e);
+                }
+            }
+        };
+        self.publish(LiveEvent::PauseResumed { pause_id: pause_id.to_string() });
+        self.publish_closed(closed);
+        match tokio::time::timeout(STEP_ANSWER_WAIT, answer).await {
+            Ok(Ok(stopped)) => Ok(stopped),
+            _ => Ok(StepReply::Running { previous_pause_id: pause_id.to_string() }),
+        }
+    }
+
+    /// `GET /api/paused/{pause_id}/frames`: the pause's stack, innermost first (resumed pauses
+    /// too: the stack is kept with them).
+    pub fn frames(&self, pause_id: &str) -> Result<Vec<FrameView>> {
+        let record = self.state().pause_record(pause_id)?.ok_or_else(|| Error::PauseNotFound(pause_id.to_string()))?;
+        Ok(frame_views(&record.call))
+    }
+
+    /// `POST /api/paused/{pause_id}/reverse-continue`: back to the newest checkpoint before this
+    /// pause that was taken at a breakpoint's pause (not a step's) on its line.
+    pub async fn reverse_continue(&self, pause_id: &str) -> Result<Travel> {
+        let cp_id = {
+            let st = self.state();
+            let record = st.pause_record(pause_id)?.ok_or_else(|| Error::PauseNotFound(pause_id.to_string()))?;
+            let mut at = st.checkpoints.before(&record.call.process_key, pause_id);
+            let mut found = None;
+            while let Some(id) = at {
+                let Some(cp) = st.checkpoints.checkpoint(&id) else { break };
+                let at_step = st
+                    .pause_record(&cp.pause_id)?
+                    .is_some_and(|p| p.call.stop.as_ref().is_some_and(|s| s.kind == StopKind::Step));
+                if cp.status == CheckpointStatus::Held && cp.pause_id != pause_id && !at_step {
+                    found = Some(id);
+                    break;
+                }
+                at = cp.parent.clone();
+            }
+            found.ok_or_else(|| {
+                Error::conflict(
+                    "no_breakpoint_checkpoint",
+                    format!(
+                        "no checkpoint of an earlier breakpoint pause before pause {pause_id}: turn checkpoints on \
+                         (breakroom.checkpoints()) and continue from a breakpoint first"
+                    ),
+                )
+            })?
+        };
+        self.rewind(&cp_id).await
+    }
+}
+
+/// A pause's frames as the client reported them.
+pub(crate) fn frame_views(call: &CallData) -> Vec<FrameView> {
+    let text = |f: &Value, key: &str| f.get(key).and_then(Value::as_str).map(str::to_string);
+    match &call.frames {
+        Some(frames) => frames
+            .iter()
+            .enumerate()
+            .map(|(index, f)| FrameView {
+                index,
+                filename: text(f, "filename").unwrap_or_else(|| "?".into()),
+                lineno: f.get("lineno").and_then(Value::as_i64).unwrap_or(0),
+                function: text(f, "function").unwrap_or_else(|| "?".into()),
+                code_context: text(f, "code_context"),
+                source_start: f.get("source_start").and_then(Value::as_i64).unwrap_or(0),
+                source_lines: strings(f.get("source_lines")),
+                locals: strings(f.get("locals")),
+            })
+            .collect(),
+        None => call
+            .stack()
+            .into_iter()
+            .enumerate()
+            .map(|(index, f)| FrameView {
+                index,
+                filename: f.filename,
+                lineno: f.lineno,
+                function: f.function,
+                code_context: f.code_context,
+                source_start: 0,
+                source_lines: vec![],
+                locals: vec![],
+            })
+            .collect(),
+    }
+}
+
+fn strings(value: Option<&Value>) -> Vec<String> {
+    value
+        .and_then(Value::as_array)
+        .map(|items| items.iter().map(|v| v.as_str().map(str::to_string).unwrap_or_else(|| v.to_string())).collect())
+        .unwrap_or_default()
+}
+
+/// A new pause: when a step stopped there, its sessions move to it (each transcript marks the
+/// step: `→ prog.py:12 in checkout`) and the step's request gets its answer. Returns the live
+/// events to publish once the state is released.
+pub(crate) fn land(st: &mut State, pause_id: &str, call: &CallData, now: f64) -> Result<Vec<LiveEvent>> {
+    let Some(stop) = &call.stop else { return Ok(vec![]) };
+    let Some(previous) = stop.previous_pause_id.as_deref() else { return Ok(vec![]) };
+    let Some(mut flight) = st.steps.land(previous) else { return Ok(vec![]) };
+    let marker = format!("→ {}", stop.place().unwrap_or_else(|| call.method_name.clone()));
+    let mut events = vec![];
+    let mut moved = vec![];
+    for session_id in flight.sessions {
+        if !st.sessions.move_to_pause(&session_id, pause_id, &call.call_id, &call.method_name) {
+            continue;
+        }
+        if let Some(session) = st.sessions.get(&session_id) {
+            st.store.put_session(session)?;
+        }
+        st.update_record(&call.call_id, |record| record.repl_sessions.push(session_id.clone()))?;
+        let entry = st.sessions.append(&session_id, String::new(), marker.clone(), String::new(), false, None, now)?;
+        st.store.atomically(|store| persist_entry(store, &call.process_key, &session_id, "", &entry, now))?;
+        events.push(LiveEvent::TranscriptAppended { session_id: session_id.clone(), entry });
+        moved.push(session_id);
+    }
+    let (file, line, function) = (
+        stop.file.clone().unwrap_or_default(),
+        stop.line.unwrap_or(0),
+        stop.function.clone().unwrap_or_else(|| call.method_name.clone()),
+    );
+    if let Some(waiter) = flight.waiter.take() {
+        let _ = waiter.send(StepReply::Stopped {
+            pause_id: pause_id.to_string(),
+            previous_pause_id: previous.to_string(),
+            file: file.clone(),
+            line,
+            function: function.clone(),
+            session_id: moved.first().cloned(),
+            session_ids: moved.clone(),
+            how: stop.how.clone(),
+        });
+    }
+    events.push(LiveEvent::StepStopped {
+        pause_id: pause_id.to_string(),
+        previous_pause_id: previous.to_string(),
+        reason: "step".into(),
+        file,
+        line,
+        function,
+        session_ids: moved,
+    });
+    Ok(events)
+}
