@@ -282,12 +282,12 @@ def _on_stop(client, order, action):
 
     def on_stop(frame, extra, how):
         stop = {"kind": "step", "step": order.kind, "how": how, "previous_pause_id": previous}
-        pause_in_frame(client, frame, "always", extra=extra, stop=stop)
+        pause_in_frame(client, frame, "always", extra=extra, stop=stop, namespaces=action.get("namespaces"))
 
     return on_stop
 
 
-def pause_in_frame(client, frame, reason, extra=None, exc=None, stop=None):
+def pause_in_frame(client, frame, reason, extra=None, exc=None, stop=None, namespaces=None):
     """set_trace, line breakpoints, steps and post-mortem: pauses with the REPL in `frame`
     itself (its real locals, plus `extra`), then reports the pause's end at once. A `raise`
     action raises here; a `step` action arms the step and lets the program run on."""
@@ -310,7 +310,7 @@ def pause_in_frame(client, frame, reason, extra=None, exc=None, stop=None):
             outer = _frames.visible_stack(frame)[1:] if _frames.visible(frame) is frame else []
             return [target] + [EvalTarget(f.f_globals, {}, frame=f) for f in outer]
 
-        action = client.wait(reply, target, restart=restart, frames=frames)
+        action = client.wait(reply, target, restart=restart, frames=frames, namespaces=namespaces)
         client.complete_call(call["id"], exc=exc)
     except ServerUnavailable as err:
         client.go_offline(err)

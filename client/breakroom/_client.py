@@ -47,12 +47,13 @@ def _process_record():
 class Pause:
     """A call paused at the server, with what its REPL sessions evaluate against."""
 
-    def __init__(self, pause_id, target, inherited=None, frames=None):
+    def __init__(self, pause_id, target, inherited=None, frames=None, namespaces=None):
         self.pause_id = pause_id
         self.target = target
         self._frames = frames  # () -> the targets of the stack's frames, innermost first
         self._frame_targets = None
-        self.namespaces = {}
+        # A step's stop: its sessions moved here from the pause it started at, names and all.
+        self.namespaces = dict(namespaces or {})
         # A line woken from a checkpoint: the names its REPL sessions had when it was taken.
         self.inherited = inherited or {}
 
@@ -235,7 +236,7 @@ class DebugClient:
 
     # ---- waiting at a pause ----------------------------------------------------------------
 
-    def wait(self, action, target, restart=None, frames=None):
+    def wait(self, action, target, restart=None, frames=None, namespaces=None):
         """Follows poll actions until a terminal one, serving REPL evals meanwhile. With
         checkpoints on and a `restart` (how to report the same call again), the Continue forks
         a snapshot; a line later woken from it reports the call again through `restart` and
@@ -245,10 +246,10 @@ class DebugClient:
             pause = None
             while action.get("action") == "poll":
                 poll_url = action.get("poll_url") or ""
-                pause = Pause(poll_url.rstrip("/").rsplit("/", 1)[-1], target, inherited, frames)
+                pause = Pause(poll_url.rstrip("/").rsplit("/", 1)[-1], target, inherited, frames, namespaces)
                 action = self._wait_at(poll_url, pause, action.get("poll_interval_ms", 100) / 1000.0, restart)
                 if pause is not None and action.get("action") == "step":
-                    action = {**action, "from_pause_id": pause.pause_id}
+                    action = {**action, "from_pause_id": pause.pause_id, "namespaces": pause.namespaces}
             wake = action.get("wake") if action.get("action") == WOKEN else None
             if wake is None and pause is not None and restart is not None and _checkpoints.enabled():
                 wake = _checkpoints.take(self, pause.pause_id)

@@ -6,7 +6,7 @@ PEP 669 gives per-code-object events, so a program pays only where something is 
   included); every other line of those codes is switched off after its first event (`DISABLE`);
 - a step turns LINE, PY_RETURN and PY_YIELD on for the code objects it watches (the stepping
   frame's, then its caller's), PY_START only while a step-into runs, and RAISE / PY_UNWIND
-  (which exist only globally) while any step runs. Its callbacks act only in the stepping
+  and EXCEPTION_HANDLED (which exist only globally) while any step runs. Its callbacks act only in the stepping
   thread, and a watched code never gets `DISABLE`: that would switch the location off for every
   thread, the stepping one included. Everything is switched back off at the stop.
 No code is rewritten.
@@ -58,6 +58,7 @@ class _Monitor:
         mon.register_callback(self.tool, events.PY_START, self._start)
         mon.register_callback(self.tool, events.RAISE, self._raise)
         mon.register_callback(self.tool, events.PY_UNWIND, self._unwind)
+        mon.register_callback(self.tool, events.EXCEPTION_HANDLED, self._handled)
 
     # ---- what is switched on ------------------------------------------------------------------
 
@@ -72,7 +73,7 @@ class _Monitor:
     def _global_events(self):
         events, wanted = self._mon.events, 0
         if self._global_steps:
-            wanted |= events.RAISE | events.PY_UNWIND
+            wanted |= events.RAISE | events.PY_UNWIND | events.EXCEPTION_HANDLED
         if self._into:
             wanted |= events.PY_START
         return wanted
@@ -157,6 +158,11 @@ class _Monitor:
             step.on_start(sys._getframe(1))
 
     def _raise(self, code, offset, exc):
+        step = self._step_here(None)
+        if step is not None:
+            step.on_raise(sys._getframe(1), exc)
+
+    def _handled(self, code, offset, exc):
         step = self._step_here(None)
         if step is not None:
             step.on_raise(sys._getframe(1), exc)
