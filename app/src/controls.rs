@@ -31,10 +31,20 @@ pub enum Control {
     RemoveRecord,
     /// A process page's Stop button.
     Stop,
+    /// The debug page's Step over (F10).
+    StepOver,
+    /// The debug page's Step into (F11).
+    StepInto,
+    /// The debug page's Step out (Shift+F11).
+    StepOut,
+    /// A frame of the debug page's stack (`data-arg`: its index).
+    SelectFrame,
+    /// A line number of the debug page's source (`data-arg`: the line).
+    ToggleLine,
 }
 
 impl Control {
-    pub const ALL: [Control; 13] = [
+    pub const ALL: [Control; 18] = [
         Control::OpenRepl,
         Control::Continue,
         Control::Skip,
@@ -48,6 +58,11 @@ impl Control {
         Control::SaveRecord,
         Control::RemoveRecord,
         Control::Stop,
+        Control::StepOver,
+        Control::StepInto,
+        Control::StepOut,
+        Control::SelectFrame,
+        Control::ToggleLine,
     ];
 
     /// The `data-action` value.
@@ -66,6 +81,11 @@ impl Control {
             Control::SaveRecord => "save-record",
             Control::RemoveRecord => "remove-record",
             Control::Stop => "stop",
+            Control::StepOver => "step-over",
+            Control::StepInto => "step-into",
+            Control::StepOut => "step-out",
+            Control::SelectFrame => "select-frame",
+            Control::ToggleLine => "toggle-line",
         }
     }
 

@@ -43,6 +43,13 @@ impl Live {
         use wire::*;
         let bump = |signal: RwSignal<u64>| signal.update(|n| *n += 1);
         match kind {
+            // A step's stop is a new pause, and its sessions moved to it.
+            STEP_STOPPED => {
+                bump(self.pauses);
+                bump(self.sessions);
+                bump(self.calls);
+                bump(self.processes);
+            }
             PAUSE_ADDED | PAUSE_RESUMED => {
                 bump(self.pauses);
                 bump(self.calls);
@@ -102,6 +109,7 @@ mod wire {
     pub const BRANCH_CREATED: &str = Kind::BranchCreated.as_str();
     pub const REWIND: &str = Kind::Rewind.as_str();
     pub const BRANCH_SWITCHED: &str = Kind::BranchSwitched.as_str();
+    pub const STEP_STOPPED: &str = Kind::StepStopped.as_str();
     pub const LAGGED: &str = Kind::Lagged.as_str();
 }
 

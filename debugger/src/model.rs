@@ -166,6 +166,9 @@ pub struct PausedCall {
     pub active_sessions: Vec<String>,
     #[serde(default)]
     pub language: Language,
+    /// Where and why it stopped, when the client said (a line breakpoint, a step, …).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub stop: Option<crate::steps::PauseStop>,
 }
 
 /// What the paused program answered to one eval.

@@ -15,6 +15,7 @@ pub mod process_cli;
 pub mod replay;
 pub mod runtime_cli;
 pub mod site;
+pub mod step_cli;
 pub mod timeline_page;
 
 use std::net::SocketAddr;

@@ -108,6 +108,11 @@ enum Command {
     JsClient,
     /// MCP over stdio for agents that launch commands: relays to the running server's /mcp.
     Mcp,
+    /// Step a paused program: over, into, out, or to FILE:LINE (on the newest pause by default).
+    Step {
+        #[command(subcommand)]
+        kind: breakroom_server::step_cli::StepCommand,
+    },
     /// Time travel: checkpoint, rewind, branch, switch, diff, timeline.
     #[command(flatten)]
     TimeTravel(breakroom_server::checkpoint_cli::TimeTravel),
@@ -132,6 +137,7 @@ async fn main() {
             print!("{}", breakroom_server::api::debug_client::source());
             Ok(())
         }
+        Some(Command::Step { kind }) => exit_with(breakroom_server::step_cli::run(kind).await),
         Some(Command::Mcp) => exit_with(breakroom_server::mcp::bridge::run().await),
         Some(Command::TimeTravel(command)) => exit_with(breakroom_server::checkpoint_cli::run(command).await),
         None => run(cli).await,

@@ -7,7 +7,8 @@ use leptos_router::hooks::use_params_map;
 
 use wasm_bindgen::JsCast;
 
-use crate::api::{eval_in_session, repl_page, server_resource, ACTIVE_SESSION};
+use crate::api::{debug_action, eval_in_session, repl_page, server_resource, ACTIVE_SESSION};
+use crate::controls::Control;
 use crate::live::use_live;
 use crate::pages::input_history::recall;
 use crate::pages::repl_complete::{Completer, CompletionList, Completions};
@@ -68,9 +69,40 @@ pub fn ReplPage() -> impl IntoView {
 #[component]
 fn Session(html: String, session_id: String, replay: Replay, state: PromptState) -> impl IntoView {
     let active = html.starts_with(ACTIVE_SESSION);
+    let live = use_live();
+    // The debug controls: the server acts on the control's `data-action` (see render::debug);
+    // a step's stop then arrives as a live event, and everything else refetches here.
+    let act = {
+        let session_id = session_id.clone();
+        move |action: String, arg: String| {
+            let session_id = session_id.clone();
+            leptos::task::spawn_local(async move {
+                let _ = debug_action(session_id, action, arg).await;
+                live.sessions.update(|n| *n += 1);
+            });
+        }
+    };
+    if active {
+        let act = act.clone();
+        let keys = window_event_listener(leptos::ev::keydown, move |ev| {
+            let control = match (ev.key().as_str(), ev.shift_key()) {
+                ("F5", _) => Control::Continue,
+                ("F10", _) => Control::StepOver,
+                ("F11", true) => Control::StepOut,
+                ("F11", false) => Control::StepInto,
+                _ => return,
+            };
+            ev.prevent_default();
+            act(control.as_str().to_string(), String::new());
+        });
+        on_cleanup(move || keys.remove());
+    }
     let on_click = move |ev: leptos::ev::MouseEvent| {
         let Some(target) = ev.target().and_then(|t| t.dyn_into::<web_sys::Element>().ok()) else { return };
-        if target.closest(".replay-start").ok().flatten().is_some() {
+        if let Some(control) = target.closest(".debug-control").ok().flatten() {
+            let attribute = |name: &str| control.get_attribute(name).unwrap_or_default();
+            act(attribute("data-action"), attribute("data-arg"));
+        } else if target.closest(".replay-start").ok().flatten().is_some() {
             replay.start();
         } else if target.closest(".replay-stop").ok().flatten().is_some() {
             replay.stop();

@@ -27,6 +27,7 @@ use breakroom_debugger::model::SessionLink;
 pub mod breakpoint_records;
 pub mod call_tree;
 pub mod callstack;
+pub mod debug;
 pub mod object;
 pub mod paused;
 pub mod processes;

@@ -6,6 +6,7 @@ use maud::{html, Markup};
 
 use breakroom_debugger::kinds::{AfterBehavior, Behavior, GlobalBehavior};
 use breakroom_debugger::model::{BreakpointView, BreakpointsView, PauseReason, PausedCall};
+use breakroom_debugger::steps::StopKind;
 
 use super::options;
 use crate::controls::Control;
@@ -46,6 +47,9 @@ fn paused_card(call: &PausedCall, process_id: Option<String>, travel: Markup) ->
         PauseReason::After => ("after", "after the call returned"),
         PauseReason::Exception => ("exception", "on an exception"),
     };
+    // A line, a step, breakpoint(): where it stopped, not "before the call".
+    let stopped_at = call.stop.as_ref().filter(|s| s.kind != StopKind::Call).map(|s| s.describe());
+    let reason = stopped_at.as_deref().unwrap_or(reason);
     // Skip and raise replace running the call: only a call that has not run yet can take them.
     let can_skip = call.reason == PauseReason::Breakpoint && call.result_text.is_none();
     html! {

@@ -12,7 +12,7 @@ use crate::highlight;
 /// their classes), transcript, closing note. The transcript carries what the page's handlers
 /// need: each entry's input (`data-input`, for ↑/↓) and the times (`data-ms`, milliseconds, for
 /// the replay's pace). An active session's HTML starts with [`crate::api::ACTIVE_SESSION`].
-pub fn repl_session(session: &ReplSession, travel: Markup) -> String {
+pub fn repl_session(session: &ReplSession, travel: Markup, debug: Markup) -> String {
     let active = session.is_active();
     let status = if active { "Active" } else { "Closed" };
     let value_text = |value: &serde_json::Value| match value {
@@ -59,6 +59,7 @@ pub fn repl_session(session: &ReplSession, travel: Markup) -> String {
                 (travel)
             }
         }
+        (debug)
         @if session.transcript.is_empty() {
             p.hint { (hint) }
         } @else if !active {
@@ -88,6 +89,10 @@ pub fn repl_session(session: &ReplSession, travel: Markup) -> String {
 }
 
 fn transcript_entry(entry: &TranscriptEntry, language: Language) -> Markup {
+    // A step's mark (`→ prog.py:12 in checkout`): no input, not an eval.
+    if entry.input.is_empty() {
+        return html! { li.entry.step-mark data-input="" data-ms=(millis(entry.timestamp)) { (entry.output) } };
+    }
     html! {
         li.entry.failed[entry.is_error] data-input=(entry.input) data-ms=(millis(entry.timestamp)) {
             (input_lines(&entry.input, language))

@@ -195,5 +195,6 @@ pub(super) fn paused_call(st: &State, pause: &PauseRecord) -> PausedCall {
         paused_at: pause.paused_at,
         active_sessions,
         language: call.language,
+        stop: call.stop.clone(),
     }
 }

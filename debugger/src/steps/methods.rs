@@ -150,6 +150,33 @@ impl Debugger {
     }
 }
 
+/// What the debug page shows of an open session's pause.
+pub struct DebugState {
+    pub pause_id: String,
+    pub frames: Vec<FrameView>,
+    pub selected: usize,
+    pub stop: Option<crate::steps::PauseStop>,
+    /// A step from the pause runs: the session waits for its stop.
+    pub running: bool,
+}
+
+impl Debugger {
+    /// The debug page's view of an open session (None when it is closed).
+    pub fn debug_state(&self, session_id: &str) -> Result<Option<DebugState>> {
+        let st = self.state();
+        let Some(session) = st.sessions.get(session_id) else { return Ok(None) };
+        let pause_id = session.pause_id.clone();
+        let Some(record) = st.pause_record(&pause_id)? else { return Ok(None) };
+        Ok(Some(DebugState {
+            frames: frame_views(&record.call),
+            selected: st.sessions.frame_of(session_id).unwrap_or(0),
+            stop: record.call.stop.clone(),
+            running: st.steps.is_stepping(&pause_id),
+            pause_id,
+        }))
+    }
+}
+
 /// A pause's frames as the client reported them.
 pub(crate) fn frame_views(call: &CallData) -> Vec<FrameView> {
     let text = |f: &Value, key: &str| f.get(key).and_then(Value::as_str).map(str::to_string);

@@ -96,6 +96,7 @@ pub fn is_known(uri: &str) -> bool {
 fn changed_by(event: &LiveEvent) -> &'static [&'static str] {
     match event {
         LiveEvent::PauseAdded { .. } | LiveEvent::PauseResumed { .. } => &[PAUSED, STATUS],
+        LiveEvent::StepStopped { .. } => &[PAUSED, SESSIONS, STATUS],
         LiveEvent::SessionStarted { .. } | LiveEvent::SessionClosed { .. } => &[SESSIONS, STATUS],
         LiveEvent::BreakpointsChanged => &[BREAKPOINTS, FUNCTIONS, STATUS],
         LiveEvent::CallsChanged { .. } => &[CALL_HISTORY, STATUS],

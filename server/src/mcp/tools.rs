@@ -9,7 +9,7 @@ use rmcp::model::{CallToolResult, ContentBlock, JsonObject, Tool};
 use serde_json::{Map, Value};
 
 use super::args::{self, Args, ToolError, ToolResult};
-use super::{tools_breakpoints, tools_processes, tools_records, tools_repl, tools_runtimes, tools_time_travel};
+use super::{tools_breakpoints, tools_processes, tools_records, tools_repl, tools_runtimes, tools_steps, tools_time_travel};
 
 pub type Handler = fn(Debugger, Args) -> BoxFuture<'static, ToolResult>;
 
@@ -35,6 +35,7 @@ pub fn all() -> &'static [ToolSpec] {
         tools.extend(tools_records::tools());
         tools.extend(tools_processes::tools());
         tools.extend(tools_runtimes::tools());
+        tools.extend(tools_steps::tools());
         tools.extend(tools_time_travel::tools());
         tools
     })

@@ -1,0 +1,143 @@
+//! The debug part of `/repl/{id}` (issue 30), rendered by the server: the toolbar (Continue,
+//! Step over/into/out with VS Code's keys), where the program stopped, the stack (a click selects
+//! a frame) and the selected frame's source with the current line marked and the breakpoints
+//! in its gutter (a click toggles one). The page's one click handler sends each control's
+//! `data-action` (and `data-arg`) to `debug_action`.
+
+use maud::{html, Markup};
+
+use breakroom_debugger::breakpoints::record::BreakpointRecord;
+use breakroom_debugger::steps::{FrameView, PauseStop};
+
+use crate::controls::Control;
+
+/// Lines shown either side of the current one (the view is centred on it: no scrolling).
+const AROUND: i64 = 12;
+
+/// What the panel shows.
+pub struct DebugView<'a> {
+    pub frames: &'a [FrameView],
+    pub selected: usize,
+    pub stop: Option<&'a PauseStop>,
+    /// The program runs a step: no controls until it stops.
+    pub running: bool,
+    /// The selected frame's whole file when the server can read it, else the frame's lines.
+    pub file_lines: Option<Vec<String>>,
+    pub breakpoints: &'a [BreakpointRecord],
+}
+
+fn control(action: Control, label: &str, keys: &str) -> Markup {
+    html! {
+        button.debug-control type="button" data-action=(action.as_str()) title={ (label) " (" (keys) ")" } {
+            (label) " " kbd { (keys) }
+        }
+    }
+}
+
+pub fn debug_panel(view: &DebugView) -> Markup {
+    let frame = view.frames.get(view.selected).or(view.frames.first());
+    html! {
+        section.debug {
+            div.debug-toolbar {
+                @if view.running {
+                    span.debug-running { "Running a step… the page follows it when it stops." }
+                } @else {
+                    (control(Control::Continue, "Continue", "F5"))
+                    (control(Control::StepOver, "Step over", "F10"))
+                    (control(Control::StepInto, "Step into", "F11"))
+                    (control(Control::StepOut, "Step out", "Shift+F11"))
+                }
+            }
+            @if let Some(stop) = view.stop {
+                p.debug-where { (stop.describe()) }
+            }
+            @if !view.running {
+                p.hint {
+                    "Keys: F5 continue · F10 step over · F11 step into · Shift+F11 step out (Step back is above, with checkpoints on). "
+                    "Click a frame to evaluate in it; click a line number to set or remove a breakpoint."
+                }
+            }
+            div.debug-columns {
+                ol.debug-stack {
+                    @for f in view.frames {
+                        li.stack-frame.selected[f.index == view.selected] {
+                            button.debug-control type="button" data-action=(Control::SelectFrame.as_str()) data-arg=(f.index) {
+                                span.fn-name { (f.function) }
+                                " " span.where { (basename(&f.filename)) ":" (f.lineno) }
+                            }
+                        }
+                    }
+                }
+                @if let Some(frame) = frame {
+                    (source(frame, view.file_lines.as_deref(), view.breakpoints))
+                }
+            }
+        }
+    }
+}
+
+fn basename(path: &str) -> &str {
+    path.rsplit(['/', '\\']).next().unwrap_or(path)
+}
+
+/// The frame's source around its line: the whole file's lines when known, else the few the
+/// client sent.
+fn source(frame: &FrameView, file_lines: Option<&[String]>, breakpoints: &[BreakpointRecord]) -> Markup {
+    let (start, lines): (i64, &[String]) = match file_lines {
+        Some(lines) => (1, lines),
+        None => (frame.source_start, &frame.source_lines),
+    };
+    let first = (frame.lineno - AROUND).max(start);
+    let last = frame.lineno + AROUND;
+    html! {
+        pre.debug-source data-file=(frame.filename) {
+            @for (i, text) in lines.iter().enumerate() {
+                @let n = start + i as i64;
+                @if n >= first && n <= last {
+                    @let set = u32::try_from(n).is_ok_and(|n| breakpoints.iter().any(|b| b.is_line_at(&frame.filename, n)));
+                    span.line.current[n == frame.lineno].bp[set] data-line=(n) {
+                        button.lineno.debug-control type="button" data-action=(Control::ToggleLine.as_str()) data-arg=(n)
+                            title=(if set { "Remove the line breakpoint" } else { "Set a line breakpoint" }) { (format!("{n:>5}")) }
+                        " " (text) "\n"
+                    }
+                }
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use breakroom_debugger::steps::StopKind;
+
+    #[test]
+    fn the_panel_shows_program_text_as_text() {
+        let frames = vec![FrameView {
+            index: 0,
+            filename: "/tmp/<evil>.py".into(),
+            lineno: 2,
+            function: "f<script>".into(),
+            code_context: None,
+            source_start: 1,
+            source_lines: vec!["</pre><script>1</script>".into(), "x = '<b>'".into()],
+            locals: vec![],
+        }];
+        let stop = PauseStop {
+            kind: StopKind::Line,
+            file: Some("/tmp/<evil>.py".into()),
+            line: Some(2),
+            function: Some("f<script>".into()),
+            breakpoint_id: Some("bp-<1>".into()),
+            step: None,
+            how: None,
+            previous_pause_id: None,
+        };
+        let view =
+            DebugView { frames: &frames, selected: 0, stop: Some(&stop), running: false, file_lines: None, breakpoints: &[] };
+        let out = debug_panel(&view).into_string();
+        assert!(!out.contains("<script>") && !out.contains("<b>") && !out.contains("<evil>"), "{out}");
+        assert!(out.contains("&lt;evil&gt;.py:2 in f&lt;script&gt; — line breakpoint bp-&lt;1&gt;"), "{out}");
+        assert!(out.contains(r#"<span class="line current" data-line="2">"#), "{out}");
+    }
+}
