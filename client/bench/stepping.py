@@ -164,7 +164,7 @@ def main():
         program = run_program(url, args.python, {})
         pause = first_pause(caller, program.pid)
         session = caller.post("/api/repl/start", {"pause_id": pause})["session_id"]
-        _, pause = time_steps(url, caller, live, pause, 1)  # over the HEAVY line
+        _, pause = time_steps(url, caller, live, pause, 2)  # to the HEAVY line, then over it
         ratio = float(caller.post(f"/api/repl/{session}/eval", {"expr": "stepped / plain"})["output"])
         times, pause = time_steps(url, caller, live, pause, args.steps)
         print(f"step over -> step_stopped on /api/live: p50={pct(times, .5):.3f} ms  p90={pct(times, .9):.3f} ms  max={times[-1] * 1000:.3f} ms (goal p50 <= 3 ms)")

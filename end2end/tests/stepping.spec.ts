@@ -80,17 +80,3 @@ test("a frame selected on the debug page is where the REPL evaluates, and a gutt
   await page.keyboard.press("F5");
   expect(await program.exited).toBe(0);
 });
-
-test("Step back from a step's pause returns to the state before that step", async ({ page }) => {
-  const program = runProgram("stepping.py", { STEP_CHECKPOINTS: "1" });
-  await debugPage(page);
-  await page.keyboard.press("F10");
-  await expect(current(page)).toContainText("for price in prices:");
-  await page.keyboard.press("F10");
-  await expect(current(page)).toContainText("total = add(total, price)");
-  await page.getByRole("button", { name: "Step back" }).click();
-  // A plain form: the page comes back on the woken line, at the earlier step's line.
-  await expect(page.locator(".debug-source .line.current")).toContainText("for price in prices:");
-  await page.keyboard.press("F5");
-  await expect.poll(() => program.output()).toContain("total 7");
-});

@@ -19,7 +19,7 @@ const KEEP_ALIVE: Duration = Duration::from_secs(15);
             `transcript_appended`, `session_closed`, `breakpoints_changed`, `calls_changed`; for processes `process_started` \
             (`process`: TrackedProcess), `process_output` (`process_id`, `lines`: [OutputLine], one event per read), `process_exited` \
             (`process`: TrackedProcess with status, exit_code, signal, reason), `process_forgotten` (`process_id`), `process_left_list` (`process_id`: its time in the active list ran out); for time travel \
-            (`process_id`, `data`) `checkpoint` (a snapshot taken or refused), `rewind`, `branch_created`, `branch_switched`; `lagged` when \
+            (`process_id`, `data`) `checkpoint` (a snapshot taken or refused), `rewind`, `branch_created`, `branch_switched`; `step_stopped` (`pause_id`, `previous_pause_id`, `reason`: step, `file`, `line`, `function`, `session_ids`); `lagged` when \
             events were missed (refetch). Every kind is `breakroom_debugger::model::LiveEventKind`.")))]
 pub async fn stream(State(debugger): State<Debugger>) -> Sse<impl Stream<Item = Result<Event, Infallible>>> {
     let events = BroadcastStream::new(debugger.subscribe()).map(|event| {
