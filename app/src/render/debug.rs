@@ -133,8 +133,14 @@ mod tests {
             how: None,
             previous_pause_id: None,
         };
-        let view =
-            DebugView { frames: &frames, selected: 0, stop: Some(&stop), running: false, file_lines: None, breakpoints: &[] };
+        let view = DebugView {
+            frames: &frames,
+            selected: 0,
+            stop: Some(&stop),
+            running: false,
+            file_lines: None,
+            breakpoints: &[],
+        };
         let out = debug_panel(&view).into_string();
         assert!(!out.contains("<script>") && !out.contains("<b>") && !out.contains("<evil>"), "{out}");
         assert!(out.contains("&lt;evil&gt;.py:2 in f&lt;script&gt; — line breakpoint bp-&lt;1&gt;"), "{out}");

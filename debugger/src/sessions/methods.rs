@@ -309,7 +309,10 @@ fn checked_frame(st: &State, pause_id: &str, frame: usize) -> Result<usize> {
     let record = st.pause_record(pause_id)?.ok_or_else(|| Error::PauseNotFound(pause_id.to_string()))?;
     let count = crate::steps::methods::frame_views(&record.call).len().max(1);
     if frame >= count {
-        return Err(Error::invalid("invalid_frame", format!("no frame {frame}: the pause's stack has {count} (0 = innermost)")));
+        return Err(Error::invalid(
+            "invalid_frame",
+            format!("no frame {frame}: the pause's stack has {count} (0 = innermost)"),
+        ));
     }
     Ok(frame)
 }

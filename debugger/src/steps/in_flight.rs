@@ -37,8 +37,12 @@ impl StepsInFlight {
 
     /// The steps of processes that ended: they will never stop.
     pub fn abandon(&mut self, process_keys: &HashSet<String>) -> Vec<InFlight> {
-        let gone: Vec<String> =
-            self.by_pause.iter().filter(|(_, s)| process_keys.contains(&s.process_key)).map(|(k, _)| k.clone()).collect();
+        let gone: Vec<String> = self
+            .by_pause
+            .iter()
+            .filter(|(_, s)| process_keys.contains(&s.process_key))
+            .map(|(k, _)| k.clone())
+            .collect();
         gone.into_iter().filter_map(|k| self.by_pause.remove(&k)).collect()
     }
 }

@@ -92,7 +92,8 @@ impl Debugger {
             }
             let (waiter, answer) = oneshot::channel();
             let sessions = st.sessions.open_for_pause(pause_id);
-            st.steps.start(pause_id, InFlight { sessions, process_key: call.process_key.clone(), waiter: Some(waiter) });
+            st.steps
+                .start(pause_id, InFlight { sessions, process_key: call.process_key.clone(), waiter: Some(waiter) });
             let action = Action::Step { step: order.kind, file: order.file, line: order.line };
             match close_pause(&mut st, pause_id, action, now, None) {
                 Ok(closed) => (answer, closed),

@@ -4,9 +4,9 @@
 //! Also where every pause says it is (`PauseStop`) and its frames. Built for the browser too.
 
 #[cfg(feature = "runtime")]
-pub(crate) mod methods;
-#[cfg(feature = "runtime")]
 pub(crate) mod in_flight;
+#[cfg(feature = "runtime")]
+pub(crate) mod methods;
 
 use serde::{Deserialize, Serialize};
 

@@ -81,7 +81,8 @@ pub fn frame_index(value: Option<&serde_json::Value>) -> Result<Option<usize>, A
     match value {
         None | Some(serde_json::Value::Null) => Ok(None),
         Some(v) => v.as_u64().map(|n| Some(n as usize)).ok_or_else(|| {
-            breakroom_debugger::Error::invalid("invalid_frame", format!("frame must be a frame index from 0, not {v}")).into()
+            breakroom_debugger::Error::invalid("invalid_frame", format!("frame must be a frame index from 0, not {v}"))
+                .into()
         }),
     }
 }

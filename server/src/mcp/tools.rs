@@ -9,7 +9,9 @@ use rmcp::model::{CallToolResult, ContentBlock, JsonObject, Tool};
 use serde_json::{Map, Value};
 
 use super::args::{self, Args, ToolError, ToolResult};
-use super::{tools_breakpoints, tools_processes, tools_records, tools_repl, tools_runtimes, tools_steps, tools_time_travel};
+use super::{
+    tools_breakpoints, tools_processes, tools_records, tools_repl, tools_runtimes, tools_steps, tools_time_travel,
+};
 
 pub type Handler = fn(Debugger, Args) -> BoxFuture<'static, ToolResult>;
 

@@ -10,17 +10,16 @@ use super::tools::{object, ToolSpec};
 
 async fn step(d: Debugger, a: Args, kind: &str) -> ToolResult {
     let pause_id = a.req("pause_id");
-    let request = StepRequest {
-        kind: Some(json!(kind)),
-        file: a.str("file").map(|f| json!(f)),
-        line: a.0.get("line").cloned(),
-    };
+    let request =
+        StepRequest { kind: Some(json!(kind)), file: a.str("file").map(|f| json!(f)), line: a.0.get("line").cloned() };
     let reply = d.step(pause_id, request).await.map_err(|e| ToolError::from(e).with("pause_id", pause_id))?;
     let text = match &reply {
         StepReply::Stopped { pause_id, file, line, function, .. } => {
             format!("stopped at {file}:{line} in {function}: pause {pause_id}")
         }
-        StepReply::Running { .. } => "running: the step has not stopped within 2 s (it comes as a step_stopped event)".into(),
+        StepReply::Running { .. } => {
+            "running: the step has not stopped within 2 s (it comes as a step_stopped event)".into()
+        }
     };
     Done::new(reply, text)
 }
