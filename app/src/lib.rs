@@ -4,6 +4,7 @@
 pub mod api;
 pub mod breakpoint_api;
 pub mod controls;
+pub mod debug_api;
 pub mod format;
 pub mod highlight;
 pub mod live;

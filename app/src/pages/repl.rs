@@ -7,8 +7,9 @@ use leptos_router::hooks::use_params_map;
 
 use wasm_bindgen::JsCast;
 
-use crate::api::{debug_action, eval_in_session, repl_page, server_resource, ACTIVE_SESSION};
+use crate::api::{eval_in_session, repl_page, server_resource, ACTIVE_SESSION};
 use crate::controls::Control;
+use crate::debug_api::debug_action;
 use crate::live::use_live;
 use crate::pages::input_history::recall;
 use crate::pages::repl_complete::{Completer, CompletionList, Completions};

@@ -27,6 +27,7 @@ mod checkpoints;
 pub(crate) mod helpers;
 mod tracked_processes;
 mod views;
+pub(crate) use views::stack_views;
 
 pub use crate::breakpoints::BreakpointSnapshot;
 use crate::pauses::methods::close_pause;

@@ -82,22 +82,7 @@ impl Debugger {
             return Ok(None);
         };
         let call = &record.call;
-        let frames = match &call.frames {
-            Some(rich) => rich.iter().map(frame_view).collect(),
-            None => call
-                .stack()
-                .into_iter()
-                .map(|f| FrameView {
-                    filename: f.filename,
-                    lineno: f.lineno,
-                    function: f.function,
-                    code_context: f.code_context,
-                    source_start: 0,
-                    source_lines: vec![],
-                    locals: vec![],
-                })
-                .collect(),
-        };
+        let frames = stack_views(call);
         Ok(Some(CallStackView {
             pause_id: record.pause_id.clone(),
             call_id: call.call_id.clone(),
@@ -158,6 +143,27 @@ impl Debugger {
 }
 
 /// A client's rich frame (`frames` extension) for the call stack page.
+/// A call's stack as the pages show it: the rich frames the client sent, else the protocol's
+/// stack trace without source.
+pub(crate) fn stack_views(call: &crate::calls::CallData) -> Vec<FrameView> {
+    match &call.frames {
+        Some(rich) => rich.iter().map(frame_view).collect(),
+        None => call
+            .stack()
+            .into_iter()
+            .map(|f| FrameView {
+                filename: f.filename,
+                lineno: f.lineno,
+                function: f.function,
+                code_context: f.code_context,
+                source_start: 0,
+                source_lines: vec![],
+                locals: vec![],
+            })
+            .collect(),
+    }
+}
+
 pub(super) fn frame_view(raw: &Value) -> FrameView {
     let text = |key: &str| raw.get(key).and_then(Value::as_str).map(str::to_string);
     let strings = |key: &str| -> Vec<String> {

@@ -178,47 +178,22 @@ impl Debugger {
     }
 }
 
-/// A pause's frames as the client reported them.
+/// A pause's frames as the client reported them, numbered as evals name them.
 pub(crate) fn frame_views(call: &CallData) -> Vec<FrameView> {
-    let text = |f: &Value, key: &str| f.get(key).and_then(Value::as_str).map(str::to_string);
-    match &call.frames {
-        Some(frames) => frames
-            .iter()
-            .enumerate()
-            .map(|(index, f)| FrameView {
-                index,
-                filename: text(f, "filename").unwrap_or_else(|| "?".into()),
-                lineno: f.get("lineno").and_then(Value::as_i64).unwrap_or(0),
-                function: text(f, "function").unwrap_or_else(|| "?".into()),
-                code_context: text(f, "code_context"),
-                source_start: f.get("source_start").and_then(Value::as_i64).unwrap_or(0),
-                source_lines: strings(f.get("source_lines")),
-                locals: strings(f.get("locals")),
-            })
-            .collect(),
-        None => call
-            .stack()
-            .into_iter()
-            .enumerate()
-            .map(|(index, f)| FrameView {
-                index,
-                filename: f.filename,
-                lineno: f.lineno,
-                function: f.function,
-                code_context: f.code_context,
-                source_start: 0,
-                source_lines: vec![],
-                locals: vec![],
-            })
-            .collect(),
-    }
-}
-
-fn strings(value: Option<&Value>) -> Vec<String> {
-    value
-        .and_then(Value::as_array)
-        .map(|items| items.iter().map(|v| v.as_str().map(str::to_string).unwrap_or_else(|| v.to_string())).collect())
-        .unwrap_or_default()
+    crate::debugger::stack_views(call)
+        .into_iter()
+        .enumerate()
+        .map(|(index, f)| FrameView {
+            index,
+            filename: f.filename,
+            lineno: f.lineno,
+            function: f.function,
+            code_context: f.code_context,
+            source_start: f.source_start,
+            source_lines: f.source_lines,
+            locals: f.locals,
+        })
+        .collect()
 }
 
 /// A new pause: when a step stopped there, its sessions move to it (each transcript marks the

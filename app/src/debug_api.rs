@@ -1,0 +1,48 @@
+//! The debug page's server side (issue 30): its controls (`crate::render::debug`) and the source
+//! it shows.
+
+use crate::api::PlainText;
+use leptos::prelude::*;
+
+#[cfg(feature = "ssr")]
+use crate::api::{debugger, failed};
+
+/// A Python file's lines, when this server can read it (the program runs on this host): the
+/// debug page then shows more than the lines the client sent.
+#[cfg(feature = "ssr")]
+pub(crate) fn readable_source(path: &str) -> Option<Vec<String>> {
+    if !path.ends_with(".py") || std::fs::metadata(path).ok()?.len() > 1_000_000 {
+        return None;
+    }
+    Some(std::fs::read_to_string(path).ok()?.lines().map(str::to_string).collect())
+}
+
+/// The debug page's controls (`crate::render::debug`): `action` is a control's `data-action`,
+/// `arg` its `data-arg`. Steps wait for the stop (up to 2 s); the page follows live events.
+#[server(prefix = "/rpc", output = PlainText)]
+pub async fn debug_action(session_id: String, action: String, arg: String) -> Result<(), ServerFnError> {
+    use crate::controls::Control;
+    use breakroom_debugger::steps::StepRequest;
+    let debugger = debugger()?;
+    let Some(state) = debugger.debug_state(&session_id).map_err(failed)? else {
+        return Err(failed(breakroom_debugger::Error::SessionClosed(session_id)));
+    };
+    let step = |kind: &str| StepRequest { kind: Some(serde_json::json!(kind)), ..Default::default() };
+    let number = || arg.parse::<usize>().map_err(|_| ServerFnError::new(format!("not a number: {arg:?}")));
+    match Control::parse(&action) {
+        Some(Control::Continue) => {
+            use breakroom_debugger::pauses::ResumeRequest;
+            debugger.continue_pause(&state.pause_id, ResumeRequest::continue_()).map(|_| ()).map_err(failed)
+        }
+        Some(Control::StepOver) => debugger.step(&state.pause_id, step("over")).await.map(|_| ()).map_err(failed),
+        Some(Control::StepInto) => debugger.step(&state.pause_id, step("into")).await.map(|_| ()).map_err(failed),
+        Some(Control::StepOut) => debugger.step(&state.pause_id, step("out")).await.map(|_| ()).map_err(failed),
+        Some(Control::SelectFrame) => debugger.select_frame(&session_id, number()?).map_err(failed),
+        Some(Control::ToggleLine) => {
+            let line = u32::try_from(number()?).map_err(|_| ServerFnError::new("line out of range"))?;
+            let file = state.frames.get(state.selected).map(|f| f.filename.clone()).unwrap_or_default();
+            debugger.toggle_line_breakpoint(&file, line).map(|_| ()).map_err(failed)
+        }
+        _ => Err(ServerFnError::new(format!("not a debug control: {action:?}"))),
+    }
+}
