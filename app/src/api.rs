@@ -272,7 +272,7 @@ pub(crate) fn failed(err: breakroom_debugger::Error) -> ServerFnError {
 pub async fn paused_html() -> Result<Option<String>, ServerFnError> {
     let debugger = debugger()?;
     let travel = |pause_id: &str| {
-        crate::render::time_travel::pause_controls(pause_id, debugger.pause_travel(pause_id).as_ref(), false)
+        crate::render::time_travel::pause_controls(pause_id, debugger.pause_travel(pause_id).as_ref(), None)
     };
     Ok(Some(crate::render::paused_calls(&debugger.paused_calls(), &|key| debugger.process_id_for_key(key), &travel)))
 }
@@ -324,24 +324,12 @@ pub const ACTIVE_SESSION: &str = r#"<span hidden class="session-active"></span>"
 pub async fn repl_page(session_id: String) -> Result<Option<String>, ServerFnError> {
     let debugger = debugger()?;
     let Some(session) = debugger.session(&session_id).map_err(failed)? else { return Ok(None) };
-    let travel = debugger.pause_travel(&session.pause_id).filter(|_| session.is_active());
-    let travel = crate::render::time_travel::pause_controls(&session.pause_id, travel.as_ref(), true);
-    let debug = match debugger.debug_state(&session_id).map_err(failed)? {
-        Some(state) if !state.frames.is_empty() => {
-            let breakpoints = debugger.breakpoint_records();
-            let file = state.frames.get(state.selected).map(|f| f.filename.clone()).unwrap_or_default();
-            let view = crate::render::debug::DebugView {
-                frames: &state.frames,
-                selected: state.selected,
-                stop: state.stop.as_ref(),
-                running: state.running,
-                file_lines: crate::debug_api::readable_source(&file),
-                breakpoints: &breakpoints,
-            };
-            crate::render::debug::debug_panel(&view)
-        }
-        _ => maud::html! {},
-    };
+    let mut travel = debugger.pause_travel(&session.pause_id).filter(|_| session.is_active());
+    // With frames, Step back is on the debug toolbar; the header keeps a refusal's reason.
+    let has_frames = debugger.debug_state(&session_id).map_err(failed)?.is_some_and(|s| !s.frames.is_empty());
+    let step_back = travel.as_mut().filter(|_| has_frames).and_then(|t| t.checkpoint_before.take());
+    let debug = crate::debug_api::debug_markup(&debugger, &session_id, step_back.as_deref())?;
+    let travel = crate::render::time_travel::pause_controls(&session.pause_id, travel.as_ref(), Some(&session_id));
     Ok(Some(crate::render::repl_session(&session, travel, debug)))
 }
 

@@ -37,6 +37,8 @@ pub enum Control {
     StepInto,
     /// The debug page's Step out (Shift+F11).
     StepOut,
+    /// The debug page's Step back (to the checkpoint before the pause; checkpoints on).
+    StepBack,
     /// A frame of the debug page's stack (`data-arg`: its index).
     SelectFrame,
     /// A line number of the debug page's source (`data-arg`: the line).
@@ -44,7 +46,7 @@ pub enum Control {
 }
 
 impl Control {
-    pub const ALL: [Control; 18] = [
+    pub const ALL: [Control; 19] = [
         Control::OpenRepl,
         Control::Continue,
         Control::Skip,
@@ -61,6 +63,7 @@ impl Control {
         Control::StepOver,
         Control::StepInto,
         Control::StepOut,
+        Control::StepBack,
         Control::SelectFrame,
         Control::ToggleLine,
     ];
@@ -84,6 +87,7 @@ impl Control {
             Control::StepOver => "step-over",
             Control::StepInto => "step-into",
             Control::StepOut => "step-out",
+            Control::StepBack => "step-back",
             Control::SelectFrame => "select-frame",
             Control::ToggleLine => "toggle-line",
         }

@@ -17,6 +17,31 @@ pub(crate) fn readable_source(path: &str) -> Option<Vec<String>> {
     Some(std::fs::read_to_string(path).ok()?.lines().map(str::to_string).collect())
 }
 
+/// The debug panel of a session's page (empty when its pause has no frames: cideldill's clients
+/// send none). `step_back`: the checkpoint a Step back goes to, if any.
+#[cfg(feature = "ssr")]
+pub(crate) fn debug_markup(
+    debugger: &breakroom_debugger::Debugger,
+    session_id: &str,
+    step_back: Option<&str>,
+) -> Result<maud::Markup, ServerFnError> {
+    let Some(state) = debugger.debug_state(session_id).map_err(failed)?.filter(|s| !s.frames.is_empty()) else {
+        return Ok(maud::html! {});
+    };
+    let breakpoints = debugger.breakpoint_records();
+    let file = state.frames.get(state.selected).map(|f| f.filename.clone()).unwrap_or_default();
+    let view = crate::render::debug::DebugView {
+        frames: &state.frames,
+        selected: state.selected,
+        stop: state.stop.as_ref(),
+        running: state.running,
+        step_back,
+        file_lines: readable_source(&file),
+        breakpoints: &breakpoints,
+    };
+    Ok(crate::render::debug::debug_panel(&view))
+}
+
 /// The debug page's controls (`crate::render::debug`): `action` is a control's `data-action`,
 /// `arg` its `data-arg`. Steps wait for the stop (up to 2 s); the page follows live events.
 #[server(prefix = "/rpc", output = PlainText)]
@@ -37,6 +62,10 @@ pub async fn debug_action(session_id: String, action: String, arg: String) -> Re
         Some(Control::StepOver) => debugger.step(&state.pause_id, step("over")).await.map(|_| ()).map_err(failed),
         Some(Control::StepInto) => debugger.step(&state.pause_id, step("into")).await.map(|_| ()).map_err(failed),
         Some(Control::StepOut) => debugger.step(&state.pause_id, step("out")).await.map(|_| ()).map_err(failed),
+        // The session follows the program back (see `Debugger::step_back`).
+        Some(Control::StepBack) => {
+            debugger.step_back(&state.pause_id, Default::default()).await.map(|_| ()).map_err(failed)
+        }
         Some(Control::SelectFrame) => debugger.select_frame(&session_id, number()?).map_err(failed),
         Some(Control::ToggleLine) => {
             let line = u32::try_from(number()?).map_err(|_| ServerFnError::new("line out of range"))?;

@@ -8,14 +8,16 @@ use leptos::prelude::*;
 #[cfg(feature = "ssr")]
 use crate::api::{debugger, failed};
 
-/// Step back from a pause (rewinding: the line left is killed). `repl` non-empty: open a REPL
-/// on the pause it went back to and go there.
+/// Step back from a pause (rewinding: the line left is killed). `repl` non-empty: the REPL
+/// session the form is on; the page goes to it (it followed the program back), or to a new REPL
+/// on the pause it went back to.
 #[server(prefix = "/rpc", endpoint = "step_back_form", output = PlainText)]
 pub async fn step_back_form(pause_id: String, repl: String) -> Result<(), ServerFnError> {
     let debugger = debugger()?;
     let travel = debugger.step_back(&pause_id, Default::default()).await.map_err(failed)?;
     if !repl.is_empty() {
-        let session = debugger.start_session(&travel.pause_id).map_err(failed)?;
+        let followed = debugger.session(&repl).map_err(failed)?.is_some_and(|s| s.pause_id == travel.pause_id);
+        let session = if followed { repl } else { debugger.start_session(&travel.pause_id).map_err(failed)? };
         leptos_axum::redirect(&format!("/repl/{session}"));
     }
     Ok(())

@@ -432,6 +432,15 @@ def test_frames_and_evaluating_in_an_outer_frame(stepper, server):
     assert server.eval(s.session_id, "n", )["output"] == "2"
     status, body = server.post(f"/api/repl/{s.session_id}/eval", {"expr": "n", "frame": 1})
     assert (status, body["output"]) == (200, "3")
+    # The variables panel and completion take a frame too.
+    status, body = server.get(f"/api/repl/{s.session_id}/variables?frame=1")
+    assert status == 200 and {"name": "n", "repr": "3"}.items() <= next(v for v in body["variables"] if v["name"] == "n").items()
+    status, body = server.get(f"/api/repl/{s.session_id}/variables?frame=7")
+    assert (status, body["error"]) == (400, "invalid_frame")
+    status, body = server.post(f"/api/repl/{s.session_id}/complete", {"code": "n", "frame": 0})
+    assert status == 200 and "n" in body["matches"], body
+    status, body = server.post(f"/api/repl/{s.session_id}/complete", {"code": "n", "frame": 2})
+    assert status == 200 and "n" not in body["matches"] and "next" in body["matches"], "<module> has no n"
     status, body = server.post(f"/api/repl/{s.session_id}/frame", {"frame": 1})
     assert status == 200, body
     assert s.output("n") == "3", "the selected frame is where the session evaluates"

@@ -80,3 +80,35 @@ test("a frame selected on the debug page is where the REPL evaluates, and a gutt
   await page.keyboard.press("F5");
   expect(await program.exited).toBe(0);
 });
+
+test("Step back on the debug page returns to the state before the last step, in the same session", async ({ page }) => {
+  const program = runProgram("stepping.py", { STEP_CHECKPOINTS: "1" });
+  const url = await debugPage(page);
+  await expect(current(page)).toContainText("breakroom.set_trace()");
+  await expect(page.getByRole("button", { name: "Step back" })).toHaveCount(0); // no checkpoint yet
+  await page.keyboard.press("F10");
+  await expect(current(page)).toContainText("for price in prices:");
+  await page.keyboard.press("F10");
+  await expect(current(page)).toContainText("total = add(total, price)");
+  await page.keyboard.press("F10");
+  await expect(current(page)).toContainText("for price in prices:");
+  await page.locator("textarea").fill("total");
+  await page.locator("textarea").press("Enter");
+  await expect(page.locator(".transcript .entry").last()).toContainText("3");
+
+  await page.getByRole("button", { name: "Step back" }).click();
+  await expect(current(page)).toContainText("total = add(total, price)");
+  await expect(page.locator(".transcript .step-mark").last()).toContainText("← back to stepping.py:18 in checkout");
+  expect(page.url()).toBe(url);
+  await page.locator("textarea").fill("total");
+  await page.locator("textarea").press("Enter");
+  await expect(page.locator(".transcript .entry").last()).toContainText("0");
+
+  await page.keyboard.press("F5");
+  await expect.poll(() => program.output()).toContain("total 7");
+  // Its snapshots are held until the program's record is stopped.
+  const listed = await (await page.request.get("/api/processes")).json();
+  for (const p of listed.processes.filter((p: object) => JSON.stringify(p).includes("stepping.py"))) {
+    await page.request.post(`/api/processes/${p.id}/stop`);
+  }
+});

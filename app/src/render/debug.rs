@@ -21,6 +21,8 @@ pub struct DebugView<'a> {
     pub stop: Option<&'a PauseStop>,
     /// The program runs a step: no controls until it stops.
     pub running: bool,
+    /// The checkpoint Step back goes to (none: no Step back button).
+    pub step_back: Option<&'a str>,
     /// The selected frame's whole file when the server can read it, else the frame's lines.
     pub file_lines: Option<Vec<String>>,
     pub breakpoints: &'a [BreakpointRecord],
@@ -46,6 +48,12 @@ pub fn debug_panel(view: &DebugView) -> Markup {
                     (control(Control::StepOver, "Step over", "F10"))
                     (control(Control::StepInto, "Step into", "F11"))
                     (control(Control::StepOut, "Step out", "Shift+F11"))
+                    @if let Some(checkpoint) = view.step_back {
+                        button.debug-control type="button" data-action=(Control::StepBack.as_str())
+                            title={ "Back to " (checkpoint) " (the program's memory as it was then; files and sockets are not rewound)" } {
+                            "Step back"
+                        }
+                    }
                 }
             }
             @if let Some(stop) = view.stop {
@@ -53,7 +61,7 @@ pub fn debug_panel(view: &DebugView) -> Markup {
             }
             @if !view.running {
                 p.hint {
-                    "Keys: F5 continue · F10 step over · F11 step into · Shift+F11 step out (Step back is above, with checkpoints on). "
+                    "Keys: F5 continue · F10 step over · F11 step into · Shift+F11 step out. Step back shows once a checkpoint is before this pause (checkpoints on). "
                     "Click a frame to evaluate in it; click a line number to set or remove a breakpoint."
                 }
             }
@@ -138,11 +146,15 @@ mod tests {
             selected: 0,
             stop: Some(&stop),
             running: false,
+            step_back: Some("cp-<2>"),
             file_lines: None,
             breakpoints: &[],
         };
         let out = debug_panel(&view).into_string();
-        assert!(!out.contains("<script>") && !out.contains("<b>") && !out.contains("<evil>"), "{out}");
+        assert!(
+            !out.contains("<script>") && !out.contains("<b>") && !out.contains("<evil>") && !out.contains("<2>"),
+            "{out}"
+        );
         assert!(out.contains("&lt;evil&gt;.py:2 in f&lt;script&gt; — line breakpoint bp-&lt;1&gt;"), "{out}");
         assert!(out.contains(r#"<span class="line current" data-line="2">"#), "{out}");
     }

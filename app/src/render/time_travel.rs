@@ -10,15 +10,15 @@ use breakroom_debugger::checkpoints::model::{CheckpointStatus, PauseTravel, Time
 use crate::format::timestamp;
 
 /// A paused call's time-travel line: Step back when a checkpoint is before it, the refusal's
-/// reason when its Continue will not snapshot; nothing without `travel`. `repl`: the form on the
-/// REPL page (the answer opens a REPL on the pause it goes back to).
-pub fn pause_controls(pause_id: &str, travel: Option<&PauseTravel>, repl: bool) -> Markup {
+/// reason when its Continue will not snapshot; nothing without `travel`. `repl_session`: the form
+/// is on that REPL session's page (the answer goes to the session, which follows the program back).
+pub fn pause_controls(pause_id: &str, travel: Option<&PauseTravel>, repl_session: Option<&str>) -> Markup {
     let Some(travel) = travel else { return html! {} };
     html! {
         @if let Some(checkpoint) = &travel.checkpoint_before {
             form.inline.step-back method="post" action="/rpc/step_back_form" {
                 input type="hidden" name="pause_id" value=(pause_id);
-                input type="hidden" name="repl" value=(if repl { "1" } else { "" });
+                input type="hidden" name="repl" value=(repl_session.unwrap_or_default());
                 button type="submit" title={ "Back to " (checkpoint) " (the program's memory as it was then; files and sockets are not rewound)" } { "Step back" }
             }
         }

@@ -19,6 +19,8 @@ use crate::checkpoints::model::{
     Travel, NOT_REWOUND,
 };
 use crate::processes::{launch, liveness};
+use crate::steps::in_flight::InFlight;
+use crate::steps::methods::follow;
 
 /// How long a wake waits for the new line's pause, and a named checkpoint for its snapshot.
 const WAKE_TIMEOUT: Duration = Duration::from_secs(10);
@@ -225,15 +227,31 @@ impl Debugger {
         kind: EventKind,
     ) -> Result<Travel> {
         let token = ids::new_uuid();
-        let (receiver, old) = {
+        let (receiver, old, parked) = {
             let mut st = self.state();
             let old = st.checkpoints.live_line(process_id);
-            (st.checkpoints.begin_wake(cp_id, &branch, token.clone())?, old)
+            let receiver = st.checkpoints.begin_wake(cp_id, &branch, token.clone())?;
+            // The REPL sessions on the line killed follow it back, as they follow a step: parked
+            // (kept open when their pause closes) until the woken pause is there.
+            let parked = old
+                .as_ref()
+                .and_then(|(_, line)| line.pause.clone())
+                .filter(|pause| leave == Leave::Kill && !st.steps.is_stepping(pause));
+            if let Some(pause) = &parked {
+                let sessions = st.sessions.open_for_pause(pause);
+                st.steps.start(pause, InFlight { sessions, process_key: String::new(), waiter: None });
+            }
+            (receiver, old, parked)
         };
         let woken = match tokio::time::timeout(WAKE_TIMEOUT, receiver).await {
             Ok(Ok(woken)) => woken,
             _ => {
-                self.state().checkpoints.cancel_wake(cp_id, &token);
+                let mut st = self.state();
+                st.checkpoints.cancel_wake(cp_id, &token);
+                if let Some(pause) = &parked {
+                    st.steps.land(pause);
+                }
+                drop(st);
                 return Err(Error::conflict(
                     "snapshot_silent",
                     format!("the snapshot of {cp_id} did not come back paused within {} s", WAKE_TIMEOUT.as_secs()),
@@ -250,6 +268,9 @@ impl Debugger {
             let keys = HashSet::from([old_key.clone()]);
             self.close_pauses_of_keys(&keys, &format!("rewound to {cp_id}"));
             kill(line.pid);
+        }
+        if let Some(pause) = &parked {
+            self.follow_back(pause, &woken.pause_id)?;
         }
         let data = json!({
             "checkpoint_id": cp_id, "branch": branch, "pause_id": woken.pause_id, "pid": woken.pid,
@@ -271,6 +292,24 @@ impl Debugger {
             abandoned_pid,
             abandoned_kept: leave == Leave::Keep && abandoned_pid.is_some(),
         })
+    }
+
+    /// The sessions parked on `from_pause` move to the woken pause, each transcript marked
+    /// `← back to prog.py:12 in checkout`.
+    fn follow_back(&self, from_pause: &str, woken_pause: &str) -> Result<()> {
+        let now = ids::now();
+        let events = {
+            let mut st = self.state();
+            let Some(flight) = st.steps.land(from_pause) else { return Ok(()) };
+            let Some(record) = st.pause_record(woken_pause)? else { return Ok(()) };
+            let call = record.call;
+            let place = call.stop.as_ref().and_then(|s| s.place()).unwrap_or_else(|| call.method_name.clone());
+            follow(&mut st, flight.sessions, woken_pause, &call, &format!("← back to {place}"), now)?.0
+        };
+        for event in events {
+            self.publish(event);
+        }
+        Ok(())
     }
 
     /// `POST /api/processes/{id}/checkpoints`: the paused live line snapshots now, under `label`.

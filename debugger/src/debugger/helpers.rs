@@ -13,6 +13,7 @@ use std::time::Duration;
 use tokio::sync::oneshot;
 
 use super::Debugger;
+use crate::sessions::methods::checked_frame;
 use crate::snippet;
 
 /// How long a helper waits for the program: completion answers within 200 ms once it runs, so
@@ -22,7 +23,15 @@ const HELPER_TIMEOUT: Duration = Duration::from_secs(5);
 impl Debugger {
     /// Jupyter's complete_reply for `code` at `cursor_pos` (code points), from the session's
     /// names, the frame's locals and globals and builtins.
-    pub async fn complete(&self, session_id: &str, code: &str, cursor_pos: Option<usize>) -> Result<Value> {
+    ///
+    /// `frame`: the stack frame to complete in (0 = innermost); None: the session's selected one.
+    pub async fn complete(
+        &self,
+        session_id: &str,
+        code: &str,
+        cursor_pos: Option<usize>,
+        frame: Option<usize>,
+    ) -> Result<Value> {
         let length = code.chars().count();
         let cursor_pos = cursor_pos.unwrap_or(length);
         if cursor_pos > length {
@@ -32,15 +41,17 @@ impl Debugger {
             ));
         }
         let args = json!({"code": code, "cursor_pos": cursor_pos});
-        self.ask(session_id, RequestKind::Complete, args, snippet::completion(code, cursor_pos)).await
+        self.ask(session_id, RequestKind::Complete, args, snippet::completion(code, cursor_pos), frame).await
     }
 
     /// The variables panel: the frame's locals and the session's names. A local that is one of
     /// the call's arguments carries the CID its value was stored under at the call (`cid`).
-    pub async fn variables(&self, session_id: &str) -> Result<Value> {
+    /// `frame` as for [`Debugger::complete`].
+    pub async fn variables(&self, session_id: &str, frame: Option<usize>) -> Result<Value> {
         let args = json!({});
-        let mut reply =
-            self.ask(session_id, RequestKind::Variables, args.clone(), snippet::panel("variables", &args)).await?;
+        let mut reply = self
+            .ask(session_id, RequestKind::Variables, args.clone(), snippet::panel("variables", &args), frame)
+            .await?;
         let stored = self.session(session_id)?.map(|session| argument_cids(&session)).unwrap_or_default();
         for row in reply.get_mut("variables").and_then(Value::as_array_mut).into_iter().flatten() {
             let name = row.get("name").and_then(Value::as_str).unwrap_or("");
@@ -54,7 +65,7 @@ impl Debugger {
     }
 
     /// One level under a panel path (`[["var", name], ["attr", name] | ["item", i], …]`).
-    pub async fn expand(&self, session_id: &str, path: &Value, offset: usize) -> Result<Value> {
+    pub async fn expand(&self, session_id: &str, path: &Value, offset: usize, frame: Option<usize>) -> Result<Value> {
         let steps = path.as_array().filter(|steps| !steps.is_empty());
         let valid = steps.is_some_and(|steps| {
             steps.iter().enumerate().all(|(i, step)| match step.as_array().map(Vec::as_slice) {
@@ -74,7 +85,7 @@ impl Debugger {
             ));
         }
         let args = json!({"path": path, "offset": offset});
-        self.ask(session_id, RequestKind::Expand, args.clone(), snippet::panel("expand", &args)).await
+        self.ask(session_id, RequestKind::Expand, args.clone(), snippet::panel("expand", &args), frame).await
     }
 
     /// Evaluates `expr` in a paused call outside any REPL session (a breakpoint condition):
@@ -113,13 +124,23 @@ impl Debugger {
         }
     }
 
-    async fn ask(&self, session_id: &str, kind: RequestKind, args: Value, expr: String) -> Result<Value> {
+    async fn ask(
+        &self,
+        session_id: &str,
+        kind: RequestKind,
+        args: Value,
+        expr: String,
+        frame: Option<usize>,
+    ) -> Result<Value> {
         let (reply, answer) = oneshot::channel();
         let eval_id = ids::new_uuid();
         let pause_id = {
             let mut st = self.state();
             let pause_id = st.open_session(session_id)?.pause_id.clone();
-            let frame = st.sessions.frame_of(session_id);
+            let frame = match frame {
+                Some(frame) => Some(checked_frame(&st, &pause_id, frame)?),
+                None => st.sessions.frame_of(session_id),
+            };
             let pause = st.pauses.get_mut(&pause_id).filter(|p| p.is_paused());
             let pause = pause.ok_or_else(|| Error::SessionClosed(session_id.to_string()))?;
             let request = EvalRequest {

@@ -305,7 +305,7 @@ impl Debugger {
 }
 
 /// `frame` when the pause's stack has it.
-fn checked_frame(st: &State, pause_id: &str, frame: usize) -> Result<usize> {
+pub(crate) fn checked_frame(st: &State, pause_id: &str, frame: usize) -> Result<usize> {
     let record = st.pause_record(pause_id)?.ok_or_else(|| Error::PauseNotFound(pause_id.to_string()))?;
     let count = crate::steps::methods::frame_views(&record.call).len().max(1);
     if frame >= count {

@@ -204,21 +204,7 @@ pub(crate) fn land(st: &mut State, pause_id: &str, call: &CallData, now: f64) ->
     let Some(previous) = stop.previous_pause_id.as_deref() else { return Ok(vec![]) };
     let Some(mut flight) = st.steps.land(previous) else { return Ok(vec![]) };
     let marker = format!("→ {}", stop.place().unwrap_or_else(|| call.method_name.clone()));
-    let mut events = vec![];
-    let mut moved = vec![];
-    for session_id in flight.sessions {
-        if !st.sessions.move_to_pause(&session_id, pause_id, &call.call_id, &call.method_name) {
-            continue;
-        }
-        if let Some(session) = st.sessions.get(&session_id) {
-            st.store.put_session(session)?;
-        }
-        st.update_record(&call.call_id, |record| record.repl_sessions.push(session_id.clone()))?;
-        let entry = st.sessions.append(&session_id, String::new(), marker.clone(), String::new(), false, None, now)?;
-        st.store.atomically(|store| persist_entry(store, &call.process_key, &session_id, "", &entry, now))?;
-        events.push(LiveEvent::TranscriptAppended { session_id: session_id.clone(), entry });
-        moved.push(session_id);
-    }
+    let (mut events, moved) = follow(st, std::mem::take(&mut flight.sessions), pause_id, call, &marker, now)?;
     let (file, line, function) = (
         stop.file.clone().unwrap_or_default(),
         stop.line.unwrap_or(0),
@@ -246,4 +232,33 @@ pub(crate) fn land(st: &mut State, pause_id: &str, call: &CallData, now: f64) ->
         session_ids: moved,
     });
     Ok(events)
+}
+
+/// Moves REPL sessions to the pause `pause_id` of `call` (a step's stop, or the pause a step back
+/// woke), each transcript marked with `marker`. Returns the live events and the sessions moved.
+pub(crate) fn follow(
+    st: &mut State,
+    sessions: Vec<String>,
+    pause_id: &str,
+    call: &CallData,
+    marker: &str,
+    now: f64,
+) -> Result<(Vec<LiveEvent>, Vec<String>)> {
+    let mut events = vec![];
+    let mut moved = vec![];
+    for session_id in sessions {
+        if !st.sessions.move_to_pause(&session_id, pause_id, &call.call_id, &call.method_name) {
+            continue;
+        }
+        if let Some(session) = st.sessions.get(&session_id) {
+            st.store.put_session(session)?;
+        }
+        st.update_record(&call.call_id, |record| record.repl_sessions.push(session_id.clone()))?;
+        let entry =
+            st.sessions.append(&session_id, String::new(), marker.to_string(), String::new(), false, None, now)?;
+        st.store.atomically(|store| persist_entry(store, &call.process_key, &session_id, "", &entry, now))?;
+        events.push(LiveEvent::TranscriptAppended { session_id: session_id.clone(), entry });
+        moved.push(session_id);
+    }
+    Ok((events, moved))
 }

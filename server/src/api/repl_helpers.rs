@@ -1,7 +1,7 @@
 //! The REPL page's helpers: completion (Jupyter's complete_request) and the variables panel.
 //! Answered by the paused program from its live frame, never recorded in the transcript.
 
-use axum::extract::{Path, State};
+use axum::extract::{Path, Query, State};
 use axum::Json;
 use breakroom_debugger::{Debugger, Error};
 use serde::de::DeserializeOwned;
@@ -21,6 +21,9 @@ pub struct CompleteBody {
     /// Cursor position in code points (Jupyter's); the end of `code` when absent.
     #[serde(default)]
     cursor_pos: Option<usize>,
+    /// The stack frame to complete in (0 = innermost); the session's selected frame when absent.
+    #[serde(default)]
+    frame: Option<usize>,
 }
 
 /// Jupyter's `complete_reply`: `matches` replace `code[cursor_start..cursor_end]`.
@@ -56,7 +59,7 @@ fn shaped<T: DeserializeOwned>(value: Value) -> Result<T, Error> {
 #[utoipa::path(operation_id = "complete_in_session", post, path = "/api/repl/{session_id}/complete", tag = "repl",
     request_body = CompleteBody, params(("session_id" = String, Path)),
     responses((status = 200, body = CompleteReply, description = "completions from the paused frame; no user code runs"),
-        (status = 400, body = ErrorBody, description = "`missing_code`, `cursor_out_of_range`"), (status = 404, body = ErrorBody),
+        (status = 400, body = ErrorBody, description = "`missing_code`, `cursor_out_of_range`, `invalid_frame`"), (status = 404, body = ErrorBody),
         (status = 409, body = ErrorBody, description = "`session_closed`"),
         (status = 502, body = ErrorBody, description = "`client_failed`: the program could not answer"),
         (status = 504, body = ErrorBody, description = "`eval_timeout`: the program is busy")))]
@@ -66,7 +69,7 @@ pub async fn complete(
     JsonBody(body): JsonBody<CompleteBody>,
 ) -> ApiResult<CompleteReply> {
     let code = body.code.ok_or(Error::MissingField { code: "missing_code", field: "code" })?;
-    Ok(Json(shaped(debugger.complete(&session_id, &code, body.cursor_pos).await?)?))
+    Ok(Json(shaped(debugger.complete(&session_id, &code, body.cursor_pos, body.frame).await?)?))
 }
 
 /// One row of the variables panel.
@@ -102,13 +105,25 @@ pub struct VariablesReply {
     pub timed_out: bool,
 }
 
+/// `?frame=N`: the stack frame (0 = innermost); the session's selected frame when absent.
+#[derive(Deserialize, utoipa::IntoParams)]
+#[into_params(parameter_in = Query)]
+pub struct FrameQuery {
+    #[serde(default)]
+    frame: Option<usize>,
+}
+
 #[utoipa::path(operation_id = "session_variables", get, path = "/api/repl/{session_id}/variables", tag = "repl",
-    params(("session_id" = String, Path)),
+    params(("session_id" = String, Path), FrameQuery),
     responses((status = 200, body = VariablesReply, description = "the frame's locals, then the session's own names"),
-        (status = 404, body = ErrorBody), (status = 409, body = ErrorBody, description = "`session_closed`"),
+        (status = 400, body = ErrorBody, description = "`invalid_frame`"), (status = 404, body = ErrorBody), (status = 409, body = ErrorBody, description = "`session_closed`"),
         (status = 502, body = ErrorBody), (status = 504, body = ErrorBody)))]
-pub async fn variables(State(debugger): State<Debugger>, Path(session_id): Path<String>) -> ApiResult<VariablesReply> {
-    Ok(Json(shaped(debugger.variables(&session_id).await?)?))
+pub async fn variables(
+    State(debugger): State<Debugger>,
+    Path(session_id): Path<String>,
+    Query(query): Query<FrameQuery>,
+) -> ApiResult<VariablesReply> {
+    Ok(Json(shaped(debugger.variables(&session_id, query.frame).await?)?))
 }
 
 #[derive(Deserialize, ToSchema)]
@@ -120,6 +135,9 @@ pub struct ExpandBody {
     /// First child to list (100 at a time).
     #[serde(default)]
     offset: Option<usize>,
+    /// The stack frame the path starts in (0 = innermost); the session's selected frame when absent.
+    #[serde(default)]
+    frame: Option<usize>,
 }
 
 #[derive(Serialize, Deserialize, ToSchema)]
@@ -143,5 +161,5 @@ pub async fn expand(
     JsonBody(body): JsonBody<ExpandBody>,
 ) -> ApiResult<ExpandReply> {
     let path = body.path.unwrap_or(Value::Null);
-    Ok(Json(shaped(debugger.expand(&session_id, &path, body.offset.unwrap_or(0)).await?)?))
+    Ok(Json(shaped(debugger.expand(&session_id, &path, body.offset.unwrap_or(0), body.frame).await?)?))
 }

@@ -116,7 +116,9 @@ async fn every_user_controlled_field_is_escaped_on_every_page_on_the_shared_runt
     let html = page(&server, &format!("/callstack/{pause_id}")).await;
     assert_escaped("/callstack", &html, &["function", "file", "context", "source", "local"]);
     let html = page(&server, &format!("/repl/{session_id}")).await;
-    assert_escaped("/repl", &html, &["function", "repr", "input", "output", "stdout"]);
+    // With the debug panel (issue 30): the stack's files and the frame's source lines.
+    assert_escaped("/repl", &html, &["function", "repr", "input", "output", "stdout", "file", "source"]);
+    assert!(html.contains("debug-source"), "the debug panel is on the page:\n{html}");
     let html = page(&server, "/repls").await;
     assert_escaped("/repls", &html, &["function"]);
     let html = page(&server, &format!("/repls?search={}", urlencode(&evil("search")))).await;
