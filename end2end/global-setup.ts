@@ -18,7 +18,7 @@ export default async function globalSetup() {
     throw new Error(`${binary || "target/release/breakroom"} is missing: build it with 'cargo leptos build --release --split' first`);
   }
   const home = fs.mkdtempSync(path.join(os.tmpdir(), "breakroom-e2e-"));
-  const server = spawn(binary, ["--port", "0", "--eval-timeout", "10", "--data-dir", path.join(home, "data")], {
+  const server = spawn(binary, ["--port", "0", "--dap-port", "0", "--eval-timeout", "10", "--data-dir", path.join(home, "data")], {
     env: { ...process.env, CIDELDILL_HOME: home, LEPTOS_SITE_ROOT: path.join(root, "target", "site") },
     stdio: ["ignore", "pipe", "inherit"],
   });
@@ -28,6 +28,8 @@ export default async function globalSetup() {
     server.stdout!.on("data", (chunk) => {
       seen += chunk.toString();
       const match = seen.match(/Server running on (http:\/\/\S+)/);
+      const dap = seen.match(/DAP on 127\.0\.0\.1:(\d+)/);
+      if (dap) process.env.BREAKROOM_DAP_PORT = dap[1];
       if (match) {
         clearTimeout(timer);
         resolve(match[1]);
@@ -36,6 +38,7 @@ export default async function globalSetup() {
     server.on("exit", (code) => reject(new Error(`breakroom exited with ${code}: ${seen}`)));
   });
   process.env.BREAKROOM_URL = url;
+  process.env.BREAKROOM_BINARY = binary;
   process.env.BREAKROOM_CLIENT_PATH = path.join(root, "client");
   return async () => {
     server.kill();

@@ -39,7 +39,7 @@ fi
 
 # Playwright drives Debian's Chromium (no browser download); binaryen gives a wasm-opt that
 # produces a wasm that hydrates (Debian's binaryen 108 does not).
-if [ ! -x end2end/node_modules/.bin/wasm-opt ] || [ ! -d end2end/node_modules/@playwright/test ]; then
+if [ ! -x end2end/node_modules/.bin/wasm-opt ] || [ ! -d end2end/node_modules/@playwright/test ] || [ ! -d end2end/node_modules/@vscode/debugadapter-testsupport ]; then
   say "npm ci in end2end/"
   (cd end2end && PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1 npm ci --no-audit --no-fund --loglevel=error)
 fi

@@ -36,7 +36,8 @@ class BreakpointChannel:
         self.identity = identity  # () -> process_pid and process_start_time
         self._line_engine = line_engine  # () -> the LineBreakpoints, created on first use
         self._install_excepthook = install_excepthook
-        self._applied = {}  # id -> the server's record as applied
+        # The line engine survives a fork: what the channel before it applied is still armed.
+        self._applied = dict(_inherited)  # id -> the server's record as applied
         self._refused = {}  # id -> why the engine refused it (said once)
         self._hooked = False
         self._errors = UncaughtErrors(self._report)
@@ -174,14 +175,33 @@ _channel = None
 _channel_lock = threading.Lock()
 
 
+_inherited = {}  # line records applied before a fork (the engine still holds them)
+
+
 def forget_after_fork():
     """In a forked child: the channel's threads were not copied. True when there was one (the
     caller starts a new one for a live line)."""
     global _channel, _channel_lock
     had = _channel is not None
+    if had:
+        _inherited.clear()
+        _inherited.update(_channel._applied)
     _channel = None
     _channel_lock = threading.Lock()
     return had
+
+
+def catch_up(version):
+    """A pause ended at breakpoints version `version`: a channel behind it applies the changes
+    now (answered at once: the server is past the version asked about), so a breakpoint removed
+    just before the Continue does not stop the program again."""
+    channel = _channel
+    if channel is None or not isinstance(version, int) or channel.version is None or channel.version >= version:
+        return
+    try:
+        channel.sync_once(channel.version)
+    except (ServerUnavailable, ServerError):
+        pass  # the channel's own thread tries again
 
 
 def follow(client):

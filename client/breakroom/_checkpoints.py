@@ -181,6 +181,9 @@ def _snapshot(client, read_end):
         os._exit(1)
 
 
+_channel_forgotten = [False]  # this process (a snapshot) had a breakpoint channel before its fork
+
+
 def after_fork(client, follow):
     """A forked child shares its parent's sockets: it must open its own connections, and (a
     live line, `follow`) start again the threads fork() did not copy: eval workers start on
@@ -189,7 +192,10 @@ def after_fork(client, follow):
     from . import _breakpoint_channel, _repl
 
     _repl.forget_eval_threads()
-    if _breakpoint_channel.forget_after_fork() and follow:
+    # A snapshot forgets the channel without following; the lines woken from it follow again.
+    if _breakpoint_channel.forget_after_fork():
+        _channel_forgotten[0] = True
+    if _channel_forgotten[0] and follow:
         try:
             _breakpoint_channel.follow(client)
         except Exception as exc:

@@ -186,6 +186,8 @@ class DebugClient:
             "method_name": name,
             # This client steps (issue 30): a pause of it can be answered with a `step` action.
             "can_step": True,
+            # The thread that calls (issue 31: a debugger's thread; a fork keeps the ident).
+            "thread": {"id": threading.get_ident(), "name": threading.current_thread().name},
             "args": [],
             "kwargs": {},
             "call_type": "proxy",
@@ -273,6 +275,9 @@ class DebugClient:
             status = reply.get("status")
             if status == "ready":
                 # Any eval still running is abandoned: the server has closed its session.
+                from . import _breakpoint_channel  # (imports this module)
+
+                _breakpoint_channel.catch_up(reply.get("breakpoints_version"))
                 return reply.get("action") or {}
             if status != "waiting":
                 raise DebugProtocolError(f"malformed poll response: {reply}")

@@ -5,6 +5,7 @@ pub mod api;
 pub mod breakpoint_cli;
 pub mod checkpoint_cli;
 pub mod cors;
+pub mod dap;
 pub mod error;
 pub mod guard;
 pub mod logging;
@@ -58,6 +59,7 @@ pub fn router(debugger: Debugger, options: ServerOptions) -> Router {
     let mcp = mcp::service(debugger.clone(), options.max_body);
     let routes = api::routes()
         .route("/process/{id}/timeline", axum::routing::get(timeline_page::page))
+        .route(dap::PATH, axum::routing::get(dap::upgrade))
         .with_state(debugger)
         .route_service(mcp::PATH, mcp)
         .merge(pages)

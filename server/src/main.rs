@@ -78,6 +78,10 @@ struct Cli {
     /// Commands kept in each runtime workspace's history.
     #[arg(long, default_value_t = 100, value_parser = clap::value_parser!(u64).range(1..))]
     runtime_history: u64,
+    /// Also serve the Debug Adapter Protocol on this TCP port (loopback only), for an editor's
+    /// `debugServer`; 0 picks a free one.
+    #[arg(long, value_name = "PORT")]
+    dap_port: Option<u16>,
 }
 
 #[derive(Subcommand, Debug)]
@@ -108,6 +112,9 @@ enum Command {
     JsClient,
     /// MCP over stdio for agents that launch commands: relays to the running server's /mcp.
     Mcp,
+    /// The Debug Adapter Protocol on stdin/stdout, for an editor to launch (VS Code, nvim-dap, …):
+    /// relayed to the running server (BREAKROOM_URL, BREAKROOM_TOKEN).
+    Dap,
     /// Step a paused program: over, into, out, or to FILE:LINE (on the newest pause by default).
     Step {
         #[command(subcommand)]
@@ -139,6 +146,7 @@ async fn main() {
         }
         Some(Command::Step { kind }) => exit_with(breakroom_server::step_cli::run(kind).await),
         Some(Command::Mcp) => exit_with(breakroom_server::mcp::bridge::run().await),
+        Some(Command::Dap) => exit_with(breakroom_server::dap::bridge::run().await),
         Some(Command::TimeTravel(command)) => exit_with(breakroom_server::checkpoint_cli::run(command).await),
         None => run(cli).await,
     };
@@ -198,6 +206,12 @@ async fn run(cli: Cli) -> Result<(), String> {
         debugger
     };
     end_snapshots_on_signal(debugger.clone());
+    if let Some(port) = cli.dap_port {
+        let dap = breakroom_server::dap::listen(port, debugger.clone())
+            .await
+            .map_err(|e| format!("cannot serve DAP on port {port}: {e}"))?;
+        println!("DAP on {dap}");
+    }
     let app = router(debugger, ServerOptions { max_body: cli.max_body, site: site::leptos_options(addr), access });
     write_port_file(addr.port());
     println!("Server running on http://{addr}");

@@ -373,9 +373,16 @@ fn call_data(
             Error::invalid("invalid_stop", format!("stop must be {{kind, file, line, function, …}}: {e}"))
         })?),
     };
+    let thread = match req.thread {
+        None | Some(Value::Null) => None,
+        Some(value) => Some(serde_json::from_value::<crate::calls::CallThread>(value).map_err(|e| {
+            Error::invalid("invalid_thread", format!("thread must be {{\"id\": integer, \"name\": text}}: {e}"))
+        })?),
+    };
     Ok(CallData {
         can_step: req.can_step == Some(true),
         stop,
+        thread,
         method_name,
         call_id,
         pretty_target: req.target.as_ref().map(|t| st.pretty(t)).transpose()?.unwrap_or(Value::Null),

@@ -82,6 +82,10 @@ pub struct CallStart {
     #[cfg_attr(feature = "openapi", schema(value_type = Option<crate::steps::PauseStop>))]
     #[serde(default)]
     pub stop: Option<Value>,
+    /// Breakroom extension (issue 31): the thread making the call, `{"id": ident, "name"}`.
+    #[cfg_attr(feature = "openapi", schema(value_type = Option<CallThread>))]
+    #[serde(default)]
+    pub thread: Option<Value>,
     /// Breakroom extension (issue 20): this call is a line woken from a checkpoint, answering
     /// the wake order with this token; it always pauses.
     #[serde(default)]
@@ -246,6 +250,18 @@ pub struct CallData {
     /// Where and why it stopped, when the client said.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub stop: Option<crate::steps::PauseStop>,
+    /// The thread making the call, when the client said (Breakroom's Python client).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub thread: Option<CallThread>,
+}
+
+/// A program's thread: its ident in the program (`threading.get_ident()`) and its name.
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub struct CallThread {
+    pub id: i64,
+    #[serde(default)]
+    pub name: String,
 }
 
 impl CallData {

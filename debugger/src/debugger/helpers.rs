@@ -6,7 +6,7 @@
 use crate::error::{Error, Result};
 use crate::eval::{EvalRequest, EvalResult, PendingEval, Reply, RequestKind};
 use crate::ids;
-use crate::model::ReplSession;
+use crate::model::{EvalOutcome, ReplSession};
 use serde_json::{json, Value};
 use std::collections::HashMap;
 use std::time::Duration;
@@ -91,6 +91,25 @@ impl Debugger {
     /// Evaluates `expr` in a paused call outside any REPL session (a breakpoint condition):
     /// the client's answer as it gave it. `SessionClosed` when the pause ended meanwhile.
     pub(crate) async fn ask_unrecorded(&self, pause_id: &str, expr: String) -> Result<EvalResult> {
+        self.ask_unrecorded_in(pause_id, expr, None).await
+    }
+
+    /// Evaluates `expr` in frame `frame` of a paused call without recording it (an editor's
+    /// watch or hover): the text shown and whether it failed.
+    pub async fn evaluate_unrecorded(&self, pause_id: &str, expr: &str, frame: Option<usize>) -> Result<EvalOutcome> {
+        if expr.trim().is_empty() {
+            return Err(Error::MissingField { code: "missing_expr", field: "expr" });
+        }
+        if let Some(frame) = frame {
+            checked_frame(&self.state(), pause_id, frame)?;
+        }
+        let result = self.ask_unrecorded_in(pause_id, expr.to_string(), frame).await?;
+        let is_error = result.error.is_some();
+        let output = result.error.or(result.result).unwrap_or_default();
+        Ok(EvalOutcome { output, stdout: result.stdout.unwrap_or_default(), is_error, result_cid: result.result_cid })
+    }
+
+    async fn ask_unrecorded_in(&self, pause_id: &str, expr: String, frame: Option<usize>) -> Result<EvalResult> {
         let (reply, answer) = oneshot::channel();
         let eval_id = ids::new_uuid();
         {
@@ -105,7 +124,7 @@ impl Debugger {
                 timeout_s: self.inner.config.eval_timeout.as_secs_f64(),
                 kind: RequestKind::Eval,
                 args: None,
-                frame: None,
+                frame,
             };
             pause.evals.push(PendingEval { request, reply: Reply::Raw(reply), requested_at: ids::now() });
             pause.wake.notify_waiters();

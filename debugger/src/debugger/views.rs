@@ -33,6 +33,14 @@ impl Debugger {
         Ok(st.pause_record(pause_id)?.map(|record| paused_call(&st, &record)))
     }
 
+    /// One pause's call as its client sent it (frames, stop, thread), and whether it is paused
+    /// now (the DAP adapter's view of a pause).
+    pub fn pause_call(&self, pause_id: &str) -> Result<Option<(crate::calls::CallData, bool)>> {
+        let st = self.state();
+        let paused = st.pauses.get(pause_id).is_some_and(|p| p.is_paused());
+        Ok(st.pause_record(pause_id)?.map(|record| (record.call, paused)))
+    }
+
     /// `/api/paused` in the protocol's shape.
     pub fn paused_protocol_view(&self) -> Result<Vec<Value>> {
         let st = self.state();

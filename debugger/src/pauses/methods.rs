@@ -32,6 +32,11 @@ pub enum PollReply {
     },
     Ready {
         action: Action,
+        /// Breakroom's client: the breakpoints' version as the pause ends. A client that has
+        /// not seen it yet catches up before running on, so a breakpoint removed just before a
+        /// Continue does not stop the program once more.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        breakpoints_version: Option<u64>,
     },
 }
 
@@ -44,6 +49,10 @@ pub enum Continued {
 }
 
 impl Debugger {
+    fn version_for(&self, take_eval: bool) -> Option<u64> {
+        take_eval.then(|| *self.inner.breakpoint_version.borrow())
+    }
+
     /// Waits (up to the configured hold) until the pause is resumed or an eval is ready for
     /// the client (taken with the poll when `take_eval`, Breakroom's client; announced as
     /// `waiting` for a cideldill client, which then takes it with `poll-repl`).
@@ -62,7 +71,7 @@ impl Debugger {
                 // A resumed pause is only in the store: its client is told the action again. (A
                 // store that cannot be read is a pause not known: the client polls again.)
                 if let Ok(Some(action)) = self.state().store.pause(pause_id).map(|p| p.and_then(|p| p.resume)) {
-                    return PollReply::Ready { action };
+                    return PollReply::Ready { action, breakpoints_version: self.version_for(take_eval) };
                 }
                 tokio::time::sleep_until(deadline).await;
                 return unknown();
@@ -85,7 +94,10 @@ impl Debugger {
                     continue;
                 };
                 if let Some(action) = &pause.record.resume {
-                    return PollReply::Ready { action: action.clone() };
+                    return PollReply::Ready {
+                        action: action.clone(),
+                        breakpoints_version: self.version_for(take_eval),
+                    };
                 }
                 if pause.evals.has_ready() {
                     if take_eval {

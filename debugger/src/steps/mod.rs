@@ -168,6 +168,16 @@ pub enum StepReply {
     },
 }
 
+impl StepReply {
+    /// The pause the step stopped at, when it stopped within the wait.
+    pub fn stopped_at(self) -> Option<String> {
+        match self {
+            StepReply::Stopped { pause_id, .. } => Some(pause_id),
+            StepReply::Running { .. } => None,
+        }
+    }
+}
+
 /// One frame of a pause's stack (`GET /api/paused/{id}/frames`), innermost first.
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]

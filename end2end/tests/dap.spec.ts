@@ -1,0 +1,119 @@
+import { expect, test } from "@playwright/test";
+import { DebugClient } from "@vscode/debugadapter-testsupport";
+import * as path from "node:path";
+import { runProgram } from "./helpers";
+
+// Microsoft's DAP test client drives `breakroom dap` (its stdio adapter, as an editor launches
+// it) and the server's --dap-port, against real Python programs.
+
+const programs = path.join(__dirname, "..", "programs");
+const target = path.join(programs, "dap_target.py");
+const line = (n: number) => n; // the programs' lines, 1-based as DAP's default
+
+/** `breakroom dap` for the test's server, initialized. */
+async function adapter(port?: number): Promise<DebugClient> {
+  const dc = new DebugClient(process.env.BREAKROOM_BINARY!, "dap", "breakroom", {
+    env: { ...process.env, BREAKROOM_URL: process.env.BREAKROOM_URL! },
+  });
+  dc.defaultTimeout = 15_000;
+  await dc.start(port);
+  const initialized = dc.waitForEvent("initialized");
+  const init = await dc.initializeRequest({ adapterID: "breakroom", linesStartAt1: true, columnsStartAt1: true });
+  expect(init.body?.supportsStepBack).toBe(true);
+  expect(init.body?.supportsConditionalBreakpoints).toBe(true);
+  await initialized;
+  return dc;
+}
+
+async function topFrame(dc: DebugClient, threadId: number) {
+  const trace = await dc.stackTraceRequest({ threadId });
+  return trace.body.stackFrames[0];
+}
+
+async function locals(dc: DebugClient, frameId: number) {
+  const scopes = await dc.scopesRequest({ frameId });
+  const reference = scopes.body.scopes.find((s) => s.name === "Locals")!.variablesReference;
+  return (await dc.variablesRequest({ variablesReference: reference })).body.variables;
+}
+
+test.setTimeout(90_000);
+
+test("an editor launches a program, stops at its line breakpoint, inspects, steps, steps back, sets a variable and runs to the end", async ({
+  request,
+}) => {
+  const dc = await adapter();
+  try {
+    const set = await dc.setBreakpointsRequest({ source: { path: target }, breakpoints: [{ line: line(12) }] });
+    expect(set.body.breakpoints[0].verified).toBe(true);
+    // The editor's breakpoint is the server's record, shown on the pages too.
+    const records = await (await request.get("/api/breakpoints")).json();
+    expect(records.items.some((b: { file?: string; line?: number }) => b.file === target && b.line === 12)).toBe(true);
+
+    const stopped = dc.waitForEvent("stopped");
+    let printed = "";
+    dc.on("output", (e) => (printed += e.body.output));
+    await dc.configurationDoneRequest();
+    await dc.launchRequest({ program: target, checkpoints: true } as any);
+    const stop = await stopped;
+    expect(stop.body.reason).toBe("breakpoint");
+    expect(stop.body.allThreadsStopped).toBe(false);
+    const threadId = stop.body.threadId;
+    const threads = await dc.threadsRequest();
+    expect(threads.body.threads.find((t) => t.id === threadId)?.name).toContain("MainThread");
+
+    let frame = await topFrame(dc, threadId);
+    expect([frame.name, frame.line, frame.source?.path]).toEqual(["checkout", 12, target]);
+    const vars = await locals(dc, frame.id);
+    expect(vars.find((v) => v.name === "total")?.value).toBe("0");
+    const prices = vars.find((v) => v.name === "prices")!;
+    expect(prices.value).toBe("[3, 4]");
+    const items = await dc.variablesRequest({ variablesReference: prices.variablesReference });
+    expect(items.body.variables.map((v) => v.value)).toEqual(["3", "4"]);
+
+    const evaluated = await dc.evaluateRequest({ expression: "total + price", frameId: frame.id, context: "repl" });
+    expect(evaluated.body.result).toBe("3");
+    const hover = await dc.evaluateRequest({ expression: "price * 10", frameId: frame.id, context: "hover" });
+    expect(hover.body.result).toBe("30");
+    const completions = await dc.completionsRequest({ text: "pri", column: 4, frameId: frame.id });
+    expect(completions.body.targets.map((t) => t.label)).toEqual(expect.arrayContaining(["price", "prices"]));
+    // The console's evaluation is in the REPL session's transcript; the hover is not.
+    const paused = await (await request.get("/api/paused")).json();
+    const session = paused.paused.find((p: { call_data: { method_name: string } }) => p.call_data.method_name === "checkout");
+    const transcript = (await (await request.get(`/api/repl/${session.repl_sessions[0]}`)).json()).session.transcript;
+    expect(transcript.map((e: { input: string }) => e.input)).toEqual(["total + price"]);
+
+    await Promise.all([dc.stepInRequest({ threadId }), dc.assertStoppedLocation("step", { line: line(5) })]);
+    frame = await topFrame(dc, threadId);
+    expect(frame.name).toBe("add");
+    await Promise.all([dc.nextRequest({ threadId }), dc.assertStoppedLocation("step", { line: line(6) })]);
+    await Promise.all([dc.stepOutRequest({ threadId }), dc.assertStoppedLocation("step", { line: line(12) })]);
+    await Promise.all([dc.nextRequest({ threadId }), dc.assertStoppedLocation("step", { line: line(11) })]);
+    frame = await topFrame(dc, threadId);
+    expect((await locals(dc, frame.id)).find((v) => v.name === "total")?.value).toBe("3");
+
+    // Step back: the state before the last step, on the same DAP thread.
+    await Promise.all([dc.stepBackRequest({ threadId }), dc.assertStoppedLocation("step", { line: line(12) })]);
+    frame = await topFrame(dc, threadId);
+    expect((await locals(dc, frame.id)).find((v) => v.name === "total")?.value).toBe("0");
+
+    // setVariable on a local, and on an item of one: the loop then adds 40, not 4.
+    const scopes = await dc.scopesRequest({ frameId: frame.id });
+    const reference = scopes.body.scopes.find((s) => s.name === "Locals")!.variablesReference;
+    const changed = await dc.setVariableRequest({ variablesReference: reference, name: "price", value: "30" });
+    expect(changed.body.value).toBe("30");
+    expect((await dc.evaluateRequest({ expression: "price", frameId: frame.id, context: "watch" })).body.result).toBe("30");
+    const list = (await locals(dc, frame.id)).find((v) => v.name === "prices")!;
+    const second = (await dc.variablesRequest({ variablesReference: list.variablesReference })).body.variables[1];
+    await dc.setVariableRequest({ variablesReference: list.variablesReference, name: second.name, value: "40" });
+    expect((await dc.evaluateRequest({ expression: "prices", frameId: frame.id, context: "watch" })).body.result).toBe("[3, 40]");
+
+    await dc.setBreakpointsRequest({ source: { path: target }, breakpoints: [] });
+    const after = await (await request.get("/api/breakpoints")).json();
+    expect(after.items.some((b: { file?: string }) => b.file === target)).toBe(false);
+    await dc.continueRequest({ threadId });
+    // The program's own output reaches the editor's console.
+    await expect.poll(() => printed, { timeout: 15_000 }).toContain("total 43");
+  } finally {
+    await dc.stop();
+  }
+});

@@ -1,0 +1,149 @@
+//! Driving programs over DAP: continue, the steps (one request each, a door into
+//! `Debugger::step`), step back and reverse-continue (time travel), launch, disconnect and
+//! terminate.
+
+use breakroom_debugger::pauses::ResumeRequest;
+use breakroom_debugger::processes::LaunchRequest;
+use breakroom_debugger::steps::StepRequest;
+use serde::Deserialize;
+use serde_json::{json, Value};
+use std::collections::BTreeMap;
+
+use super::protocol::{DapError, Request};
+use super::session::Dap;
+
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct LaunchArgs {
+    program: String,
+    #[serde(default)]
+    args: Vec<String>,
+    #[serde(default)]
+    cwd: Option<String>,
+    #[serde(default)]
+    env: BTreeMap<String, String>,
+    /// The interpreter (default `python3`).
+    #[serde(default)]
+    python: Option<String>,
+    /// Checkpoints on (each Continue and step snapshots the program, for Step back).
+    #[serde(default)]
+    checkpoints: bool,
+}
+
+#[derive(Deserialize, Default)]
+#[serde(rename_all = "camelCase")]
+struct DisconnectArgs {
+    #[serde(default)]
+    terminate_debuggee: Option<bool>,
+    #[serde(default)]
+    suspend_debuggee: Option<bool>,
+}
+
+impl Dap {
+    pub async fn control(&self, request: &Request) -> Result<Value, DapError> {
+        let (_, pause) = self.paused_thread(request)?;
+        let step = |kind: &str| StepRequest { kind: Some(json!(kind)), ..Default::default() };
+        let reached = match request.command.as_str() {
+            "continue" => {
+                self.debugger().continue_pause(&pause, ResumeRequest::continue_())?;
+                self.state().resumed(&pause);
+                return Ok(json!({"allThreadsContinued": false}));
+            }
+            "next" => self.debugger().step(&pause, step("over")).await?.stopped_at(),
+            "stepIn" => self.debugger().step(&pause, step("into")).await?.stopped_at(),
+            "stepOut" => self.debugger().step(&pause, step("out")).await?.stopped_at(),
+            "stepBack" => Some(self.debugger().step_back(&pause, Default::default()).await?.pause_id),
+            "reverseContinue" => Some(self.debugger().reverse_continue(&pause).await?.pause_id),
+            other => return Err(DapError::new(format!("{other} is not a control request"))),
+        };
+        self.state().resumed(&pause);
+        if let Some(reached) = reached {
+            self.state().reached.insert(reached.clone());
+            // The handler announces it after this response (the thread's current pause).
+            if let Ok(Some((call, true))) = self.debugger().pause_call(&reached) {
+                let thread = self.thread_for(&call);
+                self.state().set_paused(thread, &reached);
+            }
+        }
+        Ok(json!({}))
+    }
+
+    /// DAP's pause: Breakroom's client stops at breakpoints and steps, but cannot yet be
+    /// interrupted from outside.
+    pub fn pause(&self, request: &Request) -> Result<Value, DapError> {
+        let thread = request.arguments.get("threadId").and_then(Value::as_i64).unwrap_or(0);
+        if let Some(pause) = self.state().pause_of(thread).cloned() {
+            self.announce(&pause);
+            return Ok(json!({}));
+        }
+        Err(DapError::new(
+            "Breakroom cannot interrupt a running program yet: set a breakpoint (or a line breakpoint) where it should stop",
+        ))
+    }
+
+    /// Runs the program under Breakroom (`python -m breakroom`, which follows the server's
+    /// breakpoints from its first line) once the editor has sent its breakpoints.
+    pub async fn launch(&self, request: &Request) -> Result<Value, DapError> {
+        let args: LaunchArgs = request.args()?;
+        if args.program.trim().is_empty() {
+            return Err(DapError::new("launch needs program: the Python file to run"));
+        }
+        let done = self.state().configuration_done.clone();
+        let waiting = done.notified();
+        if !self.state().configured {
+            let wait = std::time::Duration::from_secs(30);
+            if tokio::time::timeout(wait, waiting).await.is_err() {
+                return Err(DapError::new("no configurationDone within 30 s: the program was not started"));
+            }
+        }
+        let mut command = vec![args.python.unwrap_or_else(|| "python3".into()), "-m".into(), "breakroom".into()];
+        command.push(args.program);
+        command.extend(args.args);
+        let mut env = args.env;
+        if args.checkpoints {
+            env.insert("BREAKROOM_CHECKPOINTS".into(), "1".into());
+        }
+        let process = self.debugger().launch_process(LaunchRequest { command, name: None, cwd: args.cwd, env })?;
+        self.state().launched.push(process.id.clone());
+        Ok(json!({}))
+    }
+
+    pub async fn disconnect(&self, request: &Request) -> Result<Value, DapError> {
+        let args: DisconnectArgs = request.args().unwrap_or_default();
+        if args.terminate_debuggee == Some(true) {
+            let _ = self.terminate();
+        }
+        if args.suspend_debuggee != Some(true) {
+            self.resume_reached();
+        }
+        Ok(json!({}))
+    }
+
+    /// The editor went away without `disconnect`: as a disconnect that keeps programs running.
+    pub async fn disconnect_quietly(&self) {
+        self.resume_reached();
+    }
+
+    /// Resumes the pauses this connection stepped to that are still paused.
+    fn resume_reached(&self) {
+        let reached: Vec<String> = self.state().reached.drain().collect();
+        for pause in reached {
+            if let Ok(Some((_, true))) = self.debugger().pause_call(&pause) {
+                let _ = self.debugger().continue_pause(&pause, ResumeRequest::continue_());
+            }
+        }
+    }
+
+    pub fn terminate(&self) -> Result<Value, DapError> {
+        let launched: Vec<String> = self.state().launched.clone();
+        if launched.is_empty() {
+            return Err(DapError::new(
+                "this session launched no program; attached programs are stopped from their process page",
+            ));
+        }
+        for id in launched {
+            self.debugger().stop_process(&id)?;
+        }
+        Ok(json!({}))
+    }
+}

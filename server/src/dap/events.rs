@@ -1,0 +1,60 @@
+//! The server's live events as DAP events: every new pause is `stopped` (whichever page, agent
+//! or editor caused it), a resume elsewhere `continued`, programs' threads come and go as
+//! `thread`, their output is `output`, breakpoints set on the pages are `breakpoint`.
+
+use breakroom_debugger::model::LiveEvent;
+use breakroom_debugger::processes::OutputStream;
+use serde_json::json;
+use tokio::sync::broadcast::error::RecvError;
+
+use super::session::Dap;
+
+impl Dap {
+    pub async fn forward_events(self) {
+        let mut events = self.debugger().subscribe();
+        self.remember_records();
+        loop {
+            match events.recv().await {
+                Ok(event) => self.forward(event),
+                // Missed events: catch up from the state.
+                Err(RecvError::Lagged(_)) => {
+                    for paused in self.debugger().paused_calls() {
+                        self.announce(&paused.pause_id);
+                    }
+                }
+                Err(RecvError::Closed) => return,
+            }
+        }
+    }
+
+    fn forward(&self, event: LiveEvent) {
+        match event {
+            LiveEvent::PauseAdded { pause_id } => self.announce(&pause_id),
+            LiveEvent::PauseResumed { pause_id } => {
+                let thread = self.state().thread_of_pause(&pause_id);
+                let ours = thread.is_some_and(|t| self.state().in_flight.contains(&t));
+                self.state().announced.remove(&pause_id);
+                if let (Some(thread), false) = (thread, ours) {
+                    self.state().resumed(&pause_id);
+                    self.event("continued", json!({"threadId": thread, "allThreadsContinued": false}));
+                }
+            }
+            LiveEvent::ProcessExited { process } => {
+                for thread in self.state().forget_process(&process.id) {
+                    self.event("thread", json!({"reason": "exited", "threadId": thread}));
+                }
+            }
+            LiveEvent::ProcessOutput { lines, .. } => {
+                for line in lines {
+                    let category = match line.stream {
+                        OutputStream::Stdout => "stdout",
+                        OutputStream::Stderr => "stderr",
+                    };
+                    self.event("output", json!({"category": category, "output": format!("{}\n", line.text)}));
+                }
+            }
+            LiveEvent::BreakpointsChanged => self.breakpoints_changed(),
+            _ => {}
+        }
+    }
+}
