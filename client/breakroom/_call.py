@@ -287,6 +287,16 @@ def _on_stop(client, order, action):
     return on_stop
 
 
+def _exception_text(exc):
+    """`KeyError: 'missing'`, bounded (an exception's str may be huge or raise)."""
+    try:
+        message = str(exc)
+    except Exception:
+        message = "<str() failed>"
+    text = type(exc).__qualname__ + (f": {message}" if message else "")
+    return text if len(text) <= 500 else text[:499] + "…"
+
+
 def pause_in_frame(client, frame, reason, extra=None, exc=None, stop=None, namespaces=None):
     """set_trace, line breakpoints, steps and post-mortem: pauses with the REPL in `frame`
     itself (its real locals, plus `extra`), then reports the pause's end at once. A `raise`
@@ -295,6 +305,9 @@ def pause_in_frame(client, frame, reason, extra=None, exc=None, stop=None, names
         return
     name = _qualname(frame.f_code)
     stop = {"kind": "exception" if reason == "exception" else "set_trace", **(stop or {}), **_where(frame)}
+    shown = exc if exc is not None else (extra or {}).get("exception")
+    if isinstance(shown, BaseException):
+        stop["exception"] = _exception_text(shown)
     try:
         reply = client.start_call(name, [], {}, "", stack_frames(frame), pause=reason, stop=stop)
         target = EvalTarget(frame.f_globals, dict(extra or {}), frame=frame)

@@ -117,3 +117,78 @@ test("an editor launches a program, stops at its line breakpoint, inspects, step
     await dc.stop();
   }
 });
+
+test("an editor attached over the DAP port sees pauses made elsewhere, two programs as two threads, and their exceptions", async ({
+  request,
+}) => {
+  const dc = await adapter(Number(process.env.BREAKROOM_DAP_PORT));
+  try {
+    await dc.attachRequest({} as any);
+    const exceptions = await dc.setExceptionBreakpointsRequest({
+      filters: [],
+      filterOptions: [{ filterId: "uncaught", condition: "KeyError" }],
+    });
+    expect(exceptions.body?.breakpoints?.[0].verified).toBe(true);
+    await dc.configurationDoneRequest();
+
+    // Two programs pause (breakpoint()): two threads, each stopped.
+    const stops: number[] = [];
+    dc.on("stopped", (e) => stops.push(e.body.threadId));
+    const first = runProgram("dap_paused.py", {}, ["--raise"]);
+    await expect.poll(() => stops.length, { timeout: 15_000 }).toBe(1);
+    const second = runProgram("dap_paused.py");
+    await expect.poll(() => stops.length, { timeout: 15_000 }).toBe(2);
+    expect(new Set(stops).size).toBe(2);
+    const threads = (await dc.threadsRequest()).body.threads;
+    expect(threads.filter((t) => stops.includes(t.id)).length).toBe(2);
+
+    // Continued from the web page (REST here): the editor is told.
+    const paused = (await (await request.get("/api/paused")).json()).paused;
+    const secondPause = paused.find((p: { call_data: { process_pid: number } }) => p.call_data.process_pid === second.process.pid);
+    const continued = dc.waitForEvent("continued");
+    await request.post(`/api/paused/${secondPause.id}/continue`, { data: { action: "continue" } });
+    expect((await continued).body.allThreadsContinued).toBe(false);
+    expect(await second.exited).toBe(0);
+
+    // The first one continues from the editor and stops at its uncaught KeyError.
+    const firstThread = stops[0];
+    const exception = dc.waitForEvent("stopped");
+    const answer = await dc.continueRequest({ threadId: firstThread });
+    expect(answer.body.allThreadsContinued).toBe(false);
+    const stop = await exception;
+    expect(stop.body.reason).toBe("exception");
+    const info = await dc.exceptionInfoRequest({ threadId: stop.body.threadId });
+    expect(info.body.exceptionId).toContain("KeyError");
+    await dc.continueRequest({ threadId: stop.body.threadId });
+    await first.exited;
+  } finally {
+    await dc.stop();
+  }
+});
+
+test("bad requests get DAP error responses and the adapter keeps answering", async () => {
+  const dc = await adapter();
+  try {
+    const failures: [string, () => Promise<unknown>][] = [
+      ["an unknown command", () => dc.customRequest("frobnicate", {})],
+      ["a thread that is not paused", () => dc.stackTraceRequest({ threadId: 999 })],
+      ["a stale frame", () => dc.scopesRequest({ frameId: 12345 })],
+      ["a stale reference", () => dc.variablesRequest({ variablesReference: 777 })],
+      ["wrong argument types", () => dc.customRequest("setBreakpoints", { source: 7 })],
+      ["nothing paused to evaluate in", () => dc.evaluateRequest({ expression: "1 + 1" })],
+      ["a step of no thread", () => dc.nextRequest({} as any)],
+      ["a launch without a program", () => dc.launchRequest({ program: "" } as any)],
+    ];
+    for (const [what, send] of failures) {
+      const error = await send().then(
+        () => null,
+        (e: Error) => e,
+      );
+      expect(error, what).not.toBeNull();
+      expect(error!.message.length, what).toBeGreaterThan(0);
+    }
+    expect((await dc.threadsRequest()).success).toBe(true);
+  } finally {
+    await dc.stop();
+  }
+});

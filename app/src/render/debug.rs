@@ -140,6 +140,7 @@ mod tests {
             step: None,
             how: None,
             previous_pause_id: None,
+            exception: None,
         };
         let view = DebugView {
             frames: &frames,

@@ -82,6 +82,9 @@ pub struct PauseStop {
     /// The pause the step started from.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub previous_pause_id: Option<String>,
+    /// The exception shown at a post-mortem or step-exception stop: `KeyError: 'missing'`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub exception: Option<String>,
 }
 
 impl PauseStop {
@@ -109,12 +112,18 @@ impl PauseStop {
                 None => "line breakpoint".into(),
             },
             StopKind::SetTrace => "breakpoint()".into(),
-            StopKind::Exception => "post-mortem".into(),
+            StopKind::Exception => match &self.exception {
+                Some(exception) => format!("post-mortem: {exception}"),
+                None => "post-mortem".into(),
+            },
             StopKind::Step => {
                 let kind = self.step.map(|k| k.as_str().replace('_', " ")).unwrap_or_default();
                 match self.how.as_deref() {
                     Some("return") => format!("step {kind}: returned"),
-                    Some("exception") => format!("step {kind}: exception"),
+                    Some("exception") => match &self.exception {
+                        Some(exception) => format!("step {kind}: {exception}"),
+                        None => format!("step {kind}: exception"),
+                    },
                     _ => format!("step {kind}"),
                 }
             }

@@ -297,22 +297,27 @@ impl Dap {
         let Some((call, _)) = self.debugger().pause_call(&pause)? else {
             return Err(DapError::new(format!("pause {pause} is gone")));
         };
-        let exception = call.exception.clone().unwrap_or(Value::Null);
-        let type_name = exception
-            .get("type")
-            .or_else(|| exception.get("exception_type"))
-            .and_then(Value::as_str)
-            .map(str::to_string);
-        let message = exception.get("message").and_then(Value::as_str).map(str::to_string);
-        let stop_text = call.stop.as_ref().map(|s| s.describe());
-        let Some(type_name) = type_name.or_else(|| stop_text.clone().filter(|_| stop_reason(&call) == "exception"))
-        else {
+        // The client's words for it (`KeyError: 'missing'`), else the call's recorded exception.
+        let (type_name, message) = match call.stop.as_ref().and_then(|s| s.exception.clone()) {
+            Some(text) => match text.split_once(": ") {
+                Some((kind, message)) => (Some(kind.to_string()), Some(message.to_string())),
+                None => (Some(text), None),
+            },
+            None => {
+                let exception = call.exception.clone().unwrap_or(Value::Null);
+                let field = |names: &[&str]| names.iter().find_map(|n| exception.get(*n)?.as_str().map(str::to_string));
+                (field(&["type", "exception_type"]), field(&["message"]))
+            }
+        };
+        let Some(type_name) = type_name else {
             return Err(DapError::new("this pause is not at an exception"));
         };
+        let unhandled = call.pause_reason == Some(CallPauseReason::Exception)
+            || call.stop.as_ref().is_some_and(|s| s.kind == StopKind::Exception);
         Ok(json!({
             "exceptionId": type_name,
-            "description": message.clone().or(stop_text).unwrap_or_default(),
-            "breakMode": if call.pause_reason == Some(CallPauseReason::Exception) { "unhandled" } else { "always" },
+            "description": message.clone().unwrap_or_else(|| type_name.clone()),
+            "breakMode": if unhandled { "unhandled" } else { "always" },
             "details": {"message": message, "typeName": type_name},
         }))
     }
