@@ -20,6 +20,9 @@ cargo test --release --workspace
 step "Python client tests (pytest, against target/release/breakroom)"
 BREAKROOM_BIN="$ROOT/target/release/breakroom" python3 -m pytest -q client/tests
 
+step "the VS Code extension's adapter factory (node --test editors/vscode/test/)"
+node --test editors/vscode/test/
+
 step "the book (mdbook build docs), and every link in it and in README.md resolves"
 mdbook build docs
 python3 scripts/check-book-links.py docs/book

@@ -125,7 +125,10 @@ async fn long_poll_wakes_on_resume() {
     d.resume(&p, ResumeRequest::continue_()).unwrap();
     let reply = serde_json::to_value(polling.await.unwrap()).unwrap();
     assert!(started.elapsed() < Duration::from_millis(500));
-    assert_eq!(reply, json!({"status": "ready", "action": {"action": "continue"}}));
+    // Breakroom's client (it takes evals with its poll) is told the breakpoints' version too.
+    assert_eq!(reply["breakpoints_version"], json!(d.breakpoint_changes(None, None).await.version));
+    assert_eq!(reply["status"], "ready");
+    assert_eq!(reply["action"], json!({"action": "continue"}));
 }
 
 #[tokio::test]
