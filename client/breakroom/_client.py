@@ -348,6 +348,8 @@ class DebugClient:
                 if not isinstance(code, str) or type(cursor) is not int:
                     raise ValueError("complete needs code and cursor_pos")
                 reply = _complete.complete(code, cursor, [namespace, target.locals(), target.globals])
+            elif args.get("scope") == "globals":  # an editor's Globals scope (DAP)
+                reply = _variables.panel_reply(kind, args, target.globals, None)
             else:
                 reply = _variables.panel_reply(kind, args, target.locals(), namespace)
             outcome = {"result": json.dumps(reply, default=str), "stdout": "", "error": None}

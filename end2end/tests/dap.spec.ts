@@ -70,6 +70,14 @@ test("an editor launches a program, stops at its line breakpoint, inspects, step
     const items = await dc.variablesRequest({ variablesReference: prices.variablesReference });
     expect(items.body.variables.map((v) => v.value)).toEqual(["3", "4"]);
 
+    // The Globals scope: the module's functions are there.
+    const allScopes = (await dc.scopesRequest({ frameId: frame.id })).body.scopes;
+    expect(allScopes.map((s) => s.name)).toEqual(["Locals", "Globals", "REPL session"]);
+    const globals = await dc.variablesRequest({ variablesReference: allScopes[1].variablesReference });
+    expect(globals.body.variables.find((v) => v.name === "add")?.type).toBe("function");
+    const source = await dc.sourceRequest({ source: { path: target }, sourceReference: 0 });
+    expect(source.body.content).toContain("def checkout(prices):");
+
     const evaluated = await dc.evaluateRequest({ expression: "total + price", frameId: frame.id, context: "repl" });
     expect(evaluated.body.result).toBe("3");
     const hover = await dc.evaluateRequest({ expression: "price * 10", frameId: frame.id, context: "hover" });
@@ -130,6 +138,15 @@ test("an editor attached over the DAP port sees pauses made elsewhere, two progr
     });
     expect(exceptions.body?.breakpoints?.[0].verified).toBe(true);
     await dc.configurationDoneRequest();
+
+    // A breakpoint set on the pages reaches the editor, and so does its removal.
+    const added = dc.waitForEvent("breakpoint");
+    const made = await (await request.post("/api/breakpoints", { data: { kind: "line", file: target, line: 5 } })).json();
+    const event = (await added).body;
+    expect([event.reason, event.breakpoint.line, event.breakpoint.source?.path]).toEqual(["new", 5, target]);
+    const removed = dc.waitForEvent("breakpoint");
+    await request.delete(`/api/breakpoints/${made.id}`);
+    expect((await removed).body).toEqual({ reason: "removed", breakpoint: { id: event.breakpoint.id, verified: false } });
 
     // Two programs pause (breakpoint()): two threads, each stopped.
     const stops: number[] = [];

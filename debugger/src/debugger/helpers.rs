@@ -88,6 +88,23 @@ impl Debugger {
         self.ask(session_id, RequestKind::Expand, args.clone(), snippet::panel("expand", &args), frame).await
     }
 
+    /// The variables panel over a frame's globals instead of its locals (an editor's Globals
+    /// scope): the rows, or with `path` one level under a row (`offset` as for expand).
+    pub async fn globals_panel(
+        &self,
+        session_id: &str,
+        frame: Option<usize>,
+        path: Option<&Value>,
+        offset: usize,
+    ) -> Result<Value> {
+        let (kind, args) = match path {
+            None => (RequestKind::Variables, json!({"scope": "globals"})),
+            Some(path) => (RequestKind::Expand, json!({"path": path, "offset": offset, "scope": "globals"})),
+        };
+        let name = if path.is_some() { "expand" } else { "variables" };
+        self.ask(session_id, kind, args.clone(), snippet::panel(name, &args), frame).await
+    }
+
     /// Evaluates `expr` in a paused call outside any REPL session (a breakpoint condition):
     /// the client's answer as it gave it. `SessionClosed` when the pause ended meanwhile.
     pub(crate) async fn ask_unrecorded(&self, pause_id: &str, expr: String) -> Result<EvalResult> {

@@ -124,8 +124,12 @@ impl Dap {
             request.arguments.get("frameId").and_then(Value::as_i64).ok_or(DapError::new("scopes needs a frameId"))?;
         let (pause, frame) = self.frame_handle(frame_id)?;
         let mut scopes = vec![];
-        for (scope, name, hint) in [(Scope::Locals, "Locals", "locals"), (Scope::Session, "REPL session", "registers")]
-        {
+        let all = [
+            (Scope::Locals, "Locals", "locals"),
+            (Scope::Globals, "Globals", "globals"),
+            (Scope::Session, "REPL session", "registers"),
+        ];
+        for (scope, name, hint) in all {
             let reference = self.state().handle(Handle::Scope { pause: pause.clone(), frame, scope });
             scopes.push(
                 json!({"name": name, "presentationHint": hint, "variablesReference": reference, "expensive": false}),
@@ -134,12 +138,14 @@ impl Dap {
         Ok(json!({ "scopes": scopes }))
     }
 
-    fn variable(&self, pause: &str, frame: usize, row: &Value) -> Value {
+    fn variable(&self, pause: &str, frame: usize, globals: bool, row: &Value) -> Value {
         let expandable = row.get("expandable").and_then(Value::as_bool).unwrap_or(false);
         let expression = row.get("expression").and_then(Value::as_str).map(str::to_string);
         let reference = if expandable {
             let path = row.get("path").cloned().unwrap_or(Value::Null);
-            self.state().handle(Handle::Value { pause: pause.to_string(), frame, path, expression: expression.clone() })
+            let value =
+                Handle::Value { pause: pause.to_string(), frame, path, expression: expression.clone(), globals };
+            self.state().handle(value)
         } else {
             0
         };
@@ -161,10 +167,13 @@ impl Dap {
     pub async fn variables(&self, request: &Request) -> Result<Value, DapError> {
         let args: ReferenceArgs = request.args()?;
         let handle = self.state().get_handle(args.variables_reference);
-        let (pause, frame, rows) = match handle {
+        let (pause, frame, globals, rows) = match handle {
             Some(Handle::Scope { pause, frame, scope }) => {
                 let session = self.repl_session(&pause)?;
-                let reply = self.debugger().variables(&session, Some(frame)).await?;
+                let reply = match scope {
+                    Scope::Globals => self.debugger().globals_panel(&session, Some(frame), None, 0).await?,
+                    _ => self.debugger().variables(&session, Some(frame)).await?,
+                };
                 let rows: Vec<Value> = reply["variables"]
                     .as_array()
                     .into_iter()
@@ -174,26 +183,37 @@ impl Dap {
                     .collect();
                 let start = args.start.unwrap_or(0).min(rows.len());
                 let count = args.count.filter(|c| *c > 0).unwrap_or(rows.len());
-                (pause, frame, rows.into_iter().skip(start).take(count).collect::<Vec<_>>())
+                (pause, frame, scope == Scope::Globals, rows.into_iter().skip(start).take(count).collect::<Vec<_>>())
             }
-            Some(Handle::Value { pause, frame, path, .. }) => {
+            Some(Handle::Value { pause, frame, path, globals, .. }) => {
                 let session = self.repl_session(&pause)?;
-                let reply = self.debugger().expand(&session, &path, args.start.unwrap_or(0), Some(frame)).await?;
+                let offset = args.start.unwrap_or(0);
+                let reply = if globals {
+                    self.debugger().globals_panel(&session, Some(frame), Some(&path), offset).await?
+                } else {
+                    self.debugger().expand(&session, &path, offset, Some(frame)).await?
+                };
+                if let Some(message) = reply.get("message").and_then(Value::as_str) {
+                    return Err(DapError::new(message));
+                }
                 let mut rows: Vec<Value> = reply["children"].as_array().cloned().unwrap_or_default();
                 if let Some(count) = args.count.filter(|c| *c > 0) {
                     rows.truncate(count);
                 }
-                (pause, frame, rows)
+                (pause, frame, globals, rows)
             }
             _ => return Err(DapError::new(format!("no variables reference {}", args.variables_reference))),
         };
-        let variables: Vec<Value> = rows.iter().map(|row| self.variable(&pause, frame, row)).collect();
+        let variables: Vec<Value> = rows.iter().map(|row| self.variable(&pause, frame, globals, row)).collect();
         Ok(json!({ "variables": variables }))
     }
 
     pub async fn set_variable(&self, request: &Request) -> Result<Value, DapError> {
         let args: SetVariableArgs = request.args()?;
         let (pause, frame, target) = match self.state().get_handle(args.variables_reference) {
+            Some(Handle::Scope { pause, frame, scope: Scope::Globals }) => {
+                (pause, frame, format!("globals()[{}]", serde_json::to_string(&args.name).unwrap_or_default()))
+            }
             Some(Handle::Scope { pause, frame, .. }) => (pause, frame, args.name.clone()),
             Some(Handle::Value { pause, frame, expression: Some(parent), .. }) => {
                 // A child is an item (`[0]`, `0`, `'key'`) or an attribute.

@@ -19,6 +19,8 @@ pub struct ThreadKey {
 pub enum Scope {
     /// The frame's locals (module frames: its globals).
     Locals,
+    /// The frame's module globals.
+    Globals,
     /// Names assigned in the REPL session.
     Session,
 }
@@ -27,7 +29,7 @@ impl Scope {
     /// The variables panel's `scope` of a row of this scope.
     pub fn row_scope(self) -> &'static str {
         match self {
-            Scope::Locals => "local",
+            Scope::Locals | Scope::Globals => "local",
             Scope::Session => "session",
         }
     }
@@ -45,12 +47,14 @@ pub enum Handle {
         frame: usize,
         scope: Scope,
     },
-    /// An expandable value: its panel path, and the REPL text of it when there is one.
+    /// An expandable value: its panel path (from the frame's globals when `globals`, else its
+    /// locals), and the REPL text of it when there is one.
     Value {
         pause: String,
         frame: usize,
         path: Value,
         expression: Option<String>,
+        globals: bool,
     },
 }
 
