@@ -2,7 +2,16 @@ import { expect, test } from "@playwright/test";
 import { open } from "./helpers";
 
 test("the breakpoints panel adds a line breakpoint with options, edits it in place and removes it", async ({ page, request }) => {
+  // The page refetches its panels when its live stream opens, which re-renders the add form:
+  // wait for that refetch before filling the form in.
+  let liveOpened = false;
+  let refetchedAfter = false;
+  page.on("response", (r) => {
+    if (r.url().includes("/api/live")) liveOpened = true;
+    else if (liveOpened && r.url().includes("/rpc/breakpoints_html")) refetchedAfter = true;
+  });
   await open(page, "/");
+  await expect.poll(() => refetchedAfter).toBe(true);
   const add = page.locator("form.add-record");
   await add.getByLabel("Kind").selectOption("line");
   await add.getByLabel("Where").fill("panel_check.py:7");

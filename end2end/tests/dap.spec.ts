@@ -178,6 +178,10 @@ test("an editor attached over the DAP port sees pauses made elsewhere, two progr
     expect(info.body.exceptionId).toContain("KeyError");
     await dc.continueRequest({ threadId: stop.body.threadId });
     await first.exited;
+    // Breakpoints outlive the session unless the editor removes them, as it does here.
+    await dc.setExceptionBreakpointsRequest({ filters: [] });
+    const left = (await (await request.get("/api/breakpoints")).json()).items;
+    expect(left.filter((b: { kind: string }) => b.kind === "error")).toEqual([]);
   } finally {
     await dc.stop();
   }
