@@ -59,7 +59,6 @@ pub fn router(debugger: Debugger, options: ServerOptions) -> Router {
     let mcp = mcp::service(debugger.clone(), options.max_body);
     let routes = api::routes()
         .route("/process/{id}/timeline", axum::routing::get(timeline_page::page))
-        .route(dap::PATH, axum::routing::get(dap::upgrade))
         .with_state(debugger)
         .route_service(mcp::PATH, mcp)
         .merge(pages)

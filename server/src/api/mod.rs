@@ -83,6 +83,7 @@ fn documented_routes() -> OpenApiRouter<Debugger> {
         .routes(routes!(processes::output))
         .routes(routes!(processes::stop))
         .routes(routes!(checkpoints::step_back))
+        .routes(routes!(crate::dap::upgrade))
         .routes(routes!(steps::step))
         .routes(routes!(steps::frames))
         .routes(routes!(steps::reverse_continue))

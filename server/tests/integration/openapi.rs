@@ -9,6 +9,7 @@ use serde_json::Value;
 /// PROTOCOL.md §10's checklist, plus Breakroom's own routes.
 const EXPECTED: &[(&str, &str)] = &[
     ("get", "/api/breakpoints"),
+    ("get", "/api/dap"),
     ("post", "/api/breakpoints"),
     ("delete", "/api/breakpoints/{name}"),
     ("delete", "/api/breakpoints"),
