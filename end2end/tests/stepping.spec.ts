@@ -55,8 +55,12 @@ test("a frame selected on the debug page is where the REPL evaluates, and a gutt
 }) => {
   const program = runProgram("stepping.py");
   await debugPage(page);
+  await expect(current(page)).toContainText("breakroom.set_trace()");
+  // Each step lands before the next is sent (a key pressed while a step runs is refused).
   await page.getByRole("button", { name: "Step over" }).click();
+  await expect(current(page)).toContainText("for price in prices:");
   await page.getByRole("button", { name: "Step over" }).click();
+  await expect(current(page)).toContainText("total = add(total, price)");
   await page.keyboard.press("F11");
   await expect(where(page)).toContainText("in add");
 
