@@ -10,7 +10,9 @@
 // The server is BREAKROOM_URL (Node), else the origin this module was loaded from (browser),
 // else the port file the server writes, else http://127.0.0.1:5174; `configure({serverUrl,
 // token})` overrides. If it cannot be reached, one line is printed and calls run without
-// pausing. Wire format: docs/src/js-protocol.md.
+// pausing until a later call finds it back (asked at most every 2 s); a paused call whose
+// server goes away waits for it (BREAKROOM_RECONNECT_GRACE, default 120 s). Wire format:
+// docs/src/js-protocol.md.
 
 import { decodeItem, item, repr } from './lib/values.mjs';
 import { identity, IS_NODE, loadIdentity, parameterNames, stackFrames } from './lib/program.mjs';
@@ -19,12 +21,15 @@ import { evaluate, helperAnswer, sessionScope } from './lib/evaluation.mjs';
 export { repr };
 
 const DEFAULT_URL = 'http://127.0.0.1:5174';
+// An absent server is asked again at most this often by a running program (issue 32).
+const RECHECK_EVERY_MS = 2000;
 
 const state = {
   serverUrl: null,
   token: null,
   enabled: true,
   offline: false,
+  retryAt: 0,
   warned: false,
   replacements: new Map(),
 };
@@ -102,8 +107,18 @@ async function request(method, path, body) {
   return data;
 }
 
+// True while the server is known to be away; a call after RECHECK_EVERY_MS tries it again.
+function skipServer() {
+  if (!state.enabled) return true;
+  if (!state.offline) return false;
+  if (Date.now() < state.retryAt) return true;
+  state.offline = false;
+  return false;
+}
+
 function warnOffline(detail) {
   state.offline = true;
+  state.retryAt = Date.now() + RECHECK_EVERY_MS;
   if (state.warned) return;
   state.warned = true;
   console.error(
@@ -116,16 +131,26 @@ function warnOffline(detail) {
 // each: the answer goes with the next poll).
 async function waitAtPause(pauseId, locals) {
   const namespaces = new Map();
-  let reply = await request('GET', `/api/poll/${encodeURIComponent(pauseId)}?evals=1`);
+  const absence = new Absence();
+  const poll = () => absence.ride(() => request('GET', `/api/poll/${encodeURIComponent(pauseId)}?evals=1`));
+  let reply = await poll();
   for (;;) {
     if (!reply) throw new Error('breakroom: empty poll answer');
     if (reply.status === 'ready') return reply.action;
+    if (reply.status === 'stopping' || reply.status === 'unknown') {
+      // A server shutting down: the next one is waited for. One that does not hold this pause
+      // (it restarted): the call runs on.
+      if (reply.status === 'unknown') return { action: 'continue' };
+      await absence.pause();
+      reply = await poll();
+      continue;
+    }
     if (reply.sessions) {
       for (const id of [...namespaces.keys()]) if (!reply.sessions.includes(id)) namespaces.delete(id);
     }
     const ev = reply.eval;
     if (!ev) {
-      reply = await request('GET', `/api/poll/${encodeURIComponent(pauseId)}?evals=1`);
+      reply = await poll();
       continue;
     }
     const answer = { eval_id: ev.eval_id, session_id: ev.session_id, pause_id: ev.pause_id };
@@ -144,8 +169,42 @@ async function waitAtPause(pauseId, locals) {
     } catch (err) {
       if (err instanceof Offline) throw err;
       // The session closed while the eval ran: the answer is dropped, the pause goes on.
-      reply = await request('GET', `/api/poll/${encodeURIComponent(pauseId)}?evals=1`);
+      reply = await poll();
     }
+  }
+}
+
+// A paused call's wait for its server: tries again with backoff (50 ms doubling to 2 s) for the
+// grace period, then gives up (Offline: the call runs on).
+class Absence {
+  constructor() {
+    this.since = null;
+    this.delay = 50;
+  }
+
+  async ride(send) {
+    for (;;) {
+      try {
+        const reply = await send();
+        this.since = null;
+        this.delay = 50;
+        return reply;
+      } catch (err) {
+        if (!(err instanceof Offline)) throw err;
+        await this.pause(err.message);
+      }
+    }
+  }
+
+  async pause(detail = 'server stopping') {
+    const now = Date.now();
+    if (this.since === null) this.since = now;
+    const env = IS_NODE ? process.env : {};
+    const given = Number(env.BREAKROOM_RECONNECT_GRACE || 120);
+    const grace = (Number.isFinite(given) && given >= 0 ? given : 120) * 1000;
+    if (now - this.since >= grace) throw new Offline(`${detail}; not back within ${grace / 1000} s`);
+    await new Promise((resolve) => setTimeout(resolve, Math.min(this.delay, grace - (now - this.since))));
+    this.delay = Math.min(this.delay * 2, 2000);
   }
 }
 
@@ -231,7 +290,7 @@ function argumentsAfter(original, { locals, names, rest }) {
 }
 
 async function run(name, fn, self, args) {
-  if (!state.enabled || state.offline) return fn.apply(self, args);
+  if (skipServer()) return fn.apply(self, args);
   let action;
   const frames = stackFrames(2);
   const { names, rest } = parameterNames(fn);
@@ -320,7 +379,7 @@ export async function debugCall(name, fn, ...args) {
  * Resolves to those locals with whatever the REPL assigned; a "raise" from the UI throws here.
  */
 export async function pause(locals = {}, name) {
-  if (!state.enabled || state.offline) return locals;
+  if (skipServer()) return locals;
   const frames = stackFrames(1);
   const caller = frames.length && frames[0].function !== '<module>' ? frames[0].function : 'pause';
   const values = Object.assign(Object.create(null), locals);

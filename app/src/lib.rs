@@ -72,6 +72,8 @@ pub fn App() -> impl IntoView {
                     <A href="/call-tree">"Call trees"</A>
                     <A href="/runtimes">"Runtimes"</A>
                 </nav>
+                // Shown (style/main.css) while the live stream cannot reach the server.
+                <p class="unreachable" role="status">"Server unreachable: reconnecting…"</p>
             </header>
             <main>
                 <FlatRoutes fallback=pages::NotFound>

@@ -79,6 +79,8 @@ impl Live {
                 bump(self.calls);
                 bump(self.processes);
             }
+            // A logpoint's message: editors show it; no page lists it live.
+            LOGGED => {}
             LAGGED => self.bump_all(),
             _ => {
                 self.bump_all();
@@ -110,6 +112,7 @@ mod wire {
     pub const REWIND: &str = Kind::Rewind.as_str();
     pub const BRANCH_SWITCHED: &str = Kind::BranchSwitched.as_str();
     pub const STEP_STOPPED: &str = Kind::StepStopped.as_str();
+    pub const LOGGED: &str = Kind::Logged.as_str();
     pub const LAGGED: &str = Kind::Lagged.as_str();
 }
 
@@ -158,12 +161,28 @@ fn connect(live: Live) {
     });
     source.set_onmessage(Some(on_message.as_ref().unchecked_ref()));
     // A reconnect may have missed events: refetch everything once it is back.
-    let on_open = Closure::<dyn FnMut(web_sys::Event)>::new(move |_| live.bump_all());
+    let on_open = Closure::<dyn FnMut(web_sys::Event)>::new(move |_| {
+        show_unreachable(false);
+        live.bump_all();
+    });
     source.set_onopen(Some(on_open.as_ref().unchecked_ref()));
+    // The server went away: the banner says so while the browser reconnects (every second, as
+    // the stream asked).
+    let on_error = Closure::<dyn FnMut(web_sys::Event)>::new(move |_| show_unreachable(true));
+    source.set_onerror(Some(on_error.as_ref().unchecked_ref()));
     // The stream lives as long as the page.
     on_message.forget();
     on_open.forget();
+    on_error.forget();
     std::mem::forget(source);
+}
+
+/// The banner (`.unreachable` in the top bar) shows while the body has the class `offline`.
+#[cfg(feature = "hydrate")]
+fn show_unreachable(offline: bool) {
+    if let Some(body) = document().body() {
+        let _ = body.class_list().toggle_with_force("offline", offline);
+    }
 }
 
 #[cfg(test)]

@@ -10,6 +10,8 @@
 4. `next` → its `stopped` event. Goal p50 ≤ 5 ms.
 5. `stepBack` → its `stopped` event, with checkpoints on (each `next` before it takes one).
    Goal p50 ≤ 15 ms.
+6. `pause` of a running program (`python -m breakroom`, a busy loop) → its `stopped` event:
+   the order travels on the program's breakpoint channel and the thread stops at its next line.
 """
 
 import argparse
@@ -43,6 +45,14 @@ PROGRAM = """
             j = i
 
     work()
+"""
+
+RUNNING = """
+    import time
+    deadline = time.time() + 300  # ends by itself if the bench is killed
+    i = 0
+    while time.time() < deadline:
+        i += 1
 """
 
 
@@ -123,20 +133,24 @@ def figures(name, samples, goal):
     return p50
 
 
+def _start(python, source, url, *run_with):
+    fd, path = tempfile.mkstemp(suffix=".py", prefix="breakroom_bench_dap_")
+    with os.fdopen(fd, "w") as f:
+        f.write(textwrap.dedent(source))
+    return subprocess.Popen(
+        [python, *run_with, path],
+        env={**os.environ, "PYTHONPATH": str(ROOT / "client"), "BREAKROOM_URL": url},
+        stdout=subprocess.DEVNULL,
+    )
+
+
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--rounds", type=int, default=300)
     parser.add_argument("--python", default=sys.executable)
     args = parser.parse_args()
     server, url, dap_port = start_server()
-    fd, path = tempfile.mkstemp(suffix=".py", prefix="breakroom_bench_dap_")
-    with os.fdopen(fd, "w") as f:
-        f.write(textwrap.dedent(PROGRAM))
-    program = subprocess.Popen(
-        [args.python, path],
-        env={**os.environ, "PYTHONPATH": str(ROOT / "client"), "BREAKROOM_URL": url},
-        stdout=subprocess.DEVNULL,
-    )
+    program = _start(args.python, PROGRAM, url)
     try:
         caller = Transport(url)
         pause = None
@@ -200,6 +214,23 @@ def main():
             dap.event("stopped")
             backs.append(time.perf_counter() - t0)
         figures("DAP stepBack -> stopped", backs, "goal p50 <= 15 ms")
+
+        pauses = []
+        running = _start(args.python, RUNNING, url, "-m", "breakroom")
+        try:
+            running_thread = None
+            while running_thread is None:  # the running program's thread, once it follows
+                running_thread = next((t["id"] for t in dap.request("threads")["threads"] if f"pid {running.pid}" in t["name"]), None)
+                time.sleep(0.02)
+            for _ in range(min(args.rounds, 100)):
+                t0 = time.perf_counter()
+                dap.request("pause", threadId=running_thread)
+                dap.event("stopped")
+                pauses.append(time.perf_counter() - t0)
+                dap.request("continue", threadId=running_thread)
+        finally:
+            running.kill()
+        figures("DAP pause of a running loop -> stopped", pauses, "the next line it reaches")
     finally:
         # Stopping its record ends the snapshots and the lines woken from them too.
         for p in caller.get("/api/processes").get("processes", []):

@@ -71,6 +71,8 @@ def with_debug(func, name=None):
         async def async_wrapper(*args, **kwargs):
             import asyncio
 
+            if bp.client.away():
+                return await func(*args, **kwargs)
             call = WrappedCall(bp, args, kwargs, sys._getframe(1))
             call.read_stack()
             # The pauses block a worker thread, so the program's other tasks keep running.
@@ -92,8 +94,12 @@ def with_debug(func, name=None):
         async_wrapper.__breakroom_name__ = bp.name
         return async_wrapper
 
+    client = bp.client
+
     @functools.wraps(func)
     def wrapper(*args, **kwargs):
+        if client.away():  # the server is out of reach: one clock read, no call object
+            return func(*args, **kwargs)
         call = WrappedCall(bp, args, kwargs, sys._getframe(1))
         if not call.before():
             return func(*args, **kwargs)

@@ -1,12 +1,13 @@
 """Run a program under Breakroom, the `python -m pdb` habit:
 
-    python -m breakroom [--break FILE:LINE]... script.py [args]
-    python -m breakroom [--break FILE:LINE]... -m module [args]
+    python -m breakroom [--break FILE:LINE]... [--stop-on-entry] script.py [args]
+    python -m breakroom [--break FILE:LINE]... [--stop-on-entry] -m module [args]
 
 The program runs with the client active: line breakpoints are armed before its first line
 (`--break`, repeatable, and `BREAKROOM_BREAK="FILE:LINE,FILE:LINE"`), and an uncaught exception
 pauses post-mortem in the frame that raised it (after the usual traceback), then the program
 exits with status 1 as it would have. `--no-post-mortem` leaves uncaught exceptions alone.
+`--stop-on-entry` (or `BREAKROOM_STOP_ON_ENTRY=1`) pauses at the program's first line.
 """
 
 import os
@@ -15,17 +16,24 @@ import sys
 import traceback
 import types
 
-USAGE = "usage: python -m breakroom [--break FILE:LINE]... [--no-post-mortem] (script.py | -m module) [args]"
+USAGE = "usage: python -m breakroom [--break FILE:LINE]... [--no-post-mortem] [--stop-on-entry] (script.py | -m module) [args]"
 
 
 class UsageError(Exception):
     pass
 
 
+class Options:
+    def __init__(self):
+        self.breaks = [b for b in os.environ.get("BREAKROOM_BREAK", "").split(",") if b.strip()]
+        self.post_mortem = True
+        self.stop_on_entry = os.environ.get("BREAKROOM_STOP_ON_ENTRY", "") not in ("", "0")
+
+
 def parse(argv):
-    """(breaks, post_mortem, ("script" | "module", target), program args)."""
-    breaks = [b for b in os.environ.get("BREAKROOM_BREAK", "").split(",") if b.strip()]
-    post_mortem = True
+    """(Options, ("script" | "module", target), program args)."""
+    options = Options()
+    breaks = options.breaks
     i = 0
     while i < len(argv):
         arg = argv[i]
@@ -40,12 +48,15 @@ def parse(argv):
             breaks.append(arg.split("=", 1)[1])
             i += 1
         elif arg == "--no-post-mortem":
-            post_mortem = False
+            options.post_mortem = False
+            i += 1
+        elif arg == "--stop-on-entry":
+            options.stop_on_entry = True
             i += 1
         elif arg == "-m":
             if i + 1 >= len(argv):
                 raise UsageError("-m needs a module name")
-            return breaks, post_mortem, ("module", argv[i + 1]), argv[i + 2 :]
+            return options, ("module", argv[i + 1]), argv[i + 2 :]
         elif arg == "--":
             i += 1
             break
@@ -55,7 +66,7 @@ def parse(argv):
             break
     if i >= len(argv):
         raise UsageError("no program to run")
-    return breaks, post_mortem, ("script", argv[i]), argv[i + 1 :]
+    return options, ("script", argv[i]), argv[i + 1 :]
 
 
 def break_spec(text, default_file):
@@ -79,6 +90,36 @@ def arm(breaks, default_file):
         moved = f" (moved from line {report['requested_line']}: no code there)" if report["moved"] else ""
         print(f"breakroom: breakpoint {report['id']} at {report['file']}:{report['line']}{moved}", file=sys.stderr)
     return engine
+
+
+def stop_at_first_line(path):
+    """A step into the program's file, armed before it runs: it stops at the first line of its
+    module (what runs first there), as a pause of kind `entry`."""
+    import breakroom
+    from . import _call, _stepping
+
+    if path is None:
+        print("breakroom: --stop-on-entry: the module's file was not found", file=sys.stderr)
+        return
+
+    def on_stop(frame, extra, how):
+        _call.pause_in_frame(breakroom._get_client(), frame, "always", stop={"kind": "entry"})
+
+    order = _stepping.StepOrder(_stepping.INTO)
+    _stepping.arm(order, None, on_stop, only_file=os.path.realpath(path))
+
+
+def _module_file(name):
+    """The file `-m name` runs (a package's `__main__.py`), or None."""
+    import importlib.util
+
+    try:
+        spec = importlib.util.find_spec(name)
+        if spec is not None and spec.submodule_search_locations is not None:
+            spec = importlib.util.find_spec(name + ".__main__")
+    except (ImportError, ValueError):
+        return None
+    return spec.origin if spec is not None and spec.origin and os.path.exists(spec.origin) else None
 
 
 def run_script(path, args):
@@ -123,18 +164,21 @@ def _program_traceback(tb):
 
 def main(argv=None):
     try:
-        breaks, post_mortem, (how, target), args = parse(sys.argv[1:] if argv is None else argv)
+        options, (how, target), args = parse(sys.argv[1:] if argv is None else argv)
     except UsageError as exc:
         print(f"{exc}\n{USAGE}" if str(exc) != __doc__ else __doc__, file=sys.stderr)
         return 2
     import breakroom
 
+    post_mortem = options.post_mortem
     if post_mortem:
         breakroom.install_excepthook()  # other threads; the main thread's is caught below
     # Connecting loads the server's breakpoints (armed before the first line) and follows them.
     breakroom._get_client().ensure_connected()
     try:
-        arm(breaks, target if how == "script" else None)
+        arm(options.breaks, target if how == "script" else None)
+        if options.stop_on_entry:
+            stop_at_first_line(target if how == "script" else _module_file(target))
         if how == "script":
             run_script(target, args)
         else:

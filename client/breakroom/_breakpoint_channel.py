@@ -11,12 +11,15 @@ request never delays a call's own requests.
 """
 
 import atexit
+import json
 import os
 import queue
 import sys
 import threading
 import time
+import urllib.parse
 
+from . import _interrupt
 from ._breakpoint_kinds import BreakpointError
 from ._client import _process_record
 from ._transport import ServerError, ServerUnavailable, Transport
@@ -31,7 +34,9 @@ OPTIONS = ("condition", "hit_condition", "pattern", "log_message", "enabled")
 
 
 class BreakpointChannel:
-    def __init__(self, url, identity, line_engine, install_excepthook):
+    def __init__(self, url, identity, line_engine, install_excepthook, get_client):
+        self._get_client = get_client
+        self._interrupted = set()  # interrupt ids armed here
         self.transport = Transport(url, timeout=HOLD_TIMEOUT)
         self.identity = identity  # () -> process_pid and process_start_time
         self._line_engine = line_engine  # () -> the LineBreakpoints, created on first use
@@ -68,12 +73,21 @@ class BreakpointChannel:
     def sync_once(self, since):
         me = self.identity()
         path = f"/api/breakpoint-changes?process_pid={me['process_pid']}&process_start_time={me['process_start_time']:.6f}"
+        path += f"&main_thread={threading.main_thread().ident}"
+        if since is None:  # the first ask: the program is a process on the server from now on
+            record = _process_record()
+            path += "&" + urllib.parse.urlencode(
+                {"hostname": record["hostname"], "argv": json.dumps(record["argv"]), "process_id": record.get("process_id", "")}
+            )
         path += "" if since is None else f"&since={since}"
         reply = self.transport.get(path)
         version = reply.get("version")
         records = reply.get("breakpoints")
         if isinstance(records, list):
             self.apply(records)
+        interrupts = reply.get("interrupts")
+        if isinstance(interrupts, list):
+            self.interrupt(interrupts)
         self.version = version
 
     def _follow(self):
@@ -81,7 +95,10 @@ class BreakpointChannel:
             try:
                 self.sync_once(self.version)
             except (ServerUnavailable, ServerError):
-                time.sleep(RETRY_AFTER)  # the server restarted or went away: try again later
+                # The server went away or restarted: ask again later for the whole set (a new
+                # server counts versions from its own start), which also tells it this process.
+                self.version = None
+                time.sleep(RETRY_AFTER)
             except Exception as exc:  # a bug here must not take the program down
                 print(f"breakroom: breakpoint channel: {type(exc).__name__}: {exc}", file=sys.stderr)
                 time.sleep(RETRY_AFTER)
@@ -123,6 +140,27 @@ class BreakpointChannel:
     def _listen(self, engine):
         if self._report not in engine.listeners:
             engine.listeners.append(self._report)
+
+    def interrupt(self, orders):
+        """The server's pause orders for this program (DAP's `pause`): each thread named pauses
+        at the next line it reaches. An order stays on the server until that pause arrives, so
+        one seen before is skipped."""
+        for order in orders:
+            if not isinstance(order, dict) or not isinstance(order.get("interrupt_id"), str):
+                continue
+            if order["interrupt_id"] in self._interrupted:
+                continue
+            self._interrupted.add(order["interrupt_id"])
+            thread = order.get("thread")
+            thread = thread if isinstance(thread, int) and not isinstance(thread, bool) else None
+            why_not = _interrupt.request(thread, self._pause_here)
+            if why_not is not None:
+                print(f"breakroom: cannot pause here: {why_not}", file=sys.stderr)
+
+    def _pause_here(self, frame):
+        from ._call import pause_in_frame
+
+        pause_in_frame(self._get_client(), frame, "always", stop={"kind": "interrupt"})
 
     # ---- reporting hits ------------------------------------------------------------------------
 
@@ -215,7 +253,11 @@ def follow(client):
         import breakroom
 
         _channel = BreakpointChannel(
-            client.transport.url, client.identity, breakroom.line_breakpoints, breakroom.install_excepthook
+            client.transport.url,
+            client.identity,
+            breakroom.line_breakpoints,
+            breakroom.install_excepthook,
+            breakroom._get_client,
         )
     _channel.start()
     return _channel

@@ -78,6 +78,7 @@ class Breakpoint:
 
     def register(self):
         client = self.client
+        client.remember(self.name, self.func, self.signature_text)  # registered when the server is back
         if client.ensure_connected():
             try:
                 client.register(self.name, self.func, self.signature_text)
@@ -126,8 +127,8 @@ class WrappedCall:
     def before(self):
         """Reports the call and waits while it is paused. False: the server is out of reach,
         run the call as it is."""
-        if not self.client.available:
-            return False
+        if not self.client.ensure_connected():
+            return False  # one clock read while the server is away
         self.read_stack()
         bp = self.breakpoint
         bound = bp.bind(self.args, self.kwargs)
@@ -151,9 +152,9 @@ class WrappedCall:
             self.args, self.kwargs = bound.args, bound.kwargs
         return True
 
-    def _restart(self, wake):
-        """A line woken from a checkpoint reports this call again (with its arguments as they
-        are now) and pauses there."""
+    def _restart(self, wake, reconnected_from=None):
+        """A line woken from a checkpoint, or a server that restarted while the call was paused,
+        is told of this call again (with its arguments as they are now), and it pauses there."""
         bp = self.breakpoint
         now = self.target.locals()
         bound = bp.bind(self.args, self.kwargs)
@@ -161,7 +162,10 @@ class WrappedCall:
         if bound is not None:
             bound.arguments.update({k: now.get(k, v) for k, v in bound.arguments.items()})
             args, kwargs = bound.args, bound.kwargs
-        reply = self.client.start_call(bp.name, args, kwargs, bp.signature_text, self.frames, wake=wake)
+        stop = {"kind": "call", **_where(self.caller)}
+        if reconnected_from:
+            stop["reconnected_from"] = reconnected_from
+        reply = self.client.start_call(bp.name, args, kwargs, bp.signature_text, self.frames, wake=wake, stop=stop)
         self.call_id = reply["call_id"]
         return reply
 
@@ -313,9 +317,11 @@ def pause_in_frame(client, frame, reason, extra=None, exc=None, stop=None, names
         target = EvalTarget(frame.f_globals, dict(extra or {}), frame=frame)
         call = {"id": reply["call_id"]}
 
-        def restart(wake):
-            # A line woken from a checkpoint pauses here again, in the same frame.
-            again = client.start_call(name, [], {}, "", stack_frames(frame), pause=reason, wake=wake, stop=stop)
+        def restart(wake, reconnected_from=None):
+            # A line woken from a checkpoint, or a server that restarted meanwhile: pauses here
+            # again, in the same frame.
+            told = {**stop, "reconnected_from": reconnected_from} if reconnected_from else stop
+            again = client.start_call(name, [], {}, "", stack_frames(frame), pause=reason, wake=wake, stop=told)
             call["id"] = again["call_id"]
             return again
 

@@ -10,7 +10,7 @@ import sys
 import threading
 import time
 
-from . import _checkpoints, _complete, _serialize, _variables
+from . import _checkpoints, _complete, _reconnect, _serialize, _variables
 from ._repl import EvalJob, Outcome
 from ._transport import ServerError, ServerUnavailable, Transport
 
@@ -56,6 +56,18 @@ class Pause:
         self.namespaces = dict(namespaces or {})
         # A line woken from a checkpoint: the names its REPL sessions had when it was taken.
         self.inherited = inherited or {}
+        # Answers by eval id: an eval the server hands out again (its poll's reply was lost on
+        # the way) is answered again, never run twice. Bounded: only the newest are kept.
+        self.answers = {}
+        # Answers whose post failed (the server was away): sent with the next poll.
+        self.unsent = []
+
+    def answered(self, body):
+        eval_id = body.get("eval_id")
+        if isinstance(eval_id, str):
+            self.answers[eval_id] = body
+            if len(self.answers) > 64:
+                self.answers.pop(next(iter(self.answers)))
 
     def namespace(self, session_id):
         if session_id not in self.namespaces:
@@ -86,6 +98,8 @@ class DebugClient:
     def __init__(self, url=None):
         self.transport = Transport(url)
         self.available = None
+        self._retry_at = 0.0  # when an absent server is asked again (issue 32)
+        self._signatures = {}  # wrapped function name -> signature text, registered again on return
         self.sent = _serialize.SentCids()
         # None: follow the server's timeout (sent with each eval), ending a little before it.
         env_timeout = os.environ.get("BREAKROOM_EVAL_TIMEOUT")
@@ -99,36 +113,63 @@ class DebugClient:
     # ---- connection --------------------------------------------------------------------
 
     def ensure_connected(self):
-        if self.available is None:
-            try:
-                self.transport.get("/api/breakpoints")
-                self.available = True
-            except (ServerUnavailable, ServerError) as exc:
-                self.go_offline(exc)
-            if self.available:
-                # The server's line and error breakpoints reach this program from now on; a
-                # channel that cannot start must not cost the program its pauses.
-                try:
-                    from . import _breakpoint_channel
+        if self.available:
+            return True
+        if self.available is False and time.monotonic() < self._retry_at:
+            return False  # an absent server is asked again at most every RECHECK_EVERY
+        returning = self.available is False
+        try:
+            self.transport.get("/api/breakpoints")
+        except (ServerUnavailable, ServerError) as exc:
+            self.go_offline(exc)
+            return False
+        self.available = True
+        if returning:
+            self._register_again()
+        # The server's line and error breakpoints reach this program from now on; a channel
+        # that cannot start must not cost the program its pauses.
+        try:
+            from . import _breakpoint_channel
 
-                    _breakpoint_channel.follow(self)
-                except Exception as exc:
-                    print(f"breakroom: server breakpoints will not reach this program: {exc}", file=sys.stderr)
-        return self.available
+            _breakpoint_channel.follow(self)
+        except Exception as exc:
+            print(f"breakroom: server breakpoints will not reach this program: {exc}", file=sys.stderr)
+        return True
+
+    def away(self):
+        """True while the server is known to be out of reach and not yet due to be asked again:
+        the calls a program makes meanwhile cost one clock read."""
+        return self.available is False and time.monotonic() < self._retry_at
 
     def go_offline(self, exc):
-        """The one fallback when the server is out of reach: say so once, then let every call
-        run without pausing."""
+        """The fallback while the server is out of reach: said once; calls run without pausing
+        until a later call finds it back (asked at most every RECHECK_EVERY)."""
         self.available = False
+        self._retry_at = time.monotonic() + _reconnect.RECHECK_EVERY
         _warn_unavailable(self.transport.url, exc)
+
+    def _register_again(self):
+        """The server is back (perhaps a new one): it learns this program's functions again."""
+        for name, signature in list(self._signatures.items()):
+            func = self.functions.get(name)
+            try:
+                self.register(name, func, signature)
+            except (ServerUnavailable, ServerError) as exc:
+                self.go_offline(exc)
+                return
 
     def identity(self):
         return {"process_pid": os.getpid(), "process_start_time": _process_start_time()}
 
     # ---- registration ------------------------------------------------------------------
 
-    def register(self, name, func, signature):
+    def remember(self, name, func, signature):
+        """A wrapped function, registered now if the server is there, else when it comes."""
         self.functions[name] = func
+        self._signatures[name] = signature
+
+    def register(self, name, func, signature):
+        self.remember(name, func, signature)
         self.transport.post(
             "/api/breakpoints", {"function_name": name, "timestamp": time.time(), "signature": signature}
         )
@@ -252,6 +293,12 @@ class DebugClient:
                 action = self._wait_at(poll_url, pause, action.get("poll_interval_ms", 100) / 1000.0, restart)
                 if pause is not None and action.get("action") == "step":
                     action = {**action, "from_pause_id": pause.pause_id, "namespaces": pause.namespaces}
+            if action.get("action") == _reconnect.LOST:
+                if pause is None or restart is None:  # a pause that cannot be told again runs on
+                    return {"action": "continue"}
+                inherited = pause.merged_namespaces()
+                action = self._report_again(pause, restart)
+                continue
             wake = action.get("wake") if action.get("action") == WOKEN else None
             if wake is None and pause is not None and restart is not None and _checkpoints.enabled():
                 wake = _checkpoints.take(self, pause.pause_id)
@@ -260,19 +307,46 @@ class DebugClient:
             inherited = pause.merged_namespaces()
             action = restart(wake)
 
+    def _report_again(self, pause, restart):
+        """The server does not hold this pause (it restarted): the call reports it again, as
+        a pause linked to the old one, waiting for the server meanwhile."""
+        absence = _reconnect.Absence(self.transport.url)
+        while True:
+            try:
+                return restart(None, reconnected_from=pause.pause_id)
+            except ServerUnavailable:
+                if not absence.wait():
+                    return {"action": "continue"}
+
     def _wait_at(self, poll_url, pause, interval, restart=None):
         job = None
         answer = None  # a fast eval's result, sent with the next poll
+        absence = _reconnect.Absence(self.transport.url)
         while True:
             busy = job is not None and not job.reported
+            if answer is None and pause.unsent:
+                answer = pause.unsent.pop(0)
             started = time.monotonic()
             url = poll_url + ("" if busy else "?evals=1")
-            if answer is not None:
-                reply = self._answer_and_poll(url, pause, answer)
-                answer = None
-            else:
-                reply = self.transport.get(url)
+            try:
+                if answer is not None:
+                    reply = self._answer_and_poll(url, pause, answer)
+                else:
+                    reply = self.transport.get(url)
+            except ServerUnavailable:
+                # The server went away: the pause waits for it (the answer is kept to send).
+                if not absence.wait():
+                    return {"action": "continue"}
+                continue
+            answer = None
             status = reply.get("status")
+            if status == "stopping":  # a server shutting down: the next one gets the pause back
+                if not absence.wait():
+                    return {"action": "continue"}
+                continue
+            absence.over()
+            if status == "unknown":
+                return {"action": _reconnect.LOST}
             if status == "ready":
                 # Any eval still running is abandoned: the server has closed its session.
                 from . import _breakpoint_channel  # (imports this module)
@@ -294,10 +368,15 @@ class DebugClient:
                 for session_id in set(pause.namespaces) - set(open_sessions):
                     pause.namespaces.pop(session_id, None)
             request = reply.get("eval")
-            if request and not busy and request.get("kind") in HELPER_KINDS:
+            if request and request.get("eval_id") in pause.answers:
+                # Handed out again (the reply that carried it was lost): the same answer.
+                answer = pause.answers[request["eval_id"]]
+            elif request and not busy and request.get("kind") in HELPER_KINDS:
                 answer = self._answer_helper(pause, request)
             elif request and not busy:
                 job, answer = self._start_eval(pause, request)
+            if answer is not None:
+                pause.answered(answer)
             elif time.monotonic() - started < 0.01 and not busy:
                 time.sleep(interval)  # the server did not hold the poll (an old server or a restart)
 
@@ -306,11 +385,14 @@ class DebugClient:
         session_id = request.get("session_id")
         source = request.get("expr")
         if not isinstance(session_id, str) or not isinstance(source, str):
-            return None, None
+            # Answered all the same: an eval left unanswered would be handed out again.
+            return None, self._result_body(pause, request, Outcome(error="ValueError: the eval request has no expr"))
         namespace = pause.namespace(session_id)
 
         def report(outcome):
-            self._post_result(pause, self._result_body(pause, request, outcome))
+            body = self._result_body(pause, request, outcome)
+            pause.answered(body)
+            self._post_result(pause, body)
 
         try:
             target = pause.target_at(request.get("frame"))
@@ -372,7 +454,9 @@ class DebugClient:
         try:
             return self.transport.post(url, body)
         except ServerError as exc:
-            if exc.body.get("error") in ("not_found", "method_not_allowed"):
+            if exc.status == 404 and exc.body.get("error") == "eval_not_found":
+                pass  # answered before (a retried request): nothing to record twice
+            elif exc.body.get("error") in ("not_found", "method_not_allowed"):
                 # A server without answering polls: post answers on their own from now on.
                 self.answers_with_poll = False
                 self._post_result(pause, body)
@@ -387,7 +471,7 @@ class DebugClient:
             if exc.status == 409:  # the session closed meanwhile: the result has nowhere to go
                 pause.namespaces.pop(body["session_id"], None)
         except ServerUnavailable:
-            pass
+            pause.unsent.append(body)  # the next poll carries it, once the server is back
 
     def timeout_for(self, request):
         if self.eval_timeout is not None:

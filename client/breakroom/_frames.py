@@ -3,6 +3,7 @@ leave out this package's own frames (the wrappers, the waiting loop) and runpy's
 
 import os
 import runpy
+import sysconfig
 
 _THIS_DIR = os.path.dirname(os.path.abspath(__file__))
 # runpy's frames under `python -m breakroom` (a frozen module since 3.11).
@@ -16,6 +17,21 @@ def is_hidden(filename, _cache={}):
         hidden = filename in _HIDDEN_NAMES or os.path.abspath(filename).startswith(_HIDDEN_FILES)
         _cache[filename] = hidden
     return hidden
+
+
+_LIBRARY_DIRS = tuple(
+    {os.path.join(os.path.abspath(p), "") for key in ("stdlib", "platstdlib", "purelib", "platlib") if (p := sysconfig.get_paths().get(key))}
+)
+
+
+def is_library(filename, _cache={}):
+    """The standard library, installed packages and frozen modules: code a pause "at the next
+    line of the program" goes past (as an editor's "just my code" does)."""
+    library = _cache.get(filename)
+    if library is None:
+        library = is_hidden(filename) or filename.startswith("<frozen") or os.path.abspath(filename).startswith(_LIBRARY_DIRS)
+        _cache[filename] = library
+    return library
 
 
 def visible(frame):

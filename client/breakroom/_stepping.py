@@ -23,6 +23,7 @@ Where a step stops, as pdb's `next`/`step`/`return` do:
 """
 
 import dis
+import os
 import sys
 import threading
 
@@ -49,7 +50,7 @@ class StepOrder:
         return cls(action.get("step"), action.get("file"), action.get("line"))
 
 
-def arm(order, frame, on_stop, shown_exception=None):
+def arm(order, frame, on_stop, shown_exception=None, only_file=None):
     """Starts `order` in this thread from `frame` (the frame paused in; None before a wrapped
     call runs: only into makes sense, and it stops in the first function called). Returns the
     step, or None when nothing could be armed (the program then simply runs on)."""
@@ -57,6 +58,7 @@ def arm(order, frame, on_stop, shown_exception=None):
         return _arm_to_line(order, on_stop)
     step_class = _MonitorStep if _line_monitoring.available else _TraceStep
     step = step_class(order.kind, frame, on_stop, shown_exception)
+    step.only_file = only_file
     step.arm()
     return step
 
@@ -84,6 +86,13 @@ class _Step:
         # The exception the pause showed: stepping on from it goes where it propagates.
         self.shown = shown_exception
         self.done = False
+        self.only_file = None  # into: the first function called in this file (a program's entry)
+
+    def _enters(self, frame):
+        filename = frame.f_code.co_filename
+        if self.only_file is not None:
+            return os.path.realpath(filename) == self.only_file
+        return not _frames.is_hidden(filename)
 
     def _stop(self, frame, extra, how):
         if self.done:
@@ -152,7 +161,7 @@ class _TraceStep(_Step):
 
     def _call(self, frame, event, arg):
         # Step-into: the first function this thread calls that is the program's.
-        if event == "call" and not self.done and not _frames.is_hidden(frame.f_code.co_filename):
+        if event == "call" and not self.done and self._enters(frame):
             self.entered = frame
             # No more call events, but line events go on (sys.settrace(None) would end them).
             sys.settrace(None)
@@ -222,7 +231,7 @@ class _MonitorStep(_Step):
         return False
 
     def on_start(self, frame):
-        if self.done or self.entered is not None or _frames.is_hidden(frame.f_code.co_filename):
+        if self.done or self.entered is not None or not self._enters(frame):
             return
         self.entered = frame
         self._into = False

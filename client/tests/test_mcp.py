@@ -28,7 +28,7 @@ BREAKROOM_TOOLS = {
     "repl_session_start", "repl_session_close", "repl_session_search", "repl_session_get",
     "breakpoint_record_add", "breakpoint_record_list", "breakpoint_record_update", "breakpoint_record_enable",
     "breakpoint_record_disable", "breakpoint_record_remove", "breakpoint_record_clear",
-    "process_run", "process_status", "process_output", "process_stop",
+    "process_run", "process_status", "process_output", "process_pause", "process_stop",
     "runtime_exec", "runtime_state", "runtime_reset", "runtime_history",
     "checkpoint_step_back", "checkpoint_create", "checkpoint_rewind", "checkpoint_branch", "checkpoint_switch",
     "checkpoint_timeline", "checkpoint_diff",
@@ -325,5 +325,40 @@ def test_an_agent_steps_back_to_the_earlier_pause_through_the_time_travel_tools(
         timeline = await agent.ok("checkpoint_timeline", process_id=back["process_id"])
         assert timeline["checkpoints"] and timeline["live"]["pause_id"] == back["pause_id"]
         await agent.ok("process_stop", process_id=back["process_id"])
+
+    run(connect(server.url, body))
+
+
+RUNNING = """
+    import time, breakroom
+    breakroom._get_client().ensure_connected()  # follows the server's breakpoint channel
+    ticks = 0
+    while True:
+        ticks += 1
+        time.sleep(0.002)
+"""
+
+
+def test_an_agent_pauses_a_running_program_and_looks_inside(server, run_program):
+    async def body(agent, _):
+        program = run_program(RUNNING)
+        process_id = None
+        for _ in range(300):
+            listed = await agent.ok("process_status")
+            process_id = next((p["id"] for p in listed["processes"] if p["pid"] == program.process.pid), None)
+            if process_id:
+                break
+            await asyncio.sleep(0.05)
+        assert process_id, "the running program is a process before it ever pauses"
+        missing = await agent.call("process_pause", process_id="no-such-process")
+        assert missing.is_error, missing
+
+        asked = await agent.ok("process_pause", process_id=process_id)
+        assert asked["process_id"] == process_id and "thread" not in asked
+        pause = await asyncio.to_thread(server.wait_for_pause, "<module>", 10, program.process.pid)
+        assert pause["call_data"]["stop"]["kind"] == "interrupt"
+        out = await agent.ok("breakpoint_repl_eval", pause_id=pause["id"], expression="ticks > 0")
+        assert out["output"] == "True"
+        await agent.ok("breakpoint_continue", pause_id=pause["id"])
 
     run(connect(server.url, body))

@@ -146,6 +146,14 @@ impl EvalQueue {
         Some(request)
     }
 
+    /// The eval handed to the client and not answered yet. Breakroom's client asks for evals
+    /// only when it runs none, so one still in flight then was lost on the way (a dropped
+    /// connection): it is handed out again; the client answers an id it ran before from its
+    /// own record instead of running it twice.
+    pub fn in_flight_request(&self) -> Option<EvalRequest> {
+        self.in_flight.as_ref().map(|(pending, _)| pending.request.clone())
+    }
+
     /// Removes the eval the client answered (`None` if the server no longer waits for it).
     pub fn finish(&mut self, eval_id: &str) -> Option<PendingEval> {
         if self.abandoned.as_ref().is_some_and(|(id, _)| id == eval_id) {

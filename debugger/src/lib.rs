@@ -31,6 +31,8 @@ pub mod eval;
 #[cfg(feature = "runtime")]
 pub mod ids;
 #[cfg(feature = "runtime")]
+pub mod interrupts;
+#[cfg(feature = "runtime")]
 pub mod pauses;
 #[cfg(feature = "runtime")]
 pub mod pickle;

@@ -82,6 +82,12 @@ pub enum LiveEvent {
         function: String,
         session_ids: Vec<String>,
     },
+    /// A logpoint's message (an editor shows it in its debug console).
+    Logged {
+        process_key: String,
+        breakpoint_id: String,
+        message: String,
+    },
 }
 
 /// The kind of a [`LiveEvent`]: its `type` on the wire. The pages match on this, not on strings,
@@ -105,12 +111,13 @@ pub enum LiveEventKind {
     BranchCreated,
     BranchSwitched,
     StepStopped,
+    Logged,
     /// Not an event of the manager's: the stream's own word that a slow page missed events.
     Lagged,
 }
 
 impl LiveEventKind {
-    pub const ALL: [LiveEventKind; 18] = [
+    pub const ALL: [LiveEventKind; 19] = [
         Self::PauseAdded,
         Self::PauseResumed,
         Self::SessionStarted,
@@ -128,6 +135,7 @@ impl LiveEventKind {
         Self::BranchCreated,
         Self::BranchSwitched,
         Self::StepStopped,
+        Self::Logged,
         Self::Lagged,
     ];
 
@@ -151,6 +159,7 @@ impl LiveEventKind {
             Self::BranchCreated => "branch_created",
             Self::BranchSwitched => "branch_switched",
             Self::StepStopped => "step_stopped",
+            Self::Logged => "logged",
             Self::Lagged => "lagged",
         }
     }
@@ -180,6 +189,7 @@ impl LiveEvent {
             LiveEvent::BranchCreated { .. } => LiveEventKind::BranchCreated,
             LiveEvent::BranchSwitched { .. } => LiveEventKind::BranchSwitched,
             LiveEvent::StepStopped { .. } => LiveEventKind::StepStopped,
+            LiveEvent::Logged { .. } => LiveEventKind::Logged,
         }
     }
 }

@@ -187,6 +187,91 @@ test("an editor attached over the DAP port sees pauses made elsewhere, two progr
   }
 });
 
+test("an editor stops a launched program on entry, pauses it while it runs, and changes its state", async () => {
+  const loop = path.join(programs, "dap_loop.py");
+  const dc = await adapter();
+  try {
+    let printed = "";
+    dc.on("output", (e) => (printed += e.body.output));
+    const entry = dc.waitForEvent("stopped");
+    await dc.configurationDoneRequest();
+    await dc.launchRequest({ program: loop, stopOnEntry: true } as any);
+    const atEntry = (await entry).body;
+    expect(atEntry.reason).toBe("entry");
+    const threadId = atEntry.threadId;
+    const first = await topFrame(dc, threadId);
+    expect([first.name, first.source?.path]).toEqual(["<module>", loop]);
+
+    // Running: the editor's pause stops it at the next line it reaches, on the same thread.
+    await dc.continueRequest({ threadId });
+    await expect.poll(async () => (await dc.threadsRequest()).body.threads.some((t) => t.id === threadId)).toBe(true);
+    const paused = dc.waitForEvent("stopped");
+    await dc.pauseRequest({ threadId });
+    const stop = (await paused).body;
+    expect([stop.reason, stop.threadId]).toEqual(["pause", threadId]);
+    const frame = await topFrame(dc, threadId);
+    expect(frame.source?.path).toBe(loop);
+    expect(Number((await dc.evaluateRequest({ expression: "rounds", frameId: frame.id, context: "watch" })).body.result)).toBeGreaterThan(0);
+
+    // A pause of a thread that is paused already announces it again; the program then ends.
+    const again = dc.waitForEvent("stopped");
+    await dc.pauseRequest({ threadId });
+    expect((await again).body.reason).toBe("pause");
+    await dc.evaluateRequest({ expression: "done = True", frameId: frame.id, context: "repl" });
+    await dc.continueRequest({ threadId });
+    await expect.poll(() => printed, { timeout: 15_000 }).toContain("rounds True");
+  } finally {
+    await dc.stop();
+  }
+});
+
+test("an editor's hit condition, logpoint and reverse continue, with the sources it has loaded", async () => {
+  const hits = path.join(programs, "dap_hits.py");
+  const dc = await adapter();
+  try {
+    let printed = "";
+    dc.on("output", (e) => (printed += e.body.output));
+    // Line 5 stops from its third hit on; line 6 only logs, with the frame's values.
+    const set = await dc.setBreakpointsRequest({
+      source: { path: hits },
+      breakpoints: [{ line: 5, hitCondition: ">= 3" }, { line: 6, logMessage: "seen {seen}" }],
+    });
+    expect(set.body.breakpoints.map((b) => b.verified)).toEqual([true, true]);
+    const stopped = dc.waitForEvent("stopped");
+    await dc.configurationDoneRequest();
+    await dc.launchRequest({ program: hits, checkpoints: true } as any);
+    const stop = (await stopped).body;
+    expect(stop.reason).toBe("breakpoint");
+    const threadId = stop.threadId;
+    let frame = await topFrame(dc, threadId);
+    expect([frame.name, frame.line]).toEqual(["visit", 5]);
+    expect((await dc.evaluateRequest({ expression: "n", frameId: frame.id, context: "watch" })).body.result).toBe("2");
+    await expect.poll(() => printed, { timeout: 15_000 }).toContain("seen 10\n");
+    expect(printed).not.toContain("seen 20");
+
+    const loaded = (await dc.loadedSourcesRequest({})).body.sources;
+    expect(loaded.map((s) => s.path)).toContain(hits);
+
+    // A step on, then back to the breakpoint's pause: the step never happened.
+    await Promise.all([dc.nextRequest({ threadId }), dc.assertStoppedLocation("step", { line: 6 })]);
+    frame = await topFrame(dc, threadId);
+    expect((await dc.evaluateRequest({ expression: "seen", frameId: frame.id, context: "watch" })).body.result).toBe("20");
+    const back = dc.waitForEvent("stopped");
+    await dc.customRequest("reverseContinue", { threadId });
+    expect((await back).body.threadId).toBe(threadId);
+    frame = await topFrame(dc, threadId);
+    expect([frame.name, frame.line]).toEqual(["visit", 5]);
+    expect((await dc.evaluateRequest({ expression: "'seen' in dir()", frameId: frame.id, context: "watch" })).body.result).toBe("False");
+
+    // The editor takes its breakpoints away; the program runs to its end, logging as it goes.
+    await dc.setBreakpointsRequest({ source: { path: hits }, breakpoints: [] });
+    await dc.continueRequest({ threadId });
+    await expect.poll(() => printed, { timeout: 15_000 }).toContain("visited");
+  } finally {
+    await dc.stop();
+  }
+});
+
 test("bad requests get DAP error responses and the adapter keeps answering", async () => {
   const dc = await adapter();
   try {

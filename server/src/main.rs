@@ -205,7 +205,7 @@ async fn run(cli: Cli) -> Result<(), String> {
         println!("History: {}", dir.display());
         debugger
     };
-    end_snapshots_on_signal(debugger.clone());
+    stop_on_signal(debugger.clone());
     if let Some(port) = cli.dap_port {
         let dap = breakroom_server::dap::listen(port, debugger.clone())
             .await
@@ -218,10 +218,11 @@ async fn run(cli: Cli) -> Result<(), String> {
     serve(listener, app).await.map_err(|e| e.to_string())
 }
 
-/// Snapshot processes (issue 20) end with the server: on SIGINT or SIGTERM they are killed
-/// before it exits. (A server killed outright leaves them to notice it is gone: they exit when
-/// their held poll finds no server.)
-fn end_snapshots_on_signal(debugger: breakroom_debugger::Debugger) {
+/// SIGINT or SIGTERM stop the server gracefully (issue 32): held polls answer `stopping`, so
+/// paused programs wait for the next server; launched processes, runtimes and snapshot
+/// processes (issue 20) end with it. (A server killed outright leaves snapshot processes to
+/// notice it is gone: they exit when their held poll finds no server.)
+fn stop_on_signal(debugger: breakroom_debugger::Debugger) {
     use tokio::signal::unix::{signal, SignalKind};
     tokio::spawn(async move {
         let (Ok(mut term), Ok(mut int)) = (signal(SignalKind::terminate()), signal(SignalKind::interrupt())) else {
@@ -231,7 +232,10 @@ fn end_snapshots_on_signal(debugger: breakroom_debugger::Debugger) {
             _ = term.recv() => 128 + 15,
             _ = int.recv() => 128 + 2,
         };
-        debugger.end_all_snapshots();
+        debugger.stop_serving();
+        println!("Stopping: paused programs wait for the next server; launched processes and runtimes are stopped");
+        // The held polls' answers go out before the exit.
+        tokio::time::sleep(Duration::from_millis(300)).await;
         std::process::exit(code);
     });
 }

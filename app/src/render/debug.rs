@@ -141,6 +141,7 @@ mod tests {
             how: None,
             previous_pause_id: None,
             exception: None,
+            reconnected_from: None,
         };
         let view = DebugView {
             frames: &frames,

@@ -27,6 +27,6 @@ mod records;
 mod store;
 
 #[cfg(feature = "runtime")]
-pub use records::BreakpointSnapshot;
-#[cfg(feature = "runtime")]
 pub(crate) use records::Records;
+#[cfg(feature = "runtime")]
+pub use records::{BreakpointSnapshot, Follower};

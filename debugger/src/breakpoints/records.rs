@@ -33,6 +33,20 @@ pub(crate) struct Records {
 pub struct BreakpointSnapshot {
     pub version: u64,
     pub breakpoints: Vec<BreakpointRecord>,
+    /// Pause orders for the program asking (`Debugger::interrupt`).
+    pub interrupts: Vec<crate::interrupts::Interrupt>,
+}
+
+/// A program holding the breakpoint channel: who it is, its main thread's ident, and (when it
+/// first asks) its process record, so a program that has not paused yet is a process too.
+#[derive(Clone, Debug, Default)]
+pub struct Follower {
+    pub pid: i64,
+    pub start_time: f64,
+    pub main_thread: Option<i64>,
+    pub host: Option<String>,
+    pub process_id: Option<String>,
+    pub argv: Option<Vec<String>>,
 }
 
 impl Debugger {
@@ -43,7 +57,7 @@ impl Debugger {
             let records: Vec<BreakpointRecord> = st.records.by_id.values().cloned().collect();
             let has_lines = records.iter().any(|r| r.kind == crate::breakpoints::record::BreakpointKind::Line);
             let candidates: Vec<String> = if has_lines {
-                st.seen_processes.iter().filter(|k| !st.followers.contains(*k)).cloned().collect()
+                st.seen_processes.iter().filter(|k| !st.followers.contains_key(*k)).cloned().collect()
             } else {
                 vec![]
             };
@@ -170,17 +184,37 @@ impl Debugger {
 
     /// Waits (up to the poll hold) until the breakpoints differ from version `since`, then
     /// answers all of them: what a running program's watcher holds open.
-    pub async fn breakpoint_changes(&self, since: Option<u64>, follower: Option<(i64, f64)>) -> BreakpointSnapshot {
-        if let Some((pid, start)) = follower {
-            self.state().followers.insert(ids::process_key(pid, start));
-        }
+    pub async fn breakpoint_changes(&self, since: Option<u64>, follower: Option<Follower>) -> BreakpointSnapshot {
+        let key = follower.map(|f| {
+            let key = ids::process_key(f.pid, f.start_time);
+            if f.host.is_some() {
+                self.note_client(crate::processes::registry::ClientSeen {
+                    process_key: key.clone(),
+                    pid: f.pid,
+                    process_id: f.process_id.clone(),
+                    host: f.host.clone(),
+                    argv: f.argv.clone(),
+                });
+            }
+            let mut st = self.state();
+            let known = st.followers.entry(key.clone()).or_default();
+            let first = known.is_none() && f.main_thread.is_some();
+            *known = f.main_thread.or(*known);
+            drop(st);
+            if first {
+                // It can be paused from now on (DAP lists it as a thread).
+                self.publish(LiveEvent::CallsChanged { process_key: key.clone() });
+            }
+            key
+        });
         let mut watch = self.inner.breakpoint_version.subscribe();
         if let Some(since) = since {
             let changed = watch.wait_for(|version| *version != since);
             let _ = tokio::time::timeout(self.inner.config.poll_hold, changed).await;
         }
         let version = *watch.borrow();
-        BreakpointSnapshot { version, breakpoints: self.breakpoint_records() }
+        let interrupts = key.map(|k| self.state().interrupts.for_key(&k)).unwrap_or_default();
+        BreakpointSnapshot { version, breakpoints: self.breakpoint_records(), interrupts }
     }
 
     pub(crate) fn breakpoints_changed(&self) {

@@ -81,6 +81,7 @@ impl Debugger {
         };
         let condition_call = (!conditions.is_empty()).then(|| call.clone());
         let process_key = call.process_key.clone();
+        let interrupted = call.stop.as_ref().is_some_and(|s| s.kind == crate::steps::StopKind::Interrupt);
         let mut stepped = vec![];
         let (action, pause_id) = match decision {
             StartDecision::Continue => (Action::Continue, None),
@@ -104,6 +105,9 @@ impl Debugger {
         };
         st.running.insert(call_id.clone(), (call, pause_id.clone()));
         drop(st);
+        if interrupted {
+            self.interrupt_answered(&process_key);
+        }
         self.publish(LiveEvent::CallsChanged { process_key });
         for event in stepped {
             self.publish(event);

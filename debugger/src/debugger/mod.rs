@@ -25,6 +25,7 @@ use crate::store::{EventSelection, PauseRecord, Store};
 
 mod checkpoints;
 pub(crate) mod helpers;
+mod shutdown;
 mod tracked_processes;
 mod views;
 pub(crate) use views::stack_views;
@@ -80,7 +81,10 @@ pub(crate) struct State {
     pub(crate) seen_processes: HashSet<String>,
     /// Processes holding the breakpoint channel (Breakroom's client): line breakpoints reach
     /// them; other debug clients (cideldill's) only know function breakpoints.
-    pub(crate) followers: HashSet<String>,
+    /// By process key, with the program's main thread ident when it said it.
+    pub(crate) followers: HashMap<String, Option<i64>>,
+    /// Pause orders for running programs, waiting for the pause (DAP's `pause`).
+    pub(crate) interrupts: crate::interrupts::Interrupts,
     /// Held while the data directory is ours: two servers on one directory would each close the
     /// other's live sessions.
     pub(crate) lock: Option<std::fs::File>,
@@ -101,6 +105,9 @@ pub(crate) struct State {
     pub(crate) checkpoints: crate::checkpoints::book::Book,
     /// Steps running now (issue 30).
     pub(crate) steps: crate::steps::in_flight::StepsInFlight,
+    /// The live stream (the same sender as the debugger's): what is logged under the lock is
+    /// published from here.
+    live: broadcast::Sender<LiveEvent>,
 }
 
 impl State {
@@ -108,7 +115,8 @@ impl State {
         State {
             store,
             seen_processes: HashSet::new(),
-            followers: HashSet::new(),
+            followers: HashMap::new(),
+            interrupts: Default::default(),
             lock: None,
             breakpoints: Breakpoints::default(),
             records: Default::default(),
@@ -120,6 +128,7 @@ impl State {
             call_seq: 0,
             checkpoints: Default::default(),
             steps: Default::default(),
+            live: broadcast::channel(1024).0,
         }
     }
 
@@ -217,7 +226,16 @@ impl State {
         session_id: Option<&str>,
         data: Value,
     ) -> Result<()> {
-        self.store.append_event(now, kind, Some(process_key), session_id, &data).map(|_| ())
+        self.store.append_event(now, kind, Some(process_key), session_id, &data)?;
+        if let (EventKind::Log, Some(message)) = (kind, data.get("message").and_then(Value::as_str)) {
+            let breakpoint_id = data.get("breakpoint_id").and_then(Value::as_str).unwrap_or_default();
+            let _ = self.live.send(LiveEvent::Logged {
+                process_key: process_key.to_string(),
+                breakpoint_id: breakpoint_id.to_string(),
+                message: message.to_string(),
+            });
+        }
+        Ok(())
     }
 
     /// Writes how a call ended into its record.
@@ -275,6 +293,8 @@ pub(crate) struct Inner {
     /// Bumped on every change of a breakpoint's spec: running programs' watchers wait on it.
     pub(crate) breakpoint_version: tokio::sync::watch::Sender<u64>,
     runtimes: crate::runtimes::RuntimeRegistry,
+    /// True once the server is shutting down: held polls answer `stopping` (issue 32).
+    pub(crate) stopping: tokio::sync::watch::Sender<bool>,
 }
 
 /// Cheap to clone: every clone is the same debugger.
@@ -343,10 +363,18 @@ impl Debugger {
         processes: crate::processes::ProcessRegistry,
         runtimes: crate::runtimes::RuntimeRegistry,
     ) -> Self {
-        let (live, _) = broadcast::channel(1024);
+        let live = state.live.clone();
         let breakpoint_version = tokio::sync::watch::Sender::new(1);
         Debugger {
-            inner: Arc::new(Inner { state: Mutex::new(state), config, live, processes, runtimes, breakpoint_version }),
+            inner: Arc::new(Inner {
+                state: Mutex::new(state),
+                config,
+                live,
+                processes,
+                runtimes,
+                breakpoint_version,
+                stopping: tokio::sync::watch::Sender::new(false),
+            }),
         }
     }
 

@@ -30,6 +30,12 @@ pub enum PollReply {
         #[serde(skip_serializing_if = "Option::is_none")]
         checkpoint: Option<String>,
     },
+    /// Breakroom's client: this server does not hold the pause (it restarted, or it is another
+    /// server): report the call again.
+    Unknown,
+    /// Breakroom's client: the server is shutting down. Wait and reconnect: the next server
+    /// gets the pause back.
+    Stopping,
     Ready {
         action: Action,
         /// Breakroom's client: the breakpoints' version as the pause ends. A client that has
@@ -59,20 +65,38 @@ impl Debugger {
     ///
     /// The client never waits between polls (`poll_interval_ms: 0`), so this hold is what keeps
     /// an idle paused client from spinning: every answer that is not `ready` must be earned by
-    /// something the client can act on. Unknown pauses are held too and then answer `waiting`:
-    /// a client left paused across a restart would die on an error.
+    /// something the client can act on. Breakroom's client is told at once of a pause this
+    /// server does not hold (`unknown`: it tells the pause again) and of a shutdown
+    /// (`stopping`: it waits for the next server); a cideldill client, which would die on
+    /// either, is held and answered `waiting`.
     pub async fn poll(&self, pause_id: &str, take_eval: bool) -> PollReply {
         let deadline = tokio::time::Instant::now() + self.inner.config.poll_hold;
         let unknown = || PollReply::Waiting { eval: None, sessions: take_eval.then(Vec::new), checkpoint: None };
         let mut seen_sessions = None;
+        let mut stopping = self.inner.stopping.subscribe();
         loop {
+            if *stopping.borrow_and_update() {
+                return if take_eval { PollReply::Stopping } else { unknown() };
+            }
             let live = self.state().pauses.get(pause_id).map(|p| p.wake.clone());
             let Some(wake) = live else {
                 // A resumed pause is only in the store: its client is told the action again. (A
                 // store that cannot be read is a pause not known: the client polls again.)
-                if let Ok(Some(action)) = self.state().store.pause(pause_id).map(|p| p.and_then(|p| p.resume)) {
-                    return PollReply::Ready { action, breakpoints_version: self.version_for(take_eval) };
+                let stored = self.state().store.pause(pause_id);
+                if let Ok(Some(record)) = stored {
+                    // Closed because the server restarted: Breakroom's client tells it again.
+                    let lost = record.resumed_reason.as_deref() == Some(crate::debugger::RESTART_REASON);
+                    if take_eval && lost {
+                        return PollReply::Unknown;
+                    }
+                    if let Some(action) = record.resume {
+                        return PollReply::Ready { action, breakpoints_version: self.version_for(take_eval) };
+                    }
                 }
+                if take_eval {
+                    return PollReply::Unknown;
+                }
+                // A cideldill client would die on an error: it is held, and polls again.
                 tokio::time::sleep_until(deadline).await;
                 return unknown();
             };
@@ -99,6 +123,11 @@ impl Debugger {
                         breakpoints_version: self.version_for(take_eval),
                     };
                 }
+                if take_eval {
+                    if let Some(lost) = pause.evals.in_flight_request() {
+                        return PollReply::Waiting { eval: Some(lost), sessions, checkpoint: None };
+                    }
+                }
                 if pause.evals.has_ready() {
                     if take_eval {
                         return PollReply::Waiting { eval: pause.evals.take_next(), sessions, checkpoint: None };
@@ -119,8 +148,14 @@ impl Debugger {
                 sessions
             };
             seen_sessions = sessions;
-            if tokio::time::timeout_at(wait_until, notified).await.is_err() && wait_until == deadline {
-                return PollReply::Waiting { eval: None, sessions: seen_sessions, checkpoint: None };
+            tokio::select! {
+                woken = tokio::time::timeout_at(wait_until, notified) => {
+                    if woken.is_err() && wait_until == deadline {
+                        return PollReply::Waiting { eval: None, sessions: seen_sessions, checkpoint: None };
+                    }
+                }
+                // The server is stopping: the top of the loop answers.
+                _ = stopping.changed() => {}
             }
         }
     }

@@ -57,6 +57,11 @@ pub enum StopKind {
     Step,
     /// Post-mortem, where an exception was raised.
     Exception,
+    /// Paused while running, at the next line it reached (`POST /api/processes/{id}/interrupt`,
+    /// DAP's `pause`).
+    Interrupt,
+    /// The program's first line (`python -m breakroom --stop-on-entry`, DAP's `stopOnEntry`).
+    Entry,
 }
 
 /// `stop` of call/start (Breakroom's client): where and why the program stopped.
@@ -85,6 +90,10 @@ pub struct PauseStop {
     /// The exception shown at a post-mortem or step-exception stop: `KeyError: 'missing'`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub exception: Option<String>,
+    /// The pause this one was on a server that went away (issue 32): the program told the
+    /// server that came back of the same stop.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reconnected_from: Option<String>,
 }
 
 impl PauseStop {
@@ -105,6 +114,14 @@ impl PauseStop {
 
     /// Why it stopped, for people: `line breakpoint bp-2`, `step over`, `breakpoint()`.
     pub fn why(&self) -> String {
+        let why = self.kind_why();
+        match self.reconnected_from {
+            Some(_) => format!("{why}, told again after a server restart"),
+            None => why,
+        }
+    }
+
+    fn kind_why(&self) -> String {
         match self.kind {
             StopKind::Call => "before the call".into(),
             StopKind::Line => match &self.breakpoint_id {
@@ -112,6 +129,8 @@ impl PauseStop {
                 None => "line breakpoint".into(),
             },
             StopKind::SetTrace => "breakpoint()".into(),
+            StopKind::Interrupt => "paused while running".into(),
+            StopKind::Entry => "the program's first line".into(),
             StopKind::Exception => match &self.exception {
                 Some(exception) => format!("post-mortem: {exception}"),
                 None => "post-mortem".into(),

@@ -6,6 +6,8 @@
 use axum::extract::{Path, Query, State};
 use axum::Json;
 use breakroom_debugger::breakpoints::record::BreakpointRecord;
+use breakroom_debugger::breakpoints::Follower;
+use breakroom_debugger::interrupts::Interrupt;
 use breakroom_debugger::{BreakpointSnapshot, Debugger};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -101,6 +103,14 @@ pub struct ChangesQuery {
     process_pid: Option<String>,
     #[param(value_type = Option<String>, pattern = "^[0-9]+(\\.[0-9]*)?$")]
     process_start_time: Option<String>,
+    /// The program's main thread ident: what an interrupt without a thread pauses.
+    #[param(value_type = Option<String>, pattern = "^[0-9]*$")]
+    main_thread: Option<String>,
+    /// The program's process record (sent when it first asks): its host,
+    /// `BREAKROOM_PROCESS_ID` when Breakroom launched it, and its argv as a JSON array.
+    hostname: Option<String>,
+    process_id: Option<String>,
+    argv: Option<String>,
 }
 
 /// Every breakpoint at a version.
@@ -108,6 +118,8 @@ pub struct ChangesQuery {
 pub struct BreakpointChanges {
     pub version: u64,
     pub breakpoints: Vec<BreakpointRecord>,
+    /// Pause orders for the program asking: each names a thread to pause at its next line.
+    pub interrupts: Vec<Interrupt>,
 }
 
 #[utoipa::path(operation_id = "breakpoint_changes", get, path = "/api/breakpoint-changes", tag = "client", params(ChangesQuery),
@@ -116,8 +128,23 @@ pub async fn changes(State(debugger): State<Debugger>, Query(q): Query<ChangesQu
     let since = query::count("since", q.since.as_deref())?.map(|n| n as u64);
     let pid = q.process_pid.as_deref().and_then(|p| p.parse::<i64>().ok());
     let start = q.process_start_time.as_deref().and_then(|s| s.parse::<f64>().ok()).filter(|s| s.is_finite());
-    let BreakpointSnapshot { version, breakpoints } = debugger.breakpoint_changes(since, pid.zip(start)).await;
-    Ok(Json(BreakpointChanges { version, breakpoints }))
+    let main_thread = q.main_thread.as_deref().and_then(|t| t.parse::<i64>().ok());
+    let argv = match q.argv.as_deref() {
+        None => None,
+        Some(text) => Some(serde_json::from_str::<Vec<String>>(text).map_err(|e| {
+            crate::error::ApiError::bad_request("invalid_argv", format!("argv must be a JSON array of strings: {e}"))
+        })?),
+    };
+    let follower = pid.zip(start).map(|(pid, start_time)| Follower {
+        pid,
+        start_time,
+        main_thread,
+        host: q.hostname.filter(|h| !h.is_empty()),
+        process_id: q.process_id.filter(|p| !p.is_empty()),
+        argv,
+    });
+    let BreakpointSnapshot { version, breakpoints, interrupts } = debugger.breakpoint_changes(since, follower).await;
+    Ok(Json(BreakpointChanges { version, breakpoints, interrupts }))
 }
 
 /// A hit or a logpoint's message, as a program reports it.

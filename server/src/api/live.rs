@@ -12,6 +12,8 @@ use tokio_stream::wrappers::BroadcastStream;
 
 /// How often an idle stream sends a comment, so proxies and browsers keep it open.
 const KEEP_ALIVE: Duration = Duration::from_secs(15);
+/// How soon a page's stream reconnects once the server is unreachable.
+const RECONNECT_AFTER: Duration = Duration::from_secs(1);
 
 #[utoipa::path(operation_id = "live_events", get, path = "/api/live", tag = "browser",
     responses((status = 200, content_type = "text/event-stream",
@@ -19,7 +21,7 @@ const KEEP_ALIVE: Duration = Duration::from_secs(15);
             `transcript_appended`, `session_closed`, `breakpoints_changed`, `calls_changed`; for processes `process_started` \
             (`process`: TrackedProcess), `process_output` (`process_id`, `lines`: [OutputLine], one event per read), `process_exited` \
             (`process`: TrackedProcess with status, exit_code, signal, reason), `process_forgotten` (`process_id`), `process_left_list` (`process_id`: its time in the active list ran out); for time travel \
-            (`process_id`, `data`) `checkpoint` (a snapshot taken or refused), `rewind`, `branch_created`, `branch_switched`; `step_stopped` (`pause_id`, `previous_pause_id`, `reason`: step, `file`, `line`, `function`, `session_ids`); `lagged` when \
+            (`process_id`, `data`) `checkpoint` (a snapshot taken or refused), `rewind`, `branch_created`, `branch_switched`; `step_stopped` (`pause_id`, `previous_pause_id`, `reason`: step, `file`, `line`, `function`, `session_ids`); `logged` (`process_key`, `breakpoint_id`, `message`: a logpoint's message); `lagged` when \
             events were missed (refetch). Every kind is `breakroom_debugger::model::LiveEventKind`.")))]
 pub async fn stream(State(debugger): State<Debugger>) -> Sse<impl Stream<Item = Result<Event, Infallible>>> {
     let events = BroadcastStream::new(debugger.subscribe()).map(|event| {
@@ -29,5 +31,8 @@ pub async fn stream(State(debugger): State<Debugger>) -> Sse<impl Stream<Item = 
             Err(_lagged) => Event::default().data(format!(r#"{{"type":"{}"}}"#, LiveEventKind::Lagged.as_str())),
         })
     });
-    Sse::new(events).keep_alive(KeepAlive::new().interval(KEEP_ALIVE))
+    // A page whose server went away asks again every second (the browser's EventSource
+    // reconnects by itself; the page shows a banner meanwhile and refetches once it is back).
+    let retry = futures::stream::once(async { Ok(Event::default().retry(RECONNECT_AFTER).comment("retry")) });
+    Sse::new(retry.chain(events)).keep_alive(KeepAlive::new().interval(KEEP_ALIVE))
 }

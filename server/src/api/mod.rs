@@ -82,6 +82,7 @@ fn documented_routes() -> OpenApiRouter<Debugger> {
         .routes(routes!(processes::get, processes::forget))
         .routes(routes!(processes::output))
         .routes(routes!(processes::stop))
+        .routes(routes!(processes::interrupt))
         .routes(routes!(checkpoints::step_back))
         .routes(routes!(crate::dap::upgrade))
         .routes(routes!(steps::step))

@@ -2,13 +2,15 @@
 //! Each handler is one debugger call; query values are read here so a bad one is named.
 
 use axum::extract::{Path, Query, State};
+use axum::http::StatusCode;
 use axum::Json;
+use breakroom_debugger::interrupts::Interrupt;
 use breakroom_debugger::processes::{
     LaunchRequest, OutputPage, OutputStream, ProcessDetail, ProcessList, TrackedProcess,
 };
-use breakroom_debugger::Debugger;
+use breakroom_debugger::{Debugger, Error};
 use serde::Deserialize;
-use utoipa::IntoParams;
+use utoipa::{IntoParams, ToSchema};
 
 use super::wire::{ErrorBody, StatusOk};
 use crate::error::{ApiError, ApiResult, JsonBody};
@@ -114,4 +116,31 @@ pub async fn stop(State(debugger): State<Debugger>, Path(id): Path<String>) -> A
 pub async fn forget(State(debugger): State<Debugger>, Path(id): Path<String>) -> ApiResult<StatusOk> {
     debugger.forget_process(&id)?;
     Ok(Json(StatusOk::new()))
+}
+
+/// `POST /api/processes/{id}/interrupt`: which thread (none: the main thread).
+#[derive(Deserialize, ToSchema, Default)]
+pub struct InterruptRequest {
+    /// The thread's ident, as `threading.get_ident()` gives it and a pause's `thread.id` says.
+    #[schema(value_type = Option<i64>)]
+    thread: Option<serde_json::Value>,
+}
+
+#[utoipa::path(operation_id = "interrupt_process", post, path = "/api/processes/{id}/interrupt", tag = "processes", params(("id" = String, Path)),
+    request_body(content = InterruptRequest, description = "optional"),
+    responses((status = 202, body = Interrupt, description = "asked: the pause follows on /api/live (`stop.kind` `interrupt`)"),
+        (status = 400, body = ErrorBody, description = "`invalid_thread`"), (status = 404, body = ErrorBody),
+        (status = 409, body = ErrorBody, description = "`process_ended`, or `cannot_interrupt`: the program does not follow Breakroom's breakpoint channel")))]
+pub async fn interrupt(
+    State(debugger): State<Debugger>,
+    Path(id): Path<String>,
+    JsonBody(request): JsonBody<InterruptRequest>,
+) -> Result<(StatusCode, Json<Interrupt>), ApiError> {
+    let thread = match request.thread {
+        None | Some(serde_json::Value::Null) => None,
+        Some(value) => Some(value.as_i64().ok_or_else(|| {
+            Error::invalid("invalid_thread", format!("thread must be a thread ident (an integer), not {value}"))
+        })?),
+    };
+    Ok((StatusCode::ACCEPTED, Json(debugger.interrupt(&id, thread)?)))
 }

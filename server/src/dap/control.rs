@@ -28,6 +28,9 @@ struct LaunchArgs {
     /// Checkpoints on (each Continue and step snapshots the program, for Step back).
     #[serde(default)]
     checkpoints: bool,
+    /// Pause at the program's first line (`stopped` with reason `entry`).
+    #[serde(default)]
+    stop_on_entry: bool,
 }
 
 #[derive(Deserialize, Default)]
@@ -68,17 +71,18 @@ impl Dap {
         Ok(json!({}))
     }
 
-    /// DAP's pause: Breakroom's client stops at breakpoints and steps, but cannot yet be
-    /// interrupted from outside.
+    /// DAP's pause: a paused thread is announced again; a running one is asked to pause at the
+    /// next line it reaches (the `stopped` event, reason `pause`, follows when it does).
     pub fn pause(&self, request: &Request) -> Result<Value, DapError> {
         let thread = request.arguments.get("threadId").and_then(Value::as_i64).unwrap_or(0);
         if let Some(pause) = self.state().pause_of(thread).cloned() {
+            self.state().announced.remove(&pause);
             self.announce(&pause);
             return Ok(json!({}));
         }
-        Err(DapError::new(
-            "Breakroom cannot interrupt a running program yet: set a breakpoint (or a line breakpoint) where it should stop",
-        ))
+        let key = self.state().key_of(thread).ok_or_else(|| DapError::new(format!("no thread {thread}")))?;
+        self.debugger().interrupt(&key.process, Some(key.ident).filter(|i| *i != 0))?;
+        Ok(json!({}))
     }
 
     /// Runs the program under Breakroom (`python -m breakroom`, which follows the server's
@@ -97,6 +101,9 @@ impl Dap {
             }
         }
         let mut command = vec![args.python.unwrap_or_else(|| "python3".into()), "-m".into(), "breakroom".into()];
+        if args.stop_on_entry {
+            command.push("--stop-on-entry".into());
+        }
         command.push(args.program);
         command.extend(args.args);
         let mut env = args.env;

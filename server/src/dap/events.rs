@@ -53,7 +53,23 @@ impl Dap {
                     self.event("output", json!({"category": category, "output": format!("{}\n", line.text)}));
                 }
             }
+            // A logpoint's message: the debug console, as the editor's own logpoints are.
+            LiveEvent::Logged { message, .. } => {
+                self.event("output", json!({"category": "console", "output": format!("{message}\n")}));
+            }
             LiveEvent::BreakpointsChanged => self.breakpoints_changed(),
+            // A program started or began following the breakpoints: a thread to pause.
+            LiveEvent::ProcessStarted { .. } => self.running_threads(),
+            // Published at every call start: looked at once per program that can be paused.
+            LiveEvent::CallsChanged { process_key } => {
+                if !self.state().running_checked.contains(&process_key) {
+                    let process = self.debugger().process_id_for_key(&process_key);
+                    if process.is_some_and(|p| self.debugger().main_thread_of(&p).is_some()) {
+                        self.state().running_checked.insert(process_key);
+                        self.running_threads();
+                    }
+                }
+            }
             _ => {}
         }
     }

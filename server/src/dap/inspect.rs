@@ -18,6 +18,8 @@ pub fn stop_reason(call: &CallData) -> &'static str {
     }
     match call.stop.as_ref().map(|s| s.kind) {
         Some(StopKind::Step) => "step",
+        Some(StopKind::Interrupt) => "pause",
+        Some(StopKind::Entry) => "entry",
         Some(StopKind::Exception) => "exception",
         Some(StopKind::Line) | Some(StopKind::SetTrace) => "breakpoint",
         Some(StopKind::Call) | None => "function breakpoint",

@@ -186,9 +186,29 @@ impl Dap {
                 self.state().set_paused(thread, &paused.pause_id);
             }
         }
+        self.running_threads();
         let threads: Vec<Value> =
             self.state().threads().into_iter().map(|(id, name)| json!({"id": id, "name": name})).collect();
         json!({ "threads": threads })
+    }
+
+    /// Running programs that can be paused (they hold the breakpoint channel and said their
+    /// main thread): each is a thread before it ever pauses, so an editor can pause it.
+    pub fn running_threads(&self) {
+        for process in self.debugger().tracked_processes(false) {
+            use breakroom_debugger::processes::ProcessStatus;
+            if !matches!(process.status, ProcessStatus::Running | ProcessStatus::Paused) {
+                continue;
+            }
+            let Some(ident) = self.debugger().main_thread_of(&process.id) else { continue };
+            let key = ThreadKey { process: process.id.clone(), ident };
+            if self.state().thread_key_id(&key).is_some() {
+                continue;
+            }
+            let pid = process.pid.map_or_else(|| "?".to_string(), |p| p.to_string());
+            let id = self.state().thread_id(key, || format!("{} (pid {pid}) · MainThread", process.name));
+            self.event("thread", json!({"reason": "started", "threadId": id}));
+        }
     }
 
     /// The DAP thread of a call's thread; a new one is announced with a `thread` event.

@@ -99,6 +99,8 @@ pub struct DapState {
     pub seen_records: HashMap<String, Value>,
     /// Processes `launch` started (`terminate` stops them).
     pub launched: Vec<String>,
+    /// Process keys already looked at for a running thread (`Dap::running_threads`).
+    pub running_checked: HashSet<String>,
 }
 
 impl DapState {
@@ -115,6 +117,11 @@ impl DapState {
 
     pub fn thread_key_id(&self, key: &ThreadKey) -> Option<i64> {
         self.threads.get(key).copied()
+    }
+
+    /// The process record and thread ident of a DAP thread.
+    pub fn key_of(&self, thread: i64) -> Option<ThreadKey> {
+        self.threads.iter().find(|(_, id)| **id == thread).map(|(k, _)| k.clone())
     }
 
     /// Every thread seen, by id.

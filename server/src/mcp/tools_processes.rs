@@ -1,5 +1,5 @@
 //! Process tools: run a program under Breakroom (its client on the path, its output kept), see
-//! how processes are doing, read a launched one's output, stop one.
+//! how processes are doing, read a launched one's output, pause a running one, stop one.
 
 use breakroom_debugger::processes::{LaunchRequest, OutputStream};
 use serde_json::json;
@@ -80,6 +80,20 @@ pub fn tools() -> Vec<ToolSpec> {
                         .map_err(|e| ToolError::from(e).with("process_id", id))?;
                     let text = count(page.lines.len(), "line");
                     Done::new(page, text)
+                })
+            },
+        ),
+        ToolSpec::new(
+            "process_pause",
+            "Pauses a running program (one running Breakroom's Python client) at the next line its thread reaches: `thread` (an ident, as a pause's `thread.id` says; default the main thread). The pause then shows in breakpoint_list_paused with stop kind `interrupt`.",
+            object(json!({"process_id": {"type": "string"}, "thread": {"type": "integer"}}), &["process_id"]),
+            |d, a| {
+                Box::pin(async move {
+                    let id = a.req("process_id");
+                    let thread = a.0.get("thread").and_then(serde_json::Value::as_i64);
+                    let asked = d.interrupt(id, thread).map_err(|e| ToolError::from(e).with("process_id", id))?;
+                    let text = format!("{id}: asked to pause ({})", asked.interrupt_id);
+                    Done::new(asked, text)
                 })
             },
         ),

@@ -1,0 +1,34 @@
+//! Stopping the server gracefully (issue 32): on SIGTERM or SIGINT the programs it holds are
+//! told to wait for the next server, and what only lives through this one ends with it.
+
+use crate::ids;
+use crate::processes::ProcessOrigin;
+
+use super::Debugger;
+
+impl Debugger {
+    /// Held polls answer `stopping` (Breakroom's client waits and reconnects, and the next
+    /// server gets its pause back), held breakpoint channels return, the processes this server
+    /// launched are stopped (their output pipes end here), runtimes and snapshot processes end.
+    /// Every write was committed when it was acknowledged: nothing is left to flush.
+    pub fn stop_serving(&self) {
+        self.inner.stopping.send_replace(true);
+        self.inner.breakpoint_version.send_modify(|v| *v += 1);
+        for process in self.registry().list(false, ids::now()) {
+            if process.origin == ProcessOrigin::Launched && process.status.is_alive() {
+                let _ = self.stop_process(&process.id);
+            }
+        }
+        if let Ok(list) = self.runtimes().list() {
+            for workspace in list.workspaces {
+                let _ = self.runtimes().stop(&workspace.workspace);
+            }
+        }
+        self.end_all_snapshots();
+    }
+
+    /// Whether [`Debugger::stop_serving`] was called.
+    pub fn is_stopping(&self) -> bool {
+        *self.inner.stopping.borrow()
+    }
+}
