@@ -230,6 +230,8 @@ async function startCall(name, shown, args, extra) {
     kwargs: {},
     signature: `(${shown.join(', ')})`,
     call_site: { timestamp: Date.now() / 1000, stack_trace: extra.frames },
+    // A retry after a dropped connection gets the same call back, not a second one.
+    request_id: `${Date.now().toString(36)}-${Math.random().toString(36).slice(2)}`,
     frames: extra.frames,
     process_pid: identity.pid,
     process_start_time: identity.startTime,

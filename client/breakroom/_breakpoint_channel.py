@@ -74,7 +74,9 @@ class BreakpointChannel:
         me = self.identity()
         path = f"/api/breakpoint-changes?process_pid={me['process_pid']}&process_start_time={me['process_start_time']:.6f}"
         path += f"&main_thread={threading.main_thread().ident}"
-        if since is None:  # the first ask: the program is a process on the server from now on
+        if since is None and not _forked:
+            # The first ask: the program is a process on the server from now on. (A line woken
+            # from a checkpoint is linked to its process by its call/start instead.)
             record = _process_record()
             path += "&" + urllib.parse.urlencode(
                 {"hostname": record["hostname"], "argv": json.dumps(record["argv"]), "process_id": record.get("process_id", "")}
@@ -214,12 +216,14 @@ _channel_lock = threading.Lock()
 
 
 _inherited = {}  # line records applied before a fork (the engine still holds them)
+_forked = False  # this process is a fork (a checkpoint's line): its calls say which process it is
 
 
 def forget_after_fork():
     """In a forked child: the channel's threads were not copied. True when there was one (the
     caller starts a new one for a live line)."""
-    global _channel, _channel_lock
+    global _channel, _channel_lock, _forked
+    _forked = True
     had = _channel is not None
     if had:
         _inherited.clear()

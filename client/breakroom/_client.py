@@ -9,6 +9,7 @@ import socket
 import sys
 import threading
 import time
+import uuid
 
 from . import _checkpoints, _complete, _reconnect, _serialize, _variables
 from ._repl import EvalJob, Outcome
@@ -234,6 +235,9 @@ class DebugClient:
             "call_type": "proxy",
             "signature": signature,
             "call_site": {"timestamp": time.time(), "stack_trace": []},
+            # Sent again by the transport after a dropped connection: the server answers the
+            # same call instead of starting a second one (issue 32).
+            "request_id": uuid.uuid4().hex,
             **self.identity(),
             **_process_record(),
         }

@@ -127,7 +127,7 @@ def test_step_back_returns_to_the_earlier_pause_with_the_list_as_it_was(travel, 
     wait_until(lambda: gone(t.pid), "the abandoned line ended")
     time.sleep(1.5)  # the liveness check runs every second
     process = t.process()
-    assert process["status"] == "paused" and process["pid"] == back["pid"], process
+    assert process["status"] == "paused" and process["pid"] == back["pid"], (process, back)
     kinds = [e["type"] for e in server.get("/api/events")[1]["events"] if e.get("data", {}).get("pause_id") == back["pause_id"]]
     assert "rewind" in kinds
 

@@ -85,22 +85,28 @@ def urllib_text(url):
         return resp.read().decode()
 
 
-def test_live_sessions_and_pauses_come_back_closed_and_the_program_goes_on():
+def test_live_sessions_come_back_closed_and_the_paused_program_tells_its_pause_again():
     server = start_server("--eval-timeout", "10")
     paused = pause_program(server, METHOD, "checkout")
     try:
         assert paused.output("discount") == "5"
+        old_pause = paused.pause["id"]
         again = restart(server, kill=True)
         try:
             session = again.session(paused.session_id)
             assert session["closed_at"] is not None
             assert session["closed_reason"] == "server restarted"
             assert session["transcript"][0]["output"] == "5"
-            assert again.paused() == []
             status, body = again.post(f"/api/repl/{paused.session_id}/eval", {"expr": "1"})
             assert (status, body["error"]) == (409, "session_closed")
-            # The program, still polling the same address, is told to continue.
+            # The program, still polling the same address, tells its pause again (issue 32).
             assert again.url == server.url
+            back = again.wait_for_pause("checkout", pid=paused.program.process.pid)
+            assert back["id"] != old_pause and back["call_data"]["stop"]["reconnected_from"] == old_pause
+            assert [p["id"] for p in again.paused()] == [back["id"]]
+            new_session = again.start_session(back["id"])
+            assert again.output(new_session, "discount") == "5", "the same call, its arguments as they were"
+            again.resume(back["id"])
             code, out, _ = paused.finish()
             assert (code, out) == (0, "checkout: 2\n")
         finally:

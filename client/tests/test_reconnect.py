@@ -253,7 +253,9 @@ def test_evals_through_connections_that_drop_run_once_and_none_is_lost(restartab
     try:
         pause = _wait_paused(server, {proc.pid}, 1, timeout=20)[0]
         session = server.start_session(pause["id"])
+        pace = random.Random(7)
         for i in range(40):
+            time.sleep(pace.uniform(0, 0.15))  # held polls live long enough to be cut
             status, body = server.post(f"/api/repl/{session}/eval", {"expr": f"ran.append({i}) or len(ran)"})
             if status != 200:
                 proc.kill()

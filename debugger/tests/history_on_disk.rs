@@ -144,11 +144,19 @@ fn a_version_2_data_directory_upgrades_and_keeps_its_history() {
     assert_eq!(d.call_tree(PROCESS).unwrap().unwrap().len(), 2);
     assert_eq!(d.stored_value(&cid).unwrap().display, "6");
 
-    // The program still polling the pause it was left at is told to continue.
+    // A cideldill client still polling the pause it was left at is told to continue; Breakroom's
+    // client (it takes evals with its poll) is told the server does not hold it, and tells the
+    // pause again (issue 32). Unknown pauses: the same, at once.
     let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
     let reply = rt.block_on(d.poll("p2", false));
     assert_eq!(serde_json::to_value(&reply).unwrap(), json!({"status": "ready", "action": {"action": "continue"}}));
+    assert_eq!(serde_json::to_value(rt.block_on(d.poll("p2", true))).unwrap(), json!({"status": "unknown"}));
     assert!(matches!(rt.block_on(d.poll("never-seen", false)), PollReply::Waiting { .. }));
+    assert_eq!(rt.block_on(d.poll("never-seen", true)), PollReply::Unknown);
+    // A server stopping answers held polls `stopping` (Breakroom's client waits for the next).
+    d.stop_serving();
+    assert!(d.is_stopping());
+    assert_eq!(rt.block_on(d.poll("never-seen", true)), PollReply::Stopping);
 }
 
 #[test]

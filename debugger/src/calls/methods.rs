@@ -33,6 +33,12 @@ impl Debugger {
             .filter(|m| !m.trim().is_empty())
             .ok_or(Error::MissingField { code: "missing_method_name", field: "method_name" })?;
         let preferred_format = preferred_format(req.preferred_format.as_deref())?;
+        let retry_of = req.request_id.clone().filter(|r| !r.is_empty()).map(|r| (ids::process_key(pid, start_time), r));
+        if let Some((key, request)) = &retry_of {
+            if let Some(reply) = self.state().start_replies.get(key, request) {
+                return Ok(reply);
+            }
+        }
         let mut forced = forced_pause(req.pause.as_deref())?;
         let wake = req.checkpoint_wake.clone().filter(|t| !t.is_empty());
         if wake.is_some() {
@@ -104,6 +110,10 @@ impl Debugger {
             }
         };
         st.running.insert(call_id.clone(), (call, pause_id.clone()));
+        let reply = CallStartReply { call_id, action };
+        if let Some((key, request)) = &retry_of {
+            st.start_replies.remember(key, request, &reply);
+        }
         drop(st);
         if interrupted {
             self.interrupt_answered(&process_key);
@@ -119,7 +129,7 @@ impl Debugger {
                 None => self.publish(LiveEvent::PauseAdded { pause_id }),
             }
         }
-        Ok(CallStartReply { call_id, action })
+        Ok(reply)
     }
 
     /// Returns a post-completion pause's poll action when the call pauses again.

@@ -2,6 +2,7 @@
 //! server answers with, and the record kept of every call.
 
 pub(crate) mod methods;
+pub(crate) mod retries;
 pub(crate) mod store;
 pub mod tree;
 
@@ -52,6 +53,10 @@ pub struct CallStart {
     pub language: Option<String>,
     #[serde(default)]
     pub page_url: Option<String>,
+    /// Breakroom extension: the client's name for this request. Sent again (a retry after a
+    /// dropped connection), it gets the first answer back instead of starting a second call.
+    #[serde(default)]
+    pub request_id: Option<String>,
     /// Breakroom extension: a richer stack (innermost first) with source lines around each frame.
     #[serde(default)]
     pub frames: Option<Vec<Value>>,

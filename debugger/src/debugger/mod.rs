@@ -105,6 +105,8 @@ pub(crate) struct State {
     pub(crate) checkpoints: crate::checkpoints::book::Book,
     /// Steps running now (issue 30).
     pub(crate) steps: crate::steps::in_flight::StepsInFlight,
+    /// call/start answers by the client's request id: a retried request gets the same one.
+    pub(crate) start_replies: crate::calls::retries::StartReplies,
     /// The live stream (the same sender as the debugger's): what is logged under the lock is
     /// published from here.
     live: broadcast::Sender<LiveEvent>,
@@ -128,6 +130,7 @@ impl State {
             call_seq: 0,
             checkpoints: Default::default(),
             steps: Default::default(),
+            start_replies: Default::default(),
             live: broadcast::channel(1024).0,
         }
     }

@@ -52,6 +52,7 @@ const EXPECTED: &[(&str, &str)] = &[
     ("delete", "/api/processes/{id}"),
     ("get", "/api/processes/{id}/output"),
     ("post", "/api/processes/{id}/stop"),
+    ("post", "/api/processes/{id}/interrupt"),
     ("get", "/api/runtimes"),
     ("post", "/api/runtimes/{workspace}/exec"),
     ("get", "/api/runtimes/{workspace}/state"),
