@@ -18,10 +18,14 @@ How the other thread is made to stop, without touching threads that were not ask
 import ctypes
 import sys
 import threading
+import time
 
 from . import _frames, _line_monitoring, _running_frames
 
 _armed = {}  # thread ident -> the interrupt waiting in it
+# How long an interrupt waits for a thread to leave Breakroom's own code (a pause it is
+# finishing); a thread paused that long is interrupted where it is, stopping once resumed.
+OUT_WAIT = 2.0
 _armed_lock = threading.Lock()
 
 
@@ -34,6 +38,16 @@ def request(thread_ident, on_stop):
         return f"no running thread {ident} in this program"
     if ident == threading.get_ident():
         return "a thread cannot interrupt itself"
+    if _frames.is_hidden(top.f_code.co_filename):
+        # The thread runs Breakroom's own code (it is finishing a pause, or reporting a call):
+        # what that code arms and disarms on the way out would undo the interrupt. Armed once
+        # the thread is back in the program's code.
+        threading.Thread(target=_arm_when_out, args=(ident, on_stop), name="breakroom-interrupt", daemon=True).start()
+        return None
+    return _arm(ident, top, on_stop)
+
+
+def _arm(ident, top, on_stop):
     with _armed_lock:
         if ident in _armed:
             return None  # one is waiting already: the same stop answers both
@@ -42,6 +56,20 @@ def request(thread_ident, on_stop):
         if why_not is None:
             _armed[ident] = interrupt
     return why_not
+
+
+def _arm_when_out(ident, on_stop, wait=OUT_WAIT):
+    deadline = time.monotonic() + wait
+    while True:
+        top = sys._current_frames().get(ident)
+        if top is None:
+            return  # the thread ended
+        if not _frames.is_hidden(top.f_code.co_filename) or time.monotonic() > deadline:
+            break
+        time.sleep(0.005)
+    why_not = _arm(ident, top, on_stop)
+    if why_not is not None:
+        print(f"breakroom: cannot pause here: {why_not}", file=sys.stderr)
 
 
 def _program_frames(top):

@@ -249,7 +249,7 @@ test("an editor's hit condition, logpoint and reverse continue, with the sources
     await expect.poll(() => printed, { timeout: 15_000 }).toContain("seen 10\n");
     expect(printed).not.toContain("seen 20");
 
-    const loaded = (await dc.loadedSourcesRequest({})).body.sources;
+    const loaded: { path?: string }[] = (await dc.customRequest("loadedSources", {})).body.sources;
     expect(loaded.map((s) => s.path)).toContain(hits);
 
     // A step on, then back to the breakpoint's pause: the step never happened.

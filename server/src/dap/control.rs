@@ -75,7 +75,9 @@ impl Dap {
     /// next line it reaches (the `stopped` event, reason `pause`, follows when it does).
     pub fn pause(&self, request: &Request) -> Result<Value, DapError> {
         let thread = request.arguments.get("threadId").and_then(Value::as_i64).unwrap_or(0);
-        if let Some(pause) = self.state().pause_of(thread).cloned() {
+        // Read first: the state's lock must not be held while it is taken again below.
+        let paused = self.state().pause_of(thread).cloned();
+        if let Some(pause) = paused {
             self.state().announced.remove(&pause);
             self.announce(&pause);
             return Ok(json!({}));
