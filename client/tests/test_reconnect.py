@@ -5,6 +5,7 @@ server binary, real programs, a real TCP proxy written here; nothing mocked."""
 
 import os
 import random
+import shutil
 import signal
 import socket
 import subprocess
@@ -68,6 +69,17 @@ def _run(source, url, **env):
         stderr=subprocess.PIPE,
         text=True,
         env={**os.environ, "PYTHONPATH": str(CLIENT_DIR), "BREAKROOM_URL": url, "PYTHONUNBUFFERED": "1", **env},
+    )
+
+
+def _run_node(source, url):
+    """A Node program importing the JavaScript client from the repository."""
+    fd, path = tempfile.mkstemp(suffix=".mjs", prefix="breakroom_reconnect_")
+    client = CLIENT_DIR.parent / "client-js" / "breakroom.mjs"
+    with os.fdopen(fd, "w") as f:
+        f.write(textwrap.dedent(source).replace("CLIENT", client.as_uri()))
+    return subprocess.Popen(
+        ["node", path], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env={**os.environ, "BREAKROOM_URL": url}
     )
 
 
@@ -337,3 +349,44 @@ def test_past_the_grace_period_the_paused_call_runs_on_and_says_so(restartable):
     out, err = proc.communicate(timeout=20)
     assert out.strip() == "ran on"
     assert "did not come back within 1.5 s" in err, err
+
+
+NODE_RUNNING = """
+    import { withDebug } from 'CLIENT';
+    const tick = withDebug(function tick(n) { return n; });
+    let n = 0;
+    for (;;) {
+      await tick(n);
+      n += 1;
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+"""
+
+
+@pytest.mark.skipif(shutil.which("node") is None, reason="Node is not installed")
+def test_a_running_node_program_pauses_again_after_the_server_returns(restartable):
+    server = restartable.server
+    server.post("/api/behavior", {"behavior": "go"})
+    proc = _run_node(NODE_RUNNING, restartable.url)
+    try:
+        deadline = time.time() + 15
+        while not any(p["pid"] == proc.pid for p in server.get("/api/processes")[1]["processes"]):
+            assert time.time() < deadline and proc.poll() is None, "tick never called in"
+            time.sleep(0.05)
+        restartable.kill()
+        time.sleep(3)  # thirty calls with the server down: each runs without pausing
+        assert proc.poll() is None
+        server = restartable.start()
+        server.post("/api/behavior", {"behavior": "stop"})
+        server.post("/api/breakpoints", {"function_name": "tick"})  # a JavaScript call pauses at one
+        back = time.time()
+        pause = _wait_paused(server, {proc.pid}, 1, timeout=10)[0]
+        assert time.time() - back < 3
+        assert pause["call_data"]["method_name"] == "tick"
+        session = server.start_session(pause["id"])
+        assert int(server.output(session, "n")) > 20, "the program ran on while the server was down"
+        server.resume(pause["id"])
+    finally:
+        proc.kill()
+        _, err = proc.communicate()
+    assert err.count("cannot reach") == 1, err
