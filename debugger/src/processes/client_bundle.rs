@@ -20,6 +20,7 @@ const FILES: &[(&str, &str)] = &[
     ("_line_breakpoints.py", include_str!("../../../client/breakroom/_line_breakpoints.py")),
     ("_line_monitoring.py", include_str!("../../../client/breakroom/_line_monitoring.py")),
     ("_line_rewrite.py", include_str!("../../../client/breakroom/_line_rewrite.py")),
+    ("_pause.py", include_str!("../../../client/breakroom/_pause.py")),
     ("_reconnect.py", include_str!("../../../client/breakroom/_reconnect.py")),
     ("_repl.py", include_str!("../../../client/breakroom/_repl.py")),
     ("_running_frames.py", include_str!("../../../client/breakroom/_running_frames.py")),
