@@ -296,6 +296,9 @@ def test_a_sigterm_answers_held_polls_and_the_next_server_gets_the_pauses_back(r
         restartable.url,
     )
     launched = server.post("/api/processes", {"command": [sys.executable, "-c", "import time; time.sleep(60)"]})[1]
+    status, ran = server.post("/api/runtimes/restart-test/exec", {"command": "echo $$", "language": "bash"})
+    assert status == 200 and ran["success"], ran
+    runtime_pid = int(ran["stdout"].strip())
     try:
         first = _wait_paused(server, {proc.pid}, 1, timeout=20)[0]
         asked = time.time()
@@ -307,6 +310,9 @@ def test_a_sigterm_answers_held_polls_and_the_next_server_gets_the_pauses_back(r
         while _alive(launched["pid"]) and time.time() < deadline:
             time.sleep(0.05)
         assert not _alive(launched["pid"]), "the launched process was stopped with the server"
+        while _alive(runtime_pid) and time.time() < deadline:
+            time.sleep(0.05)
+        assert not _alive(runtime_pid), "the runtime's bash ended with the server"
         time.sleep(1.0)
         assert proc.poll() is None, "the paused program waits for the next server"
         server = restartable.start()
