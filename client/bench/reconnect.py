@@ -9,50 +9,19 @@
    plain function, with no server at the URL (the client asks again at most every 2 s).
 3. Server back → first pause: a program calls a wrapped function every 100 ms while the server
    is down for 5 s; the time from the server's start until its call is paused again.
+
+The programs and the restartable server are the ones `client/tests/test_reconnect.py` uses.
 """
 
 import argparse
-import os
-import socket
 import subprocess
 import sys
-import tempfile
-import textwrap
 import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[2]
-sys.path.insert(0, str(ROOT / "client" / "tests"))
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
 
-from conftest import start_server  # noqa: E402  (the tests' way of starting the real binary)
-
-WORKERS = """
-    import threading, breakroom
-
-    @breakroom.breakpoint
-    def work(i):
-        return i
-
-    threads = [threading.Thread(target=work, args=(i,)) for i in range(THREADS)]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join()
-"""
-
-RUNNING = """
-    import time, breakroom
-
-    @breakroom.breakpoint
-    def tick(n):
-        return n
-
-    n = 0
-    while True:
-        tick(n)
-        n += 1
-        time.sleep(0.1)
-"""
+from test_reconnect import RUNNING, WORKERS, Restartable, _free_port, _run, _wait_paused  # noqa: E402
 
 CALL_COST = """
     import time, breakroom
@@ -73,57 +42,25 @@ CALL_COST = """
 """
 
 
-def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-def run(python, source, url, **env):
-    fd, path = tempfile.mkstemp(suffix=".py", prefix="breakroom_bench_reconnect_")
-    with os.fdopen(fd, "w") as f:
-        f.write(textwrap.dedent(source))
-    return subprocess.Popen(
-        [python, path],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.DEVNULL,
-        text=True,
-        env={**os.environ, "PYTHONPATH": str(ROOT / "client"), "BREAKROOM_URL": url, **env},
-    )
-
-
-def wait_paused(server, pids, count, timeout=60):
-    deadline = time.time() + timeout
-    while time.time() < deadline:
-        if sum(p["call_data"]["process_pid"] in pids for p in server.paused()) >= count:
-            return time.time()
-        time.sleep(0.005)
-    raise RuntimeError(f"fewer than {count} pauses listed")
-
-
 def restart_to_all_listed(python, programs):
-    port, data = free_port(), tempfile.mkdtemp(prefix="breakroom-bench-")
-    server = start_server("--port", str(port), data_dir=data)
-    url = f"http://127.0.0.1:{port}"
-    procs = [run(python, WORKERS.replace("THREADS", "10"), url) for _ in range(programs // 10)]
+    server = Restartable()
+    procs = [_run(WORKERS.replace("THREADS", "10"), server.url, python) for _ in range(programs // 10)]
     pids = {p.pid for p in procs}
     try:
-        wait_paused(server, pids, len(procs) * 10)
-        server.process.kill()
-        server.process.wait()
+        _wait_paused(server.server, pids, len(procs) * 10, timeout=60)
+        server.kill()
         time.sleep(1.0)
         started = time.time()
-        server = start_server("--port", str(port), data_dir=data)
-        listed = wait_paused(server, pids, len(procs) * 10)
-        return listed - started, len(procs) * 10
+        _wait_paused(server.start(), pids, len(procs) * 10, timeout=60)
+        return time.time() - started
     finally:
         for p in procs:
             p.kill()
-        server.process.kill()
+        server.stop()
 
 
 def call_cost(python):
-    proc = run(python, CALL_COST.replace("N", "1000000"), f"http://127.0.0.1:{free_port()}")
+    proc = _run(CALL_COST.replace("N", "1000000"), f"http://127.0.0.1:{_free_port()}", python)
     out, _ = proc.communicate(timeout=120)
     figures = {}
     for line in out.splitlines():
@@ -133,22 +70,20 @@ def call_cost(python):
 
 
 def back_to_first_pause(python):
-    port, data = free_port(), tempfile.mkdtemp(prefix="breakroom-bench-")
-    server = start_server("--port", str(port), data_dir=data)
-    server.post("/api/behavior", {"behavior": "go"})
-    proc = run(python, RUNNING, f"http://127.0.0.1:{port}")
+    server = Restartable()
+    server.server.post("/api/behavior", {"behavior": "go"})
+    proc = _run(RUNNING, server.url, python)
     try:
         time.sleep(1.5)
-        server.process.kill()
-        server.process.wait()
+        server.kill()
         time.sleep(5)
         started = time.time()
-        server = start_server("--port", str(port), data_dir=data)
-        server.post("/api/behavior", {"behavior": "stop"})
-        return wait_paused(server, {proc.pid}, 1) - started
+        server.start().post("/api/behavior", {"behavior": "stop"})
+        _wait_paused(server.server, {proc.pid}, 1, timeout=60)
+        return time.time() - started
     finally:
         proc.kill()
-        server.process.kill()
+        server.stop()
 
 
 def main():
@@ -159,7 +94,7 @@ def main():
     args = parser.parse_args()
     version = subprocess.run([args.python, "--version"], capture_output=True, text=True).stdout.strip()
     print(f"{version}, loopback, {args.rounds} rounds each")
-    times = sorted(restart_to_all_listed(args.python, args.programs)[0] for _ in range(args.rounds))
+    times = sorted(restart_to_all_listed(args.python, args.programs) for _ in range(args.rounds))
     print(f"server start -> all {args.programs} pauses listed again: median {times[len(times) // 2]:.2f} s, max {times[-1]:.2f} s")
     plain, wrapped = call_cost(args.python)
     print(f"a wrapped call while the server is down: {wrapped:.0f} ns (a plain call {plain:.0f} ns; +{wrapped - plain:.0f} ns)")

@@ -59,12 +59,12 @@ def restartable():
     r.stop()
 
 
-def _run(source, url, **env):
+def _run(source, url, python=sys.executable, **env):
     fd, path = tempfile.mkstemp(suffix=".py", prefix="breakroom_reconnect_")
     with os.fdopen(fd, "w") as f:
         f.write(textwrap.dedent(source))
     return subprocess.Popen(
-        [sys.executable, path],
+        [python, path],
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,

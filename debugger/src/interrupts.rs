@@ -78,7 +78,7 @@ impl Debugger {
         }
         drop(st);
         // Wakes the held channels at once; the breakpoints themselves did not change.
-        self.inner.breakpoint_version.send_modify(|v| *v += 1);
+        self.wake_breakpoint_channels();
         Ok(interrupt)
     }
 

@@ -218,8 +218,14 @@ impl Debugger {
     }
 
     pub(crate) fn breakpoints_changed(&self) {
-        self.inner.breakpoint_version.send_modify(|v| *v += 1);
+        self.wake_breakpoint_channels();
         self.publish(LiveEvent::BreakpointsChanged);
+    }
+
+    /// Answers every held `breakpoint-changes` request now (a new version): for a change of the
+    /// breakpoints, a pause order, or a shutdown.
+    pub(crate) fn wake_breakpoint_channels(&self) {
+        self.inner.breakpoint_version.send_modify(|v| *v += 1);
     }
 
     /// A hit or logpoint message a program reports (`POST /api/breakpoints/hits`): counted on its

@@ -13,7 +13,7 @@ impl Debugger {
     /// Every write was committed when it was acknowledged: nothing is left to flush.
     pub fn stop_serving(&self) {
         self.inner.stopping.send_replace(true);
-        self.inner.breakpoint_version.send_modify(|v| *v += 1);
+        self.wake_breakpoint_channels();
         for process in self.registry().list(false, ids::now()) {
             if process.origin == ProcessOrigin::Launched && process.status.is_alive() {
                 let _ = self.stop_process(&process.id);
