@@ -8,6 +8,7 @@ The program runs with the client active: line breakpoints are armed before its f
 pauses post-mortem in the frame that raised it (after the usual traceback), then the program
 exits with status 1 as it would have. `--no-post-mortem` leaves uncaught exceptions alone.
 `--stop-on-entry` (or `BREAKROOM_STOP_ON_ENTRY=1`) pauses at the program's first line.
+The Python processes the program starts are debugged too; `--no-children` leaves them alone.
 """
 
 import os
@@ -16,7 +17,7 @@ import sys
 import traceback
 import types
 
-USAGE = "usage: python -m breakroom [--break FILE:LINE]... [--no-post-mortem] [--stop-on-entry] (script.py | -m module) [args]"
+USAGE = "usage: python -m breakroom [--break FILE:LINE]... [--no-post-mortem] [--stop-on-entry] [--no-children] (script.py | -m module) [args]"
 
 
 class UsageError(Exception):
@@ -28,6 +29,7 @@ class Options:
         self.breaks = [b for b in os.environ.get("BREAKROOM_BREAK", "").split(",") if b.strip()]
         self.post_mortem = True
         self.stop_on_entry = os.environ.get("BREAKROOM_STOP_ON_ENTRY", "") not in ("", "0")
+        self.follow_children = True
 
 
 def parse(argv):
@@ -52,6 +54,9 @@ def parse(argv):
             i += 1
         elif arg == "--stop-on-entry":
             options.stop_on_entry = True
+            i += 1
+        elif arg == "--no-children":
+            options.follow_children = False
             i += 1
         elif arg == "-m":
             if i + 1 >= len(argv):
@@ -174,7 +179,12 @@ def main(argv=None):
     if post_mortem:
         breakroom.install_excepthook()  # other threads; the main thread's is caught below
     # Connecting loads the server's breakpoints (armed before the first line) and follows them.
-    breakroom._get_client().ensure_connected()
+    client = breakroom._get_client()
+    client.ensure_connected()
+    if options.follow_children:
+        from . import _children
+
+        _children.enable(client.transport.url, client.transport.token)
     try:
         arm(options.breaks, target if how == "script" else None)
         if options.stop_on_entry:

@@ -79,7 +79,13 @@ class BreakpointChannel:
             # from a checkpoint is linked to its process by its call/start instead.)
             record = _process_record()
             path += "&" + urllib.parse.urlencode(
-                {"hostname": record["hostname"], "argv": json.dumps(record["argv"]), "process_id": record.get("process_id", "")}
+                {
+                    "hostname": record["hostname"],
+                    "argv": json.dumps(record["argv"]),
+                    "process_id": record.get("process_id", ""),
+                    "parent_pid": record["parent_pid"],
+                    **({"role": record["role"]} if record.get("role") else {}),
+                }
             )
         path += "" if since is None else f"&since={since}"
         reply = self.transport.get(path)
@@ -231,6 +237,18 @@ def forget_after_fork():
     _channel = None
     _channel_lock = threading.Lock()
     return had
+
+
+def restart_in_fork_child(client):
+    """A fork of the program (not a snapshot) is a process of its own: a channel of its own,
+    which tells the server of it now, before the child runs on (issue 33)."""
+    global _channel, _channel_lock
+    if _channel is not None:
+        _inherited.clear()
+        _inherited.update(_channel._applied)
+    _channel = None
+    _channel_lock = threading.Lock()
+    return follow(client)
 
 
 def catch_up(version):

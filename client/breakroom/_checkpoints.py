@@ -17,6 +17,7 @@ import sys
 import threading
 import time
 
+from . import _children as _child_processes
 from ._transport import ServerError, ServerUnavailable
 
 DEFAULT_CAP = 16
@@ -114,7 +115,8 @@ def take(client, pause_id, token=None):
         except Exception:
             pass
     read_end, write_end = os.pipe()
-    pid = os.fork()
+    with _child_processes.own_fork():
+        pid = os.fork()
     if pid == 0:
         os.close(write_end)
         return _snapshot(client, read_end)
@@ -169,7 +171,9 @@ def _snapshot(client, read_end):
             wake = reply.get("wake") if isinstance(reply, dict) else None
             if not isinstance(wake, dict) or not wake.get("token"):
                 continue
-            if os.fork() == 0:
+            with _child_processes.own_fork():
+                woken = os.fork() == 0
+            if woken:
                 signal.signal(signal.SIGINT, old_int)
                 signal.signal(signal.SIGCHLD, old_chld)
                 after_fork(client, follow=True)

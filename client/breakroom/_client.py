@@ -39,7 +39,9 @@ def _process_record():
     """Breakroom extensions of call/start that link the call to the server's process record:
     BREAKROOM_PROCESS_ID (set when the server launched this program), the host (a pid means
     nothing on another machine) and argv (the name of a process that connected by itself)."""
-    record = {"hostname": socket.gethostname(), "argv": [str(a) for a in sys.argv]}
+    from . import _children
+
+    record = {"hostname": socket.gethostname(), "argv": [str(a) for a in sys.argv], **_children.process_fields()}
     process_id = os.environ.get("BREAKROOM_PROCESS_ID")
     if process_id:
         record["process_id"] = process_id

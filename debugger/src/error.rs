@@ -17,6 +17,8 @@ pub enum ErrorKind {
     TooLarge,
     /// The paused program answered, but not with what was asked.
     BadGateway,
+    /// Understood, but not something this can be done to (422).
+    Unprocessable,
     /// The data directory could not be read or written.
     Unavailable,
 }
@@ -32,6 +34,7 @@ impl ErrorKind {
             ErrorKind::Timeout => 504,
             ErrorKind::TooLarge => 413,
             ErrorKind::BadGateway => 502,
+            ErrorKind::Unprocessable => 422,
             ErrorKind::Unavailable => 503,
         }
     }
@@ -77,6 +80,15 @@ pub enum Error {
     /// The request cannot be done in the state things are in (time travel: no checkpoint).
     #[error("{1}")]
     Conflict(&'static str, String),
+    /// Not allowed here, and why (attach: ptrace refused, or switched off on this server).
+    #[error("{1}")]
+    Forbidden(&'static str, String),
+    /// Well-formed, but the thing it names cannot be handled (attach: not a Python process).
+    #[error("{1}")]
+    Unprocessable(&'static str, String),
+    /// Something outside the server did not answer in time (attach: the client never called in).
+    #[error("{1}")]
+    TimedOut(&'static str, String),
     #[error("no tracked process with id {0}")]
     ProcessNotFound(String),
     #[error("process {0} is still running: stop it first")]
@@ -127,6 +139,7 @@ impl Error {
         match self {
             Error::MissingField { code, .. } => code,
             Error::Invalid(code, _) | Error::NotFound(code, _) | Error::Conflict(code, _) => code,
+            Error::Forbidden(code, _) | Error::Unprocessable(code, _) | Error::TimedOut(code, _) => code,
             Error::PauseNotFound(_) => "pause_not_found",
             Error::PauseResumed(_) => "pause_resumed",
             Error::InvalidPause => "invalid_pause",
@@ -160,7 +173,9 @@ impl Error {
             | Error::ObjectNotFound(_)
             | Error::ProcessNotFound(_)
             | Error::WorkspaceNotFound(_) => ErrorKind::NotFound,
-            Error::RuntimesDisabled => ErrorKind::Forbidden,
+            Error::RuntimesDisabled | Error::Forbidden(..) => ErrorKind::Forbidden,
+            Error::Unprocessable(..) => ErrorKind::Unprocessable,
+            Error::TimedOut(..) => ErrorKind::Timeout,
             Error::TooManyWorkspaces(_) | Error::Conflict(..) => ErrorKind::Conflict,
             Error::NotFound(..) => ErrorKind::NotFound,
             Error::PauseResumed(_) | Error::SessionClosed(_) => ErrorKind::Conflict,

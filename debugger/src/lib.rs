@@ -15,6 +15,8 @@ pub mod runtimes;
 pub mod steps;
 
 #[cfg(feature = "runtime")]
+pub mod attach;
+#[cfg(feature = "runtime")]
 pub mod calls;
 #[cfg(feature = "runtime")]
 pub mod cid_store;

@@ -37,6 +37,12 @@ pub enum LiveEvent {
     ProcessStarted {
         process: crate::processes::TrackedProcess,
     },
+    /// `POST /api/processes/attach`: the client put into a running Python process called in.
+    /// `method` is how the code got there (`blocked_thread`, `pending_call`, `remote_exec`).
+    ProcessAttached {
+        process: crate::processes::TrackedProcess,
+        method: String,
+    },
     /// Lines a launched process wrote, in order (one event per read, often many lines).
     ProcessOutput {
         process_id: String,
@@ -102,6 +108,7 @@ pub enum LiveEventKind {
     BreakpointsChanged,
     CallsChanged,
     ProcessStarted,
+    ProcessAttached,
     ProcessOutput,
     ProcessExited,
     ProcessForgotten,
@@ -117,7 +124,7 @@ pub enum LiveEventKind {
 }
 
 impl LiveEventKind {
-    pub const ALL: [LiveEventKind; 19] = [
+    pub const ALL: [LiveEventKind; 20] = [
         Self::PauseAdded,
         Self::PauseResumed,
         Self::SessionStarted,
@@ -126,6 +133,7 @@ impl LiveEventKind {
         Self::BreakpointsChanged,
         Self::CallsChanged,
         Self::ProcessStarted,
+        Self::ProcessAttached,
         Self::ProcessOutput,
         Self::ProcessExited,
         Self::ProcessForgotten,
@@ -150,6 +158,7 @@ impl LiveEventKind {
             Self::BreakpointsChanged => "breakpoints_changed",
             Self::CallsChanged => "calls_changed",
             Self::ProcessStarted => "process_started",
+            Self::ProcessAttached => "process_attached",
             Self::ProcessOutput => "process_output",
             Self::ProcessExited => "process_exited",
             Self::ProcessForgotten => "process_forgotten",
@@ -180,6 +189,7 @@ impl LiveEvent {
             LiveEvent::BreakpointsChanged => LiveEventKind::BreakpointsChanged,
             LiveEvent::CallsChanged { .. } => LiveEventKind::CallsChanged,
             LiveEvent::ProcessStarted { .. } => LiveEventKind::ProcessStarted,
+            LiveEvent::ProcessAttached { .. } => LiveEventKind::ProcessAttached,
             LiveEvent::ProcessOutput { .. } => LiveEventKind::ProcessOutput,
             LiveEvent::ProcessExited { .. } => LiveEventKind::ProcessExited,
             LiveEvent::ProcessForgotten { .. } => LiveEventKind::ProcessForgotten,

@@ -2,6 +2,7 @@
 //! one [`Debugger`].
 
 pub mod api;
+pub mod attach_cli;
 pub mod breakpoint_cli;
 pub mod checkpoint_cli;
 pub mod cors;

@@ -63,6 +63,9 @@ struct Cli {
     /// Process records kept in history, oldest finished ones forgotten first.
     #[arg(long, default_value_t = 1_000, value_parser = clap::value_parser!(u64).range(1..))]
     keep_processes: u64,
+    /// Allow attaching to running Python processes by pid (code runs in them) on a non-loopback --host.
+    #[arg(long)]
+    allow_attach: bool,
     /// Allow runtimes (a shell on this machine, per workspace) on a non-loopback --host.
     #[arg(long)]
     allow_runtimes: bool,
@@ -101,6 +104,8 @@ enum Command {
     Logs(breakroom_server::process_cli::LogsArgs),
     /// Stop a process: SIGTERM, then SIGKILL after 2 s.
     Stop(breakroom_server::process_cli::StopArgs),
+    /// Attach to a running Python 3.11+ process by pid (no restart, no import), or --list them.
+    Attach(breakroom_server::attach_cli::AttachArgs),
     /// Add, list, remove, clear, enable or disable the running server's breakpoints.
     Breakpoint {
         #[command(subcommand)]
@@ -138,6 +143,7 @@ async fn main() {
         Some(Command::Ps(args)) => exit_with(breakroom_server::process_cli::ps(args).await),
         Some(Command::Logs(args)) => exit_with(breakroom_server::process_cli::logs(args).await),
         Some(Command::Stop(args)) => exit_with(breakroom_server::process_cli::stop(args).await),
+        Some(Command::Attach(args)) => exit_with(breakroom_server::attach_cli::run(args).await),
         Some(Command::Breakpoint { action }) => exit_with(breakroom_server::breakpoint_cli::run(action).await),
         Some(Command::Runtime(args)) => exit_with(breakroom_server::runtime_cli::run(args).await),
         Some(Command::JsClient) => {
@@ -189,7 +195,7 @@ async fn run(cli: Cli) -> Result<(), String> {
     let config = Config {
         eval_timeout: Duration::from_secs(cli.eval_timeout.max(1)),
         history_per_breakpoint: usize::try_from(cli.history_per_breakpoint).unwrap_or(usize::MAX),
-        processes: process_config(&cli, token.clone())?,
+        processes: process_config(&cli, token.clone(), addr.ip())?,
         runtimes: runtime_config(&cli, addr.ip())?,
         ..Config::default()
     };
@@ -240,7 +246,7 @@ fn stop_on_signal(debugger: breakroom_debugger::Debugger) {
     });
 }
 
-fn process_config(cli: &Cli, token: Option<String>) -> Result<ProcessConfig, String> {
+fn process_config(cli: &Cli, token: Option<String>, bound: IpAddr) -> Result<ProcessConfig, String> {
     let seconds = |flag: &str, value: f64| {
         Duration::try_from_secs_f64(value).map_err(|_| format!("--{flag} must be a number of seconds, not {value}"))
     };
@@ -252,6 +258,8 @@ fn process_config(cli: &Cli, token: Option<String>) -> Result<ProcessConfig, Str
             keep: usize::try_from(cli.keep_processes).unwrap_or(usize::MAX),
         },
         token,
+        // Attach runs code in any process this user may trace: beyond loopback only when asked for.
+        allow_attach: bound.is_loopback() || cli.allow_attach,
     })
 }
 

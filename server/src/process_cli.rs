@@ -31,6 +31,9 @@ pub struct RunArgs {
     /// `breakroom rewind` and Step back can return to it.
     #[arg(long)]
     checkpoints: bool,
+    /// Do not debug the Python processes it starts (they are by default).
+    #[arg(long)]
+    no_children: bool,
     /// The command and its arguments, after `--`.
     #[arg(required = true, trailing_var_arg = true, allow_hyphen_values = true, value_name = "COMMAND")]
     command: Vec<String>,
@@ -222,6 +225,7 @@ pub async fn run(args: &RunArgs) -> Result<i32, String> {
         name: args.name.clone(),
         cwd: Some(cwd.display().to_string()),
         env,
+        follow_children: Some(!args.no_children),
     };
     // Subscribed before the launch, so no line is written before we listen.
     let mut live = if args.detach { None } else { Some(server.live().await?) };

@@ -47,6 +47,9 @@ pub struct Follower {
     pub host: Option<String>,
     pub process_id: Option<String>,
     pub argv: Option<Vec<String>>,
+    /// Its parent pid, and `helper` when it says it is one (issue 33).
+    pub parent_pid: Option<i64>,
+    pub role: Option<crate::processes::ProcessRole>,
 }
 
 impl Debugger {
@@ -194,6 +197,9 @@ impl Debugger {
                     process_id: f.process_id.clone(),
                     host: f.host.clone(),
                     argv: f.argv.clone(),
+                    parent_pid: f.parent_pid,
+                    role: f.role,
+                    ..Default::default()
                 });
             }
             let mut st = self.state();
@@ -264,6 +270,7 @@ impl Debugger {
                 process_id: text("process_id"),
                 host: Some(host.to_string()),
                 argv,
+                ..Default::default()
             });
         }
         let hit_count = report.get("hit_count").and_then(Value::as_u64);

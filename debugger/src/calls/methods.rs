@@ -56,6 +56,10 @@ impl Debugger {
             process_id: req.process_id.clone(),
             host: req.hostname.clone().or_else(|| local_host_of_hostless_client(&req, pid)),
             argv: req.argv.clone(),
+            parent_pid: req.parent_pid,
+            role: req.role.as_deref().and_then(crate::processes::ProcessRole::reported),
+            woken: wake.is_some(),
+            ..Default::default()
         };
         // Before the pause exists, so the process is listed `paused` the moment the pause is.
         self.note_client(client);

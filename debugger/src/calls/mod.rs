@@ -75,6 +75,12 @@ pub struct CallStart {
     /// Breakroom extension: the client's `sys.argv`, shown for processes that connect on their own.
     #[serde(default)]
     pub argv: Option<Vec<String>>,
+    /// Breakroom extension (issue 33): the client's parent pid, and `role: "helper"` for
+    /// multiprocessing's resource tracker and forkserver.
+    #[serde(default)]
+    pub parent_pid: Option<i64>,
+    #[serde(default)]
+    pub role: Option<String>,
     /// Breakroom extension (issue 20): the client snapshots at this pause when it is committed,
     /// `{"refusal": null}`, or will refuse, `{"refusal": "why"}`.
     #[serde(default)]

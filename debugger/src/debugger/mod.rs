@@ -298,6 +298,8 @@ pub(crate) struct Inner {
     runtimes: crate::runtimes::RuntimeRegistry,
     /// True once the server is shutting down: held polls answer `stopping` (issue 32).
     pub(crate) stopping: tokio::sync::watch::Sender<bool>,
+    /// Attaches in flight (issue 33).
+    pub(crate) attaching: crate::attach::Attaching,
 }
 
 /// Cheap to clone: every clone is the same debugger.
@@ -377,6 +379,7 @@ impl Debugger {
                 runtimes,
                 breakpoint_version,
                 stopping: tokio::sync::watch::Sender::new(false),
+                attaching: Default::default(),
             }),
         }
     }

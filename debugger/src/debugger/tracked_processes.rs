@@ -149,7 +149,7 @@ impl Debugger {
     }
 
     /// A record as lists show it now (uptime, retention countdown, `paused`).
-    pub(super) fn shown(&self, process: TrackedProcess) -> TrackedProcess {
+    pub(crate) fn shown(&self, process: TrackedProcess) -> TrackedProcess {
         self.registry()
             .get(&process.id, ids::now())
             .map(|p| self.with_pause_status(p, &self.paused_process_ids()))
@@ -203,7 +203,9 @@ impl Debugger {
     }
 
     /// A debug client's call: links it to its process record (made if new).
-    pub(crate) fn note_client(&self, seen: ClientSeen) {
+    pub(crate) fn note_client(&self, mut seen: ClientSeen) {
+        seen.attached =
+            seen.host.as_deref() == Some(self.registry().host()) && self.inner.attaching.is_attaching(seen.pid);
         match self.registry().client_seen(seen, ids::now()) {
             Ok(Some(process)) => self.publish(LiveEvent::ProcessStarted { process: self.shown(process) }),
             Ok(None) => {}
@@ -310,8 +312,10 @@ impl Debugger {
         };
         let signal: fn(i64, Signal) -> bool = match process.origin {
             ProcessOrigin::Launched => launch::signal_group,
-            ProcessOrigin::Connected if process.host == self.registry().host() => launch::signal_process,
-            ProcessOrigin::Connected => {
+            ProcessOrigin::Connected | ProcessOrigin::Attached if process.host == self.registry().host() => {
+                launch::signal_process
+            }
+            ProcessOrigin::Connected | ProcessOrigin::Attached => {
                 return Err(Error::invalid("process_remote", format!("process {id} runs on {}", process.host)))
             }
         };
@@ -326,6 +330,26 @@ impl Debugger {
             }
         });
         Ok(self.shown(process))
+    }
+
+    /// A child a debugged process started where Breakroom cannot follow it (issue 33): listed
+    /// under its parent with the reason. `None` when the parent is not known here.
+    pub fn child_not_followed(
+        &self,
+        parent: (i64, f64),
+        pid: i64,
+        argv: Vec<String>,
+        reason: String,
+    ) -> Result<Option<TrackedProcess>> {
+        if pid <= 0 || reason.trim().is_empty() {
+            return Err(Error::invalid("invalid_child", "pid must be positive and reason non-empty"));
+        }
+        let key = ids::process_key(parent.0, parent.1);
+        let created = self.registry().child_not_followed(&key, pid, argv, reason, ids::now())?;
+        if let Some(process) = &created {
+            self.publish(LiveEvent::ProcessStarted { process: self.shown(process.clone()) });
+        }
+        Ok(created)
     }
 
     /// Forgets a finished process and its output now.

@@ -8,10 +8,12 @@ use std::path::{Path, PathBuf};
 const FILES: &[(&str, &str)] = &[
     ("__init__.py", include_str!("../../../client/breakroom/__init__.py")),
     ("__main__.py", include_str!("../../../client/breakroom/__main__.py")),
+    ("_attach.py", include_str!("../../../client/breakroom/_attach.py")),
     ("_breakpoint_channel.py", include_str!("../../../client/breakroom/_breakpoint_channel.py")),
     ("_breakpoint_kinds.py", include_str!("../../../client/breakroom/_breakpoint_kinds.py")),
     ("_call.py", include_str!("../../../client/breakroom/_call.py")),
     ("_checkpoints.py", include_str!("../../../client/breakroom/_checkpoints.py")),
+    ("_children.py", include_str!("../../../client/breakroom/_children.py")),
     ("_client.py", include_str!("../../../client/breakroom/_client.py")),
     ("_complete.py", include_str!("../../../client/breakroom/_complete.py")),
     ("_completion_snippet.py", include_str!("../../../client/breakroom/_completion_snippet.py")),
@@ -32,6 +34,9 @@ const FILES: &[(&str, &str)] = &[
     ("_variables.py", include_str!("../../../client/breakroom/_variables.py")),
 ];
 
+/// The child hook (issue 33), beside the package: on `PYTHONPATH`, Python imports it at start.
+const SITECUSTOMIZE: &str = include_str!("../../../client/sitecustomize.py");
+
 /// Writes the package to `{dir}/breakroom/` (rewritten at every start, so an upgraded server
 /// ships its own client) and returns `dir`, the entry for `PYTHONPATH`.
 pub fn install(dir: &Path) -> std::io::Result<PathBuf> {
@@ -40,6 +45,27 @@ pub fn install(dir: &Path) -> std::io::Result<PathBuf> {
     for (name, text) in FILES {
         std::fs::write(package.join(name), text)?;
     }
+    std::fs::write(dir.join("sitecustomize.py"), SITECUSTOMIZE)?;
+    Ok(dir.to_path_buf())
+}
+
+/// Writes the package to `{dir}/breakroom/` readable by every user and writable by none but
+/// this server's: for a process of another user that root attaches to (issue 33).
+pub fn install_readable(dir: &Path) -> std::io::Result<PathBuf> {
+    use std::os::unix::fs::{DirBuilderExt, PermissionsExt};
+    let package = dir.join("breakroom");
+    std::fs::DirBuilder::new().recursive(true).mode(0o755).create(&package)?;
+    for path in [dir, package.as_path()] {
+        std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o755))?;
+    }
+    for (name, text) in FILES {
+        let file = package.join(name);
+        std::fs::write(&file, text)?;
+        std::fs::set_permissions(&file, std::fs::Permissions::from_mode(0o644))?;
+    }
+    let hook = dir.join("sitecustomize.py");
+    std::fs::write(&hook, SITECUSTOMIZE)?;
+    std::fs::set_permissions(&hook, std::fs::Permissions::from_mode(0o644))?;
     Ok(dir.to_path_buf())
 }
 

@@ -70,6 +70,10 @@ pub fn command(req: &LaunchRequest, process_id: &str, env: &LaunchEnv) -> tokio:
     cmd.envs(&req.env);
     cmd.env("BREAKROOM_PROCESS_ID", process_id);
     cmd.env("PYTHONBREAKPOINT", "breakroom.set_trace");
+    // The child hook (sitecustomize.py beside the package) makes its Python children call in.
+    if req.follow_children != Some(false) {
+        cmd.env("BREAKROOM_FOLLOW_CHILDREN", "1");
+    }
     if let Some(url) = &env.server_url {
         cmd.env("BREAKROOM_URL", url);
     }

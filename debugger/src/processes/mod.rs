@@ -67,6 +67,8 @@ pub enum ProcessOrigin {
     Launched,
     /// A debug client that called in by itself: seen through its calls and its pid.
     Connected,
+    /// A running program Breakroom put its client into (`breakroom attach PID`).
+    Attached,
 }
 
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
@@ -137,6 +139,48 @@ pub struct TrackedProcess {
     pub leaves_list_at: Option<f64>,
     pub stdout: StreamCounts,
     pub stderr: StreamCounts,
+    /// The process that started it, when Breakroom follows that one too (issue 33).
+    #[serde(default)]
+    pub parent_id: Option<String>,
+    #[serde(default)]
+    pub role: ProcessRole,
+    /// The records of the processes it started, oldest first (filled in when shown).
+    #[serde(default)]
+    pub children: Vec<String>,
+    /// A child its parent started where Breakroom cannot follow, and why (`env=` without
+    /// Breakroom's variables, `python -I`): listed, but never calls in.
+    #[serde(default)]
+    pub not_followed: Option<String>,
+}
+
+/// What a process is to the program being debugged.
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum ProcessRole {
+    /// Started on its own (launched, connected, attached).
+    #[default]
+    Program,
+    /// Started by a debugged process (subprocess, fork, multiprocessing worker).
+    Child,
+    /// Started by a library for its own bookkeeping (multiprocessing's resource tracker and
+    /// forkserver): listed under its parent, never the program's code.
+    Helper,
+}
+
+impl ProcessRole {
+    /// What a client may say it is: only `helper` (child or program is the server's call).
+    pub fn reported(text: &str) -> Option<Self> {
+        (text == "helper").then_some(ProcessRole::Helper)
+    }
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ProcessRole::Program => "program",
+            ProcessRole::Child => "child",
+            ProcessRole::Helper => "helper",
+        }
+    }
 }
 
 /// `GET /api/processes`.
@@ -231,4 +275,7 @@ pub struct LaunchRequest {
     /// Added to (and overriding) the server's environment.
     #[serde(default)]
     pub env: BTreeMap<String, String>,
+    /// Whether the Python processes it starts are debugged too (default true, issue 33).
+    #[serde(default)]
+    pub follow_children: Option<bool>,
 }

@@ -17,6 +17,7 @@ use crate::error::{Error, Result};
 use crate::store::Store;
 
 mod debug_clients;
+mod family;
 pub use debug_clients::ClientSeen;
 
 /// Lines captured and not yet stored beyond which reading pauses: bounds the server's memory
@@ -33,11 +34,19 @@ pub struct ProcessConfig {
     pub retention: Retention,
     /// Handed to launched processes as `BREAKROOM_TOKEN`.
     pub token: Option<String>,
+    /// Whether `POST /api/processes/attach` may run code in other processes (a loopback
+    /// server, or `--allow-attach`).
+    pub allow_attach: bool,
 }
 
 impl Default for ProcessConfig {
     fn default() -> Self {
-        ProcessConfig { output_limit: 8 * 1024 * 1024, retention: Retention::default(), token: None }
+        ProcessConfig {
+            output_limit: 8 * 1024 * 1024,
+            retention: Retention::default(),
+            token: None,
+            allow_attach: false,
+        }
     }
 }
 
@@ -54,6 +63,9 @@ struct Entry {
     /// host's name. (A cideldill client reports no host, and tests play clients with made-up
     /// pids: those are not judged by pid.)
     local_pid: bool,
+    /// The kernel's start time of its pid (local clients): a later client with this pid is the
+    /// same process after an `exec` only if this matches.
+    kernel_start: Option<u64>,
 }
 
 #[derive(Default)]
@@ -112,6 +124,7 @@ impl ProcessRegistry {
                 stop_requested: false,
                 watched: false,
                 local_pid,
+                kernel_start: None,
             };
             records.entries.insert(entry.process.id.clone(), entry);
         }
@@ -194,6 +207,7 @@ impl ProcessRegistry {
             stop_requested: false,
             watched: false,
             local_pid: false,
+            kernel_start: None,
         };
         records.entries.insert(process.id.clone(), entry);
         self.prune(&mut records)?;
@@ -362,17 +376,24 @@ impl ProcessRegistry {
     pub fn get(&self, id: &str, now: f64) -> Result<TrackedProcess> {
         let records = self.records();
         let entry = records.entries.get(id).ok_or_else(|| Error::ProcessNotFound(id.to_string()))?;
-        Ok(self.shown(&entry.process, now))
+        let mut shown = self.shown(&entry.process, now);
+        shown.children = records.children_of(id);
+        Ok(shown)
     }
 
     /// The active list (alive, or finished within their retention), or all of history; oldest first.
     pub fn list(&self, all: bool, now: f64) -> Vec<TrackedProcess> {
         let retention = &self.config.retention;
-        self.records()
+        let records = self.records();
+        let mut children = records.children_by_parent();
+        records
             .entries
             .values()
             .filter(|e| all || retention.is_listed(&e.process, now))
-            .map(|e| self.shown(&e.process, now))
+            .map(|e| TrackedProcess {
+                children: children.remove(&e.process.id).unwrap_or_default(),
+                ..self.shown(&e.process, now)
+            })
             .collect()
     }
 
@@ -439,6 +460,10 @@ pub fn blank(now: f64) -> TrackedProcess {
         process_key: None,
         leaves_list_at: None,
         stdout: StreamCounts::default(),
+        parent_id: None,
+        role: Default::default(),
+        children: vec![],
+        not_followed: None,
         stderr: StreamCounts::default(),
     }
 }

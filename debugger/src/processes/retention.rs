@@ -84,6 +84,10 @@ mod tests {
             leaves_list_at: None,
             stdout: StreamCounts::default(),
             stderr: StreamCounts::default(),
+            parent_id: None,
+            role: Default::default(),
+            children: vec![],
+            not_followed: None,
         }
     }
 

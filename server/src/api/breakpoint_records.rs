@@ -111,6 +111,10 @@ pub struct ChangesQuery {
     hostname: Option<String>,
     process_id: Option<String>,
     argv: Option<String>,
+    /// Its parent pid (`os.getppid()`), and `helper` for a library's own process (issue 33).
+    #[param(value_type = Option<String>, pattern = "^[0-9]*$")]
+    parent_pid: Option<String>,
+    role: Option<String>,
 }
 
 /// Every breakpoint at a version.
@@ -142,6 +146,8 @@ pub async fn changes(State(debugger): State<Debugger>, Query(q): Query<ChangesQu
         host: q.hostname.filter(|h| !h.is_empty()),
         process_id: q.process_id.filter(|p| !p.is_empty()),
         argv,
+        parent_pid: q.parent_pid.as_deref().and_then(|p| p.parse::<i64>().ok()),
+        role: q.role.as_deref().and_then(breakroom_debugger::processes::ProcessRole::reported),
     });
     let BreakpointSnapshot { version, breakpoints, interrupts } = debugger.breakpoint_changes(since, follower).await;
     Ok(Json(BreakpointChanges { version, breakpoints, interrupts }))

@@ -2,6 +2,7 @@
 //! call (§9). Each handler translates HTTP into one debugger call. The OpenAPI document at
 //! `/api/openapi.json` is collected from the same handlers and types that serve the routes.
 
+mod attach;
 mod breakpoint_records;
 mod breakpoints;
 mod calls;
@@ -83,6 +84,9 @@ fn documented_routes() -> OpenApiRouter<Debugger> {
         .routes(routes!(processes::output))
         .routes(routes!(processes::stop))
         .routes(routes!(processes::interrupt))
+        .routes(routes!(attach::attach))
+        .routes(routes!(attach::local))
+        .routes(routes!(attach::not_followed))
         .routes(routes!(checkpoints::step_back))
         .routes(routes!(crate::dap::upgrade))
         .routes(routes!(steps::step))

@@ -112,7 +112,13 @@ impl Dap {
         if args.checkpoints {
             env.insert("BREAKROOM_CHECKPOINTS".into(), "1".into());
         }
-        let process = self.debugger().launch_process(LaunchRequest { command, name: None, cwd: args.cwd, env })?;
+        let process = self.debugger().launch_process(LaunchRequest {
+            command,
+            name: None,
+            cwd: args.cwd,
+            env,
+            follow_children: None,
+        })?;
         self.state().launched.push(process.id.clone());
         Ok(json!({}))
     }

@@ -2,12 +2,12 @@
 //! the server did not launch, or a launched one linking up), a lost one coming back, and a line
 //! woken from a checkpoint becoming the process.
 
-use super::{blank, ProcessRegistry};
+use super::{blank, family, ProcessRegistry};
 use crate::error::Result;
-use crate::processes::{ProcessOrigin, ProcessStatus, TrackedProcess};
+use crate::processes::{ProcessOrigin, ProcessRole, ProcessStatus, TrackedProcess};
 
 /// What a debug client's call tells about its process.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, Default)]
 pub struct ClientSeen {
     pub process_key: String,
     pub pid: i64,
@@ -16,49 +16,92 @@ pub struct ClientSeen {
     /// None from a cideldill client, which only talks to localhost.
     pub host: Option<String>,
     pub argv: Option<Vec<String>>,
+    /// Its parent pid as it reported it (`os.getppid()`): how a child on another host finds
+    /// its parent's record.
+    pub parent_pid: Option<i64>,
+    /// What it says it is: `helper` for multiprocessing's resource tracker and forkserver.
+    pub role: Option<ProcessRole>,
+    /// Put there by `breakroom attach`.
+    pub attached: bool,
+    /// A line woken from a checkpoint: `process_id` names its process even though that record
+    /// has a client already.
+    pub woken: bool,
 }
 
 impl ProcessRegistry {
     /// A debug client called in. Returns the record when it is new or changed (a launched
     /// process's client linking up, a lost process reconnecting).
     pub fn client_seen(&self, seen: ClientSeen, now: f64) -> Result<Option<TrackedProcess>> {
-        let known =
-            {
-                let records = self.records();
-                records.by_key.get(&seen.process_key).cloned().or_else(|| {
-                    seen.process_id.as_ref().filter(|id| records.entries.contains_key(id.as_str())).cloned()
-                })
-            };
         let reports_this_host = seen.host.as_deref() == Some(self.host.as_str());
+        let known = {
+            let records = self.records();
+            records
+                .by_key
+                .get(&seen.process_key)
+                .cloned()
+                // BREAKROOM_PROCESS_ID names the launched process only: its children inherit
+                // the variable, and are records of their own.
+                .or_else(|| {
+                    let id = seen.process_id.as_ref()?;
+                    let entry = records.entries.get(id.as_str())?;
+                    let unclaimed =
+                        seen.woken || entry.process.process_key.is_none() || entry.process.pid == Some(seen.pid);
+                    unclaimed.then(|| id.clone())
+                })
+                .or_else(|| reports_this_host.then(|| self.same_process_before_exec(&records, seen.pid)).flatten())
+        };
         let Some(id) = known else {
             let argv = seen.argv.unwrap_or_default();
             let name = argv.iter().take(2).map(|a| a.rsplit('/').next().unwrap_or(a)).collect::<Vec<_>>().join(" ");
+            let parent_id = self.parent_for(&self.records(), seen.pid, seen.parent_pid, reports_this_host);
+            let role = match (&parent_id, seen.role) {
+                (None, _) => ProcessRole::Program,
+                (Some(_), Some(ProcessRole::Helper)) => ProcessRole::Helper,
+                (Some(_), _) => ProcessRole::Child,
+            };
             let process = TrackedProcess {
                 name: if name.is_empty() { format!("pid {}", seen.pid) } else { name },
                 command: argv,
                 pid: Some(seen.pid),
                 host: seen.host.unwrap_or_default(),
-                origin: ProcessOrigin::Connected,
+                origin: if seen.attached { ProcessOrigin::Attached } else { ProcessOrigin::Connected },
                 process_key: Some(seen.process_key),
+                parent_id,
+                role,
                 ..blank(now)
             };
             let created = self.create(process)?;
             if let Some(entry) = self.records().entries.get_mut(&created.id) {
                 entry.local_pid = reports_this_host;
+                entry.kernel_start = if reports_this_host { family::kernel_start(seen.pid) } else { None };
             }
             return Ok(Some(created));
         };
-        let (was_lost, linked) = {
+        let (was_lost, linked, execed) = {
             let mut records = self.records();
             records.by_key.insert(seen.process_key.clone(), id.clone());
             let Some(entry) = records.entries.get_mut(&id) else { return Ok(None) };
             entry.local_pid |= reports_this_host;
-            (entry.process.status == ProcessStatus::Lost, entry.process.process_key.is_some())
+            if entry.kernel_start.is_none() && reports_this_host {
+                entry.kernel_start = family::kernel_start(seen.pid);
+            }
+            let current = entry.process.process_key.as_deref();
+            let execed = current.is_some_and(|k| k != seen.process_key) && entry.process.pid == Some(seen.pid);
+            (entry.process.status == ProcessStatus::Lost, current.is_some(), execed)
         };
-        if !was_lost && linked {
+        if !was_lost && linked && !execed {
             return Ok(None);
         }
         self.update(&id, |p| {
+            if execed {
+                // The same process running a new program: its record follows the new one.
+                p.process_key = Some(seen.process_key.clone());
+                if let Some(argv) = seen.argv.clone().filter(|a| !a.is_empty()) {
+                    p.name =
+                        argv.iter().take(2).map(|a| a.rsplit('/').next().unwrap_or(a)).collect::<Vec<_>>().join(" ");
+                    p.command = argv;
+                }
+            }
             p.process_key.get_or_insert(seen.process_key);
             if was_lost {
                 p.status = ProcessStatus::Running;

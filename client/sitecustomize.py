@@ -1,0 +1,80 @@
+"""Breakroom's child hook (issue 33): on `PYTHONPATH` of a debugged program, so the Python
+processes it starts are debugged too.
+
+Python imports the first `sitecustomize` on its path at start. This one costs a process almost
+nothing: it imports no part of the client. With `BREAKROOM_FOLLOW_CHILDREN=1` it starts one
+thread that imports the client and calls in (the process is then listed under its parent), and
+hooks `fork` so a forked child does the same. Then it runs the `sitecustomize` it hides (Debian
+ships one), as Python would have.
+"""
+
+import os
+import sys
+
+BREAKROOM_HOOK = True  # the client checks this: forks are followed here, once
+
+
+def _hidden_sitecustomize():
+    """Runs the next `sitecustomize` on the path, the one this module hides."""
+    here = os.path.dirname(os.path.abspath(__file__))
+    rest = [p for p in sys.path if os.path.abspath(p or ".") != here]
+    # importlib's own frozen modules, already loaded: nothing is imported to look.
+    finder, bootstrap = sys.modules.get("_frozen_importlib_external"), sys.modules.get("_frozen_importlib")
+    spec = finder.PathFinder.find_spec("sitecustomize", rest) if finder and bootstrap else None
+    if spec is None or spec.loader is None:
+        return
+    module = bootstrap.module_from_spec(spec)
+    try:
+        spec.loader.exec_module(module)
+    except Exception as exc:  # what site.py does with a failing sitecustomize
+        print(f"Error in sitecustomize; set PYTHONVERBOSE for traceback:\n{type(exc).__name__}: {exc}", file=sys.stderr)
+
+
+def _connect(forked):
+    try:
+        from breakroom import _children
+
+        _children.connect_child(forked)
+    except BaseException as exc:
+        try:
+            print(f"breakroom: this child process is not followed: {exc!r}", file=sys.stderr)
+        except BaseException:
+            pass
+    finally:
+        _done.release()
+
+
+def _start(forked=False):
+    """Calls in on a thread of its own; the program does not wait for it (at exit, it does, a
+    little, so a short-lived child is still listed)."""
+    global _done
+    import _thread
+
+    _done = _thread.allocate_lock()
+    _done.acquire()
+    _thread.start_new_thread(_connect, (forked,))
+
+
+def _wait_at_exit():
+    if _done.acquire(timeout=2.0):
+        _done.release()
+
+
+def _after_fork_in_child():
+    children = sys.modules.get("breakroom._children")
+    if children is not None:
+        children.after_fork_in_child()  # the client knows Breakroom's own forks (snapshots)
+    else:
+        _start(forked=True)
+
+
+_done = None
+if os.environ.get("BREAKROOM_FOLLOW_CHILDREN") == "1" and os.environ.get("BREAKROOM_URL"):
+    import atexit
+
+    _start()
+    atexit.register(_wait_at_exit)
+    if hasattr(os, "register_at_fork"):
+        os.register_at_fork(after_in_child=_after_fork_in_child)
+
+_hidden_sitecustomize()
