@@ -31,6 +31,9 @@ def _hidden_sitecustomize():
 
 
 def _connect(forked):
+    import _thread
+
+    _connecting[0] = _thread.get_ident()
     try:
         from breakroom import _children
 
@@ -60,6 +63,15 @@ def _wait_at_exit():
         _done.release()
 
 
+def _before_fork():
+    """A fork while the client is still being imported would copy a half-imported package into
+    the child, with no thread left to finish it: the fork waits for the client first."""
+    import _thread
+
+    if _done is not None and _thread.get_ident() != _connecting[0] and _done.acquire(timeout=2.0):
+        _done.release()
+
+
 def _after_fork_in_child():
     children = sys.modules.get("breakroom._children")
     if children is not None:
@@ -68,13 +80,52 @@ def _after_fork_in_child():
         _start(forked=True)
 
 
+# Python children this process starts before its client has called in: `(pid, args, env)`,
+# judged by the client once it is there (`_children`), which then watches spawns itself.
+early_spawns = []
+EARLY_SPAWNS_KEPT = 100
+
+
+class _SubprocessWatch:
+    """Finds nothing itself: when `subprocess` is imported, its `Popen` is wrapped to note the
+    children started until the client takes over. Costs an import one name comparison."""
+
+    def find_spec(self, name, path=None, target=None):
+        if name != "subprocess":
+            return None
+        sys.meta_path.remove(self)
+        finder = sys.modules.get("_frozen_importlib_external")
+        spec = finder.PathFinder.find_spec(name, path) if finder else None
+        if spec is None or spec.loader is None or not hasattr(spec.loader, "exec_module"):
+            return spec
+        execute_module = spec.loader.exec_module
+
+        def exec_and_watch(module):
+            execute_module(module)
+            execute_child = module.Popen._execute_child
+
+            def _execute_child(self, args, *rest, **kwargs):
+                execute_child(self, args, *rest, **kwargs)
+                if len(early_spawns) < EARLY_SPAWNS_KEPT:
+                    early_spawns.append((self.pid, args, rest[5] if len(rest) > 5 else kwargs.get("env")))
+
+            _execute_child.breakroom_wrapped = execute_child
+            module.Popen._execute_child = _execute_child
+
+        spec.loader.exec_module = exec_and_watch
+        return spec
+
+
 _done = None
+_connecting = [None]  # the connecting thread's ident
 if os.environ.get("BREAKROOM_FOLLOW_CHILDREN") == "1" and os.environ.get("BREAKROOM_URL"):
     import atexit
 
+    if "subprocess" not in sys.modules:
+        sys.meta_path.insert(0, _SubprocessWatch())
     _start()
     atexit.register(_wait_at_exit)
     if hasattr(os, "register_at_fork"):
-        os.register_at_fork(after_in_child=_after_fork_in_child)
+        os.register_at_fork(before=_before_fork, after_in_child=_after_fork_in_child)
 
 _hidden_sitecustomize()

@@ -134,23 +134,31 @@ def _blind_spot(args, env):
 
 
 def _watch_spawns():
-    """Tells the server of Python children started where the hook cannot reach them."""
+    """Tells the server of Python children started where the hook cannot reach them (those
+    `sitecustomize` noted before the client was there, and all from now on)."""
     import subprocess
 
     execute = subprocess.Popen._execute_child
+    execute = getattr(execute, "breakroom_wrapped", execute)
+    site = sys.modules.get("sitecustomize")
+    for pid, args, env in list(getattr(site, "early_spawns", ())):
+        _judge(pid, args, env)
 
     def _execute_child(self, args, *rest, **kwargs):
         execute(self, args, *rest, **kwargs)
-        env = rest[5] if len(rest) > 5 else kwargs.get("env")
-        try:
-            why = _blind_spot(args, env)
-            if why:
-                argv = [os.fsdecode(a) for a in args]
-                threading.Thread(target=_report, args=(self.pid, argv, why), daemon=True).start()
-        except Exception:
-            pass  # never the program's problem
+        _judge(self.pid, args, rest[5] if len(rest) > 5 else kwargs.get("env"))
 
     subprocess.Popen._execute_child = _execute_child
+
+
+def _judge(pid, args, env):
+    try:
+        why = _blind_spot(args, env)
+        if why:
+            argv = [os.fsdecode(a) for a in args]
+            threading.Thread(target=_report, args=(pid, argv, why), daemon=True).start()
+    except Exception:
+        pass  # never the program's problem
 
 
 def _report(pid, argv, why):

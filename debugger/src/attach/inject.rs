@@ -76,6 +76,9 @@ const FUTEX: i64 = 202;
 /// A system call the interrupt cut short, which the kernel restarts (ERESTARTSYS,
 /// ERESTARTNOINTR, ERESTARTNOHAND, ERESTART_RESTARTBLOCK).
 const RESTARTING: std::ops::RangeInclusive<i64> = -516..=-512;
+/// What a cut-short call that is never restarted returns (epoll_wait): the program sees it as
+/// it would for a signal, and retries (PEP 475).
+const EINTR: i64 = -4;
 
 pub fn syscall_name(nr: i64) -> String {
     BLOCKING.iter().find(|(n, _)| *n == nr).map_or_else(|| format!("#{nr}"), |(_, name)| name.to_string())
@@ -111,7 +114,7 @@ pub fn run_python(pid: i32, symbols: &Symbols, code: &str, deadline: Instant) ->
     }
     let mut thread = Seized::stop(Pid::from_raw(pid), deadline)?;
     let syscall = thread.regs.orig_rax as i64;
-    let interrupted = RESTARTING.contains(&(thread.regs.rax as i64));
+    let interrupted = RESTARTING.contains(&(thread.regs.rax as i64)) || thread.regs.rax as i64 == EINTR;
     let waits_for_gil = syscall == FUTEX
         && symbols.runtime.is_some_and(|(start, size)| (start..start + size.max(1)).contains(&thread.regs.rdi));
     let blocked = interrupted && BLOCKING.iter().any(|(nr, _)| *nr == syscall) && !waits_for_gil;

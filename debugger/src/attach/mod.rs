@@ -89,9 +89,11 @@ impl Attaching {
         self.pids.lock().unwrap_or_else(|p| p.into_inner())
     }
 
-    /// Whether a client calling in from `pid` was put there by an attach.
+    /// Whether a client calling in from `pid` was put there by an attach (at most an hour ago).
     pub(crate) fn is_attaching(&self, pid: i64) -> bool {
-        self.lock().contains_key(&pid)
+        let mut pids = self.lock();
+        pids.retain(|_, started| started.elapsed() < Duration::from_secs(3600));
+        pids.contains_key(&pid)
     }
 }
 
@@ -128,7 +130,11 @@ impl Debugger {
             Ok(method) => self.await_client(req.pid, started + timeout).await.map(|process| (method, process)),
             Err(e) => Err(e),
         };
-        self.inner.attaching.lock().remove(&req.pid);
+        // A timed-out attach may still call in (a pending call runs when the C call returns):
+        // its record is filed as attached then.
+        if !matches!(outcome, Err(Error::TimedOut(..))) {
+            self.inner.attaching.lock().remove(&req.pid);
+        }
         let (method, process) = outcome?;
         self.publish(LiveEvent::ProcessAttached {
             process: self.shown(process.clone()),

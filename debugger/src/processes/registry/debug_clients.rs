@@ -39,14 +39,14 @@ impl ProcessRegistry {
                 .by_key
                 .get(&seen.process_key)
                 .cloned()
-                // BREAKROOM_PROCESS_ID names the launched process only: its children inherit
-                // the variable, and are records of their own.
+                // BREAKROOM_PROCESS_ID names the launched process only (this server is its
+                // parent): its children inherit the variable, and are records of their own.
                 .or_else(|| {
                     let id = seen.process_id.as_ref()?;
                     let entry = records.entries.get(id.as_str())?;
-                    let unclaimed =
-                        seen.woken || entry.process.process_key.is_none() || entry.process.pid == Some(seen.pid);
-                    unclaimed.then(|| id.clone())
+                    let launched_by_us = seen.parent_pid.is_none_or(|p| p == i64::from(std::process::id()));
+                    let unclaimed = entry.process.process_key.is_none() || entry.process.pid == Some(seen.pid);
+                    (seen.woken || (launched_by_us && unclaimed)).then(|| id.clone())
                 })
                 .or_else(|| reports_this_host.then(|| self.same_process_before_exec(&records, seen.pid)).flatten())
         };
