@@ -394,8 +394,10 @@ pub async fn stored_value_html(cid: String) -> Result<Option<String>, ServerFnEr
 /// `/processes`: the active list, or every recorded process with `all`.
 #[server(prefix = "/rpc", output = PlainText)]
 pub async fn tracked_processes_html(all: bool) -> Result<Option<String>, ServerFnError> {
-    let list = debugger()?.tracked_processes(all);
-    Ok(Some(crate::render::processes::process_list(&list, all, breakroom_debugger::ids::now())))
+    let debugger = debugger()?;
+    let list = debugger.tracked_processes(all);
+    let local = if all { None } else { Some(debugger.local_python().await) };
+    Ok(Some(crate::render::processes::process_list(&list, all, breakroom_debugger::ids::now(), local.as_ref())))
 }
 
 /// `/process/{id}`: the process, the newest lines of its output, its pauses and sessions; None
@@ -412,7 +414,10 @@ pub async fn process_html(id: String, view: String) -> Result<Option<String>, Se
     let total = detail.process.stdout.lines + detail.process.stderr.lines;
     let from = total.saturating_sub(OUTPUT_TAIL as u64);
     let output = debugger.process_output(&id, None, from, OUTPUT_TAIL).await.map_err(failed)?;
-    Ok(Some(process_page(&detail, &output, OutputLayout::parse(view.trim()))))
+    let related = detail.process.parent_id.iter().chain(&detail.process.children);
+    let names =
+        related.filter_map(|id| debugger.tracked_process(id).ok().map(|d| (id.clone(), d.process.name))).collect();
+    Ok(Some(process_page(&detail, &output, OutputLayout::parse(view.trim()), &names)))
 }
 
 /// Launches `command` (split as a POSIX shell splits words, without running a shell) and answers
@@ -429,6 +434,14 @@ pub async fn launch_process(command: String, name: String, cwd: String) -> Resul
         ..Default::default()
     };
     Ok(debugger()?.launch_process(request).map_err(failed)?.id)
+}
+
+/// Attaches to the local Python process `pid` (issue 33) and answers its record's id, a JSON
+/// string.
+#[server(prefix = "/rpc", output = JsonText)]
+pub async fn attach_process(pid: i64) -> Result<String, ServerFnError> {
+    let request = breakroom_debugger::attach::AttachRequest { pid, ..Default::default() };
+    Ok(debugger()?.attach(request).await.map_err(failed)?.process_id)
 }
 
 /// SIGTERM to the process, SIGKILL 2 s later if it still runs.

@@ -31,6 +31,8 @@ pub enum Control {
     RemoveRecord,
     /// A process page's Stop button.
     Stop,
+    /// An Attach button of `/processes`' local Python processes (`data-arg`: the pid).
+    Attach,
     /// The debug page's Step over (F10).
     StepOver,
     /// The debug page's Step into (F11).
@@ -46,7 +48,7 @@ pub enum Control {
 }
 
 impl Control {
-    pub const ALL: [Control; 19] = [
+    pub const ALL: [Control; 20] = [
         Control::OpenRepl,
         Control::Continue,
         Control::Skip,
@@ -60,6 +62,7 @@ impl Control {
         Control::SaveRecord,
         Control::RemoveRecord,
         Control::Stop,
+        Control::Attach,
         Control::StepOver,
         Control::StepInto,
         Control::StepOut,
@@ -84,6 +87,7 @@ impl Control {
             Control::SaveRecord => "save-record",
             Control::RemoveRecord => "remove-record",
             Control::Stop => "stop",
+            Control::Attach => "attach",
             Control::StepOver => "step-over",
             Control::StepInto => "step-into",
             Control::StepOut => "step-out",
@@ -101,6 +105,8 @@ impl Control {
 
 /// The CSS selector of a process page's Stop button (`closest` takes a selector).
 pub const STOP_SELECTOR: &str = "[data-action=stop]";
+/// The CSS selector of `/processes`' Attach buttons.
+pub const ATTACH_SELECTOR: &str = "[data-action=attach]";
 
 #[cfg(test)]
 mod tests {
@@ -117,5 +123,6 @@ mod tests {
     #[test]
     fn the_stop_selector_names_the_stop_control() {
         assert_eq!(STOP_SELECTOR, format!("[data-action={}]", Control::Stop.as_str()));
+        assert_eq!(ATTACH_SELECTOR, format!("[data-action={}]", Control::Attach.as_str()));
     }
 }

@@ -7,7 +7,7 @@ use leptos_router::hooks::{use_navigate, use_params_map, use_query_map};
 use wasm_bindgen::JsCast;
 use web_sys::Element;
 
-use crate::api::{launch_process, process_html, server_resource, stop_process, tracked_processes_html};
+use crate::api::{attach_process, launch_process, process_html, server_resource, stop_process, tracked_processes_html};
 use crate::live::use_live;
 use crate::pages::ServerHtml;
 
@@ -19,6 +19,7 @@ pub fn ProcessListPage() -> impl IntoView {
     let list = server_resource(move || (all(), live.processes.get()), |(all, _)| tracked_processes_html(all));
     count_down_leaving_rows();
     let navigate = use_navigate();
+    let attach_navigate = navigate.clone();
     let (command, name, cwd) = (NodeRef::new(), NodeRef::new(), NodeRef::new());
     let error = RwSignal::new(None::<String>);
     let on_submit = move |ev: leptos::ev::SubmitEvent| {
@@ -38,9 +39,30 @@ pub fn ProcessListPage() -> impl IntoView {
             }
         });
     };
+    // An Attach button of the local Python processes: the page of the process once it is in.
+    let on_click = move |ev: leptos::ev::MouseEvent| {
+        let Some(target) = ev.target().and_then(|t| t.dyn_into::<Element>().ok()) else { return };
+        let Some(button) = target.closest(crate::controls::ATTACH_SELECTOR).ok().flatten() else { return };
+        let Some(pid) = button.get_attribute("data-arg").and_then(|p| p.parse::<i64>().ok()) else { return };
+        let _ = button.set_attribute("disabled", "");
+        let scope = button.closest(".local-python").ok().flatten();
+        let navigate = attach_navigate.clone();
+        leptos::task::spawn_local(async move {
+            match attach_process(pid).await {
+                Ok(id) => navigate(&format!("/process/{id}"), Default::default()),
+                Err(e) => {
+                    let _ = button.remove_attribute("disabled");
+                    if let Some(line) = scope.and_then(|s| s.query_selector(".attach-error").ok().flatten()) {
+                        line.set_text_content(Some(&e.to_string()));
+                        let _ = line.remove_attribute("hidden");
+                    }
+                }
+            }
+        });
+    };
     view! {
         <h1>"Processes"</h1>
-        <ServerHtml html=list/>
+        <div on:click=on_click><ServerHtml html=list/></div>
         <section class="launch">
             <h2>"Launch a process"</h2>
             <form class="launch-form" on:submit=on_submit>

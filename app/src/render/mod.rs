@@ -30,6 +30,7 @@ pub mod callstack;
 pub mod debug;
 pub mod object;
 pub mod paused;
+pub mod process_family;
 pub mod processes;
 pub mod repl;
 pub mod repls;

@@ -10,9 +10,11 @@ use breakroom_debugger::processes::{
     OutputLine, OutputPage, OutputStream, ProcessDetail, ProcessStatus, TrackedProcess,
 };
 
+use super::process_family::{family, local_python_table, role_badges, tree_order};
 use super::{titled, trusted};
 use crate::controls::Control;
 use crate::format::{duration, timestamp};
+use breakroom_debugger::attach::local::LocalPythonProcesses;
 
 /// How many of the newest output lines the process page shows; the API pages through the rest.
 pub const OUTPUT_TAIL: usize = 2_000;
@@ -66,7 +68,7 @@ fn ending(p: &TrackedProcess) -> Option<String> {
 
 /// The process list: running and paused ones, recently finished ones (with when they leave the
 /// list), or every recorded one with `all`.
-pub fn process_list(list: &[TrackedProcess], all: bool, now: f64) -> String {
+pub fn process_list(list: &[TrackedProcess], all: bool, now: f64, local: Option<&LocalPythonProcesses>) -> String {
     let body = html! {
         p.hint.list-scope {
             @if all {
@@ -91,21 +93,26 @@ pub fn process_list(list: &[TrackedProcess], all: bool, now: f64) -> String {
                         th { "Uptime" } th { "Ended" }
                     } }
                     tbody {
-                        @for p in list { (process_row(p, all, now)) }
+                        @for (p, depth) in tree_order(list) { (process_row(p, depth, all, now)) }
                     }
                 }
             }
         }
+        @if let Some(local) = local { (local_python_table(local)) }
     };
     titled(body, if all { "Processes · all" } else { "Processes" })
 }
 
-fn process_row(p: &TrackedProcess, all: bool, now: f64) -> Markup {
+fn process_row(p: &TrackedProcess, depth: usize, all: bool, now: f64) -> Markup {
     // The page counts `data-left-ms` down between live updates (`pages::processes`).
     let leaves = p.leaves_list_at.filter(|at| !all && *at > now);
     html! {
         tr class={ "process-row " @if p.status == ProcessStatus::Crashed { "crashed" } } data-process-id=(p.id) {
-            td { a href={ "/process/" (p.id) } { (p.name) } }
+            td.tree-name style={ "padding-left:" (0.6 + 1.2 * depth.min(8) as f64) "rem" } {
+                @if depth > 0 { span.hint { "└ " } }
+                a href={ "/process/" (p.id) } { (p.name) }
+                (role_badges(p))
+            }
             td { (status_badge(p.status)) }
             td.pid { (p.pid.map(|pid| pid.to_string()).unwrap_or_default()) }
             td.mono { (command_text(&p.command)) }
@@ -125,7 +132,12 @@ fn process_row(p: &TrackedProcess, all: bool, now: f64) -> Markup {
 
 /// One process: header, the exit or crash banner, Stop, its output (the newest `OUTPUT_TAIL`
 /// lines), its pauses and REPL sessions.
-pub fn process_page(detail: &ProcessDetail, output: &OutputPage, layout: OutputLayout) -> String {
+pub fn process_page(
+    detail: &ProcessDetail,
+    output: &OutputPage,
+    layout: OutputLayout,
+    names: &std::collections::HashMap<String, String>,
+) -> String {
     let p = &detail.process;
     let body = html! {
         header.page-header.process-header data-process-id=(p.id) {
@@ -148,6 +160,7 @@ pub fn process_page(detail: &ProcessDetail, output: &OutputPage, layout: OutputL
                 p.error hidden {}
             }
         }
+        (family(p, names))
         (output_section(p, output, layout))
         (breakpoint_events(&detail.breakpoint_events))
         (pauses_and_sessions(detail))

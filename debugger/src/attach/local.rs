@@ -103,6 +103,15 @@ fn named_python(pid: i32) -> bool {
 }
 
 impl Debugger {
+    /// [`Self::local_python_processes`] off the async workers (it reads /proc and ELF files).
+    pub async fn local_python(&self) -> LocalPythonProcesses {
+        let reader = self.clone();
+        let allowed = self.registry().config().allow_attach;
+        tokio::task::spawn_blocking(move || reader.local_python_processes())
+            .await
+            .unwrap_or(LocalPythonProcesses { processes: vec![], attach_allowed: allowed })
+    }
+
     /// Every Python process of this machine but this server's own, by pid.
     pub fn local_python_processes(&self) -> LocalPythonProcesses {
         let allowed = self.registry().config().allow_attach;
@@ -112,11 +121,11 @@ impl Debugger {
             .unwrap_or_default();
         pids.sort_unstable();
         let processes =
-            pids.into_iter().filter(|pid| *pid != me).filter_map(|pid| self.local_python(pid, allowed)).collect();
+            pids.into_iter().filter(|pid| *pid != me).filter_map(|pid| self.one_local_python(pid, allowed)).collect();
         LocalPythonProcesses { processes, attach_allowed: allowed }
     }
 
-    fn local_python(&self, pid: i32, allowed: bool) -> Option<LocalPythonProcess> {
+    fn one_local_python(&self, pid: i32, allowed: bool) -> Option<LocalPythonProcess> {
         let readable = target::symbols(pid).ok();
         let python = match &readable {
             Some(symbols) => symbols.is_python(),

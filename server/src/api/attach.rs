@@ -30,9 +30,7 @@ pub async fn attach(
 #[utoipa::path(operation_id = "local_python_processes", get, path = "/api/local-processes", tag = "processes",
     responses((status = 200, body = LocalPythonProcesses, description = "Python processes of this machine: pid, user, version, argv, attachable or why not")))]
 pub async fn local(State(debugger): State<Debugger>) -> ApiResult<LocalPythonProcesses> {
-    // Reads /proc and ELF files: off the async workers.
-    let listed = tokio::task::spawn_blocking(move || debugger.local_python_processes()).await;
-    listed.map(Json).map_err(|e| ApiError::from(breakroom_debugger::Error::conflict("listing_failed", e.to_string())))
+    Ok(Json(debugger.local_python().await))
 }
 
 /// A Python child a debugged program started where Breakroom cannot follow it.
