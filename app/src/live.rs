@@ -64,7 +64,7 @@ impl Live {
             TRANSCRIPT_APPENDED => bump(self.sessions),
             CALLS_CHANGED => bump(self.calls),
             BREAKPOINTS_CHANGED => bump(self.breakpoints),
-            PROCESS_STARTED | PROCESS_OUTPUT | PROCESS_EXITED | PROCESS_FORGOTTEN | PROCESS_LEFT_LIST => {
+            PROCESS_STARTED | PROCESS_ATTACHED | PROCESS_OUTPUT | PROCESS_EXITED | PROCESS_FORGOTTEN | PROCESS_LEFT_LIST => {
                 bump(self.processes)
             }
             // A paused card offers Step back once a checkpoint is before it, or says why not.
@@ -103,6 +103,7 @@ mod wire {
     pub const CALLS_CHANGED: &str = Kind::CallsChanged.as_str();
     pub const BREAKPOINTS_CHANGED: &str = Kind::BreakpointsChanged.as_str();
     pub const PROCESS_STARTED: &str = Kind::ProcessStarted.as_str();
+    pub const PROCESS_ATTACHED: &str = Kind::ProcessAttached.as_str();
     pub const PROCESS_OUTPUT: &str = Kind::ProcessOutput.as_str();
     pub const PROCESS_EXITED: &str = Kind::ProcessExited.as_str();
     pub const PROCESS_FORGOTTEN: &str = Kind::ProcessForgotten.as_str();

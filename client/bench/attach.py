@@ -7,9 +7,10 @@
    `/api/paused` lists its pause. Once for a busy main thread (the pending-call route) and once
    for a main thread asleep in `time.sleep` (the blocked-thread route).
 2. The attach request alone (until the client has called in), for both.
-3. A process start's added cost with the child hook: `python -c pass` started and waited for,
-   with no PYTHONPATH; with the client's directory on PYTHONPATH (the hook imported, following
-   off); and with `BREAKROOM_FOLLOW_CHILDREN=1` (the hook starts its thread and calls in).
+3. A process start's added cost with the child hook: a one-line program started (until its line
+   runs, and until it has exited), with no PYTHONPATH; with the client's directory on PYTHONPATH
+   (the hook imported, following off); and with `BREAKROOM_FOLLOW_CHILDREN=1` (the hook starts
+   its thread, which calls in; at exit the program waits for it, so the child is listed).
 
 The programs and the server are the ones `client/tests/test_attach.py` uses.
 """
@@ -66,13 +67,15 @@ def start_cost(python, server_url, runs):
             "BREAKROOM_URL": server_url,
         },
     }
-    timings = {name: [] for name in variants}
+    to_first_line = {name: [] for name in variants}
+    whole = {name: [] for name in variants}
     for _ in range(runs):
         for name, env in variants.items():
-            started = time.perf_counter()
-            subprocess.run([python, "-c", "pass"], env=env, check=True)
-            timings[name].append(time.perf_counter() - started)
-    return timings
+            started, wall = time.perf_counter(), time.time()
+            done = subprocess.run([python, "-c", "import time; print(time.time())"], env=env, check=True, capture_output=True, text=True)
+            whole[name].append(time.perf_counter() - started)
+            to_first_line[name].append(float(done.stdout) - wall)
+    return to_first_line, whole
 
 
 def main():
@@ -89,11 +92,12 @@ def main():
             (p50, p90), (a50, a90) = p50_p90(to_pause), p50_p90(attach_only)
             print(f"attach -> first pause listed ({scenario}): p50 {p50 * 1000:.0f} ms, p90 {p90 * 1000:.0f} ms")
             print(f"attach request alone ({scenario}):       p50 {a50 * 1000:.0f} ms, p90 {a90 * 1000:.0f} ms")
-        timings = start_cost(args.python, server.url, args.runs * 2)
-        base = statistics.median(timings["no hook"])
-        for name, values in timings.items():
-            median = statistics.median(values)
-            print(f"python -c pass, {name:<20} p50 {median * 1000:.1f} ms (+{(median - base) * 1000:.1f} ms)")
+        to_first_line, whole = start_cost(args.python, server.url, args.runs * 2)
+        for label, timings in (("start -> first line", to_first_line), ("start -> exit (a one-line program)", whole)):
+            base = statistics.median(timings["no hook"])
+            for name, values in timings.items():
+                median = statistics.median(values)
+                print(f"{label}, {name:<20} p50 {median * 1000:.1f} ms (+{(median - base) * 1000:.1f} ms)")
     finally:
         server.process.terminate()
         server.process.wait(5)

@@ -30,8 +30,16 @@ def start(url, token, follow_children):
         if follow_children:
             os.environ["PYTHONBREAKPOINT"] = "breakroom.set_trace"
     client = breakroom.configure(url)
-    if not client.ensure_connected():
-        print(f"breakroom: attached, but the server at {url} cannot be reached", file=sys.stderr)
+    # A busy main thread holds the GIL for its whole switch interval (5 ms) each time this
+    # thread waits for it: calling in and arming the breakpoints take hundreds of such turns.
+    # Shorter turns while that happens only; the program's own setting comes back after.
+    interval = sys.getswitchinterval()
+    sys.setswitchinterval(min(interval, 0.0005))
+    try:
+        if not client.ensure_connected():
+            print(f"breakroom: attached, but the server at {url} cannot be reached", file=sys.stderr)
+    finally:
+        sys.setswitchinterval(interval)
 
 
 def start_in_background(url, token, follow_children):

@@ -28,7 +28,7 @@ BREAKROOM_TOOLS = {
     "repl_session_start", "repl_session_close", "repl_session_search", "repl_session_get",
     "breakpoint_record_add", "breakpoint_record_list", "breakpoint_record_update", "breakpoint_record_enable",
     "breakpoint_record_disable", "breakpoint_record_remove", "breakpoint_record_clear",
-    "process_run", "process_status", "process_output", "process_pause", "process_stop",
+    "process_run", "process_status", "process_output", "process_pause", "process_attach", "process_stop",
     "runtime_exec", "runtime_state", "runtime_reset", "runtime_history",
     "checkpoint_step_back", "checkpoint_create", "checkpoint_rewind", "checkpoint_branch", "checkpoint_switch",
     "checkpoint_timeline", "checkpoint_diff",
@@ -362,3 +362,23 @@ def test_an_agent_pauses_a_running_program_and_looks_inside(server, run_program)
         await agent.ok("breakpoint_continue", pause_id=pause["id"])
 
     run(connect(server.url, body))
+
+
+def test_an_agent_attaches_to_a_plain_running_program(server):
+    from test_attach import SCENARIOS, Target
+
+    target = Target(sys.executable, SCENARIOS["sleep"])
+
+    async def body(agent, _):
+        missing = await agent.call("process_attach", pid=-1)
+        assert missing.is_error, missing
+        attached = await agent.ok("process_attach", pid=target.pid)
+        assert attached["pid"] == target.pid and attached["method"] == "blocked_thread"
+        listed = await agent.ok("process_status")
+        assert any(p["id"] == attached["process_id"] and p["origin"] == "attached" for p in listed["processes"])
+
+    try:
+        target.wait_for_line("tick")
+        run(connect(server.url, body))
+    finally:
+        target.kill()

@@ -97,6 +97,27 @@ pub fn tools() -> Vec<ToolSpec> {
                 })
             },
         ),
+        ToolSpec::new(
+            "process_attach",
+            "Attaches to a running Python 3.11+ process of the server's machine by pid (no restart): Breakroom's client is put into it and calls in; it is then a process like any other (line breakpoints, pauses, REPL), and the Python processes it starts follow unless `follow_children` is false. Answers the process record and how the client got in.",
+            object(
+                json!({"pid": {"type": "integer"}, "follow_children": {"type": "boolean"}, "timeout_s": {"type": "number"}}),
+                &["pid"],
+            ),
+            |d, a| {
+                Box::pin(async move {
+                    let pid = a.0.get("pid").and_then(serde_json::Value::as_i64).unwrap_or(0);
+                    let request = breakroom_debugger::attach::AttachRequest {
+                        pid,
+                        follow_children: a.0.get("follow_children").and_then(serde_json::Value::as_bool),
+                        timeout_s: a.0.get("timeout_s").and_then(serde_json::Value::as_f64),
+                    };
+                    let attached = d.attach(request).await.map_err(|e| ToolError::from(e).with("pid", pid))?;
+                    let text = format!("attached to {pid}: process {} ({})", attached.process_id, attached.method.as_str());
+                    Done::new(attached, text)
+                })
+            },
+        ),
         ToolSpec::new("process_stop", "Stops a process (SIGTERM, then SIGKILL).", id_schema(), |d, a| {
             Box::pin(async move {
                 let id = a.req("process_id");
