@@ -64,9 +64,8 @@ impl Live {
             TRANSCRIPT_APPENDED => bump(self.sessions),
             CALLS_CHANGED => bump(self.calls),
             BREAKPOINTS_CHANGED => bump(self.breakpoints),
-            PROCESS_STARTED | PROCESS_ATTACHED | PROCESS_OUTPUT | PROCESS_EXITED | PROCESS_FORGOTTEN | PROCESS_LEFT_LIST => {
-                bump(self.processes)
-            }
+            PROCESS_STARTED | PROCESS_ATTACHED | PROCESS_OUTPUT | PROCESS_EXITED | PROCESS_FORGOTTEN
+            | PROCESS_LEFT_LIST => bump(self.processes),
             // A paused card offers Step back once a checkpoint is before it, or says why not.
             CHECKPOINT | BRANCH_CREATED => {
                 bump(self.pauses);

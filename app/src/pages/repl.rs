@@ -306,7 +306,7 @@ fn Prompt(session_id: String, state: PromptState) -> impl IntoView {
     view! {
         {move || busy.get().map(|expr| view! {
             <div class="entry pending"><pre class="input">{prompted(&expr)}</pre>
-            <p class="hint busy">"running in the paused program…"</p></div>
+            <p class="hint busy">"running…"</p></div>
         })}
         <div class="prompt-box" class:busy=move || busy.get().is_some()>
             <span class="prompt-sign" aria-hidden="true">">>>"</span>
@@ -317,7 +317,7 @@ fn Prompt(session_id: String, state: PromptState) -> impl IntoView {
                 spellcheck="false"
                 autocomplete="off"
                 aria-label="REPL input"
-                placeholder="Expression or statement, in the program's language — Enter runs it, Shift+Enter adds a line, ↑/↓ recall earlier inputs, Tab completes"
+                placeholder="Enter runs, Shift+Enter adds a line, ↑/↓ history, Tab completes"
                 prop:value=move || draft.get()
                 on:input=move |ev| {
                     draft.set(event_target_value(&ev));

@@ -143,6 +143,7 @@ pub fn process_page(
         header.page-header.process-header data-process-id=(p.id) {
             h1 { (p.name) }
             (status_badge(p.status))
+            (role_badges(p))
             dl.meta {
                 dt { "command" } dd.mono { (command_text(&p.command)) }
                 dt { "pid" } dd.pid { (p.pid.map(|pid| pid.to_string()).unwrap_or_default()) }

@@ -124,7 +124,16 @@ impl Debugger {
         }
         let (symbols, version) = python_of(pid)?;
         let code = self.bootstrap(pid, follow_children)?;
-        self.inner.attaching.lock().insert(req.pid, started);
+        {
+            let mut attaching = self.inner.attaching.lock();
+            if attaching.get(&req.pid).is_some_and(|at| at.elapsed() < Duration::from_secs_f64(MAX_TIMEOUT_S)) {
+                return Err(Error::conflict(
+                    "already_debugged",
+                    format!("an attach to process {} is already under way", req.pid),
+                ));
+            }
+            attaching.insert(req.pid, started);
+        }
         let result = self.put_client_in(pid, symbols, version, code, started + timeout).await;
         let outcome = match result {
             Ok(method) => self.await_client(req.pid, started + timeout).await.map(|process| (method, process)),
