@@ -110,7 +110,9 @@ def test_a_launched_program_s_children_are_filed_under_it(server):
     assert status == 200, launched
     ended = wait_until_ended(server, launched["id"])
     assert ended["exit_code"] == 0, ended
-    time.sleep(1.5)  # the last children's ends are noticed by pid
+    root, tree = family_of(server, launched["id"])
+    for child in tree:  # the children's ends are noticed by pid, within a second each
+        wait_until_ended(server, child, timeout=20)
     root, tree = family_of(server, launched["id"])
     direct = [tree[c] for c in root["children"]]
     tags = sorted(arg_of(p) for p in direct if arg_of(p).startswith("1.0"))
