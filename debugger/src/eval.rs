@@ -154,6 +154,12 @@ impl EvalQueue {
         self.in_flight.as_ref().map(|(pending, _)| pending.request.clone())
     }
 
+    /// The eval with this id, still waiting or handed to the client, left where it is.
+    pub fn peek(&self, eval_id: &str) -> Option<&PendingEval> {
+        let in_flight = self.in_flight.as_ref().map(|(p, _)| p).filter(|p| p.request.eval_id == eval_id);
+        in_flight.or_else(|| self.waiting.iter().find(|p| p.request.eval_id == eval_id))
+    }
+
     /// Removes the eval the client answered (`None` if the server no longer waits for it).
     pub fn finish(&mut self, eval_id: &str) -> Option<PendingEval> {
         if self.abandoned.as_ref().is_some_and(|(id, _)| id == eval_id) {

@@ -233,20 +233,24 @@ impl Debugger {
             _ => None,
         };
         let pause = st.pauses.get_mut(pause_id).ok_or_else(|| Error::EvalNotFound(eval_id.to_string()))?;
-        let pending = pause.evals.finish(eval_id);
-        // Also when the server gave up on it: the client is free to take the next one now.
-        pause.wake.notify_waiters();
-        let pending = pending.ok_or_else(|| Error::EvalNotFound(eval_id.to_string()))?;
-        let transcript_reply = match pending.reply {
-            Reply::Raw(raw) => {
-                // A helper request (completion, variables): its waiter reads the answer; nothing
-                // is recorded.
-                drop(st);
-                let _ = raw.send(result);
-                return Ok(());
-            }
-            Reply::Transcript(reply) => reply,
+        let Some(peeked) = pause.evals.peek(eval_id) else {
+            // The server gave up on it: the client is free to take the next one now.
+            pause.evals.finish(eval_id);
+            pause.wake.notify_waiters();
+            return Err(Error::EvalNotFound(eval_id.to_string()));
         };
+        if matches!(peeked.reply, Reply::Raw(_)) {
+            // A helper request (completion, variables): its waiter reads the answer; nothing is
+            // recorded.
+            let pending = pause.evals.finish(eval_id);
+            pause.wake.notify_waiters();
+            drop(st);
+            if let Some(PendingEval { reply: Reply::Raw(raw), .. }) = pending {
+                let _ = raw.send(result);
+            }
+            return Ok(());
+        }
+        let (request, requested_at) = (peeked.request.clone(), peeked.requested_at);
         let is_error = result.error.is_some();
         let output = match (result.error, result.result) {
             (Some(error), _) => error,
@@ -257,19 +261,28 @@ impl Debugger {
                 _ => String::new(),
             },
         };
-        let entry = st.sessions.append(
+        let entry = st.sessions.next_entry(
             session_id,
-            pending.request.expr.clone(),
+            request.expr.clone(),
             output,
             result.stdout.unwrap_or_default(),
             is_error,
             if is_error { None } else { result.result_cid },
             now,
         )?;
-        // Durable before the browser hears of it, in one commit.
-        persist_answer(&st, &pending.request, pending.requested_at, new_object.as_ref(), &entry, now)?;
+        // Durable before the browser hears of it, in one commit. Until it is, the eval stays
+        // where it was: a failed store is an error the client retries (it is handed the eval
+        // again and answers from its record), never a waiter dropped as "session closed".
+        persist_answer(&st, &request, requested_at, new_object.as_ref(), &entry, now)?;
+        st.sessions.push(session_id, entry.clone());
+        let pending = st.pauses.get_mut(pause_id).and_then(|pause| {
+            pause.wake.notify_waiters();
+            pause.evals.finish(eval_id)
+        });
         drop(st);
-        let _ = transcript_reply.send(entry.clone());
+        if let Some(PendingEval { reply: Reply::Transcript(reply), .. }) = pending {
+            let _ = reply.send(entry.clone());
+        }
         self.publish(LiveEvent::TranscriptAppended { session_id: session_id.to_string(), entry });
         Ok(())
     }

@@ -77,8 +77,26 @@ impl Sessions {
         result_cid: Option<String>,
         now: f64,
     ) -> Result<TranscriptEntry> {
-        let open = self.by_id.get_mut(id).ok_or_else(|| Error::SessionNotFound(id.to_string()))?;
-        let entry = TranscriptEntry {
+        let entry = self.next_entry(id, input, output, stdout, is_error, result_cid, now)?;
+        self.push(id, entry.clone());
+        Ok(entry)
+    }
+
+    /// The entry that would be appended next, not appended yet: an answer is stored first, and
+    /// only then joins the transcript (`push`), so a failed store leaves nothing half-done.
+    #[allow(clippy::too_many_arguments)]
+    pub fn next_entry(
+        &self,
+        id: &str,
+        input: String,
+        output: String,
+        stdout: String,
+        is_error: bool,
+        result_cid: Option<String>,
+        now: f64,
+    ) -> Result<TranscriptEntry> {
+        let open = self.by_id.get(id).ok_or_else(|| Error::SessionNotFound(id.to_string()))?;
+        Ok(TranscriptEntry {
             index: open.session.transcript.len(),
             input,
             output,
@@ -86,10 +104,15 @@ impl Sessions {
             is_error,
             result_cid,
             timestamp: now,
-        };
-        open.session.transcript.push(entry.clone());
-        open.text.push_entry(&entry);
-        Ok(entry)
+        })
+    }
+
+    /// Appends an entry made by `next_entry`.
+    pub fn push(&mut self, id: &str, entry: TranscriptEntry) {
+        if let Some(open) = self.by_id.get_mut(id) {
+            open.text.push_entry(&entry);
+            open.session.transcript.push(entry);
+        }
     }
 
     /// Closes an open session: it leaves memory, and is returned (with its transcript) to be
