@@ -300,7 +300,7 @@ impl Debugger {
         let now = ids::now();
         let mut st = self.state();
         st.open_session(session_id)?;
-        let entry = st.sessions.append(
+        let entry = st.sessions.next_entry(
             session_id,
             input.to_string(),
             output.to_string(),
@@ -311,6 +311,7 @@ impl Debugger {
         )?;
         let process_key = st.session_process_key(session_id)?;
         st.store.atomically(|store| persist_entry(store, &process_key, session_id, "", &entry, now))?;
+        st.sessions.push(session_id, entry.clone());
         drop(st);
         self.publish(LiveEvent::TranscriptAppended { session_id: session_id.to_string(), entry: entry.clone() });
         Ok(entry)

@@ -67,21 +67,6 @@ impl Sessions {
         self.order.is_empty()
     }
 
-    pub fn append(
-        &mut self,
-        id: &str,
-        input: String,
-        output: String,
-        stdout: String,
-        is_error: bool,
-        result_cid: Option<String>,
-        now: f64,
-    ) -> Result<TranscriptEntry> {
-        let entry = self.next_entry(id, input, output, stdout, is_error, result_cid, now)?;
-        self.push(id, entry.clone());
-        Ok(entry)
-    }
-
     /// The entry that would be appended next, not appended yet: an answer is stored first, and
     /// only then joins the transcript (`push`), so a failed store leaves nothing half-done.
     #[allow(clippy::too_many_arguments)]

@@ -255,8 +255,9 @@ pub(crate) fn follow(
         }
         st.update_record(&call.call_id, |record| record.repl_sessions.push(session_id.clone()))?;
         let entry =
-            st.sessions.append(&session_id, String::new(), marker.to_string(), String::new(), false, None, now)?;
+            st.sessions.next_entry(&session_id, String::new(), marker.to_string(), String::new(), false, None, now)?;
         st.store.atomically(|store| persist_entry(store, &call.process_key, &session_id, "", &entry, now))?;
+        st.sessions.push(&session_id, entry.clone());
         events.push(LiveEvent::TranscriptAppended { session_id: session_id.clone(), entry });
         moved.push(session_id);
     }
