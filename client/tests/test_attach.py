@@ -241,7 +241,9 @@ def test_malloc_heavy_programs_survive_25_attaches(server, targets, python):
         results = [None] * len(group)
 
         def run(i, target):
-            results[i] = attach(server, target.pid)
+            # Survival, not speed: five busy programs share two cores while each imports the
+            # freshly shipped client (no bytecode cache yet).
+            results[i] = attach(server, target.pid, timeout_s=120)
 
         threads = [threading.Thread(target=run, args=(i, t)) for i, t in enumerate(group)]
         for t in threads:
