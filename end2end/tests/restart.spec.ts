@@ -46,7 +46,10 @@ test("the page says when the server is unreachable and recovers without a reload
     const banner = page.locator(".topbar .unreachable");
     await expect(banner).toBeHidden();
 
+    const gone = new Promise((resolve) => server.once("exit", resolve));
     server.kill("SIGKILL");
+    // Its port and its data directory's lock are free only once it has exited.
+    await gone;
     await expect(banner).toBeVisible();
     await expect(banner).toHaveText("Server unreachable: reconnecting…");
 
