@@ -10,17 +10,9 @@ import tempfile
 import textwrap
 import time
 
-import pytest
-from conftest import CLIENT_DIR, start_server
+from conftest import CLIENT_DIR
 from test_attach import SCENARIOS, Target
-
-
-@pytest.fixture(scope="module")
-def server():
-    srv = start_server("--eval-timeout", "10")
-    yield srv
-    srv.process.terminate()
-    srv.process.wait(5)
+from test_attach import server  # noqa: F401  (the module's own server, as test_attach has)
 
 
 def write(source, prefix):

@@ -28,6 +28,13 @@ pub struct ClientSeen {
     pub woken: bool,
 }
 
+/// A process's name from its command line: the program and its first argument, without
+/// directories (`python3 app.py`); None for an empty one.
+pub(super) fn name_from_argv(argv: &[String]) -> Option<String> {
+    let name = argv.iter().take(2).map(|a| a.rsplit('/').next().unwrap_or(a)).collect::<Vec<_>>().join(" ");
+    (!name.is_empty()).then_some(name)
+}
+
 impl ProcessRegistry {
     /// A debug client called in. Returns the record when it is new or changed (a launched
     /// process's client linking up, a lost process reconnecting).
@@ -52,7 +59,7 @@ impl ProcessRegistry {
         };
         let Some(id) = known else {
             let argv = seen.argv.unwrap_or_default();
-            let name = argv.iter().take(2).map(|a| a.rsplit('/').next().unwrap_or(a)).collect::<Vec<_>>().join(" ");
+            let name = name_from_argv(&argv);
             let parent_id = self.parent_for(&self.records(), seen.pid, seen.parent_pid, reports_this_host);
             let role = match (&parent_id, seen.role) {
                 (None, _) => ProcessRole::Program,
@@ -60,7 +67,7 @@ impl ProcessRegistry {
                 (Some(_), _) => ProcessRole::Child,
             };
             let process = TrackedProcess {
-                name: if name.is_empty() { format!("pid {}", seen.pid) } else { name },
+                name: name.unwrap_or_else(|| format!("pid {}", seen.pid)),
                 command: argv,
                 pid: Some(seen.pid),
                 host: seen.host.unwrap_or_default(),
@@ -97,8 +104,7 @@ impl ProcessRegistry {
                 // The same process running a new program: its record follows the new one.
                 p.process_key = Some(seen.process_key.clone());
                 if let Some(argv) = seen.argv.clone().filter(|a| !a.is_empty()) {
-                    p.name =
-                        argv.iter().take(2).map(|a| a.rsplit('/').next().unwrap_or(a)).collect::<Vec<_>>().join(" ");
+                    p.name = name_from_argv(&argv).unwrap_or_default();
                     p.command = argv;
                 }
             }

@@ -108,10 +108,9 @@ impl ProcessRegistry {
             let host = records.entries.get(&parent).map(|e| e.process.host.clone()).unwrap_or_default();
             (parent, host)
         };
-        let name = argv.iter().take(2).map(|a| a.rsplit('/').next().unwrap_or(a)).collect::<Vec<_>>().join(" ");
         let local = host == self.host;
         let process = TrackedProcess {
-            name: if name.is_empty() { format!("pid {pid}") } else { name },
+            name: super::debug_clients::name_from_argv(&argv).unwrap_or_else(|| format!("pid {pid}")),
             command: argv,
             pid: Some(pid),
             host,
