@@ -12,6 +12,7 @@ mod live_events;
 pub mod model;
 pub mod processes;
 pub mod runtimes;
+pub mod snapshots;
 pub mod steps;
 
 #[cfg(feature = "runtime")]

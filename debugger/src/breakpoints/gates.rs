@@ -10,6 +10,7 @@ use crate::error::Result;
 use crate::model::EventKind;
 
 use crate::breakpoints::record::{BreakpointKind, BreakpointRecord, HitCondition};
+use crate::snapshots::policy::{BreakpointAction, BreakpointStatus};
 
 impl State {
     /// The function breakpoints' options at a call of `call.method_name`, decided here for every
@@ -39,6 +40,15 @@ impl State {
                 if !crate::breakpoints::record::pattern_matches(pattern, &args_text) {
                     continue;
                 }
+            }
+            if record.action == BreakpointAction::Snapshot {
+                let none = std::collections::BTreeMap::new();
+                let labels = self.records.follower_labels.get(&call.process_key).unwrap_or(&none);
+                let active = record.limits.status(&record.tally, now) == BreakpointStatus::Active;
+                if active && record.limits.arms_in(labels) {
+                    gate.snapshots.push(record.clone());
+                }
+                continue;
             }
             if record.condition.is_some() {
                 // Evaluated in the paused call (pauses.rs): the hit is counted only if it holds.
@@ -150,6 +160,9 @@ pub(crate) struct Gate {
     pub pause: bool,
     /// Breakpoints whose condition the paused call must evaluate first.
     pub conditions: Vec<String>,
+    /// Snapshot breakpoints the program captures this call for, without pausing (issue 34): it
+    /// decides their conditions, rates and budget itself, read-only.
+    pub snapshots: Vec<BreakpointRecord>,
 }
 
 fn hit_reason(record: &BreakpointRecord, args_text: &str) -> String {

@@ -20,6 +20,8 @@ pub mod by_name;
 mod by_name_methods;
 #[cfg(feature = "runtime")]
 mod gates;
+#[cfg(feature = "runtime")]
+mod hit_reports;
 pub mod record;
 #[cfg(feature = "runtime")]
 mod records;

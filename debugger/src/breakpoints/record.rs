@@ -8,6 +8,10 @@
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
+use crate::snapshots::policy::{
+    BreakpointAction, BreakpointStatus, CaptureLimits, HitLimits, HitTally, Policy, POLICY_FIELDS,
+};
+
 /// Which arrival pauses: a call of a function, a line reached, an exception not caught.
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -56,6 +60,26 @@ pub struct BreakpointRecord {
     /// A logpoint: `{expr}` parts are interpolated in the frame; it logs instead of pausing.
     #[serde(default)]
     pub log_message: Option<String>,
+    /// What a hit does: pause, log, or take a snapshot (issue 34).
+    #[serde(default)]
+    pub action: BreakpointAction,
+    /// A snapshot's watch expressions, evaluated at the hit.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub expressions: Vec<String>,
+    /// How much a snapshot captures (the defaults when not given).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub capture: Option<CaptureLimits>,
+    #[serde(flatten)]
+    pub limits: HitLimits,
+    #[serde(flatten)]
+    pub tally: HitTally,
+    /// Whether it still arms (computed when listed).
+    #[serde(default)]
+    pub status: BreakpointStatus,
+    /// The processes following the breakpoints whose labels match `where` (computed when
+    /// listed).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub armed_in: Vec<String>,
     pub enabled: bool,
     /// Arrivals that passed the condition and pattern (what the hit condition counts).
     #[serde(default)]
@@ -182,6 +206,13 @@ impl BreakpointRecord {
             hit_condition: None,
             pattern: None,
             log_message: None,
+            action: BreakpointAction::Pause,
+            expressions: vec![],
+            capture: None,
+            limits: HitLimits::default(),
+            tally: HitTally::default(),
+            status: BreakpointStatus::Active,
+            armed_in: vec![],
             enabled: true,
             hit_count: 0,
             last_hit: None,
@@ -232,29 +263,31 @@ impl BreakpointRecord {
                 };
             }
         }
-        record.apply(obj)?;
+        record.apply(obj, now, true)?;
         Ok(record)
     }
 
     /// A `PATCH`: the options present in `changes` (null clears one). What a breakpoint is on
     /// (kind, function, file, line) does not change: remove it and add another.
-    pub fn patched(&self, changes: &Value) -> Result<Self, SpecError> {
+    pub fn patched(&self, changes: &Value, now: f64) -> Result<Self, SpecError> {
         let obj = changes.as_object().ok_or_else(|| refuse("invalid_breakpoint", "changes are a JSON object"))?;
-        if let Some(key) = obj.keys().find(|k| !OPTION_FIELDS.contains(&k.as_str()) && k.as_str() != "id") {
+        let changeable = |k: &str| OPTION_FIELDS.contains(&k) || POLICY_FIELDS.contains(&k) || k == "id";
+        if let Some(key) = obj.keys().find(|k| !changeable(k)) {
             return Err(refuse(
                 "immutable_field",
                 format!(
-                    "{key:?} cannot be changed (only {}): remove the breakpoint and add another",
-                    OPTION_FIELDS.join(", ")
+                    "{key:?} cannot be changed (only {}, {}): remove the breakpoint and add another",
+                    OPTION_FIELDS.join(", "),
+                    POLICY_FIELDS.join(", ")
                 ),
             ));
         }
         let mut next = self.clone();
-        next.apply(obj)?;
+        next.apply(obj, now, false)?;
         Ok(next)
     }
 
-    fn apply(&mut self, obj: &Map<String, Value>) -> Result<(), SpecError> {
+    fn apply(&mut self, obj: &Map<String, Value>, now: f64, fresh: bool) -> Result<(), SpecError> {
         if obj.contains_key("condition") {
             self.condition = optional_text(obj, "condition")?;
         }
@@ -284,6 +317,15 @@ impl BreakpointRecord {
             Some(Value::Bool(b)) => self.enabled = *b,
             Some(other) => return Err(refuse("invalid_enabled", format!("\"enabled\" is true or false, not {other}"))),
         }
+        let mut policy = Policy {
+            action: self.action,
+            expressions: std::mem::take(&mut self.expressions),
+            capture: self.capture.take(),
+            limits: std::mem::take(&mut self.limits),
+        };
+        policy.apply(obj, self.log_message.is_some(), now, fresh)?;
+        (self.action, self.expressions, self.capture, self.limits) =
+            (policy.action, policy.expressions, policy.capture, policy.limits);
         Ok(())
     }
 

@@ -2,7 +2,7 @@
 //! programs hold to learn of changes at once; the hits and logpoint messages they report; and
 //! the options of function breakpoints decided here, for every client.
 
-use std::collections::HashSet;
+use std::collections::{BTreeMap, HashSet};
 
 use serde::Serialize;
 use serde_json::{json, Value};
@@ -19,6 +19,7 @@ use super::gates::interpolate;
 
 use crate::breakpoints::record::{BreakpointRecord, HitCondition, Refusal};
 use crate::model::Language;
+use crate::snapshots::policy::BreakpointStatus;
 
 /// What the server holds of breakpoints by id.
 #[derive(Default)]
@@ -26,6 +27,9 @@ pub(crate) struct Records {
     pub by_id: IndexMap<String, BreakpointRecord>,
     /// The next `bp-N` (never reused, so an id in an old event log means one breakpoint).
     pub next: u64,
+    /// The labels of each program following the breakpoints, by process key: which of them a
+    /// breakpoint's `where` arms in (issue 34).
+    pub follower_labels: std::collections::HashMap<String, BTreeMap<String, String>>,
 }
 
 /// What `breakpoint_changes` answers: the version and every breakpoint at that version.
@@ -50,14 +54,27 @@ pub struct Follower {
     /// Its parent pid, and `helper` when it says it is one (issue 33).
     pub parent_pid: Option<i64>,
     pub role: Option<crate::processes::ProcessRole>,
+    /// Its labels, which breakpoints' `where` match (issue 34).
+    pub labels: Option<BTreeMap<String, String>>,
 }
 
 impl Debugger {
     /// Every breakpoint, with the running processes a line breakpoint cannot reach.
     pub fn breakpoint_records(&self) -> Vec<BreakpointRecord> {
+        let now = ids::now();
         let (mut records, unreachable) = {
             let st = self.state();
-            let records: Vec<BreakpointRecord> = st.records.by_id.values().cloned().collect();
+            let records: Vec<BreakpointRecord> = st
+                .records
+                .by_id
+                .values()
+                .map(|r| {
+                    let mut r = r.clone();
+                    r.status = r.limits.status(&r.tally, now);
+                    r.armed_in = armed_in(&r, &st.records.follower_labels, &st.followers);
+                    r
+                })
+                .collect();
             let has_lines = records.iter().any(|r| r.kind == crate::breakpoints::record::BreakpointKind::Line);
             let candidates: Vec<String> = if has_lines {
                 st.seen_processes.iter().filter(|k| !st.followers.contains_key(*k)).cloned().collect()
@@ -104,6 +121,7 @@ impl Debugger {
         let mut st = self.state();
         let position = st.records.next.max(1);
         let record = BreakpointRecord::from_body(format!("bp-{position}"), body, ids::now()).map_err(spec_error)?;
+        crate::snapshots::read_only::check_record(&record).map_err(spec_error)?;
         st.records.next = position + 1;
         let id = record.id.clone();
         if let Some(name) = record.function_name.clone() {
@@ -136,7 +154,8 @@ impl Debugger {
     pub fn update_breakpoint_record(&self, id: &str, changes: &Value) -> Result<BreakpointRecord> {
         let mut st = self.state();
         let current = st.records.by_id.get(id).ok_or_else(|| Error::BreakpointNotFound(id.to_string()))?;
-        let mut next = current.patched(changes).map_err(spec_error)?;
+        let mut next = current.patched(changes, ids::now()).map_err(spec_error)?;
+        crate::snapshots::read_only::check_record(&next).map_err(spec_error)?;
         if next.hit_condition != current.hit_condition {
             next.hit_count = 0; // a new hit condition counts from the start
         }
@@ -144,7 +163,7 @@ impl Debugger {
         st.records.by_id.insert(id.to_string(), next.clone());
         drop(st);
         self.breakpoints_changed();
-        Ok(next)
+        self.breakpoint_records().into_iter().find(|r| r.id == id).ok_or_else(|| Error::BreakpointNotFound(id.into()))
     }
 
     /// `DELETE /api/breakpoints/{id}`. Removing the last breakpoint on a function name removes
@@ -199,10 +218,14 @@ impl Debugger {
                     argv: f.argv.clone(),
                     parent_pid: f.parent_pid,
                     role: f.role,
+                    labels: f.labels.clone(),
                     ..Default::default()
                 });
             }
             let mut st = self.state();
+            if let Some(labels) = f.labels {
+                st.records.follower_labels.insert(key.clone(), labels);
+            }
             let known = st.followers.entry(key.clone()).or_default();
             let first = known.is_none() && f.main_thread.is_some();
             *known = f.main_thread.or(*known);
@@ -219,8 +242,15 @@ impl Debugger {
             let _ = tokio::time::timeout(self.inner.config.poll_hold, changed).await;
         }
         let version = *watch.borrow();
-        let interrupts = key.map(|k| self.state().interrupts.for_key(&k)).unwrap_or_default();
-        BreakpointSnapshot { version, breakpoints: self.breakpoint_records(), interrupts }
+        let interrupts = key.as_ref().map(|k| self.state().interrupts.for_key(k)).unwrap_or_default();
+        // What this program arms: active breakpoints whose `where` its labels match.
+        let labels = key.and_then(|k| self.state().records.follower_labels.get(&k).cloned()).unwrap_or_default();
+        let breakpoints = self
+            .breakpoint_records()
+            .into_iter()
+            .filter(|r| r.status == BreakpointStatus::Active && r.limits.arms_in(&labels))
+            .collect();
+        BreakpointSnapshot { version, breakpoints, interrupts }
     }
 
     pub(crate) fn breakpoints_changed(&self) {
@@ -232,67 +262,6 @@ impl Debugger {
     /// breakpoints, a pause order, or a shutdown.
     pub(crate) fn wake_breakpoint_channels(&self) {
         self.inner.breakpoint_version.send_modify(|v| *v += 1);
-    }
-
-    /// A hit or logpoint message a program reports (`POST /api/breakpoints/hits`): counted on its
-    /// breakpoint and appended to the event log as `breakpoint_hit` or `log`.
-    pub fn report_breakpoint_hit(&self, report: &Value) -> Result<()> {
-        let kind = match report.get("event").and_then(Value::as_str) {
-            Some("hit_count") => return self.report_hit_counts(report),
-            Some("breakpoint_hit") => EventKind::BreakpointHit,
-            Some("log") => EventKind::Log,
-            other => {
-                return Err(Error::invalid(
-                    "invalid_event",
-                    format!("event must be \"breakpoint_hit\", \"log\" or \"hit_count\", not {other:?}"),
-                ))
-            }
-        };
-        let id = report
-            .get("breakpoint_id")
-            .and_then(Value::as_str)
-            .ok_or(Error::MissingField { code: "missing_breakpoint_id", field: "breakpoint_id" })?;
-        let (pid, start_time) = crate::calls::methods::process_identity(
-            &report.get("process_pid").cloned(),
-            &report.get("process_start_time").cloned(),
-        )?;
-        let process_key = ids::process_key(pid, start_time);
-        // Our client sends its process record: a program that only logs is a process too.
-        if let Some(host) = report.get("hostname").and_then(Value::as_str) {
-            let text = |key: &str| report.get(key).and_then(Value::as_str).map(str::to_string);
-            let argv = report
-                .get("argv")
-                .and_then(Value::as_array)
-                .map(|a| a.iter().filter_map(Value::as_str).map(str::to_string).collect::<Vec<String>>());
-            self.note_client(crate::processes::registry::ClientSeen {
-                process_key: process_key.clone(),
-                pid,
-                process_id: text("process_id"),
-                host: Some(host.to_string()),
-                argv,
-                ..Default::default()
-            });
-        }
-        let hit_count = report.get("hit_count").and_then(Value::as_u64);
-        let mut data = report.clone();
-        if let Some(obj) = data.as_object_mut() {
-            obj.remove("event");
-        }
-        let mut st = self.state();
-        let known = st.records.by_id.get_mut(id).map(|record| {
-            // The program counts its own arrivals (it decides the hit condition with them); a
-            // report without a count (an uncaught exception) is one more hit.
-            record.hit_count = hit_count.unwrap_or(record.hit_count + 1);
-            record.last_hit = Some(data.clone());
-            record.clone()
-        });
-        if let Some(record) = known {
-            st.save_record(&record)?;
-        }
-        st.log(ids::now(), kind, &process_key, None, data)?;
-        drop(st);
-        self.publish(LiveEvent::BreakpointsChanged);
-        Ok(())
     }
 }
 
@@ -404,31 +373,6 @@ impl Debugger {
         self.publish(LiveEvent::BreakpointsChanged);
         Ok(pauses)
     }
-
-    /// `{"event": "hit_count", "counts": {id: n}}`: arrivals a program counted without a hit to
-    /// report (its hit condition skipped them). Not an event of the log: only the counts change.
-    fn report_hit_counts(&self, report: &Value) -> Result<()> {
-        let counts = report
-            .get("counts")
-            .and_then(Value::as_object)
-            .ok_or_else(|| Error::invalid("invalid_counts", "\"counts\" is an object of breakpoint id → hit count"))?;
-        let mut st = self.state();
-        for (id, count) in counts {
-            let Some(count) = count.as_u64() else {
-                return Err(Error::invalid("invalid_counts", format!("the hit count of {id} is not a count: {count}")));
-            };
-            let updated = st.records.by_id.get_mut(id).map(|record| {
-                record.hit_count = count;
-                record.clone()
-            });
-            if let Some(record) = updated {
-                st.save_record(&record)?;
-            }
-        }
-        drop(st);
-        self.publish(LiveEvent::BreakpointsChanged);
-        Ok(())
-    }
 }
 
 impl State {
@@ -476,6 +420,23 @@ impl State {
         }
         Ok(())
     }
+}
+
+/// The followers whose labels match a breakpoint's `where` (none listed for a breakpoint without
+/// one: every follower arms it).
+fn armed_in(
+    record: &BreakpointRecord,
+    labels: &std::collections::HashMap<String, BTreeMap<String, String>>,
+    followers: &std::collections::HashMap<String, Option<i64>>,
+) -> Vec<String> {
+    if record.limits.where_labels.is_empty() {
+        return vec![];
+    }
+    let none = BTreeMap::new();
+    let mut keys: Vec<String> =
+        followers.keys().filter(|k| record.limits.arms_in(labels.get(*k).unwrap_or(&none))).cloned().collect();
+    keys.sort();
+    keys
 }
 
 pub(crate) fn spec_error(e: crate::breakpoints::record::SpecError) -> Error {

@@ -74,12 +74,16 @@ impl Debugger {
 
         // Breakpoints whose condition the paused call evaluates before anyone sees the pause.
         let mut conditions = vec![];
+        let mut snapshots = vec![];
         let decision = match forced {
             Some(_) => StartDecision::Pause,
             None => match st.breakpoints.decide_start(&call.method_name) {
                 // The options of the name's breakpoints say whether this call pauses.
                 StartDecision::Pause => match st.function_gate(&call, now)? {
-                    Some(gate) if !gate.pause && gate.conditions.is_empty() => StartDecision::Continue,
+                    Some(gate) if !gate.pause && gate.conditions.is_empty() => {
+                        snapshots = gate.snapshots;
+                        StartDecision::Continue
+                    }
                     Some(gate) if !gate.pause => {
                         conditions = gate.conditions;
                         StartDecision::Pause
@@ -114,7 +118,7 @@ impl Debugger {
             }
         };
         st.running.insert(call_id.clone(), (call, pause_id.clone()));
-        let reply = CallStartReply { call_id, action };
+        let reply = CallStartReply { call_id, action, snapshots };
         if let Some((key, request)) = &retry_of {
             st.start_replies.remember(key, request, &reply);
         }

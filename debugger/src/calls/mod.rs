@@ -222,6 +222,10 @@ pub struct CallStartReply {
     pub call_id: String,
     #[serde(flatten)]
     pub action: Action,
+    /// Snapshot breakpoints on this function: the program captures the call, then runs it
+    /// (issue 34).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub snapshots: Vec<crate::breakpoints::record::BreakpointRecord>,
 }
 
 /// Everything known about a call, in the shape `/api/paused` shows as `call_data`.

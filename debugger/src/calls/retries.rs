@@ -47,7 +47,7 @@ mod tests {
     #[test]
     fn the_same_request_gets_the_same_answer_and_old_ones_are_let_go() {
         let mut replies = StartReplies::default();
-        let reply = CallStartReply { call_id: "c1".into(), action: Action::Continue };
+        let reply = CallStartReply { call_id: "c1".into(), action: Action::Continue, snapshots: vec![] };
         replies.remember("k", "r1", &reply);
         assert_eq!(replies.get("k", "r1"), Some(reply.clone()));
         assert_eq!(replies.get("other", "r1"), None, "per process");

@@ -52,6 +52,8 @@ pub struct Config {
     pub processes: crate::processes::ProcessConfig,
     /// Bash and Python runtimes per workspace.
     pub runtimes: crate::runtimes::RuntimeConfig,
+    /// Snapshots kept on disk, the newest (issue 34).
+    pub snapshots_kept: usize,
 }
 
 impl Default for Config {
@@ -62,6 +64,7 @@ impl Default for Config {
             history_per_breakpoint: 1_000,
             processes: crate::processes::ProcessConfig::default(),
             runtimes: crate::runtimes::RuntimeConfig::default(),
+            snapshots_kept: 10_000,
         }
     }
 }

@@ -151,6 +151,11 @@ pub struct TrackedProcess {
     /// Breakroom's variables, `python -I`): listed, but never calls in.
     #[serde(default)]
     pub not_followed: Option<String>,
+    /// What it says it is in a fleet (`BREAKROOM_LABELS`, `--label`): what breakpoints' `where`
+    /// matches (issue 34). Not read by the pages' wasm, which renders none of it.
+    #[serde(default, skip_serializing_if = "std::collections::BTreeMap::is_empty")]
+    #[cfg_attr(not(feature = "runtime"), serde(skip))]
+    pub labels: std::collections::BTreeMap<String, String>,
 }
 
 /// What a process is to the program being debugged.

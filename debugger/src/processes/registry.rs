@@ -464,6 +464,7 @@ pub fn blank(now: f64) -> TrackedProcess {
         role: Default::default(),
         children: vec![],
         not_followed: None,
+        labels: Default::default(),
         stderr: StreamCounts::default(),
     }
 }

@@ -88,6 +88,7 @@ mod tests {
             role: Default::default(),
             children: vec![],
             not_followed: None,
+            labels: Default::default(),
         }
     }
 

@@ -97,6 +97,15 @@ pub(super) const MIGRATIONS: &[Migration] = &[
      CREATE INDEX runtime_history_by_workspace ON runtime_history (workspace, id);",
         then: None,
     },
+    // 8: snapshots (crate::snapshots::store), newest kept; ids never reused.
+    Migration {
+        sql: "CREATE TABLE snapshots (
+         id INTEGER PRIMARY KEY AUTOINCREMENT, breakpoint_id TEXT NOT NULL, process_id TEXT,
+         received_at REAL NOT NULL, data TEXT NOT NULL);
+     CREATE INDEX snapshots_by_breakpoint ON snapshots (breakpoint_id, id);
+     CREATE INDEX snapshots_by_process ON snapshots (process_id, id);",
+        then: None,
+    },
 ];
 
 pub(super) fn latest() -> usize {

@@ -50,6 +50,25 @@ pub struct BreakpointOptions {
     /// Makes it a logpoint: `{expr}` parts are interpolated in the frame, nothing pauses.
     log_message: Option<String>,
     enabled: Option<bool>,
+    /// `pause`, `log` (needs `log_message`) or `snapshot` (issue 34): snapshots and logpoints
+    /// never pause, and their expressions are read-only.
+    #[schema(pattern = "^(pause|log|snapshot)$")]
+    action: Option<String>,
+    /// A snapshot's watch expressions (at most 20).
+    expressions: Option<Vec<String>>,
+    /// How much a snapshot captures.
+    capture: Option<breakroom_debugger::snapshots::policy::CaptureLimits>,
+    /// Snapshots (or log lines) kept, then it is `completed`: 1 to 1000 (snapshots: 1).
+    #[schema(minimum = 1, maximum = 1000)]
+    max_hits: Option<u64>,
+    /// Seconds, or `90s`, `30m`, `1h`, `2d` (snapshots: 24 h), at most 30 days.
+    #[schema(value_type = Option<String>)]
+    expires_in: Option<Value>,
+    /// Hits captured per second in each process.
+    max_per_second: Option<f64>,
+    /// Labels a process must carry to arm it: `{"service": "api"}`.
+    #[serde(rename = "where")]
+    where_labels: Option<std::collections::BTreeMap<String, String>>,
 }
 
 /// A breakpoint added or changed: `status` and the record (with its `id`).
@@ -115,6 +134,9 @@ pub struct ChangesQuery {
     #[param(value_type = Option<String>, pattern = "^[0-9]*$")]
     parent_pid: Option<String>,
     role: Option<String>,
+    /// Its labels as a JSON object (`{"service": "api"}`): breakpoints whose `where` they do
+    /// not match are left out of the answer (issue 34).
+    labels: Option<String>,
 }
 
 /// Every breakpoint at a version.
@@ -139,6 +161,15 @@ pub async fn changes(State(debugger): State<Debugger>, Query(q): Query<ChangesQu
             crate::error::ApiError::bad_request("invalid_argv", format!("argv must be a JSON array of strings: {e}"))
         })?),
     };
+    let labels = match q.labels.as_deref().filter(|l| !l.is_empty()) {
+        None => None,
+        Some(text) => Some(serde_json::from_str::<std::collections::BTreeMap<String, String>>(text).map_err(|e| {
+            crate::error::ApiError::bad_request(
+                "invalid_labels",
+                format!("labels must be a JSON object of label → text: {e}"),
+            )
+        })?),
+    };
     let follower = pid.zip(start).map(|(pid, start_time)| Follower {
         pid,
         start_time,
@@ -148,6 +179,7 @@ pub async fn changes(State(debugger): State<Debugger>, Query(q): Query<ChangesQu
         argv,
         parent_pid: q.parent_pid.as_deref().and_then(|p| p.parse::<i64>().ok()),
         role: q.role.as_deref().and_then(breakroom_debugger::processes::ProcessRole::reported),
+        labels,
     });
     let BreakpointSnapshot { version, breakpoints, interrupts } = debugger.breakpoint_changes(since, follower).await;
     Ok(Json(BreakpointChanges { version, breakpoints, interrupts }))

@@ -15,6 +15,7 @@ mod query;
 mod repl;
 mod repl_helpers;
 mod runtimes;
+mod snapshots;
 mod steps;
 pub mod wire;
 
@@ -42,6 +43,7 @@ use utoipa_axum::routes;
         (name = "processes", description = "Processes launched under Breakroom or connected to it: status, output, stop"),
         (name = "time travel", description = "Checkpoints of live processes: step back, rewind, branch, switch, timeline, diff"),
         (name = "runtimes", description = "A long-lived bash and Python process per workspace: exec, state, reset, history"),
+        (name = "snapshots", description = "What snapshot breakpoints captured in programs that did not stop"),
     )
 )]
 struct ApiDoc;
@@ -52,6 +54,8 @@ fn documented_routes() -> OpenApiRouter<Debugger> {
         .routes(routes!(breakpoints::remove, breakpoint_records::update))
         .routes(routes!(breakpoint_records::changes))
         .routes(routes!(breakpoint_records::report_hit))
+        .routes(routes!(snapshots::list, snapshots::take))
+        .routes(routes!(snapshots::get))
         .routes(routes!(breakpoints::set_behavior))
         .routes(routes!(breakpoints::set_after_behavior))
         .routes(routes!(breakpoints::set_replacement))

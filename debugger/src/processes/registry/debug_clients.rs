@@ -26,6 +26,8 @@ pub struct ClientSeen {
     /// A line woken from a checkpoint: `process_id` names its process even though that record
     /// has a client already.
     pub woken: bool,
+    /// Its labels (`BREAKROOM_LABELS`), when it said them (issue 34).
+    pub labels: Option<std::collections::BTreeMap<String, String>>,
 }
 
 /// A process's name from its command line: the program and its first argument, without
@@ -75,6 +77,7 @@ impl ProcessRegistry {
                 process_key: Some(seen.process_key),
                 parent_id,
                 role,
+                labels: seen.labels.clone().unwrap_or_default(),
                 ..blank(now)
             };
             let created = self.create(process)?;
@@ -84,7 +87,7 @@ impl ProcessRegistry {
             }
             return Ok(Some(created));
         };
-        let (was_lost, linked, execed) = {
+        let (was_lost, linked, execed, relabelled) = {
             let mut records = self.records();
             records.by_key.insert(seen.process_key.clone(), id.clone());
             let Some(entry) = records.entries.get_mut(&id) else { return Ok(None) };
@@ -94,9 +97,10 @@ impl ProcessRegistry {
             }
             let current = entry.process.process_key.as_deref();
             let execed = current.is_some_and(|k| k != seen.process_key) && entry.process.pid == Some(seen.pid);
-            (entry.process.status == ProcessStatus::Lost, current.is_some(), execed)
+            let relabelled = seen.labels.as_ref().is_some_and(|l| *l != entry.process.labels);
+            (entry.process.status == ProcessStatus::Lost, current.is_some(), execed, relabelled)
         };
-        if !was_lost && linked && !execed {
+        if !was_lost && linked && !execed && !relabelled {
             return Ok(None);
         }
         self.update(&id, |p| {
@@ -109,6 +113,9 @@ impl ProcessRegistry {
                 }
             }
             p.process_key.get_or_insert(seen.process_key);
+            if let Some(labels) = seen.labels.clone() {
+                p.labels = labels;
+            }
             if was_lost {
                 p.status = ProcessStatus::Running;
                 p.reason = None;

@@ -1,0 +1,101 @@
+//! Snapshots (issue 34): `POST /api/snapshots` from a program whose snapshot breakpoint was hit,
+//! `GET /api/snapshots` and `GET /api/snapshots/{id}` for pages, tools and agents.
+
+use axum::extract::{Path, Query, State};
+use axum::http::StatusCode;
+use axum::Json;
+use breakroom_debugger::snapshots::methods::SnapshotKept;
+use breakroom_debugger::snapshots::{Snapshot, SnapshotFilter, SnapshotSummary};
+use breakroom_debugger::Debugger;
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+use utoipa::{IntoParams, ToSchema};
+
+use super::query;
+use super::wire::ErrorBody;
+use crate::error::{ApiError, JsonBody};
+
+#[derive(Deserialize, IntoParams)]
+#[into_params(parameter_in = Query)]
+pub struct SnapshotQuery {
+    /// Only this breakpoint's snapshots (`bp-N`).
+    breakpoint_id: Option<String>,
+    /// Only this tracked process's snapshots.
+    process_id: Option<String>,
+    /// Older than this snapshot (`snap-N`): the next page.
+    before: Option<String>,
+    /// At most this many (default 50, up to 500).
+    #[param(value_type = Option<u32>)]
+    limit: Option<String>,
+}
+
+/// Snapshots, newest first.
+#[derive(Serialize, ToSchema)]
+pub struct SnapshotList {
+    pub snapshots: Vec<SnapshotSummary>,
+}
+
+#[utoipa::path(operation_id = "list_snapshots", get, path = "/api/snapshots", tag = "snapshots", params(SnapshotQuery),
+    responses((status = 200, body = SnapshotList), (status = 400, body = ErrorBody)))]
+pub async fn list(
+    State(debugger): State<Debugger>,
+    Query(q): Query<SnapshotQuery>,
+) -> Result<Json<SnapshotList>, ApiError> {
+    let before = query::text(q.before);
+    if let Some(before) = before.as_deref().filter(|b| !is_snapshot_id(b)) {
+        return Err(ApiError::bad_request(
+            "invalid_before",
+            format!("before is a snapshot id (snap-N), not {before:?}"),
+        ));
+    }
+    let filter = SnapshotFilter {
+        breakpoint_id: query::text(q.breakpoint_id),
+        process_id: query::text(q.process_id),
+        before,
+        limit: query::count("limit", q.limit.as_deref())?.unwrap_or(50),
+    };
+    Ok(Json(SnapshotList { snapshots: debugger.snapshots(&filter)? }))
+}
+
+fn is_snapshot_id(text: &str) -> bool {
+    text.strip_prefix("snap-").is_some_and(|n| !n.is_empty() && n.len() < 19 && n.bytes().all(|b| b.is_ascii_digit()))
+}
+
+#[utoipa::path(operation_id = "get_snapshot", get, path = "/api/snapshots/{id}", tag = "snapshots",
+    params(("id" = String, Path, description = "the snapshot's id (`snap-N`)")),
+    responses((status = 200, body = Snapshot), (status = 404, body = ErrorBody)))]
+pub async fn get(State(debugger): State<Debugger>, Path(id): Path<String>) -> Result<Json<Snapshot>, ApiError> {
+    Ok(Json(debugger.snapshot(&id)?))
+}
+
+/// A snapshot as a program sends it (see the book's "Snapshots" chapter for every field).
+#[derive(Deserialize, ToSchema)]
+#[allow(dead_code)] // the debugger reads the raw JSON, for a precise error
+pub struct SnapshotTaken {
+    breakpoint_id: String,
+    process_pid: i64,
+    process_start_time: f64,
+    hostname: Option<String>,
+    argv: Option<Vec<String>>,
+    process_id: Option<String>,
+    labels: Option<std::collections::BTreeMap<String, String>>,
+    taken_at: f64,
+    file: Option<String>,
+    line: Option<u32>,
+    function: Option<String>,
+    frames: Vec<breakroom_debugger::snapshots::SnapshotFrame>,
+    expressions: Option<Vec<breakroom_debugger::snapshots::WatchValue>>,
+    truncated: Option<bool>,
+    size_bytes: Option<u64>,
+    capture_ms: Option<f64>,
+}
+
+#[utoipa::path(operation_id = "take_snapshot", post, path = "/api/snapshots", tag = "client", request_body = SnapshotTaken,
+    responses((status = 201, body = SnapshotKept), (status = 400, body = ErrorBody), (status = 404, body = ErrorBody),
+        (status = 409, body = ErrorBody, description = "breakpoint_finished: it kept its max_hits or expired")))]
+pub async fn take(
+    State(debugger): State<Debugger>,
+    JsonBody(body): JsonBody<Value>,
+) -> Result<(StatusCode, Json<SnapshotKept>), ApiError> {
+    Ok((StatusCode::CREATED, Json(debugger.take_snapshot(&body)?)))
+}
