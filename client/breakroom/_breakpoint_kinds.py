@@ -171,6 +171,7 @@ class BreakpointSpec:
         self.expressions, self._expression_codes = self._compile_expressions(expressions)
         self.hit_count = 0
         self.last_error = None  # the last condition error, shown on the breakpoint
+        self.reported_error = None  # a read-only condition's error as last reported
         # Skips that do not count as hits are the common case: made once (hit_count None).
         self._disabled = Decision(SKIP, self, None, reason="disabled")
         self._condition_false = Decision(SKIP, self, None, reason="condition false")

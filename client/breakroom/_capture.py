@@ -301,23 +301,18 @@ def stack(frame):
     return _frames.visible_stack(frame, limit=MAX_STACK)
 
 
-def frame_node(capture, file, line, function, local_items, with_locals):
-    """One entry of `frames`; `local_items` (name, value) pairs when `with_locals`."""
-    node = {"file": file, "line": line, "function": function}
-    if not capture._fits(len(file) + len(function) + NODE_OVERHEAD):
-        return None
-    if with_locals:
-        locals_ = []
-        for name, value in itertools.islice(local_items, capture.limits.items):
-            if time.perf_counter() > capture.deadline:
-                capture.truncated = True
-                break
-            child = capture.value(value) if capture._fits(len(name) + NODE_OVERHEAD) else None
-            if child is None:
-                break
-            locals_.append({"name": name, "value": child})
-        node["locals"] = locals_
-    return node
+def _fill_locals(capture, node, local_items):
+    """A frame's `locals`, as many as items, time and the snapshot's size allow."""
+    locals_ = []
+    node["locals"] = locals_
+    for name, value in itertools.islice(local_items, capture.limits.items):
+        if time.perf_counter() > capture.deadline:
+            capture.truncated = True
+            return
+        child = capture.value(value) if capture._fits(len(name) + NODE_OVERHEAD) else None
+        if child is None:
+            return
+        locals_.append({"name": name, "value": child})
 
 
 def frame_locals(frame):
@@ -339,20 +334,25 @@ def frame_locals(frame):
 
 def frames(capture, top, first=None):
     """The `frames` list: `first` (a function snapshot's call: (file, line, function, locals))
-    then `top` and its callers; the first `capture.frames` entries with their locals."""
-    nodes = []
+    then `top` and its callers. The whole stack is listed first (file, line, function), so a full
+    snapshot still says where it was; then the first `capture.frames` get their locals, the
+    innermost first."""
+    nodes, sources = [], []
     if first is not None:
-        node = frame_node(capture, *first[:3], iter(first[3]), True)
-        if node is not None:
-            nodes.append(node)
+        nodes.append({"file": first[0], "line": first[1], "function": first[2]})
+        sources.append(lambda: first[3])
     for frame in stack(top):
-        with_locals = len(nodes) < capture.limits.frames
         code = frame.f_code
-        items = frame_locals(frame) if with_locals else ()
-        node = frame_node(capture, code.co_filename, frame.f_lineno, qualname(code), iter(items), with_locals)
-        if node is None:
+        node = {"file": code.co_filename, "line": frame.f_lineno, "function": qualname(code)}
+        if not capture._fits(len(node["file"]) + len(node["function"]) + NODE_OVERHEAD):
             break
         nodes.append(node)
+        sources.append(lambda frame=frame: frame_locals(frame))
+    for node, source in list(zip(nodes, sources))[: capture.limits.frames]:
+        if capture.used >= capture.limits.total_bytes or time.perf_counter() > capture.deadline:
+            capture.truncated = True
+            break
+        _fill_locals(capture, node, iter(source()))
     return nodes
 
 
