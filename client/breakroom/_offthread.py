@@ -15,6 +15,7 @@ next job gets a new one; while ABANDONED_CAP abandoned workers are still stuck, 
 rather than pile up threads.
 """
 
+import os
 import queue
 import sys
 import threading
@@ -31,6 +32,20 @@ _abandoned = []
 class TimedOut(BaseException):
     """Raised by `bounded`'s trace function past its deadline. A BaseException, so that a
     `__repr__`'s `except Exception` does not swallow it."""
+
+
+def _forget_after_fork():
+    # A forked child (a checkpoint's line, a worker process) has none of the parent's threads:
+    # an idle worker kept from before would take jobs and never run them.
+    global _lock
+    _lock = threading.Lock()
+    _idle.clear()
+    _abandoned.clear()
+    _local.__dict__.pop("worker", None)  # forked from a worker: the child's thread is the program's
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_forget_after_fork)
 
 
 def is_worker():

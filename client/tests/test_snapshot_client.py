@@ -520,3 +520,14 @@ def test_a_function_snapshot_captures_the_call_with_its_arguments_first(fake_sen
 def test_snapshot_work_runs_off_the_programs_thread():
     assert not _offthread.is_worker()
     assert _offthread.run(_offthread.is_worker, 1.0) == ("ok", True)
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="needs fork")
+def test_a_forked_child_gets_fresh_workers():
+    assert _offthread.run(lambda: 1, 1.0) == ("ok", 1)  # an idle worker now exists
+    pid = os.fork()
+    if pid == 0:
+        ok = _offthread.run(lambda: 2, 1.0) == ("ok", 2)
+        os._exit(0 if ok else 1)
+    _, status = os.waitpid(pid, 0)
+    assert os.waitstatus_to_exitcode(status) == 0
