@@ -169,10 +169,12 @@ _finished = set()  # ids the server said 409 for, or expired here: until armed a
 
 
 def _envelope():
-    from . import _client
     import breakroom
 
-    return {**breakroom._get_client().identity(), **_client._process_record()}
+    # (`from . import _client` would get breakroom's own `_client` variable, not the module.)
+    from ._client import _process_record
+
+    return {**breakroom._get_client().identity(), **_process_record()}
 
 
 def sender():

@@ -531,3 +531,81 @@ def test_a_forked_child_gets_fresh_workers():
         os._exit(0 if ok else 1)
     _, status = os.waitpid(pid, 0)
     assert os.waitstatus_to_exitcode(status) == 0
+
+
+PROGRAM = """
+import sys, time
+sys.path.insert(0, {client!r})
+import breakroom
+
+def handle(order_id):
+    note = "order %d" % order_id
+    return note  # LINE
+
+breakroom._get_client().ensure_connected()
+for i in range(3):
+    handle(i)
+"""
+
+
+class StandIn(http.server.BaseHTTPRequestHandler):
+    """The few endpoints the client uses, with one snapshot breakpoint on the program's line."""
+
+    protocol_version = "HTTP/1.1"
+    requests = []
+    record = {}
+
+    def _answer(self, status, body):
+        data = json.dumps(body).encode()
+        self.send_response(status)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(data)))
+        self.end_headers()
+        self.wfile.write(data)
+
+    def do_GET(self):
+        type(self).requests.append(("GET", self.path, None))
+        if self.path.startswith("/api/breakpoint-changes"):
+            if "since=" in self.path:
+                time.sleep(0.2)  # a short hold
+            return self._answer(200, {"version": 1, "breakpoints": [self.record]})
+        self._answer(200, {"breakpoints": []})
+
+    def do_POST(self):
+        body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+        type(self).requests.append(("POST", self.path, body))
+        if self.path == "/api/snapshots":
+            taken = [r for r in self.requests if r[1] == "/api/snapshots"]
+            return self._answer(201, {"snapshot_id": "snap-1"}) if len(taken) == 1 else self._answer(409, {"error": "breakpoint_finished"})
+        self._answer(200, {})
+
+    def log_message(self, *args):
+        pass
+
+
+def test_the_whole_client_against_a_stand_in_server_sends_one_snapshot_with_its_labels(tmp_path):
+    import subprocess
+
+    source = PROGRAM.format(client=str(Path(__file__).resolve().parents[1]))
+    program = tmp_path / "standin_app.py"
+    program.write_text(source)
+    line = next(n for n, t in enumerate(source.splitlines(), 1) if t.endswith("# LINE"))
+    handler = type("H", (StandIn,), {"requests": [], "record": {
+        "id": "bp-1", "kind": "line", "file": str(program), "line": line, "action": "snapshot",
+        "expressions": ["note.upper()"], "max_hits": 1, "max_per_second": 100, "where": {"service": "api"}}})
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    env = {**os.environ, "BREAKROOM_URL": f"http://127.0.0.1:{server.server_port}", "BREAKROOM_LABELS": "service=api,env=test"}
+    try:
+        done = subprocess.run([sys.executable, str(program)], env=env, capture_output=True, text=True, timeout=30)
+    finally:
+        server.shutdown()
+    assert done.returncode == 0, done.stderr
+    snapshots = [body for method, path, body in handler.requests if path == "/api/snapshots"]
+    assert len(snapshots) == 1  # max_hits 1: this process took one
+    snap = snapshots[0]
+    assert snap["labels"] == {"service": "api", "env": "test"} and snap["process_pid"] > 0 and snap["argv"]
+    assert snap["expressions"] == [{"expression": "note.upper()", "value": {"type": "str", "repr": "'ORDER 0'", "length": 7}}]
+    assert snap["frames"][0]["locals"][0]["name"] == "order_id" and snap["thread"]["name"] == "MainThread"
+    asks = [path for method, path, _ in handler.requests if path.startswith("/api/breakpoint-changes")]
+    assert "labels=" in asks[0]
