@@ -394,7 +394,6 @@ class LineBreakpoints:
 
     def _arrive(self, spec, frame, line, arguments, condition_held):
         from . import _snapshots
-
         if threading.current_thread().name == "breakroom-eval":
             return  # a REPL eval calling code with breakpoints: as for pauses, nothing here
         decision = _snapshots.arrive(spec, frame, line, arguments, condition_held)
@@ -424,16 +423,11 @@ class LineBreakpoints:
         stream = self._stream or sys.stderr
         if event == "log":
             print(f"breakroom log [{body['breakpoint_id']}] {os.path.basename(body['file'])}:{line}: {body['message']}", file=stream)
-        elif decision.action == CONDITION_ERROR and decision.spec.read_only:
-            print(
-                f"breakroom: breakpoint {body['breakpoint_id']} at {body['file']}:{line}: condition "
-                f"{decision.spec.condition!r} failed: {decision.error} (counted as false)",
-                file=stream,
-            )
         elif decision.action == CONDITION_ERROR:
+            then = "counted as false" if decision.spec.read_only else "pausing so you can see why"
             print(
                 f"breakroom: breakpoint {body['breakpoint_id']} at {body['file']}:{line}: condition "
-                f"{decision.spec.condition!r} raised {decision.error}; pausing so you can see why",
+                f"{decision.spec.condition!r} raised {decision.error}; {then}",
                 file=stream,
             )
         for listener in list(self.listeners):
