@@ -41,12 +41,24 @@ _client = None
 _client_lock = threading.Lock()
 
 
-def configure(url=None):
-    """Points the client at a server (instead of BREAKROOM_URL) and forgets the old one."""
+def configure(url=None, *, labels=None, snapshot_budget=None):
+    """Points the client at a server (instead of BREAKROOM_URL) and forgets the old one.
+    `labels={"service": "api"}` replaces BREAKROOM_LABELS (snapshot breakpoints aimed with
+    `where`); `snapshot_budget=0.05` the share of time snapshots and logpoints may take
+    (BREAKROOM_SNAPSHOT_BUDGET, 0.01 by default). Given only those, the client is kept."""
     global _client
+    if labels is not None:
+        from . import _labels
+
+        _labels.configure(labels)
+    if snapshot_budget is not None:
+        from . import _snapshots
+
+        _snapshots.configure_budget(snapshot_budget)
     with _client_lock:
-        _client = DebugClient(url)
-    return _client
+        if url is not None or (labels is None and snapshot_budget is None) or _client is None:
+            _client = DebugClient(url)
+        return _client
 
 
 def _get_client():
@@ -95,10 +107,13 @@ def with_debug(func, name=None):
         return async_wrapper
 
     client = bp.client
+    from ._offthread import is_worker
 
     @functools.wraps(func)
     def wrapper(*args, **kwargs):
-        if client.away():  # the server is out of reach: one clock read, no call object
+        # The server out of reach: one clock read, no call object. A snapshot's repr calling
+        # this: it must not pause (the program's thread waits for it).
+        if client.away() or is_worker():
             return func(*args, **kwargs)
         call = WrappedCall(bp, args, kwargs, sys._getframe(1))
         if not call.before():

@@ -19,8 +19,8 @@ import threading
 import time
 import urllib.parse
 
-from . import _interrupt
-from ._breakpoint_kinds import BreakpointError
+from . import _interrupt, _labels, _snapshots
+from ._breakpoint_kinds import SNAPSHOT_FIELDS, BreakpointError
 from ._client import _process_record
 from ._transport import ServerError, ServerUnavailable, Transport
 from ._uncaught_errors import UncaughtErrors
@@ -31,6 +31,14 @@ RETRY_AFTER = 1.0
 COUNT_EVERY = 0.5
 EXIT_WAIT = 2.0  # at most this long at exit for the last reports
 OPTIONS = ("condition", "hit_condition", "pattern", "log_message", "enabled")
+# A change of these arms the breakpoint anew (a new spec: its snapshot bounds start afresh).
+REARM_FIELDS = ("file", "line", "action", "expressions") + SNAPSHOT_FIELDS
+INACTIVE = ("completed", "expired")  # a snapshot breakpoint's `status` when it is done
+
+
+def _shape(record):
+    """What a record's breakpoint is, without the counts the server adds to it."""
+    return tuple(repr(record.get(k)) for k in REARM_FIELDS + OPTIONS + ("status",))
 
 
 class BreakpointChannel:
@@ -44,6 +52,7 @@ class BreakpointChannel:
         # The line engine survives a fork: what the channel before it applied is still armed.
         self._applied = dict(_inherited)  # id -> the server's record as applied
         self._refused = {}  # id -> why the engine refused it (said once)
+        self._finished = {}  # id -> shape of the record finished here (409 or expired)
         self._hooked = False
         self._errors = UncaughtErrors(self._report)
         self._counts_sent = {}  # id -> the hit count the server has
@@ -60,6 +69,7 @@ class BreakpointChannel:
             print(f"breakroom: breakpoints not loaded from the server ({exc})", file=sys.stderr)
         threading.Thread(target=self._follow, name="breakroom-breakpoints", daemon=True).start()
         threading.Thread(target=self._send, name="breakroom-breakpoint-hits", daemon=True).start()
+        _snapshots._finish_listeners.append(self._disarm_finished)
         atexit.register(self._at_exit)
 
     def _at_exit(self):
@@ -68,12 +78,16 @@ class BreakpointChannel:
         drained = threading.Event()
         self._reports.put(drained)
         drained.wait(EXIT_WAIT)
+        _snapshots.flush(EXIT_WAIT)
         self.send_counts()
 
     def sync_once(self, since):
         me = self.identity()
         path = f"/api/breakpoint-changes?process_pid={me['process_pid']}&process_start_time={me['process_start_time']:.6f}"
         path += f"&main_thread={threading.main_thread().ident}"
+        labels = _labels.current()
+        if labels:  # the server arms for us only the breakpoints whose `where` we match
+            path += "&" + urllib.parse.urlencode({"labels": json.dumps(labels, separators=(",", ":"))})
         if since is None and not _forked:
             # The first ask: the program is a process on the server from now on. (A line woken
             # from a checkpoint is linked to its process by its call/start instead.)
@@ -116,6 +130,7 @@ class BreakpointChannel:
     def apply(self, records):
         with self.lock:
             lines = {r["id"]: r for r in records if isinstance(r, dict) and r.get("kind") == "line" and r.get("id")}
+            lines = {bp_id: r for bp_id, r in lines.items() if self._armable(bp_id, r)}
             if lines or self._applied:
                 engine = self._line_engine()
                 self._listen(engine)
@@ -131,8 +146,41 @@ class BreakpointChannel:
                 self._hooked = True
                 self._install_excepthook(self._errors.pauses)
 
+    def _armable(self, bp_id, record):
+        """Whether this process arms the record: its `where` matches our labels, it is not
+        completed or expired, and it is not the very record that finished here."""
+        if record.get("status") in INACTIVE or not _labels.matches(record.get("where")):
+            return False
+        finished = self._finished.get(bp_id)
+        if finished is not None:
+            if finished == _shape(record):
+                return False
+            del self._finished[bp_id]  # changed since (a PATCH): armed anew
+            _snapshots.rearm(bp_id)
+        return True
+
+    def _disarm_finished(self, bp_id):
+        """The server said 409 `breakpoint_finished` (or it expired here): disarmed until its
+        record changes. Runs on the snapshot sender's thread."""
+        with self.lock:
+            record = self._applied.pop(bp_id, None)
+            if record is None:
+                return
+            self._finished[bp_id] = _shape(record)
+            try:
+                self._line_engine().remove(bp_id)
+            except KeyError:
+                pass
+
     def _apply_line(self, engine, bp_id, record):
         before = self._applied.get(bp_id)
+        if before is not None and any(repr(before.get(k)) != repr(record.get(k)) for k in REARM_FIELDS):
+            try:
+                engine.remove(bp_id)
+            except KeyError:
+                pass
+            self._applied.pop(bp_id, None)
+            before = None
         try:
             if before is None:
                 engine.add(record)
@@ -196,23 +244,26 @@ class BreakpointChannel:
     def send_counts(self):
         """Hit counts that changed without a report (arrivals the hit condition skipped): sent
         when the reports go quiet, and once at exit, so the server's counts are the program's."""
+        counts = {}
         with self.lock:
-            if not self._applied:
-                return
-            engine = self._line_engine()
-            counts = {}
-            for bp_id in self._applied:
-                try:
-                    count = engine.get(bp_id).hit_count
-                except KeyError:
-                    continue
-                if self._counts_sent.get(bp_id) != count:
-                    counts[bp_id] = count
-        if not counts:
+            if self._applied:
+                engine = self._line_engine()
+                for bp_id in self._applied:
+                    try:
+                        count = engine.get(bp_id).hit_count
+                    except KeyError:
+                        continue
+                    if self._counts_sent.get(bp_id) != count:
+                        counts[bp_id] = count
+        # Snapshot bounds' counts, as increments since the last report that got through.
+        skipped = _snapshots.counters.take()
+        if not counts and not skipped:
             return
         try:
-            self.transport.post("/api/breakpoint-hits", {"event": "hit_count", "counts": counts, **self.identity()})
+            body = {"event": "hit_count", "counts": counts, **skipped, **self.identity()}
+            self.transport.post("/api/breakpoint-hits", body)
             self._counts_sent.update(counts)
+            _snapshots.counters.settle(skipped)
         except (ServerUnavailable, ServerError):
             pass
 

@@ -6,7 +6,11 @@ A `BreakpointSpec` is one breakpoint as the server's REST API shapes it:
     {"kind": "line", "file": ..., "line": ...}
     {"kind": "error", "exception_types": [...]}        # empty or missing: any exception
 
-plus `condition`, `hit_condition`, `pattern`, `log_message`, `enabled` and `id` on each.
+plus `condition`, `hit_condition`, `pattern`, `log_message`, `enabled` and `id` on each, and
+(issue 34) `action` (`pause`, `log`, `snapshot`) with a snapshot's `expressions`, `capture`,
+`max_hits`, `max_per_second`, `expires_at` and `where`. A log or snapshot breakpoint never stops
+the program and is read-only: its condition, log template and expressions pass `_read_only`'s
+static check when set, and are evaluated under its guard (on the snapshot worker thread).
 `spec.decide(...)` turns one arrival at the breakpoint into a `Decision`: pause, log, skip,
 or a condition that raised. Deciding never raises for anything the user's expressions do.
 
@@ -20,14 +24,21 @@ import itertools
 import re
 import threading
 
+from . import _read_only
 from ._serialize import safe_repr
 
 KINDS = ("function", "line", "error")
+ACTIONS = ("pause", "log", "snapshot")
 
 PAUSE = "pause"
 LOG = "log"
 SKIP = "skip"
+SNAPSHOT = "snapshot"
 CONDITION_ERROR = "condition_error"
+MAX_EXPRESSIONS = 20
+MAX_EXPRESSION_CHARS = 1000
+# A snapshot breakpoint's fields the client reads but does not decide with (see _snapshots).
+SNAPSHOT_FIELDS = ("capture", "max_hits", "max_per_second", "expires_at", "where")
 
 _ids = itertools.count(1)
 
@@ -131,6 +142,9 @@ class BreakpointSpec:
         log_message=None,
         enabled=True,
         id=None,
+        action=None,
+        expressions=None,
+        extras=None,
     ):
         if kind not in KINDS:
             raise BreakpointError(f"kind {kind!r}: expected one of {', '.join(KINDS)}")
@@ -148,26 +162,74 @@ class BreakpointSpec:
             if isinstance(line, bool) or not isinstance(line, int) or line < 1:
                 raise BreakpointError(f"a line breakpoint needs a line number ≥ 1, not {line!r}")
         self.enabled = bool(enabled)
+        if action is not None and action not in ACTIONS:
+            raise BreakpointError(f"action {action!r}: expected one of {', '.join(ACTIONS)}")
+        if action == LOG and not log_message:
+            raise BreakpointError("a log breakpoint needs log_message")
+        self._action = action  # as given; None: log with a log_message, else pause
+        self.extras = {k: v for k, v in (extras or {}).items() if k in SNAPSHOT_FIELDS and v is not None}
+        self.expressions, self._expression_codes = self._compile_expressions(expressions)
         self.hit_count = 0
         self.last_error = None  # the last condition error, shown on the breakpoint
+        self.reported_error = None  # a read-only condition's error as last reported
         # Skips that do not count as hits are the common case: made once (hit_count None).
         self._disabled = Decision(SKIP, self, None, reason="disabled")
         self._condition_false = Decision(SKIP, self, None, reason="condition false")
         self._lock = threading.Lock()
         self._set_options(condition, hit_condition, pattern, log_message)
 
+    @property
+    def action(self):
+        if self._action is not None:
+            return self._action
+        return LOG if self.log_message else PAUSE
+
+    @property
+    def read_only(self):
+        """Log and snapshot breakpoints: they must not change the program (nor stop it)."""
+        return self.action != PAUSE
+
+    def _compile_expressions(self, expressions):
+        if expressions is None:
+            return [], []
+        if not isinstance(expressions, list) or not all(isinstance(e, str) for e in expressions):
+            raise BreakpointError("expressions must be a list of strings")
+        if len(expressions) > MAX_EXPRESSIONS:
+            raise BreakpointError(f"at most {MAX_EXPRESSIONS} expressions, not {len(expressions)}")
+        codes = []
+        for i, text in enumerate(expressions, 1):
+            if len(text) > MAX_EXPRESSION_CHARS:
+                raise BreakpointError(f"expression {i}: longer than {MAX_EXPRESSION_CHARS} characters")
+            try:
+                _read_only.check(text, f"expression {i}")
+                codes.append((text, _read_only.compile_read_only(text)))
+            except _read_only.NotReadOnly as exc:
+                raise BreakpointError(f"not read-only: {exc}") from None
+            except (SyntaxError, ValueError) as exc:
+                raise BreakpointError(f"expression {i} {text!r}: {getattr(exc, 'msg', exc)}") from None
+        return list(expressions), codes
+
     def _set_options(self, condition, hit_condition, pattern, log_message):
         # Compiled once here, so a bad expression is refused when the breakpoint is set (with
         # nothing changed) and a hit costs one eval.
         condition, pattern, log_message = condition or None, pattern or None, log_message or None
         hit_condition = None if hit_condition in (None, "") else str(hit_condition).strip()
-        condition_code = _compile_expression(condition, "condition")
+        read_only = (self._action or (LOG if log_message else PAUSE)) != PAUSE
+        if read_only:  # refused before anything changes, naming the part
+            try:
+                if condition:
+                    _read_only.check(condition, "condition")
+                if log_message:
+                    _read_only.check_log_message(log_message)
+            except _read_only.NotReadOnly as exc:
+                raise BreakpointError(f"not read-only: {exc}") from None
+        condition_code = _compile_expression(condition, "condition", read_only)
         hits = HitCondition(hit_condition) if hit_condition else None
         try:
             pattern_re = re.compile(pattern) if pattern else None
         except re.error as exc:
             raise BreakpointError(f"pattern {pattern!r}: {exc}") from None
-        log_code = _compile_expression("f" + repr(log_message), "log_message") if log_message else None
+        log_code = _compile_expression("f" + repr(log_message), "log_message", read_only) if log_message else None
         self.condition, self.hit_condition, self.pattern, self.log_message = condition, hit_condition, pattern, log_message
         self._condition_code, self._hits, self._pattern_re, self._log_code = condition_code, hits, pattern_re, log_code
 
@@ -178,9 +240,11 @@ class BreakpointSpec:
         """A spec from the REST JSON (`POST /api/breakpoints`)."""
         if not isinstance(body, dict):
             raise BreakpointError("a breakpoint is a JSON object")
-        fields = ("function_name", "file", "line", "exception_types", "condition", "hit_condition", "pattern", "log_message", "id")
+        fields = ("function_name", "file", "line", "exception_types", "condition", "hit_condition", "pattern", "log_message", "id",
+                  "action", "expressions")
         options = {k: body[k] for k in fields if body.get(k) is not None}
-        return cls(body.get("kind") or "function", enabled=body.get("enabled", True), **options)
+        extras = {k: body[k] for k in SNAPSHOT_FIELDS if body.get(k) is not None}
+        return cls(body.get("kind") or "function", enabled=body.get("enabled", True), extras=extras, **options)
 
     def to_dict(self):
         """The REST JSON of this breakpoint, with its hit count and last condition error."""
@@ -199,6 +263,11 @@ class BreakpointSpec:
             enabled=self.enabled,
             hit_count=self.hit_count,
         )
+        if self._action is not None:
+            body["action"] = self._action
+        if self.expressions:
+            body["expressions"] = list(self.expressions)
+        body.update(self.extras)
         if self.last_error is not None:
             body["last_error"] = self.last_error
         return body
@@ -207,6 +276,8 @@ class BreakpointSpec:
         """Applies a PATCH body: options and `enabled`; the kind and location stay."""
         options = {k: getattr(self, k) for k in ("condition", "hit_condition", "pattern", "log_message")}
         options.update({k: changes[k] for k in options if k in changes})
+        if self._action == LOG and not options["log_message"]:
+            raise BreakpointError("a log breakpoint needs log_message")
         self._set_options(**options)  # raises before anything changes if an option is bad
         if "enabled" in changes:
             self.enabled = bool(changes["enabled"])
@@ -224,6 +295,8 @@ class BreakpointSpec:
         if not self.enabled:
             return self._disabled
         if self._condition_code is not None and not condition_held:
+            if self.read_only:
+                return self._decide_read_only(globals_, locals_, arguments)
             try:
                 holds = bool(eval(self._condition_code, globals_, locals_))
             except Exception as exc:  # the program goes on; the error is shown, not swallowed
@@ -235,6 +308,22 @@ class BreakpointSpec:
                 return Decision(CONDITION_ERROR, self, count, error=error, reason=f"condition {self.condition!r} raised")
             if not holds:
                 return self._condition_false
+        return self._after_condition(globals_, locals_, arguments)
+
+    def _decide_read_only(self, globals_, locals_, arguments):
+        """The condition under the read-only guard. Blocked or raising, it counts as false: the
+        error is kept (and reported) but a log or snapshot breakpoint never pauses."""
+        try:
+            holds = _read_only.guarded_eval(self._condition_code, globals_, locals_, convert=bool)
+        except (Exception, _read_only.Blocked) as exc:
+            error = str(exc) if isinstance(exc, _read_only.Blocked) else _error_text(exc)
+            self.last_error = error
+            return Decision(CONDITION_ERROR, self, None, error=error, reason=f"condition {self.condition!r} failed")
+        if not holds:
+            return self._condition_false
+        return self._after_condition(globals_, locals_, arguments)
+
+    def _after_condition(self, globals_, locals_, arguments):
         if self._pattern_re is not None:
             text = arguments() if callable(arguments) else (arguments or "")
             if not self._pattern_re.search(text):
@@ -245,7 +334,10 @@ class BreakpointSpec:
         if self._hits is not None and not self._hits.holds(count):
             return Decision(SKIP, self, count, reason=f"hit {count} does not satisfy {self.hit_condition!r}")
         reason = self._why()
-        if self._log_code is not None:
+        action = self.action
+        if action == SNAPSHOT:
+            return Decision(SNAPSHOT, self, count, reason=reason)
+        if action == LOG and self._log_code is not None:
             return Decision(LOG, self, count, message=self._interpolate(globals_, locals_), reason=reason)
         return Decision(PAUSE, self, count, reason=reason)
 
@@ -261,7 +353,11 @@ class BreakpointSpec:
 
     def _interpolate(self, globals_, locals_):
         try:
+            if self.read_only:
+                return _read_only.guarded_eval(self._log_code, globals_, locals_)
             return eval(self._log_code, globals_, locals_)
+        except _read_only.Blocked as exc:  # a part that would run the program's code
+            return f"{self.log_message} <{exc}>"
         except Exception as exc:  # a broken message still logs, saying what broke
             return f"{self.log_message} <{_error_text(exc)}>"
 
@@ -277,10 +373,12 @@ class BreakpointSpec:
         return False
 
 
-def _compile_expression(source, what):
+def _compile_expression(source, what, read_only=False):
     if source is None:
         return None
     try:
+        if read_only:  # the guard lets through only code compiled under its pseudo-filename
+            return _read_only.compile_read_only(source)
         return compile(source, f"<breakpoint {what}>", "eval")
     except SyntaxError as exc:
         raise BreakpointError(f"{what} {source!r}: {exc.msg}") from None

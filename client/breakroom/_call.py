@@ -139,6 +139,8 @@ class WrappedCall:
             )
             self.call_id = reply["call_id"]
             self.target = self._repl_target(bound)
+            if reply.get("snapshots"):  # function snapshots (issue 34): captured, never a pause
+                self._snapshot(reply["snapshots"], bound)
             self.action = self.client.wait(reply, self.target, restart=self._restart, frames=self._eval_frames)
         except ServerUnavailable as exc:
             self.client.go_offline(exc)
@@ -151,6 +153,12 @@ class WrappedCall:
             bound.arguments.update({k: now.get(k, v) for k, v in bound.arguments.items()})
             self.args, self.kwargs = bound.args, bound.kwargs
         return True
+
+    def _snapshot(self, records, bound):
+        from . import _snapshots
+
+        arguments = dict(bound.arguments) if bound is not None else {"args": self.args, "kwargs": self.kwargs}
+        _snapshots.take_call(records, self.breakpoint.func, arguments, self.caller)
 
     def _restart(self, wake, reconnected_from=None):
         """A line woken from a checkpoint, or a server that restarted while the call was paused,

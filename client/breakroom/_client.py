@@ -39,9 +39,11 @@ def _process_record():
     """Breakroom extensions of call/start that link the call to the server's process record:
     BREAKROOM_PROCESS_ID (set when the server launched this program), the host (a pid means
     nothing on another machine) and argv (the name of a process that connected by itself)."""
-    from . import _children
+    from . import _children, _labels
 
     record = {"hostname": socket.gethostname(), "argv": [str(a) for a in sys.argv], **_children.process_fields()}
+    # This process's labels (issue 34), so the server can list and aim at processes by them.
+    record["labels"] = _labels.current()
     process_id = os.environ.get("BREAKROOM_PROCESS_ID")
     if process_id:
         record["process_id"] = process_id

@@ -31,7 +31,7 @@ import time
 import types
 import weakref
 
-from . import _line_monitoring
+from . import _line_monitoring, _offthread
 from ._breakpoint_kinds import CONDITION_ERROR, LOG, SKIP, BreakpointError, BreakpointSpec, arguments_text
 from ._line_rewrite import HIT_NAME, HOOK_NAME, ModuleSource, NoCodeThere, code_key, codes_by_key, hooked_keys
 from ._running_frames import RunningFrameTracer
@@ -260,11 +260,12 @@ class LineBreakpoints:
     @staticmethod
     def _inline_conditions(file):
         """{line: conditions} for the lines where every breakpoint has a condition: those are
-        compiled into the function, and a false one costs no call."""
+        compiled into the function, and a false one costs no call. Not a log or snapshot
+        breakpoint's: those run under the read-only guard, on the snapshot worker."""
         return {
             line: [spec.condition for spec in specs]
             for line, specs in file.by_line.items()
-            if specs and all(spec.condition for spec in specs)
+            if specs and all(spec.condition and not spec.read_only for spec in specs)
         }
 
     def _trace_running(self, file, lines_by_key):
@@ -360,8 +361,8 @@ class LineBreakpoints:
         """Decides every breakpoint at this line; logs each logpoint; pauses at most once.
         Kept lean: a breakpoint whose condition is false costs this call and the condition."""
         thread = threading.get_ident()
-        if thread in self._in_hit:
-            return  # a condition or a log message running code with breakpoints
+        if thread in self._in_hit or _offthread.is_worker():
+            return  # a condition, a log message or a snapshot's repr running code with breakpoints
         self._in_hit.add(thread)
         try:
             pause_for = reached = None
@@ -371,6 +372,9 @@ class LineBreakpoints:
             f_globals, f_locals = frame.f_globals, frame.f_locals
             for spec in specs:
                 arguments = (lambda: arguments_text(frame)) if spec.pattern else None
+                if spec.read_only:  # log and snapshot: bounded, guarded, never a pause
+                    self._arrive(spec, frame, line, arguments, condition_held)
+                    continue
                 decision = spec.decide(f_globals, f_locals, arguments, condition_held)
                 if decision.action == SKIP:
                     continue
@@ -387,6 +391,20 @@ class LineBreakpoints:
                 reached.on_reach(frame)
         finally:
             self._in_hit.discard(thread)
+
+    def _arrive(self, spec, frame, line, arguments, condition_held):
+        from . import _snapshots
+        if threading.current_thread().name == "breakroom-eval":
+            return  # a REPL eval calling code with breakpoints: as for pauses, nothing here
+        decision = _snapshots.arrive(spec, frame, line, arguments, condition_held)
+        if decision is None:
+            return
+        if decision.action == LOG:
+            self._record("log", decision, frame, line)
+        elif decision.action == CONDITION_ERROR and decision.error != spec.reported_error:
+            # Said once per new error (a condition failing in a loop would flood the log).
+            spec.reported_error = decision.error
+            self._record("breakpoint_hit", decision, frame, line)
 
     def _reach_one_shots(self, specs, thread):
         """The one-shot of `thread` among `specs`, taken out; others' wait for their thread."""
@@ -406,9 +424,10 @@ class LineBreakpoints:
         if event == "log":
             print(f"breakroom log [{body['breakpoint_id']}] {os.path.basename(body['file'])}:{line}: {body['message']}", file=stream)
         elif decision.action == CONDITION_ERROR:
+            then = "counted as false" if decision.spec.read_only else "pausing so you can see why"
             print(
                 f"breakroom: breakpoint {body['breakpoint_id']} at {body['file']}:{line}: condition "
-                f"{decision.spec.condition!r} raised {decision.error}; pausing so you can see why",
+                f"{decision.spec.condition!r} raised {decision.error}; {then}",
                 file=stream,
             )
         for listener in list(self.listeners):
