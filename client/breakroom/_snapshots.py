@@ -28,7 +28,7 @@ from ._snapshot_sender import Counters, Sender
 DEFAULT_BUDGET = 0.01
 BUDGET_ENV = "BREAKROOM_SNAPSHOT_BUDGET"
 CAPTURE_TIME_S = 0.05  # the worker's own deadline for one snapshot: then values are left out
-WAIT_S = 0.2  # how long the program waits for the worker at most (a C call may not stop)
+WAIT_S = 0.1  # how long the program waits for the worker at most (a C call may not stop)
 EXIT_WAIT_S = 2.0
 
 counters = Counters()
@@ -249,6 +249,7 @@ def arrive(spec, frame, line, arguments=None, condition_held=False):
             return None
         thread = _thread()
         start = time.perf_counter()
+        took = []  # a slot taken, given back if the capture is abandoned
 
         def job():
             decision = spec.decide(frame.f_globals, frame.f_locals, arguments, condition_held)
@@ -259,25 +260,28 @@ def arrive(spec, frame, line, arguments=None, condition_held=False):
                 if slot == "rate":
                     counters.add("skipped_rate", spec.id)
                 return None, None
+            took.append(True)
             if decision.action == LOG:
                 return decision, None
             code = frame.f_code
             snapshot = build(spec.id, policy, frame, thread, (code.co_filename, line, _capture.qualname(code)))
             return decision, snapshot
 
-        return _finish_job(spec.id, policy, job, start)
+        return _finish_job(spec.id, policy, job, start, took)
     except Exception as exc:  # our bug: said, never raised into the program
         print(f"breakroom: snapshot breakpoint {getattr(spec, 'id', '?')}: {type(exc).__name__}: {exc}", file=sys.stderr)
         return None
 
 
-def _finish_job(bp_id, policy, job, start):
+def _finish_job(bp_id, policy, job, start, took=()):
     status, result = _offthread.run(job, WAIT_S)
     elapsed = time.perf_counter() - start
     budget.spend(elapsed)
     if status == "timeout":
         _capture.blame_hung_repr()
         counters.add("dropped", bp_id)
+        if took:  # an abandoned capture is not one of this process's max_hits
+            policy.release()
         return None
     if status == "error":
         print(f"breakroom: snapshot breakpoint {bp_id}: {type(result).__name__}: {result}", file=sys.stderr)
@@ -379,6 +383,7 @@ def _take_one_call(policy, func, arguments, caller):
     globals_ = getattr(func, "__globals__", None) or {}
     thread = _thread()
     start = time.perf_counter()
+    took = []
 
     def job():
         if policy.condition is not None:
@@ -392,11 +397,12 @@ def _take_one_call(policy, func, arguments, caller):
             if slot == "rate":
                 counters.add("skipped_rate", policy.id)
             return None, None
+        took.append(True)
         first = (file, line, function, list(arguments.items()))
         snapshot = build(policy.id, policy, caller, thread, (file, line, function), first, globals_, arguments)
         return None, snapshot
 
-    _finish_job(policy.id, policy, job, start)
+    _finish_job(policy.id, policy, job, start, took)
 
 
 def flush(wait_s=EXIT_WAIT_S):
