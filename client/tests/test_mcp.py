@@ -14,7 +14,7 @@ from mcp import ClientSession, StdioServerParameters, types  # noqa: E402
 from mcp.client.stdio import stdio_client  # noqa: E402
 from mcp.client.streamable_http import streamable_http_client  # noqa: E402
 
-from conftest import _binary, start_server  # noqa: E402
+from conftest import CLIENT_DIR, _binary, start_server  # noqa: E402
 
 CIDELDILL_TOOLS = {
     "breakpoint_list_breakpoints", "breakpoint_add", "breakpoint_remove", "breakpoint_set_behavior",
@@ -32,6 +32,7 @@ BREAKROOM_TOOLS = {
     "runtime_exec", "runtime_state", "runtime_reset", "runtime_history",
     "checkpoint_step_back", "checkpoint_create", "checkpoint_rewind", "checkpoint_branch", "checkpoint_switch",
     "checkpoint_timeline", "checkpoint_diff",
+    "snapshot_add", "snapshot_list", "snapshot_get",
 }
 
 COMPUTE = """
@@ -382,3 +383,41 @@ def test_an_agent_attaches_to_a_plain_running_program(server):
         run(connect(server.url, body))
     finally:
         target.kill()
+
+
+def test_an_agent_takes_a_snapshot_of_a_running_program_and_reads_it(server, tmp_path):
+    program = tmp_path / "ticker.py"
+    program.write_text(
+        "import time\n"
+        "def tick(n):\n"
+        "    total = n * 3\n"
+        "    return total\n"
+        "for i in range(3000):\n"
+        "    tick(i)\n"
+        "    time.sleep(0.01)\n"
+    )
+    env = {**os.environ, "PYTHONPATH": str(CLIENT_DIR), "BREAKROOM_URL": server.url}
+    target = subprocess.Popen([sys.executable, "-m", "breakroom", str(program)], env=env)
+
+    async def body(agent, _):
+        refused = await agent.call("snapshot_add", file=str(program), line=4, expressions=["tick.cache.clear()"])
+        assert refused.is_error and "not_read_only" in str(refused.content), refused
+        added = await agent.ok("snapshot_add", file=str(program), line=4, expressions=["total // 3"], max_hits=1)
+        assert added["action"] == "snapshot"
+        for _ in range(300):
+            listed = await agent.ok("snapshot_list", breakpoint_id=added["id"])
+            if listed["snapshots"]:
+                break
+            await asyncio.sleep(0.05)
+        snap = await agent.ok("snapshot_get", snapshot_id=listed["snapshots"][0]["snapshot_id"])
+        n = next(v["value"]["repr"] for v in snap["frames"][0]["locals"] if v["name"] == "n")
+        assert snap["expressions"][0]["value"]["repr"] == n
+        missing = await agent.call("snapshot_get", snapshot_id="snap-999999")
+        assert missing.is_error
+
+    try:
+        run(connect(server.url, body))
+        assert target.poll() is None, "the program never stopped"
+    finally:
+        target.kill()
+        target.wait()

@@ -11,7 +11,7 @@ import time
 
 import pytest
 
-from conftest import CLIENT_DIR, start_server
+from conftest import CLIENT_DIR, _binary, start_server
 
 PYTHON = sys.executable
 
@@ -376,3 +376,59 @@ def test_a_function_snapshot_on_a_decorated_call_captures_its_arguments_without_
     assert watched["amount + 1"] == str(int(local["amount"]) + 1) and watched["currency.lower()"] == "'eur'"
     assert not [x for x in server.paused() if x["call_data"]["process_pid"] == p.pid]
     remove(server, bp)
+
+
+def test_the_cli_adds_lists_and_shows_snapshots_and_run_labels_a_program(server, programs):
+    source = """\
+        import time
+
+        def work(i):
+            squared = i * i
+            return squared  # SNAP
+
+        i = 0
+        while True:
+            work(i)
+            print("tick", i, flush=True)
+            i += 1
+            time.sleep(0.01)
+    """
+    fd, path = tempfile.mkstemp(suffix=".py", prefix="breakroom_snapcli_")
+    with os.fdopen(fd, "w") as f:
+        f.write(textwrap.dedent(source))
+    env = {**os.environ, "BREAKROOM_URL": server.url, "PYTHONPATH": str(CLIENT_DIR)}
+
+    def cli(*args, check=True):
+        done = subprocess.run([_binary(), *args], env=env, capture_output=True, text=True, timeout=30)
+        assert not check or done.returncode == 0, (args, done.stdout, done.stderr)
+        return done
+
+    run = subprocess.Popen(
+        [_binary(), "run", "--detach", "--label", "service=api", "--label", "zone=eu", "--",
+         PYTHON, "-m", "breakroom", path],
+        env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    run.communicate(timeout=30)
+    try:
+        launched = wait_for(lambda: [p for p in server.get("/api/processes")[1]["processes"]
+                                     if path in " ".join(p["command"]) and p.get("labels")], what="the labelled process")
+        assert launched[0]["labels"] == {"service": "api", "zone": "eu"}
+        bad = cli("snapshot", "add", f"{path}:{line_of(source, 'SNAP')}", "--expr", "squared.bit_length(", check=False)
+        assert bad.returncode != 0 and "invalid_expression" in bad.stderr + bad.stdout
+        added = cli("snapshot", "add", f"{path}:{line_of(source, 'SNAP')}", "--expr", "squared % 7",
+                    "--where", "service=api", "--hits", "2", "--expires", "1h").stdout
+        bp = added.split()[1]
+        assert bp.startswith("bp-") and "where service=api" in added and "max hits 2" in added, added
+        wait_for(lambda: len(snapshots_of(server, bp)) == 2, what="2 snapshots")
+        listed = cli("snapshot", "list", "--breakpoint", bp).stdout
+        snap_id = listed.split()[0]
+        assert snap_id.startswith("snap-") and "squared % 7 = " in listed, listed
+        shown = cli("snapshot", "show", snap_id).stdout
+        assert f"{snap_id} of {bp}" in shown and "in work" in shown and "squared: int = " in shown, shown
+        missing = cli("snapshot", "show", "snap-999999", check=False)
+        assert missing.returncode != 0 and "snapshot_not_found" in missing.stderr + missing.stdout
+        bad_label = cli("run", "--label", "no value", "--", "true", check=False)
+        assert bad_label.returncode != 0 and "--label" in bad_label.stderr
+    finally:
+        for p in server.get("/api/processes")[1]["processes"]:
+            if path in " ".join(p["command"]) and p["status"] in ("running", "paused"):
+                server.post(f"/api/processes/{p['id']}/stop")

@@ -17,6 +17,7 @@ pub mod process_cli;
 pub mod replay;
 pub mod runtime_cli;
 pub mod site;
+pub mod snapshot_cli;
 pub mod step_cli;
 pub mod timeline_page;
 

@@ -111,6 +111,11 @@ enum Command {
         #[command(subcommand)]
         action: breakroom_server::breakpoint_cli::BreakpointAction,
     },
+    /// Snapshot breakpoints (never pause): add FILE:LINE [--expr E]…, list, show ID.
+    Snapshot {
+        #[command(subcommand)]
+        action: breakroom_server::snapshot_cli::SnapshotCommand,
+    },
     /// Long-lived bash and Python sessions per workspace: exec, state, reset, history, list, stop.
     Runtime(breakroom_server::runtime_cli::RuntimeArgs),
     /// Print Breakroom's JavaScript debug client (an ES module, also served at /api/debug-client.js).
@@ -145,6 +150,7 @@ async fn main() {
         Some(Command::Stop(args)) => exit_with(breakroom_server::process_cli::stop(args).await),
         Some(Command::Attach(args)) => exit_with(breakroom_server::attach_cli::run(args).await),
         Some(Command::Breakpoint { action }) => exit_with(breakroom_server::breakpoint_cli::run(action).await),
+        Some(Command::Snapshot { action }) => exit_with(breakroom_server::snapshot_cli::run(action).await),
         Some(Command::Runtime(args)) => exit_with(breakroom_server::runtime_cli::run(args).await),
         Some(Command::JsClient) => {
             print!("{}", breakroom_server::api::debug_client::source());

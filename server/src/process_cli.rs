@@ -34,6 +34,10 @@ pub struct RunArgs {
     /// Do not debug the Python processes it starts (they are by default).
     #[arg(long)]
     no_children: bool,
+    /// K=V: a label of the program (BREAKROOM_LABELS), which snapshot breakpoints' `where`
+    /// matches. Repeatable.
+    #[arg(long = "label", value_name = "K=V")]
+    label: Vec<String>,
     /// The command and its arguments, after `--`.
     #[arg(required = true, trailing_var_arg = true, allow_hyphen_values = true, value_name = "COMMAND")]
     command: Vec<String>,
@@ -219,6 +223,19 @@ pub async fn run(args: &RunArgs) -> Result<i32, String> {
     }
     if args.checkpoints {
         env.insert("BREAKROOM_CHECKPOINTS".into(), "1".into());
+    }
+    if !args.label.is_empty() {
+        let mut labels: Vec<String> = env.get("BREAKROOM_LABELS").into_iter().cloned().collect();
+        for pair in &args.label {
+            let valid = pair.split_once('=').is_some_and(|(k, v)| {
+                breakroom_debugger::snapshots::policy::valid_label(k) && !v.is_empty() && !v.contains(',')
+            });
+            if !valid {
+                return Err(format!("--label {pair:?}: expected NAME=VALUE (a name of letters, digits, . _ - /)"));
+            }
+            labels.push(pair.clone());
+        }
+        env.insert("BREAKROOM_LABELS".into(), labels.join(","));
     }
     let request = LaunchRequest {
         command: args.command.clone(),

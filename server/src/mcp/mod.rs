@@ -15,6 +15,7 @@ mod tools_processes;
 mod tools_records;
 mod tools_repl;
 mod tools_runtimes;
+mod tools_snapshots;
 mod tools_steps;
 mod tools_time_travel;
 

@@ -10,7 +10,8 @@ use serde_json::{Map, Value};
 
 use super::args::{self, Args, ToolError, ToolResult};
 use super::{
-    tools_breakpoints, tools_processes, tools_records, tools_repl, tools_runtimes, tools_steps, tools_time_travel,
+    tools_breakpoints, tools_processes, tools_records, tools_repl, tools_runtimes, tools_snapshots, tools_steps,
+    tools_time_travel,
 };
 
 pub type Handler = fn(Debugger, Args) -> BoxFuture<'static, ToolResult>;
@@ -39,6 +40,7 @@ pub fn all() -> &'static [ToolSpec] {
         tools.extend(tools_runtimes::tools());
         tools.extend(tools_steps::tools());
         tools.extend(tools_time_travel::tools());
+        tools.extend(tools_snapshots::tools());
         tools
     })
 }

@@ -1,0 +1,72 @@
+//! Snapshot tools (issue 34): an agent aims a snapshot breakpoint at a line of a program that
+//! must not stop, then reads what it captured.
+
+use breakroom_debugger::snapshots::SnapshotFilter;
+use serde_json::{json, Value};
+
+use super::args::Done;
+use super::tools::{count, object, ToolSpec};
+
+pub fn tools() -> Vec<ToolSpec> {
+    vec![
+        ToolSpec::new(
+            "snapshot_add",
+            "Adds a snapshot breakpoint: at `file`:`line` (or on a decorated `function_name`) the program captures its stack, the top frames' locals and the `expressions` (read-only Python) and goes on; it never pauses. `where` aims it at processes with these labels; `max_hits` (default 1) snapshots are kept, then it completes; `expires_in` (seconds or 30m, 1h; default 24h); `max_per_second` per process; `condition` (read-only).",
+            object(
+                json!({
+                    "file": {"type": "string"}, "line": {"type": "integer", "minimum": 1},
+                    "function_name": {"type": "string"},
+                    "expressions": {"type": "array", "items": {"type": "string"}},
+                    "where": {"type": "object", "additionalProperties": {"type": "string"}},
+                    "max_hits": {"type": "integer", "minimum": 1, "maximum": 1000},
+                    "expires_in": {"type": ["string", "number"]},
+                    "max_per_second": {"type": "number"},
+                    "condition": {"type": "string"},
+                    "capture": {"type": "object"},
+                }),
+                &[],
+            ),
+            |d, a| {
+                Box::pin(async move {
+                    let mut body = a.0.clone();
+                    let kind = if body.contains_key("function_name") { "function" } else { "line" };
+                    body.insert("kind".into(), json!(kind));
+                    body.insert("action".into(), json!("snapshot"));
+                    let record = d.add_breakpoint_record(&Value::Object(body))?;
+                    let text = format!("{} snapshots {} (max hits {})", record.id, record.location(), record.limits.max_hits.unwrap_or(1));
+                    Done::new(record, text)
+                })
+            },
+        ),
+        ToolSpec::new(
+            "snapshot_list",
+            "Snapshots taken, newest first: each with its breakpoint, process, place and the expressions' values at a glance. `breakpoint_id` narrows it; `limit` (default 20).",
+            object(json!({"breakpoint_id": {"type": "string"}, "limit": {"type": "integer", "minimum": 1, "maximum": 500}}), &[]),
+            |d, a| {
+                Box::pin(async move {
+                    let filter = SnapshotFilter {
+                        breakpoint_id: a.str("breakpoint_id").map(str::to_string),
+                        limit: a.0.get("limit").and_then(Value::as_u64).unwrap_or(20) as usize,
+                        ..Default::default()
+                    };
+                    let snapshots = d.snapshots(&filter)?;
+                    let text = count(snapshots.len(), "snapshot");
+                    Done::new(json!({"snapshots": snapshots}), text)
+                })
+            },
+        ),
+        ToolSpec::new(
+            "snapshot_get",
+            "One snapshot: every frame (file, line, function), the captured frames' locals as a value tree (type, repr, children), and each watch expression's value or error.",
+            object(json!({"snapshot_id": {"type": "string"}}), &["snapshot_id"]),
+            |d, a| {
+                Box::pin(async move {
+                    let snapshot = d.snapshot(a.req("snapshot_id"))?;
+                    let text = format!("{} from {} at {}:{}", snapshot.snapshot_id, snapshot.breakpoint_id,
+                        snapshot.file.as_deref().unwrap_or("?"), snapshot.line.unwrap_or(0));
+                    Done::new(snapshot, text)
+                })
+            },
+        ),
+    ]
+}
