@@ -250,17 +250,32 @@ def arrive(spec, frame, line, arguments=None, condition_held=False):
         thread = _thread()
         start = time.perf_counter()
         took = []  # a slot taken, given back if the capture is abandoned
-
-        def job():
-            decision = spec.decide(frame.f_globals, frame.f_locals, arguments, condition_held)
-            if decision.action not in (SNAPSHOT, LOG):
-                return decision, None
+        decided = None
+        if spec.action == SNAPSHOT and (spec._condition_code is None or condition_held) and spec._pattern_re is None:
+            # Deciding runs none of the program's code here (a hit count at most), and most
+            # arrivals at a hot line stop at the rate limit: those never wait for the worker.
+            decided = spec.decide(frame.f_globals, frame.f_locals, None, condition_held)
+            if decided.action != SNAPSHOT:
+                return decided
             slot = policy.take_slot()
             if slot != "ok":
                 if slot == "rate":
                     counters.add("skipped_rate", spec.id)
-                return None, None
+                return None
             took.append(True)
+
+        def job():
+            decision = decided
+            if decision is None:
+                decision = spec.decide(frame.f_globals, frame.f_locals, arguments, condition_held)
+                if decision.action not in (SNAPSHOT, LOG):
+                    return decision, None
+                slot = policy.take_slot()
+                if slot != "ok":
+                    if slot == "rate":
+                        counters.add("skipped_rate", spec.id)
+                    return None, None
+                took.append(True)
             if decision.action == LOG:
                 return decision, None
             code = frame.f_code

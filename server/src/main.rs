@@ -36,6 +36,9 @@ struct Cli {
     /// Completed calls kept in each breakpoint's history (older ones are deleted).
     #[arg(long, default_value_t = 1_000, value_parser = clap::value_parser!(u64).range(1..))]
     history_per_breakpoint: u64,
+    /// Snapshots kept on disk, the newest (older ones are deleted).
+    #[arg(long, default_value_t = 10_000, value_parser = clap::value_parser!(u64).range(1..))]
+    snapshots_kept: u64,
     /// Largest request body accepted, in bytes (pickled arguments can be big).
     #[arg(long, default_value_t = 64 * 1024 * 1024)]
     max_body: usize,
@@ -201,6 +204,7 @@ async fn run(cli: Cli) -> Result<(), String> {
     let config = Config {
         eval_timeout: Duration::from_secs(cli.eval_timeout.max(1)),
         history_per_breakpoint: usize::try_from(cli.history_per_breakpoint).unwrap_or(usize::MAX),
+        snapshots_kept: usize::try_from(cli.snapshots_kept).unwrap_or(usize::MAX),
         processes: process_config(&cli, token.clone(), addr.ip())?,
         runtimes: runtime_config(&cli, addr.ip())?,
         ..Config::default()

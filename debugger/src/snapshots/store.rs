@@ -90,3 +90,53 @@ impl Store {
             .map_err(storage)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::snapshots::SnapshotFrame;
+
+    fn snapshot(breakpoint_id: &str, n: u32) -> Snapshot {
+        Snapshot {
+            snapshot_id: String::new(),
+            breakpoint_id: breakpoint_id.into(),
+            process_key: "1.0+1".into(),
+            process_id: None,
+            taken_at: f64::from(n),
+            received_at: f64::from(n),
+            file: Some("app.py".into()),
+            line: Some(n),
+            function: None,
+            thread: None,
+            labels: Default::default(),
+            frames: vec![SnapshotFrame { file: "app.py".into(), line: n, function: "f".into(), locals: None }],
+            expressions: vec![],
+            truncated: false,
+            size_bytes: 0,
+            capture_ms: None,
+        }
+    }
+
+    #[test]
+    fn only_the_newest_are_kept_and_ids_are_never_reused() {
+        let store = Store::in_memory().unwrap();
+        let ids: Vec<String> = (1..=5).map(|n| store.put_snapshot(&snapshot("bp-1", n), 3).unwrap()).collect();
+        assert_eq!(ids, ["snap-1", "snap-2", "snap-3", "snap-4", "snap-5"]);
+        assert!(store.snapshot("snap-2").unwrap().is_none(), "trimmed");
+        assert_eq!(store.snapshot("snap-5").unwrap().map(|s| s.line), Some(Some(5)));
+        assert!(store.snapshot("snap-x").unwrap().is_none());
+        let filter = SnapshotFilter { limit: 10, ..Default::default() };
+        let listed: Vec<String> = store.snapshots(&filter).unwrap().into_iter().map(|s| s.snapshot_id).collect();
+        assert_eq!(listed, ["snap-5", "snap-4", "snap-3"], "newest first");
+        store.put_snapshot(&snapshot("bp-2", 6), 3).unwrap();
+        let filter = SnapshotFilter {
+            breakpoint_id: Some("bp-1".into()),
+            before: Some("snap-5".into()),
+            limit: 10,
+            ..Default::default()
+        };
+        let listed: Vec<String> = store.snapshots(&filter).unwrap().into_iter().map(|s| s.snapshot_id).collect();
+        assert_eq!(listed, ["snap-4"], "one breakpoint's, older than the cursor");
+        assert_eq!(store.snapshot_count("bp-2").unwrap(), 1);
+    }
+}

@@ -1,0 +1,146 @@
+"""What a snapshot breakpoint costs the program it is in (issue 34), with the real server binary
+and real programs run by `python -m breakroom`:
+
+    python3 client/bench/snapshots.py [--python python3] [--hits 1000] [--seconds 5] [--rounds 3]
+
+1. The time a hit adds: a function with 20 locals (ints, strings, a list, a dict, an object) is
+   called in a loop and each call is timed in the program. With a snapshot breakpoint on its
+   return line (every call captured: max_hits 1000, no rate limit, the time budget raised to 100 %
+   so none is skipped) against the same loop with no breakpoint: the added time is the difference
+   at p50 and p99. The snapshots' own `capture_ms` (the time the program waited, as the client
+   measured it) is printed beside it.
+2. Throughput: the same function plus ~0.2 ms of other work per iteration (JSON round trips, as a
+   request handler does), for --seconds; with a snapshot breakpoint hit on every iteration and
+   limited to 10 captures a second (the default 1 % time budget), against none. Rounds alternate.
+"""
+
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import textwrap
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
+
+from conftest import CLIENT_DIR, start_server  # noqa: E402
+
+PROGRAM = """\
+    import json, os, sys, time
+
+    class Order:
+        def __init__(self, n):
+            self.n, self.items, self.note = n, list(range(n % 7)), "order"
+
+    def handle(i):
+        a, b, c, d, e = i, i + 1, i * 2, i % 7, -i
+        s1, s2, s3 = f"id-{i}", "x" * 40, str(i) * 3
+        f1, f2 = i / 3, 1.5
+        xs, ys = list(range(10)), (1, 2, 3)
+        m = {"k": i, "v": [1, 2, 3]}
+        order = Order(i)
+        flag, none, big = i % 2 == 0, None, 10 ** 20
+        t0, t1, t2 = "a", "b", "c"
+        return a + b  # SNAP
+
+    def other_work(i):
+        for _ in range(6):
+            json.loads(json.dumps({"id": i, "items": list(range(20)), "name": "n" * 30}))
+
+    mode, amount = sys.argv[1], float(sys.argv[2])
+    for i in range(200):  # warm up (and the breakpoint armed from the first sync)
+        handle(i)
+    if mode == "hits":
+        times = []
+        for i in range(int(amount)):
+            t = time.perf_counter()
+            handle(i)
+            times.append(time.perf_counter() - t)
+        print(json.dumps({"times": times}), flush=True)
+    else:
+        n, end = 0, time.perf_counter() + amount
+        started = time.perf_counter()
+        while time.perf_counter() < end:
+            handle(n)
+            other_work(n)
+            n += 1
+        print(json.dumps({"per_s": n / (time.perf_counter() - started)}), flush=True)
+    time.sleep(1.5)  # the sender's last snapshots
+"""
+
+
+def run_program(server, python, path, mode, amount, env=None):
+    done = subprocess.run(
+        [python, "-m", "breakroom", path, mode, str(amount)],
+        env={**os.environ, "PYTHONPATH": str(CLIENT_DIR), "BREAKROOM_URL": server.url, **(env or {})},
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    if done.returncode != 0:
+        raise SystemExit(f"the program failed: {done.stderr}")
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+def pct(values, q):
+    values = sorted(values)
+    return values[min(len(values) - 1, int(len(values) * q))]
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--python", default=sys.executable)
+    parser.add_argument("--hits", type=int, default=1000)
+    parser.add_argument("--seconds", type=float, default=5.0)
+    parser.add_argument("--rounds", type=int, default=3)
+    args = parser.parse_args()
+    fd, path = tempfile.mkstemp(suffix=".py", prefix="breakroom_bench_snap_")
+    with os.fdopen(fd, "w") as f:
+        f.write(textwrap.dedent(PROGRAM))
+    line = next(n for n, t in enumerate(textwrap.dedent(PROGRAM).splitlines(), 1) if t.endswith("# SNAP"))
+    server = start_server()
+    version = subprocess.run([args.python, "-c", "import sys; print(sys.version.split()[0])"], capture_output=True, text=True).stdout.strip()
+    try:
+        base = run_program(server, args.python, path, "hits", args.hits)["times"]
+        status, bp = server.post("/api/breakpoints", {"kind": "line", "file": path, "line": line, "action": "snapshot", "max_hits": 1000})
+        assert status == 200, bp
+        hit = run_program(server, args.python, path, "hits", args.hits, {"BREAKROOM_SNAPSHOT_BUDGET": "1"})["times"]
+        snaps = server.get(f"/api/snapshots?breakpoint_id={bp['id']}&limit=500")[1]["snapshots"]
+        captured = [server.get(f"/api/snapshots/{s['snapshot_id']}")[1] for s in snaps[:200]]
+        capture_ms = [c["capture_ms"] for c in captured if c.get("capture_ms") is not None]
+        server.request("DELETE", f"/api/breakpoints/{bp['id']}")
+        ms = lambda s: s * 1000  # noqa: E731
+        print(f"Python {version}, {args.hits} calls of a function with 20 locals, every call captured")
+        print(f"  call without breakpoint  p50 {ms(statistics.median(base)):.3f} ms  p99 {ms(pct(base, 0.99)):.3f} ms")
+        print(f"  call with snapshot       p50 {ms(statistics.median(hit)):.3f} ms  p99 {ms(pct(hit, 0.99)):.3f} ms")
+        print(f"  added by a hit           p50 {ms(statistics.median(hit) - statistics.median(base)):.3f} ms"
+              f"  p99 {ms(pct(hit, 0.99) - pct(base, 0.99)):.3f} ms")
+        if capture_ms:
+            print(f"  capture_ms reported      p50 {statistics.median(capture_ms):.3f} ms  p99 {pct(capture_ms, 0.99):.3f} ms"
+                  f"  ({len(capture_ms)} snapshots read back)")
+        plain, limited = [], []
+        for _ in range(args.rounds):
+            plain.append(run_program(server, args.python, path, "loop", args.seconds)["per_s"])
+            status, bp = server.post("/api/breakpoints", {"kind": "line", "file": path, "line": line, "action": "snapshot",
+                                                          "max_hits": 1000, "max_per_second": 10})
+            assert status == 200, bp
+            limited.append(run_program(server, args.python, path, "loop", args.seconds)["per_s"])
+            record = next(r for r in server.get("/api/breakpoints")[1]["items"] if r["id"] == bp["id"])
+            server.request("DELETE", f"/api/breakpoints/{bp['id']}")
+        print(f"throughput over {args.seconds:.0f} s, {args.rounds} rounds (median), snapshot hit every iteration, max 10/s")
+        print(f"  no breakpoint            {statistics.median(plain):.0f} iterations/s")
+        print(f"  snapshot breakpoint      {statistics.median(limited):.0f} iterations/s"
+              f"  = {100 * statistics.median(limited) / statistics.median(plain):.1f} %")
+        print(f"  last round: captured {record['captured']}, skipped_rate {record['skipped_rate']}, "
+              f"skipped_quota {record['skipped_quota']}")
+    finally:
+        server.process.terminate()
+        server.process.wait(10)
+
+
+if __name__ == "__main__":
+    main()
