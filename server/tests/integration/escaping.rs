@@ -100,7 +100,9 @@ async fn every_user_controlled_field_is_escaped_on_every_page_on_the_shared_runt
     assert_eq!(eval.await.unwrap(), 200);
 
     // Breakpoints by id whose options and places carry markup.
-    let options = json!({"condition": evil("condition"), "pattern": evil("pattern"), "log_message": evil("log")});
+    // A logpoint's condition is read-only Python (issue 34): the markup rides in a string literal.
+    let condition = format!("'{}'", evil("condition").replace('\'', "\\'"));
+    let options = json!({"condition": condition, "pattern": evil("pattern"), "log_message": evil("log")});
     for mut body in [
         json!({"kind": "function", "function_name": evil("target")}),
         json!({"kind": "line", "file": evil("path"), "line": 3}),
