@@ -4,7 +4,7 @@ and real programs run by `python -m breakroom`:
     python3 client/bench/snapshots.py [--python python3] [--hits 1000] [--seconds 5] [--rounds 3]
 
 1. The time a hit adds: a function with 20 locals (ints, strings, a list, a dict, an object) is
-   called in a loop and each call is timed in the program. With a snapshot breakpoint on its
+   called in a loop, 5 ms apart (as requests come), and each call is timed in the program. With a snapshot breakpoint on its
    return line (every call captured: max_hits 1000, no rate limit, the time budget raised to 100 %
    so none is skipped) against the same loop with no breakpoint: the added time is the difference
    at p50 and p99. The snapshots' own `capture_ms` (the time the program waited, as the client
@@ -60,6 +60,7 @@ PROGRAM = """\
             t = time.perf_counter()
             handle(i)
             times.append(time.perf_counter() - t)
+            time.sleep(0.005)  # one request's hit at a time, as a server's requests come
         print(json.dumps({"times": times}), flush=True)
     else:
         n, end = 0, time.perf_counter() + amount

@@ -33,12 +33,12 @@ EXIT_WAIT = 2.0  # at most this long at exit for the last reports
 OPTIONS = ("condition", "hit_condition", "pattern", "log_message", "enabled")
 # A change of these arms the breakpoint anew (a new spec: its snapshot bounds start afresh).
 REARM_FIELDS = ("file", "line", "action", "expressions") + SNAPSHOT_FIELDS
-INACTIVE = ("completed", "expired")  # a snapshot breakpoint's `status` when it is done
+INACTIVE = ("completed", "expired")  # a snapshot breakpoint's `state` when it is done
 
 
 def _shape(record):
     """What a record's breakpoint is, without the counts the server adds to it."""
-    return tuple(repr(record.get(k)) for k in REARM_FIELDS + OPTIONS + ("status",))
+    return tuple(repr(record.get(k)) for k in REARM_FIELDS + OPTIONS + ("state",))
 
 
 class BreakpointChannel:
@@ -149,7 +149,7 @@ class BreakpointChannel:
     def _armable(self, bp_id, record):
         """Whether this process arms the record: its `where` matches our labels, it is not
         completed or expired, and it is not the very record that finished here."""
-        if record.get("status") in INACTIVE or not _labels.matches(record.get("where")):
+        if record.get("state") in INACTIVE or not _labels.matches(record.get("where")):
             return False
         finished = self._finished.get(bp_id)
         if finished is not None:

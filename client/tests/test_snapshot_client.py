@@ -347,7 +347,7 @@ def test_the_channel_arms_only_matching_active_records(monkeypatch, tmp_path):
         channel.apply([
             {**base, "id": "bp-1", "where": {"service": "api"}},
             {**base, "id": "bp-2", "where": {"service": "web"}},
-            {**base, "id": "bp-3", "status": "completed"},
+            {**base, "id": "bp-3", "state": "completed"},
         ])
         assert [r["id"] for r in engine.list()] == ["bp-1"]
         channel._disarm_finished("bp-1")  # the server said 409

@@ -146,7 +146,7 @@ def test_a_snapshot_in_a_loop_captures_locals_and_expressions_and_the_loop_never
     assert "would run" in watched["order.total"]["error"] and "total" in watched["order.total"]["error"]
     assert "the getter ran" not in str(snap), "a property is never run"
     done = record(server, bp)
-    assert (done["status"], done["captured"]) == ("completed", 3)
+    assert (done["state"], done["captured"]) == ("completed", 3)
 
 
 def test_max_hits_one_among_four_processes_keeps_exactly_one_snapshot(server, programs):
@@ -169,7 +169,7 @@ def test_max_hits_one_among_four_processes_keeps_exactly_one_snapshot(server, pr
     for w in workers:
         printed_ticks(w, 2)
     bp = add(server, {"kind": "line", "file": module, "line": 2, "action": "snapshot", "expressions": ["doubled"]})
-    wait_for(lambda: record(server, bp)["status"] == "completed", what="completed")
+    wait_for(lambda: record(server, bp)["state"] == "completed", what="completed")
     time.sleep(1.0)  # whatever the other three took meanwhile has arrived and been refused
     snaps = snapshots_of(server, bp)
     assert len(snaps) == 1, snaps
@@ -287,7 +287,7 @@ def test_an_expired_snapshot_breakpoint_stops_capturing(server, programs):
     printed_ticks(p, 2)
     bp = add(server, {"kind": "line", "file": p.path, "line": line_of(LOOP, "SNAP"), "action": "snapshot",
                       "max_hits": 1000, "max_per_second": 20, "expires_in": 1})
-    wait_for(lambda: record(server, bp)["status"] == "expired", timeout=5, what="expiry")
+    wait_for(lambda: record(server, bp)["state"] == "expired", timeout=5, what="expiry")
     time.sleep(0.5)  # in flight at expiry
     count = len(snapshots_of(server, bp))
     assert count >= 1

@@ -10,7 +10,7 @@ use crate::error::Result;
 use crate::model::EventKind;
 
 use crate::breakpoints::record::{BreakpointKind, BreakpointRecord, HitCondition};
-use crate::snapshots::policy::{BreakpointAction, BreakpointStatus};
+use crate::snapshots::policy::{BreakpointAction, BreakpointState};
 
 impl State {
     /// The function breakpoints' options at a call of `call.method_name`, decided here for every
@@ -44,7 +44,7 @@ impl State {
             if record.action == BreakpointAction::Snapshot {
                 let none = std::collections::BTreeMap::new();
                 let labels = self.records.follower_labels.get(&call.process_key).unwrap_or(&none);
-                let active = record.limits.status(&record.tally, now) == BreakpointStatus::Active;
+                let active = record.limits.state(&record.tally, now) == BreakpointState::Active;
                 if active && record.limits.arms_in(labels) {
                     gate.snapshots.push(record.clone());
                 }

@@ -8,7 +8,7 @@ use crate::debugger::Debugger;
 use crate::error::{Error, Result};
 use crate::ids;
 use crate::model::{EventKind, LiveEvent};
-use crate::snapshots::policy::{BreakpointAction, BreakpointStatus};
+use crate::snapshots::policy::{BreakpointAction, BreakpointState};
 
 impl Debugger {
     /// A hit or logpoint message a program reports (`POST /api/breakpoints/hits`): counted on its
@@ -62,7 +62,7 @@ impl Debugger {
             st.records.by_id.get(id).filter(|r| kind == EventKind::Log && r.action == BreakpointAction::Log)
         {
             // A logpoint's lines are bounded like snapshots: past max_hits or its expiry, none.
-            crate::snapshots::methods::finished(id, record.limits.status(&record.tally, now))?;
+            crate::snapshots::methods::finished(id, record.limits.state(&record.tally, now))?;
         }
         let known = st.records.by_id.get_mut(id).map(|record| {
             // The program counts its own arrivals (it decides the hit condition with them); a
@@ -71,7 +71,7 @@ impl Debugger {
             record.last_hit = Some(data.clone());
             if kind == EventKind::Log && record.action == BreakpointAction::Log {
                 record.tally.captured += 1;
-                completed = record.limits.status(&record.tally, now) != BreakpointStatus::Active;
+                completed = record.limits.state(&record.tally, now) != BreakpointState::Active;
             }
             record.clone()
         });

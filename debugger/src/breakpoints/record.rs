@@ -9,7 +9,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
 use crate::snapshots::policy::{
-    BreakpointAction, BreakpointStatus, CaptureLimits, HitLimits, HitTally, Policy, POLICY_FIELDS,
+    BreakpointAction, BreakpointState, CaptureLimits, HitLimits, HitTally, Policy, POLICY_FIELDS,
 };
 
 /// Which arrival pauses: a call of a function, a line reached, an exception not caught.
@@ -75,7 +75,7 @@ pub struct BreakpointRecord {
     pub tally: HitTally,
     /// Whether it still arms (computed when listed).
     #[serde(default)]
-    pub status: BreakpointStatus,
+    pub state: BreakpointState,
     /// The processes following the breakpoints whose labels match `where` (computed when
     /// listed).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
@@ -195,6 +195,10 @@ impl BreakpointRecord {
                 ))
             }
         };
+        // Text fields of the other kinds are ignored, but never of another type.
+        for key in ["function_name", "file"] {
+            non_empty_text(obj, key)?;
+        }
         let mut record = BreakpointRecord {
             id,
             kind,
@@ -211,7 +215,7 @@ impl BreakpointRecord {
             capture: None,
             limits: HitLimits::default(),
             tally: HitTally::default(),
-            status: BreakpointStatus::Active,
+            state: BreakpointState::Active,
             armed_in: vec![],
             enabled: true,
             hit_count: 0,

@@ -19,7 +19,7 @@ use super::gates::interpolate;
 
 use crate::breakpoints::record::{BreakpointRecord, HitCondition, Refusal};
 use crate::model::Language;
-use crate::snapshots::policy::BreakpointStatus;
+use crate::snapshots::policy::BreakpointState;
 
 /// What the server holds of breakpoints by id.
 #[derive(Default)]
@@ -70,7 +70,7 @@ impl Debugger {
                 .values()
                 .map(|r| {
                     let mut r = r.clone();
-                    r.status = r.limits.status(&r.tally, now);
+                    r.state = r.limits.state(&r.tally, now);
                     r.armed_in = armed_in(&r, &st.records.follower_labels, &st.followers);
                     r
                 })
@@ -248,7 +248,7 @@ impl Debugger {
         let breakpoints = self
             .breakpoint_records()
             .into_iter()
-            .filter(|r| r.status == BreakpointStatus::Active && r.limits.arms_in(&labels))
+            .filter(|r| r.state == BreakpointState::Active && r.limits.arms_in(&labels))
             .collect();
         BreakpointSnapshot { version, breakpoints, interrupts }
     }

@@ -5,7 +5,7 @@ use std::collections::BTreeMap;
 use serde::Deserialize;
 use serde_json::Value;
 
-use super::policy::{BreakpointAction, BreakpointStatus};
+use super::policy::{BreakpointAction, BreakpointState};
 use super::{Snapshot, SnapshotFilter, SnapshotFrame, SnapshotSummary, SnapshotThread, WatchValue};
 use crate::debugger::Debugger;
 use crate::error::{Error, Result};
@@ -109,11 +109,11 @@ impl Debugger {
                 format!("{id} is a {} breakpoint, not a snapshot breakpoint", record.action.as_str()),
             ));
         }
-        finished(&id, record.limits.status(&record.tally, now))?;
+        finished(&id, record.limits.state(&record.tally, now))?;
         let snapshot_id = st.store.put_snapshot(&snapshot, keep.max(1))?;
         let Some(record) = st.records.by_id.get_mut(&id) else { return Err(Error::BreakpointNotFound(id)) };
         record.tally.captured += 1;
-        let completed = record.limits.status(&record.tally, now) != BreakpointStatus::Active;
+        let completed = record.limits.state(&record.tally, now) != BreakpointState::Active;
         let record = record.clone();
         st.save_record(&record)?;
         drop(st);
@@ -146,12 +146,12 @@ impl Debugger {
 }
 
 /// Refuses a hit of a breakpoint that no longer arms.
-pub(crate) fn finished(id: &str, status: BreakpointStatus) -> Result<()> {
+pub(crate) fn finished(id: &str, status: BreakpointState) -> Result<()> {
     match status {
-        BreakpointStatus::Active => Ok(()),
-        BreakpointStatus::Completed => {
+        BreakpointState::Active => Ok(()),
+        BreakpointState::Completed => {
             Err(Error::conflict("breakpoint_finished", format!("{id} is completed: it kept its max_hits already")))
         }
-        BreakpointStatus::Expired => Err(Error::conflict("breakpoint_finished", format!("{id} has expired"))),
+        BreakpointState::Expired => Err(Error::conflict("breakpoint_finished", format!("{id} has expired"))),
     }
 }

@@ -114,7 +114,7 @@ pub struct HitTally {
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
-pub enum BreakpointStatus {
+pub enum BreakpointState {
     #[default]
     Active,
     /// `max_hits` were kept.
@@ -123,7 +123,7 @@ pub enum BreakpointStatus {
     Expired,
 }
 
-impl BreakpointStatus {
+impl BreakpointState {
     pub fn as_str(self) -> &'static str {
         match self {
             Self::Active => "active",
@@ -134,13 +134,13 @@ impl BreakpointStatus {
 }
 
 impl HitLimits {
-    pub fn status(&self, tally: &HitTally, now: f64) -> BreakpointStatus {
+    pub fn state(&self, tally: &HitTally, now: f64) -> BreakpointState {
         if self.max_hits.is_some_and(|max| tally.captured >= max) {
-            BreakpointStatus::Completed
+            BreakpointState::Completed
         } else if self.expires_at.is_some_and(|at| now >= at) {
-            BreakpointStatus::Expired
+            BreakpointState::Expired
         } else {
-            BreakpointStatus::Active
+            BreakpointState::Active
         }
     }
 
@@ -446,7 +446,7 @@ mod tests {
     }
 
     #[test]
-    fn status_follows_hits_then_expiry_and_where_needs_every_label() {
+    fn state_follows_hits_then_expiry_and_where_needs_every_label() {
         let limits = HitLimits {
             max_hits: Some(2),
             expires_at: Some(50.0),
@@ -454,9 +454,9 @@ mod tests {
             ..Default::default()
         };
         let tally = |captured| HitTally { captured, ..Default::default() };
-        assert_eq!(limits.status(&tally(1), 10.0), BreakpointStatus::Active);
-        assert_eq!(limits.status(&tally(2), 10.0), BreakpointStatus::Completed);
-        assert_eq!(limits.status(&tally(0), 60.0), BreakpointStatus::Expired);
+        assert_eq!(limits.state(&tally(1), 10.0), BreakpointState::Active);
+        assert_eq!(limits.state(&tally(2), 10.0), BreakpointState::Completed);
+        assert_eq!(limits.state(&tally(0), 60.0), BreakpointState::Expired);
         let labels = |pairs: &[(&str, &str)]| pairs.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect();
         assert!(limits.arms_in(&labels(&[("service", "api"), ("env", "prod")])));
         assert!(!limits.arms_in(&labels(&[("service", "web")])));

@@ -44,7 +44,7 @@ pub struct NewBreakpoint {
 /// Either body: cideldill's (a function name) or, with `kind`, a breakpoint of any kind.
 #[derive(Deserialize, ToSchema)]
 #[serde(untagged)]
-#[allow(dead_code)]
+#[allow(dead_code, clippy::large_enum_variant)] // a schema for the document, never built
 pub enum AddBreakpointBody {
     Named(NewBreakpoint),
     Kind(BreakpointSpecBody),
@@ -53,6 +53,7 @@ pub enum AddBreakpointBody {
 /// cideldill's answer (`status`, `function_name`), or the new record with its `id`.
 #[derive(Serialize, ToSchema)]
 #[serde(untagged)]
+#[allow(clippy::large_enum_variant)] // built once per request
 pub enum BreakpointAdded {
     Named(BreakpointChanged),
     Kind(BreakpointSaved),

@@ -24,8 +24,8 @@ pub struct SnapshotQuery {
     process_id: Option<String>,
     /// Older than this snapshot (`snap-N`): the next page.
     before: Option<String>,
-    /// At most this many (default 50, up to 500).
-    #[param(value_type = Option<u32>)]
+    /// At most this many (default 50).
+    #[param(value_type = Option<u32>, minimum = 1, maximum = 500)]
     limit: Option<String>,
 }
 
@@ -52,7 +52,11 @@ pub async fn list(
         breakpoint_id: query::text(q.breakpoint_id),
         process_id: query::text(q.process_id),
         before,
-        limit: query::count("limit", q.limit.as_deref())?.unwrap_or(50),
+        limit: match query::count("limit", q.limit.as_deref())? {
+            None => 50,
+            Some(n @ 1..=500) => n,
+            Some(n) => return Err(ApiError::bad_request("invalid_limit", format!("limit is from 1 to 500, not {n}"))),
+        },
     };
     Ok(Json(SnapshotList { snapshots: debugger.snapshots(&filter)? }))
 }
