@@ -391,13 +391,20 @@ pub async fn stored_value_html(cid: String) -> Result<Option<String>, ServerFnEr
     Ok(debugger()?.stored_value(&cid).ok().map(|value| crate::render::stored_value(&value)))
 }
 
-/// `/processes`: the active list, or every recorded process with `all`.
+/// `/processes`: the active list, or every recorded process with `all`; with `label`
+/// (`service=api`, `service`, several joined by commas) only the processes carrying it.
 #[server(prefix = "/rpc", output = PlainText)]
-pub async fn tracked_processes_html(all: bool) -> Result<Option<String>, ServerFnError> {
+pub async fn tracked_processes_html(all: bool, label: String) -> Result<Option<String>, ServerFnError> {
+    use crate::render::process_family::has_labels;
     let debugger = debugger()?;
-    let list = debugger.tracked_processes(all);
+    let label = Some(label.trim()).filter(|l| !l.is_empty());
+    let mut list = debugger.tracked_processes(all);
+    if let Some(filter) = label {
+        list.retain(|p| has_labels(p, filter));
+    }
     let local = if all { None } else { Some(debugger.local_python().await) };
-    Ok(Some(crate::render::processes::process_list(&list, all, breakroom_debugger::ids::now(), local.as_ref())))
+    let now = breakroom_debugger::ids::now();
+    Ok(Some(crate::render::processes::process_list(&list, all, label, now, local.as_ref())))
 }
 
 /// `/process/{id}`: the process, the newest lines of its output, its pauses and sessions; None
