@@ -41,6 +41,11 @@ pub fn breakpoint_records(records: &[BreakpointRecord], now: f64) -> Markup {
             @if records.is_empty() {
                 p.hint { "No breakpoints by id yet: add a function, line or error breakpoint below." }
             }
+            // The app's nav has no link to this server-only page (the shared wasm has no room).
+            p.hint.snapshots-link {
+                "A " b { "log" } " or " b { "snapshot" } " breakpoint never stops the program; "
+                a href="/snapshots" rel="external" { "the snapshots" } " arrive live."
+            }
             @for record in records { (record_form(record, now)) }
             form.record.add-record data-action=(Control::AddRecord.as_str()) {
                 select name="kind" aria-label="Kind" {
