@@ -20,7 +20,7 @@ pub async fn breakpoints_html() -> Result<Option<String>, ServerFnError> {
 
 /// Adds a breakpoint of any kind from the panel's form: `target` is the function name, the
 /// `FILE:LINE`, or the exception types (comma-separated; empty: any). `action` is pause, log or
-/// snapshot; `expressions` the watch expressions, one per line; `max_hits` and `expires_in`
+/// snapshot; `expressions` the watch expressions, separated by `;`; `max_hits` and `expires_in`
 /// (`1h`) bound a log or snapshot breakpoint, and `where_labels` (`service=api, env=prod`) aims
 /// it at the processes carrying those labels. Each empty field is left out, so the debugger's
 /// defaults apply; a malformed one is passed on as typed, so the debugger's 400 names it.
@@ -79,7 +79,7 @@ fn policy_fields(
     if !action.trim().is_empty() {
         body["action"] = action.trim().into();
     }
-    let watch: Vec<&str> = expressions.lines().map(str::trim).filter(|e| !e.is_empty()).collect();
+    let watch: Vec<&str> = split_expressions(expressions).into_iter().map(str::trim).filter(|e| !e.is_empty()).collect();
     if !watch.is_empty() {
         body["expressions"] = watch.into();
     }
@@ -99,6 +99,45 @@ fn policy_fields(
             .map(|(k, v)| (k.trim().to_string(), Value::from(v.trim())))
             .collect();
         body["where"] = labels.into();
+    }
+}
+
+/// Watch expressions typed on one line, split at each `;` outside strings and brackets: a
+/// Python expression has none there (it is a statement separator), while `s.split(";")` or
+/// `d[";"]` keep theirs.
+#[cfg(feature = "ssr")]
+fn split_expressions(text: &str) -> Vec<&str> {
+    let (mut parts, mut start, mut depth, mut quote, mut escaped) = (vec![], 0, 0i32, None, false);
+    for (i, c) in text.char_indices() {
+        match quote {
+            Some(_) if escaped => escaped = false,
+            Some(_) if c == '\\' => escaped = true,
+            Some(q) if c == q => quote = None,
+            Some(_) => {}
+            None => match c {
+                '\'' | '"' => quote = Some(c),
+                '(' | '[' | '{' => depth += 1,
+                ')' | ']' | '}' => depth -= 1,
+                ';' if depth <= 0 => {
+                    parts.push(&text[start..i]);
+                    start = i + 1;
+                }
+                _ => {}
+            },
+        }
+    }
+    parts.push(&text[start..]);
+    parts
+}
+
+#[cfg(all(test, feature = "ssr"))]
+mod tests {
+    #[test]
+    fn watch_expressions_split_at_semicolons_outside_strings_and_brackets() {
+        assert_eq!(super::split_expressions("len(x); x.total"), ["len(x)", " x.total"]);
+        assert_eq!(super::split_expressions(r#"s.split(";"); d[';']"#), [r#"s.split(";")"#, " d[';']"]);
+        assert_eq!(super::split_expressions(r#"'a\';b'; c"#), [r#"'a\';b'"#, " c"]);
+        assert_eq!(super::split_expressions("f(a; b)"), ["f(a; b)"]);
     }
 }
 

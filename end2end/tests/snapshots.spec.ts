@@ -62,7 +62,7 @@ test("a snapshot breakpoint added from the panel captures a running loop, live o
   expect((await (await request.get("/api/breakpoints")).json()).items).toHaveLength(0);
 
   // Then a good one: two watch expressions, one per line, one of which fails at the hit.
-  await add.getByLabel("Watch expressions").fill('len(order["items"])\npage\norder["missing"]');
+  await add.getByLabel("Watch expressions").fill(`len(order["items"]); page; order["missing"]`);
   await add.locator("input[name=max_hits]").fill("2");
   await add.locator("input[name=expires_in]").fill("10m");
   await add.getByRole("button", { name: "Add" }).click();

@@ -116,11 +116,11 @@ fn Breakpoints(live: Live) -> impl IntoView {
         };
         let action = match action {
             Control::AddRecord => Action::AddRecord {
-                kind: field(&form, "kind"),
+                kind: select(&form, "kind"),
                 target: field(&form, "target"),
                 options: options(),
                 bounds: RecordBounds {
-                    action: field(&form, "action"),
+                    action: select(&form, "action"),
                     expressions: field(&form, "expressions"),
                     max_hits: field(&form, "max_hits"),
                     expires_in: field(&form, "expires_in"),
@@ -172,6 +172,16 @@ fn record_of(control: &Element) -> String {
     control.closest("[data-record]").ok().flatten().and_then(|f| f.get_attribute("data-record")).unwrap_or_default()
 }
 
+/// The value of a form's menu `name`.
+fn select(form: &Element, name: &str) -> String {
+    form.query_selector(&format!("select[name={name}]"))
+        .ok()
+        .flatten()
+        .and_then(|s| s.dyn_into::<web_sys::HtmlSelectElement>().ok())
+        .map(|s| s.value())
+        .unwrap_or_default()
+}
+
 /// Whether a form's checkbox `name` is ticked.
 fn checked(form: &Element, name: &str) -> bool {
     form.query_selector(&format!("input[name={name}]"))
@@ -181,14 +191,13 @@ fn checked(form: &Element, name: &str) -> bool {
         .is_some_and(|input| input.checked())
 }
 
-/// The value of a form's input, menu or text area `name` (read as the `value` property, which
-/// all three have: one helper instead of a cast per element type).
+/// The value of a form's input `name`.
 fn field(form: &Element, name: &str) -> String {
-    form.query_selector(&format!("[name={name}]"))
+    form.query_selector(&format!("input[name={name}]"))
         .ok()
         .flatten()
-        .and_then(|control| js_sys::Reflect::get(&control, &"value".into()).ok())
-        .and_then(|value| value.as_string())
+        .and_then(|input| input.dyn_into::<HtmlInputElement>().ok())
+        .map(|input| input.value())
         .unwrap_or_default()
 }
 
@@ -227,7 +236,7 @@ struct RecordOptions {
     log_message: String,
 }
 
-/// The add form's action, watch expressions (one per line) and bounds (issue 34).
+/// The add form's action, watch expressions (separated by `;`) and bounds (issue 34).
 struct RecordBounds {
     action: String,
     expressions: String,

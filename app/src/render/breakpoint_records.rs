@@ -19,8 +19,8 @@ const KINDS: &[(&str, &str)] = &[("function", "function"), ("line", "line"), ("e
 const ACTIONS: &[(&str, &str)] = &[("pause", "pause"), ("log", "log"), ("snapshot", "snapshot")];
 
 /// The add form's inputs for log and snapshot breakpoints (`name`, label, placeholder). Watch
-/// expressions are one per line: a `;` or `,` can be part of a Python expression, a line break
-/// cannot (outside brackets, which a watch expression has no need of).
+/// expressions are separated by `;`, which no Python expression has outside its strings and
+/// brackets (`crate::breakpoint_api` splits there only); a `,` could be a tuple's.
 const BOUNDS: &[(&str, &str, &str)] = &[
     ("max_hits", "max hits", "snapshot: 1"),
     ("expires_in", "expires in", "90s, 30m, 1h, 2d (snapshot: 1d)"),
@@ -58,8 +58,8 @@ pub fn breakpoint_records(records: &[BreakpointRecord], now: f64) -> Markup {
                     @for (value, label) in ACTIONS { option value=(value) { (label) } }
                 } }
                 label.watch-input { "watch "
-                    textarea name="expressions" rows="1" aria-label="Watch expressions"
-                        placeholder="snapshot: one expression per line, e.g. len(order.items)" {}
+                    input type="text" name="expressions" aria-label="Watch expressions"
+                        placeholder="snapshot: len(order.items); order.total";
                 }
                 @for (name, label, placeholder) in BOUNDS {
                     label { (label) " " input type="text" name=(name) placeholder=(placeholder); }
@@ -172,6 +172,6 @@ mod tests {
         for action in ["pause", "log", "snapshot"] {
             assert!(html.contains(&format!(r#"<option value="{action}">"#)), "{html}");
         }
-        assert!(html.contains(r#"<textarea name="expressions""#), "{html}");
+        assert!(html.contains(r#"name="expressions" aria-label="Watch expressions""#), "{html}");
     }
 }
