@@ -24,7 +24,7 @@ const ACTIONS: &[(&str, &str)] = &[("pause", "pause"), ("log", "log"), ("snapsho
 const BOUNDS: &[(&str, &str, &str)] = &[
     ("max_hits", "max hits", "snapshot: 1"),
     ("expires_in", "expires in", "90s, 30m, 1h, 2d (snapshot: 1d)"),
-    ("where", "where", "service=api, env=prod"),
+    ("where", "processes with", "labels: service=api, env=prod"),
 ];
 
 /// The option inputs of a breakpoint (`name`, label, placeholder).

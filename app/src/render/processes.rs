@@ -165,7 +165,11 @@ pub fn process_page(
                 dt { "started" } dd { (timestamp(p.started_at)) }
                 dt { "uptime" } dd.uptime { (duration(p.uptime_s)) }
             }
-            nav.links { a.button href={ "/process/" (p.id) "/timeline" } { "Timeline" } }
+            // rel=external: server-only pages, which the app's router would show as not found.
+            nav.links {
+                a.button href={ "/process/" (p.id) "/timeline" } rel="external" { "Timeline" }
+                " " a.button href={ "/snapshots?process_id=" (super::encode(&p.id)) } rel="external" { "Snapshots" }
+            }
         }
         @match ending(p) {
             Some(ended) => p class={ "exit-banner " @if p.status == ProcessStatus::Exited { "clean" } @else { "crash" } } role="status" { (ended) },

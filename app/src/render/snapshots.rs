@@ -70,6 +70,7 @@ pub fn snapshots_page(
             }
             @if let Some(process) = query.process_id {
                 input type="hidden" name="process_id" value=(process);
+                " from process " a.mono href={ "/process/" (super::encode(process)) } { (process) }
             }
             " " button.small type="submit" { "Show" }
             @if query.breakpoint_id.is_some() || query.process_id.is_some() {
