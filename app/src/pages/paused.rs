@@ -116,11 +116,11 @@ fn Breakpoints(live: Live) -> impl IntoView {
         };
         let action = match action {
             Control::AddRecord => Action::AddRecord {
-                kind: select(&form, "kind"),
+                kind: field(&form, "kind"),
                 target: field(&form, "target"),
                 options: options(),
                 bounds: RecordBounds {
-                    action: select(&form, "action"),
+                    action: field(&form, "action"),
                     expressions: field(&form, "expressions"),
                     max_hits: field(&form, "max_hits"),
                     expires_in: field(&form, "expires_in"),
@@ -172,16 +172,6 @@ fn record_of(control: &Element) -> String {
     control.closest("[data-record]").ok().flatten().and_then(|f| f.get_attribute("data-record")).unwrap_or_default()
 }
 
-/// The value of a form's menu `name`.
-fn select(form: &Element, name: &str) -> String {
-    form.query_selector(&format!("select[name={name}]"))
-        .ok()
-        .flatten()
-        .and_then(|s| s.dyn_into::<web_sys::HtmlSelectElement>().ok())
-        .map(|s| s.value())
-        .unwrap_or_default()
-}
-
 /// Whether a form's checkbox `name` is ticked.
 fn checked(form: &Element, name: &str) -> bool {
     form.query_selector(&format!("input[name={name}]"))
@@ -191,13 +181,14 @@ fn checked(form: &Element, name: &str) -> bool {
         .is_some_and(|input| input.checked())
 }
 
-/// The value of a form's input `name`.
+/// The value of a form's input or menu `name`, read as the `value` property both have: one
+/// helper instead of a cast per element type (the smaller wasm, measured).
 fn field(form: &Element, name: &str) -> String {
-    form.query_selector(&format!("input[name={name}]"))
+    form.query_selector(&format!("[name={name}]"))
         .ok()
         .flatten()
-        .and_then(|input| input.dyn_into::<HtmlInputElement>().ok())
-        .map(|input| input.value())
+        .and_then(|control| js_sys::Reflect::get(&control, &"value".into()).ok())
+        .and_then(|value| value.as_string())
         .unwrap_or_default()
 }
 

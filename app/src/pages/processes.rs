@@ -15,12 +15,9 @@ use crate::pages::ServerHtml;
 pub fn ProcessListPage() -> impl IntoView {
     let query = use_query_map();
     let all = move || matches!(query.read().get("all").as_deref(), Some("1" | "true"));
-    // `?label=service=api`: the server filters (issue 34).
-    let label = move || query.read().get("label").unwrap_or_default();
     let live = use_live();
-    let list = server_resource(move || (all(), label(), live.processes.get()), |(all, label, _)| {
-        tracked_processes_html(all, label)
-    });
+    // `?label=service=api` (issue 34) is read by the server function itself, not passed from here.
+    let list = server_resource(move || (all(), live.processes.get()), |(all, _)| tracked_processes_html(all));
     count_down_leaving_rows();
     let navigate = use_navigate();
     let attach_navigate = navigate.clone();
