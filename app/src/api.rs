@@ -543,4 +543,12 @@ mod tests {
             assert_eq!(<TextEncoding as Decodes<Option<String>>>::decode(bytes).unwrap(), value);
         }
     }
+
+    #[cfg(feature = "ssr")]
+    #[test]
+    fn a_query_value_is_decoded_as_browsers_encode_it() {
+        assert_eq!(super::decode("service%3Dapi+x%2C%E2%9C%93"), "service=api x,✓");
+        assert_eq!(super::decode("service=api"), "service=api");
+        assert_eq!(super::decode("100%"), "100%");
+    }
 }

@@ -79,7 +79,8 @@ fn policy_fields(
     if !action.trim().is_empty() {
         body["action"] = action.trim().into();
     }
-    let watch: Vec<&str> = split_expressions(expressions).into_iter().map(str::trim).filter(|e| !e.is_empty()).collect();
+    let watch: Vec<&str> =
+        split_expressions(expressions).into_iter().map(str::trim).filter(|e| !e.is_empty()).collect();
     if !watch.is_empty() {
         body["expressions"] = watch.into();
     }

@@ -166,8 +166,8 @@ mod tests {
 
     #[test]
     fn a_pausing_breakpoint_has_no_tally_and_the_add_form_offers_every_action() {
-        let html = breakpoint_records(&[record(json!({"kind": "line", "file": "a.py", "line": 3}))], 1000.0)
-            .into_string();
+        let html =
+            breakpoint_records(&[record(json!({"kind": "line", "file": "a.py", "line": 3}))], 1000.0).into_string();
         assert!(!html.contains("record-tally") && !html.contains("action-pause"), "{html}");
         for action in ["pause", "log", "snapshot"] {
             assert!(html.contains(&format!(r#"<option value="{action}">"#)), "{html}");

@@ -52,8 +52,7 @@ pub fn snapshots_page(
     query: &ListQuery,
     now: f64,
 ) -> Markup {
-    let choices: Vec<&BreakpointRecord> =
-        records.iter().filter(|r| r.action == BreakpointAction::Snapshot).collect();
+    let choices: Vec<&BreakpointRecord> = records.iter().filter(|r| r.action == BreakpointAction::Snapshot).collect();
     html! {
         h1 { "Snapshots" }
         form.inline.snapshot-filter method="get" action="/snapshots" {

@@ -22,7 +22,9 @@ fn nav_links(html: &str) -> Vec<(String, String)> {
 
 #[test]
 fn the_app_and_the_server_only_pages_show_every_nav_link_in_order() {
-    crate::common::on_shared_runtime(the_app_and_the_server_only_pages_show_every_nav_link_in_order_on_the_shared_runtime())
+    crate::common::on_shared_runtime(
+        the_app_and_the_server_only_pages_show_every_nav_link_in_order_on_the_shared_runtime(),
+    )
 }
 
 async fn the_app_and_the_server_only_pages_show_every_nav_link_in_order_on_the_shared_runtime() {
