@@ -59,7 +59,8 @@ test("a snapshot breakpoint added from the panel captures a running loop, live o
   await add.getByLabel("Watch expressions").fill("order.clear()");
   await add.getByRole("button", { name: "Add" }).click();
   await expect(page.locator("section.breakpoints > .error")).toContainText("clear");
-  expect((await (await request.get("/api/breakpoints")).json()).items).toHaveLength(0);
+  const refused = (await (await request.get("/api/breakpoints")).json()).items;
+  expect(refused.filter((b: { file?: string }) => b.file === FILE)).toHaveLength(0);
 
   // Then a good one: two watch expressions, one per line, one of which fails at the hit.
   await add.getByLabel("Watch expressions").fill(`len(order["items"]); page; order["missing"]`);
@@ -115,7 +116,8 @@ test("a snapshot breakpoint added from the panel captures a running loop, live o
   // The program never stopped: nothing paused, and its loop went on counting.
   const before = lastCount(program.output());
   await expect.poll(() => lastCount(program.output()), { timeout: 5_000 }).toBeGreaterThan(before + 10);
-  expect((await (await request.get("/api/paused")).json()).paused).toHaveLength(0);
+  const paused = (await (await request.get("/api/paused")).json()).paused;
+  expect(JSON.stringify(paused)).not.toContain(PROGRAM);
 
   // Its labels show on /processes and filter it.
   await open(list, "/processes?label=service=e2e-snap");
