@@ -391,13 +391,62 @@ pub async fn stored_value_html(cid: String) -> Result<Option<String>, ServerFnEr
     Ok(debugger()?.stored_value(&cid).ok().map(|value| crate::render::stored_value(&value)))
 }
 
-/// `/processes`: the active list, or every recorded process with `all`.
+/// `/processes`: the active list, or every recorded process with `all`; with the page's
+/// `?label=` (`service=api`, `service`, several joined by commas) only the processes carrying it.
 #[server(prefix = "/rpc", output = PlainText)]
 pub async fn tracked_processes_html(all: bool) -> Result<Option<String>, ServerFnError> {
+    use crate::render::process_family::has_labels;
     let debugger = debugger()?;
-    let list = debugger.tracked_processes(all);
+    let label = page_query("label");
+    let label = label.as_deref().map(str::trim).filter(|l| !l.is_empty());
+    let mut list = debugger.tracked_processes(all);
+    if let Some(filter) = label {
+        list.retain(|p| has_labels(p, filter));
+    }
     let local = if all { None } else { Some(debugger.local_python().await) };
-    Ok(Some(crate::render::processes::process_list(&list, all, breakroom_debugger::ids::now(), local.as_ref())))
+    let now = breakroom_debugger::ids::now();
+    Ok(Some(crate::render::processes::process_list(&list, all, label, now, local.as_ref())))
+}
+
+/// A parameter of the page's address: the request's own when the server renders the page, the
+/// asking page's (its `Referer`, which a same-origin fetch sends whole) when the page refetches.
+/// Read here instead of being passed by the page: a new argument costs the pages' wasm, and the
+/// wasm every page shares is at its budget (`/processes?label=`, issue 34).
+#[cfg(feature = "ssr")]
+fn page_query(name: &str) -> Option<String> {
+    let parts = use_context::<http::request::Parts>()?;
+    let query = if parts.uri.path().starts_with("/rpc/") {
+        let referer = parts.headers.get(http::header::REFERER)?.to_str().ok()?;
+        referer.split_once('?')?.1.split('#').next()?.to_string()
+    } else {
+        parts.uri.query()?.to_string()
+    };
+    query.split('&').filter_map(|pair| pair.split_once('=')).find(|(k, _)| *k == name).map(|(_, v)| decode(v))
+}
+
+/// A query string's value, `+` and `%XX` decoded.
+#[cfg(feature = "ssr")]
+fn decode(value: &str) -> String {
+    let bytes = value.as_bytes();
+    let (mut out, mut i) = (Vec::with_capacity(bytes.len()), 0);
+    while i < bytes.len() {
+        let hex = bytes.get(i + 1..i + 3).and_then(|h| std::str::from_utf8(h).ok());
+        match (bytes[i], hex.and_then(|h| u8::from_str_radix(h, 16).ok())) {
+            (b'%', Some(b)) => {
+                out.push(b);
+                i += 3;
+            }
+            (b'+', _) => {
+                out.push(b' ');
+                i += 1;
+            }
+            (b, _) => {
+                out.push(b);
+                i += 1;
+            }
+        }
+    }
+    String::from_utf8_lossy(&out).into_owned()
 }
 
 /// `/process/{id}`: the process, the newest lines of its output, its pauses and sessions; None
@@ -493,5 +542,13 @@ mod tests {
             let bytes = <TextEncoding as Encodes<Option<String>>>::encode(&value).unwrap();
             assert_eq!(<TextEncoding as Decodes<Option<String>>>::decode(bytes).unwrap(), value);
         }
+    }
+
+    #[cfg(feature = "ssr")]
+    #[test]
+    fn a_query_value_is_decoded_as_browsers_encode_it() {
+        assert_eq!(super::decode("service%3Dapi+x%2C%E2%9C%93"), "service=api x,✓");
+        assert_eq!(super::decode("service=api"), "service=api");
+        assert_eq!(super::decode("100%"), "100%");
     }
 }

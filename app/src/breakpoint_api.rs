@@ -12,12 +12,18 @@ use crate::api::{debugger, failed};
 pub async fn breakpoints_html() -> Result<Option<String>, ServerFnError> {
     let debugger = debugger()?;
     let mut html = crate::render::breakpoints(&debugger.breakpoints_view());
-    html.push_str(&crate::render::breakpoint_records::breakpoint_records(&debugger.breakpoint_records()).into_string());
+    let now = breakroom_debugger::ids::now();
+    let records = crate::render::breakpoint_records::breakpoint_records(&debugger.breakpoint_records(), now);
+    html.push_str(&records.into_string());
     Ok(Some(html))
 }
 
 /// Adds a breakpoint of any kind from the panel's form: `target` is the function name, the
-/// `FILE:LINE`, or the exception types (comma-separated; empty: any).
+/// `FILE:LINE`, or the exception types (comma-separated; empty: any). `action` is pause, log or
+/// snapshot; `expressions` the watch expressions, separated by `;`; `max_hits` and `expires_in`
+/// (`1h`) bound a log or snapshot breakpoint, and `where_labels` (`service=api, env=prod`) aims
+/// it at the processes carrying those labels. Each empty field is left out, so the debugger's
+/// defaults apply; a malformed one is passed on as typed, so the debugger's 400 names it.
 #[server(prefix = "/rpc", output = PlainText)]
 #[allow(clippy::too_many_arguments)]
 pub async fn add_breakpoint_record(
@@ -27,6 +33,11 @@ pub async fn add_breakpoint_record(
     hit_condition: String,
     pattern: String,
     log_message: String,
+    action: String,
+    expressions: String,
+    max_hits: String,
+    expires_in: String,
+    where_labels: String,
 ) -> Result<(), ServerFnError> {
     let mut body = serde_json::json!({"kind": kind});
     let target = target.trim();
@@ -50,7 +61,85 @@ pub async fn add_breakpoint_record(
             body[key] = value.into();
         }
     }
+    policy_fields(&mut body, &action, &expressions, &max_hits, &expires_in, &where_labels);
     debugger()?.add_breakpoint_record(&body).map(|_| ()).map_err(failed)
+}
+
+/// The add form's action, watch expressions and bounds as the REST body's fields (issue 34).
+#[cfg(feature = "ssr")]
+fn policy_fields(
+    body: &mut serde_json::Value,
+    action: &str,
+    expressions: &str,
+    max_hits: &str,
+    expires_in: &str,
+    where_labels: &str,
+) {
+    use serde_json::Value;
+    if !action.trim().is_empty() {
+        body["action"] = action.trim().into();
+    }
+    let watch: Vec<&str> =
+        split_expressions(expressions).into_iter().map(str::trim).filter(|e| !e.is_empty()).collect();
+    if !watch.is_empty() {
+        body["expressions"] = watch.into();
+    }
+    let max_hits = max_hits.trim();
+    if !max_hits.is_empty() {
+        body["max_hits"] = max_hits.parse::<u64>().map_or_else(|_| Value::from(max_hits), Value::from);
+    }
+    if !expires_in.trim().is_empty() {
+        body["expires_in"] = expires_in.trim().into();
+    }
+    let pairs: Vec<&str> = where_labels.split(',').map(str::trim).filter(|p| !p.is_empty()).collect();
+    if !pairs.is_empty() {
+        // `name` alone (no `=`) has an empty value: the debugger's check refuses it by name.
+        let labels: serde_json::Map<String, Value> = pairs
+            .iter()
+            .map(|p| p.split_once('=').unwrap_or((p, "")))
+            .map(|(k, v)| (k.trim().to_string(), Value::from(v.trim())))
+            .collect();
+        body["where"] = labels.into();
+    }
+}
+
+/// Watch expressions typed on one line, split at each `;` outside strings and brackets: a
+/// Python expression has none there (it is a statement separator), while `s.split(";")` or
+/// `d[";"]` keep theirs.
+#[cfg(feature = "ssr")]
+fn split_expressions(text: &str) -> Vec<&str> {
+    let (mut parts, mut start, mut depth, mut quote, mut escaped) = (vec![], 0, 0i32, None, false);
+    for (i, c) in text.char_indices() {
+        match quote {
+            Some(_) if escaped => escaped = false,
+            Some(_) if c == '\\' => escaped = true,
+            Some(q) if c == q => quote = None,
+            Some(_) => {}
+            None => match c {
+                '\'' | '"' => quote = Some(c),
+                '(' | '[' | '{' => depth += 1,
+                ')' | ']' | '}' => depth -= 1,
+                ';' if depth <= 0 => {
+                    parts.push(&text[start..i]);
+                    start = i + 1;
+                }
+                _ => {}
+            },
+        }
+    }
+    parts.push(&text[start..]);
+    parts
+}
+
+#[cfg(all(test, feature = "ssr"))]
+mod tests {
+    #[test]
+    fn watch_expressions_split_at_semicolons_outside_strings_and_brackets() {
+        assert_eq!(super::split_expressions("len(x); x.total"), ["len(x)", " x.total"]);
+        assert_eq!(super::split_expressions(r#"s.split(";"); d[';']"#), [r#"s.split(";")"#, " d[';']"]);
+        assert_eq!(super::split_expressions(r#"'a\';b'; c"#), [r#"'a\';b'"#, " c"]);
+        assert_eq!(super::split_expressions("f(a; b)"), ["f(a; b)"]);
+    }
 }
 
 /// Saves a breakpoint's options as edited in place (empty clears one).

@@ -18,6 +18,7 @@ pub mod replay;
 pub mod runtime_cli;
 pub mod site;
 pub mod snapshot_cli;
+pub mod snapshot_pages;
 pub mod step_cli;
 pub mod timeline_page;
 
@@ -61,6 +62,8 @@ pub fn router(debugger: Debugger, options: ServerOptions) -> Router {
     let mcp = mcp::service(debugger.clone(), options.max_body);
     let routes = api::routes()
         .route("/process/{id}/timeline", axum::routing::get(timeline_page::page))
+        .route("/snapshots", axum::routing::get(snapshot_pages::list))
+        .route("/snapshots/{id}", axum::routing::get(snapshot_pages::detail))
         .with_state(debugger)
         .route_service(mcp::PATH, mcp)
         .merge(pages)

@@ -16,6 +16,7 @@ pub fn ProcessListPage() -> impl IntoView {
     let query = use_query_map();
     let all = move || matches!(query.read().get("all").as_deref(), Some("1" | "true"));
     let live = use_live();
+    // `?label=service=api` (issue 34) is read by the server function itself, not passed from here.
     let list = server_resource(move || (all(), live.processes.get()), |(all, _)| tracked_processes_html(all));
     count_down_leaving_rows();
     let navigate = use_navigate();

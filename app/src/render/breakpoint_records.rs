@@ -1,15 +1,31 @@
 //! Every breakpoint of every kind on `/` (issue 18): where it is, its options as a form edited in
 //! place, its hit count and latest hit (a condition's error, a logpoint's message), and a form to
 //! add one. Controls carry `data-action` for the page's handlers (`crate::pages::paused`).
+//!
+//! A log or snapshot breakpoint (issue 34) also shows whether it still arms and what became of
+//! its hits; a snapshot breakpoint links to its snapshots on `/snapshots`.
 
 use maud::{html, Markup};
 
 use breakroom_debugger::breakpoints::record::BreakpointRecord;
+use breakroom_debugger::snapshots::policy::BreakpointAction;
 use serde_json::Value;
 
+use super::encode;
+use super::snapshots::{expiry, status_badge, where_labels};
 use crate::controls::Control;
 
 const KINDS: &[(&str, &str)] = &[("function", "function"), ("line", "line"), ("error", "error")];
+const ACTIONS: &[(&str, &str)] = &[("pause", "pause"), ("log", "log"), ("snapshot", "snapshot")];
+
+/// The add form's inputs for log and snapshot breakpoints (`name`, label, placeholder). Watch
+/// expressions are separated by `;`, which no Python expression has outside its strings and
+/// brackets (`crate::breakpoint_api` splits there only); a `,` could be a tuple's.
+const BOUNDS: &[(&str, &str, &str)] = &[
+    ("max_hits", "max hits", "snapshot: 1"),
+    ("expires_in", "expires in", "90s, 30m, 1h, 2d (snapshot: 1d)"),
+    ("where", "processes with", "labels: service=api, env=prod"),
+];
 
 /// The option inputs of a breakpoint (`name`, label, placeholder).
 const OPTIONS: &[(&str, &str, &str)] = &[
@@ -19,13 +35,18 @@ const OPTIONS: &[(&str, &str, &str)] = &[
     ("log_message", "log", "n={n}: logs instead of pausing"),
 ];
 
-pub fn breakpoint_records(records: &[BreakpointRecord]) -> Markup {
+pub fn breakpoint_records(records: &[BreakpointRecord], now: f64) -> Markup {
     html! {
         div.breakpoint-records {
             @if records.is_empty() {
                 p.hint { "No breakpoints by id yet: add a function, line or error breakpoint below." }
             }
-            @for record in records { (record_form(record)) }
+            // The app's nav has no link to this server-only page (the shared wasm has no room).
+            p.hint.snapshots-link {
+                "A " b { "log" } " or " b { "snapshot" } " breakpoint never stops the program; "
+                a href="/snapshots" rel="external" { "the snapshots" } " arrive live."
+            }
+            @for record in records { (record_form(record, now)) }
             form.record.add-record data-action=(Control::AddRecord.as_str()) {
                 select name="kind" aria-label="Kind" {
                     @for (value, label) in KINDS { option value=(value) { (label) } }
@@ -33,22 +54,36 @@ pub fn breakpoint_records(records: &[BreakpointRecord]) -> Markup {
                 input type="text" name="target" aria-label="Where"
                     placeholder="function name | file.py:LINE | ValueError, KeyError (empty: any)";
                 (option_inputs(None))
+                label { "action " select name="action" aria-label="Action" {
+                    @for (value, label) in ACTIONS { option value=(value) { (label) } }
+                } }
+                label.watch-input { "watch "
+                    input type="text" name="expressions" aria-label="Watch expressions"
+                        placeholder="snapshot: len(order.items); order.total";
+                }
+                @for (name, label, placeholder) in BOUNDS {
+                    label { (label) " " input type="text" name=(name) placeholder=(placeholder); }
+                }
                 button type="submit" { "Add" }
             }
         }
     }
 }
 
-fn record_form(record: &BreakpointRecord) -> Markup {
+fn record_form(record: &BreakpointRecord, now: f64) -> Markup {
     let last = |key: &str| record.last_hit.as_ref().and_then(|l| l.get(key)).and_then(Value::as_str);
     html! {
         form.record.disabled-record[!record.enabled] data-action=(Control::SaveRecord.as_str()) data-record=(record.id) {
             span.mono.record-id { (record.id) }
             " " span class={ "badge kind-" (record.kind.as_str()) } { (record.kind.as_str()) }
+            @if record.action != BreakpointAction::Pause {
+                " " span class={ "badge action-" (record.action.as_str()) } { (record.action.as_str()) }
+            }
             " " span.fn-name.record-where { (record.location()) }
             (option_inputs(Some(record)))
             label { input type="checkbox" name="enabled" checked[record.enabled]; " enabled" }
             span.hit-count title="hits" { "hits: " (record.hit_count) }
+            @if record.action.never_pauses() { (bounded(record, now)) }
             @if let Some(error) = last("error") {
                 span.error.record-error { "condition raised " (error) }
             } @else if let Some(message) = last("message") {
@@ -59,6 +94,32 @@ fn record_form(record: &BreakpointRecord) -> Markup {
             }
             button.small type="submit" { "Save" }
             button.small type="button" data-action=(Control::RemoveRecord.as_str()) { "Remove" }
+        }
+    }
+}
+
+/// What a log or snapshot breakpoint captures, whether it still arms and what became of its hits.
+fn bounded(record: &BreakpointRecord, now: f64) -> Markup {
+    let t = &record.tally;
+    html! {
+        span.record-tally {
+            (status_badge(record.state))
+            " captured " span.captured { (t.captured) }
+            @if let Some(max) = record.limits.max_hits { " of " (max) }
+            " · skipped_quota " span.skipped-quota { (t.skipped_quota) }
+            " · skipped_rate " span.skipped-rate { (t.skipped_rate) }
+            " · dropped " span.dropped { (t.dropped) }
+            " · expires " (expiry(record.limits.expires_at, now))
+            " · where " (where_labels(record))
+        }
+        @if !record.expressions.is_empty() {
+            span.record-watch {
+                "watch " @for e in &record.expressions { code { (e) } " " }
+            }
+        }
+        @if record.action == BreakpointAction::Snapshot {
+            // rel=external: a server-only page, which the app's router would show as not found.
+            a.record-snapshots href={ "/snapshots?breakpoint_id=" (encode(&record.id)) } rel="external" { "Snapshots" }
         }
     }
 }
@@ -74,5 +135,43 @@ fn option_inputs(record: Option<&BreakpointRecord>) -> Markup {
             });
             label { (label) " " input type="text" name=(name) value=(value.unwrap_or("")) placeholder=(placeholder); }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn record(body: Value) -> BreakpointRecord {
+        BreakpointRecord::from_body("bp-1".into(), &body, 1000.0).expect("a valid breakpoint")
+    }
+
+    #[test]
+    fn a_snapshot_breakpoint_shows_its_counts_bounds_and_a_link_to_its_snapshots() {
+        let mut r = record(json!({"kind": "line", "file": "a.py", "line": 3, "action": "snapshot",
+            "expressions": ["x < 1", "'<script>'"], "max_hits": 3, "where": {"service": "<api>"}}));
+        r.tally.captured = 2;
+        r.tally.dropped = 1;
+        let html = breakpoint_records(&[r], 1000.0).into_string();
+        assert!(html.contains(r#"<span class="badge action-snapshot">snapshot</span>"#), "{html}");
+        assert!(html.contains(r#"captured <span class="captured">2</span> of 3"#), "{html}");
+        assert!(html.contains(r#"<span class="dropped">1</span>"#), "{html}");
+        assert!(html.contains("in 24 h 0 min"), "{html}");
+        assert!(html.contains("service=&lt;api&gt;") && html.contains("<code>x &lt; 1</code>"), "{html}");
+        assert!(!html.contains("<script>") && !html.contains("<api>"), "{html}");
+        // A server-only page: the app's router must let the browser load it.
+        assert!(html.contains(r#"href="/snapshots?breakpoint_id=bp-1" rel="external""#), "{html}");
+    }
+
+    #[test]
+    fn a_pausing_breakpoint_has_no_tally_and_the_add_form_offers_every_action() {
+        let html =
+            breakpoint_records(&[record(json!({"kind": "line", "file": "a.py", "line": 3}))], 1000.0).into_string();
+        assert!(!html.contains("record-tally") && !html.contains("action-pause"), "{html}");
+        for action in ["pause", "log", "snapshot"] {
+            assert!(html.contains(&format!(r#"<option value="{action}">"#)), "{html}");
+        }
+        assert!(html.contains(r#"name="expressions" aria-label="Watch expressions""#), "{html}");
     }
 }

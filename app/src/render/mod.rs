@@ -36,6 +36,8 @@ pub mod repl;
 pub mod repls;
 pub mod runtimes;
 pub mod shell;
+pub mod snapshot;
+pub mod snapshots;
 pub mod time_travel;
 pub mod variables;
 
@@ -100,6 +102,17 @@ pub fn session_links(sessions: &[SessionLink], empty: &str) -> Markup {
             }
         }
     }
+}
+
+/// `value` percent-encoded for a query string or one path segment.
+pub(crate) fn encode(value: &str) -> String {
+    value
+        .bytes()
+        .map(|b| match b {
+            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'_' | b'.' | b'~' => (b as char).to_string(),
+            _ => format!("%{b:02X}"),
+        })
+        .collect()
 }
 
 /// Markup a trusted producer built (see the module's doc): it is passed through as it is.

@@ -46,6 +46,27 @@ pub fn role_badges(p: &TrackedProcess) -> Markup {
     }
 }
 
+/// A process's labels (issue 34), each a link to the processes that carry it too.
+pub fn label_badges(p: &TrackedProcess) -> Markup {
+    html! {
+        @for (k, v) in &p.labels {
+            " "
+            a.badge.label href={ "/processes?label=" (super::encode(&format!("{k}={v}"))) } title="processes with this label" {
+                (k) "=" (v)
+            }
+        }
+    }
+}
+
+/// Whether a process carries every label of `filter`: `service=api`, or `service` (any
+/// value), several joined by commas.
+pub fn has_labels(p: &TrackedProcess, filter: &str) -> bool {
+    filter.split(',').map(str::trim).filter(|f| !f.is_empty()).all(|f| match f.split_once('=') {
+        Some((k, v)) => p.labels.get(k.trim()).is_some_and(|have| have == v.trim()),
+        None => p.labels.contains_key(f),
+    })
+}
+
 /// `/processes`: the Python processes of this machine, each with Attach or why not.
 pub fn local_python_table(local: &LocalPythonProcesses) -> Markup {
     html! {
@@ -164,5 +185,26 @@ mod tests {
             html.contains("&lt;i&gt;env=&lt;/i&gt;") && html.contains("&lt;a&gt;") && !html.contains("<i>"),
             "{html}"
         );
+    }
+
+    #[test]
+    fn a_label_is_an_escaped_badge_linking_to_the_processes_that_carry_it() {
+        let mut p = process("a", None);
+        p.labels.insert("service".into(), "<api>&x".into());
+        let html = label_badges(&p).into_string();
+        assert!(html.contains(r#"href="/processes?label=service%3D%3Capi%3E%26x""#), "{html}");
+        assert!(html.contains("service=&lt;api&gt;&amp;x") && !html.contains("<api>"), "{html}");
+    }
+
+    #[test]
+    fn the_label_filter_needs_every_label_named() {
+        let mut p = process("a", None);
+        p.labels.insert("service".into(), "api".into());
+        p.labels.insert("env".into(), "prod".into());
+        assert!(has_labels(&p, "service=api"));
+        assert!(has_labels(&p, " service = api , env"));
+        assert!(!has_labels(&p, "service=web"));
+        assert!(!has_labels(&p, "service=api,zone"));
+        assert!(!has_labels(&process("b", None), "service=api"));
     }
 }

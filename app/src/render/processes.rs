@@ -10,7 +10,7 @@ use breakroom_debugger::processes::{
     OutputLine, OutputPage, OutputStream, ProcessDetail, ProcessStatus, TrackedProcess,
 };
 
-use super::process_family::{family, local_python_table, role_badges, tree_order};
+use super::process_family::{family, label_badges, local_python_table, role_badges, tree_order};
 use super::{titled, trusted};
 use crate::controls::Control;
 use crate::format::{duration, timestamp};
@@ -67,8 +67,15 @@ fn ending(p: &TrackedProcess) -> Option<String> {
 }
 
 /// The process list: running and paused ones, recently finished ones (with when they leave the
-/// list), or every recorded one with `all`.
-pub fn process_list(list: &[TrackedProcess], all: bool, now: f64, local: Option<&LocalPythonProcesses>) -> String {
+/// list), or every recorded one with `all`; `label` is the filter the list went through (issue
+/// 34), shown with a way out of it.
+pub fn process_list(
+    list: &[TrackedProcess],
+    all: bool,
+    label: Option<&str>,
+    now: f64,
+    local: Option<&LocalPythonProcesses>,
+) -> String {
     let body = html! {
         p.hint.list-scope {
             @if all {
@@ -76,10 +83,14 @@ pub fn process_list(list: &[TrackedProcess], all: bool, now: f64, local: Option<
             } @else {
                 a href="/processes?all=1" { "Show every recorded process" }
             }
+            @if let Some(label) = label {
+                " · " span.label-filter { "with the label " code { (label) } } " · "
+                a href=(if all { "/processes?all=1" } else { "/processes" }) { "any label" }
+            }
         }
         @if list.is_empty() {
             section.empty {
-                p { "No processes." }
+                p { @if label.is_some() { "No processes with this label." } @else { "No processes." } }
                 p.hint {
                     "Launch one below, or run " code { "breakroom run -- python3 app.py" }
                     "; programs that connect on their own show up too."
@@ -112,6 +123,7 @@ fn process_row(p: &TrackedProcess, depth: usize, all: bool, now: f64) -> Markup 
                 @if depth > 0 { span.hint { "└ " } }
                 a href={ "/process/" (p.id) } { (p.name) }
                 (role_badges(p))
+                (label_badges(p))
             }
             td { (status_badge(p.status)) }
             td.pid { (p.pid.map(|pid| pid.to_string()).unwrap_or_default()) }
@@ -144,6 +156,7 @@ pub fn process_page(
             h1 { (p.name) }
             (status_badge(p.status))
             (role_badges(p))
+            (label_badges(p))
             dl.meta {
                 dt { "command" } dd.mono { (command_text(&p.command)) }
                 dt { "pid" } dd.pid { (p.pid.map(|pid| pid.to_string()).unwrap_or_default()) }
@@ -152,7 +165,11 @@ pub fn process_page(
                 dt { "started" } dd { (timestamp(p.started_at)) }
                 dt { "uptime" } dd.uptime { (duration(p.uptime_s)) }
             }
-            nav.links { a.button href={ "/process/" (p.id) "/timeline" } { "Timeline" } }
+            // rel=external: server-only pages, which the app's router would show as not found.
+            nav.links {
+                a.button href={ "/process/" (p.id) "/timeline" } rel="external" { "Timeline" }
+                " " a.button href={ "/snapshots?process_id=" (super::encode(&p.id)) } rel="external" { "Snapshots" }
+            }
         }
         @match ending(p) {
             Some(ended) => p class={ "exit-banner " @if p.status == ProcessStatus::Exited { "clean" } @else { "crash" } } role="status" { (ended) },

@@ -4,7 +4,7 @@ use maud::html;
 
 use breakroom_debugger::model::{SessionPage, SessionSummary};
 
-use super::{options, titled};
+use super::{encode, options, titled};
 use crate::format::timestamp;
 
 /// `/repls`'s filters, as the URL carries them.
@@ -36,17 +36,6 @@ impl Filters {
             format!("/repls?{}", parts.join("&"))
         }
     }
-}
-
-/// `value` percent-encoded for a query string.
-fn encode(value: &str) -> String {
-    value
-        .bytes()
-        .map(|b| match b {
-            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'_' | b'.' | b'~' => (b as char).to_string(),
-            _ => format!("%{b:02X}"),
-        })
-        .collect()
 }
 
 pub fn sessions(page: &SessionPage<SessionSummary>, filters: &Filters) -> String {

@@ -1,8 +1,14 @@
 //! The page shell of a page the server renders alone, without the app (`/process/{id}/timeline`:
-//! its buttons are forms, so it needs no wasm): the same `<head>`, top bar and nav
-//! ([`crate::NAV`]) as the app's pages.
+//! its buttons are forms, so it needs no wasm; `/snapshots`): the same `<head>`, top bar and nav
+//! ([`crate::NAV`]) as the app's pages, then [`SERVER_ONLY_NAV`].
 
 use maud::{html, Markup, DOCTYPE};
+
+/// The top bar's links to pages the server renders alone, after [`crate::NAV`]: only these pages
+/// show them. The app's nav is in the wasm every page shares, which has no bytes to spare for a
+/// link (`/repl/{id}` is at its budget); the paused page's breakpoints panel links to
+/// `/snapshots` instead.
+pub const SERVER_ONLY_NAV: &[(&str, &str)] = &[("/snapshots", "Snapshots")];
 
 /// A whole page: `title` (then the product's name) and `main`, in a `<main class=main_class>`.
 pub fn page(title: &str, main_class: &str, main: Markup) -> String {
@@ -19,7 +25,10 @@ pub fn page(title: &str, main_class: &str, main: Markup) -> String {
             body {
                 header.topbar {
                     a.brand href="/" { "Breakroom" }
-                    nav { @for (href, label) in crate::NAV { a href=(href) { (label) } } }
+                    nav {
+                        @for (href, label) in crate::NAV { a href=(href) { (label) } }
+                        @for (href, label) in SERVER_ONLY_NAV { a href=(href) { (label) } }
+                    }
                 }
                 main class=(main_class) { (main) }
             }

@@ -1,5 +1,6 @@
 //! One nav for every page: the app's top bar and the shell of the pages the server renders alone
-//! (the timeline) both list `breakroom_app::NAV`, in order.
+//! (the timeline, the snapshots) both list `breakroom_app::NAV`, in order; the latter then their
+//! own links (`render::shell::SERVER_ONLY_NAV`).
 
 use crate::common;
 
@@ -20,11 +21,13 @@ fn nav_links(html: &str) -> Vec<(String, String)> {
 }
 
 #[test]
-fn the_app_and_the_timeline_page_show_every_nav_link_in_order() {
-    crate::common::on_shared_runtime(the_app_and_the_timeline_page_show_every_nav_link_in_order_on_the_shared_runtime())
+fn the_app_and_the_server_only_pages_show_every_nav_link_in_order() {
+    crate::common::on_shared_runtime(
+        the_app_and_the_server_only_pages_show_every_nav_link_in_order_on_the_shared_runtime(),
+    )
 }
 
-async fn the_app_and_the_timeline_page_show_every_nav_link_in_order_on_the_shared_runtime() {
+async fn the_app_and_the_server_only_pages_show_every_nav_link_in_order_on_the_shared_runtime() {
     let server = common::start().await;
     let expected: Vec<(String, String)> =
         breakroom_app::NAV.iter().map(|(href, label)| (href.to_string(), label.to_string())).collect();
@@ -32,9 +35,19 @@ async fn the_app_and_the_timeline_page_show_every_nav_link_in_order_on_the_share
         server.post("/api/processes", json!({"command": ["python3", "-c", "import time; time.sleep(20)"]})).await;
     assert_eq!(status, 200, "{launched}");
     let id = launched["id"].as_str().unwrap();
-    for path in ["/".to_string(), "/repls".to_string(), format!("/process/{id}/timeline")] {
+    // The pages the server renders alone add their own links (not in the app's wasm) after NAV.
+    let server_only: Vec<(String, String)> = expected
+        .iter()
+        .cloned()
+        .chain(breakroom_app::render::shell::SERVER_ONLY_NAV.iter().map(|(h, l)| (h.to_string(), l.to_string())))
+        .collect();
+    for path in ["/".to_string(), "/repls".to_string()] {
         let html = server.http.get(format!("{}{path}", server.base)).send().await.unwrap().text().await.unwrap();
         assert_eq!(nav_links(&html), expected, "{path}");
+    }
+    for path in [format!("/process/{id}/timeline"), "/snapshots".to_string()] {
+        let html = server.http.get(format!("{}{path}", server.base)).send().await.unwrap().text().await.unwrap();
+        assert_eq!(nav_links(&html), server_only, "{path}");
     }
     server.post(&format!("/api/processes/{id}/stop"), json!({})).await;
 }

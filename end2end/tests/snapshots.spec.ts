@@ -1,0 +1,130 @@
+import * as fs from "node:fs";
+import * as path from "node:path";
+import { expect, Page, test } from "@playwright/test";
+import { open, runProgram, screenshot } from "./helpers";
+
+const PROGRAM = "snapshot_loop.py";
+const MARKUP = "<script>alert(1)</script>";
+// The program resolves a relative path against its own directory (end2end/, not programs/).
+const FILE = path.join(__dirname, "..", "programs", PROGRAM);
+
+/** The line of the program's loop (marked `# LOOP`). */
+function loopLine(): number {
+  const source = fs.readFileSync(FILE, "utf8");
+  return source.split("\n").findIndex((line) => line.includes("# LOOP")) + 1;
+}
+
+/** The highest loop count the program has printed so far. */
+function lastCount(output: string): number {
+  const counts = [...output.matchAll(/^n (\d+)$/gm)].map((m) => Number(m[1]));
+  return counts.length ? counts[counts.length - 1] : 0;
+}
+
+/** Opens `/` and waits for the refetch its live stream triggers, which re-renders the add form. */
+async function openPanel(page: Page) {
+  let liveOpened = false;
+  let refetchedAfter = false;
+  page.on("response", (r) => {
+    if (r.url().includes("/api/live")) liveOpened = true;
+    else if (liveOpened && r.url().includes("/rpc/breakpoints_html")) refetchedAfter = true;
+  });
+  await open(page, "/");
+  await expect.poll(() => refetchedAfter).toBe(true);
+}
+
+test("a snapshot breakpoint added from the panel captures a running loop, live on /snapshots, without pausing it", async ({
+  page,
+  context,
+  request,
+}) => {
+  const dialogs: string[] = [];
+  context.on("page", (p) => p.on("dialog", (d) => (dialogs.push(d.message()), d.dismiss())));
+  page.on("dialog", (d) => (dialogs.push(d.message()), d.dismiss()));
+
+  const program = runProgram(PROGRAM);
+  await expect.poll(() => lastCount(program.output()), { timeout: 15_000 }).toBeGreaterThan(0);
+
+  // The list first, empty, following the live stream.
+  const list = await context.newPage();
+  await list.goto("/snapshots");
+  await expect(list.locator("#snapshot-list[data-live]")).toBeAttached();
+  await expect(list.locator(".snapshots-empty")).toContainText("No snapshots yet.");
+
+  // A refused watch expression says why, in the panel, and adds nothing.
+  await openPanel(page);
+  const add = page.locator("form.add-record");
+  await add.getByLabel("Kind").selectOption("line");
+  await add.getByLabel("Where").fill(`${FILE}:${loopLine()}`);
+  await add.getByLabel("Action").selectOption("snapshot");
+  await add.getByLabel("Watch expressions").fill("order.clear()");
+  await add.getByRole("button", { name: "Add" }).click();
+  await expect(page.locator("section.breakpoints > .error")).toContainText("clear");
+  const refused = (await (await request.get("/api/breakpoints")).json()).items;
+  expect(refused.filter((b: { file?: string }) => b.file === FILE)).toHaveLength(0);
+
+  // Then a good one: two watch expressions, one per line, one of which fails at the hit.
+  await add.getByLabel("Watch expressions").fill(`len(order["items"]); page; order["missing"]`);
+  await add.locator("input[name=max_hits]").fill("2");
+  await add.locator("input[name=expires_in]").fill("10m");
+  await add.getByRole("button", { name: "Add" }).click();
+  const record = page.locator("form.record[data-record]", { hasText: `${PROGRAM}:${loopLine()}` });
+  await expect(record.locator(".badge.action-snapshot")).toHaveText("snapshot");
+  const id = (await record.getAttribute("data-record"))!;
+
+  // The snapshots arrive on the list without a reload; the breakpoint completes at 2.
+  await expect(list.locator("tr.snapshot-row")).toHaveCount(2, { timeout: 20_000 });
+  await expect(list.locator(`tr.snapshot-bp[data-breakpoint-id="${id}"] .captured`)).toHaveText("2");
+  await expect(list.locator(`tr.snapshot-bp[data-breakpoint-id="${id}"] .bp-status`)).toHaveText("completed");
+  const row = list.locator("tr.snapshot-row").first();
+  await expect(row.locator(".glance")).toContainText(`page = '${MARKUP}'`);
+  await expect(row).toContainText(`${PROGRAM}:${loopLine()}`);
+  await expect(row).toContainText("main");
+  await screenshot(list, "snapshots-list");
+
+  // The panel follows too, and links to the breakpoint's snapshots.
+  await expect(record.locator(".record-tally .captured")).toHaveText("2");
+  await expect(record.locator(".record-tally .bp-status")).toHaveText("completed");
+  await record.getByRole("link", { name: "Snapshots" }).click();
+  await expect(page).toHaveURL(new RegExp(`/snapshots\\?breakpoint_id=${id}$`));
+  await expect(page.locator("tr.snapshot-row")).toHaveCount(2);
+
+  // One snapshot: the expressions, the locals tree, the markup as text.
+  await row.locator("a").first().click();
+  await expect(list.locator("h1")).toContainText("Snapshot snap-");
+  const watch = list.locator(".snapshot-watch");
+  await expect(watch.locator('li.var[data-name="len(order[\\"items\\"])"] .var-repr')).toHaveText("3");
+  await expect(watch.locator('li.var[data-name="page"] .var-repr')).toHaveText(`'${MARKUP}'`);
+  await expect(watch.locator(".var-error")).toContainText("missing");
+  const frame = list.locator("li.snapshot-frame").first();
+  await expect(frame.locator("summary").first()).toContainText("main");
+  const locals = frame.locator("details[open] > ul.var-tree");
+  await expect(locals.locator(':scope > li.var[data-name="page"] .var-repr')).toHaveText(`'${MARKUP}'`);
+  const order = locals.locator(':scope > li.var[data-name="order"]');
+  await order.locator("summary").first().click();
+  await expect(order.locator('li.var[data-name="\'total\'"] .var-repr, li.var[data-name="total"] .var-repr')).toHaveText("12");
+  await expect(list.locator(".snapshot-meta")).toContainText("service=e2e-snap");
+  await expect(list.locator(".snapshot-meta a.snapshot-process")).toHaveAttribute("href", /^\/process\/[\w-]+$/);
+  await screenshot(list, "snapshot");
+  expect(await list.evaluate(() => document.querySelectorAll("main script").length)).toBe(0);
+  expect(dialogs).toEqual([]);
+
+  // An unknown snapshot is a 404 page.
+  const missing = await request.get("/snapshots/snap-999999");
+  expect(missing.status()).toBe(404);
+  expect(await missing.text()).toContain("snap-999999");
+
+  // The program never stopped: nothing paused, and its loop went on counting.
+  const before = lastCount(program.output());
+  await expect.poll(() => lastCount(program.output()), { timeout: 5_000 }).toBeGreaterThan(before + 10);
+  const paused = (await (await request.get("/api/paused")).json()).paused;
+  expect(JSON.stringify(paused)).not.toContain(PROGRAM);
+
+  // Its labels show on /processes and filter it.
+  await open(list, "/processes?label=service=e2e-snap");
+  await expect(list.locator("tr.process-row .badge.label")).toHaveText(["service=e2e-snap"]);
+  await open(list, "/processes?label=service=nothing-has-this");
+  await expect(list.locator("section.empty")).toContainText("No processes with this label.");
+  expect(dialogs).toEqual([]);
+
+  await request.delete(`/api/breakpoints/${id}`);
+});
