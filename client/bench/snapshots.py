@@ -9,7 +9,9 @@ and real programs run by `python -m breakroom`:
    so none is skipped) against the same loop with no breakpoint: the added time is the difference
    at p50 and p99. The snapshots' own `capture_ms` (the time the program waited, as the client
    measured it) is printed beside it.
-2. Throughput: the same function plus other work per iteration (6 JSON round trips, ~45 µs, a
+2. The cost of an arrival at a breakpoint past its rate limit (the common case at a hot line):
+   the fastest of 15 batches of calls, with and without the breakpoint.
+3. Throughput: the same function plus other work per iteration (6 JSON round trips, ~45 µs, a
    very hot loop; then 100, ~0.7 ms, a request handler's order of work), for --seconds; with a
    snapshot breakpoint hit on every iteration and limited to 10 captures a second (the default
    1 % time budget), against none. Rounds alternate.
@@ -30,9 +32,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
 
 from conftest import CLIENT_DIR, start_server  # noqa: E402
 
-PROGRAM = """\
-    import json, os, sys, time
-
+# The function with the breakpoint lives in a module of its own, as a handler does: the main
+# script's own frame is running (a breakpoint in that file would also trace its running frame).
+HANDLER = """\
     class Order:
         def __init__(self, n):
             self.n, self.items, self.note = n, list(range(n % 7)), "order"
@@ -47,6 +49,12 @@ PROGRAM = """\
         flag, none, big = i % 2 == 0, None, 10 ** 20
         t0, t1, t2 = "a", "b", "c"
         return a + b  # SNAP
+"""
+
+PROGRAM = """\
+    import json, os, sys, time
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    from bench_handler import handle
 
     def other_work(i, rounds):
         for _ in range(rounds):
@@ -55,10 +63,22 @@ PROGRAM = """\
     mode, amount, rounds = sys.argv[1], float(sys.argv[2]), int(sys.argv[3])
     for i in range(200):  # warm up (and the breakpoint armed from the first sync)
         handle(i)
+
     class Timings:  # a class holds them: a snapshot leaves classes out of the module's frame
         times = []
 
-    if mode == "hits":
+    if mode == "arrivals":
+        # The cost of one arrival at the line, the fastest of several batches (the least
+        # disturbed by the machine): with a breakpoint past its rate limit, every arrival is one
+        # that is only counted.
+        best = float("inf")
+        for _ in range(int(amount)):
+            t = time.perf_counter()
+            for i in range(20000):
+                handle(i)
+            best = min(best, (time.perf_counter() - t) / 20000)
+        print(json.dumps({"per_call": best}), flush=True)
+    elif mode == "hits":
         for i in range(int(amount)):
             t = time.perf_counter()
             handle(i)
@@ -66,13 +86,15 @@ PROGRAM = """\
             time.sleep(0.005)  # one request's hit at a time, as a server's requests come
         print(json.dumps({"times": Timings.times}), flush=True)
     else:
+        # Per second of the process's CPU time (every thread: the capture's worker and the
+        # sender too), which a busy neighbour on the machine does not stretch as it does the clock.
         n, end = 0, time.perf_counter() + amount
-        started = time.perf_counter()
+        started = time.process_time()
         while time.perf_counter() < end:
             handle(n)
             other_work(n, rounds)
             n += 1
-        print(json.dumps({"per_s": n / (time.perf_counter() - started)}), flush=True)
+        print(json.dumps({"per_s": n / (time.process_time() - started)}), flush=True)
     time.sleep(1.5)  # the sender's last snapshots
 """
 
@@ -102,15 +124,19 @@ def main():
     parser.add_argument("--seconds", type=float, default=5.0)
     parser.add_argument("--rounds", type=int, default=3)
     args = parser.parse_args()
-    fd, path = tempfile.mkstemp(suffix=".py", prefix="breakroom_bench_snap_")
-    with os.fdopen(fd, "w") as f:
+    folder = tempfile.mkdtemp(prefix="breakroom_bench_snap_")
+    path = os.path.join(folder, "main.py")
+    with open(path, "w") as f:
         f.write(textwrap.dedent(PROGRAM))
-    line = next(n for n, t in enumerate(textwrap.dedent(PROGRAM).splitlines(), 1) if t.endswith("# SNAP"))
+    handler = os.path.join(folder, "bench_handler.py")
+    with open(handler, "w") as f:
+        f.write(textwrap.dedent(HANDLER))
+    line = next(n for n, t in enumerate(textwrap.dedent(HANDLER).splitlines(), 1) if t.endswith("# SNAP"))
     server = start_server()
     version = subprocess.run([args.python, "-c", "import sys; print(sys.version.split()[0])"], capture_output=True, text=True).stdout.strip()
     try:
         base = run_program(server, args.python, path, "hits", args.hits)["times"]
-        status, bp = server.post("/api/breakpoints", {"kind": "line", "file": path, "line": line, "action": "snapshot", "max_hits": 1000})
+        status, bp = server.post("/api/breakpoints", {"kind": "line", "file": handler, "line": line, "action": "snapshot", "max_hits": 1000})
         assert status == 200, bp
         hit = run_program(server, args.python, path, "hits", args.hits, {"BREAKROOM_SNAPSHOT_BUDGET": "1"})["times"]
         snaps = server.get(f"/api/snapshots?breakpoint_id={bp['id']}&limit=500")[1]["snapshots"]
@@ -126,22 +152,37 @@ def main():
         if capture_ms:
             print(f"  capture_ms reported      p50 {statistics.median(capture_ms):.3f} ms  p99 {pct(capture_ms, 0.99):.3f} ms"
                   f"  ({len(capture_ms)} snapshots read back)")
+        plain_call = run_program(server, args.python, path, "arrivals", 15)["per_call"]
+        status, bp = server.post("/api/breakpoints", {"kind": "line", "file": handler, "line": line,
+                                                      "action": "snapshot", "max_hits": 1000, "max_per_second": 1})
+        gated_call = run_program(server, args.python, path, "arrivals", 15)["per_call"]
+        server.request("DELETE", f"/api/breakpoints/{bp['id']}")
+        added_us = (gated_call - plain_call) * 1e6
+        print(f"one call of the function (fastest of 15 batches of 20,000): {plain_call * 1e6:.2f} µs; "
+              f"with a snapshot breakpoint past its rate limit: {gated_call * 1e6:.2f} µs (+{added_us:.2f} µs an arrival)")
+        for iteration_us in (50, 1000):
+            print(f"  so a loop of {iteration_us} µs an iteration keeps {100 * iteration_us / (iteration_us + added_us):.2f} %"
+                  " of its throughput between captures")
         for work, rate in ((6, 1), (100, 1), (100, 10)):
             plain, limited = [], []
             for _ in range(args.rounds):
                 plain.append(run_program(server, args.python, path, "loop", args.seconds, work=work)["per_s"])
-                status, bp = server.post("/api/breakpoints", {"kind": "line", "file": path, "line": line,
+                status, bp = server.post("/api/breakpoints", {"kind": "line", "file": handler, "line": line,
                                                               "action": "snapshot", "max_hits": 1000, "max_per_second": rate})
                 assert status == 200, bp
                 limited.append(run_program(server, args.python, path, "loop", args.seconds, work=work)["per_s"])
                 record = next(r for r in server.get("/api/breakpoints")[1]["items"] if r["id"] == bp["id"])
                 server.request("DELETE", f"/api/breakpoints/{bp['id']}")
             per_iteration_us = 1e6 / statistics.median(plain)
+            # Each round's pair ran back to back: their ratio is less at the mercy of the
+            # machine's drift than the ratio of medians.
+            ratios = sorted(b / a for a, b in zip(plain, limited))
             print(f"throughput, {work} JSON round trips per iteration (~{per_iteration_us:.0f} µs), {args.seconds:.0f} s,"
-                  f" {args.rounds} rounds (median), snapshot hit every iteration, max {rate}/s")
-            print(f"  no breakpoint            {statistics.median(plain):.0f} iterations/s")
-            print(f"  snapshot breakpoint      {statistics.median(limited):.0f} iterations/s"
-                  f"  = {100 * statistics.median(limited) / statistics.median(plain):.1f} %")
+                  f" {args.rounds} rounds, snapshot hit every iteration, max {rate}/s")
+            print(f"  no breakpoint            {statistics.median(plain):.0f} iterations/s (median)")
+            print(f"  snapshot breakpoint      {statistics.median(limited):.0f} iterations/s (median)")
+            print(f"  paired ratio             median {100 * statistics.median(ratios):.1f} %"
+                  f"  (rounds: {', '.join(f'{100 * r:.1f}' for r in ratios)})")
             print(f"  last round: captured {record['captured']}, skipped_rate {record['skipped_rate']}, "
                   f"skipped_quota {record['skipped_quota']}")
     finally:
