@@ -34,9 +34,13 @@ EXIT_WAIT_S = 2.0
 counters = Counters()
 
 
+BURST_S = 5.0  # the bucket holds this many seconds' worth of the share
+
+
 class Budget:
-    """The process's CPU share for this work: a bucket of seconds holding one second's worth,
-    refilled continuously. Spending may overdraw it (one slow capture); it then refills."""
+    """The process's CPU share for this work: a bucket of seconds holding BURST_S seconds' worth,
+    refilled continuously, so one slow hit (a cold start) does not silence the next ones. Spending
+    may overdraw it, by one bucket at most; it then refills."""
 
     def __init__(self, share=DEFAULT_BUDGET, clock=time.perf_counter):
         self.clock = clock
@@ -44,17 +48,18 @@ class Budget:
 
     def set_share(self, share):
         self.share = share
-        self.tokens = share
+        self.capacity = share * BURST_S
+        self.tokens = self.capacity
         self.at = self.clock()
 
     def has_room(self):
         now = self.clock()
-        self.tokens = min(self.share, self.tokens + (now - self.at) * self.share)
+        self.tokens = min(self.capacity, self.tokens + (now - self.at) * self.share)
         self.at = now
         return self.tokens > 0
 
     def spend(self, seconds):
-        self.tokens -= seconds
+        self.tokens = max(-self.capacity, self.tokens - seconds)
 
     def wait_s(self):
         """Seconds until there is room again."""
@@ -306,9 +311,20 @@ def _close_gate(spec, wait_s, counter):
 
 
 def _finish_job(bp_id, policy, job, start, took=()):
-    status, result = _offthread.run(job, WAIT_S)
+    worked = []
+
+    def timed():
+        began = time.perf_counter()
+        try:
+            return job()
+        finally:
+            worked.append(time.perf_counter() - began)
+
+    status, result = _offthread.run(timed, WAIT_S)
     elapsed = time.perf_counter() - start
-    budget.spend(elapsed)
+    # The budget pays for the work; the worker thread's start (once) is not the hit's. An
+    # abandoned capture pays what the program waited.
+    budget.spend(worked[0] if worked else elapsed)
     if status == "timeout":
         _capture.blame_hung_repr()
         counters.add("dropped", bp_id)

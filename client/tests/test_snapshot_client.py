@@ -272,11 +272,16 @@ def test_the_cpu_budget_is_spent_by_captures_and_refills_with_time():
     clock = Clock()
     budget = _snapshots.Budget(0.01, clock=clock)
     assert budget.has_room()
-    budget.spend(0.015)  # one slow capture overdraws it
+    budget.spend(0.02)  # a slow first hit leaves room: the bucket holds 5 s worth (50 ms)
+    assert budget.has_room()
+    budget.spend(0.045)  # overdrawn by 15 ms
     assert not budget.has_room()
-    clock.now += 0.4  # 4 ms back: still overdrawn
+    clock.now += 1.4  # 14 ms back: still overdrawn
     assert not budget.has_room()
     clock.now += 0.2
+    assert budget.has_room()
+    budget.spend(60.0)  # a huge overrun owes one bucket at most: 5 s of skipping, not an hour
+    clock.now += 10.1
     assert budget.has_room()
 
 
