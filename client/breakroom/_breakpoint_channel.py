@@ -30,6 +30,7 @@ HOLD_TIMEOUT = 40.0
 RETRY_AFTER = 1.0
 COUNT_EVERY = 0.5
 EXIT_WAIT = 2.0  # at most this long at exit for the last reports
+READY_WAIT = 10.0  # at most this long for another thread's first ask (its transport times out first)
 OPTIONS = ("condition", "hit_condition", "pattern", "log_message", "enabled")
 # A change of these arms the breakpoint anew (a new spec: its snapshot bounds start afresh).
 REARM_FIELDS = ("file", "line", "action", "expressions") + SNAPSHOT_FIELDS
@@ -59,6 +60,10 @@ class BreakpointChannel:
         self._reports = queue.SimpleQueue()
         self.version = None
         self.lock = threading.Lock()
+        # Set once the first ask has been answered (or failed): a second caller of `follow`
+        # (the child hook's thread racing `python -m breakroom`) waits for it, so a program
+        # never starts its first line before its breakpoints are armed.
+        self.ready = threading.Event()
 
     def start(self):
         """Applies the server's breakpoints now (so a program started with line breakpoints
@@ -67,6 +72,8 @@ class BreakpointChannel:
             self.sync_once(None)
         except (ServerUnavailable, ServerError) as exc:
             print(f"breakroom: breakpoints not loaded from the server ({exc})", file=sys.stderr)
+        finally:
+            self.ready.set()
         threading.Thread(target=self._follow, name="breakroom-breakpoints", daemon=True).start()
         threading.Thread(target=self._send, name="breakroom-breakpoint-hits", daemon=True).start()
         _snapshots._finish_listeners.append(self._disarm_finished)
@@ -316,21 +323,27 @@ def catch_up(version):
 
 
 def follow(client):
-    """Starts the process's channel once (the first client that connects)."""
+    """Starts the process's channel once (the first client that connects). A caller that finds
+    it started by another thread waits for its first answer."""
     global _channel
     if os.environ.get("BREAKROOM_NO_BREAKPOINT_CHANNEL"):
         return None
     with _channel_lock:
-        if _channel is not None:
-            return _channel
-        import breakroom
+        channel, mine = _channel, False
+        if channel is None:
+            import breakroom
 
-        _channel = BreakpointChannel(
-            client.transport.url,
-            client.identity,
-            breakroom.line_breakpoints,
-            breakroom.install_excepthook,
-            breakroom._get_client,
-        )
-    _channel.start()
-    return _channel
+            channel = _channel = BreakpointChannel(
+                client.transport.url,
+                client.identity,
+                breakroom.line_breakpoints,
+                breakroom.install_excepthook,
+                breakroom._get_client,
+            )
+            channel.starter = threading.get_ident()
+            mine = True
+    if mine:
+        channel.start()
+    elif getattr(channel, "starter", None) != threading.get_ident():
+        channel.ready.wait(READY_WAIT)
+    return channel

@@ -172,9 +172,6 @@ class BreakpointSpec:
         self.hit_count = 0
         self.last_error = None  # the last condition error, shown on the breakpoint
         self.reported_error = None  # a read-only condition's error as last reported
-        # (monotonic time, counter, count): a log or snapshot breakpoint past its rate or time
-        # budget skips arrivals until then at the cost of a clock read (_snapshots sets it).
-        self.gate = None
         # Skips that do not count as hits are the common case: made once (hit_count None).
         self._disabled = Decision(SKIP, self, None, reason="disabled")
         self._condition_false = Decision(SKIP, self, None, reason="condition false")

@@ -360,11 +360,6 @@ class LineBreakpoints:
     def hit(self, frame, line, specs, condition_held=False):
         """Decides every breakpoint at this line; logs each logpoint; pauses at most once.
         Kept lean: a breakpoint whose condition is false costs this call and the condition."""
-        if len(specs) == 1:
-            gate = specs[0].gate
-            if gate is not None and time.monotonic() < gate[0]:
-                gate[2](gate[1], specs[0].id)  # skipped_rate / skipped_quota, counted
-                return
         thread = threading.get_ident()
         if thread in self._in_hit or _offthread.is_worker():
             return  # a condition, a log message or a snapshot's repr running code with breakpoints

@@ -259,7 +259,6 @@ def arrive(spec, frame, line, arguments=None, condition_held=False):
             return None
         if not budget.has_room():
             counters.add("skipped_quota", spec.id)
-            _close_gate(spec, budget.wait_s(), "skipped_quota")
             return None
         thread = _thread()
         start = time.perf_counter()
@@ -275,7 +274,6 @@ def arrive(spec, frame, line, arguments=None, condition_held=False):
             if slot != "ok":
                 if slot == "rate":
                     counters.add("skipped_rate", spec.id)
-                    _close_gate(spec, policy.rate.wait_s(), "skipped_rate")
                 return None
             took.append(True)
 
@@ -301,13 +299,6 @@ def arrive(spec, frame, line, arguments=None, condition_held=False):
     except Exception as exc:  # our bug: said, never raised into the program
         print(f"breakroom: snapshot breakpoint {getattr(spec, 'id', '?')}: {type(exc).__name__}: {exc}", file=sys.stderr)
         return None
-
-
-def _close_gate(spec, wait_s, counter):
-    """Arrivals at `spec` in the next `wait_s` are only counted as `counter` (the line engine
-    checks the gate first): a hot line past its rate or budget costs a clock read, not a hit."""
-    if wait_s > 0:
-        spec.gate = (time.monotonic() + wait_s, counter, counters.add)
 
 
 def _finish_job(bp_id, policy, job, start, took=()):
