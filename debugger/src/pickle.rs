@@ -375,7 +375,8 @@ fn float_repr(f: f64) -> String {
     format!("{f:?}")
 }
 
-fn str_repr(s: &str) -> String {
+/// A str as Python's `repr` writes it (also how the client compiles a logpoint's f-string).
+pub(crate) fn str_repr(s: &str) -> String {
     let quote = if s.contains('\'') && !s.contains('"') { '"' } else { '\'' };
     let mut out = String::with_capacity(s.len() + 2);
     out.push(quote);

@@ -160,7 +160,8 @@ pub fn check_expression(source: &str, what: &str) -> Result<(), SpecError> {
 
 /// A logpoint's message is an f-string: its `{…}` parts are checked as expressions.
 pub fn check_log_template(message: &str) -> Result<(), SpecError> {
-    let source = format!("f{}", python_str_literal(message));
+    // The f-string the client compiles (`"f" + repr(message)`).
+    let source = format!("f{}", crate::pickle::str_repr(message));
     match ast::Expr::parse(&source, "<log message>") {
         Ok(expr) => first_write(expr, &source).map_or(Ok(()), |why| Err(not_read_only("log message", message, &why))),
         Err(e) => Err(SpecError {
@@ -250,28 +251,6 @@ impl Visitor for Writes<'_> {
             (None, node) => self.generic_visit_expr(node),
         }
     }
-}
-
-/// `text` as Python's `repr` writes a str, so the f-string is the one the client compiles.
-fn python_str_literal(text: &str) -> String {
-    let quote = if text.contains('\'') && !text.contains('"') { '"' } else { '\'' };
-    let mut out = String::with_capacity(text.len() + 2);
-    out.push(quote);
-    for c in text.chars() {
-        match c {
-            '\\' => out.push_str("\\\\"),
-            '\n' => out.push_str("\\n"),
-            '\r' => out.push_str("\\r"),
-            '\t' => out.push_str("\\t"),
-            c if c == quote => {
-                out.push('\\');
-                out.push(c);
-            }
-            c => out.push(c),
-        }
-    }
-    out.push(quote);
-    out
 }
 
 #[cfg(test)]
