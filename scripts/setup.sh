@@ -37,6 +37,22 @@ if ! command -v chromium >/dev/null 2>&1; then
   DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq chromium >/dev/null
 fi
 
+# PostgreSQL for the PostgreSQL store's tests, which initdb and run throwaway clusters of their own
+# (debugger/src/store/test_postgres.rs, client/tests/postgres_cluster.py); contrib has pg_trgm,
+# which the store's migrations create. The system-wide cluster is not wanted: the drop-in keeps
+# the package from creating one, and on systemd hosts the service it starts is stopped and disabled.
+if ! compgen -G '/usr/lib/postgresql/*/bin/initdb' >/dev/null \
+    || ! compgen -G '/usr/share/postgresql/*/extension/pg_trgm.control' >/dev/null; then
+  say "apt-get install postgresql postgresql-contrib (no system-wide cluster)"
+  $SUDO mkdir -p /etc/postgresql-common/createcluster.d
+  echo 'create_main_cluster = false' | $SUDO tee /etc/postgresql-common/createcluster.d/breakroom.conf >/dev/null
+  $SUDO apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq postgresql postgresql-contrib >/dev/null
+  if [ -d /run/systemd/system ]; then
+    $SUDO systemctl disable --now postgresql >/dev/null 2>&1 || true
+  fi
+fi
+
 # Playwright drives Debian's Chromium (no browser download); binaryen gives a wasm-opt that
 # produces a wasm that hydrates (Debian's binaryen 108 does not).
 if [ ! -x end2end/node_modules/.bin/wasm-opt ] || [ ! -d end2end/node_modules/@playwright/test ] || [ ! -d end2end/node_modules/@vscode/debugadapter-testsupport ]; then

@@ -122,6 +122,16 @@ def server():
     srv.process.wait(5)
 
 
+@pytest.fixture(scope="session")
+def postgres_cluster():
+    """One throwaway PostgreSQL cluster for the session; `fresh_database()` gives each test its own."""
+    from postgres_cluster import PostgresCluster
+
+    cluster = PostgresCluster().start()
+    yield cluster
+    cluster.stop()
+
+
 class Program:
     """A Python program run with the Breakroom client against a server."""
 

@@ -49,6 +49,9 @@ mod snippet;
 pub mod store;
 
 #[cfg(feature = "runtime")]
+#[doc(hidden)]
+pub use debugger::for_tests;
+#[cfg(feature = "runtime")]
 pub use debugger::{BreakpointSnapshot, Config, Continued, Debugger, PollReply, RegisteredFunction};
 #[cfg(feature = "runtime")]
 pub use error::{Error, ErrorKind, Result};

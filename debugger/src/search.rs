@@ -1,6 +1,7 @@
 //! What a `/repls` search looks in and how a term matches: the session's function name and every
 //! input, output and printed text of its transcript, lowercased, matched as a substring inside
-//! one field. Closed sessions are searched through SQLite's trigram index (`store::sessions`),
+//! one field. Closed sessions are searched through SQLite's trigram index, or PostgreSQL's
+//! (`sessions::store`),
 //! open ones in memory (`session.rs`); both use the text built here, so they agree.
 
 use crate::model::{ReplSession, TranscriptEntry};
@@ -94,6 +95,19 @@ impl Needle {
     /// For a term the trigram index cannot answer: its token in the short-gram index.
     pub fn short_gram_phrase(&self) -> String {
         format!("\"{}\"", short_gram_token(&self.0.chars().collect::<Vec<_>>()))
+    }
+
+    /// The term as a `LIKE` pattern matching it anywhere (PostgreSQL's search, with pg_trgm).
+    pub fn like_pattern(&self) -> String {
+        let mut pattern = String::from("%");
+        for c in self.0.chars() {
+            if matches!(c, '\\' | '%' | '_') {
+                pattern.push('\\');
+            }
+            pattern.push(c);
+        }
+        pattern.push('%');
+        pattern
     }
 
     /// The term as an FTS5 phrase: with the trigram tokenizer, a substring match.

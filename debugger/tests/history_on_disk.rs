@@ -6,9 +6,15 @@ use std::time::Duration;
 
 use breakroom_debugger::cid_store::cid_of;
 use breakroom_debugger::model::SessionQuery;
+use breakroom_debugger::store::sql::SqlValue;
 use breakroom_debugger::store::Store;
 use breakroom_debugger::{Config, Debugger, PollReply};
 use serde_json::{json, Value};
+
+/// Row values as an older Breakroom wrote them.
+macro_rules! v {
+    ($($x:expr),* $(,)?) => { &[$(SqlValue::from($x.clone())),*] };
+}
 
 fn config() -> Config {
     Config { eval_timeout: Duration::from_millis(500), poll_hold: Duration::from_millis(200), ..Config::default() }
@@ -60,7 +66,7 @@ fn entry(index: usize, input: &str, output: &str, stdout: &str, timestamp: f64) 
 fn write_version_2(dir: &Path) -> String {
     let store = Store::open_at_version_for_tests(dir, 2).unwrap();
     assert_eq!(store.schema_version().unwrap(), 2);
-    let sql = |query: &str, values: &[&dyn rusqlite::ToSql]| store.execute_for_tests(query, values).unwrap();
+    let sql = |query: &str, values: &[SqlValue]| store.execute_for_tests(query, values).unwrap();
     let (t1, t2) = (1795331840.0, 1795331900.0);
     for (call_id, function, t, pause_id, session_id) in [
         ("c1", "compute_total", t1, "p1", "77-1795331841.000000"),
@@ -69,7 +75,7 @@ fn write_version_2(dir: &Path) -> String {
         let record = call_record(call_id, function, t, pause_id, session_id).to_string();
         sql(
             "INSERT INTO calls (call_id, process_key, started_at, data) VALUES (?1, ?2, ?3, ?4)",
-            &[&call_id, &PROCESS, &t, &record],
+            v![call_id, PROCESS, t, record],
         );
     }
     let resumed = json!({"pause_id": "p1", "call": call_data("c1", "compute_total"), "reason": "breakpoint",
@@ -77,12 +83,12 @@ fn write_version_2(dir: &Path) -> String {
     let open = json!({"pause_id": "p2", "call": call_data("c2", "apply_discount"), "reason": "breakpoint",
                       "paused_at": t2, "resume": null, "resumed_at": null});
     for (pause_id, t, data) in [("p1", t1, resumed), ("p2", t2, open)] {
-        sql("INSERT INTO pauses (pause_id, paused_at, data) VALUES (?1, ?2, ?3)", &[&pause_id, &t, &data.to_string()]);
+        sql("INSERT INTO pauses (pause_id, paused_at, data) VALUES (?1, ?2, ?3)", v![pause_id, t, data.to_string()]);
     }
     let closed = session_header("77-1795331841.000000", "p1", "c1", "compute_total", t1 + 1.0, Some(t1 + 30.0));
     let left_open = session_header("77-1795331901.000000", "p2", "c2", "apply_discount", t2 + 1.0, None);
     for (id, t, data) in [("77-1795331841.000000", t1 + 1.0, closed), ("77-1795331901.000000", t2 + 1.0, left_open)] {
-        sql("INSERT INTO sessions (session_id, started_at, data) VALUES (?1, ?2, ?3)", &[&id, &t, &data.to_string()]);
+        sql("INSERT INTO sessions (session_id, started_at, data) VALUES (?1, ?2, ?3)", v![id, t, data.to_string()]);
     }
     let entries = [
         ("77-1795331841.000000", 0, entry(0, "Order.Total * 2", "84", "", t1 + 2.0)),
@@ -90,14 +96,14 @@ fn write_version_2(dir: &Path) -> String {
         ("77-1795331901.000000", 0, entry(0, "rate", "0.25", "", t2 + 2.0)),
     ];
     for (id, idx, data) in entries {
-        sql("INSERT INTO transcript (session_id, idx, data) VALUES (?1, ?2, ?3)", &[&id, &idx, &data.to_string()]);
+        sql("INSERT INTO transcript (session_id, idx, data) VALUES (?1, ?2, ?3)", v![id, idx, data.to_string()]);
     }
     let bytes = vec![0x80, 0x04, 0x4B, 0x06, 0x2E]; // pickle of 6
     let cid = cid_of(&bytes);
-    sql("INSERT INTO objects (cid, format, bytes, created_at) VALUES (?1, 'dill', ?2, ?3)", &[&cid, &bytes, &t1]);
+    sql("INSERT INTO objects (cid, format, bytes, created_at) VALUES (?1, 'dill', ?2, ?3)", v![cid, bytes, t1]);
     sql(
         "INSERT INTO events (timestamp, type, process_key, session_id, data) VALUES (?1, 'process_seen', ?2, NULL, '{}')",
-        &[&t1, &PROCESS],
+        v![t1, PROCESS],
     );
     cid
 }

@@ -4,9 +4,10 @@ use std::time::Duration;
 
 use breakroom_debugger::calls::{CallComplete, CallStart};
 use breakroom_debugger::cid_store::cid_of;
+use breakroom_debugger::for_tests;
 use breakroom_debugger::model::SessionQuery;
 use breakroom_debugger::pauses::ResumeRequest;
-use breakroom_debugger::store::{EventSelection, Store};
+use breakroom_debugger::store::{EventSelection, Location, Store};
 use breakroom_debugger::{Config, Debugger};
 use serde_json::json;
 
@@ -14,8 +15,10 @@ fn config() -> Config {
     Config { eval_timeout: Duration::from_millis(500), poll_hold: Duration::from_millis(200), ..Config::default() }
 }
 
-fn open(dir: &std::path::Path) -> Debugger {
-    Debugger::open(config(), dir).expect("open data dir")
+/// A debugger on a location the test opens again: the data directory, or (with
+/// BREAKROOM_TEST_STORE=postgres) a fresh PostgreSQL database.
+fn open(at: &Location) -> Debugger {
+    Debugger::open_location(config(), at).expect("open the store")
 }
 
 /// Pauses a call of `name` with one dill argument; returns (pause id, the argument's CID).
@@ -38,8 +41,9 @@ fn pause(d: &Debugger, name: &str) -> (String, String) {
 #[test]
 fn history_survives_reopening_the_data_directory() {
     let dir = tempfile::tempdir().unwrap();
+    let at = for_tests::location(dir.path());
     let (session_id, cid) = {
-        let d = open(dir.path());
+        let d = open(&at);
         let (pause_id, cid) = pause(&d, "compute");
         d.set_after_behavior("compute", "stop").unwrap();
         d.set_global_behavior("stop_exception").unwrap();
@@ -49,7 +53,7 @@ fn history_survives_reopening_the_data_directory() {
         d.resume(&pause_id, ResumeRequest::continue_()).unwrap();
         (session_id, cid)
     };
-    let d = open(dir.path());
+    let d = open(&at);
     let session = d.session(&session_id).unwrap().unwrap();
     assert_eq!(session.transcript.iter().map(|e| e.input.as_str()).collect::<Vec<_>>(), ["a * 7", "print('x')"]);
     assert_eq!(session.transcript[1].stdout, "x\n");
@@ -67,14 +71,15 @@ fn history_survives_reopening_the_data_directory() {
 #[test]
 fn open_pauses_and_sessions_come_back_closed_with_the_reason() {
     let dir = tempfile::tempdir().unwrap();
+    let at = for_tests::location(dir.path());
     let (pause_id, session_id) = {
-        let d = open(dir.path());
+        let d = open(&at);
         let (pause_id, _) = pause(&d, "compute");
         let session_id = d.start_session(&pause_id).unwrap();
         d.append_transcript(&session_id, "1 + 1", "2", "", false, None).unwrap();
         (pause_id, session_id)
     };
-    let d = open(dir.path());
+    let d = open(&at);
     let session = d.session(&session_id).unwrap().unwrap();
     assert!(session.closed_at.is_some());
     assert_eq!(session.closed_reason.as_deref(), Some("server restarted"));
@@ -88,7 +93,7 @@ fn open_pauses_and_sessions_come_back_closed_with_the_reason() {
     assert_eq!((last.kind.as_str(), last.data["reason"].as_str()), ("session_close", Some("server restarted")));
     drop(d);
     // Opening again changes nothing more: the close is not recorded twice.
-    let d = open(dir.path());
+    let d = open(&at);
     let again = d.events(&EventSelection { session_id: Some(session_id), ..Default::default() }).unwrap();
     assert_eq!(again.len(), events.len());
 }
@@ -106,7 +111,7 @@ impl EvalClosed for Debugger {
 
 #[test]
 fn event_log_records_a_call_from_start_to_completion_in_order() {
-    let d = Debugger::new(config());
+    let d = Debugger::for_tests(config());
     let (pause_id, _) = pause(&d, "compute");
     let session_id = d.start_session(&pause_id).unwrap();
     d.append_transcript(&session_id, "a", "6", "", false, None).unwrap();
@@ -139,23 +144,24 @@ fn event_log_records_a_call_from_start_to_completion_in_order() {
 #[test]
 fn schema_version_is_recorded_and_a_newer_schema_is_refused() {
     let dir = tempfile::tempdir().unwrap();
-    let version = Store::open(dir.path()).unwrap().schema_version().unwrap();
+    let at = for_tests::location(dir.path());
+    let version = Store::at(&at).unwrap().schema_version().unwrap();
     assert!(version >= 1);
-    Store::open(dir.path()).unwrap().set_schema_version_for_tests(version + 1).unwrap();
-    let err = Debugger::open(config(), dir.path()).err().expect("a newer schema is refused");
+    Store::at(&at).unwrap().set_schema_version_for_tests(version + 1).unwrap();
+    let err = Debugger::open_location(config(), &at).err().expect("a newer schema is refused");
     assert!(err.to_string().contains("newer than this Breakroom knows"), "{err}");
 }
 
 #[test]
 fn one_data_directory_serves_one_debugger_at_a_time() {
     let dir = tempfile::tempdir().unwrap();
-    let first = open(dir.path());
+    let first = Debugger::open(config(), dir.path()).unwrap();
     let err = Debugger::open(config(), dir.path()).err().expect("the directory is taken");
     assert!(err.to_string().contains("in use by another Breakroom server"), "{err}");
     // Readers still read while it is held.
     assert!(Store::open(dir.path()).unwrap().events(&EventSelection::default()).is_ok());
     drop(first);
-    open(dir.path());
+    Debugger::open(config(), dir.path()).unwrap();
 }
 
 #[test]
@@ -169,9 +175,10 @@ fn a_data_directory_that_cannot_be_created_is_a_clear_error() {
 #[test]
 fn breakpoint_history_keeps_the_newest_entries_in_memory_and_on_disk() {
     let dir = tempfile::tempdir().unwrap();
+    let at = for_tests::location(dir.path());
     let keep = Config { history_per_breakpoint: 3, ..config() };
     {
-        let d = Debugger::open(keep.clone(), dir.path()).unwrap();
+        let d = Debugger::open_location(keep.clone(), &at).unwrap();
         for i in 0..5 {
             let (pause_id, _) = pause(&d, "compute");
             d.resume(&pause_id, ResumeRequest::continue_()).unwrap();
@@ -185,7 +192,7 @@ fn breakpoint_history_keeps_the_newest_entries_in_memory_and_on_disk() {
             d.call_records("1795331833.500000+77").unwrap().iter().rev().take(3).map(|r| json!(r.call_id)).collect();
         assert_eq!(shown, newest, "newest first, three kept");
     }
-    let reopened = Debugger::open(keep, dir.path()).unwrap();
+    let reopened = Debugger::open_location(keep, &at).unwrap();
     assert_eq!(
         reopened.breakpoint_history("compute", 10).unwrap().len(),
         3,

@@ -22,8 +22,13 @@ struct Cli {
     #[arg(long, global = true, env = "BREAKROOM_DATA_DIR")]
     data_dir: Option<PathBuf>,
     /// Keep nothing on disk: history ends with the process.
-    #[arg(long)]
+    #[arg(long, conflicts_with = "database_url")]
     memory: bool,
+    /// Keep history in PostgreSQL instead of the data directory's SQLite file
+    /// (`postgres://user:password@host:port/database`). Several servers may share one database:
+    /// each lists, and drives, the pauses of all. Also read from BREAKROOM_DATABASE_URL.
+    #[arg(long, env = "BREAKROOM_DATABASE_URL", value_parser = database_url)]
+    database_url: Option<String>,
     /// Address to listen on. Anything but loopback exposes a REPL into your programs.
     #[arg(long, default_value = "127.0.0.1")]
     host: IpAddr,
@@ -215,6 +220,11 @@ async fn run(cli: Cli) -> Result<(), String> {
     let debugger = if cli.memory {
         println!("History is kept in memory only (--memory)");
         Debugger::new(config)
+    } else if let Some(url) = &cli.database_url {
+        let shown = breakroom_debugger::store::postgres::display_url(url);
+        let debugger = Debugger::connect(config, url).map_err(|e| format!("cannot open {shown}: {e}"))?;
+        println!("History: {shown}");
+        debugger
     } else {
         let dir = data_dir(&cli)?;
         let debugger = Debugger::open(config, &dir).map_err(|e| format!("cannot open {}: {e}", dir.display()))?;
@@ -286,6 +296,15 @@ fn runtime_config(cli: &Cli, bound: IpAddr) -> Result<RuntimeConfig, String> {
         max_output: usize::try_from(cli.runtime_output).unwrap_or(usize::MAX),
         max_history: usize::try_from(cli.runtime_history).unwrap_or(usize::MAX),
     })
+}
+
+/// A `postgres://` (or `postgresql://`) URL; anything else is refused before the server starts.
+fn database_url(value: &str) -> Result<String, String> {
+    let scheme = value.split("://").next().unwrap_or("");
+    match scheme {
+        "postgres" | "postgresql" if value.len() > scheme.len() + 3 => Ok(value.to_string()),
+        _ => Err(format!("expected postgres://user:password@host:port/database, got {value:?}")),
+    }
 }
 
 /// `--data-dir`, else the per-user data directory.

@@ -1,13 +1,13 @@
 //! Call records, pauses and each breakpoint's history of completed calls.
 
-use rusqlite::params;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use crate::calls::{Action, CallData, CallRecord};
 use crate::error::Result;
 use crate::model::PauseReason;
-use crate::store::{json_text, storage, Store};
+use crate::store::sql::Dialect;
+use crate::store::{json_text, values, Store};
 
 /// A pause as stored: enough to show its call stack and sessions after it was resumed.
 #[derive(Clone, Debug, Serialize, Deserialize)]
@@ -34,14 +34,11 @@ pub struct ProcessCalls {
 impl Store {
     /// Inserts or updates a call's record (an update keeps its place in the start order).
     pub fn put_call(&self, record: &CallRecord) -> Result<()> {
-        let data = json_text(record)?;
-        self.conn
-            .prepare_cached(
-                "INSERT INTO calls (call_id, process_key, started_at, data) VALUES (?1, ?2, ?3, ?4)
-                 ON CONFLICT (call_id) DO UPDATE SET data = excluded.data",
-            )
-            .and_then(|mut s| s.execute(params![record.call_id, record.process_key, record.started_at, data]))
-            .map_err(storage)?;
+        self.execute(
+            "INSERT INTO calls (call_id, process_key, started_at, data) VALUES (?1, ?2, ?3, ?4)
+             ON CONFLICT (call_id) DO UPDATE SET data = excluded.data",
+            values![&record.call_id, &record.process_key, record.started_at, json_text(record)?],
+        )?;
         Ok(())
     }
 
@@ -54,48 +51,43 @@ impl Store {
         self.all(
             "call",
             "SELECT data FROM calls WHERE process_key = ?1 ORDER BY started_at, rowid",
-            params![process_key],
+            values![process_key],
         )
     }
 
     /// How many calls were ever recorded (call ids number them on).
     pub fn call_count(&self) -> Result<u64> {
-        let count: i64 = self.conn.query_row("SELECT count(*) FROM calls", [], |r| r.get(0)).map_err(storage)?;
-        Ok(count.max(0) as u64)
+        let count = self.row("SELECT count(*) FROM calls", values![])?.map(|r| r.count(0)).transpose()?;
+        Ok(count.unwrap_or(0) as u64)
     }
 
     /// Every process that reported a call, with its first and last call and how many.
     pub fn processes(&self) -> Result<Vec<ProcessCalls>> {
-        let mut stmt = self
-            .conn
-            .prepare_cached(
-                "SELECT process_key, min(started_at), max(started_at), count(*) FROM calls GROUP BY process_key",
-            )
-            .map_err(storage)?;
-        let rows = stmt
-            .query_map([], |r| {
+        let rows = self.rows(
+            "SELECT process_key, min(started_at), max(started_at), count(*) FROM calls GROUP BY process_key",
+            values![],
+        )?;
+        rows.iter()
+            .map(|r| {
                 Ok(ProcessCalls {
-                    process_key: r.get(0)?,
-                    first_call_at: r.get(1)?,
-                    last_call_at: r.get(2)?,
-                    calls: r.get::<_, i64>(3)?.max(0) as usize,
+                    process_key: r.text(0)?,
+                    first_call_at: r.real(1)?,
+                    last_call_at: r.real(2)?,
+                    calls: r.count(3)?,
                 })
             })
-            .map_err(storage)?;
-        rows.collect::<rusqlite::Result<_>>().map_err(storage)
+            .collect()
     }
 
     pub fn put_pause(&self, pause: &PauseRecord) -> Result<()> {
         let data = json_text(pause)?;
         // Only a resumed pause has a resume time here: the open ones are found by its absence.
         let resumed_at = pause.resume.as_ref().map(|_| pause.resumed_at.unwrap_or(pause.paused_at));
-        self.conn
-            .prepare_cached(
-                "INSERT INTO pauses (pause_id, paused_at, data, resumed_at) VALUES (?1, ?2, ?3, ?4)
-                 ON CONFLICT (pause_id) DO UPDATE SET data = excluded.data, resumed_at = excluded.resumed_at",
-            )
-            .and_then(|mut s| s.execute(params![pause.pause_id, pause.paused_at, data, resumed_at]))
-            .map_err(storage)?;
+        self.execute(
+            "INSERT INTO pauses (pause_id, paused_at, data, resumed_at) VALUES (?1, ?2, ?3, ?4)
+             ON CONFLICT (pause_id) DO UPDATE SET data = excluded.data, resumed_at = excluded.resumed_at",
+            values![&pause.pause_id, pause.paused_at, data, resumed_at],
+        )?;
         Ok(())
     }
 
@@ -106,35 +98,35 @@ impl Store {
     /// Every pause of a process, live or resumed, in the order they paused. (A scan: process
     /// pages are rare next to the pauses themselves.)
     pub fn pauses_of_process(&self, process_key: &str) -> Result<Vec<PauseRecord>> {
-        self.all(
-            "pause",
-            "SELECT data FROM pauses WHERE json_extract(data, '$.call.process_key') = ?1 ORDER BY paused_at, rowid",
-            params![process_key],
-        )
+        let query = match self.dialect() {
+            Dialect::Sqlite => {
+                "SELECT data FROM pauses WHERE json_extract(data, '$.call.process_key') = ?1 ORDER BY paused_at, rowid"
+            }
+            Dialect::Postgres => {
+                "SELECT data FROM pauses WHERE (data::jsonb #>> '{call,process_key}') = ?1 ORDER BY paused_at, rowid"
+            }
+        };
+        self.all("pause", query, values![process_key])
     }
 
     /// Pauses not resumed (left open by a server that stopped), in the order they paused.
     pub fn open_pauses(&self) -> Result<Vec<PauseRecord>> {
-        self.all("pause", "SELECT data FROM pauses WHERE resumed_at IS NULL ORDER BY paused_at, rowid", [])
+        self.all("pause", "SELECT data FROM pauses WHERE resumed_at IS NULL ORDER BY paused_at, rowid", values![])
     }
 
     /// Appends to a breakpoint's history and deletes what is older than its newest `keep`.
     pub fn put_history(&self, function_name: &str, entry: &Value, keep: usize) -> Result<()> {
         self.atomically(|store| {
-            store
-                .conn
-                .prepare_cached("INSERT INTO breakpoint_history (function_name, data) VALUES (?1, ?2)")
-                .and_then(|mut s| s.execute(params![function_name, entry.to_string()]))
-                .map_err(storage)?;
-            store
-                .conn
-                .prepare_cached(
-                    "DELETE FROM breakpoint_history WHERE function_name = ?1 AND id <= (
-                         SELECT id FROM breakpoint_history WHERE function_name = ?1
-                         ORDER BY id DESC LIMIT 1 OFFSET ?2)",
-                )
-                .and_then(|mut s| s.execute(params![function_name, keep as i64]))
-                .map_err(storage)?;
+            store.execute(
+                "INSERT INTO breakpoint_history (function_name, data) VALUES (?1, ?2)",
+                values![function_name, entry.to_string()],
+            )?;
+            store.execute(
+                "DELETE FROM breakpoint_history WHERE function_name = ?1 AND id <= (
+                     SELECT id FROM breakpoint_history WHERE function_name = ?1
+                     ORDER BY id DESC LIMIT 1 OFFSET ?2)",
+                values![function_name, keep],
+            )?;
             Ok(())
         })
     }
@@ -144,7 +136,7 @@ impl Store {
         self.all(
             "history entry",
             "SELECT data FROM breakpoint_history WHERE function_name = ?1 ORDER BY id DESC LIMIT ?2",
-            params![function_name, limit.min(i64::MAX as usize) as i64],
+            values![function_name, limit],
         )
     }
 }

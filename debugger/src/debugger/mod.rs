@@ -24,6 +24,8 @@ use crate::sessions::Sessions;
 use crate::store::{EventSelection, PauseRecord, Store};
 
 mod checkpoints;
+#[doc(hidden)]
+pub mod for_tests;
 pub(crate) mod helpers;
 mod shutdown;
 mod tracked_processes;
@@ -341,10 +343,23 @@ impl Debugger {
     /// A debugger whose history lives in `data_dir` (created if needed). What was there is read
     /// back; pauses and sessions that were open when the last server stopped come back closed.
     pub fn open(config: Config, data_dir: &Path) -> Result<Self> {
-        let store = Store::open(data_dir)?;
-        let lock = store.lock_exclusively(data_dir)?;
+        let location = crate::store::Location::Directory(data_dir.to_path_buf());
+        Self::open_at(config, &location, data_dir.join("client"))
+    }
+
+    /// A debugger whose history lives in a PostgreSQL database (`--database-url`, issue 35),
+    /// which other servers may share.
+    pub fn connect(config: Config, database_url: &str) -> Result<Self> {
+        let location = crate::store::Location::Postgres(database_url.to_string());
+        Self::open_at(config, &location, crate::processes::client_bundle::private_temp_dir())
+    }
+
+    fn open_at(config: Config, location: &crate::store::Location, client_dir: std::path::PathBuf) -> Result<Self> {
+        let store = Store::at(location)?;
         let mut st = State::new(store);
-        st.lock = Some(lock);
+        if let crate::store::Location::Directory(data_dir) = location {
+            st.lock = Some(st.store.lock_exclusively(data_dir)?);
+        }
         // The closing of what was left open is written in one transaction.
         st.store.begin()?;
         match restore(&mut st, ids::now()) {
@@ -357,11 +372,11 @@ impl Debugger {
         // Its own connection to the same database: output batches do not wait for the debugger.
         let processes = crate::processes::ProcessRegistry::open(
             config.processes.clone(),
-            Store::open(data_dir)?,
-            Some(data_dir.join("client")),
+            Store::at(location)?,
+            Some(client_dir),
             ids::now(),
         )?;
-        let runtimes = crate::runtimes::RuntimeRegistry::new(config.runtimes.clone(), Store::open(data_dir)?);
+        let runtimes = crate::runtimes::RuntimeRegistry::new(config.runtimes.clone(), Store::at(location)?);
         Ok(Self::with_state(config, st, processes, runtimes))
     }
 

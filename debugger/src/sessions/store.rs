@@ -1,19 +1,20 @@
 //! REPL sessions, their transcripts, and `/repls` search.
 //!
-//! Search uses SQLite's FTS5 trigram index over each closed session's text ([`SearchText`]):
+//! Search in SQLite uses FTS5's trigram index over each closed session's text ([`SearchText`]):
 //! a term of three characters or more is a phrase query, which with the trigram tokenizer is an
 //! exact substring match, answered from the index; shorter terms are looked up in a second index
-//! of each session's distinct one- and two-character grams (`SearchText::short_grams`). A
-//! session's text is indexed once, when it closes; open sessions are matched in memory by the
+//! of each session's distinct one- and two-character grams (`SearchText::short_grams`). In
+//! PostgreSQL the same text is matched with `LIKE '%term%'`, answered by pg_trgm's GIN index.
+//! A session's text is indexed once, when it closes; open sessions are matched in memory by the
 //! debugger, which passes their ids in. See benches/session_search.rs for the figures.
 
-use rusqlite::{params, OptionalExtension};
 use serde_json::Value;
 
 use crate::error::{Error, Result};
 use crate::model::{ReplSession, SessionLink, SessionStatus, TranscriptEntry};
 use crate::search::{Needle, SearchText};
-use crate::store::{json_text, parse, storage, Store};
+use crate::store::sql::{Dialect, SqlValue};
+use crate::store::{json_text, parse, values, Store};
 
 /// A session without its transcript, and how many entries the transcript has.
 pub struct SessionRow {
@@ -43,25 +44,21 @@ impl Store {
         if let Some(obj) = header.as_object_mut() {
             obj.remove("transcript");
         }
-        self.conn
-            .prepare_cached(
-                "INSERT INTO sessions (session_id, started_at, data, pause_id, call_id, process_key, closed_at)
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)
-                 ON CONFLICT (session_id) DO UPDATE SET data = excluded.data, closed_at = excluded.closed_at,
-                   pause_id = excluded.pause_id, call_id = excluded.call_id",
-            )
-            .and_then(|mut s| {
-                s.execute(params![
-                    session.session_id,
-                    session.started_at,
-                    header.to_string(),
-                    session.pause_id,
-                    session.call_id,
-                    session.process_key,
-                    session.closed_at
-                ])
-            })
-            .map_err(storage)?;
+        self.execute(
+            "INSERT INTO sessions (session_id, started_at, data, pause_id, call_id, process_key, closed_at)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)
+             ON CONFLICT (session_id) DO UPDATE SET data = excluded.data, closed_at = excluded.closed_at,
+               pause_id = excluded.pause_id, call_id = excluded.call_id",
+            values![
+                &session.session_id,
+                session.started_at,
+                header.to_string(),
+                &session.pause_id,
+                &session.call_id,
+                &session.process_key,
+                session.closed_at
+            ],
+        )?;
         Ok(())
     }
 
@@ -71,42 +68,42 @@ impl Store {
         self.atomically(|store| {
             store.put_session(session)?;
             let text = SearchText::of(session);
-            let rowid: i64 = store
-                .conn
-                .prepare_cached("SELECT rowid FROM sessions WHERE session_id = ?1")
-                .and_then(|mut s| s.query_row(params![session.session_id], |r| r.get(0)))
-                .map_err(storage)?;
+            let rowid = store
+                .row("SELECT rowid FROM sessions WHERE session_id = ?1", values![&session.session_id])?
+                .ok_or_else(|| Error::storage("a session just stored is missing"))?
+                .int(0)?;
             // Indexed once per session: replaced, should it ever be closed twice.
-            store
-                .conn
-                .prepare_cached("DELETE FROM session_text WHERE rowid = ?1")
-                .and_then(|mut s| s.execute(params![rowid]))
-                .map_err(storage)?;
-            store
-                .conn
-                .prepare_cached("INSERT INTO session_text (rowid, text) VALUES (?1, ?2)")
-                .and_then(|mut s| s.execute(params![rowid, text.as_str()]))
-                .map_err(storage)?;
-            store
-                .conn
-                .prepare_cached("DELETE FROM session_short_grams WHERE rowid = ?1")
-                .and_then(|mut s| s.execute(params![rowid]))
-                .map_err(storage)?;
-            store
-                .conn
-                .prepare_cached("INSERT INTO session_short_grams (rowid, grams) VALUES (?1, ?2)")
-                .and_then(|mut s| s.execute(params![rowid, text.short_grams()]))
-                .map_err(storage)?;
+            match store.dialect() {
+                Dialect::Sqlite => {
+                    store.execute("DELETE FROM session_text WHERE rowid = ?1", values![rowid])?;
+                    store.execute(
+                        "INSERT INTO session_text (rowid, text) VALUES (?1, ?2)",
+                        values![rowid, text.as_str()],
+                    )?;
+                    store.execute("DELETE FROM session_short_grams WHERE rowid = ?1", values![rowid])?;
+                    store.execute(
+                        "INSERT INTO session_short_grams (rowid, grams) VALUES (?1, ?2)",
+                        values![rowid, text.short_grams()],
+                    )?;
+                }
+                Dialect::Postgres => {
+                    store.execute(
+                        "INSERT INTO session_text (rowid, text) VALUES (?1, ?2)
+                         ON CONFLICT (rowid) DO UPDATE SET text = excluded.text",
+                        values![rowid, text.as_str()],
+                    )?;
+                }
+            }
             Ok(())
         })
     }
 
     pub fn append_entry(&self, session_id: &str, entry: &TranscriptEntry) -> Result<()> {
-        let data = json_text(entry)?;
-        self.conn
-            .prepare_cached("INSERT OR REPLACE INTO transcript (session_id, idx, data) VALUES (?1, ?2, ?3)")
-            .and_then(|mut s| s.execute(params![session_id, entry.index as i64, data]))
-            .map_err(storage)?;
+        self.execute(
+            "INSERT INTO transcript (session_id, idx, data) VALUES (?1, ?2, ?3)
+             ON CONFLICT (session_id, idx) DO UPDATE SET data = excluded.data",
+            values![session_id, entry.index, json_text(entry)?],
+        )?;
         Ok(())
     }
 
@@ -116,14 +113,10 @@ impl Store {
 
     /// A session with its transcript.
     pub fn session(&self, session_id: &str) -> Result<Option<ReplSession>> {
-        let data: Option<String> = self
-            .conn
-            .prepare_cached("SELECT data FROM sessions WHERE session_id = ?1")
-            .and_then(|mut s| s.query_row(params![session_id], |r| r.get(0)).optional())
-            .map_err(storage)?;
-        let Some(data) = data else {
+        let Some(row) = self.row("SELECT data FROM sessions WHERE session_id = ?1", values![session_id])? else {
             return Ok(None);
         };
+        let data = row.text(0)?;
         let mut session = header(&data)?;
         session.transcript = self.transcript(session_id)?;
         Ok(Some(session))
@@ -131,35 +124,26 @@ impl Store {
 
     /// The sessions opened on a pause, without their transcripts, oldest first.
     pub fn session_headers_of_pause(&self, pause_id: &str) -> Result<Vec<ReplSession>> {
-        let mut query = self
-            .conn
-            .prepare_cached("SELECT data FROM sessions WHERE pause_id = ?1 ORDER BY started_at, rowid")
-            .map_err(storage)?;
-        let rows = query.query_map(params![pause_id], |r| r.get::<_, String>(0)).map_err(storage)?;
-        rows.map(|data| header(&data.map_err(storage)?)).collect()
+        let rows =
+            self.rows("SELECT data FROM sessions WHERE pause_id = ?1 ORDER BY started_at, rowid", values![pause_id])?;
+        rows.iter().map(|row| header(&row.text(0)?)).collect()
     }
 
     fn transcript(&self, session_id: &str) -> Result<Vec<TranscriptEntry>> {
         self.all(
             "transcript entry",
             "SELECT data FROM transcript WHERE session_id = ?1 ORDER BY idx",
-            params![session_id],
+            values![session_id],
         )
     }
 
     /// Sessions left open by a server that stopped, with their transcripts, oldest first.
     pub fn open_sessions(&self) -> Result<Vec<ReplSession>> {
-        let ids: Vec<String> = {
-            let mut stmt = self
-                .conn
-                .prepare("SELECT session_id FROM sessions WHERE closed_at IS NULL ORDER BY started_at, rowid")
-                .map_err(storage)?;
-            let rows = stmt.query_map([], |r| r.get(0)).map_err(storage)?;
-            rows.collect::<rusqlite::Result<_>>().map_err(storage)?
-        };
+        let ids =
+            self.rows("SELECT session_id FROM sessions WHERE closed_at IS NULL ORDER BY started_at, rowid", values![])?;
         let mut open = vec![];
         for id in ids {
-            open.extend(self.session(&id)?);
+            open.extend(self.session(&id.text(0)?)?);
         }
         Ok(open)
     }
@@ -178,12 +162,8 @@ impl Store {
 
     /// How many sessions were opened on calls of a process.
     pub fn session_count_of_process(&self, process_key: &str) -> Result<usize> {
-        let count: i64 = self
-            .conn
-            .prepare_cached("SELECT count(*) FROM sessions WHERE process_key = ?1")
-            .and_then(|mut s| s.query_row(params![process_key], |r| r.get(0)))
-            .map_err(storage)?;
-        Ok(count.max(0) as usize)
+        let count = self.row("SELECT count(*) FROM sessions WHERE process_key = ?1", values![process_key])?;
+        Ok(count.map(|r| r.count(0)).transpose()?.unwrap_or(0))
     }
 
     /// Links to the sessions of a process, each with its call id, oldest first.
@@ -197,24 +177,19 @@ impl Store {
                  (SELECT count(*) FROM transcript t WHERE t.session_id = s.session_id)
              FROM sessions s WHERE s.{column} = ?1 ORDER BY s.started_at, s.rowid"
         );
-        let mut stmt = self.conn.prepare_cached(&query).map_err(storage)?;
-        let rows = stmt
-            .query_map(params![value], |r| {
-                let link = SessionLink {
-                    session_id: r.get(1)?,
-                    active: r.get(2)?,
-                    entries: r.get::<_, i64>(3)?.max(0) as usize,
-                };
-                Ok((r.get(0)?, link))
+        let rows = self.rows(&query, values![value])?;
+        rows.iter()
+            .map(|r| {
+                let link = SessionLink { session_id: r.text(1)?, active: r.bool(2)?, entries: r.count(3)? };
+                Ok((r.opt_text(0)?, link))
             })
-            .map_err(storage)?;
-        rows.collect::<rusqlite::Result<_>>().map_err(storage)
+            .collect()
     }
 
     /// One page of matching sessions, newest first, and how many match in all.
     ///
     /// The match is evaluated once: the ids of every matching session come back in page order
-    /// (cheap, from the indexes), are counted here, and only the page's rows are then read.
+    /// (cheap, from the indexes), are counted, and only the page's rows are then read.
     pub fn find_sessions(&self, filter: &SessionFilter) -> Result<(Vec<SessionRow>, usize)> {
         let open_matches = serde_json::to_string(filter.open_matches).map_err(|e| Error::storage_caused("", e))?;
         let status = match filter.status {
@@ -222,50 +197,74 @@ impl Store {
             SessionStatus::Active => 1,
             SessionStatus::Closed => 2,
         };
+        let postgres = self.dialect() == Dialect::Postgres;
         // Each variant uses exactly the values it binds: ?4 the term, then the open matches.
-        let term = filter.needle.map(|n| if n.uses_index() { n.fts_phrase() } else { n.short_gram_phrase() });
-        let mut values: Vec<&dyn rusqlite::ToSql> = vec![&status, &filter.from, &filter.to];
+        let open_ids = if postgres {
+            "SELECT jsonb_array_elements_text((?N::text)::jsonb)"
+        } else {
+            "SELECT value FROM json_each(?N)"
+        };
+        let mut values: Vec<SqlValue> = vec![status.into(), filter.from.into(), filter.to.into()];
         let matching = match filter.needle {
-            None => "1",
+            None => "TRUE".to_string(),
             Some(n) if !n.can_match() => {
-                values.push(&open_matches);
-                "s.session_id IN (SELECT value FROM json_each(?4))"
+                values.push(open_matches.into());
+                format!("s.session_id IN ({})", open_ids.replace("?N", "?4"))
             }
             Some(n) => {
-                values.extend([&term as &dyn rusqlite::ToSql, &open_matches]);
-                if n.uses_index() {
-                    "(s.rowid IN (SELECT rowid FROM session_text WHERE session_text MATCH ?4)
-                      OR s.session_id IN (SELECT value FROM json_each(?5)))"
-                } else {
+                let (term, indexed) = match (postgres, n.uses_index()) {
+                    (true, _) => (n.like_pattern(), "SELECT rowid FROM session_text WHERE text LIKE ?4"),
+                    (false, true) => (n.fts_phrase(), "SELECT rowid FROM session_text WHERE session_text MATCH ?4"),
                     // Under three characters the trigram index cannot help: the short grams can.
-                    "(s.rowid IN (SELECT rowid FROM session_short_grams WHERE session_short_grams MATCH ?4)
-                      OR s.session_id IN (SELECT value FROM json_each(?5)))"
-                }
+                    (false, false) => (
+                        n.short_gram_phrase(),
+                        "SELECT rowid FROM session_short_grams WHERE session_short_grams MATCH ?4",
+                    ),
+                };
+                values.extend([term.into(), open_matches.into()]);
+                format!("(s.rowid IN ({indexed}) OR s.session_id IN ({}))", open_ids.replace("?N", "?5"))
             }
         };
-        let ids = format!(
-            "SELECT s.rowid FROM sessions s
-             WHERE (?1 = 0 OR (?1 = 1 AND s.closed_at IS NULL) OR (?1 = 2 AND s.closed_at IS NOT NULL))
-               AND (?2 IS NULL OR s.started_at >= ?2) AND (?3 IS NULL OR s.started_at <= ?3) AND {matching}
-             ORDER BY s.started_at DESC, s.rowid DESC"
+        let where_clause = format!(
+            "(?1 = 0 OR (?1 = 1 AND s.closed_at IS NULL) OR (?1 = 2 AND s.closed_at IS NOT NULL))
+               AND (CAST(?2 AS DOUBLE PRECISION) IS NULL OR s.started_at >= ?2)
+               AND (CAST(?3 AS DOUBLE PRECISION) IS NULL OR s.started_at <= ?3) AND {matching}"
         );
-        let mut stmt = self.conn.prepare_cached(&ids).map_err(storage)?;
-        let mut rows = stmt.query(values.as_slice()).map_err(storage)?;
-        let (mut total, mut page) = (0usize, vec![]);
-        while let Some(row) = rows.next().map_err(storage)? {
-            if total >= filter.offset && page.len() < filter.limit {
-                page.push(row.get::<_, i64>(0).map_err(storage)?);
-            }
-            total += 1;
-        }
+        let (total, page) = if postgres {
+            // The count comes with the page: PostgreSQL counts from the index without sending
+            // every matching id over the connection.
+            let n = values.len();
+            values.extend([filter.limit.into(), filter.offset.into()]);
+            let query = format!(
+                "SELECT s.rowid, count(*) OVER () FROM sessions s WHERE {where_clause}
+                 ORDER BY s.started_at DESC, s.rowid DESC LIMIT ?{} OFFSET ?{}",
+                n + 1,
+                n + 2
+            );
+            let rows = self.rows(&query, &values)?;
+            let total = match rows.first() {
+                Some(row) => row.count(1)?,
+                // A page past the end still needs the total.
+                None => self
+                    .row(&format!("SELECT count(*) FROM sessions s WHERE {where_clause}"), &values[..n])?
+                    .map(|r| r.count(0))
+                    .transpose()?
+                    .unwrap_or(0),
+            };
+            (total, rows.iter().map(|r| r.int(0)).collect::<Result<Vec<_>>>()?)
+        } else {
+            let query =
+                format!("SELECT s.rowid FROM sessions s WHERE {where_clause} ORDER BY s.started_at DESC, s.rowid DESC");
+            let rows = self.rows(&query, &values)?;
+            let page = rows.iter().skip(filter.offset).take(filter.limit).map(|r| r.int(0)).collect::<Result<_>>()?;
+            (rows.len(), page)
+        };
         let mut found = Vec::with_capacity(page.len());
-        let mut read =
-            self.conn.prepare_cached(&format!("SELECT {ROW} FROM sessions s WHERE s.rowid = ?1")).map_err(storage)?;
         for rowid in page {
-            let (data, entries) = read
-                .query_row(params![rowid], |r| Ok((r.get::<_, String>(0)?, r.get::<_, i64>(1)?)))
-                .map_err(storage)?;
-            found.push(SessionRow { session: header(&data)?, entries: entries.max(0) as usize });
+            let row = self
+                .row(&format!("SELECT {ROW} FROM sessions s WHERE s.rowid = ?1"), values![rowid])?
+                .ok_or_else(|| Error::storage("a listed session is missing"))?;
+            found.push(SessionRow { session: header(&row.text(0)?)?, entries: row.count(1)? });
         }
         Ok((found, total))
     }

@@ -1,10 +1,8 @@
 //! Snapshots on disk: one row each, its id the `N` of `snap-N`, the newest kept.
 
-use rusqlite::{params, OptionalExtension};
-
 use super::{Snapshot, SnapshotFilter};
 use crate::error::Result;
-use crate::store::{json_text, parse, storage, Store};
+use crate::store::{json_text, parse, values, Store};
 
 pub(crate) fn snapshot_id(row: i64) -> String {
     format!("snap-{row}")
@@ -21,61 +19,38 @@ impl Store {
     pub(crate) fn put_snapshot(&self, snapshot: &Snapshot, keep: usize) -> Result<String> {
         let data = json_text(snapshot)?;
         self.atomically(|store| {
-            store
-                .conn
-                .prepare_cached(
-                    "INSERT INTO snapshots (breakpoint_id, process_id, received_at, data) VALUES (?1, ?2, ?3, ?4)",
-                )
-                .and_then(|mut s| {
-                    s.execute(params![snapshot.breakpoint_id, snapshot.process_id, snapshot.received_at, data])
-                })
-                .map_err(storage)?;
-            let row = store.conn.last_insert_rowid();
-            store
-                .conn
-                .prepare_cached("DELETE FROM snapshots WHERE id <= ?1 - ?2")
-                .and_then(|mut s| s.execute(params![row, keep as i64]))
-                .map_err(storage)?;
+            let row = store.db.insert_numbered(
+                "INSERT INTO snapshots (breakpoint_id, process_id, received_at, data) VALUES (?1, ?2, ?3, ?4)",
+                values![&snapshot.breakpoint_id, &snapshot.process_id, snapshot.received_at, data],
+                "id",
+            )?;
+            let oldest_kept = row.saturating_sub(i64::try_from(keep).unwrap_or(i64::MAX));
+            store.execute("DELETE FROM snapshots WHERE id <= ?1", values![oldest_kept])?;
             Ok(snapshot_id(row))
         })
     }
 
     pub(crate) fn snapshot(&self, snapshot_id: &str) -> Result<Option<Snapshot>> {
         let Some(row) = row_of(snapshot_id) else { return Ok(None) };
-        let data: Option<String> = self
-            .conn
-            .prepare_cached("SELECT data FROM snapshots WHERE id = ?1")
-            .and_then(|mut s| s.query_row(params![row], |r| r.get(0)).optional())
-            .map_err(storage)?;
-        data.map(|data| {
-            let mut snapshot: Snapshot = parse("snapshot", &data)?;
-            snapshot.snapshot_id = snapshot_id.to_string();
-            Ok(snapshot)
-        })
-        .transpose()
+        let Some(row) = self.row("SELECT data FROM snapshots WHERE id = ?1", values![row])? else { return Ok(None) };
+        let mut snapshot: Snapshot = parse("snapshot", &row.text(0)?)?;
+        snapshot.snapshot_id = snapshot_id.to_string();
+        Ok(Some(snapshot))
     }
 
     /// Newest first, narrowed as the filter says.
     pub(crate) fn snapshots(&self, filter: &SnapshotFilter) -> Result<Vec<Snapshot>> {
         let before = filter.before.as_deref().and_then(row_of).unwrap_or(i64::MAX);
-        let mut stmt = self
-            .conn
-            .prepare_cached(
-                "SELECT id, data FROM snapshots WHERE id < ?1
-                   AND (?2 IS NULL OR breakpoint_id = ?2) AND (?3 IS NULL OR process_id = ?3)
-                 ORDER BY id DESC LIMIT ?4",
-            )
-            .map_err(storage)?;
-        let rows = stmt
-            .query_map(params![before, filter.breakpoint_id, filter.process_id, filter.limit as i64], |r| {
-                Ok((r.get::<_, i64>(0)?, r.get::<_, String>(1)?))
-            })
-            .map_err(storage)?;
+        let rows = self.rows(
+            "SELECT id, data FROM snapshots WHERE id < ?1
+               AND (CAST(?2 AS TEXT) IS NULL OR breakpoint_id = ?2) AND (CAST(?3 AS TEXT) IS NULL OR process_id = ?3)
+             ORDER BY id DESC LIMIT ?4",
+            values![before, &filter.breakpoint_id, &filter.process_id, filter.limit],
+        )?;
         let mut all = vec![];
         for row in rows {
-            let (id, data) = row.map_err(storage)?;
-            let mut snapshot: Snapshot = parse("snapshot", &data)?;
-            snapshot.snapshot_id = snapshot_id(id);
+            let mut snapshot: Snapshot = parse("snapshot", &row.text(1)?)?;
+            snapshot.snapshot_id = snapshot_id(row.int(0)?);
             all.push(snapshot);
         }
         Ok(all)
@@ -83,11 +58,8 @@ impl Store {
 
     /// How many snapshots a breakpoint has on disk.
     pub(crate) fn snapshot_count(&self, breakpoint_id: &str) -> Result<u64> {
-        self.conn
-            .prepare_cached("SELECT count(*) FROM snapshots WHERE breakpoint_id = ?1")
-            .and_then(|mut s| s.query_row(params![breakpoint_id], |r| r.get::<_, i64>(0)))
-            .map(|n| n as u64)
-            .map_err(storage)
+        let count = self.row("SELECT count(*) FROM snapshots WHERE breakpoint_id = ?1", values![breakpoint_id])?;
+        Ok(count.map(|r| r.count(0)).transpose()?.unwrap_or(0) as u64)
     }
 }
 

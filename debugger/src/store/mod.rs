@@ -1,4 +1,5 @@
-//! Durable history in an embedded SQLite database: breakpoints, functions, stored values, call
+//! Durable history in an embedded SQLite database, or in a PostgreSQL database several servers
+//! share (`--database-url`, issue 35; [`sql`] is the door to either): breakpoints, functions, stored values, call
 //! records, pauses, REPL sessions with their transcripts, the event log that `replay` reads, and
 //! what clients report (events, communication errors).
 //!
@@ -13,9 +14,10 @@
 //! `calls` (call records, pauses, breakpoint history), `sessions` (sessions, transcripts,
 //! search), `events` (the event log and client reports); the schema is in `migrations`.
 
+use std::cell::Cell;
 use std::path::Path;
 
-use rusqlite::{params, Connection, OptionalExtension};
+use rusqlite::Connection;
 use serde::{Deserialize, Serialize};
 
 use crate::error::{Error, Result};
@@ -23,18 +25,34 @@ use crate::error::{Error, Result};
 mod events;
 mod migrations;
 mod objects;
+pub mod postgres;
 mod settings;
+pub mod sql;
+#[doc(hidden)]
+pub mod test_postgres;
 
 pub use crate::calls::store::PauseRecord;
 pub use crate::sessions::store::{SessionFilter, SessionRow};
 pub use events::EventSelection;
 pub use settings::Settings;
+pub(crate) use sql::values;
+use sql::{Db, Dialect, Row, SqlValue};
 
 /// The database file inside a data directory.
 pub const DATABASE_FILE: &str = "breakroom.sqlite3";
 
+/// Where the records live: a data directory's SQLite file, or a PostgreSQL database.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Location {
+    Directory(std::path::PathBuf),
+    Postgres(String),
+}
+
 pub struct Store {
-    pub(crate) conn: Connection,
+    pub(crate) db: Db,
+    /// Open transactions and savepoints: the outermost is a transaction (PostgreSQL refuses a
+    /// savepoint outside one), the inner ones savepoints.
+    depth: Cell<u32>,
 }
 
 pub(crate) fn storage(e: rusqlite::Error) -> Error {
@@ -52,7 +70,7 @@ pub(crate) fn parse<T: for<'de> Deserialize<'de>>(what: &str, text: &str) -> Res
 impl Store {
     /// A store that lives only as long as the process (tests, `--memory`).
     pub fn in_memory() -> Result<Store> {
-        Self::init(Connection::open_in_memory().map_err(storage)?)
+        Self::init(Db::Sqlite(Connection::open_in_memory().map_err(storage)?))
     }
 
     /// Opens (creating if needed) the database in `dir`, bringing its schema up to date.
@@ -61,7 +79,26 @@ impl Store {
             .map_err(|e| Error::storage_caused(format!("cannot create data directory {}", dir.display()), e))?;
         let path = dir.join(DATABASE_FILE);
         let conn = Connection::open(&path).map_err(|e| Error::storage_caused(path.display().to_string(), e))?;
-        Self::init(conn)
+        Self::init(Db::Sqlite(conn))
+    }
+
+    /// Connects to a PostgreSQL database (`postgres://user:password@host:port/database`),
+    /// bringing its schema up to date; several servers may share it.
+    pub fn connect(url: &str) -> Result<Store> {
+        Self::init(Db::Postgres(postgres::PgConnection::connect(url)?))
+    }
+
+    /// The store at `location`: a new connection each call (the process and runtime stores
+    /// keep their own).
+    pub fn at(location: &Location) -> Result<Store> {
+        match location {
+            Location::Directory(dir) => Store::open(dir),
+            Location::Postgres(url) => Store::connect(url),
+        }
+    }
+
+    pub fn dialect(&self) -> Dialect {
+        self.db.dialect()
     }
 
     /// Takes the data directory for one server; refused while another holds it. Readers
@@ -84,46 +121,43 @@ impl Store {
         }
     }
 
-    /// Hands the connection to another owner (the process store keeps its own).
-    pub(crate) fn into_connection(self) -> Connection {
-        self.conn
-    }
-
-    fn init(conn: Connection) -> Result<Store> {
-        // Another process (`breakroom replay` beside a running server) may hold a write lock briefly.
-        conn.busy_timeout(std::time::Duration::from_secs(5)).map_err(storage)?;
-        conn.pragma_update(None, "journal_mode", "WAL").map_err(storage)?;
-        conn.pragma_update(None, "synchronous", "NORMAL").map_err(storage)?;
-        let mut store = Store { conn };
+    fn init(db: Db) -> Result<Store> {
+        if let Db::Sqlite(conn) = &db {
+            // Another process (`breakroom replay` beside a running server) may hold a write lock briefly.
+            conn.busy_timeout(std::time::Duration::from_secs(5)).map_err(storage)?;
+            conn.pragma_update(None, "journal_mode", "WAL").map_err(storage)?;
+            conn.pragma_update(None, "synchronous", "NORMAL").map_err(storage)?;
+        }
+        let mut store = Store { db, depth: Cell::new(0) };
         store.migrate()?;
         Ok(store)
     }
 
     pub fn schema_version(&self) -> Result<usize> {
-        let version: i64 = self.conn.query_row("PRAGMA user_version", [], |r| r.get(0)).map_err(storage)?;
-        Ok(version.max(0) as usize)
+        migrations::version(&self.db)
     }
 
     /// Pretends the database was written by another version (tests of the upgrade path).
     #[doc(hidden)]
     pub fn set_schema_version_for_tests(&self, version: usize) -> Result<()> {
-        self.conn.pragma_update(None, "user_version", version as i64).map_err(storage)
+        migrations::set_version(&self.db, version)
     }
 
     /// A database at schema `version` exactly, as an older Breakroom left it (upgrade tests).
     #[doc(hidden)]
     pub fn open_at_version_for_tests(dir: &Path, version: usize) -> Result<Store> {
         std::fs::create_dir_all(dir).map_err(|e| Error::storage_caused("", e))?;
-        let mut conn = Connection::open(dir.join(DATABASE_FILE)).map_err(storage)?;
+        let conn = Connection::open(dir.join(DATABASE_FILE)).map_err(storage)?;
         conn.pragma_update(None, "journal_mode", "WAL").map_err(storage)?;
-        migrations::apply(&mut conn, 0, version)?;
-        Ok(Store { conn })
+        let store = Store { db: Db::Sqlite(conn), depth: Cell::new(0) };
+        migrations::apply(&store, 0, version)?;
+        Ok(store)
     }
 
     /// Runs SQL as it is (upgrade tests write rows the way an older Breakroom did).
     #[doc(hidden)]
-    pub fn execute_for_tests(&self, sql: &str, values: &[&dyn rusqlite::ToSql]) -> Result<()> {
-        self.conn.execute(sql, values).map(|_| ()).map_err(storage)
+    pub fn execute_for_tests(&self, sql: &str, values: &[SqlValue]) -> Result<()> {
+        self.db.execute(sql, values).map(|_| ())
     }
 
     fn migrate(&mut self) -> Result<()> {
@@ -131,56 +165,82 @@ impl Store {
         let latest = migrations::latest();
         if current > latest {
             return Err(Error::storage(format!(
-                "the data directory has schema version {current}, newer than this Breakroom knows ({latest}); \
-                 upgrade Breakroom or use another --data-dir"
+                "the database has schema version {current}, newer than this Breakroom knows ({latest}); \
+                 upgrade Breakroom or use another --data-dir or --database-url"
             )));
         }
-        migrations::apply(&mut self.conn, current, latest)
+        migrations::apply(self, current, latest)
     }
 
     /// Starts a transaction: the writes until [`Store::commit`] land together or not at all.
     pub fn begin(&self) -> Result<()> {
-        self.conn.execute_batch("BEGIN").map_err(storage)
+        self.db.batch("BEGIN")?;
+        self.depth.set(self.depth.get() + 1);
+        Ok(())
     }
 
     pub fn commit(&self) -> Result<()> {
-        self.conn.execute_batch("COMMIT").map_err(storage)
+        self.depth.set(self.depth.get().saturating_sub(1));
+        self.db.batch("COMMIT")
     }
 
     pub fn rollback(&self) {
-        let _ = self.conn.execute_batch("ROLLBACK");
+        self.depth.set(self.depth.get().saturating_sub(1));
+        let _ = self.db.batch("ROLLBACK");
     }
 
     /// Runs `writes` as one transaction (one commit instead of one per statement); inside a
     /// transaction already, as part of it (a savepoint).
     pub fn atomically<T>(&self, writes: impl FnOnce(&Store) -> Result<T>) -> Result<T> {
-        self.conn.execute_batch("SAVEPOINT atomically").map_err(storage)?;
-        match writes(self) {
-            Ok(value) => self.conn.execute_batch("RELEASE atomically").map_err(storage).map(|_| value),
+        if self.depth.get() == 0 {
+            self.begin()?;
+            return match writes(self) {
+                Ok(value) => self.commit().map(|_| value),
+                Err(e) => {
+                    self.rollback();
+                    Err(e)
+                }
+            };
+        }
+        self.db.batch("SAVEPOINT atomically")?;
+        self.depth.set(self.depth.get() + 1);
+        let outcome = writes(self);
+        self.depth.set(self.depth.get() - 1);
+        match outcome {
+            Ok(value) => self.db.batch("RELEASE atomically").map(|_| value),
             Err(e) => {
-                let _ = self.conn.execute_batch("ROLLBACK TO atomically; RELEASE atomically");
+                let _ = self.db.batch("ROLLBACK TO atomically; RELEASE atomically");
                 Err(e)
             }
         }
     }
 
+    /// Runs one statement.
+    pub(crate) fn execute(&self, sql: &str, values: &[SqlValue]) -> Result<u64> {
+        self.db.execute(sql, values)
+    }
+
+    /// Every row of one statement.
+    pub(crate) fn rows(&self, sql: &str, values: &[SqlValue]) -> Result<Vec<Row>> {
+        self.db.query(sql, values)
+    }
+
+    /// The first row of one statement.
+    pub(crate) fn row(&self, sql: &str, values: &[SqlValue]) -> Result<Option<Row>> {
+        self.db.query_first(sql, values)
+    }
+
     /// Whether `query` (one `?1` parameter) finds a row.
     pub(crate) fn exists(&self, query: &str, key: &str) -> Result<bool> {
-        self.conn
-            .prepare_cached(query)
-            .and_then(|mut s| s.query_row(params![key], |_| Ok(())).optional())
-            .map(|found| found.is_some())
-            .map_err(storage)
+        Ok(self.row(query, values![key])?.is_some())
     }
 
     /// The JSON `data` column of the one row `query` (one `?1` parameter) finds.
     pub(crate) fn one<T: for<'de> Deserialize<'de>>(&self, what: &str, query: &str, key: &str) -> Result<Option<T>> {
-        let data: Option<String> = self
-            .conn
-            .prepare_cached(query)
-            .and_then(|mut s| s.query_row(params![key], |r| r.get(0)).optional())
-            .map_err(storage)?;
-        data.map(|d| parse(what, &d)).transpose()
+        match self.row(query, values![key])? {
+            Some(row) => parse(what, &row.text(0)?).map(Some),
+            None => Ok(None),
+        }
     }
 
     /// The JSON `data` column of every row `query` finds, in its order.
@@ -188,24 +248,18 @@ impl Store {
         &self,
         what: &str,
         query: &str,
-        values: impl rusqlite::Params,
+        values: &[SqlValue],
     ) -> Result<Vec<T>> {
-        let mut stmt = self.conn.prepare_cached(query).map_err(storage)?;
-        let rows = stmt.query_map(values, |r| r.get::<_, String>(0)).map_err(storage)?;
-        let mut all = vec![];
-        for data in rows {
-            all.push(parse(what, &data.map_err(storage)?)?);
-        }
-        Ok(all)
+        self.rows(query, values)?.iter().map(|row| parse(what, &row.text(0)?)).collect()
     }
 
     /// Appends a row to a table that keeps only its newest `keep` rows (by `id`), and trims it.
-    fn append_bounded(&self, table: &str, insert: &str, values: impl rusqlite::Params, keep: usize) -> Result<()> {
+    fn append_bounded(&self, table: &str, insert: &str, values: &[SqlValue], keep: usize) -> Result<()> {
         self.atomically(|store| {
-            store.conn.prepare_cached(insert).and_then(|mut s| s.execute(values)).map_err(storage)?;
+            store.execute(insert, values)?;
             let trim =
                 format!("DELETE FROM {table} WHERE id <= (SELECT id FROM {table} ORDER BY id DESC LIMIT 1 OFFSET ?1)");
-            store.conn.prepare_cached(&trim).and_then(|mut s| s.execute(params![keep as i64])).map_err(storage)?;
+            store.execute(&trim, values![keep])?;
             Ok(())
         })
     }

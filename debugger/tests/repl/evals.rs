@@ -110,7 +110,7 @@ async fn resume_while_eval_waits_answers_session_closed_and_drops_the_late_resul
 
 #[tokio::test]
 async fn long_poll_wakes_on_resume() {
-    let d = Debugger::new(Config {
+    let d = Debugger::for_tests(Config {
         eval_timeout: Duration::from_secs(1),
         poll_hold: Duration::from_secs(5),
         ..Config::default()
@@ -133,7 +133,7 @@ async fn long_poll_wakes_on_resume() {
 
 #[tokio::test]
 async fn long_poll_hands_over_a_queued_eval() {
-    let d = Debugger::new(Config {
+    let d = Debugger::for_tests(Config {
         eval_timeout: Duration::from_secs(2),
         poll_hold: Duration::from_secs(5),
         ..Config::default()

@@ -12,7 +12,7 @@ use breakroom_debugger::{Config, Debugger};
 use serde_json::json;
 
 fn debugger() -> Debugger {
-    Debugger::new(Config {
+    Debugger::for_tests(Config {
         eval_timeout: Duration::from_millis(500),
         poll_hold: Duration::from_millis(200),
         ..Config::default()

@@ -24,7 +24,7 @@ pub async fn start_with(config: Config) -> TestServer {
 }
 
 pub async fn start_full(config: Config, token: Option<&str>) -> TestServer {
-    start_on(Debugger::new(config), token).await
+    start_on(Debugger::for_tests(config), token).await
 }
 
 /// A server on an existing debugger (e.g. one opened on a data directory).
@@ -45,7 +45,7 @@ pub async fn start_with_origins(origins: &[&str], token: Option<&str>) -> TestSe
     let origins: Vec<String> = origins.iter().map(|o| o.to_string()).collect();
     let access = AccessPolicy::loopback(addr.port(), token.map(str::to_string)).with_origins(&origins).unwrap();
     let options = ServerOptions { max_body: 1024 * 1024, site: site::leptos_options(addr), access };
-    let debugger = Debugger::new(Config::default());
+    let debugger = Debugger::for_tests(Config::default());
     tokio::spawn(serve(listener, router(debugger.clone(), options)));
     TestServer { base: format!("http://{addr}"), debugger, http: reqwest::Client::new() }
 }
