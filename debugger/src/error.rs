@@ -38,6 +38,21 @@ impl ErrorKind {
             ErrorKind::Unavailable => 503,
         }
     }
+
+    /// The kind another server answered with (issue 35), from its status.
+    pub fn from_http_status(status: u16) -> ErrorKind {
+        match status {
+            404 => ErrorKind::NotFound,
+            409 => ErrorKind::Conflict,
+            403 => ErrorKind::Forbidden,
+            504 => ErrorKind::Timeout,
+            413 => ErrorKind::TooLarge,
+            502 => ErrorKind::BadGateway,
+            422 => ErrorKind::Unprocessable,
+            503 => ErrorKind::Unavailable,
+            _ => ErrorKind::BadRequest,
+        }
+    }
 }
 
 #[derive(Debug, thiserror::Error, Clone, PartialEq)]
@@ -103,6 +118,9 @@ pub enum Error {
     TooManyWorkspaces(usize),
     /// The data directory could not be read or written. `cause` is the error underneath
     /// (SQLite's, the file system's), kept whole for the server's log.
+    /// What the server holding a pause answered (several servers on one database, issue 35).
+    #[error("{message}")]
+    FromPeer { code: String, kind: ErrorKind, message: String },
     #[error("storage: {}", storage_message(.context, .cause))]
     Storage {
         context: String,
@@ -161,6 +179,7 @@ impl Error {
             Error::WorkspaceNotFound(_) => "workspace_not_found",
             Error::TooManyWorkspaces(_) => "too_many_workspaces",
             Error::Storage { .. } => "storage_unavailable",
+            Error::FromPeer { code, .. } => code,
         }
     }
 
@@ -183,6 +202,7 @@ impl Error {
             Error::EvalTimeout(_) => ErrorKind::Timeout,
             Error::ClientFailed(_) => ErrorKind::BadGateway,
             Error::Storage { .. } => ErrorKind::Unavailable,
+            Error::FromPeer { kind, .. } => *kind,
             Error::MissingField { .. }
             | Error::Invalid(..)
             | Error::InvalidPause

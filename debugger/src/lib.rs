@@ -24,6 +24,8 @@ pub mod cid_store;
 #[cfg(feature = "runtime")]
 pub mod client_shapes;
 #[cfg(feature = "runtime")]
+pub mod cluster;
+#[cfg(feature = "runtime")]
 mod debugger;
 #[cfg(feature = "runtime")]
 mod display;

@@ -223,7 +223,8 @@ async fn run(cli: Cli) -> Result<(), String> {
     } else if let Some(url) = &cli.database_url {
         let shown = breakroom_debugger::store::postgres::display_url(url);
         let debugger = Debugger::connect(config, url).map_err(|e| format!("cannot open {shown}: {e}"))?;
-        println!("History: {shown}");
+        let cluster = debugger.join_cluster(url).map_err(|e| format!("cannot join the servers on {shown}: {e}"))?;
+        println!("History: {shown} (server {})", cluster.server_id());
         debugger
     } else {
         let dir = data_dir(&cli)?;

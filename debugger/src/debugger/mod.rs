@@ -115,6 +115,8 @@ pub(crate) struct State {
     /// The live stream (the same sender as the debugger's): what is logged under the lock is
     /// published from here.
     live: broadcast::Sender<LiveEvent>,
+    /// What happened here, for the other servers on the same database (the debugger's too).
+    to_peers: broadcast::Sender<LiveEvent>,
 }
 
 impl State {
@@ -137,6 +139,7 @@ impl State {
             steps: Default::default(),
             start_replies: Default::default(),
             live: broadcast::channel(1024).0,
+            to_peers: broadcast::channel(1024).0,
         }
     }
 
@@ -237,11 +240,13 @@ impl State {
         self.store.append_event(now, kind, Some(process_key), session_id, &data)?;
         if let (EventKind::Log, Some(message)) = (kind, data.get("message").and_then(Value::as_str)) {
             let breakpoint_id = data.get("breakpoint_id").and_then(Value::as_str).unwrap_or_default();
-            let _ = self.live.send(LiveEvent::Logged {
+            let event = LiveEvent::Logged {
                 process_key: process_key.to_string(),
                 breakpoint_id: breakpoint_id.to_string(),
                 message: message.to_string(),
-            });
+            };
+            let _ = self.to_peers.send(event.clone());
+            let _ = self.live.send(event);
         }
         Ok(())
     }
@@ -297,6 +302,10 @@ pub(crate) struct Inner {
     state: Mutex<State>,
     pub(crate) config: Config,
     live: broadcast::Sender<LiveEvent>,
+    /// What happened here, for the other servers on the same database (issue 35).
+    pub(crate) to_peers: broadcast::Sender<LiveEvent>,
+    /// The other servers on the same database, once joined.
+    pub(crate) cluster: std::sync::OnceLock<Arc<crate::cluster::Cluster>>,
     processes: crate::processes::ProcessRegistry,
     /// Bumped on every change of a breakpoint's spec: running programs' watchers wait on it.
     pub(crate) breakpoint_version: tokio::sync::watch::Sender<u64>,
@@ -344,17 +353,24 @@ impl Debugger {
     /// back; pauses and sessions that were open when the last server stopped come back closed.
     pub fn open(config: Config, data_dir: &Path) -> Result<Self> {
         let location = crate::store::Location::Directory(data_dir.to_path_buf());
-        Self::open_at(config, &location, data_dir.join("client"))
+        Self::open_at(config, &location, data_dir.join("client"), &HashSet::new())
     }
 
     /// A debugger whose history lives in a PostgreSQL database (`--database-url`, issue 35),
     /// which other servers may share.
     pub fn connect(config: Config, database_url: &str) -> Result<Self> {
         let location = crate::store::Location::Postgres(database_url.to_string());
-        Self::open_at(config, &location, crate::processes::client_bundle::private_temp_dir())
+        // What other servers hold stays open: only what gone servers left is closed.
+        let held_elsewhere = crate::cluster::pauses_of_live_servers(database_url)?;
+        Self::open_at(config, &location, crate::processes::client_bundle::private_temp_dir(), &held_elsewhere)
     }
 
-    fn open_at(config: Config, location: &crate::store::Location, client_dir: std::path::PathBuf) -> Result<Self> {
+    fn open_at(
+        config: Config,
+        location: &crate::store::Location,
+        client_dir: std::path::PathBuf,
+        held_elsewhere: &HashSet<String>,
+    ) -> Result<Self> {
         let store = Store::at(location)?;
         let mut st = State::new(store);
         if let crate::store::Location::Directory(data_dir) = location {
@@ -362,7 +378,7 @@ impl Debugger {
         }
         // The closing of what was left open is written in one transaction.
         st.store.begin()?;
-        match restore(&mut st, ids::now()) {
+        match restore(&mut st, ids::now(), held_elsewhere) {
             Ok(()) => st.store.commit()?,
             Err(e) => {
                 st.store.rollback();
@@ -386,13 +402,15 @@ impl Debugger {
         processes: crate::processes::ProcessRegistry,
         runtimes: crate::runtimes::RuntimeRegistry,
     ) -> Self {
-        let live = state.live.clone();
+        let (live, to_peers) = (state.live.clone(), state.to_peers.clone());
         let breakpoint_version = tokio::sync::watch::Sender::new(1);
         Debugger {
             inner: Arc::new(Inner {
                 state: Mutex::new(state),
                 config,
                 live,
+                to_peers,
+                cluster: Default::default(),
                 processes,
                 runtimes,
                 breakpoint_version,
@@ -422,7 +440,40 @@ impl Debugger {
     }
 
     pub(crate) fn publish(&self, event: LiveEvent) {
+        let _ = self.inner.to_peers.send(event.clone());
         let _ = self.inner.live.send(event);
+    }
+
+    /// An event another server on the same database relayed: shown here, not sent back.
+    pub(crate) fn publish_from_peer(&self, event: LiveEvent) {
+        let _ = self.inner.live.send(event);
+    }
+
+    /// The other servers sharing this one's database, when it joined them.
+    pub(crate) fn cluster(&self) -> Option<&Arc<crate::cluster::Cluster>> {
+        self.inner.cluster.get()
+    }
+
+    /// Reads the breakpoints and registered functions again from the store (another server
+    /// changed them), and wakes the programs that follow breakpoints.
+    pub fn reload_configuration(&self) -> Result<()> {
+        {
+            let mut st = self.state();
+            let settings = st.store.settings()?;
+            st.breakpoints.by_name = settings.breakpoints.into_iter().collect();
+            if let Some(global) = settings.global {
+                st.breakpoints.global = global;
+            }
+            for (name, data) in settings.functions {
+                if let Ok(f) = serde_json::from_value::<RegisteredFunction>(data) {
+                    st.functions.insert(name, f);
+                }
+            }
+            st.records.by_id.clear();
+            st.restore_records()?;
+        }
+        self.inner.breakpoint_version.send_modify(|v| *v += 1);
+        Ok(())
     }
 
     /// Every change pages care about, as it happens.
@@ -433,7 +484,7 @@ impl Debugger {
 
 /// Reads back the configuration, and closes what the last server left open (with the restart
 /// as reason). History stays in the store.
-fn restore(st: &mut State, now: f64) -> Result<()> {
+fn restore(st: &mut State, now: f64, held_elsewhere: &HashSet<String>) -> Result<()> {
     let settings = st.store.settings()?;
     for (name, bp) in settings.breakpoints {
         st.breakpoints.by_name.insert(name, bp);
@@ -449,9 +500,14 @@ fn restore(st: &mut State, now: f64) -> Result<()> {
     }
     st.call_seq = st.store.call_count()?;
     for session in st.store.open_sessions()? {
-        st.sessions.restore(session);
+        if !held_elsewhere.contains(&session.pause_id) {
+            st.sessions.restore(session);
+        }
     }
     for record in st.store.open_pauses()? {
+        if held_elsewhere.contains(&record.pause_id) {
+            continue;
+        }
         let pause = Pause::from_record(record);
         let pause_id = pause.record.pause_id.clone();
         st.pause_order.push(pause_id.clone());

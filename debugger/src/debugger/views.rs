@@ -18,13 +18,26 @@ use crate::sessions::methods as sessions;
 impl Debugger {
     /// Calls paused right now, oldest first.
     pub fn paused_calls(&self) -> Vec<PausedCall> {
+        let elsewhere = self.pauses_elsewhere();
         let st = self.state();
-        st.pause_order
+        let mut calls: Vec<PausedCall> = st
+            .pause_order
             .iter()
             .filter_map(|id| st.pauses.get(id))
             .filter(|p| p.is_shown())
             .map(|p| paused_call(&st, &p.record))
-            .collect()
+            .collect();
+        calls.extend(elsewhere.iter().map(|record| paused_call(&st, record)));
+        calls
+    }
+
+    /// The pauses other servers on the same database hold (issue 35), as stored.
+    fn pauses_elsewhere(&self) -> Vec<crate::store::PauseRecord> {
+        let Some(cluster) = self.cluster() else { return vec![] };
+        // A listing shows what this server has when the database cannot be asked.
+        let ids = cluster.pauses_held_elsewhere().unwrap_or_default();
+        let st = self.state();
+        ids.iter().filter_map(|id| st.store.pause(id).ok().flatten()).filter(|r| r.resume.is_none()).collect()
     }
 
     /// One pause, paused or resumed.
@@ -43,19 +56,18 @@ impl Debugger {
 
     /// `/api/paused` in the protocol's shape.
     pub fn paused_protocol_view(&self) -> Result<Vec<Value>> {
+        let elsewhere = self.pauses_elsewhere();
         let st = self.state();
-        st.pause_order
-            .iter()
-            .filter_map(|id| st.pauses.get(id))
-            .filter(|p| p.is_shown())
-            .map(|p| {
-                let sessions = st.store.sessions_of_pause(&p.record.pause_id)?;
+        let here = st.pause_order.iter().filter_map(|id| st.pauses.get(id)).filter(|p| p.is_shown()).map(|p| &p.record);
+        here.chain(elsewhere.iter())
+            .map(|record| {
+                let sessions = st.store.sessions_of_pause(&record.pause_id)?;
                 let session_ids: Vec<String> = sessions.into_iter().map(|link| link.session_id).collect();
                 Ok(json!({
-                    "id": p.record.pause_id,
-                    "paused_at": p.record.paused_at,
+                    "id": record.pause_id,
+                    "paused_at": record.paused_at,
                     "repl_sessions": session_ids,
-                    "call_data": p.record.call,
+                    "call_data": record.call,
                 }))
             })
             .collect()

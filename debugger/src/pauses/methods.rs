@@ -183,6 +183,10 @@ impl Debugger {
         if let Some(action) = request.action.as_deref() {
             ResumeKind::parse(action)?;
         }
+        if let Some(holder) = self.pause_held_elsewhere(pause_id)? {
+            let request = crate::cluster::Request::Resume { pause_id: pause_id.to_string(), request };
+            return self.ask_holder_now(&holder, request);
+        }
         let now = ids::now();
         let mut st = self.state();
         let Some(pause) = st.pauses.get(pause_id) else {

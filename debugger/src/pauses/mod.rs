@@ -105,7 +105,7 @@ impl ResumeKind {
 
 /// `POST /api/paused/<id>/continue`: how to resume. Every field is optional.
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
-#[derive(Clone, Debug, Default, Deserialize)]
+#[derive(Clone, Debug, Default, Deserialize, Serialize)]
 pub struct ResumeRequest {
     /// Read loosely (a bad value gets `invalid_action`, not a parse error); default `continue`.
     #[cfg_attr(feature = "openapi", schema(value_type = Option<ResumeKind>))]

@@ -20,6 +20,10 @@ impl Debugger {
         if pause_id.trim().is_empty() {
             return Err(Error::MissingField { code: "missing_pause_id", field: "pause_id" });
         }
+        if let Some(holder) = self.pause_held_elsewhere(pause_id)? {
+            let request = crate::cluster::Request::StartSession { pause_id: pause_id.to_string() };
+            return self.ask_holder_now(&holder, request);
+        }
         let now = ids::now();
         let mut st = self.state();
         let Some(pause) = st.pauses.get(pause_id) else {
@@ -110,6 +114,10 @@ impl Debugger {
 
     /// Closes a session (idempotent); its waiting evals answer "session closed".
     pub fn close_session(&self, session_id: &str) -> Result<()> {
+        if let Some(holder) = self.session_held_elsewhere(session_id)? {
+            let request = crate::cluster::Request::CloseSession { session_id: session_id.to_string() };
+            return self.ask_holder_now(&holder, request);
+        }
         let now = ids::now();
         let mut st = self.state();
         match st.open_session(session_id) {
@@ -140,6 +148,11 @@ impl Debugger {
     pub async fn eval_in_frame(&self, session_id: &str, expr: &str, frame: Option<usize>) -> Result<EvalOutcome> {
         if expr.trim().is_empty() {
             return Err(Error::MissingField { code: "missing_expr", field: "expr" });
+        }
+        if let Some(holder) = self.session_held_elsewhere(session_id)? {
+            let request =
+                crate::cluster::Request::Eval { session_id: session_id.to_string(), expr: expr.to_string(), frame };
+            return self.ask_holder(&holder, request).await;
         }
         let (reply, answer) = oneshot::channel();
         let eval_id = ids::new_uuid();

@@ -76,6 +76,11 @@ impl Debugger {
     /// `POST /api/paused/{pause_id}/step`: sends the step and waits up to 2 s for the program to
     /// stop again. The pause's REPL sessions stay open and move to the new pause.
     pub async fn step(&self, pause_id: &str, req: StepRequest) -> Result<StepReply> {
+        if let Some(holder) = self.pause_held_elsewhere(pause_id)? {
+            order(req.clone())?;
+            let request = crate::cluster::Request::Step { pause_id: pause_id.to_string(), request: req };
+            return self.ask_holder(&holder, request).await;
+        }
         let order = order(req)?;
         let now = ids::now();
         let (answer, closed) = {

@@ -160,7 +160,7 @@ impl PauseStop {
 
 /// `POST /api/paused/{pause_id}/step`. Read loosely: a bad value gets a precise 400.
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
-#[derive(Clone, Debug, Default, Deserialize)]
+#[derive(Clone, Debug, Default, Deserialize, Serialize)]
 pub struct StepRequest {
     #[cfg_attr(feature = "openapi", schema(value_type = StepKind))]
     #[serde(default)]

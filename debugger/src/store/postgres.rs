@@ -128,6 +128,10 @@ impl PgConnection {
         self.run(move |w| w.query(&sql, &values))
     }
 
+    pub fn query_first(&self, sql: &str, values: &[SqlValue]) -> Result<Option<Row>> {
+        Ok(self.query(sql, values)?.into_iter().next())
+    }
+
     pub fn batch(&self, sql: &str) -> Result<()> {
         let sql = sql.to_string();
         self.run(move |w| w.batch(&sql))

@@ -1,0 +1,376 @@
+//! Several servers on one PostgreSQL database (issue 35): one view, and work routed to the
+//! server that holds the program.
+//!
+//! A program's held poll is on one server, so its pause lives in that server's memory; the
+//! records are shared through the store. What the servers add on top, in PostgreSQL only:
+//! - `cluster_pauses`: which server holds each live pause. A server is alive while its listening
+//!   connection is (`pg_stat_activity`, by application name): a killed server's pauses drop out
+//!   of every listing at once, with no heartbeat to wait for.
+//! - One NOTIFY channel, `breakroom`, carrying [`Notice`]s: every live event (so `/api/live` on
+//!   any server shows all), and requests for a pause or session held elsewhere. The asking server
+//!   records the request in `cluster_requests`, the holder runs it on its own debugger and
+//!   records the reply, which comes back on the same channel.
+
+use std::collections::{HashMap, HashSet};
+use std::sync::{mpsc, Arc, Mutex};
+use std::time::Duration;
+
+use postgres::fallible_iterator::FallibleIterator;
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+use tokio::sync::oneshot;
+
+use crate::error::{Error, ErrorKind, Result};
+use crate::live_events::LiveEvent;
+use crate::store::postgres::{display_url, PgConnection};
+use crate::store::values;
+use crate::Debugger;
+
+mod requests;
+pub use requests::Request;
+
+/// The channel every server listens on.
+const CHANNEL: &str = "breakroom";
+/// PostgreSQL refuses NOTIFY payloads of 8000 bytes or more: a larger event is announced as
+/// a page refresh, a larger request or reply is read from its row.
+const MAX_PAYLOAD: usize = 7_900;
+/// How long a request that needs no program (start a session, resume, close) may take.
+const QUICK_REQUEST: Duration = Duration::from_secs(10);
+
+/// One message between servers.
+#[derive(Debug, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+enum Notice {
+    Event {
+        from: String,
+        event: LiveEvent,
+    },
+    /// `request` is None when it was too large for the payload: read it from its row.
+    Request {
+        to: String,
+        id: i64,
+        request: Option<Request>,
+    },
+    Reply {
+        to: String,
+        id: i64,
+        reply: Option<Reply>,
+    },
+}
+
+/// What the holding server answered: a value, or its error (code, status, message).
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct Reply {
+    #[serde(default)]
+    ok: Option<Value>,
+    #[serde(default)]
+    error: Option<(String, u16, String)>,
+}
+
+impl Reply {
+    fn of(outcome: Result<Value>) -> Reply {
+        match outcome {
+            Ok(value) => Reply { ok: Some(value), error: None },
+            Err(e) => Reply { ok: None, error: Some((e.code().to_string(), e.kind().http_status(), e.to_string())) },
+        }
+    }
+
+    fn into_result(self) -> Result<Value> {
+        match (self.ok, self.error) {
+            (_, Some((code, status, message))) => {
+                Err(Error::FromPeer { code, kind: ErrorKind::from_http_status(status), message })
+            }
+            (Some(value), None) => Ok(value),
+            (None, None) => Ok(Value::Null),
+        }
+    }
+}
+
+enum Waiter {
+    Async(oneshot::Sender<Reply>),
+    Blocking(mpsc::SyncSender<Reply>),
+}
+
+/// This server's membership: its id, its connection for cluster statements, the requests it
+/// is waiting on.
+pub struct Cluster {
+    server_id: String,
+    db: PgConnection,
+    waiting: Mutex<HashMap<i64, Waiter>>,
+}
+
+impl Cluster {
+    pub fn server_id(&self) -> &str {
+        &self.server_id
+    }
+
+    fn waiting(&self) -> std::sync::MutexGuard<'_, HashMap<i64, Waiter>> {
+        self.waiting.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    fn notify(&self, notice: &Notice) -> Result<()> {
+        let payload = serde_json::to_string(notice).map_err(|e| Error::storage_caused("", e))?;
+        self.db.execute("SELECT pg_notify(?1, ?2)", values![CHANNEL, payload]).map(drop)
+    }
+
+    /// The server holding a live pause, when it is another live server.
+    pub(crate) fn holder_of_pause(&self, pause_id: &str) -> Result<Option<String>> {
+        self.holder(
+            "SELECT p.server_id FROM cluster_pauses p WHERE p.pause_id = ?1 AND p.server_id <> ?2
+               AND EXISTS (SELECT 1 FROM pg_stat_activity a WHERE a.application_name = 'breakroom:' || p.server_id)",
+            pause_id,
+        )
+    }
+
+    /// The server holding the pause a session is open on, when it is another live server.
+    pub(crate) fn holder_of_session(&self, session_id: &str) -> Result<Option<String>> {
+        self.holder(
+            "SELECT p.server_id FROM sessions s JOIN cluster_pauses p ON p.pause_id = s.pause_id
+             WHERE s.session_id = ?1 AND p.server_id <> ?2
+               AND EXISTS (SELECT 1 FROM pg_stat_activity a WHERE a.application_name = 'breakroom:' || p.server_id)",
+            session_id,
+        )
+    }
+
+    fn holder(&self, query: &str, id: &str) -> Result<Option<String>> {
+        self.db.query_first(query, values![id, &self.server_id])?.map(|r| r.text(0)).transpose()
+    }
+
+    /// Ids of the live pauses other live servers hold, in the order they paused.
+    pub(crate) fn pauses_held_elsewhere(&self) -> Result<Vec<String>> {
+        let rows = self.db.query(
+            "SELECT p.pause_id FROM cluster_pauses p WHERE p.server_id <> ?1
+               AND EXISTS (SELECT 1 FROM pg_stat_activity a WHERE a.application_name = 'breakroom:' || p.server_id)
+             ORDER BY p.paused_at, p.pause_id",
+            values![&self.server_id],
+        )?;
+        rows.iter().map(|r| r.text(0)).collect()
+    }
+
+    /// Records a request for `holder` and announces it; the reply wakes `waiter`.
+    fn send(&self, holder: &str, request: &Request, waiter: Waiter) -> Result<i64> {
+        let text = serde_json::to_string(request).map_err(|e| Error::storage_caused("", e))?;
+        let id = self
+            .db
+            .query_first(
+                "INSERT INTO cluster_requests (origin, target, request, created_at)
+                 VALUES (?1, ?2, ?3, extract(epoch from clock_timestamp())) RETURNING id",
+                values![&self.server_id, holder, &text],
+            )?
+            .ok_or_else(|| Error::storage("a request was not recorded"))?
+            .int(0)?;
+        self.waiting().insert(id, waiter);
+        let inline = (text.len() < MAX_PAYLOAD - 200).then(|| request.clone());
+        if let Err(e) = self.notify(&Notice::Request { to: holder.to_string(), id, request: inline }) {
+            self.waiting().remove(&id);
+            return Err(e);
+        }
+        Ok(id)
+    }
+
+    /// Asks the holder and waits for its reply (for requests that wait on a program).
+    pub(crate) async fn ask(&self, holder: &str, request: Request, wait: Duration) -> Result<Value> {
+        let (tx, rx) = oneshot::channel();
+        let id = self.send(holder, &request, Waiter::Async(tx))?;
+        match tokio::time::timeout(wait, rx).await {
+            Ok(Ok(reply)) => reply.into_result(),
+            _ => {
+                self.waiting().remove(&id);
+                Err(Error::TimedOut("peer_timeout", format!("server {holder} did not answer in time")))
+            }
+        }
+    }
+
+    /// Asks the holder and blocks until it replies (quick requests, from synchronous doors).
+    pub(crate) fn ask_now(&self, holder: &str, request: Request) -> Result<Value> {
+        let (tx, rx) = mpsc::sync_channel(1);
+        let id = self.send(holder, &request, Waiter::Blocking(tx))?;
+        match rx.recv_timeout(QUICK_REQUEST) {
+            Ok(reply) => reply.into_result(),
+            Err(_) => {
+                self.waiting().remove(&id);
+                Err(Error::TimedOut("peer_timeout", format!("server {holder} did not answer in time")))
+            }
+        }
+    }
+
+    /// Records which pause this server holds, or that it no longer does.
+    fn track(&self, event: &LiveEvent) -> Result<()> {
+        match event {
+            LiveEvent::PauseAdded { pause_id } => self.db.execute(
+                "INSERT INTO cluster_pauses (pause_id, server_id, paused_at)
+                 VALUES (?1, ?2, extract(epoch from clock_timestamp())) ON CONFLICT (pause_id) DO NOTHING",
+                values![pause_id, &self.server_id],
+            ),
+            LiveEvent::PauseResumed { pause_id } => {
+                self.db.execute("DELETE FROM cluster_pauses WHERE pause_id = ?1", values![pause_id])
+            }
+            _ => Ok(0),
+        }
+        .map(drop)
+    }
+}
+
+const SCHEMA: &str = "
+    SELECT pg_advisory_xact_lock(35036);
+    CREATE TABLE IF NOT EXISTS cluster_pauses (
+        pause_id TEXT PRIMARY KEY, server_id TEXT NOT NULL, paused_at DOUBLE PRECISION NOT NULL);
+    CREATE INDEX IF NOT EXISTS cluster_pauses_by_server ON cluster_pauses (server_id);
+    CREATE TABLE IF NOT EXISTS cluster_requests (
+        id BIGSERIAL PRIMARY KEY, origin TEXT NOT NULL, target TEXT NOT NULL, request TEXT NOT NULL,
+        reply TEXT, created_at DOUBLE PRECISION NOT NULL, answered_at DOUBLE PRECISION);";
+
+/// Pause ids that other live servers hold now: a server starting on a shared database leaves
+/// those open (the ones of servers that are gone it closes, as after a restart).
+pub fn pauses_of_live_servers(url: &str) -> Result<HashSet<String>> {
+    let db = PgConnection::connect(url)?;
+    db.batch(&format!("BEGIN; {SCHEMA} COMMIT;"))?;
+    let rows = db.query(
+        "SELECT p.pause_id FROM cluster_pauses p
+         WHERE EXISTS (SELECT 1 FROM pg_stat_activity a WHERE a.application_name = 'breakroom:' || p.server_id)",
+        values![],
+    )?;
+    rows.iter().map(|r| r.text(0)).collect()
+}
+
+impl Debugger {
+    /// Joins the servers sharing `url` (`--database-url`): this server's pauses are listed and
+    /// driven from the others, theirs from here, and live events flow both ways. Call once,
+    /// inside the server's runtime.
+    pub fn join_cluster(&self, url: &str) -> Result<Arc<Cluster>> {
+        let server_id = crate::ids::new_uuid();
+        let db = PgConnection::connect(url)?;
+        db.batch(&format!("BEGIN; {SCHEMA} COMMIT;"))?;
+        // Pauses left by servers that are gone.
+        db.execute(
+            "DELETE FROM cluster_pauses p WHERE NOT EXISTS (
+                 SELECT 1 FROM pg_stat_activity a WHERE a.application_name = 'breakroom:' || p.server_id)",
+            values![],
+        )?;
+        let cluster = Arc::new(Cluster { server_id: server_id.clone(), db, waiting: Mutex::new(HashMap::new()) });
+        self.inner.cluster.set(cluster.clone()).map_err(|_| Error::storage("this server joined a cluster already"))?;
+        // This server's own pauses (none yet, unless it restored some).
+        for pause_id in self.state().pause_order.clone() {
+            cluster.track(&LiveEvent::PauseAdded { pause_id })?;
+        }
+        let (ready_tx, ready) = mpsc::sync_channel(1);
+        let runtime = tokio::runtime::Handle::try_current()
+            .map_err(|_| Error::storage("joining a cluster needs the server's runtime"))?;
+        let (debugger, listener_cluster, url) = (self.clone(), cluster.clone(), url.to_string());
+        std::thread::Builder::new()
+            .name("breakroom-cluster".into())
+            .spawn(move || listen(&url, &debugger, &listener_cluster, &runtime, ready_tx))
+            .map_err(|e| Error::storage_caused("cannot start the cluster listener", e))?;
+        ready.recv().map_err(|_| Error::storage("the cluster listener ended"))??;
+        self.relay_local_events(cluster.clone());
+        Ok(cluster)
+    }
+
+    /// The server holding `pause_id`, when it is not this one (only with a cluster).
+    pub(crate) fn pause_held_elsewhere(&self, pause_id: &str) -> Result<Option<String>> {
+        let Some(cluster) = self.cluster() else { return Ok(None) };
+        if self.state().pauses.contains_key(pause_id) {
+            return Ok(None);
+        }
+        cluster.holder_of_pause(pause_id)
+    }
+
+    /// The server holding the pause of `session_id`, when it is not this one.
+    pub(crate) fn session_held_elsewhere(&self, session_id: &str) -> Result<Option<String>> {
+        let Some(cluster) = self.cluster() else { return Ok(None) };
+        if self.state().sessions.get(session_id).is_some() {
+            return Ok(None);
+        }
+        cluster.holder_of_session(session_id)
+    }
+
+    /// `request` run by `holder`, for a door that answers at once.
+    pub(crate) fn ask_holder_now<T: serde::de::DeserializeOwned>(&self, holder: &str, request: Request) -> Result<T> {
+        let cluster = self.cluster().ok_or_else(|| Error::storage("not in a cluster"))?;
+        let value = cluster.ask_now(holder, request)?;
+        serde_json::from_value(value).map_err(|e| Error::storage_caused("another server's reply", e))
+    }
+
+    /// `request` run by `holder`, waiting as long as the program may take.
+    pub(crate) async fn ask_holder<T: serde::de::DeserializeOwned>(&self, holder: &str, request: Request) -> Result<T> {
+        let cluster = self.cluster().ok_or_else(|| Error::storage("not in a cluster"))?.clone();
+        // The holder's own wait for its program, and the trip there and back.
+        let wait = self.inner.config.eval_timeout + Duration::from_secs(5);
+        let value = cluster.ask(holder, request, wait).await?;
+        serde_json::from_value(value).map_err(|e| Error::storage_caused("another server's reply", e))
+    }
+
+    /// Every event that happens here goes to the other servers.
+    fn relay_local_events(&self, cluster: Arc<Cluster>) {
+        let mut events = self.inner.to_peers.subscribe();
+        std::thread::spawn(move || loop {
+            match events.blocking_recv() {
+                Ok(event) => {
+                    if let Err(e) = cluster.track(&event) {
+                        eprintln!("cluster: cannot record {event:?}: {e}");
+                    }
+                    let notice = Notice::Event { from: cluster.server_id.clone(), event };
+                    let fits = serde_json::to_string(&notice).is_ok_and(|t| t.len() < MAX_PAYLOAD);
+                    let notice = if fits {
+                        notice
+                    } else {
+                        // Too large to carry (a burst of output): peers refetch what they show.
+                        Notice::Event { from: cluster.server_id.clone(), event: LiveEvent::BreakpointsChanged }
+                    };
+                    let _ = cluster.notify(&notice);
+                }
+                Err(tokio::sync::broadcast::error::RecvError::Lagged(_)) => continue,
+                Err(tokio::sync::broadcast::error::RecvError::Closed) => break,
+            }
+        });
+    }
+}
+
+/// The listening connection: named after the server (its liveness), LISTENing on the channel,
+/// handing each notice to the debugger. Reconnects if the database goes away.
+fn listen(
+    url: &str,
+    debugger: &Debugger,
+    cluster: &Arc<Cluster>,
+    runtime: &tokio::runtime::Handle,
+    ready: mpsc::SyncSender<Result<()>>,
+) {
+    let mut ready = Some(ready);
+    loop {
+        let connected = (|| {
+            let mut config: postgres::Config = url.parse().map_err(|e| Error::storage_caused("database URL", e))?;
+            config.application_name(&format!("breakroom:{}", cluster.server_id));
+            let mut client = config
+                .connect(postgres::NoTls)
+                .map_err(|e| Error::storage_caused(format!("cannot connect to {}", display_url(url)), e))?;
+            client.batch_execute(&format!("LISTEN {CHANNEL}")).map_err(|e| Error::storage_caused("LISTEN", e))?;
+            Ok(client)
+        })();
+        let mut client = match (connected, ready.take()) {
+            (Ok(client), ready) => {
+                if let Some(ready) = ready {
+                    let _ = ready.send(Ok(()));
+                }
+                client
+            }
+            (Err(e), Some(ready)) => {
+                let _ = ready.send(Err(e));
+                return;
+            }
+            (Err(e), None) => {
+                eprintln!("cluster: {e}; retrying");
+                std::thread::sleep(Duration::from_secs(1));
+                continue;
+            }
+        };
+        let mut notifications = client.notifications();
+        let mut iter = notifications.blocking_iter();
+        while let Ok(Some(notification)) = iter.next() {
+            match serde_json::from_str::<Notice>(notification.payload()) {
+                Ok(notice) => requests::receive(notice, debugger, cluster, runtime),
+                Err(e) => eprintln!("cluster: an unreadable notice: {e}"),
+            }
+        }
+        eprintln!("cluster: the listening connection closed; reconnecting");
+    }
+}

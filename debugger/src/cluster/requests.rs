@@ -1,0 +1,119 @@
+//! What one server asks another: the doors' calls on a pause or session the other holds, run
+//! there on its own debugger exactly as a local door would run them.
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use super::{Cluster, Notice, Reply, Waiter, MAX_PAYLOAD};
+use crate::error::{Error, Result};
+use crate::live_events::LiveEvent;
+use crate::pauses::ResumeRequest;
+use crate::steps::StepRequest;
+use crate::store::values;
+use crate::Debugger;
+
+/// A door's call, for the server that holds its pause.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(tag = "call", rename_all = "snake_case")]
+pub enum Request {
+    StartSession { pause_id: String },
+    Eval { session_id: String, expr: String, frame: Option<usize> },
+    CloseSession { session_id: String },
+    Resume { pause_id: String, request: ResumeRequest },
+    Step { pause_id: String, request: StepRequest },
+}
+
+fn json<T: Serialize>(value: T) -> Result<Value> {
+    serde_json::to_value(value).map_err(|e| Error::storage_caused("", e))
+}
+
+impl Request {
+    /// Runs the call here, where its pause is.
+    async fn run(self, debugger: &Debugger) -> Result<Value> {
+        match self {
+            Request::StartSession { pause_id } => json(debugger.start_session(&pause_id)?),
+            Request::Eval { session_id, expr, frame } => json(debugger.eval_in_frame(&session_id, &expr, frame).await?),
+            Request::CloseSession { session_id } => json(debugger.close_session(&session_id)?),
+            Request::Resume { pause_id, request } => json(debugger.resume(&pause_id, request)?),
+            Request::Step { pause_id, request } => json(debugger.step(&pause_id, request).await?),
+        }
+    }
+}
+
+/// One notice from the channel (the listener's thread).
+pub(super) fn receive(
+    notice: Notice,
+    debugger: &Debugger,
+    cluster: &std::sync::Arc<Cluster>,
+    runtime: &tokio::runtime::Handle,
+) {
+    match notice {
+        Notice::Event { from, .. } if from == cluster.server_id => {}
+        Notice::Event { event, .. } => {
+            if event == LiveEvent::BreakpointsChanged {
+                // Another server changed the configuration in the store: read it again, and
+                // wake the programs here that follow breakpoints.
+                if let Err(e) = debugger.reload_configuration() {
+                    eprintln!("cluster: cannot reload breakpoints: {e}");
+                }
+            }
+            debugger.publish_from_peer(event);
+        }
+        Notice::Request { to, id, request } if to == cluster.server_id => {
+            let (debugger, cluster) = (debugger.clone(), cluster.clone());
+            runtime.spawn(async move {
+                let request = match request {
+                    Some(request) => Ok(request),
+                    None => read_request(&cluster, id),
+                };
+                let reply = match request {
+                    Ok(request) => Reply::of(request.run(&debugger).await),
+                    Err(e) => Reply::of(Err(e)),
+                };
+                if let Err(e) = answer(&cluster, id, reply) {
+                    eprintln!("cluster: cannot answer request {id}: {e}");
+                }
+            });
+        }
+        Notice::Reply { to, id, reply } if to == cluster.server_id => {
+            let Some(waiter) = cluster.waiting().remove(&id) else { return };
+            let reply = match reply {
+                Some(reply) => reply,
+                None => read_reply(cluster, id).unwrap_or_else(|e| Reply::of(Err(e))),
+            };
+            match waiter {
+                Waiter::Async(tx) => drop(tx.send(reply)),
+                Waiter::Blocking(tx) => drop(tx.send(reply)),
+            }
+        }
+        Notice::Request { .. } | Notice::Reply { .. } => {}
+    }
+}
+
+fn read_request(cluster: &Cluster, id: i64) -> Result<Request> {
+    let row = cluster.db.query_first("SELECT request FROM cluster_requests WHERE id = ?1", values![id])?;
+    let text = row.ok_or_else(|| Error::storage(format!("request {id} is not recorded")))?.text(0)?;
+    serde_json::from_str(&text).map_err(|e| Error::storage_caused("a recorded request cannot be read", e))
+}
+
+fn read_reply(cluster: &Cluster, id: i64) -> Result<Reply> {
+    let row = cluster.db.query_first("SELECT reply FROM cluster_requests WHERE id = ?1", values![id])?;
+    let text = row.and_then(|r| r.opt_text(0).ok().flatten()).ok_or_else(|| Error::storage("no recorded reply"))?;
+    serde_json::from_str(&text).map_err(|e| Error::storage_caused("a recorded reply cannot be read", e))
+}
+
+/// Records the reply with its request and sends it back.
+fn answer(cluster: &Cluster, id: i64, reply: Reply) -> Result<()> {
+    let text = serde_json::to_string(&reply).map_err(|e| Error::storage_caused("", e))?;
+    let origin = cluster
+        .db
+        .query_first(
+            "UPDATE cluster_requests SET reply = ?1, answered_at = extract(epoch from clock_timestamp())
+             WHERE id = ?2 RETURNING origin",
+            values![&text, id],
+        )?
+        .ok_or_else(|| Error::storage(format!("request {id} is not recorded")))?
+        .text(0)?;
+    let inline = (text.len() < MAX_PAYLOAD - 200).then_some(reply);
+    cluster.notify(&Notice::Reply { to: origin, id, reply: inline })
+}
