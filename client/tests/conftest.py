@@ -135,12 +135,12 @@ def postgres_cluster():
 class Program:
     """A Python program run with the Breakroom client against a server."""
 
-    def __init__(self, source, server, env=None):
+    def __init__(self, source, server, env=None, run_with_breakroom=False):
         fd, self.path = tempfile.mkstemp(suffix=".py", prefix="breakroom_prog_")
         with os.fdopen(fd, "w") as f:
             f.write(textwrap.dedent(source))
         self.process = subprocess.Popen(
-            [sys.executable, self.path],
+            [sys.executable, *(["-m", "breakroom"] if run_with_breakroom else []), self.path],
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
             text=True,
