@@ -17,6 +17,10 @@ scripts/wasm-size.sh
 step "Rust tests (cargo test --release --workspace)"
 cargo test --release --workspace
 
+step "the session-manager and HTTP tests again, on PostgreSQL (a throwaway cluster; BREAKROOM_TEST_STORE=postgres)"
+BREAKROOM_TEST_STORE=postgres cargo test --release -p breakroom-debugger --test repl --test store
+BREAKROOM_TEST_STORE=postgres cargo test --release -p breakroom --test integration
+
 step "Python client tests (pytest, against target/release/breakroom)"
 BREAKROOM_BIN="$ROOT/target/release/breakroom" python3 -m pytest -q client/tests
 

@@ -8,14 +8,16 @@
 //! the page and `/api/repl/sessions` call).
 //!
 //! `cargo bench -p breakroom-debugger --bench session_search` prints the figures. Options:
-//! `--sessions N` (large), `--small-sessions N`, `--entries N`, `--rounds N`.
+//! `--sessions N` (large), `--small-sessions N`, `--entries N`, `--rounds N`. With
+//! `-- --postgres` the same runs on two databases of a throwaway PostgreSQL cluster
+//! (`store::test_postgres`), as `breakroom --database-url` keeps them (issue 35).
 
 use std::path::Path;
 use std::process::Command;
 use std::time::{Duration, Instant};
 
 use breakroom_debugger::model::{ReplSession, SessionQuery, TranscriptEntry};
-use breakroom_debugger::store::Store;
+use breakroom_debugger::store::{test_postgres, Location, Store};
 use breakroom_debugger::{Config, Debugger};
 
 const FUNCTIONS: &[&str] = &[
@@ -74,10 +76,12 @@ fn session(i: usize, entries: usize, start: f64) -> ReplSession {
 
 /// Writes closed sessions as the server leaves them: transcript entries, then the closed
 /// session with its search text.
-fn write_history(dir: &Path, sessions: usize, entries: usize) {
-    let _ = std::fs::remove_dir_all(dir);
+fn write_history(at: &Location, sessions: usize, entries: usize) {
+    if let Location::Directory(dir) = at {
+        let _ = std::fs::remove_dir_all(dir);
+    }
     let started = Instant::now();
-    let store = Store::open(dir).expect("open store");
+    let store = Store::at(at).expect("open store");
     store.begin().expect("begin");
     for i in 0..sessions {
         let s = session(i, entries, 1_790_000_000.0);
@@ -88,7 +92,12 @@ fn write_history(dir: &Path, sessions: usize, entries: usize) {
     }
     store.commit().expect("commit");
     drop(store);
-    let db_mb = std::fs::metadata(dir.join("breakroom.sqlite3")).map_or(0, |m| m.len()) as f64 / 1e6;
+    let db_mb = match at {
+        Location::Directory(dir) => {
+            std::fs::metadata(dir.join("breakroom.sqlite3")).map_or(0, |m| m.len()) as f64 / 1e6
+        }
+        Location::Postgres(_) => f64::NAN,
+    };
     println!(
         "history: {sessions} sessions x {entries} entries written in {:.1} s, database {db_mb:.0} MB",
         started.elapsed().as_secs_f64()
@@ -109,9 +118,9 @@ fn rss_mb() -> f64 {
 }
 
 /// In a fresh process (this bench run again with `--measure DIR`): open, RSS, search, RSS.
-fn measure(dir: &Path) {
+fn measure(at: &Location) {
     let started = Instant::now();
-    let debugger = Debugger::open(Config::default(), dir).expect("open debugger");
+    let debugger = Debugger::open_location(Config::default(), at).expect("open debugger");
     let open_s = started.elapsed().as_secs_f64();
     let after_open = rss_mb();
     let query = SessionQuery { search: Some(MEASURED_SEARCH.into()), page: 1, per_page: 50, ..Default::default() };
@@ -124,9 +133,13 @@ fn measure(dir: &Path) {
 }
 
 /// Runs [`measure`] in a child process: (reopen seconds, RSS after open, RSS after search).
-fn measure_in_child(dir: &Path) -> (f64, f64, f64) {
+fn measure_in_child(at: &Location) -> (f64, f64, f64) {
     let exe = std::env::current_exe().expect("this bench's path");
-    let out = Command::new(exe).arg("--measure").arg(dir).output().expect("run the measuring process");
+    let place = match at {
+        Location::Directory(dir) => dir.display().to_string(),
+        Location::Postgres(url) => url.clone(),
+    };
+    let out = Command::new(exe).arg("--measure").arg(place).output().expect("run the measuring process");
     let text = String::from_utf8_lossy(&out.stdout);
     let figures: Vec<f64> = text.split_whitespace().filter_map(|v| v.parse().ok()).collect();
     match figures.as_slice() {
@@ -138,13 +151,28 @@ fn measure_in_child(dir: &Path) -> (f64, f64, f64) {
 fn main() {
     let args: Vec<String> = std::env::args().collect();
     if let Some(i) = args.iter().position(|a| a == "--measure") {
-        measure(Path::new(&args[i + 1]));
+        let place = &args[i + 1];
+        let at = if place.starts_with("postgres://") {
+            Location::Postgres(place.clone())
+        } else {
+            Location::Directory(Path::new(place).to_path_buf())
+        };
+        measure(&at);
         return;
     }
+    let postgres = args.iter().any(|a| a == "--postgres");
+    let cluster = postgres.then(|| test_postgres::TestCluster::start().expect("a throwaway PostgreSQL cluster"));
     let (sessions, small, entries, rounds) =
         (arg("--sessions", 10_000), arg("--small-sessions", 100), arg("--entries", 50), arg("--rounds", 200));
     let base = std::env::temp_dir().join(format!("breakroom-search-bench-{}", std::process::id()));
-    let (small_dir, large_dir) = (base.join("small"), base.join("large"));
+    let (small_dir, large_dir) = match &cluster {
+        Some(cluster) => (
+            Location::Postgres(cluster.fresh_database().expect("database")),
+            Location::Postgres(cluster.fresh_database().expect("database")),
+        ),
+        None => (Location::Directory(base.join("small")), Location::Directory(base.join("large"))),
+    };
+    println!("store: {}", if postgres { "PostgreSQL (throwaway cluster on loopback)" } else { "SQLite" });
     write_history(&small_dir, small, entries);
     write_history(&large_dir, sessions, entries);
 
@@ -162,7 +190,7 @@ fn main() {
         println!("  RSS ratio, large / small: {:.2} (goal <= 1.5)", large_rss / small_rss);
     }
 
-    let debugger = Debugger::open(Config::default(), &large_dir).expect("open debugger");
+    let debugger = Debugger::open_location(Config::default(), &large_dir).expect("open debugger");
     let searches = [
         ("", "no search (first page)"),
         ("c00042", "rare: one session's stdout"),

@@ -195,7 +195,7 @@ impl Cluster {
     }
 
     /// Records which pause this server holds, or that it no longer does.
-    fn track(&self, event: &LiveEvent) -> Result<()> {
+    pub(crate) fn track(&self, event: &LiveEvent) -> Result<()> {
         match event {
             LiveEvent::PauseAdded { pause_id } => self.db.execute(
                 "INSERT INTO cluster_pauses (pause_id, server_id, paused_at)
@@ -306,9 +306,6 @@ impl Debugger {
         std::thread::spawn(move || loop {
             match events.blocking_recv() {
                 Ok(event) => {
-                    if let Err(e) = cluster.track(&event) {
-                        eprintln!("cluster: cannot record {event:?}: {e}");
-                    }
                     let notice = Notice::Event { from: cluster.server_id.clone(), event };
                     let fits = serde_json::to_string(&notice).is_ok_and(|t| t.len() < MAX_PAYLOAD);
                     let notice = if fits {

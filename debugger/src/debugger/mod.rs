@@ -440,6 +440,12 @@ impl Debugger {
     }
 
     pub(crate) fn publish(&self, event: LiveEvent) {
+        if let Some(cluster) = self.cluster() {
+            // Before anyone hears of the pause: another server asked for it must find its holder.
+            if let Err(e) = cluster.track(&event) {
+                eprintln!("cluster: cannot record {event:?}: {e}");
+            }
+        }
         let _ = self.inner.to_peers.send(event.clone());
         let _ = self.inner.live.send(event);
     }

@@ -194,6 +194,9 @@ impl ToSql for SqlValue {
             SqlValue::Real(v) if *ty == Type::FLOAT4 => (*v as f32).to_sql(ty, out),
             SqlValue::Int(v) => v.to_string().as_str().to_sql(ty, out),
             SqlValue::Real(v) => v.to_string().as_str().to_sql(ty, out),
+            // PostgreSQL's text cannot hold NUL: it is kept as the symbol for it, the same way in
+            // what is stored and in what is searched for. (JSON columns escape it already.)
+            SqlValue::Text(v) if v.contains('\0') => v.replace('\0', "\u{2400}").as_str().to_sql(ty, out),
             SqlValue::Text(v) => v.as_str().to_sql(ty, out),
             SqlValue::Blob(v) if *ty == Type::BYTEA => v.as_slice().to_sql(ty, out),
             SqlValue::Blob(_) => Err(format!("bytes cannot be sent as {ty}").into()),
