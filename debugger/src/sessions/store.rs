@@ -230,20 +230,20 @@ impl Store {
                AND (CAST(?2 AS DOUBLE PRECISION) IS NULL OR s.started_at >= ?2)
                AND (CAST(?3 AS DOUBLE PRECISION) IS NULL OR s.started_at <= ?3) AND {matching}"
         );
-        let (total, page) = if postgres {
-            // The count comes with the page: PostgreSQL counts from the index without sending
-            // every matching id over the connection.
+        if postgres {
+            // One query: the page's rows with the total, so neither every matching id nor one
+            // statement per row goes over the connection.
             let n = values.len();
             values.extend([filter.limit.into(), filter.offset.into()]);
             let query = format!(
-                "SELECT s.rowid, count(*) OVER () FROM sessions s WHERE {where_clause}
+                "SELECT {ROW}, count(*) OVER () FROM sessions s WHERE {where_clause}
                  ORDER BY s.started_at DESC, s.rowid DESC LIMIT ?{} OFFSET ?{}",
                 n + 1,
                 n + 2
             );
             let rows = self.rows(&query, &values)?;
             let total = match rows.first() {
-                Some(row) => row.count(1)?,
+                Some(row) => row.count(2)?,
                 // A page past the end still needs the total.
                 None => self
                     .row(&format!("SELECT count(*) FROM sessions s WHERE {where_clause}"), &values[..n])?
@@ -251,14 +251,18 @@ impl Store {
                     .transpose()?
                     .unwrap_or(0),
             };
-            (total, rows.iter().map(|r| r.int(0)).collect::<Result<Vec<_>>>()?)
-        } else {
-            let query =
-                format!("SELECT s.rowid FROM sessions s WHERE {where_clause} ORDER BY s.started_at DESC, s.rowid DESC");
-            let rows = self.rows(&query, &values)?;
-            let page = rows.iter().skip(filter.offset).take(filter.limit).map(|r| r.int(0)).collect::<Result<_>>()?;
-            (rows.len(), page)
-        };
+            let found = rows
+                .iter()
+                .map(|row| Ok(SessionRow { session: header(&row.text(0)?)?, entries: row.count(1)? }))
+                .collect::<Result<Vec<_>>>()?;
+            return Ok((found, total));
+        }
+        let query =
+            format!("SELECT s.rowid FROM sessions s WHERE {where_clause} ORDER BY s.started_at DESC, s.rowid DESC");
+        let rows = self.rows(&query, &values)?;
+        let page: Vec<i64> =
+            rows.iter().skip(filter.offset).take(filter.limit).map(|r| r.int(0)).collect::<Result<_>>()?;
+        let total = rows.len();
         let mut found = Vec::with_capacity(page.len());
         for rowid in page {
             let row = self
