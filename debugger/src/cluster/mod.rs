@@ -46,11 +46,7 @@ enum Notice {
         event: LiveEvent,
     },
     /// `request` is None when it was too large for the payload: read it from its row.
-    Request {
-        to: String,
-        id: i64,
-        request: Option<Request>,
-    },
+    Request { from: String, to: String, id: i64, request: Option<Request> },
     Reply {
         to: String,
         id: i64,
@@ -97,6 +93,9 @@ pub struct Cluster {
     server_id: String,
     db: PgConnection,
     waiting: Mutex<HashMap<i64, Waiter>>,
+    /// Which server holds each session asked about: fixed for the session's life, so a REPL's
+    /// evals after the first skip the lookup. Forgotten when the holder answers otherwise.
+    session_holders: Mutex<HashMap<String, String>>,
 }
 
 impl Cluster {
@@ -124,12 +123,28 @@ impl Cluster {
 
     /// The server holding the pause a session is open on, when it is another live server.
     pub(crate) fn holder_of_session(&self, session_id: &str) -> Result<Option<String>> {
-        self.holder(
+        if let Some(holder) = self.session_holders().get(session_id) {
+            return Ok(Some(holder.clone()));
+        }
+        let holder = self.holder(
             "SELECT p.server_id FROM sessions s JOIN cluster_pauses p ON p.pause_id = s.pause_id
              WHERE s.session_id = ?1 AND p.server_id <> ?2
                AND EXISTS (SELECT 1 FROM pg_stat_activity a WHERE a.application_name = 'breakroom:' || p.server_id)",
             session_id,
-        )
+        )?;
+        if let Some(holder) = &holder {
+            self.session_holders().insert(session_id.to_string(), holder.clone());
+        }
+        Ok(holder)
+    }
+
+    fn session_holders(&self) -> std::sync::MutexGuard<'_, HashMap<String, String>> {
+        self.session_holders.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// After a reply that was not a success: the next request looks the holder up again.
+    pub(crate) fn forget_session_holder(&self, session_id: &str) {
+        self.session_holders().remove(session_id);
     }
 
     fn holder(&self, query: &str, id: &str) -> Result<Option<String>> {
@@ -150,18 +165,21 @@ impl Cluster {
     /// Records a request for `holder` and announces it; the reply wakes `waiter`.
     fn send(&self, holder: &str, request: &Request, waiter: Waiter) -> Result<i64> {
         let text = serde_json::to_string(request).map_err(|e| Error::storage_caused("", e))?;
-        let id = self
-            .db
-            .query_first(
-                "INSERT INTO cluster_requests (origin, target, request, created_at)
-                 VALUES (?1, ?2, ?3, extract(epoch from clock_timestamp())) RETURNING id",
-                values![&self.server_id, holder, &text],
-            )?
-            .ok_or_else(|| Error::storage("a request was not recorded"))?
-            .int(0)?;
+        // Chosen here, so the waiter is in place before the reply can come.
+        let id = (uuid::Uuid::new_v4().as_u64_pair().0 >> 1) as i64;
+        let inline = (text.len() < MAX_PAYLOAD - 300).then(|| request.clone());
+        let notice = Notice::Request { from: self.server_id.clone(), to: holder.to_string(), id, request: inline };
+        let payload = serde_json::to_string(&notice).map_err(|e| Error::storage_caused("", e))?;
         self.waiting().insert(id, waiter);
-        let inline = (text.len() < MAX_PAYLOAD - 200).then(|| request.clone());
-        if let Err(e) = self.notify(&Notice::Request { to: holder.to_string(), id, request: inline }) {
+        // Recorded and announced in one statement (one round trip).
+        let sent = self.db.execute(
+            "WITH recorded AS (
+                 INSERT INTO cluster_requests (id, origin, target, request, created_at)
+                 VALUES (?1, ?2, ?3, ?4, extract(epoch from clock_timestamp())))
+             SELECT pg_notify(?5, ?6)",
+            values![id, &self.server_id, holder, &text, CHANNEL, payload],
+        );
+        if let Err(e) = sent {
             self.waiting().remove(&id);
             return Err(e);
         }
@@ -247,7 +265,12 @@ impl Debugger {
                  SELECT 1 FROM pg_stat_activity a WHERE a.application_name = 'breakroom:' || p.server_id)",
             values![],
         )?;
-        let cluster = Arc::new(Cluster { server_id: server_id.clone(), db, waiting: Mutex::new(HashMap::new()) });
+        let cluster = Arc::new(Cluster {
+            server_id: server_id.clone(),
+            db,
+            waiting: Mutex::new(HashMap::new()),
+            session_holders: Mutex::new(HashMap::new()),
+        });
         self.inner.cluster.set(cluster.clone()).map_err(|_| Error::storage("this server joined a cluster already"))?;
         // This server's own pauses (none yet, unless it restored some).
         for pause_id in self.state().pause_order.clone() {
@@ -296,7 +319,15 @@ impl Debugger {
         let cluster = self.cluster().ok_or_else(|| Error::storage("not in a cluster"))?.clone();
         // The holder's own wait for its program, and the trip there and back.
         let wait = self.inner.config.eval_timeout + Duration::from_secs(5);
-        let value = cluster.ask(holder, request, wait).await?;
+        let session_id = match &request {
+            Request::Eval { session_id, .. } | Request::CloseSession { session_id } => Some(session_id.clone()),
+            _ => None,
+        };
+        let value = cluster.ask(holder, request, wait).await.inspect_err(|_| {
+            if let Some(session_id) = &session_id {
+                cluster.forget_session_holder(session_id);
+            }
+        })?;
         serde_json::from_value(value).map_err(|e| Error::storage_caused("another server's reply", e))
     }
 

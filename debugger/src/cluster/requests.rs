@@ -4,7 +4,7 @@
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use super::{Cluster, Notice, Reply, Waiter, MAX_PAYLOAD};
+use super::{Cluster, Notice, Reply, Waiter, CHANNEL, MAX_PAYLOAD};
 use crate::error::{Error, Result};
 use crate::live_events::LiveEvent;
 use crate::pauses::ResumeRequest;
@@ -59,7 +59,7 @@ pub(super) fn receive(
             }
             debugger.publish_from_peer(event);
         }
-        Notice::Request { to, id, request } if to == cluster.server_id => {
+        Notice::Request { from, to, id, request } if to == cluster.server_id => {
             let (debugger, cluster) = (debugger.clone(), cluster.clone());
             runtime.spawn(async move {
                 let request = match request {
@@ -70,7 +70,7 @@ pub(super) fn receive(
                     Ok(request) => Reply::of(request.run(&debugger).await),
                     Err(e) => Reply::of(Err(e)),
                 };
-                if let Err(e) = answer(&cluster, id, reply) {
+                if let Err(e) = answer(&cluster, &from, id, reply) {
                     eprintln!("cluster: cannot answer request {id}: {e}");
                 }
             });
@@ -102,18 +102,19 @@ fn read_reply(cluster: &Cluster, id: i64) -> Result<Reply> {
     serde_json::from_str(&text).map_err(|e| Error::storage_caused("a recorded reply cannot be read", e))
 }
 
-/// Records the reply with its request and sends it back.
-fn answer(cluster: &Cluster, id: i64, reply: Reply) -> Result<()> {
+/// Records the reply with its request and sends it back, in one statement.
+fn answer(cluster: &Cluster, origin: &str, id: i64, reply: Reply) -> Result<()> {
     let text = serde_json::to_string(&reply).map_err(|e| Error::storage_caused("", e))?;
-    let origin = cluster
+    let inline = (text.len() < MAX_PAYLOAD - 300).then_some(reply);
+    let payload = serde_json::to_string(&Notice::Reply { to: origin.to_string(), id, reply: inline })
+        .map_err(|e| Error::storage_caused("", e))?;
+    cluster
         .db
-        .query_first(
-            "UPDATE cluster_requests SET reply = ?1, answered_at = extract(epoch from clock_timestamp())
-             WHERE id = ?2 RETURNING origin",
-            values![&text, id],
-        )?
-        .ok_or_else(|| Error::storage(format!("request {id} is not recorded")))?
-        .text(0)?;
-    let inline = (text.len() < MAX_PAYLOAD - 200).then_some(reply);
-    cluster.notify(&Notice::Reply { to: origin, id, reply: inline })
+        .execute(
+            "WITH answered AS (
+                 UPDATE cluster_requests SET reply = ?1, answered_at = extract(epoch from clock_timestamp()) WHERE id = ?2)
+             SELECT pg_notify(?3, ?4)",
+            values![&text, id, CHANNEL, payload],
+        )
+        .map(drop)
 }
