@@ -9,10 +9,11 @@
 //
 // The server is BREAKROOM_URL (Node), else the origin this module was loaded from (browser),
 // else the port file the server writes, else http://127.0.0.1:5174; `configure({serverUrl,
-// token})` overrides. If it cannot be reached, one line is printed and calls run without
-// pausing until a later call finds it back (asked at most every 2 s); a paused call whose
-// server goes away waits for it (BREAKROOM_RECONNECT_GRACE, default 120 s). Wire format:
-// docs/src/js-protocol.md.
+// token})` overrides. Several addresses, comma-separated: the first that answers is used, and
+// one that stops answering is left for the next (round robin). If none can be reached, one line
+// is printed and calls run without pausing until a later call finds one back (asked at most
+// every 2 s); a paused call whose server goes away waits for it (BREAKROOM_RECONNECT_GRACE,
+// default 120 s). Wire format: docs/src/js-protocol.md.
 
 import { decodeItem, item, repr } from './lib/values.mjs';
 import { identity, IS_NODE, loadIdentity, parameterNames, stackFrames } from './lib/program.mjs';
@@ -25,7 +26,10 @@ const DEFAULT_URL = 'http://127.0.0.1:5174';
 const RECHECK_EVERY_MS = 2000;
 
 const state = {
-  serverUrl: null,
+  serverUrl: null, // the address in use, one of `servers`
+  servers: null,
+  current: 0,
+  misses: 0, // addresses failed in a row since one answered
   token: null,
   enabled: true,
   offline: false,
@@ -36,7 +40,7 @@ const state = {
 
 /** Options: `serverUrl`, `token`, `enabled` (false: calls run without asking the server). */
 export function configure(options = {}) {
-  if (options.serverUrl) state.serverUrl = String(options.serverUrl).replace(/\/+$/, '');
+  if (options.serverUrl) useServers(options.serverUrl);
   if (options.token !== undefined) state.token = options.token;
   if (options.enabled !== undefined) state.enabled = !!options.enabled;
   state.offline = false;
@@ -60,9 +64,54 @@ async function serverUrl() {
     }
   }
   if (!url && IS_NODE) url = await portFileUrl(env);
-  state.serverUrl = (url || DEFAULT_URL).replace(/\/+$/, '');
+  useServers(url || DEFAULT_URL);
   if (state.token === null && env.BREAKROOM_TOKEN) state.token = env.BREAKROOM_TOKEN;
   return state.serverUrl;
+}
+
+// `spec`: one address, several comma-separated, or an array. In a list, an entry that is not an
+// http(s) URL throws, naming it (one address is taken as it is, as it always was).
+function useServers(spec) {
+  const entries = (Array.isArray(spec) ? spec.map(String) : String(spec).split(','))
+    .map((e) => e.trim())
+    .filter(Boolean);
+  if (entries.length > 1) {
+    entries.forEach((entry, i) => {
+      let url = null;
+      try {
+        url = new URL(entry);
+      } catch (_) {
+        // named below
+      }
+      if (!url || (url.protocol !== 'http:' && url.protocol !== 'https:')) {
+        const which = `entry ${i + 1} of ${entries.length}, ${JSON.stringify(entry)},`;
+        throw new Error(`breakroom: BREAKROOM_URL ${which} is not an http(s) URL`);
+      }
+    });
+  }
+  state.servers = (entries.length ? entries : [DEFAULT_URL]).map((e) => e.replace(/\/+$/, ''));
+  state.current = 0;
+  state.misses = 0;
+  state.serverUrl = state.servers[0];
+}
+
+// The address at `index` did not answer: the next is used from now on (once, however many
+// requests saw it fail). True when that one has not failed since an address last answered.
+function failed(index, detail) {
+  const n = state.servers.length;
+  if (n < 2) return false;
+  if (state.current === index) {
+    state.current = (index + 1) % n;
+    state.misses += 1;
+    state.serverUrl = state.servers[state.current];
+    if (state.misses <= n) {
+      console.error(
+        `breakroom: the Breakroom server at ${state.servers[index]} stopped answering (${detail}); ` +
+          `using ${state.serverUrl}`
+      );
+    }
+  }
+  return state.misses < n;
 }
 
 // Where the server wrote its port, as the Python client looks for it.
@@ -80,10 +129,18 @@ async function portFileUrl(env) {
   }
 }
 
-class Offline extends Error {}
+// `moved`: the client moved on to an address not tried yet (asked at once).
+class Offline extends Error {
+  constructor(message, moved = false) {
+    super(message);
+    this.moved = moved;
+  }
+}
 
 async function request(method, path, body) {
-  const url = (await serverUrl()) + path;
+  const base = await serverUrl();
+  const index = state.current;
+  const url = base + path;
   const headers = {};
   if (body !== undefined) headers['Content-Type'] = 'application/json';
   if (state.token) headers.Authorization = `Bearer ${state.token}`;
@@ -91,8 +148,10 @@ async function request(method, path, body) {
   try {
     response = await fetch(url, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
   } catch (err) {
-    throw new Offline(err && err.cause && err.cause.code ? err.cause.code : String(err && err.message));
+    const detail = err && err.cause && err.cause.code ? err.cause.code : String(err && err.message);
+    throw new Offline(detail, failed(index, detail));
   }
+  state.misses = 0;
   const text = await response.text();
   let data = null;
   try {
@@ -116,13 +175,14 @@ function skipServer() {
   return false;
 }
 
-function warnOffline(detail) {
+function warnOffline(detail, moved = false) {
+  if (moved) return; // another address is asked at the next call
   state.offline = true;
   state.retryAt = Date.now() + RECHECK_EVERY_MS;
   if (state.warned) return;
   state.warned = true;
   console.error(
-    `breakroom: cannot reach the Breakroom server at ${state.serverUrl} (${detail}); ` +
+    `breakroom: cannot reach the Breakroom server at ${state.servers.join(' or ')} (${detail}); ` +
       'calls run without pausing. Start it with `breakroom` or set BREAKROOM_URL.'
   );
 }
@@ -191,7 +251,7 @@ class Absence {
         return reply;
       } catch (err) {
         if (!(err instanceof Offline)) throw err;
-        await this.pause(err.message);
+        if (!err.moved) await this.pause(err.message);
       }
     }
   }
@@ -221,8 +281,19 @@ function raised(action) {
 
 // ---- calls --------------------------------------------------------------------------------
 
-// `shown`: the parameter names, for the signature (conditions and patterns read them).
+// `shown`: the parameter names, for the signature (conditions and patterns read them). A server
+// that stopped answering with another address to try: the call is told there.
 async function startCall(name, shown, args, extra) {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await startCallOnce(name, shown, args, extra);
+    } catch (err) {
+      if (!(err instanceof Offline) || !err.moved || attempt >= state.servers.length) throw err;
+    }
+  }
+}
+
+async function startCallOnce(name, shown, args, extra) {
   await loadIdentity();
   return request('POST', '/api/call/start', {
     method_name: name,
@@ -301,7 +372,7 @@ async function run(name, fn, self, args) {
     action = await startCall(name, shown, args, { frames });
   } catch (err) {
     if (!(err instanceof Offline)) throw err;
-    warnOffline(err.message);
+    warnOffline(err.message, err.moved);
     return fn.apply(self, args);
   }
   const callId = action.call_id;
@@ -327,7 +398,7 @@ async function run(name, fn, self, args) {
 function offlineOr(fallback) {
   return (err) => {
     if (!(err instanceof Offline)) throw err;
-    warnOffline(err.message);
+    warnOffline(err.message, err.moved);
     return fallback;
   };
 }
@@ -391,7 +462,7 @@ export async function pause(locals = {}, name) {
     reply = await startCall(name || caller, keys, keys.map((k) => values[k]), { frames, pause: 'always' });
   } catch (err) {
     if (!(err instanceof Offline)) throw err;
-    warnOffline(err.message);
+    warnOffline(err.message, err.moved);
     return locals;
   }
   const action = reply.action === 'poll' ? await waitOrGoOn(pauseIdOf(reply), values) : reply;

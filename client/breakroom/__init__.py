@@ -8,7 +8,8 @@
 
     compute(6, 7)        # pauses; open the REPL in the browser, then Continue
 
-`BREAKROOM_URL` picks the server (default http://127.0.0.1:5174). `breakroom.set_trace()`
+`BREAKROOM_URL` picks the server (default http://127.0.0.1:5174); several, comma-separated,
+fail over from one to the next. `breakroom.set_trace()`
 (or `PYTHONBREAKPOINT=breakroom.set_trace` and a plain `breakpoint()`) pauses in the caller's
 own frame; `breakroom.post_mortem()` and `breakroom.install_excepthook()` pause in the frame
 that raised.
@@ -42,8 +43,9 @@ _client_lock = threading.Lock()
 
 
 def configure(url=None, *, labels=None, snapshot_budget=None):
-    """Points the client at a server (instead of BREAKROOM_URL) and forgets the old one.
-    `labels={"service": "api"}` replaces BREAKROOM_LABELS (snapshot breakpoints aimed with
+    """Points the client at a server (instead of BREAKROOM_URL) and forgets the old one. Several
+    addresses (a list, or one comma-separated string) fail over from one to the next; an entry
+    that is not an http:// URL is a ValueError naming it. `labels={"service": "api"}` replaces BREAKROOM_LABELS (snapshot breakpoints aimed with
     `where`); `snapshot_budget=0.05` the share of time snapshots and logpoints may take
     (BREAKROOM_SNAPSHOT_BUDGET, 0.01 by default). Given only those, the client is kept."""
     global _client

@@ -179,7 +179,11 @@ def main(argv=None):
     if post_mortem:
         breakroom.install_excepthook()  # other threads; the main thread's is caught below
     # Connecting loads the server's breakpoints (armed before the first line) and follows them.
-    client = breakroom._get_client()
+    try:
+        client = breakroom._get_client()
+    except ValueError as exc:  # a bad BREAKROOM_URL: said in one line, not a traceback
+        print(f"breakroom: {exc}", file=sys.stderr)
+        return 2
     client.ensure_connected()
     if options.follow_children:
         from . import _children

@@ -59,6 +59,8 @@ class BreakpointChannel:
         self._counts_sent = {}  # id -> the hit count the server has
         self._reports = queue.SimpleQueue()
         self.version = None
+        # The address `version` counts on (`_servers`): on another, the channel starts over.
+        self.generation = None
         self.lock = threading.Lock()
         # Set once the first ask has been answered (or failed): a second caller of `follow`
         # (the child hook's thread racing `python -m breakroom`) waits for it, so a program
@@ -89,6 +91,9 @@ class BreakpointChannel:
         self.send_counts()
 
     def sync_once(self, since):
+        generation = self.transport.servers.generation
+        if generation != self.generation:
+            since = None  # another server: the whole set, and this process told to it
         me = self.identity()
         path = f"/api/breakpoint-changes?process_pid={me['process_pid']}&process_start_time={me['process_start_time']:.6f}"
         path += f"&main_thread={threading.main_thread().ident}"
@@ -109,7 +114,8 @@ class BreakpointChannel:
                 }
             )
         path += "" if since is None else f"&since={since}"
-        reply = self.transport.get(path)
+        # Only to that server: a version of one server means nothing to another.
+        reply = self.transport.get(path, generation=generation)
         version = reply.get("version")
         records = reply.get("breakpoints")
         if isinstance(records, list):
@@ -118,16 +124,19 @@ class BreakpointChannel:
         if isinstance(interrupts, list):
             self.interrupt(interrupts)
         self.version = version
+        self.generation = generation
 
     def _follow(self):
         while True:
             try:
                 self.sync_once(self.version)
-            except (ServerUnavailable, ServerError):
+            except (ServerUnavailable, ServerError) as exc:
                 # The server went away or restarted: ask again later for the whole set (a new
                 # server counts versions from its own start), which also tells it this process.
+                # The client moved to an address not tried yet: asked at once.
                 self.version = None
-                time.sleep(RETRY_AFTER)
+                if not getattr(exc, "moved", False):
+                    time.sleep(RETRY_AFTER)
             except Exception as exc:  # a bug here must not take the program down
                 print(f"breakroom: breakpoint channel: {type(exc).__name__}: {exc}", file=sys.stderr)
                 time.sleep(RETRY_AFTER)

@@ -54,6 +54,9 @@ class DebugClient:
     def __init__(self, url=None):
         self.transport = Transport(url)
         self.available = None
+        # The address the server-side state below was made on (`_servers`): another one learns
+        # this program's functions again before it is told of a call.
+        self._generation = self.transport.servers.generation
         self._retry_at = 0.0  # when an absent server is asked again (issue 32)
         self._signatures = {}  # wrapped function name -> signature text, registered again on return
         self.sent = _serialize.SentCids()
@@ -75,12 +78,14 @@ class DebugClient:
             return False  # an absent server is asked again at most every RECHECK_EVERY
         returning = self.available is False
         try:
-            self.transport.get("/api/breakpoints")
+            self.transport.get_any("/api/breakpoints")
         except (ServerUnavailable, ServerError) as exc:
             self.go_offline(exc)
             return False
         self.available = True
-        if returning:
+        if self._generation != self.transport.servers.generation:
+            self._on_new_server()
+        elif returning:
             self._register_again()
         # The server's line and error breakpoints reach this program from now on; a channel
         # that cannot start must not cost the program its pauses.
@@ -99,10 +104,20 @@ class DebugClient:
 
     def go_offline(self, exc):
         """The fallback while the server is out of reach: said once; calls run without pausing
-        until a later call finds it back (asked at most every RECHECK_EVERY)."""
+        until a later call finds it back (asked at most every RECHECK_EVERY). Not when the
+        client moved to another address that has not failed yet: the next call asks it."""
+        if getattr(exc, "moved", False):
+            return
         self.available = False
         self._retry_at = time.monotonic() + _reconnect.RECHECK_EVERY
-        _warn_unavailable(self.transport.url, exc)
+        _reconnect.warn_unavailable(self.transport.servers.describe(), exc)
+
+    def _on_new_server(self):
+        """The client moved to another of its addresses: that server has none of what the last
+        one was told (functions, values), so it learns the functions now."""
+        self._generation = self.transport.servers.generation
+        self.sent = _serialize.SentCids()
+        self._register_again()
 
     def _register_again(self):
         """The server is back (perhaps a new one): it learns this program's functions again."""
@@ -177,7 +192,19 @@ class DebugClient:
 
     def start_call(self, name, args, kwargs, signature, frames, pause=None, wake=None, stop=None):
         """Reports a call (or a set_trace/post-mortem pause) with the stack it was made from,
-        and (`stop`) where and why it stops."""
+        and (`stop`) where and why it stops. A server that stopped answering with another
+        address to try: the call is reported there."""
+        servers = self.transport.servers
+        for attempt in range(len(servers)):
+            if self._generation != servers.generation:
+                self._on_new_server()
+            try:
+                return self._start_call(name, args, kwargs, signature, frames, pause, wake, stop)
+            except ServerUnavailable as exc:
+                if not exc.moved or attempt == len(servers) - 1:
+                    raise
+
+    def _start_call(self, name, args, kwargs, signature, frames, pause, wake, stop):
         values = {}
         payload = {
             "method_name": name,
@@ -269,18 +296,18 @@ class DebugClient:
     def _report_again(self, pause, restart):
         """The server does not hold this pause (it restarted): the call reports it again, as
         a pause linked to the old one, waiting for the server meanwhile."""
-        absence = _reconnect.Absence(self.transport.url)
+        absence = _reconnect.Absence(self.transport.servers.describe())
         while True:
             try:
                 return restart(None, reconnected_from=pause.pause_id)
-            except ServerUnavailable:
-                if not absence.wait():
+            except ServerUnavailable as exc:
+                if not absence.wait(exc.moved):
                     return {"action": "continue"}
 
     def _wait_at(self, poll_url, pause, interval, restart=None):
         job = None
         answer = None  # a fast eval's result, sent with the next poll
-        absence = _reconnect.Absence(self.transport.url)
+        absence = _reconnect.Absence(self.transport.servers.describe())
         while True:
             busy = job is not None and not job.reported
             if answer is None and pause.unsent:
@@ -292,9 +319,10 @@ class DebugClient:
                     reply = self._answer_and_poll(url, pause, answer)
                 else:
                     reply = self.transport.get(url)
-            except ServerUnavailable:
-                # The server went away: the pause waits for it (the answer is kept to send).
-                if not absence.wait():
+            except ServerUnavailable as exc:
+                # The server went away: the pause waits for it, or asks the next address at
+                # once (the answer is kept to send).
+                if not absence.wait(exc.moved):
                     return {"action": "continue"}
                 continue
             answer = None
@@ -470,18 +498,3 @@ def _qualified_type(exc):
     t = type(exc)
     return t.__qualname__ if t.__module__ == "builtins" else f"{t.__module__}.{t.__qualname__}"
 
-
-_warned = False
-
-
-def _warn_unavailable(url, detail):
-    """One clear line, once per process, instead of a traceback per call."""
-    global _warned
-    if _warned:
-        return
-    _warned = True
-    print(
-        f"breakroom: cannot reach the Breakroom server at {url} ({detail}); "
-        "calls run without pausing. Start it with `breakroom` or set BREAKROOM_URL.",
-        file=sys.stderr,
-    )

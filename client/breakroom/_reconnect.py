@@ -7,6 +7,8 @@
 - A running program that found the server unreachable asks again at a later call, at most
   every 2 s (between those, a call costs one clock read), then registers its functions again
   and reloads the server's breakpoints.
+- Given several addresses (`_servers`), a server that stops answering is left for the next
+  address at once; the waits above start once every address has failed.
 """
 
 import os
@@ -46,8 +48,11 @@ class Absence:
         self.delay = FIRST_DELAY
         self.grace = None
 
-    def wait(self):
-        """Sleeps before the next try; False once the grace period is over (said once)."""
+    def wait(self, moved=False):
+        """Sleeps before the next try; False once the grace period is over (said once). With
+        `moved` (the client moved to an address not tried yet), the next try is at once."""
+        if moved:
+            return True
         now = time.monotonic()
         if self.since is None:
             self.since, self.grace = now, grace()
@@ -72,3 +77,19 @@ class Absence:
         """The server answered: the next absence starts from the shortest delay."""
         self.since = None
         self.delay = FIRST_DELAY
+
+
+_warned = False
+
+
+def warn_unavailable(url, detail):
+    """One clear line, once per process, instead of a traceback per call."""
+    global _warned
+    if _warned:
+        return
+    _warned = True
+    print(
+        f"breakroom: cannot reach the Breakroom server at {url} ({detail}); "
+        "calls run without pausing. Start it with `breakroom` or set BREAKROOM_URL.",
+        file=sys.stderr,
+    )

@@ -13,12 +13,19 @@ import socket
 import threading
 import urllib.parse
 
-DEFAULT_URL = "http://127.0.0.1:5174"
+from . import _servers
+from ._servers import DEFAULT_URL
+
 MAX_LINE = 65536
 
 
 class ServerUnavailable(Exception):
-    """The server could not be reached at all."""
+    """The server could not be reached at all. `moved`: the client moved on to another of its
+    addresses, one that has not failed since an address last answered (ask it at once)."""
+
+    def __init__(self, message, moved=False):
+        super().__init__(message)
+        self.moved = moved
 
 
 class ServerError(Exception):
@@ -33,8 +40,10 @@ class ServerError(Exception):
 class _Connection:
     """One kept-alive HTTP/1.1 connection."""
 
-    def __init__(self, host, port, timeout):
-        self.sock = socket.create_connection((host, port), timeout)
+    def __init__(self, server, timeout, connect_timeout=None):
+        self.server = server
+        self.sock = socket.create_connection((server.host, server.port), connect_timeout or timeout)
+        self.sock.settimeout(timeout)
         # Requests go out in one write; without this a small one can wait for a delayed ACK.
         self.sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
         self.reader = self.sock.makefile("rb")
@@ -96,25 +105,24 @@ class _Connection:
 
 
 class Transport:
+    """Requests to the server in use among the addresses given (`_servers`): a request that
+    cannot reach it raises ServerUnavailable after moving the process's transports on to the
+    next address, whose `moved` says whether that one is worth asking at once. The caller's
+    usual way of riding out an absent server then goes on against the next address."""
+
     def __init__(self, url=None, timeout=35.0):
-        self.url = (url or os.environ.get("BREAKROOM_URL") or DEFAULT_URL).rstrip("/")
-        parsed = urllib.parse.urlsplit(self.url)
-        if parsed.scheme not in ("http", "") or not parsed.hostname:
-            raise ValueError(f"BREAKROOM_URL must be an http:// URL, not {self.url!r}")
-        self.host = parsed.hostname
-        self.port = parsed.port or 80
-        self.base_path = parsed.path.rstrip("/")
-        host = f"[{self.host}]" if ":" in self.host else self.host
-        # The Host the server checks: the name this client connects to.
-        self.host_header = host if parsed.port is None else f"{host}:{self.port}"
+        self.servers = _servers.shared(url or os.environ.get("BREAKROOM_URL") or DEFAULT_URL)
+        self.url = self.servers.url  # the whole list: other transports and children get it
         self.token = os.environ.get("BREAKROOM_TOKEN")
         self.timeout = timeout
         self._local = threading.local()
 
-    def _connection(self):
+    def _connection(self, server):
         conn = getattr(self._local, "conn", None)
+        if conn is not None and conn.open and conn.server is not server:
+            conn.close()  # kept alive to the address the client moved away from
         if conn is None or not conn.open:
-            conn = _Connection(self.host, self.port, self.timeout)
+            conn = _Connection(server, self.timeout, self.servers.connect_timeout)
             self._local.conn = conn
         return conn
 
@@ -135,27 +143,34 @@ class Transport:
                 pass
         self._local = threading.local()
 
-    def _request_bytes(self, method, path, payload):
-        target = urllib.parse.quote(self.base_path + path, safe="/?&=%:@!$'()*+,;-._~")
-        head = [f"{method} {target} HTTP/1.1", f"Host: {self.host_header}"]
+    def _request_bytes(self, server, method, path, payload):
+        target = urllib.parse.quote(server.base_path + path, safe="/?&=%:@!$'()*+,;-._~")
+        head = [f"{method} {target} HTTP/1.1", f"Host: {server.host_header}"]
         if self.token:
             head.append(f"Authorization: Bearer {self.token}")
         if payload is not None:
             head += ["Content-Type: application/json", f"Content-Length: {len(payload)}"]
         return "\r\n".join(head).encode("latin-1") + b"\r\n\r\n" + (payload or b"")
 
-    def request(self, method, path, body=None):
+    def request(self, method, path, body=None, generation=None):
+        """One request to the address in use. With `generation`, only if the client has not
+        moved to another address since that generation (else ServerUnavailable, `moved`)."""
         payload = None if body is None else json.dumps(body).encode("utf-8")
-        request = self._request_bytes(method, path, payload)
+        index, server, now = self.servers.current()
+        if generation is not None and generation != now:
+            raise ServerUnavailable(f"the client moved on to {server.url}", moved=True)
+        request = self._request_bytes(server, method, path, payload)
         # A kept-alive connection the server closed fails once; the retry opens a new one.
         for attempt in (1, 2):
             try:
-                status, raw = self._connection().exchange(request)
+                status, raw = self._connection(server).exchange(request)
                 break
             except (OSError, ValueError) as exc:
                 self._drop_connection()
                 if attempt == 2 or isinstance(exc, (ConnectionRefusedError, socket.timeout)):
-                    raise ServerUnavailable(f"{exc.__class__.__name__}: {exc}") from None
+                    detail = f"{exc.__class__.__name__}: {exc}"
+                    raise ServerUnavailable(detail, moved=self.servers.failed(index, detail)) from None
+        self.servers.answered()
         try:
             data = json.loads(raw.decode("utf-8")) if raw else {}
         except ValueError:
@@ -164,9 +179,18 @@ class Transport:
             raise ServerError(status, data)
         return data
 
-    def get(self, path):
-        return self.request("GET", path)
+    def get(self, path, generation=None):
+        return self.request("GET", path, generation=generation)
 
     def post(self, path, body):
         return self.request("POST", path, body)
 
+    def get_any(self, path):
+        """GET from the first address that answers, starting with the one in use: each is asked
+        once (a program's first contact, or a check whether an absent server is back)."""
+        for _ in range(len(self.servers) - 1):
+            try:
+                return self.get(path)
+            except ServerUnavailable:
+                continue
+        return self.get(path)

@@ -76,14 +76,21 @@ pub(crate) struct Server {
 
 /// `BREAKROOM_URL`, else the port file, else the default address.
 fn server_url() -> String {
-    if let Some(url) = std::env::var("BREAKROOM_URL").ok().filter(|u| !u.trim().is_empty()) {
-        return url.trim_end_matches('/').to_string();
+    if let Some(url) = std::env::var("BREAKROOM_URL").ok().as_deref().and_then(first_address) {
+        return url;
     }
     let port = crate::port_file::path()
         .and_then(|path| std::fs::read_to_string(path).ok())
         .and_then(|text| text.trim().parse::<u16>().ok())
         .unwrap_or(5174);
     format!("http://127.0.0.1:{port}")
+}
+
+/// The first address of a `BREAKROOM_URL` that lists several (programs fail over between them;
+/// a command talks to the first), without its trailing slash.
+fn first_address(list: &str) -> Option<String> {
+    let first = list.split(',').map(str::trim).find(|entry| !entry.is_empty())?;
+    Some(first.trim_end_matches('/').to_string())
 }
 
 impl Server {
@@ -367,4 +374,17 @@ pub async fn stop(args: &StopArgs) -> Result<i32, String> {
     let process = server.stop(&args.id).await?;
     println!("stopping {} ({}): SIGTERM sent, SIGKILL in 2 s if it is still running", process.id, process.name);
     Ok(0)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::first_address;
+
+    #[test]
+    fn a_command_talks_to_the_first_address_of_a_list() {
+        assert_eq!(first_address("http://a:1/, http://b:2").as_deref(), Some("http://a:1"));
+        assert_eq!(first_address(" ,http://b:2").as_deref(), Some("http://b:2"));
+        assert_eq!(first_address("http://a:1/").as_deref(), Some("http://a:1"));
+        assert_eq!(first_address(" , "), None);
+    }
 }

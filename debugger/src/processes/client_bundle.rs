@@ -31,6 +31,7 @@ const FILES: &[(&str, &str)] = &[
     ("_repl.py", include_str!("../../../client/breakroom/_repl.py")),
     ("_running_frames.py", include_str!("../../../client/breakroom/_running_frames.py")),
     ("_serialize.py", include_str!("../../../client/breakroom/_serialize.py")),
+    ("_servers.py", include_str!("../../../client/breakroom/_servers.py")),
     ("_snapshot_sender.py", include_str!("../../../client/breakroom/_snapshot_sender.py")),
     ("_snapshots.py", include_str!("../../../client/breakroom/_snapshots.py")),
     ("_static_read.py", include_str!("../../../client/breakroom/_static_read.py")),
