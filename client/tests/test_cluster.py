@@ -162,3 +162,37 @@ def test_a_server_starting_on_the_database_leaves_the_others_pauses_open(servers
             c.process.wait(5)
     finally:
         program.kill()
+
+
+def test_a_killed_servers_paused_programs_come_back_paused_on_another_within_3_s(servers):
+    a, b, c = servers(3)
+    a.post("/api/breakpoints", {"function_name": "checkout"})
+    # Each program is given every address, its own server first.
+    addresses = lambda first: ",".join(s.url for s in [first] + [s for s in (a, b, c) if s is not first])  # noqa: E731
+    programs = [Program(SHOP, b, env={"BREAKROOM_URL": addresses(b)}) for _ in range(3)]
+    try:
+        pids = {p.process.pid for p in programs}
+        held = lambda srv: {p["call_data"]["process_pid"] for p in srv.paused() if p["call_data"]["method_name"] == "checkout"}  # noqa: E731
+        wait_for("three pauses on B", lambda: held(b) == pids)
+        # A session opened from C on one of B's pauses, with an eval it acknowledged.
+        first = next(p for p in c.paused() if p["call_data"]["process_pid"] in pids)
+        session_id = c.start_session(first["id"])
+        assert c.output(session_id, "total + 1") == "22"
+        b.process.kill()
+        b.process.wait(5)
+        killed_at = time.time()
+        wait_for("the pauses back on another server", lambda: held(a) == pids and held(c) == pids, timeout=3)
+        assert time.time() - killed_at < 3
+        # Nothing acknowledged is lost: the eval C made through B is in the shared history.
+        assert [e["output"] for e in c.session(session_id)["transcript"]] == ["22"]
+        for pause in [p for p in c.paused() if p["call_data"]["process_pid"] in pids]:
+            new_session = c.start_session(pause["id"])
+            assert c.output(new_session, "total") == "21"
+            c.resume(pause["id"])
+        for program in programs:
+            code, out, err = program.finish()
+            assert code == 0, err
+            assert "result 42" in out
+    finally:
+        for program in programs:
+            program.kill()

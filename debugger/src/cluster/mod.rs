@@ -46,7 +46,12 @@ enum Notice {
         event: LiveEvent,
     },
     /// `request` is None when it was too large for the payload: read it from its row.
-    Request { from: String, to: String, id: i64, request: Option<Request> },
+    Request {
+        from: String,
+        to: String,
+        id: i64,
+        request: Option<Request>,
+    },
     Reply {
         to: String,
         id: i64,

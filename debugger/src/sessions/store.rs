@@ -235,13 +235,17 @@ impl Store {
             // statement per row goes over the connection.
             let n = values.len();
             values.extend([filter.limit.into(), filter.offset.into()]);
+            // The page is chosen first: the transcript counts are then taken for its rows only.
             let query = format!(
-                "SELECT {ROW}, count(*) OVER () FROM sessions s WHERE {where_clause}
-                 ORDER BY s.started_at DESC, s.rowid DESC LIMIT ?{} OFFSET ?{}",
+                "WITH page AS (
+                     SELECT s.rowid, s.started_at, count(*) OVER () AS total FROM sessions s WHERE {where_clause}
+                     ORDER BY s.started_at DESC, s.rowid DESC LIMIT ?{} OFFSET ?{})
+                 SELECT {ROW}, page.total FROM page JOIN sessions s ON s.rowid = page.rowid
+                 ORDER BY page.started_at DESC, page.rowid DESC",
                 n + 1,
                 n + 2
             );
-            let rows = self.rows(&query, &values)?;
+            let rows = self.db.query_planned_for(&query, &values)?;
             let total = match rows.first() {
                 Some(row) => row.count(2)?,
                 // A page past the end still needs the total.

@@ -83,6 +83,15 @@ impl Worker {
         rows.iter().map(row).collect()
     }
 
+    /// Prepared and planned for these values alone: a kept statement's generic plan cannot use
+    /// the trigram index for `LIKE ?` (the pattern is unknown when it is planned).
+    fn query_planned_for(&mut self, sql: &str, values: &[SqlValue]) -> Result<Vec<Row>> {
+        let translated = numbered_parameters(sql);
+        let params: Vec<&(dyn ToSql + Sync)> = values.iter().map(|v| v as &(dyn ToSql + Sync)).collect();
+        let rows = self.client()?.query(translated.as_str(), &params).map_err(|e| pg_error("", e))?;
+        rows.iter().map(row).collect()
+    }
+
     fn batch(&mut self, sql: &str) -> Result<()> {
         self.client()?.batch_execute(sql).map_err(|e| pg_error("", e))
     }
@@ -126,6 +135,12 @@ impl PgConnection {
     pub fn query(&self, sql: &str, values: &[SqlValue]) -> Result<Vec<Row>> {
         let (sql, values) = (sql.to_string(), values.to_vec());
         self.run(move |w| w.query(&sql, &values))
+    }
+
+    /// [`PgConnection::query`], planned for these values (searches).
+    pub fn query_planned_for(&self, sql: &str, values: &[SqlValue]) -> Result<Vec<Row>> {
+        let (sql, values) = (sql.to_string(), values.to_vec());
+        self.run(move |w| w.query_planned_for(&sql, &values))
     }
 
     pub fn query_first(&self, sql: &str, values: &[SqlValue]) -> Result<Option<Row>> {

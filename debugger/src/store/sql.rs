@@ -175,6 +175,15 @@ impl Db {
         }
     }
 
+    /// Every row, the statement planned for these very values (a search whose pattern decides
+    /// whether an index helps). SQLite plans every statement that way already.
+    pub fn query_planned_for(&self, sql: &str, values: &[SqlValue]) -> Result<Vec<Row>> {
+        match self {
+            Db::Sqlite(_) => self.query(sql, values),
+            Db::Postgres(pg) => pg.query_planned_for(sql, values),
+        }
+    }
+
     /// The first row, if any.
     pub fn query_first(&self, sql: &str, values: &[SqlValue]) -> Result<Option<Row>> {
         Ok(self.query(sql, values)?.into_iter().next())
