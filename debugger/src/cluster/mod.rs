@@ -34,6 +34,9 @@ const CHANNEL: &str = "breakroom";
 /// PostgreSQL refuses NOTIFY payloads of 8000 bytes or more: a larger event is announced as
 /// a page refresh, a larger request or reply is read from its row.
 const MAX_PAYLOAD: usize = 7_900;
+/// Recorded requests are kept a day, trimmed every thousand requests a server sends.
+const REQUESTS_KEPT_S: f64 = 86_400.0;
+const TRIM_EVERY: u64 = 1_000;
 /// How long a request that needs no program (start a session, resume, close) may take.
 const QUICK_REQUEST: Duration = Duration::from_secs(10);
 
@@ -98,6 +101,8 @@ pub struct Cluster {
     server_id: String,
     db: PgConnection,
     waiting: Mutex<HashMap<i64, Waiter>>,
+    /// Requests sent, for trimming the recorded ones now and then.
+    sent: std::sync::atomic::AtomicU64,
     /// Which server holds each session asked about: fixed for the session's life, so a REPL's
     /// evals after the first skip the lookup. Forgotten when the holder answers otherwise.
     session_holders: Mutex<HashMap<String, String>>,
@@ -188,6 +193,13 @@ impl Cluster {
             self.waiting().remove(&id);
             return Err(e);
         }
+        // The record is for looking back a while, not forever.
+        if self.sent.fetch_add(1, std::sync::atomic::Ordering::Relaxed) % TRIM_EVERY == 0 {
+            let _ = self.db.execute(
+                "DELETE FROM cluster_requests WHERE created_at < extract(epoch from clock_timestamp()) - ?1",
+                values![REQUESTS_KEPT_S],
+            );
+        }
         Ok(id)
     }
 
@@ -275,6 +287,7 @@ impl Debugger {
             db,
             waiting: Mutex::new(HashMap::new()),
             session_holders: Mutex::new(HashMap::new()),
+            sent: Default::default(),
         });
         self.inner.cluster.set(cluster.clone()).map_err(|_| Error::storage("this server joined a cluster already"))?;
         // This server's own pauses (none yet, unless it restored some).
