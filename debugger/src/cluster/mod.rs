@@ -24,7 +24,7 @@ use crate::error::{Error, ErrorKind, Result};
 use crate::live_events::LiveEvent;
 use crate::store::postgres::{display_url, PgConnection};
 use crate::store::values;
-use crate::Debugger;
+use crate::{Debugger, RegisteredFunction};
 
 mod requests;
 pub use requests::Request;
@@ -305,6 +305,33 @@ impl Debugger {
         ready.recv().map_err(|_| Error::storage("the cluster listener ended"))??;
         self.relay_local_events(cluster.clone());
         Ok(cluster)
+    }
+
+    /// An event another server on the same database relayed: shown here, not sent back.
+    pub(crate) fn publish_from_peer(&self, event: LiveEvent) {
+        let _ = self.inner.live.send(event);
+    }
+
+    /// Reads the breakpoints and registered functions again from the store (another server
+    /// changed them), and wakes the programs that follow breakpoints.
+    pub(crate) fn reload_configuration(&self) -> Result<()> {
+        {
+            let mut st = self.state();
+            let settings = st.store.settings()?;
+            st.breakpoints.by_name = settings.breakpoints.into_iter().collect();
+            if let Some(global) = settings.global {
+                st.breakpoints.global = global;
+            }
+            for (name, data) in settings.functions {
+                if let Ok(f) = serde_json::from_value::<RegisteredFunction>(data) {
+                    st.functions.insert(name, f);
+                }
+            }
+            st.records.by_id.clear();
+            st.restore_records()?;
+        }
+        self.inner.breakpoint_version.send_modify(|v| *v += 1);
+        Ok(())
     }
 
     /// The server holding `pause_id`, when it is not this one (only with a cluster).

@@ -301,7 +301,7 @@ pub const RESTART_REASON: &str = "server restarted";
 pub(crate) struct Inner {
     state: Mutex<State>,
     pub(crate) config: Config,
-    live: broadcast::Sender<LiveEvent>,
+    pub(crate) live: broadcast::Sender<LiveEvent>,
     /// What happened here, for the other servers on the same database (issue 35).
     pub(crate) to_peers: broadcast::Sender<LiveEvent>,
     /// The other servers on the same database, once joined.
@@ -450,36 +450,9 @@ impl Debugger {
         let _ = self.inner.live.send(event);
     }
 
-    /// An event another server on the same database relayed: shown here, not sent back.
-    pub(crate) fn publish_from_peer(&self, event: LiveEvent) {
-        let _ = self.inner.live.send(event);
-    }
-
     /// The other servers sharing this one's database, when it joined them.
     pub(crate) fn cluster(&self) -> Option<&Arc<crate::cluster::Cluster>> {
         self.inner.cluster.get()
-    }
-
-    /// Reads the breakpoints and registered functions again from the store (another server
-    /// changed them), and wakes the programs that follow breakpoints.
-    pub fn reload_configuration(&self) -> Result<()> {
-        {
-            let mut st = self.state();
-            let settings = st.store.settings()?;
-            st.breakpoints.by_name = settings.breakpoints.into_iter().collect();
-            if let Some(global) = settings.global {
-                st.breakpoints.global = global;
-            }
-            for (name, data) in settings.functions {
-                if let Ok(f) = serde_json::from_value::<RegisteredFunction>(data) {
-                    st.functions.insert(name, f);
-                }
-            }
-            st.records.by_id.clear();
-            st.restore_records()?;
-        }
-        self.inner.breakpoint_version.send_modify(|v| *v += 1);
-        Ok(())
     }
 
     /// Every change pages care about, as it happens.
