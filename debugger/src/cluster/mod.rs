@@ -290,10 +290,6 @@ impl Debugger {
             sent: Default::default(),
         });
         self.inner.cluster.set(cluster.clone()).map_err(|_| Error::storage("this server joined a cluster already"))?;
-        // This server's own pauses (none yet, unless it restored some).
-        for pause_id in self.state().pause_order.clone() {
-            cluster.track(&LiveEvent::PauseAdded { pause_id })?;
-        }
         let (ready_tx, ready) = mpsc::sync_channel(1);
         let runtime = tokio::runtime::Handle::try_current()
             .map_err(|_| Error::storage("joining a cluster needs the server's runtime"))?;
@@ -303,6 +299,11 @@ impl Debugger {
             .spawn(move || listen(&url, &debugger, &listener_cluster, &runtime, ready_tx))
             .map_err(|e| Error::storage_caused("cannot start the cluster listener", e))?;
         ready.recv().map_err(|_| Error::storage("the cluster listener ended"))??;
+        // Only now, with this server's connection up: a server starting meanwhile would take
+        // rows of a server it cannot see for a gone one's.
+        for pause_id in self.state().pause_order.clone() {
+            cluster.track(&LiveEvent::PauseAdded { pause_id })?;
+        }
         self.relay_local_events(cluster.clone());
         Ok(cluster)
     }
