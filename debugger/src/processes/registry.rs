@@ -100,12 +100,15 @@ fn lock(records: &Mutex<Records>) -> MutexGuard<'_, Records> {
 }
 
 impl ProcessRegistry {
-    /// Reads back what `store` holds; processes that were alive come back `lost`.
+    /// Reads back what `store` holds; processes that were alive come back `lost`. A store
+    /// several servers share (PostgreSQL) is not read back: its live records are other servers'
+    /// processes, and only their own server can say they ended.
     /// `client_dir`: where the Python client is shipped to (None: launched processes do without).
     pub fn open(config: ProcessConfig, store: Store, client_dir: Option<PathBuf>, now: f64) -> Result<Self> {
         let store = Arc::new(ProcessStore::new(store));
         let mut records = Records::default();
-        for mut process in store.load()? {
+        let stored = if store.is_shared() { vec![] } else { store.load()? };
+        for mut process in stored {
             if process.status.is_alive() {
                 process.status = ProcessStatus::Lost;
                 process.ended_at = Some(now);

@@ -41,6 +41,11 @@ impl ProcessStore {
         Ok(())
     }
 
+    /// Whether other servers write to the same records (PostgreSQL, issue 35).
+    pub fn is_shared(&self) -> bool {
+        self.store().dialect() == crate::store::sql::Dialect::Postgres
+    }
+
     /// Forgets a process and its output.
     pub fn delete_process(&self, id: &str) -> Result<()> {
         let store = self.store();
