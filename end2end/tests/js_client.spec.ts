@@ -88,6 +88,8 @@ test("a page on another origin loads /api/debug-client.js, pauses, evaluates Jav
     await screenshot(ui, "repl-javascript");
 
     await ui.goto(breakroomUrl);
+    // A click before the page hydrates does nothing (it failed once in a fresh clone that way).
+    await expect(ui.locator("body[data-hydrated]")).toBeAttached();
     await ui.locator(".paused-card", { hasText: "greet" }).getByRole("button", { name: "Continue" }).click();
     await expect(page.locator("#out")).toHaveText("ababab");
     expect(logged.filter((l) => /error/i.test(l))).toEqual([]);
