@@ -91,7 +91,7 @@ def main():
                 times.append(time.perf_counter() - started)
                 assert body["output"] == "42", body
         times.sort()
-        report(f"eval round trip, {len(sessions)} paused programs over 3 servers, asked from another", times)
+        report(f"eval round trip, {len(sessions)} pauses ({args.programs} programs) over 3 servers, asked from another", times)
     finally:
         for program in programs:
             program.kill()
