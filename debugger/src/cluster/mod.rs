@@ -161,15 +161,17 @@ impl Cluster {
         self.db.query_first(query, values![id, &self.server_id])?.map(|r| r.text(0)).transpose()
     }
 
-    /// Ids of the live pauses other live servers hold, in the order they paused.
-    pub(crate) fn pauses_held_elsewhere(&self) -> Result<Vec<String>> {
+    /// The live pauses other live servers hold, in the order they paused.
+    /// Their records, as stored, in one query (a listing asks this every time).
+    pub(crate) fn pauses_held_elsewhere(&self) -> Result<Vec<crate::store::PauseRecord>> {
         let rows = self.db.query(
-            "SELECT p.pause_id FROM cluster_pauses p WHERE p.server_id <> ?1
+            "SELECT s.data FROM cluster_pauses p JOIN pauses s ON s.pause_id = p.pause_id
+             WHERE p.server_id <> ?1 AND s.resumed_at IS NULL
                AND EXISTS (SELECT 1 FROM pg_stat_activity a WHERE a.application_name = 'breakroom:' || p.server_id)
              ORDER BY p.paused_at, p.pause_id",
             values![&self.server_id],
         )?;
-        rows.iter().map(|r| r.text(0)).collect()
+        rows.iter().map(|r| crate::store::parse("pause", &r.text(0)?)).collect()
     }
 
     /// Records a request for `holder` and announces it; the reply wakes `waiter`.

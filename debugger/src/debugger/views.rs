@@ -35,9 +35,7 @@ impl Debugger {
     fn pauses_elsewhere(&self) -> Vec<crate::store::PauseRecord> {
         let Some(cluster) = self.cluster() else { return vec![] };
         // A listing shows what this server has when the database cannot be asked.
-        let ids = cluster.pauses_held_elsewhere().unwrap_or_default();
-        let st = self.state();
-        ids.iter().filter_map(|id| st.store.pause(id).ok().flatten()).filter(|r| r.resume.is_none()).collect()
+        cluster.pauses_held_elsewhere().unwrap_or_default()
     }
 
     /// One pause, paused or resumed.
