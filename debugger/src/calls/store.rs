@@ -98,15 +98,24 @@ impl Store {
     /// Every pause of a process, live or resumed, in the order they paused. (A scan: process
     /// pages are rare next to the pauses themselves.)
     pub fn pauses_of_process(&self, process_key: &str) -> Result<Vec<PauseRecord>> {
-        let query = match self.dialect() {
-            Dialect::Sqlite => {
-                "SELECT data FROM pauses WHERE json_extract(data, '$.call.process_key') = ?1 ORDER BY paused_at, rowid"
-            }
+        match self.dialect() {
+            Dialect::Sqlite => self.all(
+                "pause",
+                "SELECT data FROM pauses WHERE json_extract(data, '$.call.process_key') = ?1 ORDER BY paused_at, rowid",
+                values![process_key],
+            ),
+            // PostgreSQL refuses to read JSON text holding a \u0000 escape, which any value a
+            // client sent may have: the rows are found by their text, and checked here.
             Dialect::Postgres => {
-                "SELECT data FROM pauses WHERE (data::jsonb #>> '{call,process_key}') = ?1 ORDER BY paused_at, rowid"
+                let fragment = format!("\"process_key\":{}", serde_json::Value::from(process_key));
+                let candidates: Vec<PauseRecord> = self.all(
+                    "pause",
+                    "SELECT data FROM pauses WHERE strpos(data, ?1) > 0 ORDER BY paused_at, rowid",
+                    values![fragment],
+                )?;
+                Ok(candidates.into_iter().filter(|p| p.call.process_key == process_key).collect())
             }
-        };
-        self.all("pause", query, values![process_key])
+        }
     }
 
     /// Pauses not resumed (left open by a server that stopped), in the order they paused.
