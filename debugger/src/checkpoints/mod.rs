@@ -12,3 +12,6 @@ pub mod memory;
 pub mod model;
 #[cfg(feature = "runtime")]
 mod timeline;
+/// Time travel's operations on the debugger: step back, rewind, branches.
+#[cfg(feature = "runtime")]
+mod travel;

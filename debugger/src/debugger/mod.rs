@@ -23,14 +23,9 @@ use crate::pauses::Pause;
 use crate::sessions::Sessions;
 use crate::store::{EventSelection, PauseRecord, Store};
 
-mod checkpoints;
 #[doc(hidden)]
 pub mod for_tests;
-pub(crate) mod helpers;
 mod shutdown;
-mod tracked_processes;
-mod views;
-pub(crate) use views::stack_views;
 
 pub use crate::breakpoints::BreakpointSnapshot;
 use crate::pauses::methods::close_pause;
@@ -306,7 +301,7 @@ pub(crate) struct Inner {
     pub(crate) to_peers: broadcast::Sender<LiveEvent>,
     /// The other servers on the same database, once joined.
     pub(crate) cluster: std::sync::OnceLock<Arc<crate::cluster::Cluster>>,
-    processes: crate::processes::ProcessRegistry,
+    pub(crate) processes: crate::processes::ProcessRegistry,
     /// Bumped on every change of a breakpoint's spec: running programs' watchers wait on it.
     pub(crate) breakpoint_version: tokio::sync::watch::Sender<u64>,
     runtimes: crate::runtimes::RuntimeRegistry,

@@ -3,6 +3,7 @@
 //! their call stack and REPL sessions stay readable.
 
 pub(crate) mod methods;
+pub(crate) mod views;
 
 use std::sync::Arc;
 

@@ -26,6 +26,9 @@ pub mod registry;
 pub mod retention;
 #[cfg(feature = "runtime")]
 pub mod store;
+/// The debugger's side of tracked processes: launching, watching, closing their pauses.
+#[cfg(feature = "runtime")]
+mod tracked;
 
 #[cfg(feature = "runtime")]
 pub use registry::{ProcessConfig, ProcessRegistry};

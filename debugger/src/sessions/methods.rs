@@ -10,8 +10,9 @@ use crate::store::Store;
 use serde_json::{json, Value};
 use tokio::sync::oneshot;
 
-use crate::debugger::{helpers, Debugger, State};
+use crate::debugger::{Debugger, State};
 use crate::search::Needle;
+use crate::sessions::helpers;
 use crate::sessions::{DEFAULT_PER_PAGE, MAX_PER_PAGE};
 use crate::store::{SessionFilter, SessionRow};
 

@@ -11,13 +11,13 @@ use serde_json::{json, Value};
 use std::collections::HashSet;
 use std::time::Duration;
 
-use super::Debugger;
 use crate::checkpoints::book::DEFAULT_CAP;
 use crate::checkpoints::memory::{parent_pid, pinned_bytes};
 use crate::checkpoints::model::{
     BranchDiff, BranchSide, Checkpoint, DiffCall, DiffEntry, HoldReply, SnapshotReport, StepBackRequest, Timeline,
     Travel, NOT_REWOUND,
 };
+use crate::debugger::Debugger;
 use crate::processes::{launch, liveness};
 use crate::steps::in_flight::InFlight;
 use crate::steps::methods::follow;
@@ -449,7 +449,7 @@ impl Debugger {
     }
 
     /// A line of `process_id` with this pid ended.
-    pub(super) fn checkpoint_line_ended(&self, process_id: &str, pid: Option<i64>) {
+    pub(crate) fn checkpoint_line_ended(&self, process_id: &str, pid: Option<i64>) {
         if let Some(pid) = pid {
             self.state().checkpoints.pid_ended(process_id, pid);
         }

@@ -12,7 +12,7 @@ use crate::store::PauseRecord;
 use serde_json::{json, Value};
 use std::collections::HashMap;
 
-use super::{Debugger, State};
+use crate::debugger::{Debugger, State};
 use crate::sessions::methods as sessions;
 
 impl Debugger {

@@ -12,7 +12,7 @@ use std::collections::HashMap;
 use std::time::Duration;
 use tokio::sync::oneshot;
 
-use super::Debugger;
+use crate::debugger::Debugger;
 use crate::sessions::methods::checked_frame;
 use crate::snippet;
 

@@ -16,7 +16,7 @@ use crate::sessions::methods::close_one_session;
 use std::collections::HashSet;
 use std::time::Duration;
 
-use super::Debugger;
+use crate::debugger::Debugger;
 use crate::processes::crash_reason::{signal_name, Ending};
 use crate::processes::output::capture;
 use crate::processes::registry::{blank, ClientSeen};
@@ -163,7 +163,7 @@ impl Debugger {
     }
 
     /// Resumes (continue) the open pauses of these process keys (lines of a process).
-    pub(super) fn close_pauses_of_keys(&self, keys: &HashSet<String>, reason: &str) {
+    pub(crate) fn close_pauses_of_keys(&self, keys: &HashSet<String>, reason: &str) {
         if keys.is_empty() {
             return;
         }
