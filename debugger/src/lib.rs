@@ -4,6 +4,31 @@
 //! Without the `runtime` feature only [`model`] and [`kinds`] (and the breakpoint records the
 //! pages show) are built, for the browser. The modules exported are what the server, the app and
 //! this crate's own tests and benchmarks use; the rest is the manager's own.
+//!
+//! # The order of the concepts
+//!
+//! A module may use the modules of its own level and of the levels above it in this list, never
+//! one below it. `tests/concept_order.rs` reads this list and every `crate::` path in `src/`, and
+//! fails on a new use against the order; the uses that still go against it are listed there, by
+//! name, and may only be taken away.
+//!
+//! 1. `ids`, `error`, `kinds`, `pickle`, `snippet`, `client_shapes`: foundations
+//! 2. `cid_store`, `display`: stored values and how they are shown
+//! 3. `model`, `live_events`, `search`, `eval`: the types the pages and the clients see
+//! 4. `store`: the one door to SQLite or PostgreSQL
+//! 5. `breakpoints`: breakpoints of every kind, their gates and hit counts
+//! 6. `calls`: calls as clients report them, and their records
+//! 7. `sessions`: REPL sessions, evals and the REPL's helper requests
+//! 8. `pauses`: paused calls, the client's held poll, resuming
+//! 9. `steps`: stepping from a pause to the next line
+//! 10. `interrupts`: pause orders for running programs
+//! 11. `checkpoints`: time travel (forked copies of a process)
+//! 12. `snapshots`: snapshot breakpoints (captures that do not pause)
+//! 13. `processes`: launched and connected processes
+//! 14. `runtimes`: bash and Python runtimes per workspace
+//! 15. `attach`: attaching to a running Python process by pid
+//! 16. `cluster`: several servers on one PostgreSQL
+//! 17. `debugger`: the owner, [`Debugger`], which holds the state of every concept
 
 pub mod breakpoints;
 pub mod checkpoints;

@@ -11,7 +11,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use crate::cid_store::{SerializationFormat, SerializedItem};
-use crate::model::{CallStatus, Language, PauseReason, StackFrame};
+use crate::model::{CallStatus, FrameView, Language, PauseReason, StackFrame};
 
 /// `POST /api/call/start`. Fields a client may get wrong are kept loose and checked by the
 /// debugger, so that a bad value gets a precise error instead of a generic parse failure.
@@ -280,6 +280,27 @@ pub struct CallThread {
 }
 
 impl CallData {
+    /// A call's stack as the pages show it: the rich frames the client sent, else the protocol's
+    /// stack trace without source.
+    pub fn stack_views(&self) -> Vec<FrameView> {
+        match &self.frames {
+            Some(rich) => rich.iter().map(frame_view).collect(),
+            None => self
+                .stack()
+                .into_iter()
+                .map(|f| FrameView {
+                    filename: f.filename,
+                    lineno: f.lineno,
+                    function: f.function,
+                    code_context: f.code_context,
+                    source_start: 0,
+                    source_lines: vec![],
+                    locals: vec![],
+                })
+                .collect(),
+        }
+    }
+
     /// The stack as reported: rich `frames` when the client sent them, else `call_site.stack_trace`.
     pub fn stack(&self) -> Vec<StackFrame> {
         let raw = match &self.frames {
@@ -342,4 +363,24 @@ pub struct CallRecord {
     pub call_site: Value,
     pub pause_ids: Vec<String>,
     pub repl_sessions: Vec<String>,
+}
+
+/// A client's rich frame (`frames` extension) for the call stack page.
+fn frame_view(raw: &Value) -> FrameView {
+    let text = |key: &str| raw.get(key).and_then(Value::as_str).map(str::to_string);
+    let strings = |key: &str| -> Vec<String> {
+        raw.get(key)
+            .and_then(Value::as_array)
+            .map(|items| items.iter().filter_map(Value::as_str).map(str::to_string).collect())
+            .unwrap_or_default()
+    };
+    FrameView {
+        filename: text("filename").unwrap_or_else(|| "?".into()),
+        lineno: raw.get("lineno").and_then(Value::as_i64).unwrap_or(0),
+        function: text("function").unwrap_or_else(|| "?".into()),
+        code_context: text("code_context"),
+        source_start: raw.get("source_start").and_then(Value::as_i64).unwrap_or(0),
+        source_lines: strings("source_lines"),
+        locals: strings("locals"),
+    }
 }

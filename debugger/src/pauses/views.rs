@@ -5,8 +5,7 @@ use crate::calls::CallRecord;
 use crate::display::text_of;
 use crate::error::Result;
 use crate::model::{
-    CallStackView, CallTreeNode, FrameView, PausedCall, ProcessSummary, SessionLink, SessionPage, SessionQuery,
-    SessionSummary,
+    CallStackView, CallTreeNode, PausedCall, ProcessSummary, SessionLink, SessionPage, SessionQuery, SessionSummary,
 };
 use crate::store::PauseRecord;
 use serde_json::{json, Value};
@@ -100,7 +99,7 @@ impl Debugger {
             return Ok(None);
         };
         let call = &record.call;
-        let frames = stack_views(call);
+        let frames = call.stack_views();
         Ok(Some(CallStackView {
             pause_id: record.pause_id.clone(),
             call_id: call.call_id.clone(),
@@ -157,47 +156,6 @@ impl Debugger {
     /// Every call of one process, in the order they started.
     pub fn call_records(&self, process_key: &str) -> Result<Vec<CallRecord>> {
         self.state().store.calls_of_process(process_key)
-    }
-}
-
-/// A client's rich frame (`frames` extension) for the call stack page.
-/// A call's stack as the pages show it: the rich frames the client sent, else the protocol's
-/// stack trace without source.
-pub(crate) fn stack_views(call: &crate::calls::CallData) -> Vec<FrameView> {
-    match &call.frames {
-        Some(rich) => rich.iter().map(frame_view).collect(),
-        None => call
-            .stack()
-            .into_iter()
-            .map(|f| FrameView {
-                filename: f.filename,
-                lineno: f.lineno,
-                function: f.function,
-                code_context: f.code_context,
-                source_start: 0,
-                source_lines: vec![],
-                locals: vec![],
-            })
-            .collect(),
-    }
-}
-
-pub(super) fn frame_view(raw: &Value) -> FrameView {
-    let text = |key: &str| raw.get(key).and_then(Value::as_str).map(str::to_string);
-    let strings = |key: &str| -> Vec<String> {
-        raw.get(key)
-            .and_then(Value::as_array)
-            .map(|items| items.iter().filter_map(Value::as_str).map(str::to_string).collect())
-            .unwrap_or_default()
-    };
-    FrameView {
-        filename: text("filename").unwrap_or_else(|| "?".into()),
-        lineno: raw.get("lineno").and_then(Value::as_i64).unwrap_or(0),
-        function: text("function").unwrap_or_else(|| "?".into()),
-        code_context: text("code_context"),
-        source_start: raw.get("source_start").and_then(Value::as_i64).unwrap_or(0),
-        source_lines: strings("source_lines"),
-        locals: strings("locals"),
     }
 }
 

@@ -335,7 +335,7 @@ impl Debugger {
 /// `frame` when the pause's stack has it.
 pub(crate) fn checked_frame(st: &State, pause_id: &str, frame: usize) -> Result<usize> {
     let record = st.pause_record(pause_id)?.ok_or_else(|| Error::PauseNotFound(pause_id.to_string()))?;
-    let count = crate::steps::methods::frame_views(&record.call).len().max(1);
+    let count = record.call.stack_views().len().max(1);
     if frame >= count {
         return Err(Error::invalid(
             "invalid_frame",

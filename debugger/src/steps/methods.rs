@@ -185,7 +185,7 @@ impl Debugger {
 
 /// A pause's frames as the client reported them, numbered as evals name them.
 pub(crate) fn frame_views(call: &CallData) -> Vec<FrameView> {
-    crate::pauses::views::stack_views(call)
+    call.stack_views()
         .into_iter()
         .enumerate()
         .map(|(index, f)| FrameView {
