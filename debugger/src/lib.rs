@@ -21,10 +21,10 @@
 //! 7. `sessions`: REPL sessions, evals and the REPL's helper requests
 //! 8. `pauses`: paused calls, the client's held poll, resuming
 //! 9. `steps`: stepping from a pause to the next line
-//! 10. `interrupts`: pause orders for running programs
-//! 11. `checkpoints`: time travel (forked copies of a process)
-//! 12. `snapshots`: snapshot breakpoints (captures that do not pause)
-//! 13. `processes`: launched and connected processes
+//! 10. `processes`: launched and connected processes
+//! 11. `interrupts`: pause orders for running programs
+//! 12. `checkpoints`: time travel (forked copies of a process)
+//! 13. `snapshots`: snapshot breakpoints (captures that do not pause)
 //! 14. `runtimes`: bash and Python runtimes per workspace
 //! 15. `attach`: attaching to a running Python process by pid
 //! 16. `cluster`: several servers on one PostgreSQL
