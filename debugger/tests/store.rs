@@ -199,3 +199,49 @@ fn breakpoint_history_keeps_the_newest_entries_in_memory_and_on_disk() {
         "older entries were deleted from disk too"
     );
 }
+
+/// Servers started together on a fresh PostgreSQL database (the README's set-up, and
+/// docker-compose's) all start: every schema statement runs under the advisory lock. Twenty
+/// rounds of five, each on a database of its own. (On SQLite a data directory serves one
+/// debugger, which `one_data_directory_serves_one_debugger_at_a_time` checks.)
+#[test]
+fn five_servers_starting_together_on_a_fresh_database_all_start() {
+    if !for_tests::postgres_chosen() {
+        return;
+    }
+    let cluster = breakroom_debugger::store::test_postgres::shared().expect("the test cluster starts");
+    for round in 0..20 {
+        let url = cluster.fresh_database().expect("a fresh database");
+        let together = std::sync::Arc::new(std::sync::Barrier::new(5));
+        let servers: Vec<_> = (0..5)
+            .map(|_| {
+                let (url, together) = (url.clone(), together.clone());
+                std::thread::spawn(move || {
+                    let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build()?;
+                    together.wait();
+                    runtime
+                        .block_on(async {
+                            let debugger = Debugger::connect(config(), &url).map_err(|e| e.to_string())?;
+                            debugger.join_cluster(&url).map(drop).map_err(|e| e.to_string())
+                        })
+                        .map_err(std::io::Error::other)
+                })
+            })
+            .collect();
+        for server in servers {
+            if let Err(e) = server.join().expect("a starting server does not panic") {
+                panic!("round {round}: a server failed to start: {e}");
+            }
+        }
+        // A dropped debugger's connections outlive it in this process (a server's go with its
+        // process): end them, so twenty rounds stay within the cluster's connection limit.
+        let mut admin = postgres::Client::connect(&url, postgres::NoTls).expect("an admin connection");
+        admin
+            .execute(
+                "SELECT pg_terminate_backend(pid) FROM pg_stat_activity
+                 WHERE datname = current_database() AND pid <> pg_backend_pid()",
+                &[],
+            )
+            .expect("the round's connections end");
+    }
+}

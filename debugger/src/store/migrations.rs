@@ -166,6 +166,9 @@ pub(super) const MIGRATIONS: &[Migration] = &[
     },
 ];
 
+/// The advisory lock servers take turns under while they change the schema.
+const SCHEMA_LOCK: i64 = 35035;
+
 pub(super) fn latest() -> usize {
     MIGRATIONS.len()
 }
@@ -175,7 +178,10 @@ pub(super) fn version(db: &Db) -> Result<usize> {
     let version = match db.dialect() {
         Dialect::Sqlite => db.query_first("PRAGMA user_version", values![])?.map(|r| r.int(0)).transpose()?,
         Dialect::Postgres => {
-            db.batch("CREATE TABLE IF NOT EXISTS breakroom_schema (version BIGINT NOT NULL)")?;
+            let exists = db.query_first("SELECT to_regclass('breakroom_schema') IS NOT NULL", values![])?;
+            if !exists.map(|r| r.bool(0)).transpose()?.unwrap_or(false) {
+                return Ok(0);
+            }
             db.query_first("SELECT max(version) FROM breakroom_schema", values![])?.and_then(|r| r.int(0).ok())
         }
     };
@@ -196,6 +202,15 @@ pub(super) fn set_version(db: &Db, version: usize) -> Result<()> {
 /// Servers starting together on one PostgreSQL database take turns: each step runs under a
 /// transaction-scoped lock, and a step another server has just applied is skipped.
 pub(super) fn apply(store: &Store, current: usize, upto: usize) -> Result<()> {
+    if store.dialect() == Dialect::Postgres && current < upto {
+        // Every schema statement runs under the lock, this table's creation too: PostgreSQL's
+        // `CREATE TABLE IF NOT EXISTS` is not safe against another server doing the same at once
+        // (it fails on pg_type's unique index).
+        store.atomically(|store| {
+            store.execute("SELECT pg_advisory_xact_lock(?1)", values![SCHEMA_LOCK])?;
+            store.db.batch("CREATE TABLE IF NOT EXISTS breakroom_schema (version BIGINT NOT NULL)")
+        })?;
+    }
     for (i, step) in MIGRATIONS.iter().enumerate().take(upto).skip(current) {
         let failed = |e: Error| Error::storage(format!("schema migration {}: {e}", i + 1));
         store
@@ -203,7 +218,7 @@ pub(super) fn apply(store: &Store, current: usize, upto: usize) -> Result<()> {
                 let sql = match store.dialect() {
                     Dialect::Sqlite => step.sql,
                     Dialect::Postgres => {
-                        store.execute("SELECT pg_advisory_xact_lock(35035)", values![])?;
+                        store.execute("SELECT pg_advisory_xact_lock(?1)", values![SCHEMA_LOCK])?;
                         if version(&store.db)? > i {
                             return Ok(());
                         }
