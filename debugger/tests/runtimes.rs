@@ -1,4 +1,6 @@
-//! Runtimes on real bash and python processes, through the registry: the seed's scenarios.
+//! Runtimes on real bash and python processes, through the registry: what a session keeps between
+//! commands, timeouts and interrupts, a runtime that dies, isolation, reset, capped history, idle
+//! workspaces ended and output cut at its cap.
 
 use std::time::Duration;
 

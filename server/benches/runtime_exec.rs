@@ -96,7 +96,7 @@ async fn main() {
         }
         summary(&format!("{language}: later commands"), later);
     }
-    // One workspace with both processes started, as the seed describes it.
+    // One workspace with both processes started, as a user's workspace has them.
     exec(&http, &base, "rss", "bash", "true").await;
     exec(&http, &base, "rss", "python", "None").await;
     let list: Value = http.get(format!("{base}/api/runtimes")).send().await.expect("list").json().await.expect("json");

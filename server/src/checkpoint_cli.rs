@@ -1,5 +1,5 @@
 //! `breakroom checkpoint create [LABEL] | list`, `rewind`, `branch`, `switch`, `diff`,
-//! `timeline` (issue 20, seed 001's commands): the command line's door to time travel, on
+//! `timeline` (issue 20): the command line's door to time travel, on
 //! `--process ID` or else the newest process that has checkpoints.
 
 use breakroom_debugger::checkpoints::model::{BranchDiff, Checkpoint, CheckpointStatus, Timeline, Travel};

@@ -1,6 +1,6 @@
-//! Runtimes (issue 19) through the real binary, on real bash and python: the seed's scenarios
-//! over REST (variables, imports, cwd, env, history that survives a restart, reset, timeout,
-//! isolation, idle cleanup, a dying process), bad input, the non-loopback switch, a server
+//! Runtimes (issue 19) through the real binary, on real bash and python, over REST:
+//! variables, imports, cwd, env, history that survives a restart, reset, timeout,
+//! isolation, idle cleanup, a dying process, bad input, the non-loopback switch, a server
 //! started with SIGINT ignored, and `breakroom runtime`.
 
 use std::path::Path;
