@@ -16,7 +16,7 @@ pub struct Target {
 
 #[derive(clap::Subcommand, Debug)]
 pub enum CheckpointAction {
-    /// Snapshot the paused process now, named LABEL (named ones are never dropped for the cap).
+    /// Fork a checkpoint of the paused process now, named LABEL (named ones are never dropped for the cap).
     Create { label: Option<String> },
     /// Every checkpoint of the process.
     List,

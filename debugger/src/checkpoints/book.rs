@@ -1,6 +1,6 @@
 //! The rules of time travel, in memory: which checkpoints each process has and on which branch,
 //! which lines of the process run (the live one, kept ones), and the wake orders on their way to
-//! snapshot processes. Snapshot processes die with the server, so nothing here is persisted.
+//! checkpoint processes. Checkpoint processes die with the server, so nothing here is persisted.
 
 use std::collections::{HashMap, VecDeque};
 use std::sync::Arc;
@@ -11,11 +11,11 @@ use super::model::{Branch, Checkpoint, CheckpointStatus, Refusal, WakeOrder};
 use crate::error::{Error, Result};
 
 pub const MAIN: &str = "main";
-/// Snapshots kept per process unless the client says otherwise (`cap=`).
+/// Checkpoints kept per process unless the client says otherwise (`cap=`).
 pub const DEFAULT_CAP: usize = 16;
 const MAX_REFUSALS: usize = 50;
 
-/// One running copy of a process: the original, or one woken from a snapshot.
+/// One running copy of a process: the original, or one woken from a checkpoint.
 #[derive(Clone, Debug)]
 pub struct Line {
     pub process_id: String,
@@ -73,7 +73,7 @@ pub struct Book {
     pub(super) lines: HashMap<String, Line>,
     pub(super) slots: HashMap<String, Slot>,
     pub(super) pending: HashMap<String, PendingWake>,
-    /// Pauses of clients with checkpoints on: why a snapshot will be refused (None: it will not).
+    /// Pauses of clients with checkpoints on: why a checkpoint will be refused (None: it will not).
     pub(super) pause_modes: HashMap<String, Option<String>>,
     /// Named checkpoint requests by pause, waiting for the paused client's poll.
     pub(super) named_requests: HashMap<String, String>,
@@ -92,8 +92,8 @@ fn book_of<'a>(processes: &'a mut HashMap<String, ProcessBook>, process_id: &str
 }
 
 impl Book {
-    /// A pause of a client with checkpoints on (`refusal`: why it cannot snapshot), or of a line
-    /// woken from a snapshot (`wake`). Returns the woken line's answer for whoever woke it.
+    /// A pause of a client with checkpoints on (`refusal`: why it cannot take one), or of a line
+    /// woken from a checkpoint (`wake`). Returns the woken line's answer for whoever woke it.
     #[allow(clippy::too_many_arguments)]
     pub fn note_pause(
         &mut self,
@@ -145,7 +145,7 @@ impl Book {
         line.pause = Some(pause_id.to_string());
     }
 
-    /// Whether the pause's client takes snapshots: None (off), Some(None) (it will),
+    /// Whether the pause's client takes checkpoints: None (off), Some(None) (it will),
     /// Some(Some(reason)) (it will refuse, and why).
     pub fn pause_mode(&self, pause_id: &str) -> Option<Option<String>> {
         self.pause_modes.get(pause_id).cloned()
@@ -197,8 +197,8 @@ impl Book {
         book.refusals.drain(..excess);
     }
 
-    /// Records a snapshot forked at a pause of the line `process_key`. Returns it and the pids of
-    /// the snapshots dropped for the cap (to be killed).
+    /// Records a checkpoint forked at a pause of the line `process_key`. Returns it and the pids of
+    /// the checkpoints dropped for the cap (to be killed).
     #[allow(clippy::too_many_arguments)]
     pub fn add(
         &mut self,
@@ -287,11 +287,13 @@ impl Book {
             CheckpointStatus::Held => Ok(cp),
             CheckpointStatus::Dropped => Err(Error::conflict(
                 "checkpoint_dropped",
-                format!("checkpoint {id} was dropped to keep the process under its cap of snapshots"),
+                format!("checkpoint {id} was dropped to keep the process under its cap of checkpoints"),
             )),
             CheckpointStatus::Ended => Err(Error::conflict(
                 "checkpoint_ended",
-                format!("checkpoint {id} ended with its process (stopped, forgotten, or its snapshot died)"),
+                format!(
+                    "checkpoint {id} ended with its process (stopped, forgotten, or its checkpoint's process died)"
+                ),
             )),
         }
     }
@@ -320,13 +322,13 @@ impl Book {
             .last()
     }
 
-    /// What a snapshot's held poll waits on.
+    /// What a checkpoint's held poll waits on.
     pub fn slot_notify(&mut self, id: &str) -> Result<Arc<Notify>> {
         self.held(id)?;
         Ok(self.slots.entry(id.to_string()).or_default().notify.clone())
     }
 
-    /// The next wake order for the snapshot `id`, if any.
+    /// The next wake order for the checkpoint `id`, if any.
     pub fn take_order(&mut self, id: &str) -> Result<Option<WakeOrder>> {
         self.held(id)?;
         Ok(self.slots.get_mut(id).and_then(|s| s.orders.pop_front()))
@@ -344,7 +346,7 @@ impl Book {
         self.processes.get(process_id)?.branches.iter().find(|b| b.name == name)
     }
 
-    /// Orders the snapshot `id` to fork a new live line on `branch`; the receiver gets the new
+    /// Orders the checkpoint `id` to fork a new live line on `branch`; the receiver gets the new
     /// line's pause.
     pub fn begin_wake(&mut self, id: &str, branch: &str, token: String) -> Result<oneshot::Receiver<Woken>> {
         let process_id = self.held(id)?.process_id.clone();
@@ -448,7 +450,7 @@ impl Book {
         Some(line.clone())
     }
 
-    /// Ends a process's snapshots and kept lines; returns the pids to kill.
+    /// Ends a process's checkpoints and kept lines; returns the pids to kill.
     pub fn end_process(&mut self, process_id: &str) -> Vec<i64> {
         let mut pids = vec![];
         let mut ended = vec![];
@@ -469,7 +471,7 @@ impl Book {
         pids
     }
 
-    /// Every process's snapshots and kept lines (the server is stopping).
+    /// Every process's checkpoints and kept lines (the server is stopping).
     pub fn end_all(&mut self) -> Vec<i64> {
         let ids: Vec<String> = self.processes.keys().cloned().collect();
         ids.iter().flat_map(|id| self.end_process(id)).collect()

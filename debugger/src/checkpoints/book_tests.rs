@@ -8,7 +8,7 @@ fn paused(book: &mut Book, pause: &str) {
     book.note_pause("p", "k1", 10, pause, None, None, 1.0);
 }
 
-fn snapshot(book: &mut Book, pause: &str, pid: i64, cap: usize, label: Option<&str>) -> (String, Vec<i64>) {
+fn take_checkpoint(book: &mut Book, pause: &str, pid: i64, cap: usize, label: Option<&str>) -> (String, Vec<i64>) {
     let (cp, dropped) = book.add("p", "k1", pause, "call", "step", pid, label.map(str::to_string), Some(cap), 2.0);
     (cp.id, dropped)
 }
@@ -18,10 +18,10 @@ fn a_step_back_goes_to_the_newest_checkpoint_before_the_pause_then_the_one_befor
     let mut book = Book::default();
     paused(&mut book, "a");
     assert_eq!(book.before("k1", "a"), None);
-    let (cp_a, _) = snapshot(&mut book, "a", 100, 16, None);
+    let (cp_a, _) = take_checkpoint(&mut book, "a", 100, 16, None);
     book.pause_closed("a");
     paused(&mut book, "b");
-    let (cp_b, _) = snapshot(&mut book, "b", 101, 16, None);
+    let (cp_b, _) = take_checkpoint(&mut book, "b", 101, 16, None);
     book.pause_closed("b");
     paused(&mut book, "c");
     assert_eq!(book.before("k1", "c").as_deref(), Some(cp_b.as_str()));
@@ -34,14 +34,14 @@ fn a_step_back_goes_to_the_newest_checkpoint_before_the_pause_then_the_one_befor
 }
 
 #[test]
-fn the_cap_drops_the_oldest_unnamed_snapshot_and_keeps_named_ones() {
+fn the_cap_drops_the_oldest_unnamed_checkpoint_and_keeps_named_ones() {
     let mut book = Book::default();
     paused(&mut book, "a");
-    let (named, _) = snapshot(&mut book, "a", 100, 2, Some("keep me"));
-    let (first, _) = snapshot(&mut book, "a", 101, 2, None);
-    let (_, none) = snapshot(&mut book, "a", 102, 2, None);
+    let (named, _) = take_checkpoint(&mut book, "a", 100, 2, Some("keep me"));
+    let (first, _) = take_checkpoint(&mut book, "a", 101, 2, None);
+    let (_, none) = take_checkpoint(&mut book, "a", 102, 2, None);
     assert!(none.is_empty());
-    let (_, dropped) = snapshot(&mut book, "a", 103, 2, None);
+    let (_, dropped) = take_checkpoint(&mut book, "a", 103, 2, None);
     assert_eq!(dropped, vec![101]);
     assert_eq!(book.checkpoint(&first).map(|c| c.status), Some(CheckpointStatus::Dropped));
     assert_eq!(book.checkpoint(&named).map(|c| c.status), Some(CheckpointStatus::Held));
@@ -52,7 +52,7 @@ fn the_cap_drops_the_oldest_unnamed_snapshot_and_keeps_named_ones() {
 fn branch_names_are_checked_and_ending_a_process_returns_every_pid_to_kill() {
     let mut book = Book::default();
     paused(&mut book, "a");
-    let (cp, _) = snapshot(&mut book, "a", 100, 16, None);
+    let (cp, _) = take_checkpoint(&mut book, "a", 100, 16, None);
     assert_eq!(book.create_branch("p", None, &cp, 1.0).as_deref(), Ok("branch-1"));
     assert!(book.create_branch("p", Some("branch-1"), &cp, 1.0).is_err());
     assert!(book.create_branch("p", Some("no spaces"), &cp, 1.0).is_err());

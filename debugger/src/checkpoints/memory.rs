@@ -1,14 +1,14 @@
-//! What a snapshot process pins: the pages only it holds. A forked snapshot shares every page
+//! What a checkpoint process pins: the pages only it holds. A forked checkpoint shares every page
 //! with the program until one side writes it; the pages the program changed since stay behind
-//! as the snapshot's private dirty memory (`Private_Dirty` in /proc/PID/smaps_rollup).
+//! as the checkpoint's private dirty memory (`Private_Dirty` in /proc/PID/smaps_rollup).
 
-/// The snapshot's private dirty bytes; None when the process or the file is not there.
+/// The checkpoint process's private dirty bytes; None when the process or the file is not there.
 pub fn pinned_bytes(pid: i64) -> Option<u64> {
     let text = std::fs::read_to_string(format!("/proc/{pid}/smaps_rollup")).ok()?;
     private_dirty(&text)
 }
 
-/// The parent of a process (/proc/PID/stat): a snapshot a client reports must be its child.
+/// The parent of a process (/proc/PID/stat): a checkpoint a client reports must be its child.
 pub fn parent_pid(pid: i64) -> Option<i64> {
     let text = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
     // The name in parentheses may hold spaces: the fields start after its last ')'.

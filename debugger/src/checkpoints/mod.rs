@@ -1,6 +1,6 @@
-//! Time travel (issue 20): checkpoints are snapshot processes a debug client forks when a pause
+//! Time travel (issue 20): checkpoints are processes a debug client forks when a pause
 //! is committed; waking one forks it again into a new live line of the process, paused at the
-//! same call. [`model`] is what the API answers, [`book`] the rules, [`memory`] what a snapshot
+//! same call. [`model`] is what the API answers, [`book`] the rules, [`memory`] what a checkpoint
 //! pins.
 
 #[cfg(feature = "runtime")]

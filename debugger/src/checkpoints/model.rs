@@ -5,23 +5,23 @@ use serde_json::Value;
 
 /// What lives outside the process and is therefore not rewound (the pages and the docs say so).
 pub const NOT_REWOUND: &str = "Files, sockets, databases and child processes are not rewound: only the \
-    program's own memory is. A process with more than one thread is not snapshot unless \
+    program's own memory is. A process with more than one thread gets no checkpoint unless \
     breakroom.checkpoints(threads=\"allow\").";
 
-/// Whether a checkpoint's snapshot process still holds its memory.
+/// Whether a checkpoint's process still holds its memory.
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum CheckpointStatus {
-    /// The snapshot is there: it can be rewound to, any number of times.
+    /// The checkpoint's process is there: it can be rewound to, any number of times.
     Held,
     /// Dropped to keep the process under its cap (the oldest unnamed first).
     Dropped,
-    /// The process was stopped or forgotten, or the snapshot process died.
+    /// The process was stopped or forgotten, or the checkpoint's process died.
     Ended,
 }
 
-/// One snapshot of a process, taken when a pause was committed (Continue) or asked for by name.
+/// One checkpoint of a process (a forked copy), taken when a pause was committed (Continue) or asked for by name.
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Checkpoint {
@@ -40,10 +40,10 @@ pub struct Checkpoint {
     pub taken_at: f64,
     /// The checkpoint before it on its line (what a step back from its pause goes to).
     pub parent: Option<String>,
-    /// The snapshot process holding the memory.
+    /// The checkpoint's process, holding the memory.
     pub pid: i64,
     pub status: CheckpointStatus,
-    /// Memory only this snapshot holds (its private dirty pages: what the program changed since),
+    /// Memory only this checkpoint holds (its private dirty pages: what the program changed since),
     /// in bytes; absent when it cannot be read.
     pub memory_bytes: Option<u64>,
 }
@@ -74,7 +74,7 @@ pub struct LivePosition {
     pub pid: Option<i64>,
 }
 
-/// A refused snapshot: the Continue went on without one.
+/// A refused checkpoint: the Continue went on without one.
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Refusal {
@@ -92,9 +92,9 @@ pub struct Timeline {
     pub checkpoints: Vec<Checkpoint>,
     pub branches: Vec<Branch>,
     pub live: Option<LivePosition>,
-    /// Most unnamed snapshots kept.
+    /// Most unnamed checkpoints kept.
     pub cap: usize,
-    /// Memory pinned by every held snapshot, in bytes.
+    /// Memory pinned by every held checkpoint, in bytes.
     pub memory_bytes: u64,
     pub refusals: Vec<Refusal>,
     pub not_rewound: String,
@@ -139,10 +139,10 @@ pub struct Travel {
     pub abandoned_kept: bool,
 }
 
-/// A debug client's report of a snapshot it forked, or of why it did not (`refused`).
+/// A debug client's report of a checkpoint it forked, or of why it did not (`refused`).
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Clone, Debug, Default, Deserialize)]
-pub struct SnapshotReport {
+pub struct CheckpointReport {
     pub pause_id: Option<String>,
     pub pid: Option<i64>,
     pub cap: Option<usize>,
@@ -152,7 +152,7 @@ pub struct SnapshotReport {
     pub refused: Option<String>,
 }
 
-/// What a snapshot process's held poll answers: a wake order, or nothing yet.
+/// What a checkpoint process's held poll answers: a wake order, or nothing yet.
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct HoldReply {
@@ -208,7 +208,7 @@ pub struct BranchDiff {
 }
 
 /// What a paused card shows of time travel: Step back (to this checkpoint), or why the
-/// Continue will not snapshot.
+/// Continue will take no checkpoint.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct PauseTravel {
     pub checkpoint_before: Option<String>,

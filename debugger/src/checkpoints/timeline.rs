@@ -7,7 +7,7 @@ use super::book::{Book, LineState};
 use super::model::{Branch, Checkpoint, CheckpointStatus, LivePosition, Timeline, NOT_REWOUND};
 
 impl Book {
-    /// The process's timeline; `memory` reads a snapshot's pinned bytes by pid.
+    /// The process's timeline; `memory` reads a checkpoint's pinned bytes by pid.
     pub fn timeline(&self, process_id: &str, memory: impl Fn(i64) -> Option<u64>) -> Option<Timeline> {
         let book = self.processes.get(process_id)?;
         let checkpoints: Vec<Checkpoint> = book
@@ -49,7 +49,7 @@ impl Book {
         })
     }
 
-    /// Asks the client paused at `pause_id` to snapshot now, under `label`; the receiver gets
+    /// Asks the client paused at `pause_id` to take a checkpoint now, under `label`; the receiver gets
     /// the checkpoint's id.
     pub fn request_named(&mut self, pause_id: &str, label: String) -> (String, oneshot::Receiver<String>) {
         let token = crate::ids::new_uuid();

@@ -1,5 +1,5 @@
-//! Time travel joined with pauses and processes (issue 20): clients report the snapshots they
-//! fork, snapshot processes hold a poll until woken, and a step back, rewind, branch or switch
+//! Time travel joined with pauses and processes (issue 20): clients report the checkpoints they
+//! fork, checkpoint processes hold a poll until woken, and a step back, rewind, branch or switch
 //! wakes one and waits for the new line's pause.
 
 use nix::sys::signal::Signal;
@@ -14,7 +14,7 @@ use std::time::Duration;
 use crate::checkpoints::book::DEFAULT_CAP;
 use crate::checkpoints::memory::{parent_pid, pinned_bytes};
 use crate::checkpoints::model::{
-    BranchDiff, BranchSide, Checkpoint, DiffCall, DiffEntry, HoldReply, SnapshotReport, StepBackRequest, Timeline,
+    BranchDiff, BranchSide, Checkpoint, CheckpointReport, DiffCall, DiffEntry, HoldReply, StepBackRequest, Timeline,
     Travel, NOT_REWOUND,
 };
 use crate::debugger::Debugger;
@@ -22,7 +22,7 @@ use crate::processes::{launch, liveness};
 use crate::steps::in_flight::InFlight;
 use crate::steps::methods::follow;
 
-/// How long a wake waits for the new line's pause, and a named checkpoint for its snapshot.
+/// How long a wake waits for the new line's pause, and a named checkpoint for its fork.
 const WAKE_TIMEOUT: Duration = Duration::from_secs(10);
 
 /// What happens to the line a travel leaves.
@@ -49,7 +49,7 @@ fn kill(pid: i64) {
 }
 
 impl Debugger {
-    /// What a Continue's answer says about the snapshot (None: checkpoints are off there).
+    /// What a Continue's answer says about the checkpoint (None: checkpoints are off there).
     pub fn checkpoint_on_continue(&self, pause_id: &str) -> Option<Value> {
         self.state().checkpoints.pause_mode(pause_id).map(|refusal| match refusal {
             None => json!({"status": "snapshot"}),
@@ -67,8 +67,8 @@ impl Debugger {
             .then_some(crate::checkpoints::model::PauseTravel { checkpoint_before: before, refusal })
     }
 
-    /// `POST /api/checkpoints`: a client forked a snapshot at a pause, or says why it did not.
-    pub fn report_snapshot(&self, report: SnapshotReport) -> Result<Value> {
+    /// `POST /api/checkpoints`: a client forked a checkpoint at a pause, or says why it did not.
+    pub fn report_checkpoint(&self, report: CheckpointReport) -> Result<Value> {
         let now = ids::now();
         let pause_id = report
             .pause_id
@@ -90,7 +90,7 @@ impl Debugger {
             return Ok(json!({"status": "refused"}));
         }
         let pid = report.pid.filter(|p| *p > 0).ok_or(Error::MissingField { code: "missing_pid", field: "pid" })?;
-        // The server kills snapshots later: only a child of the paused program is taken as one.
+        // The server kills checkpoint processes later: only a child of the paused program is taken as one.
         if parent_pid(pid) != Some(record.call.process_pid) {
             return Err(Error::invalid(
                 "invalid_pid",
@@ -124,9 +124,9 @@ impl Debugger {
         Ok(json!({"checkpoint_id": cp.id}))
     }
 
-    /// A snapshot process's held poll: a wake order, or `wake: null` after the hold. A dropped
-    /// or ended checkpoint answers an error: its snapshot exits.
-    pub async fn hold_snapshot(&self, id: &str) -> Result<HoldReply> {
+    /// A checkpoint process's held poll: a wake order, or `wake: null` after the hold. A dropped
+    /// or ended checkpoint answers an error: its process exits.
+    pub async fn hold_checkpoint(&self, id: &str) -> Result<HoldReply> {
         let deadline = tokio::time::Instant::now() + self.inner.config.poll_hold;
         loop {
             let notify = self.state().checkpoints.slot_notify(id)?;
@@ -254,7 +254,7 @@ impl Debugger {
                 drop(st);
                 return Err(Error::conflict(
                     "snapshot_silent",
-                    format!("the snapshot of {cp_id} did not come back paused within {} s", WAKE_TIMEOUT.as_secs()),
+                    format!("the fork of {cp_id} did not come back paused within {} s", WAKE_TIMEOUT.as_secs()),
                 ));
             }
         };
@@ -312,7 +312,7 @@ impl Debugger {
         Ok(())
     }
 
-    /// `POST /api/processes/{id}/checkpoints`: the paused live line snapshots now, under `label`.
+    /// `POST /api/processes/{id}/checkpoints`: the paused live line forks a checkpoint now, under `label`.
     pub async fn create_checkpoint(&self, process_id: &str, label: Option<String>) -> Result<Checkpoint> {
         self.registry().get(process_id, 0.0)?;
         let label = label.filter(|l| !l.trim().is_empty()).unwrap_or_else(|| "checkpoint".to_string());
@@ -350,13 +350,13 @@ impl Debugger {
                 self.state().checkpoints.cancel_named(&pause_id, &token);
                 Err(Error::conflict(
                     "snapshot_silent",
-                    format!("the paused program did not snapshot within {} s", WAKE_TIMEOUT.as_secs()),
+                    format!("the paused program took no checkpoint within {} s", WAKE_TIMEOUT.as_secs()),
                 ))
             }
         }
     }
 
-    /// A process's checkpoints, branches and live position, with the memory each snapshot pins.
+    /// A process's checkpoints, branches and live position, with the memory each checkpoint pins.
     pub fn timeline(&self, process_id: &str) -> Result<Timeline> {
         self.registry().get(process_id, 0.0)?;
         let st = self.state();
@@ -435,15 +435,15 @@ impl Debugger {
         Ok(BranchDiff { fork_point: fork.map(|c| c.id), fork_time, a: side(a)?, b: side(b)? })
     }
 
-    /// Kills a process's snapshots and kept lines (it was stopped or forgotten); how many.
-    pub fn end_snapshots_of(&self, process_id: &str) -> usize {
+    /// Kills a process's checkpoints and kept lines (it was stopped or forgotten); how many.
+    pub fn end_checkpoints_of(&self, process_id: &str) -> usize {
         let pids = self.state().checkpoints.end_process(process_id);
         pids.iter().copied().for_each(kill);
         pids.len()
     }
 
-    /// Kills every snapshot (the server is stopping).
-    pub fn end_all_snapshots(&self) {
+    /// Kills every checkpoint process (the server is stopping).
+    pub fn end_all_checkpoints(&self) {
         let pids = self.state().checkpoints.end_all();
         pids.into_iter().for_each(kill);
     }

@@ -9,7 +9,7 @@ use super::Debugger;
 impl Debugger {
     /// Held polls answer `stopping` (Breakroom's client waits and reconnects, and the next
     /// server gets its pause back), held breakpoint channels return, the processes this server
-    /// launched are stopped (their output pipes end here), runtimes and snapshot processes end.
+    /// launched are stopped (their output pipes end here), runtimes and checkpoint processes end.
     /// Every write was committed when it was acknowledged: nothing is left to flush.
     pub fn stop_serving(&self) {
         self.inner.stopping.send_replace(true);
@@ -24,7 +24,7 @@ impl Debugger {
                 let _ = self.runtimes().stop(&workspace.workspace);
             }
         }
-        self.end_all_snapshots();
+        self.end_all_checkpoints();
     }
 
     /// Whether [`Debugger::stop_serving`] was called.

@@ -300,8 +300,8 @@ impl Debugger {
     /// runs. A connected client can be stopped only on this host.
     pub fn stop_process(&self, id: &str) -> Result<TrackedProcess> {
         let process = self.registry().stop_requested(id)?;
-        // Its snapshots end with it; a process that ended but kept snapshots is stopped by that.
-        if self.end_snapshots_of(id) > 0 && !process.status.is_alive() {
+        // Its checkpoints end with it; a process that ended but kept checkpoints is stopped by that.
+        if self.end_checkpoints_of(id) > 0 && !process.status.is_alive() {
             return Ok(self.shown(process));
         }
         if !process.status.is_alive() {
@@ -355,7 +355,7 @@ impl Debugger {
     /// Forgets a finished process and its output now.
     pub fn forget_process(&self, id: &str) -> Result<()> {
         self.registry().forget(id)?;
-        self.end_snapshots_of(id);
+        self.end_checkpoints_of(id);
         self.publish(LiveEvent::ProcessForgotten { process_id: id.to_string() });
         Ok(())
     }

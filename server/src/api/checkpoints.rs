@@ -1,10 +1,10 @@
 //! Time travel (issue 20): step back, checkpoints, rewind, branches, timeline, diff; and the two
-//! doors the debug client uses (reporting a snapshot, a snapshot's held poll).
+//! doors the debug client uses (reporting a checkpoint, a checkpoint process's held poll).
 
 use axum::extract::{Path, Query, State};
 use axum::Json;
 use breakroom_debugger::checkpoints::model::{
-    BranchDiff, Checkpoint, HoldReply, NameRequest, SnapshotReport, StepBackRequest, Timeline, Travel,
+    BranchDiff, Checkpoint, CheckpointReport, HoldReply, NameRequest, StepBackRequest, Timeline, Travel,
 };
 use breakroom_debugger::Debugger;
 use serde::Deserialize;
@@ -43,7 +43,7 @@ pub async fn newest_process(State(debugger): State<Debugger>) -> ApiResult<Value
 
 #[utoipa::path(operation_id = "create_checkpoint", post, path = "/api/processes/{id}/checkpoints", tag = "time travel",
     params(("id" = String, Path)), request_body = Option<NameRequest>,
-    responses((status = 200, body = Checkpoint, description = "the paused program forked a snapshot, named `label`"),
+    responses((status = 200, body = Checkpoint, description = "the paused program forked a checkpoint, named `label`"),
         (status = 400, body = ErrorBody), (status = 404, body = ErrorBody),
         (status = 409, body = ErrorBody, description = "`checkpoints_off`, `not_paused`, `checkpoint_refused`, `snapshot_silent`")))]
 pub async fn create(
@@ -111,18 +111,18 @@ pub async fn diff(
     Ok(Json(debugger.branch_diff(&id, &a, &b)?))
 }
 
-#[utoipa::path(operation_id = "report_snapshot", post, path = "/api/checkpoints", tag = "client", request_body = SnapshotReport,
+#[utoipa::path(operation_id = "report_checkpoint", post, path = "/api/checkpoints", tag = "client", request_body = CheckpointReport,
     responses((status = 200, body = Object, description = "`{\"checkpoint_id\"}`, or `{\"status\": \"refused\"}` for a refusal"),
         (status = 400, body = ErrorBody, description = "`missing_pause_id`, `missing_pid`, `invalid_pid` (not a child of the paused program)"),
         (status = 404, body = ErrorBody)))]
-pub async fn report(State(debugger): State<Debugger>, JsonBody(req): JsonBody<SnapshotReport>) -> ApiResult<Value> {
-    Ok(Json(debugger.report_snapshot(req)?))
+pub async fn report(State(debugger): State<Debugger>, JsonBody(req): JsonBody<CheckpointReport>) -> ApiResult<Value> {
+    Ok(Json(debugger.report_checkpoint(req)?))
 }
 
-#[utoipa::path(operation_id = "hold_snapshot", get, path = "/api/checkpoints/{id}/hold", tag = "client",
+#[utoipa::path(operation_id = "hold_checkpoint", get, path = "/api/checkpoints/{id}/hold", tag = "client",
     params(("id" = String, Path)),
     responses((status = 200, body = HoldReply, description = "held up to 25 s; `wake` orders a fork into the live line"),
-        (status = 404, body = ErrorBody), (status = 409, body = ErrorBody, description = "dropped or ended: the snapshot exits")))]
+        (status = 404, body = ErrorBody), (status = 409, body = ErrorBody, description = "dropped or ended: the checkpoint's process exits")))]
 pub async fn hold(State(debugger): State<Debugger>, Path(id): Path<String>) -> ApiResult<HoldReply> {
-    Ok(Json(debugger.hold_snapshot(&id).await?))
+    Ok(Json(debugger.hold_checkpoint(&id).await?))
 }
