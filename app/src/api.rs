@@ -295,7 +295,7 @@ pub async fn skip_call(pause_id: String, value: String) -> Result<(), ServerFnEr
     use breakroom_debugger::pauses::{ResumeKind, ResumeRequest};
     let fake_result = serde_json::from_str(value.trim()).unwrap_or(serde_json::Value::String(value));
     let request = ResumeRequest {
-        action: Some(ResumeKind::Skip.as_str().into()),
+        action: Some(ResumeKind::Skip),
         fake_result: Some(fake_result),
         ..Default::default()
     };
@@ -308,7 +308,7 @@ pub async fn raise_in_call(pause_id: String, exception_type: String, message: St
     use breakroom_debugger::pauses::{ResumeKind, ResumeRequest};
     let exception_type = Some(exception_type.trim().to_string()).filter(|t| !t.is_empty());
     let request = ResumeRequest {
-        action: Some(ResumeKind::Raise.as_str().into()),
+        action: Some(ResumeKind::Raise),
         exception_type: exception_type.or(Some("Exception".into())),
         exception_message: Some(message),
         ..Default::default()

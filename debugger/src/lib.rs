@@ -14,6 +14,7 @@ pub mod processes;
 pub mod runtimes;
 pub mod snapshots;
 pub mod steps;
+pub mod wire;
 
 #[cfg(feature = "runtime")]
 pub mod attach;

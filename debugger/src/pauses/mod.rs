@@ -103,14 +103,25 @@ impl ResumeKind {
     }
 }
 
+fn resume_kind<'de, D: serde::Deserializer<'de>>(de: D) -> std::result::Result<Option<ResumeKind>, D::Error> {
+    match crate::wire::any(de)? {
+        Value::Null => Ok(None),
+        Value::String(text) => ResumeKind::parse(&text).map(Some).map_err(|e| crate::wire::refuse(e.code(), &e)),
+        other => Err(crate::wire::refuse(
+            "invalid_action",
+            format_args!("action must be continue, skip, modify, raise or replace, not {other}"),
+        )),
+    }
+}
+
 /// `POST /api/paused/<id>/continue`: how to resume. Every field is optional.
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Clone, Debug, Default, Deserialize, Serialize)]
 pub struct ResumeRequest {
-    /// Read loosely (a bad value gets `invalid_action`, not a parse error); default `continue`.
-    #[cfg_attr(feature = "openapi", schema(value_type = Option<ResumeKind>))]
-    #[serde(default)]
-    pub action: Option<String>,
+    /// Default `continue`. A bad value gets `invalid_action` as the body is read, whether or not
+    /// the pause is there.
+    #[serde(default, deserialize_with = "resume_kind")]
+    pub action: Option<ResumeKind>,
     #[serde(default)]
     pub replacement_function: Option<String>,
     #[serde(default)]
@@ -131,7 +142,7 @@ pub struct ResumeRequest {
 
 impl ResumeRequest {
     pub fn continue_() -> Self {
-        ResumeRequest { action: Some("continue".into()), ..Default::default() }
+        ResumeRequest { action: Some(ResumeKind::Continue), ..Default::default() }
     }
 
     /// The action for the client. Values given as bare JSON are passed through where the client
@@ -144,12 +155,11 @@ impl ResumeRequest {
             }
             return Ok(Action::Replace { function_name: name });
         }
-        let action = self.action.as_deref().unwrap_or("continue");
-        let kind = ResumeKind::parse(action);
-        if post_completion && !matches!(kind, Ok(ResumeKind::Continue)) {
-            return Err(post_completion_error(action));
+        let kind = self.action.unwrap_or(ResumeKind::Continue);
+        if post_completion && kind != ResumeKind::Continue {
+            return Err(post_completion_error(kind.as_str()));
         }
-        match kind? {
+        match kind {
             ResumeKind::Continue => Ok(Action::Continue),
             ResumeKind::Skip => {
                 // A bare JSON value also goes as a pickle, so any client reads it the same way.

@@ -95,8 +95,11 @@ impl Args {
         for key in skip {
             rest.remove(*key);
         }
-        serde_json::from_value(Value::Object(rest))
-            .map_err(|e| ToolError::new("invalid_arguments", format!("arguments: {e}")))
+        // A field's own code when its deserializer gave one (`invalid_action`).
+        serde_json::from_value(Value::Object(rest)).map_err(|e| match breakroom_debugger::wire::coded(&e.to_string()) {
+            Some((code, message)) => ToolError::new(code, message),
+            None => ToolError::new("invalid_arguments", format!("arguments: {e}")),
+        })
     }
 }
 
