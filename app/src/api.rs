@@ -294,11 +294,8 @@ pub async fn continue_call(pause_id: String) -> Result<(), ServerFnError> {
 pub async fn skip_call(pause_id: String, value: String) -> Result<(), ServerFnError> {
     use breakroom_debugger::pauses::{ResumeKind, ResumeRequest};
     let fake_result = serde_json::from_str(value.trim()).unwrap_or(serde_json::Value::String(value));
-    let request = ResumeRequest {
-        action: Some(ResumeKind::Skip),
-        fake_result: Some(fake_result),
-        ..Default::default()
-    };
+    let request =
+        ResumeRequest { action: Some(ResumeKind::Skip), fake_result: Some(fake_result), ..Default::default() };
     debugger()?.continue_pause(&pause_id, request).map(|_| ()).map_err(failed)
 }
 

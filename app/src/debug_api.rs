@@ -58,9 +58,15 @@ pub async fn debug_action(session_id: String, action: String, arg: String) -> Re
             use breakroom_debugger::pauses::ResumeRequest;
             debugger.continue_pause(&state.pause_id, ResumeRequest::continue_()).map(|_| ()).map_err(failed)
         }
-        Some(Control::StepOver) => debugger.step(&state.pause_id, StepRequest::new(StepKind::Over)).await.map(|_| ()).map_err(failed),
-        Some(Control::StepInto) => debugger.step(&state.pause_id, StepRequest::new(StepKind::Into)).await.map(|_| ()).map_err(failed),
-        Some(Control::StepOut) => debugger.step(&state.pause_id, StepRequest::new(StepKind::Out)).await.map(|_| ()).map_err(failed),
+        Some(Control::StepOver) => {
+            debugger.step(&state.pause_id, StepRequest::new(StepKind::Over)).await.map(|_| ()).map_err(failed)
+        }
+        Some(Control::StepInto) => {
+            debugger.step(&state.pause_id, StepRequest::new(StepKind::Into)).await.map(|_| ()).map_err(failed)
+        }
+        Some(Control::StepOut) => {
+            debugger.step(&state.pause_id, StepRequest::new(StepKind::Out)).await.map(|_| ()).map_err(failed)
+        }
         // The session follows the program back (see `Debugger::step_back`).
         Some(Control::StepBack) => {
             debugger.step_back(&state.pause_id, Default::default()).await.map(|_| ()).map_err(failed)

@@ -386,6 +386,14 @@ impl<'de> Deserialize<'de> for BreakpointSpec {
     }
 }
 
+/// The options of a body, other fields left aside (the tools that set the kind themselves).
+impl<'de> Deserialize<'de> for BreakpointOptions {
+    fn deserialize<D: serde::Deserializer<'de>>(de: D) -> Result<Self, D::Error> {
+        let body = Map::<String, Value>::deserialize(de)?;
+        BreakpointOptions::read(&body).map_err(SpecError::into_serde)
+    }
+}
+
 /// serde's door to [`BreakpointPatch::read`].
 impl<'de> Deserialize<'de> for BreakpointPatch {
     fn deserialize<D: serde::Deserializer<'de>>(de: D) -> Result<Self, D::Error> {

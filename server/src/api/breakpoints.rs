@@ -3,18 +3,19 @@
 use axum::extract::{Path, Query, State};
 use axum::Json;
 use breakroom_debugger::breakpoints::by_name::FunctionRegistration;
+use breakroom_debugger::breakpoints::record::BreakpointSpec;
 use breakroom_debugger::Debugger;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use utoipa::{IntoParams, ToSchema};
 
-use super::breakpoint_records::{self, BreakpointSaved, BreakpointSpecBody};
+use super::breakpoint_records::{self, BreakpointSaved};
 use super::query;
 use super::wire::{
     AfterBehaviorSet, BehaviorSet, BreakpointChanged, BreakpointHistory, BreakpointList, ErrorBody, FunctionList,
     FunctionRegistered, GlobalBehaviorSetting, OkStatus, ReplacementSet,
 };
-use crate::error::{ApiError, ApiResult, JsonBody};
+use crate::error::{ApiResult, JsonBody};
 
 /// History records answered when the request names no `limit`.
 const DEFAULT_HISTORY_LIMIT: usize = 50;
@@ -27,7 +28,7 @@ pub async fn list(State(debugger): State<Debugger>) -> Json<BreakpointList> {
     Json(list)
 }
 
-#[derive(Deserialize, ToSchema)]
+#[derive(Deserialize, Serialize, ToSchema)]
 pub struct NewBreakpoint {
     #[schema(value_type = String, required = true, pattern = "\\S")]
     #[serde(default)]
@@ -42,12 +43,25 @@ pub struct NewBreakpoint {
 }
 
 /// Either body: cideldill's (a function name) or, with `kind`, a breakpoint of any kind.
-#[derive(Deserialize, ToSchema)]
+#[derive(Serialize, ToSchema)]
 #[serde(untagged)]
-#[allow(dead_code, clippy::large_enum_variant)] // a schema for the document, never built
+#[allow(clippy::large_enum_variant)] // read once per request
 pub enum AddBreakpointBody {
     Named(NewBreakpoint),
-    Kind(BreakpointSpecBody),
+    Kind(BreakpointSpec),
+}
+
+/// By the presence of `kind`, so a bad field of a breakpoint with one gets its own code.
+impl<'de> Deserialize<'de> for AddBreakpointBody {
+    fn deserialize<D: serde::Deserializer<'de>>(de: D) -> Result<Self, D::Error> {
+        use serde::de::Error;
+        let body = Value::deserialize(de)?;
+        if body.get("kind").is_some() {
+            BreakpointSpec::deserialize(body).map(AddBreakpointBody::Kind).map_err(D::Error::custom)
+        } else {
+            NewBreakpoint::deserialize(body).map(AddBreakpointBody::Named).map_err(D::Error::custom)
+        }
+    }
 }
 
 /// cideldill's answer (`status`, `function_name`), or the new record with its `id`.
@@ -61,13 +75,17 @@ pub enum BreakpointAdded {
 
 #[utoipa::path(operation_id = "add_breakpoint", post, path = "/api/breakpoints", tag = "breakpoints", request_body = AddBreakpointBody,
     responses((status = 200, body = BreakpointAdded), (status = 400, body = ErrorBody)))]
-pub async fn add(State(debugger): State<Debugger>, JsonBody(body): JsonBody<Value>) -> ApiResult<BreakpointAdded> {
-    if body.get("kind").is_some() {
-        let Json(saved) = breakpoint_records::add(&debugger, &body)?;
-        return Ok(Json(BreakpointAdded::Kind(saved)));
-    }
-    let req: NewBreakpoint = serde_json::from_value(body)
-        .map_err(|e| ApiError::bad_request("invalid_json", format!("request body: {e}")))?;
+pub async fn add(
+    State(debugger): State<Debugger>,
+    JsonBody(body): JsonBody<AddBreakpointBody>,
+) -> ApiResult<BreakpointAdded> {
+    let req = match body {
+        AddBreakpointBody::Kind(spec) => {
+            let Json(saved) = breakpoint_records::add(&debugger, &spec)?;
+            return Ok(Json(BreakpointAdded::Kind(saved)));
+        }
+        AddBreakpointBody::Named(req) => req,
+    };
     let name = req.function_name.unwrap_or_default();
     debugger.add_breakpoint(&name, req.signature, req.behavior.as_ref().and_then(Value::as_str))?;
     Ok(Json(BreakpointAdded::Named(BreakpointChanged { status: OkStatus::Ok, function_name: name })))

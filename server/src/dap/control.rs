@@ -25,8 +25,14 @@ pub enum Control {
 }
 
 impl Control {
-    pub const ALL: [Control; 6] =
-        [Control::Continue, Control::Next, Control::StepIn, Control::StepOut, Control::StepBack, Control::ReverseContinue];
+    pub const ALL: [Control; 6] = [
+        Control::Continue,
+        Control::Next,
+        Control::StepIn,
+        Control::StepOut,
+        Control::StepBack,
+        Control::ReverseContinue,
+    ];
 
     /// The request's `command`.
     pub const fn name(self) -> &'static str {
