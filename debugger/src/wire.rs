@@ -31,6 +31,15 @@ pub fn coded(text: &str) -> Option<(&str, &str)> {
     Some((code, message))
 }
 
+/// serde's error reading a body as a whole (a derived `Deserialize`), as one code: a field's own
+/// code when its deserializer gave one, else `code` with serde's message after `what`.
+pub fn whole<E: Error>(error: serde_json::Error, code: &str, what: &str) -> E {
+    match coded(&error.to_string()) {
+        Some((field_code, message)) => refuse(field_code, message),
+        None => refuse(code, format_args!("{what}: {error}")),
+    }
+}
+
 /// The field as JSON, for the checks that read it loosely (a number or a string) and for the
 /// messages that show what was sent.
 pub fn any<'de, D: Deserializer<'de>>(de: D) -> Result<Value, D::Error> {

@@ -5,12 +5,12 @@
 
 use axum::extract::{Path, Query, State};
 use axum::Json;
+use breakroom_debugger::breakpoints::hit_reports::HitReport;
 use breakroom_debugger::breakpoints::record::{BreakpointPatch, BreakpointRecord, BreakpointSpec};
 use breakroom_debugger::breakpoints::Follower;
 use breakroom_debugger::interrupts::Interrupt;
 use breakroom_debugger::{BreakpointSnapshot, Debugger};
 use serde::{Deserialize, Serialize};
-use serde_json::Value;
 use utoipa::{IntoParams, ToSchema};
 
 use super::query;
@@ -131,32 +131,12 @@ pub async fn changes(State(debugger): State<Debugger>, Query(q): Query<ChangesQu
     Ok(Json(BreakpointChanges { version, breakpoints, interrupts }))
 }
 
-/// A hit or a logpoint's message, as a program reports it.
-#[derive(Deserialize, ToSchema)]
-#[allow(dead_code)]
-pub struct BreakpointHitReport {
-    #[schema(pattern = "^(breakpoint_hit|log)$")]
-    event: String,
-    breakpoint_id: String,
-    process_pid: i64,
-    process_start_time: f64,
-    kind: Option<String>,
-    /// `pause`, `log` or `condition_error`.
-    action: Option<String>,
-    hit_count: Option<u64>,
-    /// Why it matched.
-    reason: Option<String>,
-    message: Option<String>,
-    /// A condition's exception.
-    error: Option<String>,
-    file: Option<String>,
-    line: Option<u32>,
-    function: Option<String>,
-}
-
-#[utoipa::path(operation_id = "report_breakpoint_hit", post, path = "/api/breakpoint-hits", tag = "client", request_body = BreakpointHitReport,
+#[utoipa::path(operation_id = "report_breakpoint_hit", post, path = "/api/breakpoint-hits", tag = "client", request_body = HitReport,
     responses((status = 200, body = StatusOk), (status = 400, body = ErrorBody)))]
-pub async fn report_hit(State(debugger): State<Debugger>, JsonBody(report): JsonBody<Value>) -> ApiResult<StatusOk> {
-    debugger.report_breakpoint_hit(&report)?;
+pub async fn report_hit(
+    State(debugger): State<Debugger>,
+    JsonBody(report): JsonBody<HitReport>,
+) -> ApiResult<StatusOk> {
+    debugger.report_breakpoint_hit(report)?;
     Ok(Json(StatusOk::new()))
 }
