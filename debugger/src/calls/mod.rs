@@ -367,7 +367,7 @@ const EVENT_VALUE_FIELDS: [[&str; 3]; 2] = [
 
 impl ClientEvent {
     /// The event, checked: its process named, its values' fields text and their formats known.
-    pub fn new(event: serde_json::Map<String, Value>) -> crate::error::Result<Self> {
+    fn new(event: serde_json::Map<String, Value>) -> crate::error::Result<Self> {
         use crate::error::Error;
         let has_number = |key: &str| event.get(key).is_some_and(Value::is_number);
         if !has_number("process_pid") || !has_number("process_start_time") {

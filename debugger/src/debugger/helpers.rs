@@ -4,7 +4,7 @@
 //! a snippet computing the same answer (`snippet.rs`).
 
 use crate::error::{Error, Result};
-use crate::eval::{EvalRequest, EvalResult, PendingEval, Reply, RequestKind};
+use crate::eval::{EvalRequest, EvalResult, PendingEval, Reply, RequestKind, VariablePath};
 use crate::ids;
 use crate::model::{EvalOutcome, ReplSession};
 use serde_json::{json, Value};
@@ -65,25 +65,13 @@ impl Debugger {
     }
 
     /// One level under a panel path (`[["var", name], ["attr", name] | ["item", i], …]`).
-    pub async fn expand(&self, session_id: &str, path: &Value, offset: usize, frame: Option<usize>) -> Result<Value> {
-        let steps = path.as_array().filter(|steps| !steps.is_empty());
-        let valid = steps.is_some_and(|steps| {
-            steps.iter().enumerate().all(|(i, step)| match step.as_array().map(Vec::as_slice) {
-                Some([kind, key]) => match kind.as_str() {
-                    Some("var") => i == 0 && key.is_string(),
-                    Some("attr") => i > 0 && key.is_string(),
-                    Some("item") => i > 0 && key.is_u64(),
-                    _ => false,
-                },
-                _ => false,
-            })
-        });
-        if !valid {
-            return Err(Error::invalid(
-                "invalid_path",
-                "path must be [[\"var\", name], then [\"attr\", name] or [\"item\", index] steps]",
-            ));
-        }
+    pub async fn expand(
+        &self,
+        session_id: &str,
+        path: &VariablePath,
+        offset: usize,
+        frame: Option<usize>,
+    ) -> Result<Value> {
         let args = json!({"path": path, "offset": offset});
         self.ask(session_id, RequestKind::Expand, args.clone(), snippet::panel("expand", &args), frame).await
     }
@@ -94,7 +82,7 @@ impl Debugger {
         &self,
         session_id: &str,
         frame: Option<usize>,
-        path: Option<&Value>,
+        path: Option<&VariablePath>,
         offset: usize,
     ) -> Result<Value> {
         let (kind, args) = match path {

@@ -3,6 +3,7 @@
 
 use axum::extract::{Path, Query, State};
 use axum::Json;
+use breakroom_debugger::eval::VariablePath;
 use breakroom_debugger::{Debugger, Error};
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
@@ -129,9 +130,9 @@ pub async fn variables(
 #[derive(Deserialize, ToSchema)]
 pub struct ExpandBody {
     /// A row's `path`: `[["var", name], then ["attr", name] or ["item", index]…]`.
-    #[schema(value_type = Vec<Vec<Object>>, required = true)]
+    #[schema(required = true)]
     #[serde(default)]
-    path: Option<Value>,
+    path: Option<VariablePath>,
     /// First child to list (100 at a time).
     #[serde(default)]
     offset: Option<usize>,
@@ -160,6 +161,6 @@ pub async fn expand(
     Path(session_id): Path<String>,
     JsonBody(body): JsonBody<ExpandBody>,
 ) -> ApiResult<ExpandReply> {
-    let path = body.path.unwrap_or(Value::Null);
+    let path = body.path.ok_or_else(VariablePath::refusal)?;
     Ok(Json(shaped(debugger.expand(&session_id, &path, body.offset.unwrap_or(0), body.frame).await?)?))
 }

@@ -3,6 +3,7 @@
 
 use breakroom_debugger::calls::CallData;
 use breakroom_debugger::calls::CallPauseReason;
+use breakroom_debugger::eval::VariablePath;
 use breakroom_debugger::steps::StopKind;
 use serde::Deserialize;
 use serde_json::{json, Value};
@@ -143,13 +144,15 @@ impl Dap {
     fn variable(&self, pause: &str, frame: usize, globals: bool, row: &Value) -> Value {
         let expandable = row.get("expandable").and_then(Value::as_bool).unwrap_or(false);
         let expression = row.get("expression").and_then(Value::as_str).map(str::to_string);
-        let reference = if expandable {
-            let path = row.get("path").cloned().unwrap_or(Value::Null);
-            let value =
-                Handle::Value { pause: pause.to_string(), frame, path, expression: expression.clone(), globals };
-            self.state().handle(value)
-        } else {
-            0
+        // A row the program says has children, at a path it gave: one level more on request.
+        let path = row.get("path").filter(|_| expandable).and_then(|p| VariablePath::deserialize(p).ok());
+        let reference = match path {
+            Some(path) => {
+                let value =
+                    Handle::Value { pause: pause.to_string(), frame, path, expression: expression.clone(), globals };
+                self.state().handle(value)
+            }
+            None => 0,
         };
         let mut variable = json!({
             "name": row.get("name").and_then(Value::as_str).unwrap_or("?"),
