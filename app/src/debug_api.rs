@@ -71,7 +71,9 @@ pub async fn debug_action(session_id: String, action: String, arg: String) -> Re
         Some(Control::StepBack) => {
             debugger.step_back(&state.pause_id, Default::default()).await.map(|_| ()).map_err(failed)
         }
-        Some(Control::SelectFrame) => debugger.select_frame(&session_id, number()?).map_err(failed),
+        Some(Control::SelectFrame) => {
+            debugger.select_frame(&session_id, breakroom_debugger::steps::FrameIndex(number()?)).map_err(failed)
+        }
         Some(Control::ToggleLine) => {
             let line = u32::try_from(number()?).map_err(|_| ServerFnError::new("line out of range"))?;
             let file = state.frames.get(state.selected).map(|f| f.filename.clone()).unwrap_or_default();

@@ -8,6 +8,7 @@ use serde::{Deserialize, Serialize};
 use tokio::sync::oneshot;
 
 use crate::model::TranscriptEntry;
+use crate::steps::FrameIndex;
 
 /// What the paused client receives from `poll-repl`.
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
@@ -33,7 +34,7 @@ pub struct EvalRequest {
     /// Breakroom extension (issue 30): the stack frame to run in, 0 = innermost (pdb's
     /// up/down); absent: the pause's own frame.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub frame: Option<usize>,
+    pub frame: Option<FrameIndex>,
 }
 
 /// What a request to the paused program asks for. Only `eval` is recorded; the others are the

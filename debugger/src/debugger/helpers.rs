@@ -15,6 +15,7 @@ use tokio::sync::oneshot;
 use super::Debugger;
 use crate::sessions::methods::checked_frame;
 use crate::snippet;
+use crate::steps::FrameIndex;
 
 /// How long a helper waits for the program: completion answers within 200 ms once it runs, so
 /// anything longer means the program is busy with a slow eval; the page just gets no list.
@@ -30,7 +31,7 @@ impl Debugger {
         session_id: &str,
         code: &str,
         cursor_pos: Option<usize>,
-        frame: Option<usize>,
+        frame: Option<FrameIndex>,
     ) -> Result<Value> {
         let length = code.chars().count();
         let cursor_pos = cursor_pos.unwrap_or(length);
@@ -47,7 +48,7 @@ impl Debugger {
     /// The variables panel: the frame's locals and the session's names. A local that is one of
     /// the call's arguments carries the CID its value was stored under at the call (`cid`).
     /// `frame` as for [`Debugger::complete`].
-    pub async fn variables(&self, session_id: &str, frame: Option<usize>) -> Result<Value> {
+    pub async fn variables(&self, session_id: &str, frame: Option<FrameIndex>) -> Result<Value> {
         let args = json!({});
         let mut reply = self
             .ask(session_id, RequestKind::Variables, args.clone(), snippet::panel("variables", &args), frame)
@@ -70,7 +71,7 @@ impl Debugger {
         session_id: &str,
         path: &VariablePath,
         offset: usize,
-        frame: Option<usize>,
+        frame: Option<FrameIndex>,
     ) -> Result<Value> {
         let args = json!({"path": path, "offset": offset});
         self.ask(session_id, RequestKind::Expand, args.clone(), snippet::panel("expand", &args), frame).await
@@ -81,7 +82,7 @@ impl Debugger {
     pub async fn globals_panel(
         &self,
         session_id: &str,
-        frame: Option<usize>,
+        frame: Option<FrameIndex>,
         path: Option<&VariablePath>,
         offset: usize,
     ) -> Result<Value> {
@@ -101,12 +102,17 @@ impl Debugger {
 
     /// Evaluates `expr` in frame `frame` of a paused call without recording it (an editor's
     /// watch or hover): the text shown and whether it failed.
-    pub async fn evaluate_unrecorded(&self, pause_id: &str, expr: &str, frame: Option<usize>) -> Result<EvalOutcome> {
+    pub async fn evaluate_unrecorded(
+        &self,
+        pause_id: &str,
+        expr: &str,
+        frame: Option<FrameIndex>,
+    ) -> Result<EvalOutcome> {
         if expr.trim().is_empty() {
             return Err(Error::MissingField { code: "missing_expr", field: "expr" });
         }
         if let Some(frame) = frame {
-            checked_frame(&self.state(), pause_id, frame)?;
+            checked_frame(&self.state(), pause_id, frame.get())?;
         }
         let result = self.ask_unrecorded_in(pause_id, expr.to_string(), frame).await?;
         let is_error = result.error.is_some();
@@ -114,7 +120,7 @@ impl Debugger {
         Ok(EvalOutcome { output, stdout: result.stdout.unwrap_or_default(), is_error, result_cid: result.result_cid })
     }
 
-    async fn ask_unrecorded_in(&self, pause_id: &str, expr: String, frame: Option<usize>) -> Result<EvalResult> {
+    async fn ask_unrecorded_in(&self, pause_id: &str, expr: String, frame: Option<FrameIndex>) -> Result<EvalResult> {
         let (reply, answer) = oneshot::channel();
         let eval_id = ids::new_uuid();
         {
@@ -154,7 +160,7 @@ impl Debugger {
         kind: RequestKind,
         args: Value,
         expr: String,
-        frame: Option<usize>,
+        frame: Option<FrameIndex>,
     ) -> Result<Value> {
         let (reply, answer) = oneshot::channel();
         let eval_id = ids::new_uuid();
@@ -162,9 +168,10 @@ impl Debugger {
             let mut st = self.state();
             let pause_id = st.open_session(session_id)?.pause_id.clone();
             let frame = match frame {
-                Some(frame) => Some(checked_frame(&st, &pause_id, frame)?),
+                Some(frame) => Some(checked_frame(&st, &pause_id, frame.get())?),
                 None => st.sessions.frame_of(session_id),
             };
+            let frame = frame.map(FrameIndex);
             let pause = st.pauses.get_mut(&pause_id).filter(|p| p.is_paused());
             let pause = pause.ok_or_else(|| Error::SessionClosed(session_id.to_string()))?;
             let request = EvalRequest {

@@ -4,6 +4,7 @@
 use axum::extract::{Path, Query, State};
 use axum::Json;
 use breakroom_debugger::eval::VariablePath;
+use breakroom_debugger::steps::FrameIndex;
 use breakroom_debugger::{Debugger, Error};
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
@@ -70,7 +71,7 @@ pub async fn complete(
     JsonBody(body): JsonBody<CompleteBody>,
 ) -> ApiResult<CompleteReply> {
     let code = body.code.ok_or(Error::MissingField { code: "missing_code", field: "code" })?;
-    Ok(Json(shaped(debugger.complete(&session_id, &code, body.cursor_pos, body.frame).await?)?))
+    Ok(Json(shaped(debugger.complete(&session_id, &code, body.cursor_pos, body.frame.map(FrameIndex)).await?)?))
 }
 
 /// One row of the variables panel.
@@ -124,7 +125,7 @@ pub async fn variables(
     Path(session_id): Path<String>,
     Query(query): Query<FrameQuery>,
 ) -> ApiResult<VariablesReply> {
-    Ok(Json(shaped(debugger.variables(&session_id, query.frame).await?)?))
+    Ok(Json(shaped(debugger.variables(&session_id, query.frame.map(FrameIndex)).await?)?))
 }
 
 #[derive(Deserialize, ToSchema)]
@@ -162,5 +163,5 @@ pub async fn expand(
     JsonBody(body): JsonBody<ExpandBody>,
 ) -> ApiResult<ExpandReply> {
     let path = body.path.ok_or_else(VariablePath::refusal)?;
-    Ok(Json(shaped(debugger.expand(&session_id, &path, body.offset.unwrap_or(0), body.frame).await?)?))
+    Ok(Json(shaped(debugger.expand(&session_id, &path, body.offset.unwrap_or(0), body.frame.map(FrameIndex)).await?)?))
 }
