@@ -72,4 +72,94 @@ mod tests {
         assert_eq!(coded("invalid type: string \"a\", expected u32 at line 1 column 3"), None);
         assert_eq!(coded("[Not a code] x"), None);
     }
+
+    /// The code a body gets when read as `T`: a field's own, or `invalid_json`.
+    fn code_of<T: serde::de::DeserializeOwned>(body: Value) -> Option<String> {
+        let text = body.to_string();
+        let error = serde_json::from_str::<T>(&text).err()?.to_string();
+        Some(coded(&error).map_or("invalid_json", |(code, _)| code).to_string())
+    }
+
+    #[test]
+    fn step_requests_get_the_codes_of_their_fields() {
+        use crate::steps::{StepKind, StepRequest};
+        use serde_json::json;
+        assert_eq!(code_of::<StepRequest>(json!({})).as_deref(), Some("missing_kind"));
+        assert_eq!(code_of::<StepRequest>(json!({"kind": null})).as_deref(), Some("missing_kind"));
+        assert_eq!(code_of::<StepRequest>(json!({"kind": "sideways"})).as_deref(), Some("invalid_step_kind"));
+        assert_eq!(code_of::<StepRequest>(json!({"kind": 3})).as_deref(), Some("invalid_step_kind"));
+        assert_eq!(code_of::<StepRequest>(json!({"kind": "to_line", "line": 3})).as_deref(), Some("missing_file"));
+        assert_eq!(
+            code_of::<StepRequest>(json!({"kind": "to_line", "file": "a.py", "line": 0})).as_deref(),
+            Some("invalid_line")
+        );
+        // Another kind's place is not read, as before.
+        assert_eq!(code_of::<StepRequest>(json!({"kind": "over", "line": "x"})), None);
+        let to_line: StepRequest =
+            serde_json::from_value(json!({"kind": "to_line", "file": "a.py", "line": 4})).expect("a step to a line");
+        assert_eq!(to_line, StepRequest::to_line("a.py", 4));
+        // What a door builds goes over the wire (the cluster, the CLI) and back unchanged.
+        let back: StepRequest = serde_json::from_value(serde_json::to_value(&to_line).expect("json")).expect("read");
+        assert_eq!(back, to_line);
+        assert_eq!(serde_json::to_value(StepRequest::new(StepKind::Over)).ok(), Some(json!({"kind": "over"})));
+    }
+
+    #[test]
+    fn frames_and_breakpoint_bodies_get_their_codes() {
+        use crate::breakpoints::record::{BreakpointPatch, BreakpointSpec};
+        use crate::steps::FrameIndex;
+        use serde_json::json;
+        assert_eq!(code_of::<FrameIndex>(json!(-1)).as_deref(), Some("invalid_frame"));
+        assert_eq!(code_of::<FrameIndex>(json!("2")).as_deref(), Some("invalid_frame"));
+        assert_eq!(serde_json::from_value::<FrameIndex>(json!(2)).ok(), Some(FrameIndex(2)));
+        assert_eq!(code_of::<BreakpointSpec>(json!({"kind": "watch"})).as_deref(), Some("invalid_kind"));
+        assert_eq!(
+            code_of::<BreakpointSpec>(json!({"kind": "line", "file": "a.py", "line": "x"})).as_deref(),
+            Some("invalid_line")
+        );
+        assert_eq!(
+            code_of::<BreakpointSpec>(json!({"kind": "function", "function_name": "f", "enabled": "yes"})).as_deref(),
+            Some("invalid_enabled")
+        );
+        assert_eq!(
+            code_of::<BreakpointSpec>(json!({"kind": "line", "file": "a.py", "line": 2, "action": "stop"})).as_deref(),
+            Some("invalid_action")
+        );
+        assert_eq!(code_of::<BreakpointPatch>(json!({"file": "b.py"})).as_deref(), Some("immutable_field"));
+        assert_eq!(code_of::<BreakpointPatch>(json!({"expires_in": "soon"})).as_deref(), Some("invalid_expires_in"));
+        // A spec built in Rust reads back the same from the JSON it sends (the CLIs).
+        let body = json!({"kind": "line", "file": "a.py", "line": 2, "condition": null, "hit_condition": "% 2",
+            "action": "snapshot", "expressions": ["x"], "max_hits": 3, "expires_in": 60, "where": {"env": "prod"}});
+        let spec: BreakpointSpec = serde_json::from_value(body).expect("a spec");
+        let back: BreakpointSpec = serde_json::from_value(serde_json::to_value(&spec).expect("json")).expect("read");
+        assert_eq!(back, spec);
+        assert_eq!(spec.options.condition, Some(None), "null clears");
+        assert_eq!(spec.options.policy.expires_in, Some(Some(60.0)));
+    }
+
+    #[cfg(feature = "runtime")]
+    #[test]
+    fn resume_and_panel_requests_get_their_codes() {
+        use crate::eval::VariablePath;
+        use crate::pauses::{ResumeKind, ResumeRequest};
+        use serde_json::json;
+        assert_eq!(code_of::<ResumeRequest>(json!({"action": "AAA"})).as_deref(), Some("invalid_action"));
+        assert_eq!(code_of::<ResumeRequest>(json!({"action": 5})).as_deref(), Some("invalid_action"));
+        let skip: ResumeRequest = serde_json::from_value(json!({"action": "skip"})).expect("a resume");
+        assert_eq!(skip.action, Some(ResumeKind::Skip));
+        assert_eq!(code_of::<VariablePath>(json!([["attr", "x"]])).as_deref(), Some("invalid_path"));
+        assert_eq!(code_of::<VariablePath>(json!([])).as_deref(), Some("invalid_path"));
+        let path = json!([["var", "d"], ["item", 3], ["attr", "name"]]);
+        let read: VariablePath = serde_json::from_value(path.clone()).expect("a path");
+        assert_eq!(serde_json::to_value(&read).ok(), Some(path), "sent to the client as it came");
+    }
+
+    #[cfg(feature = "runtime")]
+    #[test]
+    fn serde_errors_become_the_fields_codes_or_invalid_json() {
+        let coded_error = serde_json::from_str::<crate::steps::StepRequest>(r#"{"kind": "up"}"#).expect_err("bad");
+        assert_eq!(crate::error::Error::from_json(&coded_error, "request body").code(), "invalid_step_kind");
+        let plain = serde_json::from_str::<crate::steps::StepRequest>("[1]").expect_err("not an object");
+        assert_eq!(crate::error::Error::from_json(&plain, "request body").code(), "invalid_json");
+    }
 }
