@@ -292,10 +292,13 @@ pub async fn continue_call(pause_id: String) -> Result<(), ServerFnError> {
 /// Skips the call, returning `value` (JSON; anything that is not JSON is taken as a string).
 #[server(prefix = "/rpc", output = PlainText)]
 pub async fn skip_call(pause_id: String, value: String) -> Result<(), ServerFnError> {
-    use breakroom_debugger::pauses::{ResumeKind, ResumeRequest};
+    use breakroom_debugger::pauses::{CallValue, ResumeKind, ResumeRequest};
     let fake_result = serde_json::from_str(value.trim()).unwrap_or(serde_json::Value::String(value));
-    let request =
-        ResumeRequest { action: Some(ResumeKind::Skip), fake_result: Some(fake_result), ..Default::default() };
+    let request = ResumeRequest {
+        action: Some(ResumeKind::Skip),
+        fake_result: Some(CallValue(fake_result)),
+        ..Default::default()
+    };
     debugger()?.continue_pause(&pause_id, request).map(|_| ()).map_err(failed)
 }
 

@@ -114,6 +114,14 @@ fn resume_kind<'de, D: serde::Deserializer<'de>>(de: D) -> std::result::Result<O
     }
 }
 
+/// A value given for a call (its result when skipped, its arguments when modified): JSON as
+/// the browser, an agent or a script sent it. A serialized item (`{cid, data, …}`) passes as it
+/// is; any other value is encoded in the call's format (a pickle for Python, JSON text for JS).
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(transparent)]
+pub struct CallValue(pub Value);
+
 /// `POST /api/paused/<id>/continue`: how to resume. Every field is optional.
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Clone, Debug, Default, Deserialize, Serialize)]
@@ -125,11 +133,11 @@ pub struct ResumeRequest {
     #[serde(default)]
     pub replacement_function: Option<String>,
     #[serde(default)]
-    pub modified_args: Option<Vec<Value>>,
+    pub modified_args: Option<Vec<CallValue>>,
     #[serde(default)]
-    pub modified_kwargs: Option<serde_json::Map<String, Value>>,
+    pub modified_kwargs: Option<indexmap::IndexMap<String, CallValue>>,
     #[serde(default)]
-    pub fake_result: Option<Value>,
+    pub fake_result: Option<CallValue>,
     #[serde(default)]
     pub fake_result_data: Option<String>,
     #[serde(default)]
@@ -165,14 +173,14 @@ impl ResumeRequest {
                 // A bare JSON value also goes as a pickle, so any client reads it the same way.
                 let data = match (&self.fake_result_data, &self.fake_result) {
                     (Some(data), _) => Some(data.clone()),
-                    (None, Some(value)) => Some(encode(value, format)),
+                    (None, Some(CallValue(value))) => Some(encode(value, format)),
                     (None, None) => None,
                 };
                 // Data given as it is was encoded by whoever sent it: in the call's format.
                 Ok(Action::Skip {
                     fake_result_cid: self.fake_result_cid.or_else(|| data.as_deref().map(|d| cid_of_data(d, format))),
                     fake_result_serialization_format: data.as_ref().map(|_| format),
-                    fake_result: self.fake_result,
+                    fake_result: self.fake_result.map(|CallValue(value)| value),
                     fake_result_data: data,
                 })
             }
@@ -183,12 +191,12 @@ impl ResumeRequest {
             ResumeKind::Modify => {
                 // Serialized items pass through; any other JSON value is pickled here.
                 let modified_args =
-                    self.modified_args.unwrap_or_default().into_iter().map(|v| as_item(v, format)).collect();
+                    self.modified_args.unwrap_or_default().into_iter().map(|v| as_item(v.0, format)).collect();
                 let modified_kwargs = self
                     .modified_kwargs
                     .unwrap_or_default()
                     .into_iter()
-                    .map(|(k, v)| (k, as_item(v, format)))
+                    .map(|(k, v)| (k, as_item(v.0, format)))
                     .collect();
                 Ok(Action::Modify { modified_args, modified_kwargs })
             }
