@@ -80,8 +80,7 @@ fn policy_fields(
 ) -> Result<breakroom_debugger::snapshots::policy::PolicyChanges, breakroom_debugger::Error> {
     use breakroom_debugger::snapshots::policy::{parse_duration, BreakpointAction, PolicyChanges};
     use breakroom_debugger::Error;
-    let mut policy = PolicyChanges::default();
-    policy.action = match action.trim() {
+    let action = match action.trim() {
         "" => None,
         "pause" => Some(Some(BreakpointAction::Pause)),
         "log" => Some(Some(BreakpointAction::Log)),
@@ -91,6 +90,7 @@ fn policy_fields(
             return Err(Error::invalid("invalid_action", message));
         }
     };
+    let mut policy = PolicyChanges { action, ..Default::default() };
     let watch: Vec<String> = split_expressions(expressions)
         .into_iter()
         .map(str::trim)
