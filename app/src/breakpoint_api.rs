@@ -213,10 +213,11 @@ pub async fn set_breakpoint_behavior(
     which: String,
     behavior: String,
 ) -> Result<(), ServerFnError> {
+    use breakroom_debugger::breakpoints::by_name::{AfterBehavior, Behavior};
     let debugger = debugger()?;
     match which.as_str() {
-        "after" => debugger.set_after_behavior(&function_name, &behavior).map(|_| ()),
-        _ => debugger.set_behavior(&function_name, &behavior).map(|_| ()),
+        "after" => AfterBehavior::parse(&behavior).and_then(|b| debugger.set_after_behavior(&function_name, b)),
+        _ => Behavior::parse(&behavior).and_then(|b| debugger.set_behavior(&function_name, b)),
     }
     .map_err(failed)
 }
@@ -228,7 +229,9 @@ pub async fn set_replacement(function_name: String, replacement: String) -> Resu
 
 #[server(prefix = "/rpc", output = PlainText)]
 pub async fn set_global_behavior(behavior: String) -> Result<(), ServerFnError> {
-    debugger()?.set_global_behavior(&behavior).map(|_| ()).map_err(failed)
+    use breakroom_debugger::breakpoints::by_name::GlobalBehavior;
+    let behavior = GlobalBehavior::parse(&behavior).map_err(failed)?;
+    debugger()?.set_global_behavior(behavior).map_err(failed)
 }
 
 /// A click on a source line of a frame: a line breakpoint there is removed, or one is added.

@@ -156,6 +156,23 @@ mod tests {
 
     #[cfg(feature = "runtime")]
     #[test]
+    fn behaviours_are_read_with_their_aliases_or_refused_as_invalid_behavior() {
+        use crate::breakpoints::by_name::{behavior_field, AfterBehavior};
+        use serde_json::json;
+        #[derive(serde::Deserialize)]
+        struct Body {
+            #[serde(default, deserialize_with = "behavior_field")]
+            behavior: Option<AfterBehavior>,
+        }
+        let read = |body: Value| serde_json::from_value::<Body>(body).map(|b| b.behavior);
+        assert_eq!(read(json!({"behavior": "both"})).ok(), Some(Some(AfterBehavior::StopException)));
+        assert_eq!(read(json!({})).ok(), Some(None));
+        assert_eq!(code_of::<Body>(json!({"behavior": "sometimes"})).as_deref(), Some("invalid_behavior"));
+        assert_eq!(code_of::<Body>(json!({"behavior": 1})).as_deref(), Some("invalid_behavior"));
+    }
+
+    #[cfg(feature = "runtime")]
+    #[test]
     fn serde_errors_become_the_fields_codes_or_invalid_json() {
         let coded_error = serde_json::from_str::<crate::steps::StepRequest>(r#"{"kind": "up"}"#).expect_err("bad");
         assert_eq!(crate::error::Error::from_json(&coded_error, "request body").code(), "invalid_step_kind");

@@ -2,7 +2,9 @@
 
 use axum::extract::{Path, Query, State};
 use axum::Json;
-use breakroom_debugger::breakpoints::by_name::FunctionRegistration;
+use breakroom_debugger::breakpoints::by_name::{
+    behavior_field, lenient_behavior, AfterBehavior, Behavior, BehaviorName, FunctionRegistration, GlobalBehavior,
+};
 use breakroom_debugger::breakpoints::record::BreakpointSpec;
 use breakroom_debugger::Debugger;
 use serde::{Deserialize, Serialize};
@@ -38,8 +40,9 @@ pub struct NewBreakpoint {
     #[serde(default, deserialize_with = "breakroom_debugger::client_shapes::signature")]
     signature: Option<String>,
     /// `stop`, `go` or `yield`; other values are ignored, as the reference server does.
-    #[serde(default)]
-    behavior: Option<Value>,
+    #[schema(value_type = Option<String>)]
+    #[serde(default, deserialize_with = "lenient_behavior")]
+    behavior: Option<Behavior>,
 }
 
 /// Either body: cideldill's (a function name) or, with `kind`, a breakpoint of any kind.
@@ -87,7 +90,7 @@ pub async fn add(
         AddBreakpointBody::Named(req) => req,
     };
     let name = req.function_name.unwrap_or_default();
-    debugger.add_breakpoint(&name, req.signature, req.behavior.as_ref().and_then(Value::as_str))?;
+    debugger.add_breakpoint(&name, req.signature, req.behavior)?;
     Ok(Json(BreakpointAdded::Named(BreakpointChanged { status: OkStatus::Ok, function_name: name })))
 }
 
@@ -109,8 +112,8 @@ pub async fn remove(State(debugger): State<Debugger>, Path(name): Path<String>) 
 #[derive(Deserialize, ToSchema)]
 pub struct BehaviorBody {
     #[schema(value_type = String, required = true, pattern = "^(stop|go|continue|yield)$")]
-    #[serde(default)]
-    behavior: Option<Value>,
+    #[serde(default, deserialize_with = "behavior_field")]
+    behavior: Option<Behavior>,
 }
 
 /// A breakpoint's after-call behaviour.
@@ -121,8 +124,8 @@ pub struct AfterBehaviorBody {
         required = true,
         pattern = "^(stop|breakpoints|stop_at_breakpoints|go|continue|yield|defer|default|exception|exceptions|stop_at_exceptions|stop_exception|breakpoints_and_exceptions|stop_at_breakpoints_and_exceptions|both)$"
     )]
-    #[serde(default)]
-    behavior: Option<Value>,
+    #[serde(default, deserialize_with = "behavior_field")]
+    behavior: Option<AfterBehavior>,
 }
 
 /// The behaviour of calls without a breakpoint of their own.
@@ -133,12 +136,13 @@ pub struct GlobalBehaviorBody {
         required = true,
         pattern = "^(stop|breakpoints|stop_at_breakpoints|go|continue|exception|exceptions|stop_at_exceptions|stop_exception|breakpoints_and_exceptions|stop_at_breakpoints_and_exceptions|both)$"
     )]
-    #[serde(default)]
-    behavior: Option<Value>,
+    #[serde(default, deserialize_with = "behavior_field")]
+    behavior: Option<GlobalBehavior>,
 }
 
-fn behavior_text(behavior: &Option<Value>) -> &str {
-    behavior.as_ref().and_then(Value::as_str).unwrap_or("")
+/// The behaviour a body names; none is `invalid_behavior`, as a name that is none.
+fn given<B: BehaviorName>(behavior: Option<B>) -> Result<B, breakroom_debugger::Error> {
+    behavior.map_or_else(|| B::parse(""), Ok)
 }
 
 #[utoipa::path(operation_id = "set_breakpoint_behavior", post, path = "/api/breakpoints/{name}/behavior", tag = "breakpoints", request_body = BehaviorBody,
@@ -149,7 +153,8 @@ pub async fn set_behavior(
     Path(name): Path<String>,
     JsonBody(body): JsonBody<BehaviorBody>,
 ) -> ApiResult<BehaviorSet> {
-    let behavior = debugger.set_behavior(&name, behavior_text(&body.behavior))?;
+    let behavior = given(body.behavior)?;
+    debugger.set_behavior(&name, behavior)?;
     Ok(Json(BehaviorSet { status: OkStatus::Ok, function_name: name, behavior }))
 }
 
@@ -161,7 +166,8 @@ pub async fn set_after_behavior(
     Path(name): Path<String>,
     JsonBody(body): JsonBody<AfterBehaviorBody>,
 ) -> ApiResult<AfterBehaviorSet> {
-    let behavior = debugger.set_after_behavior(&name, behavior_text(&body.behavior))?;
+    let behavior = given(body.behavior)?;
+    debugger.set_after_behavior(&name, behavior)?;
     Ok(Json(AfterBehaviorSet { status: OkStatus::Ok, function_name: name, behavior }))
 }
 
@@ -217,7 +223,8 @@ pub async fn set_global_behavior(
     State(debugger): State<Debugger>,
     JsonBody(body): JsonBody<GlobalBehaviorBody>,
 ) -> ApiResult<GlobalBehaviorSetting> {
-    let behavior = debugger.set_global_behavior(behavior_text(&body.behavior))?;
+    let behavior = given(body.behavior)?;
+    debugger.set_global_behavior(behavior)?;
     Ok(Json(GlobalBehaviorSetting { status: Some(OkStatus::Ok), behavior }))
 }
 
