@@ -24,11 +24,18 @@ pub fn coded(text: &str) -> Option<(&str, &str)> {
     if !is_code {
         return None;
     }
-    let message = match message.rfind(" at line ") {
-        Some(at) if message[at..].contains(" column ") => &message[..at],
+    Some((code, without_position(message)))
+}
+
+/// serde_json's ` at line L column C`, taken off the end.
+fn without_position(message: &str) -> &str {
+    let number = |text: &str| !text.is_empty() && text.bytes().all(|b| b.is_ascii_digit());
+    let Some(at) = message.rfind(" at line ") else { return message };
+    let position = &message[at + " at line ".len()..];
+    match position.split_once(" column ") {
+        Some((line, column)) if number(line) && number(column) => &message[..at],
         _ => message,
-    };
-    Some((code, message))
+    }
 }
 
 /// serde's error reading a body as a whole (a derived `Deserialize`), as one code: a field's own
@@ -46,17 +53,6 @@ pub fn any<'de, D: Deserializer<'de>>(de: D) -> Result<Value, D::Error> {
     Value::deserialize(de)
 }
 
-/// A field that is absent, cleared (`null`) or set: what a `PATCH` distinguishes. Use with
-/// `#[serde(default, deserialize_with = "...")]` on an `Option<Option<T>>`: the outer `None` is
-/// absent (serde's default), `Some(None)` is null.
-pub fn present<'de, D, T>(de: D) -> Result<Option<Option<T>>, D::Error>
-where
-    D: Deserializer<'de>,
-    T: Deserialize<'de>,
-{
-    Option::<T>::deserialize(de).map(Some)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -70,6 +66,10 @@ mod tests {
             Some(("invalid_kind", "kind must be x"))
         );
         assert_eq!(coded("invalid type: string \"a\", expected u32 at line 1 column 3"), None);
+        assert_eq!(
+            coded("[invalid_kind] not \"x at line a column b\""),
+            Some(("invalid_kind", "not \"x at line a column b\""))
+        );
         assert_eq!(coded("[Not a code] x"), None);
     }
 
