@@ -292,11 +292,11 @@ pub async fn continue_call(pause_id: String) -> Result<(), ServerFnError> {
 /// Skips the call, returning `value` (JSON; anything that is not JSON is taken as a string).
 #[server(prefix = "/rpc", output = PlainText)]
 pub async fn skip_call(pause_id: String, value: String) -> Result<(), ServerFnError> {
-    use breakroom_debugger::pauses::{ResumeKind, ResumeRequest};
+    use breakroom_debugger::pauses::{CallValue, ResumeKind, ResumeRequest};
     let fake_result = serde_json::from_str(value.trim()).unwrap_or(serde_json::Value::String(value));
     let request = ResumeRequest {
-        action: Some(ResumeKind::Skip.as_str().into()),
-        fake_result: Some(fake_result),
+        action: Some(ResumeKind::Skip),
+        fake_result: Some(CallValue(fake_result)),
         ..Default::default()
     };
     debugger()?.continue_pause(&pause_id, request).map(|_| ()).map_err(failed)
@@ -308,7 +308,7 @@ pub async fn raise_in_call(pause_id: String, exception_type: String, message: St
     use breakroom_debugger::pauses::{ResumeKind, ResumeRequest};
     let exception_type = Some(exception_type.trim().to_string()).filter(|t| !t.is_empty());
     let request = ResumeRequest {
-        action: Some(ResumeKind::Raise.as_str().into()),
+        action: Some(ResumeKind::Raise),
         exception_type: exception_type.or(Some("Exception".into())),
         exception_message: Some(message),
         ..Default::default()

@@ -23,7 +23,7 @@ pub async fn breakpoints_html() -> Result<Option<String>, ServerFnError> {
 /// snapshot; `expressions` the watch expressions, separated by `;`; `max_hits` and `expires_in`
 /// (`1h`) bound a log or snapshot breakpoint, and `where_labels` (`service=api, env=prod`) aims
 /// it at the processes carrying those labels. Each empty field is left out, so the debugger's
-/// defaults apply; a malformed one is passed on as typed, so the debugger's 400 names it.
+/// defaults apply; a malformed one is refused with the code the REST API gives it.
 #[server(prefix = "/rpc", output = PlainText)]
 #[allow(clippy::too_many_arguments)]
 pub async fn add_breakpoint_record(
@@ -39,68 +39,95 @@ pub async fn add_breakpoint_record(
     expires_in: String,
     where_labels: String,
 ) -> Result<(), ServerFnError> {
-    let mut body = serde_json::json!({"kind": kind});
+    use breakroom_debugger::breakpoints::record::{BreakpointOptions, BreakpointSpec};
+    use breakroom_debugger::Error;
     let target = target.trim();
-    match kind.as_str() {
-        "function" => body["function_name"] = target.into(),
+    let spec = match kind.as_str() {
+        "function" => BreakpointSpec::function(target),
         "line" => {
             let (file, line) = target.rsplit_once(':').unwrap_or((target, ""));
-            body["file"] = file.trim().into();
-            // Not a number: the debugger's check names the problem (invalid_line).
-            body["line"] = line.trim().parse::<i64>().map(Into::into).unwrap_or(serde_json::Value::Null);
+            // Not a line number: the debugger's check names the problem (invalid_line).
+            BreakpointSpec { line: line.trim().parse::<u32>().ok(), ..BreakpointSpec::line(file.trim(), 0) }
         }
-        _ => {
-            let types: Vec<&str> = target.split(',').map(str::trim).filter(|t| !t.is_empty()).collect();
-            body["exception_types"] = types.into();
+        "error" => BreakpointSpec::error(
+            target.split(',').map(str::trim).filter(|t| !t.is_empty()).map(str::to_string).collect(),
+        ),
+        other => {
+            let message = format!("kind must be \"function\", \"line\" or \"error\", not {other:?}");
+            return Err(failed(Error::invalid("invalid_kind", message)));
         }
-    }
-    for (key, value) in
-        [("condition", condition), ("hit_condition", hit_condition), ("pattern", pattern), ("log_message", log_message)]
-    {
-        if !value.trim().is_empty() {
-            body[key] = value.into();
-        }
-    }
-    policy_fields(&mut body, &action, &expressions, &max_hits, &expires_in, &where_labels);
-    debugger()?.add_breakpoint_record(&body).map(|_| ()).map_err(failed)
+    };
+    let given = |value: String| (!value.trim().is_empty()).then_some(Some(value));
+    let mut options = BreakpointOptions {
+        condition: given(condition),
+        hit_condition: given(hit_condition),
+        pattern: given(pattern),
+        log_message: given(log_message),
+        ..Default::default()
+    };
+    options.policy = policy_fields(&action, &expressions, &max_hits, &expires_in, &where_labels).map_err(failed)?;
+    debugger()?.add_breakpoint_record(&spec.with(options)).map(|_| ()).map_err(failed)
 }
 
-/// The add form's action, watch expressions and bounds as the REST body's fields (issue 34).
+/// The add form's action, watch expressions and bounds as a breakpoint's policy (issue 34).
 #[cfg(feature = "ssr")]
 fn policy_fields(
-    body: &mut serde_json::Value,
     action: &str,
     expressions: &str,
     max_hits: &str,
     expires_in: &str,
     where_labels: &str,
-) {
-    use serde_json::Value;
-    if !action.trim().is_empty() {
-        body["action"] = action.trim().into();
-    }
-    let watch: Vec<&str> =
-        split_expressions(expressions).into_iter().map(str::trim).filter(|e| !e.is_empty()).collect();
+) -> Result<breakroom_debugger::snapshots::policy::PolicyChanges, breakroom_debugger::Error> {
+    use breakroom_debugger::snapshots::policy::{parse_duration, BreakpointAction, PolicyChanges};
+    use breakroom_debugger::Error;
+    let action = match action.trim() {
+        "" => None,
+        "pause" => Some(Some(BreakpointAction::Pause)),
+        "log" => Some(Some(BreakpointAction::Log)),
+        "snapshot" => Some(Some(BreakpointAction::Snapshot)),
+        other => {
+            let message = format!("action must be \"pause\", \"log\" or \"snapshot\", not {other:?}");
+            return Err(Error::invalid("invalid_action", message));
+        }
+    };
+    let mut policy = PolicyChanges { action, ..Default::default() };
+    let watch: Vec<String> = split_expressions(expressions)
+        .into_iter()
+        .map(str::trim)
+        .filter(|e| !e.is_empty())
+        .map(str::to_string)
+        .collect();
     if !watch.is_empty() {
-        body["expressions"] = watch.into();
+        policy.expressions = Some(watch);
     }
     let max_hits = max_hits.trim();
     if !max_hits.is_empty() {
-        body["max_hits"] = max_hits.parse::<u64>().map_or_else(|_| Value::from(max_hits), Value::from);
+        let n = max_hits.parse::<u64>().map_err(|_| {
+            Error::invalid("invalid_max_hits", format!("\"max_hits\" is a whole number from 1, not {max_hits:?}"))
+        })?;
+        policy.max_hits = Some(Some(n));
     }
-    if !expires_in.trim().is_empty() {
-        body["expires_in"] = expires_in.trim().into();
+    let expires_in = expires_in.trim();
+    if !expires_in.is_empty() {
+        let seconds = parse_duration(expires_in).ok_or_else(|| {
+            Error::invalid(
+                "invalid_expires_in",
+                format!("\"expires_in\" is seconds or a duration like 90s, 30m, 1h, 2d, not {expires_in:?}"),
+            )
+        })?;
+        policy.expires_in = Some(Some(seconds));
     }
     let pairs: Vec<&str> = where_labels.split(',').map(str::trim).filter(|p| !p.is_empty()).collect();
     if !pairs.is_empty() {
         // `name` alone (no `=`) has an empty value: the debugger's check refuses it by name.
-        let labels: serde_json::Map<String, Value> = pairs
+        let labels = pairs
             .iter()
             .map(|p| p.split_once('=').unwrap_or((p, "")))
-            .map(|(k, v)| (k.trim().to_string(), Value::from(v.trim())))
+            .map(|(k, v)| (k.trim().to_string(), v.trim().to_string()))
             .collect();
-        body["where"] = labels.into();
+        policy.where_labels = Some(labels);
     }
+    Ok(policy)
 }
 
 /// Watch expressions typed on one line, split at each `;` outside strings and brackets: a
@@ -152,11 +179,16 @@ pub async fn update_breakpoint_record(
     log_message: String,
     enabled: bool,
 ) -> Result<(), ServerFnError> {
-    let changes = serde_json::json!({
-        "condition": condition, "hit_condition": hit_condition, "pattern": pattern,
-        "log_message": log_message, "enabled": enabled,
-    });
-    debugger()?.update_breakpoint_record(&id, &changes).map(|_| ()).map_err(failed)
+    use breakroom_debugger::breakpoints::record::{BreakpointOptions, BreakpointPatch};
+    let options = BreakpointOptions {
+        condition: Some(Some(condition)),
+        hit_condition: Some(Some(hit_condition)),
+        pattern: Some(Some(pattern)),
+        log_message: Some(Some(log_message)),
+        enabled: Some(enabled),
+        ..Default::default()
+    };
+    debugger()?.update_breakpoint_record(&id, &BreakpointPatch { options }).map(|_| ()).map_err(failed)
 }
 
 #[server(prefix = "/rpc", output = PlainText)]
@@ -181,10 +213,11 @@ pub async fn set_breakpoint_behavior(
     which: String,
     behavior: String,
 ) -> Result<(), ServerFnError> {
+    use breakroom_debugger::breakpoints::by_name::{AfterBehavior, Behavior};
     let debugger = debugger()?;
     match which.as_str() {
-        "after" => debugger.set_after_behavior(&function_name, &behavior).map(|_| ()),
-        _ => debugger.set_behavior(&function_name, &behavior).map(|_| ()),
+        "after" => AfterBehavior::parse(&behavior).and_then(|b| debugger.set_after_behavior(&function_name, b)),
+        _ => Behavior::parse(&behavior).and_then(|b| debugger.set_behavior(&function_name, b)),
     }
     .map_err(failed)
 }
@@ -196,7 +229,9 @@ pub async fn set_replacement(function_name: String, replacement: String) -> Resu
 
 #[server(prefix = "/rpc", output = PlainText)]
 pub async fn set_global_behavior(behavior: String) -> Result<(), ServerFnError> {
-    debugger()?.set_global_behavior(&behavior).map(|_| ()).map_err(failed)
+    use breakroom_debugger::breakpoints::by_name::GlobalBehavior;
+    let behavior = GlobalBehavior::parse(&behavior).map_err(failed)?;
+    debugger()?.set_global_behavior(behavior).map_err(failed)
 }
 
 /// A click on a source line of a frame: a line breakpoint there is removed, or one is added.

@@ -47,26 +47,33 @@ pub(crate) fn debug_markup(
 #[server(prefix = "/rpc", output = PlainText)]
 pub async fn debug_action(session_id: String, action: String, arg: String) -> Result<(), ServerFnError> {
     use crate::controls::Control;
-    use breakroom_debugger::steps::StepRequest;
+    use breakroom_debugger::steps::{StepKind, StepRequest};
     let debugger = debugger()?;
     let Some(state) = debugger.debug_state(&session_id).map_err(failed)? else {
         return Err(failed(breakroom_debugger::Error::SessionClosed(session_id)));
     };
-    let step = |kind: &str| StepRequest { kind: Some(serde_json::json!(kind)), ..Default::default() };
     let number = || arg.parse::<usize>().map_err(|_| ServerFnError::new(format!("not a number: {arg:?}")));
     match Control::parse(&action) {
         Some(Control::Continue) => {
             use breakroom_debugger::pauses::ResumeRequest;
             debugger.continue_pause(&state.pause_id, ResumeRequest::continue_()).map(|_| ()).map_err(failed)
         }
-        Some(Control::StepOver) => debugger.step(&state.pause_id, step("over")).await.map(|_| ()).map_err(failed),
-        Some(Control::StepInto) => debugger.step(&state.pause_id, step("into")).await.map(|_| ()).map_err(failed),
-        Some(Control::StepOut) => debugger.step(&state.pause_id, step("out")).await.map(|_| ()).map_err(failed),
+        Some(Control::StepOver) => {
+            debugger.step(&state.pause_id, StepRequest::new(StepKind::Over)).await.map(|_| ()).map_err(failed)
+        }
+        Some(Control::StepInto) => {
+            debugger.step(&state.pause_id, StepRequest::new(StepKind::Into)).await.map(|_| ()).map_err(failed)
+        }
+        Some(Control::StepOut) => {
+            debugger.step(&state.pause_id, StepRequest::new(StepKind::Out)).await.map(|_| ()).map_err(failed)
+        }
         // The session follows the program back (see `Debugger::step_back`).
         Some(Control::StepBack) => {
             debugger.step_back(&state.pause_id, Default::default()).await.map(|_| ()).map_err(failed)
         }
-        Some(Control::SelectFrame) => debugger.select_frame(&session_id, number()?).map_err(failed),
+        Some(Control::SelectFrame) => {
+            debugger.select_frame(&session_id, breakroom_debugger::steps::FrameIndex(number()?)).map_err(failed)
+        }
         Some(Control::ToggleLine) => {
             let line = u32::try_from(number()?).map_err(|_| ServerFnError::new("line out of range"))?;
             let file = state.frames.get(state.selected).map(|f| f.filename.clone()).unwrap_or_default();

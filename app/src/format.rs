@@ -20,7 +20,7 @@ pub fn timestamp(epoch: f64) -> String {
 }
 
 /// Epoch seconds of 00:00:00 UTC on a `YYYY-MM-DD` date, or None if it is not one.
-#[cfg_attr(not(feature = "ssr"), allow(dead_code))] // the server reads /repls dates
+#[cfg(any(feature = "ssr", test))] // the server reads /repls dates
 pub fn date_to_epoch(date: &str) -> Option<f64> {
     let mut parts = date.trim().splitn(3, '-');
     let y: i64 = parts.next()?.parse().ok()?;

@@ -38,7 +38,7 @@ impl Live {
 
     /// Bumps what the event named `kind` changes; false for a kind this page does not know
     /// (it refetches everything; a test checks that every `LiveEventKind` is known).
-    #[cfg_attr(not(feature = "hydrate"), allow(dead_code))]
+    #[cfg(any(feature = "hydrate", test))]
     fn on_event(&self, kind: &str) -> bool {
         use wire::*;
         let bump = |signal: RwSignal<u64>| signal.update(|n| *n += 1);
@@ -92,6 +92,8 @@ impl Live {
 
 // The wire names of the live events (`LiveEventKind`), as constants so they can be patterns: a
 // renamed kind fails to compile here, and matching them costs no more wasm than string literals.
+// Only the browser (and the test of `on_event`) reads them.
+#[cfg(any(feature = "hydrate", test))]
 mod wire {
     use breakroom_debugger::model::LiveEventKind as Kind;
     pub const PAUSE_ADDED: &str = Kind::PauseAdded.as_str();

@@ -38,7 +38,8 @@ pub async fn variables_html(session_id: String) -> Result<String, ServerFnError>
 /// One level under a panel row (`path` is the row's JSON path), as HTML.
 #[server(prefix = "/rpc", output = PlainText)]
 pub async fn expand_html(session_id: String, path: String, offset: u32) -> Result<String, ServerFnError> {
-    let path: serde_json::Value = serde_json::from_str(&path).unwrap_or(serde_json::Value::Null);
+    use breakroom_debugger::eval::VariablePath;
+    let path: VariablePath = serde_json::from_str(&path).map_err(|_| failed(VariablePath::refusal()))?;
     let reply = debugger()?.expand(&session_id, &path, offset as usize, None).await.map_err(failed)?;
     Ok(crate::render::variables::children(&reply))
 }

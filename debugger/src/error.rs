@@ -61,6 +61,9 @@ pub enum Error {
     MissingField { code: &'static str, field: &'static str },
     #[error("{1}")]
     Invalid(&'static str, String),
+    /// A request field refused while serde read it (`wire::refuse`): its code came with it.
+    #[error("{message}")]
+    Refused { code: String, message: String },
     #[error("no paused call with id {0}")]
     PauseNotFound(String),
     #[error("the paused call {0} has already been resumed")]
@@ -142,6 +145,16 @@ impl Error {
         Error::Conflict(code, message.into())
     }
 
+    /// What serde refused while reading a request: the field's own code when its deserializer
+    /// gave one (`wire::refuse`), else `invalid_json` with serde's message.
+    pub fn from_json(error: &serde_json::Error, what: &str) -> Self {
+        let text = error.to_string();
+        match crate::wire::coded(&text) {
+            Some((code, message)) => Error::Refused { code: code.into(), message: message.into() },
+            None => Error::Refused { code: "invalid_json".into(), message: format!("{what}: {text}") },
+        }
+    }
+
     /// A storage failure with nothing underneath (a refusal of ours, e.g. a newer schema).
     pub fn storage(context: impl Into<String>) -> Self {
         Error::Storage { context: context.into(), cause: None }
@@ -156,6 +169,7 @@ impl Error {
     pub fn code(&self) -> &str {
         match self {
             Error::MissingField { code, .. } => code,
+            Error::Refused { code, .. } => code,
             Error::Invalid(code, _) | Error::NotFound(code, _) | Error::Conflict(code, _) => code,
             Error::Forbidden(code, _) | Error::Unprocessable(code, _) | Error::TimedOut(code, _) => code,
             Error::PauseNotFound(_) => "pause_not_found",
@@ -205,6 +219,7 @@ impl Error {
             Error::FromPeer { kind, .. } => *kind,
             Error::MissingField { .. }
             | Error::Invalid(..)
+            | Error::Refused { .. }
             | Error::InvalidPause
             | Error::CidMismatch { .. }
             | Error::CidNotFound { .. }

@@ -7,6 +7,7 @@ use std::time::{Duration, Instant};
 use serde::{Deserialize, Serialize};
 use tokio::sync::oneshot;
 
+use crate::model::FrameIndex;
 use crate::model::TranscriptEntry;
 
 /// What the paused client receives from `poll-repl`.
@@ -33,7 +34,7 @@ pub struct EvalRequest {
     /// Breakroom extension (issue 30): the stack frame to run in, 0 = innermost (pdb's
     /// up/down); absent: the pause's own frame.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub frame: Option<usize>,
+    pub frame: Option<FrameIndex>,
 }
 
 /// What a request to the paused program asks for. Only `eval` is recorded; the others are the
@@ -206,3 +207,98 @@ impl EvalQueue {
         Some(pending)
     }
 }
+
+/// A row of the variables panel, as a path from a frame's name down: `[["var", name], then
+/// ["attr", name] or ["item", index]…]` on the wire. Checked as it is read (`invalid_path`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct VariablePath(Vec<PathStep>);
+
+/// One step of a [`VariablePath`].
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum PathStep {
+    /// The first step: a name in the frame or the session.
+    Var(String),
+    Attr(String),
+    Item(u64),
+}
+
+impl VariablePath {
+    /// A path that starts at `name` and goes down these steps; None when it is not one (a `Var`
+    /// after the first step).
+    pub fn new(name: impl Into<String>, steps: Vec<PathStep>) -> Option<Self> {
+        let mut path = vec![PathStep::Var(name.into())];
+        if steps.iter().any(|s| matches!(s, PathStep::Var(_))) {
+            return None;
+        }
+        path.extend(steps);
+        Some(VariablePath(path))
+    }
+
+    pub fn steps(&self) -> &[PathStep] {
+        &self.0
+    }
+
+    /// Why a path was refused: no path, or not one.
+    pub fn refusal() -> crate::error::Error {
+        crate::error::Error::invalid(
+            "invalid_path",
+            "path must be [[\"var\", name], then [\"attr\", name] or [\"item\", index] steps]",
+        )
+    }
+
+    /// A path from its JSON form.
+    fn read(path: &serde_json::Value) -> Option<Self> {
+        let steps = path.as_array().filter(|steps| !steps.is_empty())?;
+        let steps = steps.iter().enumerate().map(|(i, step)| match step.as_array().map(Vec::as_slice) {
+            Some([kind, key]) => match (kind.as_str(), i) {
+                (Some("var"), 0) => key.as_str().map(|k| PathStep::Var(k.to_string())),
+                (Some("attr"), 1..) => key.as_str().map(|k| PathStep::Attr(k.to_string())),
+                (Some("item"), 1..) => key.as_u64().map(PathStep::Item),
+                _ => None,
+            },
+            _ => None,
+        });
+        steps.collect::<Option<Vec<PathStep>>>().map(VariablePath)
+    }
+}
+
+impl Serialize for VariablePath {
+    fn serialize<S: serde::Serializer>(&self, ser: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeSeq;
+        let mut seq = ser.serialize_seq(Some(self.0.len()))?;
+        for step in &self.0 {
+            match step {
+                PathStep::Var(name) => seq.serialize_element(&("var", name))?,
+                PathStep::Attr(name) => seq.serialize_element(&("attr", name))?,
+                PathStep::Item(index) => seq.serialize_element(&("item", index))?,
+            }
+        }
+        seq.end()
+    }
+}
+
+impl<'de> Deserialize<'de> for VariablePath {
+    fn deserialize<D: serde::Deserializer<'de>>(de: D) -> Result<Self, D::Error> {
+        let path = serde_json::Value::deserialize(de)?;
+        VariablePath::read(&path).ok_or_else(|| {
+            let refusal = VariablePath::refusal();
+            crate::wire::refuse(refusal.code(), &refusal)
+        })
+    }
+}
+
+#[cfg(feature = "openapi")]
+impl utoipa::PartialSchema for VariablePath {
+    fn schema() -> utoipa::openapi::RefOr<utoipa::openapi::schema::Schema> {
+        use utoipa::openapi::schema::{ArrayBuilder, ObjectBuilder};
+        let step = ArrayBuilder::new().items(ObjectBuilder::new()).min_items(Some(2)).max_items(Some(2));
+        ArrayBuilder::new()
+            .items(step)
+            .min_items(Some(1))
+            .description(Some("[[\"var\", name], then [\"attr\", name] or [\"item\", index] steps]"))
+            .into()
+    }
+}
+
+#[cfg(feature = "openapi")]
+impl utoipa::ToSchema for VariablePath {}

@@ -380,3 +380,32 @@ pub struct BreakpointsView {
     pub breakpoints: Vec<BreakpointView>,
     pub global_behavior: GlobalBehavior,
 }
+
+/// A frame of a pause's stack by its index, 0 = innermost (pdb's up/down): what `frame` names
+/// in evals, completion, the variables panel and frame selection. A value that is not one is
+/// `invalid_frame` as it is read.
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[serde(transparent)]
+pub struct FrameIndex(pub usize);
+
+impl FrameIndex {
+    pub const INNERMOST: FrameIndex = FrameIndex(0);
+
+    pub fn get(self) -> usize {
+        self.0
+    }
+}
+
+impl<'de> Deserialize<'de> for FrameIndex {
+    fn deserialize<D: serde::Deserializer<'de>>(de: D) -> Result<Self, D::Error> {
+        let value = serde_json::Value::deserialize(de)?;
+        match value.as_u64().and_then(|n| usize::try_from(n).ok()) {
+            Some(index) => Ok(FrameIndex(index)),
+            None => Err(crate::wire::refuse(
+                "invalid_frame",
+                format_args!("frame must be a frame index from 0, not {value}"),
+            )),
+        }
+    }
+}

@@ -118,9 +118,14 @@ fn crate_paths(code: &str) -> BTreeSet<String> {
     found
 }
 
-/// The code of a file without its comments, so that prose naming a path is not a use.
+/// The code of a file without its comments, so that prose naming a path is not a use, and
+/// without its unit tests (`#[cfg(test)] mod …` at the end), which may try other modules' types.
 fn without_comments(text: &str) -> String {
-    text.lines().filter(|l| !l.trim_start().starts_with("//")).collect::<Vec<_>>().join("\n")
+    let code = text.lines().filter(|l| !l.trim_start().starts_with("//")).collect::<Vec<_>>().join("\n");
+    match code.find("#[cfg(test)]\nmod ") {
+        Some(tests) => code[..tests].to_string(),
+        None => code,
+    }
 }
 
 /// (module, module it uses) -> the files where it happens.
@@ -167,7 +172,9 @@ fn no_module_uses_one_below_it_in_the_declared_order() {
     let mut new = vec![];
     let mut against = BTreeSet::new();
     for ((module, used), files) in uses() {
-        if levels[&used] > levels[&module] {
+        // A module missing from the list is the other test's failure.
+        let Some(&level) = levels.get(&module) else { continue };
+        if levels[&used] > level {
             against.insert((module.clone(), used.clone()));
             if !known.contains(&(module.clone(), used.clone())) {
                 new.push(format!(

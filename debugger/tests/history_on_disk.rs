@@ -171,10 +171,18 @@ fn communication_errors_and_client_events_are_kept_across_restarts_newest_first_
     {
         let d = Debugger::open(config(), dir.path()).unwrap();
         for i in 0..505 {
-            d.report_com_error(json!({"error": format!("refused {i}")})).unwrap();
+            d.report_com_error(serde_json::from_value(json!({"error": format!("refused {i}")})).unwrap()).unwrap();
         }
-        d.record_event(json!({"event": "started", "n": 1, "process_pid": 7, "process_start_time": 1.0})).unwrap();
-        d.record_event(json!({"event": "finished", "n": 2, "process_pid": 7, "process_start_time": 1.0})).unwrap();
+        d.record_event(
+            serde_json::from_value(json!({"event": "started", "n": 1, "process_pid": 7, "process_start_time": 1.0}))
+                .unwrap(),
+        )
+        .unwrap();
+        d.record_event(
+            serde_json::from_value(json!({"event": "finished", "n": 2, "process_pid": 7, "process_start_time": 1.0}))
+                .unwrap(),
+        )
+        .unwrap();
     }
     let d = Debugger::open(config(), dir.path()).unwrap();
     let errors = d.com_errors().unwrap();

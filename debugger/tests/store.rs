@@ -5,7 +5,7 @@ use std::time::Duration;
 use breakroom_debugger::calls::{CallComplete, CallStart};
 use breakroom_debugger::cid_store::cid_of;
 use breakroom_debugger::for_tests;
-use breakroom_debugger::model::SessionQuery;
+use breakroom_debugger::model::{AfterBehavior, GlobalBehavior, SessionQuery};
 use breakroom_debugger::pauses::ResumeRequest;
 use breakroom_debugger::store::{EventSelection, Location, Store};
 use breakroom_debugger::{Config, Debugger};
@@ -45,8 +45,8 @@ fn history_survives_reopening_the_data_directory() {
     let (session_id, cid) = {
         let d = open(&at);
         let (pause_id, cid) = pause(&d, "compute");
-        d.set_after_behavior("compute", "stop").unwrap();
-        d.set_global_behavior("stop_exception").unwrap();
+        d.set_after_behavior("compute", AfterBehavior::Stop).unwrap();
+        d.set_global_behavior(GlobalBehavior::StopException).unwrap();
         let session_id = d.start_session(&pause_id).unwrap();
         d.append_transcript(&session_id, "a * 7", "42", "", false, None).unwrap();
         d.append_transcript(&session_id, "print('x')", "", "x\n", false, None).unwrap();

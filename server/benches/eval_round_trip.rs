@@ -7,12 +7,15 @@
 //!
 //! Prints figures; it asserts nothing (targets: p50 ≤ 0.5 ms, p99 ≤ 2 ms, RSS ≤ 100 MB).
 
+#[path = "support/paused.rs"]
+mod paused;
 mod support;
 
 use std::time::{Duration, Instant};
 
+use paused::{pause, post, spawn_client, start_server};
 use serde_json::json;
-use support::{pause, post, rss_mb, spawn_client, start_server};
+use support::rss_mb;
 
 const SAMPLES: usize = 2_000;
 const HELD_PAUSES: usize = 1_000;

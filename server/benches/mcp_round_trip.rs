@@ -9,12 +9,15 @@
 //! Prints figures; it asserts nothing (goals: list_paused p50 <= 5 ms; repl_eval p50 within
 //! 1 ms of the REST eval's).
 
+#[path = "support/paused.rs"]
+mod paused;
 mod support;
 
 use std::time::{Duration, Instant};
 
+use paused::{pause, post, spawn_client, start_server};
 use serde_json::{json, Value};
-use support::{pause, post, rss_mb, spawn_client, start_server};
+use support::rss_mb;
 
 const SAMPLES: usize = 1_000;
 

@@ -1,8 +1,8 @@
 //! `breakroom breakpoint add | list | remove | clear | enable | disable`: the command line's
 //! door to the running server's breakpoints (issue 18), found as `breakroom ps` finds it.
 
-use breakroom_debugger::breakpoints::record::BreakpointRecord;
-use serde_json::{json, Map, Value};
+use breakroom_debugger::breakpoints::record::{BreakpointOptions, BreakpointPatch, BreakpointRecord, BreakpointSpec};
+use serde_json::{json, Value};
 
 use crate::process_cli::Server;
 
@@ -52,15 +52,13 @@ pub struct AddArgs {
 }
 
 /// The `POST /api/breakpoints` body of `breakroom breakpoint add …`, or what is wrong with it.
-pub fn add_body(args: &AddArgs) -> Result<Value, String> {
-    let mut body = Map::new();
-    match args.kind {
+pub fn add_spec(args: &AddArgs) -> Result<BreakpointSpec, String> {
+    let spec = match args.kind {
         KindArg::Function => {
             let [name] = args.targets.as_slice() else {
                 return Err("usage: breakroom breakpoint add function NAME".into());
             };
-            body.insert("kind".into(), json!("function"));
-            body.insert("function_name".into(), json!(name));
+            BreakpointSpec::function(name.clone())
         }
         KindArg::Line => {
             let [place] = args.targets.as_slice() else {
@@ -73,28 +71,19 @@ pub fn add_body(args: &AddArgs) -> Result<Value, String> {
             // A file given relative to here means this file to a program started elsewhere too.
             let file =
                 std::fs::canonicalize(file).map(|p| p.display().to_string()).unwrap_or_else(|_| file.to_string());
-            body.insert("kind".into(), json!("line"));
-            body.insert("file".into(), json!(file));
-            body.insert("line".into(), json!(line));
+            BreakpointSpec::line(file, line)
         }
-        KindArg::Error => {
-            body.insert("kind".into(), json!("error"));
-            body.insert("exception_types".into(), json!(args.targets));
-        }
-    }
-    let options = [
-        ("condition", &args.condition),
-        ("hit_condition", &args.hit),
-        ("pattern", &args.pattern),
-        ("log_message", &args.log),
-    ];
-    for (key, value) in options {
-        if let Some(value) = value {
-            body.insert(key.into(), json!(value));
-        }
-    }
-    body.insert("enabled".into(), json!(!args.disabled));
-    Ok(Value::Object(body))
+        KindArg::Error => BreakpointSpec::error(args.targets.clone()),
+    };
+    let given = |value: &Option<String>| value.clone().map(Some);
+    Ok(spec.with(BreakpointOptions {
+        condition: given(&args.condition),
+        hit_condition: given(&args.hit),
+        pattern: given(&args.pattern),
+        log_message: given(&args.log),
+        enabled: Some(!args.disabled),
+        ..Default::default()
+    }))
 }
 
 /// One line per breakpoint: id, kind, where, options, hits.
@@ -124,11 +113,13 @@ pub fn describe(record: &BreakpointRecord) -> String {
 pub async fn run(action: &BreakpointAction) -> Result<i32, String> {
     let server = Server::find();
     let patch = |id: &str, enabled: bool| {
-        server.request(reqwest::Method::PATCH, &format!("/api/breakpoints/{id}")).json(&json!({"enabled": enabled}))
+        server
+            .request(reqwest::Method::PATCH, &format!("/api/breakpoints/{id}"))
+            .json(&BreakpointPatch::enabled(enabled))
     };
     match action {
         BreakpointAction::Add(args) => {
-            let body = add_body(args)?;
+            let body = add_spec(args)?;
             let saved: BreakpointRecord =
                 server.call(server.request(reqwest::Method::POST, "/api/breakpoints").json(&body)).await?;
             println!("added {}", describe(&saved));

@@ -138,9 +138,9 @@ impl<S: Send + Sync, T: DeserializeOwned> FromRequest<S> for JsonBody<T> {
         if text.first() != Some(&b'{') {
             return Err(ApiError::bad_request("invalid_json", "request body must be a JSON object"));
         }
-        serde_json::from_slice(text)
-            .map(JsonBody)
-            .map_err(|e| ApiError::bad_request("invalid_json", format!("request body: {e}")))
+        // A field's own deserializer names its code (`invalid_line`); serde's own errors are
+        // `invalid_json`.
+        serde_json::from_slice(text).map(JsonBody).map_err(|e| Error::from_json(&e, "request body").into())
     }
 }
 

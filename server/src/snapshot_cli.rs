@@ -1,9 +1,10 @@
 //! `breakroom snapshot add | list | show`: snapshot breakpoints from the command line (issue 34),
 //! through the running server's REST API, found as `breakroom ps` finds it.
 
-use breakroom_debugger::breakpoints::record::BreakpointRecord;
+use breakroom_debugger::breakpoints::record::{BreakpointOptions, BreakpointRecord, BreakpointSpec};
+use breakroom_debugger::snapshots::policy::{parse_duration, BreakpointAction, PolicyChanges};
 use breakroom_debugger::snapshots::{CapturedVariable, Snapshot, SnapshotSummary};
-use serde_json::{json, Map, Value};
+use serde_json::Value;
 
 use crate::process_cli::Server;
 
@@ -48,40 +49,42 @@ pub struct AddArgs {
 }
 
 /// The `POST /api/breakpoints` body, or what is wrong with the arguments.
-pub fn add_body(args: &AddArgs) -> Result<Value, String> {
+pub fn add_spec(args: &AddArgs) -> Result<BreakpointSpec, String> {
     let Some((file, line)) = args.place.rsplit_once(':') else {
         return Err(format!("{:?}: expected FILE:LINE", args.place));
     };
     let line: u32 = line.parse().map_err(|_| format!("{:?}: the line must be a number", args.place))?;
     // A file given relative to here means this file to a program started elsewhere too.
     let file = std::fs::canonicalize(file).map(|p| p.display().to_string()).unwrap_or_else(|_| file.to_string());
-    let mut labels = Map::new();
+    let mut labels = std::collections::BTreeMap::new();
     for pair in &args.where_labels {
         let (k, v) = pair.split_once('=').ok_or_else(|| format!("--where {pair:?}: expected K=V"))?;
-        labels.insert(k.to_string(), json!(v));
+        labels.insert(k.to_string(), v.to_string());
     }
-    let mut body = json!({"kind": "line", "file": file, "line": line, "action": "snapshot"});
-    let fields = [
-        ("expressions", (!args.expressions.is_empty()).then(|| json!(args.expressions))),
-        ("where", (!labels.is_empty()).then(|| Value::Object(labels))),
-        ("max_hits", args.hits.map(|n| json!(n))),
-        ("expires_in", args.expires.as_ref().map(|e| json!(e))),
-        ("condition", args.condition.as_ref().map(|c| json!(c))),
-        ("max_per_second", args.rate.map(|r| json!(r))),
-    ];
-    for (key, value) in fields {
-        if let Some(value) = value {
-            body[key] = value;
-        }
-    }
-    Ok(body)
+    let expires_in = match &args.expires {
+        Some(text) => Some(Some(
+            parse_duration(text).ok_or_else(|| format!("--expires {text:?}: expected seconds or 90s, 30m, 1h, 2d"))?,
+        )),
+        None => None,
+    };
+    let policy = PolicyChanges {
+        action: Some(Some(BreakpointAction::Snapshot)),
+        expressions: (!args.expressions.is_empty()).then(|| args.expressions.clone()),
+        where_labels: (!labels.is_empty()).then_some(labels),
+        max_hits: args.hits.map(Some),
+        expires_in,
+        max_per_second: args.rate.map(Some),
+        ..Default::default()
+    };
+    let options = BreakpointOptions { condition: args.condition.clone().map(Some), policy, ..Default::default() };
+    Ok(BreakpointSpec::line(file, line).with(options))
 }
 
 pub async fn run(command: &SnapshotCommand) -> Result<i32, String> {
     let server = Server::find();
     match command {
         SnapshotCommand::Add(args) => {
-            let body = add_body(args)?;
+            let body = add_spec(args)?;
             let saved: BreakpointRecord =
                 server.call(server.request(reqwest::Method::POST, "/api/breakpoints").json(&body)).await?;
             println!("added {}", describe_breakpoint(&saved));

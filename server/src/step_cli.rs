@@ -1,8 +1,8 @@
 //! `breakroom step over|into|out [PAUSE]` and `breakroom step to FILE:LINE [PAUSE]` (issue 30):
 //! the command line's door to stepping, on PAUSE or else the newest paused call.
 
-use breakroom_debugger::steps::StepReply;
-use serde_json::{json, Value};
+use breakroom_debugger::steps::{StepKind, StepReply, StepRequest};
+use serde_json::Value;
 
 use crate::process_cli::Server;
 
@@ -45,12 +45,12 @@ async fn newest_pause(server: &Server) -> Result<String, String> {
 pub async fn run(command: &StepCommand) -> Result<i32, String> {
     let server = Server::find();
     let (body, pause) = match command {
-        StepCommand::Over { pause } => (json!({"kind": "over"}), pause),
-        StepCommand::Into { pause } => (json!({"kind": "into"}), pause),
-        StepCommand::Out { pause } => (json!({"kind": "out"}), pause),
+        StepCommand::Over { pause } => (StepRequest::new(StepKind::Over), pause),
+        StepCommand::Into { pause } => (StepRequest::new(StepKind::Into), pause),
+        StepCommand::Out { pause } => (StepRequest::new(StepKind::Out), pause),
         StepCommand::To { place: text, pause } => {
             let (file, line) = place(text)?;
-            (json!({"kind": "to_line", "file": file, "line": line}), pause)
+            (StepRequest::to_line(file, line), pause)
         }
     };
     let pause = match pause {

@@ -144,7 +144,8 @@ mod tests {
     use serde_json::json;
 
     fn record(body: Value) -> BreakpointRecord {
-        BreakpointRecord::from_body("bp-1".into(), &body, 1000.0).expect("a valid breakpoint")
+        let spec = serde_json::from_value(body).expect("a valid breakpoint");
+        BreakpointRecord::from_spec("bp-1".into(), &spec, 1000.0).expect("a valid breakpoint")
     }
 
     #[test]

@@ -99,12 +99,8 @@ mod tests {
             source_lines: vec!["</pre><script>1</script>".into(), "x = 1".into()],
             locals: vec!["<a>".into()],
         };
-        let bp = BreakpointRecord::from_body(
-            "bp-1".into(),
-            &serde_json::json!({"kind": "line", "file": "<evil>.py", "line": 1}),
-            0.0,
-        )
-        .unwrap();
+        let spec = breakroom_debugger::breakpoints::record::BreakpointSpec::line("<evil>.py", 1);
+        let bp = BreakpointRecord::from_spec("bp-1".into(), &spec, 0.0).unwrap();
         let out = super::frame(&frame, true, &[bp]).into_string();
         assert!(!out.contains("<evil>") && !out.contains("<img") && !out.contains("<script>") && !out.contains("<b>"));
         assert!(out.contains("&lt;/pre&gt;&lt;script&gt;1&lt;/script&gt;"), "{out}");

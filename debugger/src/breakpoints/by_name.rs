@@ -60,6 +60,50 @@ impl GlobalBehavior {
     }
 }
 
+/// A behaviour as requests name it: a name or one of the reference server's aliases.
+pub trait BehaviorName: Sized {
+    fn parse(text: &str) -> Result<Self>;
+}
+
+impl BehaviorName for Behavior {
+    fn parse(text: &str) -> Result<Self> {
+        Behavior::parse(text)
+    }
+}
+
+impl BehaviorName for AfterBehavior {
+    fn parse(text: &str) -> Result<Self> {
+        AfterBehavior::parse(text)
+    }
+}
+
+impl BehaviorName for GlobalBehavior {
+    fn parse(text: &str) -> Result<Self> {
+        GlobalBehavior::parse(text)
+    }
+}
+
+/// serde's reader of a `behavior` field: null is none; a name or an alias is the behaviour;
+/// anything else is `invalid_behavior`, as the field is read.
+pub fn behavior_field<'de, D, B>(de: D) -> std::result::Result<Option<B>, D::Error>
+where
+    D: serde::Deserializer<'de>,
+    B: BehaviorName,
+{
+    let value = serde_json::Value::deserialize(de)?;
+    if value.is_null() {
+        return Ok(None);
+    }
+    B::parse(value.as_str().unwrap_or_default()).map(Some).map_err(|e| crate::wire::refuse(e.code(), &e))
+}
+
+/// cideldill's `behavior` of a new breakpoint: a value that names none is ignored, as the
+/// reference server does.
+pub fn lenient_behavior<'de, D: serde::Deserializer<'de>>(de: D) -> std::result::Result<Option<Behavior>, D::Error> {
+    let value = serde_json::Value::deserialize(de)?;
+    Ok(value.as_str().and_then(|text| Behavior::parse(text).ok()))
+}
+
 /// `POST /api/functions` (PROTOCOL.md §5.3): a function a breakpoint may be replaced with. Fields
 /// a client may get wrong are kept loose and checked by the debugger, for a precise error.
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]

@@ -16,11 +16,11 @@ use crate::breakpoints::by_name::FunctionRegistration;
 
 impl Debugger {
     /// Adds a breakpoint (keeping its behaviours if it exists) and records the signature.
-    pub fn add_breakpoint(&self, name: &str, signature: Option<String>, behavior: Option<&str>) -> Result<()> {
+    pub fn add_breakpoint(&self, name: &str, signature: Option<String>, behavior: Option<Behavior>) -> Result<()> {
         let name = required_name(name)?;
         let mut st = self.state();
         let bp = st.breakpoints.by_name.entry(name.to_string()).or_default();
-        if let Some(b) = behavior.and_then(|b| Behavior::parse(b).ok()) {
+        if let Some(b) = behavior {
             bp.behavior = b;
         }
         let registered = st
@@ -46,16 +46,12 @@ impl Debugger {
         Ok(())
     }
 
-    pub fn set_behavior(&self, name: &str, behavior: &str) -> Result<Behavior> {
-        let behavior = Behavior::parse(behavior)?;
-        self.with_breakpoint(name, |bp| bp.behavior = behavior)?;
-        Ok(behavior)
+    pub fn set_behavior(&self, name: &str, behavior: Behavior) -> Result<()> {
+        self.with_breakpoint(name, |bp| bp.behavior = behavior)
     }
 
-    pub fn set_after_behavior(&self, name: &str, behavior: &str) -> Result<AfterBehavior> {
-        let behavior = AfterBehavior::parse(behavior)?;
-        self.with_breakpoint(name, |bp| bp.after_behavior = behavior)?;
-        Ok(behavior)
+    pub fn set_after_behavior(&self, name: &str, behavior: AfterBehavior) -> Result<()> {
+        self.with_breakpoint(name, |bp| bp.after_behavior = behavior)
     }
 
     /// Sets or clears (empty, or the breakpoint's own name) the function run instead.
@@ -91,15 +87,14 @@ impl Debugger {
         self.state().breakpoints.global
     }
 
-    pub fn set_global_behavior(&self, behavior: &str) -> Result<GlobalBehavior> {
-        let behavior = GlobalBehavior::parse(behavior)?;
+    pub fn set_global_behavior(&self, behavior: GlobalBehavior) -> Result<()> {
         {
             let mut st = self.state();
             st.breakpoints.global = behavior;
             st.store.put_global(behavior)?;
         }
         self.publish(LiveEvent::BreakpointsChanged);
-        Ok(behavior)
+        Ok(())
     }
 
     pub fn breakpoints(&self) -> BTreeMap<String, Breakpoint> {

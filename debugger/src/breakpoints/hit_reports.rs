@@ -2,7 +2,10 @@
 //! on their breakpoint and kept in the event log; a logpoint past its `max_hits` or expiry is
 //! refused (issue 34).
 
-use serde_json::Value;
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value};
 
 use crate::debugger::Debugger;
 use crate::error::{Error, Result};
@@ -10,14 +13,88 @@ use crate::ids;
 use crate::model::{EventKind, LiveEvent};
 use crate::snapshots::policy::{BreakpointAction, BreakpointState};
 
-impl Debugger {
-    /// A hit or logpoint message a program reports (`POST /api/breakpoints/hits`): counted on its
-    /// breakpoint and appended to the event log as `breakpoint_hit` or `log`.
-    pub fn report_breakpoint_hit(&self, report: &Value) -> Result<()> {
-        let kind = match report.get("event").and_then(Value::as_str) {
-            Some("hit_count") => return self.report_hit_counts(report),
-            Some("breakpoint_hit") => EventKind::BreakpointHit,
-            Some("log") => EventKind::Log,
+/// `POST /api/breakpoint-hits`: a hit or a logpoint's line, or the counts a program kept. Read
+/// by hand (`Deserialize` below) so each bad field gets the code it always had.
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[serde(untagged)]
+pub enum HitReport {
+    Hit(BreakpointHit),
+    /// `{"event": "hit_count", …}`.
+    Counts(HitCounts),
+}
+
+/// Which event a hit report is.
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum HitEvent {
+    BreakpointHit,
+    Log,
+    HitCount,
+}
+
+/// A hit or a logpoint's line, as a program reports it.
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct BreakpointHit {
+    /// `breakpoint_hit` or `log`.
+    pub event: HitEvent,
+    pub breakpoint_id: String,
+    pub process_pid: i64,
+    pub process_start_time: f64,
+    /// The program's process record (Breakroom's client sends it): a program that only logs is
+    /// a process too.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub hostname: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub process_id: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub argv: Option<Vec<String>>,
+    /// The program's own count of arrivals; none (an uncaught exception): one more hit.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub hit_count: Option<u64>,
+    /// Everything the program sent but `event` (kind, action, reason, message, error, file,
+    /// line, function…): kept as the breakpoint's `last_hit` and in the event log.
+    #[serde(skip)]
+    pub details: HitDetails,
+}
+
+/// A hit's fields as the program sent them: JSON the server keeps and shows, not reads.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(transparent)]
+pub struct HitDetails(pub Map<String, Value>);
+
+/// Arrivals a program counted without a hit to report (its hit condition skipped them), and
+/// the snapshot and logpoint hits it skipped or could not send, as increments.
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct HitCounts {
+    /// `hit_count`.
+    pub event: HitEvent,
+    /// Breakpoint id → the program's count of arrivals.
+    pub counts: BTreeMap<String, u64>,
+    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
+    pub skipped_quota: BTreeMap<String, u64>,
+    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
+    pub skipped_rate: BTreeMap<String, u64>,
+    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
+    pub dropped: BTreeMap<String, u64>,
+}
+
+impl<'de> Deserialize<'de> for HitReport {
+    fn deserialize<D: serde::Deserializer<'de>>(de: D) -> std::result::Result<Self, D::Error> {
+        let report = Value::deserialize(de)?;
+        HitReport::read(report).map_err(|e| crate::wire::refuse(e.code(), &e))
+    }
+}
+
+impl HitReport {
+    fn read(report: Value) -> Result<Self> {
+        let event = match report.get("event").and_then(Value::as_str) {
+            Some("hit_count") => return HitCounts::read(&report).map(HitReport::Counts),
+            Some("breakpoint_hit") => HitEvent::BreakpointHit,
+            Some("log") => HitEvent::Log,
             other => {
                 return Err(Error::invalid(
                     "invalid_event",
@@ -25,36 +102,102 @@ impl Debugger {
                 ))
             }
         };
-        let id = report
+        let breakpoint_id = report
             .get("breakpoint_id")
             .and_then(Value::as_str)
-            .ok_or(Error::MissingField { code: "missing_breakpoint_id", field: "breakpoint_id" })?;
-        let (pid, start_time) = crate::calls::methods::process_identity(
+            .ok_or(Error::MissingField { code: "missing_breakpoint_id", field: "breakpoint_id" })?
+            .to_string();
+        let (process_pid, process_start_time) = crate::calls::methods::process_identity(
             &report.get("process_pid").cloned(),
             &report.get("process_start_time").cloned(),
         )?;
+        let text = |key: &str| report.get(key).and_then(Value::as_str).map(str::to_string);
+        let argv = report
+            .get("argv")
+            .and_then(Value::as_array)
+            .map(|a| a.iter().filter_map(Value::as_str).map(str::to_string).collect::<Vec<String>>());
+        let mut details = match report.clone() {
+            Value::Object(details) => details,
+            _ => Map::new(),
+        };
+        details.remove("event");
+        Ok(HitReport::Hit(BreakpointHit {
+            event,
+            breakpoint_id,
+            process_pid,
+            process_start_time,
+            hostname: text("hostname"),
+            process_id: text("process_id"),
+            argv,
+            hit_count: report.get("hit_count").and_then(Value::as_u64),
+            details: HitDetails(details),
+        }))
+    }
+}
+
+impl HitCounts {
+    fn read(report: &Value) -> Result<Self> {
+        let counts = report
+            .get("counts")
+            .and_then(Value::as_object)
+            .ok_or_else(|| Error::invalid("invalid_counts", "\"counts\" is an object of breakpoint id → hit count"))?;
+        let counts = counts
+            .iter()
+            .map(|(id, count)| match count.as_u64() {
+                Some(count) => Ok((id.clone(), count)),
+                None => Err(Error::invalid("invalid_counts", format!("the hit count of {id} is not a count: {count}"))),
+            })
+            .collect::<Result<_>>()?;
+        let increments = |field: &str| -> Result<BTreeMap<String, u64>> {
+            let Some(increments) = report.get(field) else { return Ok(BTreeMap::new()) };
+            let increments = increments.as_object().ok_or_else(|| {
+                Error::invalid("invalid_counts", format!("{field:?} is an object of breakpoint id → count"))
+            })?;
+            increments
+                .iter()
+                .map(|(id, n)| match n.as_u64() {
+                    Some(n) => Ok((id.clone(), n)),
+                    None => {
+                        Err(Error::invalid("invalid_counts", format!("the {field} count of {id} is not a count: {n}")))
+                    }
+                })
+                .collect()
+        };
+        Ok(HitCounts {
+            event: HitEvent::HitCount,
+            counts,
+            skipped_quota: increments("skipped_quota")?,
+            skipped_rate: increments("skipped_rate")?,
+            dropped: increments("dropped")?,
+        })
+    }
+}
+
+impl Debugger {
+    /// A hit or logpoint message a program reports (`POST /api/breakpoints/hits`): counted on its
+    /// breakpoint and appended to the event log as `breakpoint_hit` or `log`.
+    pub fn report_breakpoint_hit(&self, report: HitReport) -> Result<()> {
+        let hit = match report {
+            HitReport::Counts(counts) => return self.report_hit_counts(counts),
+            HitReport::Hit(hit) => hit,
+        };
+        let kind = if hit.event == HitEvent::Log { EventKind::Log } else { EventKind::BreakpointHit };
+        let id = hit.breakpoint_id.as_str();
+        let (pid, start_time) = (hit.process_pid, hit.process_start_time);
         let process_key = ids::process_key(pid, start_time);
         // Our client sends its process record: a program that only logs is a process too.
-        if let Some(host) = report.get("hostname").and_then(Value::as_str) {
-            let text = |key: &str| report.get(key).and_then(Value::as_str).map(str::to_string);
-            let argv = report
-                .get("argv")
-                .and_then(Value::as_array)
-                .map(|a| a.iter().filter_map(Value::as_str).map(str::to_string).collect::<Vec<String>>());
+        if let Some(host) = hit.hostname.clone() {
             self.note_client(crate::processes::registry::ClientSeen {
                 process_key: process_key.clone(),
                 pid,
-                process_id: text("process_id"),
-                host: Some(host.to_string()),
-                argv,
+                process_id: hit.process_id.clone(),
+                host: Some(host),
+                argv: hit.argv.clone(),
                 ..Default::default()
             });
         }
-        let hit_count = report.get("hit_count").and_then(Value::as_u64);
-        let mut data = report.clone();
-        if let Some(obj) = data.as_object_mut() {
-            obj.remove("event");
-        }
+        let hit_count = hit.hit_count;
+        let data = Value::Object(hit.details.0);
         let now = ids::now();
         let mut st = self.state();
         let mut completed = false;
@@ -90,18 +233,11 @@ impl Debugger {
 
     /// `{"event": "hit_count", "counts": {id: n}}`: arrivals a program counted without a hit to
     /// report (its hit condition skipped them). Not an event of the log: only the counts change.
-    fn report_hit_counts(&self, report: &Value) -> Result<()> {
-        let counts = report
-            .get("counts")
-            .and_then(Value::as_object)
-            .ok_or_else(|| Error::invalid("invalid_counts", "\"counts\" is an object of breakpoint id → hit count"))?;
+    fn report_hit_counts(&self, report: HitCounts) -> Result<()> {
         let mut st = self.state();
-        for (id, count) in counts {
-            let Some(count) = count.as_u64() else {
-                return Err(Error::invalid("invalid_counts", format!("the hit count of {id} is not a count: {count}")));
-            };
+        for (id, count) in &report.counts {
             let updated = st.records.by_id.get_mut(id).map(|record| {
-                record.hit_count = count;
+                record.hit_count = *count;
                 record.clone()
             });
             if let Some(record) = updated {
@@ -109,15 +245,13 @@ impl Debugger {
             }
         }
         // Snapshot and logpoint hits a program skipped or could not send, as increments.
-        for field in ["skipped_quota", "skipped_rate", "dropped"] {
-            let Some(increments) = report.get(field) else { continue };
-            let increments = increments.as_object().ok_or_else(|| {
-                Error::invalid("invalid_counts", format!("{field:?} is an object of breakpoint id → count"))
-            })?;
+        let fields = [
+            ("skipped_quota", &report.skipped_quota),
+            ("skipped_rate", &report.skipped_rate),
+            ("dropped", &report.dropped),
+        ];
+        for (field, increments) in fields {
             for (id, n) in increments {
-                let n = n.as_u64().ok_or_else(|| {
-                    Error::invalid("invalid_counts", format!("the {field} count of {id} is not a count: {n}"))
-                })?;
                 let Some(record) = st.records.by_id.get_mut(id) else { continue };
                 let tally = &mut record.tally;
                 let slot = match field {
@@ -125,7 +259,7 @@ impl Debugger {
                     "skipped_rate" => &mut tally.skipped_rate,
                     _ => &mut tally.dropped,
                 };
-                *slot = slot.saturating_add(n);
+                *slot = slot.saturating_add(*n);
                 let record = record.clone();
                 st.save_record(&record)?;
             }

@@ -21,7 +21,7 @@ mod by_name_methods;
 #[cfg(feature = "runtime")]
 mod gates;
 #[cfg(feature = "runtime")]
-mod hit_reports;
+pub mod hit_reports;
 pub mod record;
 #[cfg(feature = "runtime")]
 mod records;

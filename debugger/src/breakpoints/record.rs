@@ -9,7 +9,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
 use crate::snapshots::policy::{
-    BreakpointAction, BreakpointState, CaptureLimits, HitLimits, HitTally, Policy, POLICY_FIELDS,
+    BreakpointAction, BreakpointState, CaptureLimits, HitLimits, HitTally, Policy, PolicyChanges, POLICY_FIELDS,
 };
 
 /// Which arrival pauses: a call of a function, a line reached, an exception not caught.
@@ -172,17 +172,65 @@ fn refuse(code: &'static str, message: impl Into<String>) -> SpecError {
 /// The options every kind has; `PATCH` changes only these.
 pub const OPTION_FIELDS: [&str; 5] = ["condition", "hit_condition", "pattern", "log_message", "enabled"];
 
-impl BreakpointRecord {
-    /// A line breakpoint at `line` of `file` (the same file named by a longer or shorter path,
-    /// as the program matches it: `app.py` is `/srv/app.py`).
-    pub fn is_line_at(&self, file: &str, line: u32) -> bool {
-        self.kind == BreakpointKind::Line
-            && self.line == Some(line)
-            && self.file.as_deref().is_some_and(|f| same_file(f, file))
+/// A new breakpoint of any kind: what `POST /api/breakpoints` takes (with `kind`), and what the
+/// pages, MCP and DAP build. Read by hand (`Deserialize` below) so every bad field gets its own
+/// 400 code; what one field cannot say alone (a line breakpoint's line) is checked when the record
+/// is made (`BreakpointRecord::from_spec`).
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct BreakpointSpec {
+    pub kind: BreakpointKind,
+    /// `function`: the function's name.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub function_name: Option<String>,
+    /// `line`: the file (as the program names it, or absolute).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub file: Option<String>,
+    /// `line`: from 1; a line without code moves to the next line with code.
+    #[cfg_attr(feature = "openapi", schema(minimum = 1))]
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub line: Option<u32>,
+    /// `error`: only these exception types; empty or missing: any.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub exception_types: Vec<String>,
+    #[serde(flatten)]
+    pub options: BreakpointOptions,
+}
+
+impl BreakpointSpec {
+    fn of(kind: BreakpointKind) -> Self {
+        BreakpointSpec {
+            kind,
+            function_name: None,
+            file: None,
+            line: None,
+            exception_types: vec![],
+            options: BreakpointOptions::default(),
+        }
     }
 
-    /// A new record from a `POST /api/breakpoints` body with a `kind`.
-    pub fn from_body(id: String, body: &Value, now: f64) -> Result<Self, SpecError> {
+    /// A function breakpoint on `name`.
+    pub fn function(name: impl Into<String>) -> Self {
+        BreakpointSpec { function_name: Some(name.into()), ..Self::of(BreakpointKind::Function) }
+    }
+
+    /// A line breakpoint at `line` of `file`.
+    pub fn line(file: impl Into<String>, line: u32) -> Self {
+        BreakpointSpec { file: Some(file.into()), line: Some(line), ..Self::of(BreakpointKind::Line) }
+    }
+
+    /// An error breakpoint on these exception types (none: any).
+    pub fn error(exception_types: Vec<String>) -> Self {
+        BreakpointSpec { exception_types, ..Self::of(BreakpointKind::Error) }
+    }
+
+    pub fn with(mut self, options: BreakpointOptions) -> Self {
+        self.options = options;
+        self
+    }
+
+    /// A body, checked field by field.
+    fn read(body: &Value) -> Result<Self, SpecError> {
         let obj = body.as_object().ok_or_else(|| refuse("invalid_breakpoint", "a breakpoint is a JSON object"))?;
         let kind = match obj.get("kind").and_then(Value::as_str) {
             Some("function") => BreakpointKind::Function,
@@ -196,9 +244,182 @@ impl BreakpointRecord {
             }
         };
         // Text fields of the other kinds are ignored, but never of another type.
-        for key in ["function_name", "file"] {
-            non_empty_text(obj, key)?;
+        let function_name = non_empty_text(obj, "function_name")?;
+        let file = non_empty_text(obj, "file")?;
+        let mut spec = Self::of(kind);
+        match kind {
+            BreakpointKind::Function => spec.function_name = function_name,
+            BreakpointKind::Line => {
+                spec.file = file;
+                spec.line = match obj.get("line") {
+                    None | Some(Value::Null) => None,
+                    Some(value) => Some(
+                        value
+                            .as_i64()
+                            .and_then(|n| u32::try_from(n).ok())
+                            .filter(|n| *n >= 1)
+                            .ok_or_else(|| bad_line(Some(value)))?,
+                    ),
+                };
+            }
+            BreakpointKind::Error => {
+                spec.exception_types = match obj.get("exception_types") {
+                    None | Some(Value::Null) => vec![],
+                    Some(Value::Array(items)) => items
+                        .iter()
+                        .map(|t| match t.as_str().map(str::trim) {
+                            Some(name) if !name.is_empty() => Ok(name.to_string()),
+                            _ => Err(refuse(
+                                "invalid_exception_types",
+                                format!("exception type names are non-empty strings, not {t}"),
+                            )),
+                        })
+                        .collect::<Result<_, _>>()?,
+                    Some(other) => {
+                        return Err(refuse(
+                            "invalid_exception_types",
+                            format!("\"exception_types\" is a list of names, not {other}"),
+                        ))
+                    }
+                };
+            }
         }
+        spec.options = BreakpointOptions::read(obj)?;
+        Ok(spec)
+    }
+}
+
+fn bad_line(value: Option<&Value>) -> SpecError {
+    refuse("invalid_line", format!("\"line\" must be a whole number from 1, not {}", shown(value)))
+}
+
+/// The options every kind has, each absent (left as it is), `Some(None)` (null: cleared) or set.
+/// A new breakpoint takes them beside its kind; `PATCH` takes only these (`BreakpointPatch`).
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+pub struct BreakpointOptions {
+    /// A Python expression evaluated in the frame: pause only when it is true.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub condition: Option<Option<String>>,
+    /// `5` (the 5th hit), `>= 5`, `> 5`, `<= 5`, `< 5`, `== 5`, `% 10` (every 10th).
+    #[cfg_attr(feature = "openapi", schema(pattern = "^\\s*(==|>=|<=|>|<|%)?\\s*[0-9]+\\s*$"))]
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub hit_condition: Option<Option<String>>,
+    /// A regular expression searched in the repr of the call's arguments.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub pattern: Option<Option<String>>,
+    /// Makes it a logpoint: `{expr}` parts are interpolated in the frame, nothing pauses.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub log_message: Option<Option<String>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub enabled: Option<bool>,
+    #[serde(flatten)]
+    pub policy: PolicyChanges,
+}
+
+impl BreakpointOptions {
+    fn read(obj: &Map<String, Value>) -> Result<Self, SpecError> {
+        let text = |key: &'static str| -> Result<Option<Option<String>>, SpecError> {
+            if obj.contains_key(key) {
+                Ok(Some(non_empty_text(obj, key)?))
+            } else {
+                Ok(None)
+            }
+        };
+        Ok(BreakpointOptions {
+            condition: text("condition")?,
+            hit_condition: match obj.get("hit_condition") {
+                Some(Value::Number(n)) => Some(Some(n.to_string())),
+                _ => text("hit_condition")?,
+            },
+            pattern: text("pattern")?,
+            log_message: text("log_message")?,
+            enabled: match obj.get("enabled") {
+                None => None,
+                Some(Value::Bool(b)) => Some(*b),
+                Some(other) => {
+                    return Err(refuse("invalid_enabled", format!("\"enabled\" is true or false, not {other}")))
+                }
+            },
+            policy: PolicyChanges::read(obj)?,
+        })
+    }
+}
+
+/// `PATCH /api/breakpoints/{id}`: the options to change. What a breakpoint is on (kind,
+/// function, file, line) does not change (`immutable_field`): remove it and add another.
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+pub struct BreakpointPatch {
+    #[serde(flatten)]
+    pub options: BreakpointOptions,
+}
+
+impl BreakpointPatch {
+    /// Only `enabled`.
+    pub fn enabled(enabled: bool) -> Self {
+        BreakpointPatch { options: BreakpointOptions { enabled: Some(enabled), ..Default::default() } }
+    }
+
+    /// A body, checked field by field.
+    fn read(changes: &Value) -> Result<Self, SpecError> {
+        let obj = changes.as_object().ok_or_else(|| refuse("invalid_breakpoint", "changes are a JSON object"))?;
+        let changeable = |k: &str| OPTION_FIELDS.contains(&k) || POLICY_FIELDS.contains(&k) || k == "id";
+        if let Some(key) = obj.keys().find(|k| !changeable(k)) {
+            return Err(refuse(
+                "immutable_field",
+                format!(
+                    "{key:?} cannot be changed (only {}, {}): remove the breakpoint and add another",
+                    OPTION_FIELDS.join(", "),
+                    POLICY_FIELDS.join(", ")
+                ),
+            ));
+        }
+        Ok(BreakpointPatch { options: BreakpointOptions::read(obj)? })
+    }
+}
+
+/// serde's door to [`BreakpointSpec::read`]: the field's code goes with the error (`wire`).
+impl<'de> Deserialize<'de> for BreakpointSpec {
+    fn deserialize<D: serde::Deserializer<'de>>(de: D) -> Result<Self, D::Error> {
+        BreakpointSpec::read(&Value::deserialize(de)?).map_err(SpecError::into_serde)
+    }
+}
+
+/// The options of a body, other fields left aside (the tools that set the kind themselves).
+impl<'de> Deserialize<'de> for BreakpointOptions {
+    fn deserialize<D: serde::Deserializer<'de>>(de: D) -> Result<Self, D::Error> {
+        let body = Map::<String, Value>::deserialize(de)?;
+        BreakpointOptions::read(&body).map_err(SpecError::into_serde)
+    }
+}
+
+/// serde's door to [`BreakpointPatch::read`].
+impl<'de> Deserialize<'de> for BreakpointPatch {
+    fn deserialize<D: serde::Deserializer<'de>>(de: D) -> Result<Self, D::Error> {
+        BreakpointPatch::read(&Value::deserialize(de)?).map_err(SpecError::into_serde)
+    }
+}
+
+impl SpecError {
+    /// As serde's error, with the code (`wire::refuse`).
+    pub fn into_serde<E: serde::de::Error>(self) -> E {
+        crate::wire::refuse(self.code, self.message)
+    }
+}
+
+impl BreakpointRecord {
+    /// A line breakpoint at `line` of `file` (the same file named by a longer or shorter path,
+    /// as the program matches it: `app.py` is `/srv/app.py`).
+    pub fn is_line_at(&self, file: &str, line: u32) -> bool {
+        self.kind == BreakpointKind::Line
+            && self.line == Some(line)
+            && self.file.as_deref().is_some_and(|f| same_file(f, file))
+    }
+
+    /// A new record from a spec: what each kind needs, then the options.
+    pub fn from_spec(id: String, spec: &BreakpointSpec, now: f64) -> Result<Self, SpecError> {
+        let kind = spec.kind;
         let mut record = BreakpointRecord {
             id,
             kind,
@@ -223,89 +444,58 @@ impl BreakpointRecord {
             created_at: now,
             refused_by: vec![],
         };
+        let text = |t: &Option<String>| t.as_ref().filter(|t| !t.trim().is_empty()).cloned();
         match kind {
             BreakpointKind::Function => {
-                let name = non_empty_text(obj, "function_name")?
+                let name = text(&spec.function_name)
                     .ok_or_else(|| refuse("missing_function_name", "a function breakpoint needs \"function_name\""))?;
                 record.function_name = Some(name);
             }
             BreakpointKind::Line => {
-                let file = non_empty_text(obj, "file")?
+                let file = text(&spec.file)
                     .ok_or_else(|| refuse("empty_file", "a line breakpoint needs a non-empty \"file\""))?;
-                let line = obj.get("line").and_then(Value::as_i64);
-                let line = match line {
-                    Some(n) if n >= 1 && n <= u32::MAX as i64 => n as u32,
-                    _ => {
-                        return Err(refuse(
-                            "invalid_line",
-                            format!("\"line\" must be a whole number from 1, not {}", shown(obj.get("line"))),
-                        ))
-                    }
-                };
+                let line = spec.line.filter(|n| *n >= 1).ok_or_else(|| match spec.line {
+                    Some(n) => bad_line(Some(&Value::from(n))),
+                    None => bad_line(None),
+                })?;
                 record.file = Some(file);
                 record.line = Some(line);
             }
             BreakpointKind::Error => {
-                record.exception_types = match obj.get("exception_types") {
-                    None | Some(Value::Null) => vec![],
-                    Some(Value::Array(items)) => items
-                        .iter()
-                        .map(|t| match t.as_str().map(str::trim) {
-                            Some(name) if !name.is_empty() => Ok(name.to_string()),
-                            _ => Err(refuse(
-                                "invalid_exception_types",
-                                format!("exception type names are non-empty strings, not {t}"),
-                            )),
-                        })
-                        .collect::<Result<_, _>>()?,
-                    Some(other) => {
-                        return Err(refuse(
-                            "invalid_exception_types",
-                            format!("\"exception_types\" is a list of names, not {other}"),
-                        ))
-                    }
-                };
+                let names: Vec<String> = spec.exception_types.iter().map(|t| t.trim().to_string()).collect();
+                if let Some(empty) = spec.exception_types.iter().find(|t| t.trim().is_empty()) {
+                    return Err(refuse(
+                        "invalid_exception_types",
+                        format!("exception type names are non-empty strings, not {empty:?}"),
+                    ));
+                }
+                record.exception_types = names;
             }
         }
-        record.apply(obj, now, true)?;
+        record.apply(&spec.options, now, true)?;
         Ok(record)
     }
 
-    /// A `PATCH`: the options present in `changes` (null clears one). What a breakpoint is on
-    /// (kind, function, file, line) does not change: remove it and add another.
-    pub fn patched(&self, changes: &Value, now: f64) -> Result<Self, SpecError> {
-        let obj = changes.as_object().ok_or_else(|| refuse("invalid_breakpoint", "changes are a JSON object"))?;
-        let changeable = |k: &str| OPTION_FIELDS.contains(&k) || POLICY_FIELDS.contains(&k) || k == "id";
-        if let Some(key) = obj.keys().find(|k| !changeable(k)) {
-            return Err(refuse(
-                "immutable_field",
-                format!(
-                    "{key:?} cannot be changed (only {}, {}): remove the breakpoint and add another",
-                    OPTION_FIELDS.join(", "),
-                    POLICY_FIELDS.join(", ")
-                ),
-            ));
-        }
+    /// A `PATCH`: the options given (null clears one).
+    pub fn patched(&self, changes: &BreakpointPatch, now: f64) -> Result<Self, SpecError> {
         let mut next = self.clone();
-        next.apply(obj, now, false)?;
+        next.apply(&changes.options, now, false)?;
         Ok(next)
     }
 
-    fn apply(&mut self, obj: &Map<String, Value>, now: f64, fresh: bool) -> Result<(), SpecError> {
-        if obj.contains_key("condition") {
-            self.condition = optional_text(obj, "condition")?;
+    fn apply(&mut self, options: &BreakpointOptions, now: f64, fresh: bool) -> Result<(), SpecError> {
+        let text = |t: &Option<String>| t.as_ref().filter(|t| !t.trim().is_empty()).cloned();
+        if let Some(condition) = &options.condition {
+            self.condition = text(condition);
         }
-        if obj.contains_key("hit_condition") {
-            self.hit_condition = match obj.get("hit_condition") {
-                Some(Value::Number(n)) => Some(n.to_string()),
-                _ => optional_text(obj, "hit_condition")?,
-            };
+        if let Some(hit_condition) = &options.hit_condition {
+            self.hit_condition = text(hit_condition);
             if let Some(text) = &self.hit_condition {
                 HitCondition::parse(text).map_err(|m| refuse("invalid_hit_condition", m))?;
             }
         }
-        if obj.contains_key("pattern") {
-            self.pattern = optional_text(obj, "pattern")?;
+        if let Some(pattern) = &options.pattern {
+            self.pattern = text(pattern);
             #[cfg(feature = "runtime")]
             if let Some(p) = &self.pattern {
                 fancy_regex::Regex::new(p).map_err(|e| {
@@ -313,13 +503,11 @@ impl BreakpointRecord {
                 })?;
             }
         }
-        if obj.contains_key("log_message") {
-            self.log_message = optional_text(obj, "log_message")?;
+        if let Some(log_message) = &options.log_message {
+            self.log_message = text(log_message);
         }
-        match obj.get("enabled") {
-            None => {}
-            Some(Value::Bool(b)) => self.enabled = *b,
-            Some(other) => return Err(refuse("invalid_enabled", format!("\"enabled\" is true or false, not {other}"))),
+        if let Some(enabled) = options.enabled {
+            self.enabled = enabled;
         }
         let mut policy = Policy {
             action: self.action,
@@ -327,7 +515,7 @@ impl BreakpointRecord {
             capture: self.capture.take(),
             limits: std::mem::take(&mut self.limits),
         };
-        policy.apply(obj, self.log_message.is_some(), now, fresh)?;
+        policy.apply(&options.policy, self.log_message.is_some(), now, fresh)?;
         (self.action, self.expressions, self.capture, self.limits) =
             (policy.action, policy.expressions, policy.capture, policy.limits);
         Ok(())
@@ -348,6 +536,7 @@ fn shown(value: Option<&Value>) -> String {
     value.map_or_else(|| "nothing".into(), Value::to_string)
 }
 
+/// A text field: a string, or null / blank for none; any other type is refused.
 fn non_empty_text(obj: &Map<String, Value>, key: &'static str) -> Result<Option<String>, SpecError> {
     match obj.get(key) {
         None | Some(Value::Null) => Ok(None),
@@ -355,11 +544,6 @@ fn non_empty_text(obj: &Map<String, Value>, key: &'static str) -> Result<Option<
         Some(Value::String(_)) => Ok(None),
         Some(other) => Err(refuse("invalid_field", format!("{key:?} is a string, not {other}"))),
     }
-}
-
-/// An option: a string, or null / empty to clear it.
-fn optional_text(obj: &Map<String, Value>, key: &'static str) -> Result<Option<String>, SpecError> {
-    non_empty_text(obj, key)
 }
 
 /// Whether a breakpoint's `pattern` finds a match in `text` (Python `re.search`). A pattern
@@ -396,7 +580,10 @@ mod tests {
 
     #[test]
     fn bodies_are_checked_field_by_field() {
-        let code = |body: Value| BreakpointRecord::from_body("bp-1".into(), &body, 0.0).err().map(|e| e.code);
+        let code = |body: Value| {
+            let spec = BreakpointSpec::read(&body);
+            spec.and_then(|spec| BreakpointRecord::from_spec("bp-1".into(), &spec, 0.0)).err().map(|e| e.code)
+        };
         assert_eq!(code(json!({"kind": "line", "file": "a.py", "line": 0})), Some("invalid_line"));
         assert_eq!(code(json!({"kind": "line", "file": " ", "line": 3})), Some("empty_file"));
         assert_eq!(code(json!({"kind": "loop"})), Some("invalid_kind"));

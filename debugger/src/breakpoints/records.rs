@@ -5,7 +5,7 @@
 use std::collections::{BTreeMap, HashSet};
 
 use serde::Serialize;
-use serde_json::{json, Value};
+use serde_json::json;
 
 use crate::calls::CallData;
 use crate::debugger::{Debugger, State};
@@ -17,7 +17,7 @@ use indexmap::IndexMap;
 
 use super::gates::interpolate;
 
-use crate::breakpoints::record::{BreakpointRecord, HitCondition, Refusal};
+use crate::breakpoints::record::{BreakpointPatch, BreakpointRecord, BreakpointSpec, HitCondition, Refusal};
 use crate::model::Language;
 use crate::snapshots::policy::BreakpointState;
 
@@ -117,10 +117,10 @@ impl Debugger {
 
     /// `POST /api/breakpoints` with a `kind`. A function breakpoint also registers the name, so
     /// an unchanged cideldill client pauses there as before.
-    pub fn add_breakpoint_record(&self, body: &Value) -> Result<BreakpointRecord> {
+    pub fn add_breakpoint_record(&self, spec: &BreakpointSpec) -> Result<BreakpointRecord> {
         let mut st = self.state();
         let position = st.records.next.max(1);
-        let record = BreakpointRecord::from_body(format!("bp-{position}"), body, ids::now()).map_err(spec_error)?;
+        let record = BreakpointRecord::from_spec(format!("bp-{position}"), spec, ids::now()).map_err(spec_error)?;
         crate::snapshots::read_only::check_record(&record).map_err(spec_error)?;
         st.records.next = position + 1;
         let id = record.id.clone();
@@ -142,7 +142,7 @@ impl Debugger {
         let there: Vec<String> =
             self.state().records.by_id.values().filter(|r| r.is_line_at(file, line)).map(|r| r.id.clone()).collect();
         if there.is_empty() {
-            return self.add_breakpoint_record(&json!({"kind": "line", "file": file, "line": line})).map(Some);
+            return self.add_breakpoint_record(&BreakpointSpec::line(file, line)).map(Some);
         }
         for id in there {
             self.remove_breakpoint_record(&id)?;
@@ -151,7 +151,7 @@ impl Debugger {
     }
 
     /// `PATCH /api/breakpoints/{id}`: options only.
-    pub fn update_breakpoint_record(&self, id: &str, changes: &Value) -> Result<BreakpointRecord> {
+    pub fn update_breakpoint_record(&self, id: &str, changes: &BreakpointPatch) -> Result<BreakpointRecord> {
         let mut st = self.state();
         let current = st.records.by_id.get(id).ok_or_else(|| Error::BreakpointNotFound(id.to_string()))?;
         let mut next = current.patched(changes, ids::now()).map_err(spec_error)?;
@@ -388,8 +388,8 @@ impl State {
             return Ok(());
         }
         let position = self.records.next.max(1);
-        let body = json!({"kind": "function", "function_name": name});
-        let record = BreakpointRecord::from_body(format!("bp-{position}"), &body, now).map_err(spec_error)?;
+        let spec = BreakpointSpec::function(name);
+        let record = BreakpointRecord::from_spec(format!("bp-{position}"), &spec, now).map_err(spec_error)?;
         self.records.next = position + 1;
         self.store.put_breakpoint_record(position, &record)?;
         self.records.by_id.insert(record.id.clone(), record);

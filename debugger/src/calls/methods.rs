@@ -2,7 +2,9 @@
 //! diagnostic events and communication errors.
 
 use crate::breakpoints::by_name::StartDecision;
-use crate::calls::{Action, CallComplete, CallData, CallRecord, CallStart, CallStartReply};
+use crate::calls::{
+    Action, CallComplete, CallData, CallRecord, CallStart, CallStartReply, ClientEvent, ComErrorReport,
+};
 use crate::cid_store::{SerializationFormat, SerializedItem};
 use crate::error::{Error, Result};
 use crate::ids;
@@ -226,41 +228,22 @@ impl Debugger {
     /// `/api/call/event`: a diagnostic event of the client. It must name its process; values
     /// sent with it (`result_cid`/`result_data`, `exception_cid`/`exception_data`) are checked
     /// and stored before the event is kept (on disk, the newest `MAX_EVENTS`).
-    pub fn record_event(&self, event: Value) -> Result<()> {
-        let has_number = |key: &str| event.get(key).is_some_and(Value::is_number);
-        if !has_number("process_pid") || !has_number("process_start_time") {
-            return Err(Error::MissingProcessIdentity);
-        }
-        let text = |field: &str| match event.get(field) {
-            None | Some(Value::Null) => Ok(None),
-            Some(Value::String(text)) => Ok(Some(text.as_str())),
-            Some(_) => Err(Error::invalid("invalid_payload", format!("{field} must be a string"))),
-        };
-        let mut values = vec![];
-        for [cid, data, format] in EVENT_VALUE_FIELDS {
-            let (cid, data, format) = (text(cid)?, text(data)?, text(format)?);
-            // A bad format is refused even without data, as call/complete does.
-            SerializationFormat::parse(format)?;
-            if let (Some(cid), Some(data)) = (cid, data) {
-                values.push((cid, data, format));
-            }
-        }
+    pub fn record_event(&self, event: ClientEvent) -> Result<()> {
         let now = ids::now();
         let mut st = self.state();
-        for (cid, data, format) in values {
-            st.store_pair(cid, data, format, now)?;
+        for value in event.values() {
+            st.store_pair(value.cid, value.data, value.format, now)?;
         }
         st.store.put_client_event(now, &event, MAX_EVENTS)
     }
 
     /// Keeps a communication error a client reported (on disk, the newest `MAX_COM_ERRORS`).
-    pub fn report_com_error(&self, mut report: Value) -> Result<()> {
-        if let Some(obj) = report.as_object_mut() {
-            let now = ids::now();
-            obj.insert("received_at".into(), json!(now));
-            obj.entry("timestamp").or_insert(json!(now));
-        }
-        self.state().store.put_com_error(&report, MAX_COM_ERRORS)
+    pub fn report_com_error(&self, report: ComErrorReport) -> Result<()> {
+        let ComErrorReport(mut report) = report;
+        let now = ids::now();
+        report.insert("received_at".into(), json!(now));
+        report.entry("timestamp").or_insert(json!(now));
+        self.state().store.put_com_error(&ComErrorReport(report), MAX_COM_ERRORS)
     }
 
     /// The kept communication errors, oldest first.
@@ -277,12 +260,6 @@ pub(crate) fn process_identity(pid: &Option<Value>, start: &Option<Value>) -> Re
         _ => Err(Error::MissingProcessIdentity),
     }
 }
-
-/// The values a call event may carry: (cid, data, serialization format) field names.
-const EVENT_VALUE_FIELDS: [[&str; 3]; 2] = [
-    ["result_cid", "result_data", "result_serialization_format"],
-    ["exception_cid", "exception_data", "exception_serialization_format"],
-];
 
 /// How a call ended, as records and pages show it: (status, result text, exception).
 pub(crate) fn call_outcome(req: &CallComplete, st: &State) -> Result<(CallStatus, Option<Value>, Option<Value>)> {

@@ -384,3 +384,105 @@ fn frame_view(raw: &Value) -> FrameView {
         locals: strings("locals"),
     }
 }
+
+/// `POST /api/call/event`: a client's diagnostic event. Any JSON object that names its process
+/// (`process_pid`, `process_start_time`: numbers); values sent with it (`result_cid` /
+/// `result_data` / `result_serialization_format`, the same for `exception_`) go to the CID
+/// store. The rest is the client's own, kept as sent: hence JSON, checked as it is read.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[serde(transparent)]
+pub struct ClientEvent(serde_json::Map<String, Value>);
+
+/// A value sent along with a client event: (cid, data, serialization format).
+pub struct EventValue<'a> {
+    pub cid: &'a str,
+    pub data: &'a str,
+    pub format: Option<&'a str>,
+}
+
+/// The values a call event may carry: (cid, data, serialization format) field names.
+const EVENT_VALUE_FIELDS: [[&str; 3]; 2] = [
+    ["result_cid", "result_data", "result_serialization_format"],
+    ["exception_cid", "exception_data", "exception_serialization_format"],
+];
+
+impl ClientEvent {
+    /// The event, checked: its process named, its values' fields text and their formats known.
+    fn new(event: serde_json::Map<String, Value>) -> crate::error::Result<Self> {
+        use crate::error::Error;
+        let has_number = |key: &str| event.get(key).is_some_and(Value::is_number);
+        if !has_number("process_pid") || !has_number("process_start_time") {
+            return Err(Error::MissingProcessIdentity);
+        }
+        for field in EVENT_VALUE_FIELDS.into_iter().flatten() {
+            if !matches!(event.get(field), None | Some(Value::Null) | Some(Value::String(_))) {
+                return Err(Error::invalid("invalid_payload", format!("{field} must be a string")));
+            }
+        }
+        for [_, _, format] in EVENT_VALUE_FIELDS {
+            // A bad format is refused even without data, as call/complete does.
+            SerializationFormat::parse(event.get(format).and_then(Value::as_str))?;
+        }
+        Ok(ClientEvent(event))
+    }
+
+    /// The values sent with it (a cid with its data).
+    pub fn values(&self) -> Vec<EventValue<'_>> {
+        let text = |field: &str| self.0.get(field).and_then(Value::as_str);
+        EVENT_VALUE_FIELDS
+            .into_iter()
+            .filter_map(|[cid, data, format]| {
+                Some(EventValue { cid: text(cid)?, data: text(data)?, format: text(format) })
+            })
+            .collect()
+    }
+
+    /// The event as the client sent it.
+    pub fn as_json(&self) -> &serde_json::Map<String, Value> {
+        &self.0
+    }
+}
+
+impl<'de> Deserialize<'de> for ClientEvent {
+    fn deserialize<D: serde::Deserializer<'de>>(de: D) -> Result<Self, D::Error> {
+        let event = serde_json::Map::<String, Value>::deserialize(de)?;
+        ClientEvent::new(event).map_err(|e| crate::wire::refuse(e.code(), &e))
+    }
+}
+
+/// The fields the server reads; the rest is the client's.
+#[cfg(feature = "openapi")]
+impl utoipa::PartialSchema for ClientEvent {
+    fn schema() -> utoipa::openapi::RefOr<utoipa::openapi::schema::Schema> {
+        use utoipa::openapi::schema::{AdditionalProperties, KnownFormat, ObjectBuilder, SchemaFormat, Type};
+        let number = || ObjectBuilder::new().schema_type(Type::Number);
+        let text = || ObjectBuilder::new().schema_type(Type::String);
+        let bytes = || text().format(Some(SchemaFormat::KnownFormat(KnownFormat::Byte)));
+        let format = || text().pattern(Some("^(dill|json)$"));
+        ObjectBuilder::new()
+            .description(Some("Any JSON object that names its process; values sent along with it go to the CID store."))
+            .property("process_pid", number())
+            .required("process_pid")
+            .property("process_start_time", number())
+            .required("process_start_time")
+            .property("result_cid", text())
+            .property("result_data", bytes())
+            .property("result_serialization_format", format())
+            .property("exception_cid", text())
+            .property("exception_data", bytes())
+            .property("exception_serialization_format", format())
+            .additional_properties(Some(AdditionalProperties::FreeForm(true)))
+            .into()
+    }
+}
+
+#[cfg(feature = "openapi")]
+impl utoipa::ToSchema for ClientEvent {}
+
+/// `POST /api/report-com-error`: a communication error a client reports. Its fields are the
+/// client's own (what it was sending, what failed); the server adds `received_at` and, when
+/// missing, `timestamp`, and shows it as it is.
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(transparent)]
+pub struct ComErrorReport(pub serde_json::Map<String, Value>);

@@ -17,7 +17,7 @@ use crate::Debugger;
 #[serde(tag = "call", rename_all = "snake_case")]
 pub enum Request {
     StartSession { pause_id: String },
-    Eval { session_id: String, expr: String, frame: Option<usize> },
+    Eval { session_id: String, expr: String, frame: Option<crate::model::FrameIndex> },
     CloseSession { session_id: String },
     Resume { pause_id: String, request: ResumeRequest },
     Step { pause_id: String, request: StepRequest },

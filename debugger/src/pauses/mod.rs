@@ -104,22 +104,41 @@ impl ResumeKind {
     }
 }
 
+fn resume_kind<'de, D: serde::Deserializer<'de>>(de: D) -> std::result::Result<Option<ResumeKind>, D::Error> {
+    match crate::wire::any(de)? {
+        Value::Null => Ok(None),
+        Value::String(text) => ResumeKind::parse(&text).map(Some).map_err(|e| crate::wire::refuse(e.code(), &e)),
+        other => Err(crate::wire::refuse(
+            "invalid_action",
+            format_args!("action must be continue, skip, modify, raise or replace, not {other}"),
+        )),
+    }
+}
+
+/// A value given for a call (its result when skipped, its arguments when modified): JSON as
+/// the browser, an agent or a script sent it. A serialized item (`{cid, data, …}`) passes as it
+/// is; any other value is encoded in the call's format (a pickle for Python, JSON text for JS).
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(transparent)]
+pub struct CallValue(pub Value);
+
 /// `POST /api/paused/<id>/continue`: how to resume. Every field is optional.
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Clone, Debug, Default, Deserialize, Serialize)]
 pub struct ResumeRequest {
-    /// Read loosely (a bad value gets `invalid_action`, not a parse error); default `continue`.
-    #[cfg_attr(feature = "openapi", schema(value_type = Option<ResumeKind>))]
-    #[serde(default)]
-    pub action: Option<String>,
+    /// Default `continue`. A bad value gets `invalid_action` as the body is read, whether or not
+    /// the pause is there.
+    #[serde(default, deserialize_with = "resume_kind")]
+    pub action: Option<ResumeKind>,
     #[serde(default)]
     pub replacement_function: Option<String>,
     #[serde(default)]
-    pub modified_args: Option<Vec<Value>>,
+    pub modified_args: Option<Vec<CallValue>>,
     #[serde(default)]
-    pub modified_kwargs: Option<serde_json::Map<String, Value>>,
+    pub modified_kwargs: Option<indexmap::IndexMap<String, CallValue>>,
     #[serde(default)]
-    pub fake_result: Option<Value>,
+    pub fake_result: Option<CallValue>,
     #[serde(default)]
     pub fake_result_data: Option<String>,
     #[serde(default)]
@@ -132,7 +151,7 @@ pub struct ResumeRequest {
 
 impl ResumeRequest {
     pub fn continue_() -> Self {
-        ResumeRequest { action: Some("continue".into()), ..Default::default() }
+        ResumeRequest { action: Some(ResumeKind::Continue), ..Default::default() }
     }
 
     /// The action for the client. Values given as bare JSON are passed through where the client
@@ -145,25 +164,24 @@ impl ResumeRequest {
             }
             return Ok(Action::Replace { function_name: name });
         }
-        let action = self.action.as_deref().unwrap_or("continue");
-        let kind = ResumeKind::parse(action);
-        if post_completion && !matches!(kind, Ok(ResumeKind::Continue)) {
-            return Err(post_completion_error(action));
+        let kind = self.action.unwrap_or(ResumeKind::Continue);
+        if post_completion && kind != ResumeKind::Continue {
+            return Err(post_completion_error(kind.as_str()));
         }
-        match kind? {
+        match kind {
             ResumeKind::Continue => Ok(Action::Continue),
             ResumeKind::Skip => {
                 // A bare JSON value also goes as a pickle, so any client reads it the same way.
                 let data = match (&self.fake_result_data, &self.fake_result) {
                     (Some(data), _) => Some(data.clone()),
-                    (None, Some(value)) => Some(encode(value, format)),
+                    (None, Some(CallValue(value))) => Some(encode(value, format)),
                     (None, None) => None,
                 };
                 // Data given as it is was encoded by whoever sent it: in the call's format.
                 Ok(Action::Skip {
                     fake_result_cid: self.fake_result_cid.or_else(|| data.as_deref().map(|d| cid_of_data(d, format))),
                     fake_result_serialization_format: data.as_ref().map(|_| format),
-                    fake_result: self.fake_result,
+                    fake_result: self.fake_result.map(|CallValue(value)| value),
                     fake_result_data: data,
                 })
             }
@@ -174,12 +192,12 @@ impl ResumeRequest {
             ResumeKind::Modify => {
                 // Serialized items pass through; any other JSON value is pickled here.
                 let modified_args =
-                    self.modified_args.unwrap_or_default().into_iter().map(|v| as_item(v, format)).collect();
+                    self.modified_args.unwrap_or_default().into_iter().map(|v| as_item(v.0, format)).collect();
                 let modified_kwargs = self
                     .modified_kwargs
                     .unwrap_or_default()
                     .into_iter()
-                    .map(|(k, v)| (k, as_item(v, format)))
+                    .map(|(k, v)| (k, as_item(v.0, format)))
                     .collect();
                 Ok(Action::Modify { modified_args, modified_kwargs })
             }

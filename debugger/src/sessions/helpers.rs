@@ -4,7 +4,7 @@
 //! a snippet computing the same answer (`snippet.rs`).
 
 use crate::error::{Error, Result};
-use crate::eval::{EvalRequest, EvalResult, PendingEval, Reply, RequestKind};
+use crate::eval::{EvalRequest, EvalResult, PendingEval, Reply, RequestKind, VariablePath};
 use crate::ids;
 use crate::model::{EvalOutcome, ReplSession};
 use serde_json::{json, Value};
@@ -13,6 +13,7 @@ use std::time::Duration;
 use tokio::sync::oneshot;
 
 use crate::debugger::Debugger;
+use crate::model::FrameIndex;
 use crate::sessions::methods::checked_frame;
 use crate::snippet;
 
@@ -30,7 +31,7 @@ impl Debugger {
         session_id: &str,
         code: &str,
         cursor_pos: Option<usize>,
-        frame: Option<usize>,
+        frame: Option<FrameIndex>,
     ) -> Result<Value> {
         let length = code.chars().count();
         let cursor_pos = cursor_pos.unwrap_or(length);
@@ -47,7 +48,7 @@ impl Debugger {
     /// The variables panel: the frame's locals and the session's names. A local that is one of
     /// the call's arguments carries the CID its value was stored under at the call (`cid`).
     /// `frame` as for [`Debugger::complete`].
-    pub async fn variables(&self, session_id: &str, frame: Option<usize>) -> Result<Value> {
+    pub async fn variables(&self, session_id: &str, frame: Option<FrameIndex>) -> Result<Value> {
         let args = json!({});
         let mut reply = self
             .ask(session_id, RequestKind::Variables, args.clone(), snippet::panel("variables", &args), frame)
@@ -65,25 +66,13 @@ impl Debugger {
     }
 
     /// One level under a panel path (`[["var", name], ["attr", name] | ["item", i], …]`).
-    pub async fn expand(&self, session_id: &str, path: &Value, offset: usize, frame: Option<usize>) -> Result<Value> {
-        let steps = path.as_array().filter(|steps| !steps.is_empty());
-        let valid = steps.is_some_and(|steps| {
-            steps.iter().enumerate().all(|(i, step)| match step.as_array().map(Vec::as_slice) {
-                Some([kind, key]) => match kind.as_str() {
-                    Some("var") => i == 0 && key.is_string(),
-                    Some("attr") => i > 0 && key.is_string(),
-                    Some("item") => i > 0 && key.is_u64(),
-                    _ => false,
-                },
-                _ => false,
-            })
-        });
-        if !valid {
-            return Err(Error::invalid(
-                "invalid_path",
-                "path must be [[\"var\", name], then [\"attr\", name] or [\"item\", index] steps]",
-            ));
-        }
+    pub async fn expand(
+        &self,
+        session_id: &str,
+        path: &VariablePath,
+        offset: usize,
+        frame: Option<FrameIndex>,
+    ) -> Result<Value> {
         let args = json!({"path": path, "offset": offset});
         self.ask(session_id, RequestKind::Expand, args.clone(), snippet::panel("expand", &args), frame).await
     }
@@ -93,8 +82,8 @@ impl Debugger {
     pub async fn globals_panel(
         &self,
         session_id: &str,
-        frame: Option<usize>,
-        path: Option<&Value>,
+        frame: Option<FrameIndex>,
+        path: Option<&VariablePath>,
         offset: usize,
     ) -> Result<Value> {
         let (kind, args) = match path {
@@ -113,12 +102,17 @@ impl Debugger {
 
     /// Evaluates `expr` in frame `frame` of a paused call without recording it (an editor's
     /// watch or hover): the text shown and whether it failed.
-    pub async fn evaluate_unrecorded(&self, pause_id: &str, expr: &str, frame: Option<usize>) -> Result<EvalOutcome> {
+    pub async fn evaluate_unrecorded(
+        &self,
+        pause_id: &str,
+        expr: &str,
+        frame: Option<FrameIndex>,
+    ) -> Result<EvalOutcome> {
         if expr.trim().is_empty() {
             return Err(Error::MissingField { code: "missing_expr", field: "expr" });
         }
         if let Some(frame) = frame {
-            checked_frame(&self.state(), pause_id, frame)?;
+            checked_frame(&self.state(), pause_id, frame.get())?;
         }
         let result = self.ask_unrecorded_in(pause_id, expr.to_string(), frame).await?;
         let is_error = result.error.is_some();
@@ -126,7 +120,7 @@ impl Debugger {
         Ok(EvalOutcome { output, stdout: result.stdout.unwrap_or_default(), is_error, result_cid: result.result_cid })
     }
 
-    async fn ask_unrecorded_in(&self, pause_id: &str, expr: String, frame: Option<usize>) -> Result<EvalResult> {
+    async fn ask_unrecorded_in(&self, pause_id: &str, expr: String, frame: Option<FrameIndex>) -> Result<EvalResult> {
         let (reply, answer) = oneshot::channel();
         let eval_id = ids::new_uuid();
         {
@@ -166,7 +160,7 @@ impl Debugger {
         kind: RequestKind,
         args: Value,
         expr: String,
-        frame: Option<usize>,
+        frame: Option<FrameIndex>,
     ) -> Result<Value> {
         let (reply, answer) = oneshot::channel();
         let eval_id = ids::new_uuid();
@@ -174,9 +168,10 @@ impl Debugger {
             let mut st = self.state();
             let pause_id = st.open_session(session_id)?.pause_id.clone();
             let frame = match frame {
-                Some(frame) => Some(checked_frame(&st, &pause_id, frame)?),
+                Some(frame) => Some(checked_frame(&st, &pause_id, frame.get())?),
                 None => st.sessions.frame_of(session_id),
             };
+            let frame = frame.map(FrameIndex);
             let pause = st.pauses.get_mut(&pause_id).filter(|p| p.is_paused());
             let pause = pause.ok_or_else(|| Error::SessionClosed(session_id.to_string()))?;
             let request = EvalRequest {

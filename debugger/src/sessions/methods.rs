@@ -5,6 +5,7 @@ use crate::cid_store::{SerializationFormat, VerifiedObject};
 use crate::error::{Error, Result};
 use crate::eval::{EvalRequest, EvalResult, PendingEval, Reply, RequestKind};
 use crate::ids;
+use crate::model::FrameIndex;
 use crate::model::{EvalOutcome, EventKind, LiveEvent, ReplSession, SessionPage, SessionQuery, TranscriptEntry};
 use crate::store::Store;
 use serde_json::{json, Value};
@@ -79,10 +80,10 @@ impl Debugger {
 
     /// pdb's up/down: the frame this session's evals, completion and variables run in from now
     /// on (0 = innermost), until it is changed or the session follows a step.
-    pub fn select_frame(&self, session_id: &str, frame: usize) -> Result<()> {
+    pub fn select_frame(&self, session_id: &str, frame: FrameIndex) -> Result<()> {
         let mut st = self.state();
         let pause_id = st.open_session(session_id)?.pause_id.clone();
-        let frame = checked_frame(&st, &pause_id, frame)?;
+        let frame = checked_frame(&st, &pause_id, frame.get())?;
         st.sessions.select_frame(session_id, frame);
         Ok(())
     }
@@ -146,7 +147,7 @@ impl Debugger {
 
     /// [`Debugger::eval`] in a frame of the pause's stack (0 = innermost); without one, in the
     /// session's selected frame ([`Debugger::select_frame`]).
-    pub async fn eval_in_frame(&self, session_id: &str, expr: &str, frame: Option<usize>) -> Result<EvalOutcome> {
+    pub async fn eval_in_frame(&self, session_id: &str, expr: &str, frame: Option<FrameIndex>) -> Result<EvalOutcome> {
         if expr.trim().is_empty() {
             return Err(Error::MissingField { code: "missing_expr", field: "expr" });
         }
@@ -161,9 +162,10 @@ impl Debugger {
             let mut st = self.state();
             let pause_id = st.open_session(session_id)?.pause_id.clone();
             let frame = match frame {
-                Some(frame) => Some(checked_frame(&st, &pause_id, frame)?),
+                Some(frame) => Some(checked_frame(&st, &pause_id, frame.get())?),
                 None => st.sessions.frame_of(session_id),
             };
+            let frame = frame.map(FrameIndex);
             if st.steps.is_stepping(&pause_id) {
                 return Err(Error::conflict(
                     "program_running",

@@ -12,38 +12,67 @@ use crate::error::{Error, Result};
 use crate::ids;
 use crate::model::LiveEvent;
 
-/// `POST /api/snapshots` as a program sends it.
-#[derive(Deserialize)]
-struct SnapshotSent {
-    breakpoint_id: String,
-    process_pid: Value,
-    process_start_time: Value,
+/// `POST /api/snapshots` as a program sends it (see the book's "Snapshots" chapter for every
+/// field). A body that is not one is `invalid_snapshot`; a pid or start time that is not a
+/// number, `missing_process_identity`.
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[derive(Clone, Debug, PartialEq, Deserialize)]
+#[serde(remote = "Self")]
+pub struct SnapshotTaken {
+    pub breakpoint_id: String,
+    #[serde(deserialize_with = "process_pid")]
+    pub process_pid: i64,
+    #[serde(deserialize_with = "process_start_time")]
+    pub process_start_time: f64,
     #[serde(default)]
-    hostname: Option<String>,
+    pub hostname: Option<String>,
     #[serde(default)]
-    argv: Option<Vec<String>>,
+    pub argv: Option<Vec<String>>,
     #[serde(default)]
-    process_id: Option<String>,
+    pub process_id: Option<String>,
     #[serde(default)]
-    labels: Option<BTreeMap<String, String>>,
-    taken_at: f64,
+    pub labels: Option<BTreeMap<String, String>>,
+    pub taken_at: f64,
     #[serde(default)]
-    thread: Option<SnapshotThread>,
+    pub thread: Option<SnapshotThread>,
     #[serde(default)]
-    file: Option<String>,
+    pub file: Option<String>,
     #[serde(default)]
-    line: Option<u32>,
+    pub line: Option<u32>,
     #[serde(default)]
-    function: Option<String>,
-    frames: Vec<SnapshotFrame>,
+    pub function: Option<String>,
+    pub frames: Vec<SnapshotFrame>,
     #[serde(default)]
-    expressions: Vec<WatchValue>,
+    pub expressions: Vec<WatchValue>,
     #[serde(default)]
-    truncated: bool,
+    pub truncated: bool,
     #[serde(default)]
-    size_bytes: u64,
+    pub size_bytes: u64,
     #[serde(default)]
-    capture_ms: Option<f64>,
+    pub capture_ms: Option<f64>,
+}
+
+/// The derived reader (`remote = "Self"`), with every error of its own `invalid_snapshot`.
+impl<'de> Deserialize<'de> for SnapshotTaken {
+    fn deserialize<D: serde::Deserializer<'de>>(de: D) -> Result<Self, D::Error> {
+        let body = Value::deserialize(de)?;
+        SnapshotTaken::deserialize(body).map_err(|e| crate::wire::whole(e, "invalid_snapshot", "not a snapshot"))
+    }
+}
+
+fn process_pid<'de, D: serde::Deserializer<'de>>(de: D) -> Result<i64, D::Error> {
+    let pid = Value::deserialize(de)?;
+    let start = Some(Value::from(0.0));
+    crate::calls::methods::process_identity(&Some(pid), &start)
+        .map(|(pid, _)| pid)
+        .map_err(|e| crate::wire::refuse(e.code(), &e))
+}
+
+fn process_start_time<'de, D: serde::Deserializer<'de>>(de: D) -> Result<f64, D::Error> {
+    let start = Value::deserialize(de)?;
+    crate::calls::methods::process_identity(&Some(Value::from(0)), &Some(start))
+        .map(|(_, start)| start)
+        .map_err(|e| crate::wire::refuse(e.code(), &e))
 }
 
 /// What a program is told of its snapshot.
@@ -58,16 +87,11 @@ pub struct SnapshotKept {
 impl Debugger {
     /// A snapshot a program took. Kept while its breakpoint is active, so with `max_hits` N the
     /// first N to arrive from any process are kept and the rest are told `breakpoint_finished`.
-    pub fn take_snapshot(&self, body: &Value) -> Result<SnapshotKept> {
-        let sent: SnapshotSent = serde_json::from_value(body.clone())
-            .map_err(|e| Error::invalid("invalid_snapshot", format!("not a snapshot: {e}")))?;
+    pub fn take_snapshot(&self, sent: SnapshotTaken) -> Result<SnapshotKept> {
         if !sent.taken_at.is_finite() {
             return Err(Error::invalid("invalid_snapshot", "taken_at is a time in epoch seconds"));
         }
-        let (pid, start_time) = crate::calls::methods::process_identity(
-            &Some(sent.process_pid.clone()),
-            &Some(sent.process_start_time.clone()),
-        )?;
+        let (pid, start_time) = (sent.process_pid, sent.process_start_time);
         let process_key = ids::process_key(pid, start_time);
         if sent.hostname.is_some() {
             self.note_client(crate::processes::registry::ClientSeen {

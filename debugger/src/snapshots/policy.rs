@@ -163,31 +163,104 @@ pub struct Policy {
     pub limits: HitLimits,
 }
 
+/// The policy fields a breakpoint body gives: `None` leaves a field as it is, `Some(None)` (a
+/// JSON null) clears it. Read with a 400 code per bad field (`BreakpointOptions`' reader).
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+pub struct PolicyChanges {
+    /// `pause`, `log` (needs `log_message`) or `snapshot` (issue 34): snapshots and logpoints
+    /// never pause, and their expressions are read-only.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub action: Option<Option<BreakpointAction>>,
+    /// A snapshot's watch expressions (at most 20); null clears them.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub expressions: Option<Vec<String>>,
+    /// How much a snapshot captures (the limits not given keep their defaults).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub capture: Option<Option<CaptureLimits>>,
+    /// Snapshots (or log lines) kept, then it is `completed`: 1 to 1000 (snapshots: 1).
+    #[cfg_attr(feature = "openapi", schema(minimum = 1, maximum = 1000))]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_hits: Option<Option<u64>>,
+    /// Seconds, or `90s`, `30m`, `1h`, `2d` (snapshots: 24 h), at most 30 days. Read as seconds.
+    #[cfg_attr(feature = "openapi", schema(value_type = Option<String>))]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub expires_in: Option<Option<f64>>,
+    /// Hits captured per second in each process.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_per_second: Option<Option<f64>>,
+    /// Labels a process must carry to arm it: `{"service": "api"}`; null clears them.
+    #[serde(default, rename = "where", skip_serializing_if = "Option::is_none")]
+    pub where_labels: Option<BTreeMap<String, String>>,
+}
+
+impl PolicyChanges {
+    /// The policy fields of a body, each checked.
+    pub(crate) fn read(obj: &Map<String, Value>) -> Result<Self, SpecError> {
+        let given = |key: &str| obj.contains_key(key);
+        Ok(PolicyChanges {
+            action: match obj.get("action") {
+                None => None,
+                Some(Value::Null) => Some(None),
+                Some(Value::String(s)) if s == "pause" => Some(Some(BreakpointAction::Pause)),
+                Some(Value::String(s)) if s == "log" => Some(Some(BreakpointAction::Log)),
+                Some(Value::String(s)) if s == "snapshot" => Some(Some(BreakpointAction::Snapshot)),
+                Some(other) => {
+                    return Err(refuse(
+                        "invalid_action",
+                        format!("action must be \"pause\", \"log\" or \"snapshot\", not {other}"),
+                    ))
+                }
+            },
+            expressions: if given("expressions") { Some(expressions(obj.get("expressions"))?) } else { None },
+            capture: if given("capture") { Some(capture(obj.get("capture"))?) } else { None },
+            max_hits: if given("max_hits") {
+                Some(whole_number(obj.get("max_hits"), "max_hits", 1, MAX_HITS_CEILING)?)
+            } else {
+                None
+            },
+            expires_in: match obj.get("expires_in") {
+                None => None,
+                Some(Value::Null) => Some(None),
+                Some(v) => Some(Some(duration(v)?)),
+            },
+            max_per_second: match obj.get("max_per_second") {
+                None => None,
+                Some(Value::Null) => Some(None),
+                Some(Value::Number(n)) if n.as_f64().is_some_and(per_second_ok) => Some(n.as_f64()),
+                Some(other) => return Err(bad_per_second(other)),
+            },
+            where_labels: if given("where") { Some(labels(obj.get("where"))?) } else { None },
+        })
+    }
+}
+
+fn per_second_ok(rate: f64) -> bool {
+    rate > 0.0 && rate <= MAX_PER_SECOND_CEILING
+}
+
+fn bad_per_second(shown: impl std::fmt::Display) -> SpecError {
+    refuse(
+        "invalid_max_per_second",
+        format!("\"max_per_second\" is a number above 0, at most {MAX_PER_SECOND_CEILING}, not {shown}"),
+    )
+}
+
 fn refuse(code: &'static str, message: impl Into<String>) -> SpecError {
     SpecError { code, message: message.into() }
 }
 
 impl Policy {
-    /// Applies the policy fields present in `obj` over `self` (null clears one). `has_log` says
-    /// whether the breakpoint has a log message once the body is applied; `now` dates
-    /// `expires_in`. A new breakpoint gets its action's defaults (`fresh`).
-    pub fn apply(&mut self, obj: &Map<String, Value>, has_log: bool, now: f64, fresh: bool) -> Result<(), SpecError> {
-        let asked = match obj.get("action") {
-            None | Some(Value::Null) => None,
-            Some(Value::String(s)) if s == "pause" => Some(BreakpointAction::Pause),
-            Some(Value::String(s)) if s == "log" => Some(BreakpointAction::Log),
-            Some(Value::String(s)) if s == "snapshot" => Some(BreakpointAction::Snapshot),
-            Some(other) => {
-                return Err(refuse(
-                    "invalid_action",
-                    format!("action must be \"pause\", \"log\" or \"snapshot\", not {other}"),
-                ))
-            }
-        };
+    /// Applies the policy fields given over `self` (null clears one). `has_log` says whether the
+    /// breakpoint has a log message once the body is applied; `now` dates `expires_in`. A new
+    /// breakpoint gets its action's defaults (`fresh`). Values built in Rust rather than read
+    /// from a body are checked here too.
+    pub fn apply(&mut self, changes: &PolicyChanges, has_log: bool, now: f64, fresh: bool) -> Result<(), SpecError> {
+        let asked = changes.action.flatten();
         let derived = if has_log { BreakpointAction::Log } else { BreakpointAction::Pause };
         self.action = match asked {
             Some(action) => action,
-            None if fresh || obj.contains_key("action") => derived,
+            None if fresh || changes.action.is_some() => derived,
             // A PATCH that adds or clears a log message moves between pause and log.
             None if self.action == BreakpointAction::Snapshot => BreakpointAction::Snapshot,
             None => derived,
@@ -207,43 +280,46 @@ impl Policy {
             }
             _ => {}
         }
-        if obj.contains_key("expressions") {
-            self.expressions = expressions(obj.get("expressions"))?;
+        if let Some(expressions) = &changes.expressions {
+            let items: Vec<Value> = expressions.iter().map(|e| Value::String(e.clone())).collect();
+            self.expressions = self::expressions(Some(&Value::Array(items)))?;
         }
-        if obj.contains_key("capture") {
-            self.capture = capture(obj.get("capture"))?;
+        if let Some(capture) = changes.capture {
+            if let Some(limits) = capture {
+                check_capture(&limits)?;
+            }
+            self.capture = capture;
         }
-        if obj.contains_key("max_hits") {
-            self.limits.max_hits = whole_number(obj.get("max_hits"), "max_hits", 1, MAX_HITS_CEILING)?;
+        if let Some(max_hits) = changes.max_hits {
+            if let Some(n) = max_hits.filter(|n| !(1..=MAX_HITS_CEILING).contains(n)) {
+                return Err(refuse(
+                    "invalid_max_hits",
+                    format!("\"max_hits\" is a whole number from 1 to {MAX_HITS_CEILING}, not {n}"),
+                ));
+            }
+            self.limits.max_hits = max_hits;
         }
-        if obj.contains_key("expires_in") {
-            self.limits.expires_at = match obj.get("expires_in") {
-                None | Some(Value::Null) => None,
-                Some(v) => Some(now + duration(v)?),
+        if let Some(expires_in) = changes.expires_in {
+            self.limits.expires_at = match expires_in {
+                None => None,
+                Some(seconds) => Some(now + duration(&Value::from(seconds))?),
             };
         }
-        if obj.contains_key("max_per_second") {
-            self.limits.max_per_second = match obj.get("max_per_second") {
-                None | Some(Value::Null) => None,
-                Some(Value::Number(n)) if n.as_f64().is_some_and(|r| r > 0.0 && r <= MAX_PER_SECOND_CEILING) => {
-                    n.as_f64()
-                }
-                Some(other) => {
-                    return Err(refuse(
-                        "invalid_max_per_second",
-                        format!(
-                            "\"max_per_second\" is a number above 0, at most {MAX_PER_SECOND_CEILING}, not {other}"
-                        ),
-                    ))
-                }
-            };
+        if let Some(rate) = changes.max_per_second {
+            if let Some(rate) = rate.filter(|r| !per_second_ok(*r)) {
+                return Err(bad_per_second(rate));
+            }
+            self.limits.max_per_second = rate;
         }
-        if obj.contains_key("where") {
-            self.limits.where_labels = labels(obj.get("where"))?;
+        if let Some(where_labels) = &changes.where_labels {
+            if let Some((k, v)) = where_labels.iter().find(|(k, v)| !valid_label(k) || v.is_empty()) {
+                return Err(bad_label(k, &Value::String(v.clone())));
+            }
+            self.limits.where_labels = where_labels.clone();
         }
         if self.action == BreakpointAction::Snapshot && fresh {
             self.limits.max_hits = self.limits.max_hits.or(Some(1));
-            if !obj.contains_key("expires_in") {
+            if changes.expires_in.is_none() {
                 self.limits.expires_at = Some(now + DEFAULT_SNAPSHOT_EXPIRY_S);
             }
         }
@@ -265,6 +341,17 @@ impl Policy {
         }
         Ok(())
     }
+}
+
+/// Capture limits built in Rust: each within its ceiling.
+fn check_capture(limits: &CaptureLimits) -> Result<(), SpecError> {
+    let given = [limits.frames, limits.depth, limits.items, limits.string_bytes, limits.total_bytes];
+    for ((name, ceiling), n) in CAPTURE_CEILINGS.into_iter().zip(given) {
+        if !(1..=ceiling).contains(&n) {
+            return Err(refuse("invalid_capture", format!("{name:?} is a whole number from 1 to {ceiling}, not {n}")));
+        }
+    }
+    Ok(())
 }
 
 fn expressions(value: Option<&Value>) -> Result<Vec<String>, SpecError> {
@@ -331,7 +418,7 @@ fn whole_number(value: Option<&Value>, name: &str, min: u64, max: u64) -> Result
 }
 
 /// `expires_in`: seconds, or `90s`, `30m`, `1h`, `2d`.
-pub fn duration(value: &Value) -> Result<f64, SpecError> {
+fn duration(value: &Value) -> Result<f64, SpecError> {
     let bad = || {
         refuse(
             "invalid_expires_in",
@@ -378,14 +465,16 @@ fn labels(value: Option<&Value>) -> Result<BTreeMap<String, String>, SpecError> 
     obj.iter()
         .map(|(k, v)| match v.as_str() {
             Some(text) if valid_label(k) && !text.is_empty() => Ok((k.clone(), text.to_string())),
-            _ => Err(refuse(
-                "invalid_where",
-                format!(
-                    "\"where\" labels are names (letters, digits, . _ -) with non-empty text values, not {k:?}: {v}"
-                ),
-            )),
+            _ => Err(bad_label(k, v)),
         })
         .collect()
+}
+
+fn bad_label(k: &str, v: &Value) -> SpecError {
+    refuse(
+        "invalid_where",
+        format!("\"where\" labels are names (letters, digits, . _ -) with non-empty text values, not {k:?}: {v}"),
+    )
 }
 
 /// A label's name: what `BREAKROOM_LABELS` and `--label` accept.
@@ -404,7 +493,8 @@ mod tests {
         let obj = body.as_object().cloned().unwrap_or_default();
         let has_log = obj.get("log_message").is_some_and(|v| v.as_str().is_some_and(|s| !s.is_empty()));
         let mut policy = Policy::default();
-        policy.apply(&obj, has_log, 1000.0, true).map(|_| policy).map_err(|e| e.code)
+        let changes = PolicyChanges::read(&obj).map_err(|e| e.code)?;
+        policy.apply(&changes, has_log, 1000.0, true).map(|_| policy).map_err(|e| e.code)
     }
 
     #[test]

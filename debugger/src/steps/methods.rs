@@ -2,7 +2,6 @@
 
 use std::time::Duration;
 
-use serde_json::Value;
 use tokio::sync::oneshot;
 
 use crate::calls::{Action, CallData};
@@ -26,26 +25,16 @@ struct Order {
     line: Option<i64>,
 }
 
+/// A step built in Rust (DAP, the pages) is checked as a body is: `to_line` needs its place.
 fn order(req: StepRequest) -> Result<Order> {
-    let kinds = "over, into, out or to_line";
-    let kind = match &req.kind {
-        None | Some(Value::Null) => return Err(Error::MissingField { code: "missing_kind", field: "kind" }),
-        Some(Value::String(text)) => StepKind::parse(text)
-            .ok_or_else(|| Error::invalid("invalid_step_kind", format!("kind must be {kinds}, not {text:?}")))?,
-        Some(other) => return Err(Error::invalid("invalid_step_kind", format!("kind must be {kinds}, not {other}"))),
-    };
-    if kind != StepKind::ToLine {
-        return Ok(Order { kind, file: None, line: None });
+    if req.kind != StepKind::ToLine {
+        return Ok(Order { kind: req.kind, file: None, line: None });
     }
-    let file = match &req.file {
-        Some(Value::String(f)) if !f.trim().is_empty() => f.clone(),
-        _ => return Err(Error::invalid("missing_file", "to_line needs file: the file to run to")),
-    };
-    let line = match req.line.as_ref().and_then(Value::as_i64) {
-        Some(line) if line >= 1 => line,
-        _ => return Err(Error::invalid("invalid_line", "to_line needs line: a line number from 1")),
-    };
-    Ok(Order { kind, file: Some(file), line: Some(line) })
+    let file = req.file.filter(|f| !f.trim().is_empty());
+    let file = file.ok_or_else(|| Error::invalid("missing_file", "to_line needs file: the file to run to"))?;
+    let line = req.line.filter(|line| *line >= 1);
+    let line = line.ok_or_else(|| Error::invalid("invalid_line", "to_line needs line: a line number from 1"))?;
+    Ok(Order { kind: req.kind, file: Some(file), line: Some(line) })
 }
 
 /// Why a pause cannot step, if it cannot.

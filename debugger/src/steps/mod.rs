@@ -158,20 +158,58 @@ impl PauseStop {
     }
 }
 
-/// `POST /api/paused/{pause_id}/step`. Read loosely: a bad value gets a precise 400.
+/// `POST /api/paused/{pause_id}/step`. Each field is checked as it is read, with its own 400
+/// code (`wire`): `missing_kind`, `invalid_step_kind`, `missing_file`, `invalid_line`.
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
-#[derive(Clone, Debug, Default, Deserialize, Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct StepRequest {
-    #[cfg_attr(feature = "openapi", schema(value_type = StepKind))]
-    #[serde(default)]
-    pub kind: Option<serde_json::Value>,
+    pub kind: StepKind,
     /// `to_line`: the file (as the program names it, or its base name).
-    #[serde(default)]
-    pub file: Option<serde_json::Value>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub file: Option<String>,
     /// `to_line`: the line, from 1.
-    #[cfg_attr(feature = "openapi", schema(value_type = Option<i64>))]
-    #[serde(default)]
-    pub line: Option<serde_json::Value>,
+    #[cfg_attr(feature = "openapi", schema(minimum = 1))]
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub line: Option<i64>,
+}
+
+impl StepRequest {
+    /// A step of `kind` from where the pause is (not `to_line`, which needs a place).
+    pub fn new(kind: StepKind) -> Self {
+        StepRequest { kind, file: None, line: None }
+    }
+
+    /// Run to `line` of `file`.
+    pub fn to_line(file: impl Into<String>, line: i64) -> Self {
+        StepRequest { kind: StepKind::ToLine, file: Some(file.into()), line: Some(line) }
+    }
+}
+
+/// By hand, so a missing `kind` is `missing_kind` (serde's derive has no code for a field left
+/// out). `file` and `line` of another kind than `to_line` are not read.
+impl<'de> Deserialize<'de> for StepRequest {
+    fn deserialize<D: serde::Deserializer<'de>>(de: D) -> Result<Self, D::Error> {
+        use crate::wire::refuse;
+        use serde_json::Value;
+        let body = serde_json::Map::<String, Value>::deserialize(de)?;
+        let kind = match body.get("kind") {
+            None | Some(Value::Null) => return Err(refuse("missing_kind", "kind is required")),
+            Some(value) => value.as_str().and_then(StepKind::parse).ok_or_else(|| {
+                refuse("invalid_step_kind", format_args!("kind must be over, into, out or to_line, not {value}"))
+            })?,
+        };
+        if kind != StepKind::ToLine {
+            return Ok(StepRequest::new(kind));
+        }
+        let file = match body.get("file") {
+            Some(Value::String(f)) if !f.trim().is_empty() => f.clone(),
+            _ => return Err(refuse("missing_file", "to_line needs file: the file to run to")),
+        };
+        match body.get("line").and_then(Value::as_i64) {
+            Some(line) if line >= 1 => Ok(StepRequest::to_line(file, line)),
+            _ => Err(refuse("invalid_line", "to_line needs line: a line number from 1")),
+        }
+    }
 }
 
 /// The answer to a step: where it stopped (within 2 s), or that the program runs on and the
@@ -205,6 +243,8 @@ impl StepReply {
         }
     }
 }
+
+pub use crate::model::FrameIndex;
 
 /// One frame of a pause's stack (`GET /api/paused/{id}/frames`), innermost first.
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]

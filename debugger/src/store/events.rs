@@ -5,6 +5,7 @@ use serde_json::Value;
 
 use super::sql::Row;
 use super::{parse, values, Store};
+use crate::calls::{ClientEvent, ComErrorReport};
 use crate::error::{Error, Result};
 use crate::model::{EventKind, RecordedEvent};
 
@@ -61,11 +62,12 @@ impl Store {
     }
 
     /// Keeps a client's diagnostic event (`/api/call/event`), and only the newest `keep`.
-    pub fn put_client_event(&self, received_at: f64, event: &Value, keep: usize) -> Result<()> {
+    pub fn put_client_event(&self, received_at: f64, event: &ClientEvent, keep: usize) -> Result<()> {
+        let data = serde_json::to_string(event.as_json()).map_err(|e| Error::storage_caused("client event", e))?;
         self.append_bounded(
             "client_events",
             "INSERT INTO client_events (received_at, data) VALUES (?1, ?2)",
-            values![received_at, event.to_string()],
+            values![received_at, data],
             keep,
         )
     }
@@ -76,13 +78,9 @@ impl Store {
     }
 
     /// Keeps a communication error a client reported, and only the newest `keep`.
-    pub fn put_com_error(&self, report: &Value, keep: usize) -> Result<()> {
-        self.append_bounded(
-            "com_errors",
-            "INSERT INTO com_errors (data) VALUES (?1)",
-            values![report.to_string()],
-            keep,
-        )
+    pub fn put_com_error(&self, report: &ComErrorReport, keep: usize) -> Result<()> {
+        let data = serde_json::to_string(&report.0).map_err(|e| Error::storage_caused("communication error", e))?;
+        self.append_bounded("com_errors", "INSERT INTO com_errors (data) VALUES (?1)", values![data], keep)
     }
 
     /// The kept communication errors, oldest first.

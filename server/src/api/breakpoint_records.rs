@@ -5,71 +5,17 @@
 
 use axum::extract::{Path, Query, State};
 use axum::Json;
-use breakroom_debugger::breakpoints::record::BreakpointRecord;
+use breakroom_debugger::breakpoints::hit_reports::HitReport;
+use breakroom_debugger::breakpoints::record::{BreakpointPatch, BreakpointRecord, BreakpointSpec};
 use breakroom_debugger::breakpoints::Follower;
 use breakroom_debugger::interrupts::Interrupt;
 use breakroom_debugger::{BreakpointSnapshot, Debugger};
 use serde::{Deserialize, Serialize};
-use serde_json::Value;
 use utoipa::{IntoParams, ToSchema};
 
 use super::query;
 use super::wire::{ErrorBody, OkStatus, StatusOk};
 use crate::error::{ApiResult, JsonBody};
-
-/// A breakpoint of any kind, as `POST /api/breakpoints` takes it (with `kind`).
-#[derive(Deserialize, ToSchema)]
-#[allow(dead_code)] // the handler checks the raw JSON, for a precise error per field
-pub struct BreakpointSpecBody {
-    #[schema(pattern = "^(function|line|error)$")]
-    kind: String,
-    /// `function`: the function's name.
-    function_name: Option<String>,
-    /// `line`: the file (as the program names it, or absolute).
-    file: Option<String>,
-    /// `line`: from 1; a line without code moves to the next line with code.
-    #[schema(minimum = 1)]
-    line: Option<u32>,
-    /// `error`: only these exception types; empty or missing: any.
-    exception_types: Option<Vec<String>>,
-    #[serde(flatten)]
-    options: BreakpointOptions,
-}
-
-/// The options every kind has; `PATCH` takes only these (null clears one).
-#[derive(Deserialize, ToSchema)]
-#[allow(dead_code)]
-pub struct BreakpointOptions {
-    /// A Python expression evaluated in the frame: pause only when it is true.
-    condition: Option<String>,
-    /// `5` (the 5th hit), `>= 5`, `> 5`, `<= 5`, `< 5`, `== 5`, `% 10` (every 10th).
-    #[schema(pattern = "^\\s*(==|>=|<=|>|<|%)?\\s*[0-9]+\\s*$")]
-    hit_condition: Option<String>,
-    /// A regular expression searched in the repr of the call's arguments.
-    pattern: Option<String>,
-    /// Makes it a logpoint: `{expr}` parts are interpolated in the frame, nothing pauses.
-    log_message: Option<String>,
-    enabled: Option<bool>,
-    /// `pause`, `log` (needs `log_message`) or `snapshot` (issue 34): snapshots and logpoints
-    /// never pause, and their expressions are read-only.
-    #[schema(pattern = "^(pause|log|snapshot)$")]
-    action: Option<String>,
-    /// A snapshot's watch expressions (at most 20).
-    expressions: Option<Vec<String>>,
-    /// How much a snapshot captures.
-    capture: Option<breakroom_debugger::snapshots::policy::CaptureLimits>,
-    /// Snapshots (or log lines) kept, then it is `completed`: 1 to 1000 (snapshots: 1).
-    #[schema(minimum = 1, maximum = 1000)]
-    max_hits: Option<u64>,
-    /// Seconds, or `90s`, `30m`, `1h`, `2d` (snapshots: 24 h), at most 30 days.
-    #[schema(value_type = Option<String>)]
-    expires_in: Option<Value>,
-    /// Hits captured per second in each process.
-    max_per_second: Option<f64>,
-    /// Labels a process must carry to arm it: `{"service": "api"}`.
-    #[serde(rename = "where")]
-    where_labels: Option<std::collections::BTreeMap<String, String>>,
-}
 
 /// A breakpoint added or changed: `status` and the record (with its `id`).
 #[derive(Serialize, ToSchema)]
@@ -86,18 +32,18 @@ pub struct BreakpointsCleared {
     pub removed: usize,
 }
 
-pub fn add(debugger: &Debugger, body: &Value) -> ApiResult<BreakpointSaved> {
-    let breakpoint = debugger.add_breakpoint_record(body)?;
+pub fn add(debugger: &Debugger, spec: &BreakpointSpec) -> ApiResult<BreakpointSaved> {
+    let breakpoint = debugger.add_breakpoint_record(spec)?;
     Ok(Json(BreakpointSaved { status: OkStatus::Ok, breakpoint }))
 }
 
-#[utoipa::path(operation_id = "update_breakpoint", patch, path = "/api/breakpoints/{name}", tag = "breakpoints", request_body = BreakpointOptions,
+#[utoipa::path(operation_id = "update_breakpoint", patch, path = "/api/breakpoints/{name}", tag = "breakpoints", request_body = BreakpointPatch,
     params(("name" = String, Path, description = "the breakpoint's id (`bp-N`)")),
     responses((status = 200, body = BreakpointSaved), (status = 400, body = ErrorBody), (status = 404, body = ErrorBody)))]
 pub async fn update(
     State(debugger): State<Debugger>,
     Path(id): Path<String>,
-    JsonBody(changes): JsonBody<Value>,
+    JsonBody(changes): JsonBody<BreakpointPatch>,
 ) -> ApiResult<BreakpointSaved> {
     let breakpoint = debugger.update_breakpoint_record(&id, &changes)?;
     Ok(Json(BreakpointSaved { status: OkStatus::Ok, breakpoint }))
@@ -185,32 +131,12 @@ pub async fn changes(State(debugger): State<Debugger>, Query(q): Query<ChangesQu
     Ok(Json(BreakpointChanges { version, breakpoints, interrupts }))
 }
 
-/// A hit or a logpoint's message, as a program reports it.
-#[derive(Deserialize, ToSchema)]
-#[allow(dead_code)]
-pub struct BreakpointHitReport {
-    #[schema(pattern = "^(breakpoint_hit|log)$")]
-    event: String,
-    breakpoint_id: String,
-    process_pid: i64,
-    process_start_time: f64,
-    kind: Option<String>,
-    /// `pause`, `log` or `condition_error`.
-    action: Option<String>,
-    hit_count: Option<u64>,
-    /// Why it matched.
-    reason: Option<String>,
-    message: Option<String>,
-    /// A condition's exception.
-    error: Option<String>,
-    file: Option<String>,
-    line: Option<u32>,
-    function: Option<String>,
-}
-
-#[utoipa::path(operation_id = "report_breakpoint_hit", post, path = "/api/breakpoint-hits", tag = "client", request_body = BreakpointHitReport,
+#[utoipa::path(operation_id = "report_breakpoint_hit", post, path = "/api/breakpoint-hits", tag = "client", request_body = HitReport,
     responses((status = 200, body = StatusOk), (status = 400, body = ErrorBody)))]
-pub async fn report_hit(State(debugger): State<Debugger>, JsonBody(report): JsonBody<Value>) -> ApiResult<StatusOk> {
-    debugger.report_breakpoint_hit(&report)?;
+pub async fn report_hit(
+    State(debugger): State<Debugger>,
+    JsonBody(report): JsonBody<HitReport>,
+) -> ApiResult<StatusOk> {
+    debugger.report_breakpoint_hit(report)?;
     Ok(Json(StatusOk::new()))
 }

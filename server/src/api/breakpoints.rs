@@ -2,19 +2,22 @@
 
 use axum::extract::{Path, Query, State};
 use axum::Json;
-use breakroom_debugger::breakpoints::by_name::FunctionRegistration;
+use breakroom_debugger::breakpoints::by_name::{
+    behavior_field, lenient_behavior, AfterBehavior, Behavior, BehaviorName, FunctionRegistration, GlobalBehavior,
+};
+use breakroom_debugger::breakpoints::record::BreakpointSpec;
 use breakroom_debugger::Debugger;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use utoipa::{IntoParams, ToSchema};
 
-use super::breakpoint_records::{self, BreakpointSaved, BreakpointSpecBody};
+use super::breakpoint_records::{self, BreakpointSaved};
 use super::query;
 use super::wire::{
     AfterBehaviorSet, BehaviorSet, BreakpointChanged, BreakpointHistory, BreakpointList, ErrorBody, FunctionList,
     FunctionRegistered, GlobalBehaviorSetting, OkStatus, ReplacementSet,
 };
-use crate::error::{ApiError, ApiResult, JsonBody};
+use crate::error::{ApiResult, JsonBody};
 
 /// History records answered when the request names no `limit`.
 const DEFAULT_HISTORY_LIMIT: usize = 50;
@@ -27,7 +30,7 @@ pub async fn list(State(debugger): State<Debugger>) -> Json<BreakpointList> {
     Json(list)
 }
 
-#[derive(Deserialize, ToSchema)]
+#[derive(Deserialize, Serialize, ToSchema)]
 pub struct NewBreakpoint {
     #[schema(value_type = String, required = true, pattern = "\\S")]
     #[serde(default)]
@@ -37,17 +40,31 @@ pub struct NewBreakpoint {
     #[serde(default, deserialize_with = "breakroom_debugger::client_shapes::signature")]
     signature: Option<String>,
     /// `stop`, `go` or `yield`; other values are ignored, as the reference server does.
-    #[serde(default)]
-    behavior: Option<Value>,
+    #[schema(value_type = Option<String>)]
+    #[serde(default, deserialize_with = "lenient_behavior")]
+    behavior: Option<Behavior>,
 }
 
 /// Either body: cideldill's (a function name) or, with `kind`, a breakpoint of any kind.
-#[derive(Deserialize, ToSchema)]
+#[derive(Serialize, ToSchema)]
 #[serde(untagged)]
-#[allow(dead_code, clippy::large_enum_variant)] // a schema for the document, never built
+#[allow(clippy::large_enum_variant)] // read once per request
 pub enum AddBreakpointBody {
     Named(NewBreakpoint),
-    Kind(BreakpointSpecBody),
+    Kind(BreakpointSpec),
+}
+
+/// By the presence of `kind`, so a bad field of a breakpoint with one gets its own code.
+impl<'de> Deserialize<'de> for AddBreakpointBody {
+    fn deserialize<D: serde::Deserializer<'de>>(de: D) -> Result<Self, D::Error> {
+        use serde::de::Error;
+        let body = Value::deserialize(de)?;
+        if body.get("kind").is_some() {
+            BreakpointSpec::deserialize(body).map(AddBreakpointBody::Kind).map_err(D::Error::custom)
+        } else {
+            NewBreakpoint::deserialize(body).map(AddBreakpointBody::Named).map_err(D::Error::custom)
+        }
+    }
 }
 
 /// cideldill's answer (`status`, `function_name`), or the new record with its `id`.
@@ -61,15 +78,19 @@ pub enum BreakpointAdded {
 
 #[utoipa::path(operation_id = "add_breakpoint", post, path = "/api/breakpoints", tag = "breakpoints", request_body = AddBreakpointBody,
     responses((status = 200, body = BreakpointAdded), (status = 400, body = ErrorBody)))]
-pub async fn add(State(debugger): State<Debugger>, JsonBody(body): JsonBody<Value>) -> ApiResult<BreakpointAdded> {
-    if body.get("kind").is_some() {
-        let Json(saved) = breakpoint_records::add(&debugger, &body)?;
-        return Ok(Json(BreakpointAdded::Kind(saved)));
-    }
-    let req: NewBreakpoint = serde_json::from_value(body)
-        .map_err(|e| ApiError::bad_request("invalid_json", format!("request body: {e}")))?;
+pub async fn add(
+    State(debugger): State<Debugger>,
+    JsonBody(body): JsonBody<AddBreakpointBody>,
+) -> ApiResult<BreakpointAdded> {
+    let req = match body {
+        AddBreakpointBody::Kind(spec) => {
+            let Json(saved) = breakpoint_records::add(&debugger, &spec)?;
+            return Ok(Json(BreakpointAdded::Kind(saved)));
+        }
+        AddBreakpointBody::Named(req) => req,
+    };
     let name = req.function_name.unwrap_or_default();
-    debugger.add_breakpoint(&name, req.signature, req.behavior.as_ref().and_then(Value::as_str))?;
+    debugger.add_breakpoint(&name, req.signature, req.behavior)?;
     Ok(Json(BreakpointAdded::Named(BreakpointChanged { status: OkStatus::Ok, function_name: name })))
 }
 
@@ -91,8 +112,8 @@ pub async fn remove(State(debugger): State<Debugger>, Path(name): Path<String>) 
 #[derive(Deserialize, ToSchema)]
 pub struct BehaviorBody {
     #[schema(value_type = String, required = true, pattern = "^(stop|go|continue|yield)$")]
-    #[serde(default)]
-    behavior: Option<Value>,
+    #[serde(default, deserialize_with = "behavior_field")]
+    behavior: Option<Behavior>,
 }
 
 /// A breakpoint's after-call behaviour.
@@ -103,8 +124,8 @@ pub struct AfterBehaviorBody {
         required = true,
         pattern = "^(stop|breakpoints|stop_at_breakpoints|go|continue|yield|defer|default|exception|exceptions|stop_at_exceptions|stop_exception|breakpoints_and_exceptions|stop_at_breakpoints_and_exceptions|both)$"
     )]
-    #[serde(default)]
-    behavior: Option<Value>,
+    #[serde(default, deserialize_with = "behavior_field")]
+    behavior: Option<AfterBehavior>,
 }
 
 /// The behaviour of calls without a breakpoint of their own.
@@ -115,12 +136,13 @@ pub struct GlobalBehaviorBody {
         required = true,
         pattern = "^(stop|breakpoints|stop_at_breakpoints|go|continue|exception|exceptions|stop_at_exceptions|stop_exception|breakpoints_and_exceptions|stop_at_breakpoints_and_exceptions|both)$"
     )]
-    #[serde(default)]
-    behavior: Option<Value>,
+    #[serde(default, deserialize_with = "behavior_field")]
+    behavior: Option<GlobalBehavior>,
 }
 
-fn behavior_text(behavior: &Option<Value>) -> &str {
-    behavior.as_ref().and_then(Value::as_str).unwrap_or("")
+/// The behaviour a body names; none is `invalid_behavior`, as a name that is none.
+fn given<B: BehaviorName>(behavior: Option<B>) -> Result<B, breakroom_debugger::Error> {
+    behavior.map_or_else(|| B::parse(""), Ok)
 }
 
 #[utoipa::path(operation_id = "set_breakpoint_behavior", post, path = "/api/breakpoints/{name}/behavior", tag = "breakpoints", request_body = BehaviorBody,
@@ -131,7 +153,8 @@ pub async fn set_behavior(
     Path(name): Path<String>,
     JsonBody(body): JsonBody<BehaviorBody>,
 ) -> ApiResult<BehaviorSet> {
-    let behavior = debugger.set_behavior(&name, behavior_text(&body.behavior))?;
+    let behavior = given(body.behavior)?;
+    debugger.set_behavior(&name, behavior)?;
     Ok(Json(BehaviorSet { status: OkStatus::Ok, function_name: name, behavior }))
 }
 
@@ -143,7 +166,8 @@ pub async fn set_after_behavior(
     Path(name): Path<String>,
     JsonBody(body): JsonBody<AfterBehaviorBody>,
 ) -> ApiResult<AfterBehaviorSet> {
-    let behavior = debugger.set_after_behavior(&name, behavior_text(&body.behavior))?;
+    let behavior = given(body.behavior)?;
+    debugger.set_after_behavior(&name, behavior)?;
     Ok(Json(AfterBehaviorSet { status: OkStatus::Ok, function_name: name, behavior }))
 }
 
@@ -199,7 +223,8 @@ pub async fn set_global_behavior(
     State(debugger): State<Debugger>,
     JsonBody(body): JsonBody<GlobalBehaviorBody>,
 ) -> ApiResult<GlobalBehaviorSetting> {
-    let behavior = debugger.set_global_behavior(behavior_text(&body.behavior))?;
+    let behavior = given(body.behavior)?;
+    debugger.set_global_behavior(behavior)?;
     Ok(Json(GlobalBehaviorSetting { status: Some(OkStatus::Ok), behavior }))
 }
 

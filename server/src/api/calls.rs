@@ -4,16 +4,15 @@ use std::net::SocketAddr;
 
 use axum::extract::{ConnectInfo, Path, Query, State};
 use axum::{Extension, Json};
-use breakroom_debugger::calls::{CallComplete, CallStart, CallStartReply};
+use breakroom_debugger::calls::{CallComplete, CallStart, CallStartReply, ClientEvent, ComErrorReport};
 use breakroom_debugger::eval::EvalResult;
 use breakroom_debugger::model::StoredValue;
 use breakroom_debugger::pauses::ResumeRequest;
 use breakroom_debugger::{Debugger, PollReply};
 use serde::Deserialize;
-use serde_json::Value;
 use utoipa::IntoParams;
 
-use super::wire::{CallCompleted, CallEventBody, ComErrors, ErrorBody, OkStatus, PausedList, Resumed, StatusOk};
+use super::wire::{CallCompleted, ComErrors, ErrorBody, OkStatus, PausedList, Resumed, StatusOk};
 use crate::error::{ApiResult, JsonBody};
 
 #[utoipa::path(operation_id = "call_start", post, path = "/api/call/start", tag = "client", request_body = CallStart,
@@ -80,9 +79,9 @@ pub async fn complete(
     Ok(Json(debugger.complete_call(req)?.into()))
 }
 
-#[utoipa::path(operation_id = "call_event", post, path = "/api/call/event", tag = "client", request_body = CallEventBody,
+#[utoipa::path(operation_id = "call_event", post, path = "/api/call/event", tag = "client", request_body = ClientEvent,
     responses((status = 200, body = StatusOk), (status = 400, body = ErrorBody, description = "no `process_pid`/`process_start_time`")))]
-pub async fn event(State(debugger): State<Debugger>, JsonBody(event): JsonBody<Value>) -> ApiResult<StatusOk> {
+pub async fn event(State(debugger): State<Debugger>, JsonBody(event): JsonBody<ClientEvent>) -> ApiResult<StatusOk> {
     debugger.record_event(event)?;
     Ok(Json(StatusOk::new()))
 }
@@ -111,11 +110,11 @@ pub async fn resume(
     }
 }
 
-#[utoipa::path(operation_id = "report_com_error", post, path = "/api/report-com-error", tag = "client", request_body = Option<Object>,
+#[utoipa::path(operation_id = "report_com_error", post, path = "/api/report-com-error", tag = "client", request_body = Option<ComErrorReport>,
     responses((status = 200, body = StatusOk), (status = 400, body = ErrorBody)))]
 pub async fn report_com_error(
     State(debugger): State<Debugger>,
-    JsonBody(report): JsonBody<Value>,
+    JsonBody(report): JsonBody<ComErrorReport>,
 ) -> ApiResult<StatusOk> {
     debugger.report_com_error(report)?;
     Ok(Json(StatusOk::new()))

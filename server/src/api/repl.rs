@@ -43,9 +43,8 @@ pub struct EvalBody {
     #[serde(default)]
     expr: Option<String>,
     /// The stack frame to evaluate in (0 = innermost); absent: the session's selected frame.
-    #[schema(value_type = Option<u64>)]
     #[serde(default)]
-    frame: Option<serde_json::Value>,
+    frame: Option<breakroom_debugger::steps::FrameIndex>,
 }
 
 #[utoipa::path(operation_id = "eval_in_session", post, path = "/api/repl/{session_id}/eval", tag = "repl", request_body = EvalBody,
@@ -58,8 +57,7 @@ pub async fn eval(
     Path(session_id): Path<String>,
     JsonBody(body): JsonBody<EvalBody>,
 ) -> ApiResult<EvalOutcome> {
-    let frame = super::steps::frame_index(body.frame.as_ref())?;
-    Ok(Json(debugger.eval_in_frame(&session_id, body.expr.as_deref().unwrap_or(""), frame).await?))
+    Ok(Json(debugger.eval_in_frame(&session_id, body.expr.as_deref().unwrap_or(""), body.frame).await?))
 }
 
 #[utoipa::path(operation_id = "close_session", post, path = "/api/repl/{session_id}/close", tag = "repl", params(("session_id" = String, Path)),

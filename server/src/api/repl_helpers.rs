@@ -3,6 +3,8 @@
 
 use axum::extract::{Path, Query, State};
 use axum::Json;
+use breakroom_debugger::eval::VariablePath;
+use breakroom_debugger::steps::FrameIndex;
 use breakroom_debugger::{Debugger, Error};
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
@@ -69,7 +71,7 @@ pub async fn complete(
     JsonBody(body): JsonBody<CompleteBody>,
 ) -> ApiResult<CompleteReply> {
     let code = body.code.ok_or(Error::MissingField { code: "missing_code", field: "code" })?;
-    Ok(Json(shaped(debugger.complete(&session_id, &code, body.cursor_pos, body.frame).await?)?))
+    Ok(Json(shaped(debugger.complete(&session_id, &code, body.cursor_pos, body.frame.map(FrameIndex)).await?)?))
 }
 
 /// One row of the variables panel.
@@ -123,15 +125,15 @@ pub async fn variables(
     Path(session_id): Path<String>,
     Query(query): Query<FrameQuery>,
 ) -> ApiResult<VariablesReply> {
-    Ok(Json(shaped(debugger.variables(&session_id, query.frame).await?)?))
+    Ok(Json(shaped(debugger.variables(&session_id, query.frame.map(FrameIndex)).await?)?))
 }
 
 #[derive(Deserialize, ToSchema)]
 pub struct ExpandBody {
     /// A row's `path`: `[["var", name], then ["attr", name] or ["item", index]…]`.
-    #[schema(value_type = Vec<Vec<Object>>, required = true)]
+    #[schema(required = true)]
     #[serde(default)]
-    path: Option<Value>,
+    path: Option<VariablePath>,
     /// First child to list (100 at a time).
     #[serde(default)]
     offset: Option<usize>,
@@ -160,6 +162,6 @@ pub async fn expand(
     Path(session_id): Path<String>,
     JsonBody(body): JsonBody<ExpandBody>,
 ) -> ApiResult<ExpandReply> {
-    let path = body.path.unwrap_or(Value::Null);
-    Ok(Json(shaped(debugger.expand(&session_id, &path, body.offset.unwrap_or(0), body.frame).await?)?))
+    let path = body.path.ok_or_else(VariablePath::refusal)?;
+    Ok(Json(shaped(debugger.expand(&session_id, &path, body.offset.unwrap_or(0), body.frame.map(FrameIndex)).await?)?))
 }

@@ -4,11 +4,10 @@
 use axum::extract::{Path, Query, State};
 use axum::http::StatusCode;
 use axum::Json;
-use breakroom_debugger::snapshots::methods::SnapshotKept;
+use breakroom_debugger::snapshots::methods::{SnapshotKept, SnapshotTaken};
 use breakroom_debugger::snapshots::{Snapshot, SnapshotFilter, SnapshotSummary};
 use breakroom_debugger::Debugger;
 use serde::{Deserialize, Serialize};
-use serde_json::Value;
 use utoipa::{IntoParams, ToSchema};
 
 use super::query;
@@ -72,34 +71,12 @@ pub async fn get(State(debugger): State<Debugger>, Path(id): Path<String>) -> Re
     Ok(Json(debugger.snapshot(&id)?))
 }
 
-/// A snapshot as a program sends it (see the book's "Snapshots" chapter for every field).
-#[derive(Deserialize, ToSchema)]
-#[allow(dead_code)] // the debugger reads the raw JSON, for a precise error
-pub struct SnapshotTaken {
-    breakpoint_id: String,
-    process_pid: i64,
-    process_start_time: f64,
-    hostname: Option<String>,
-    argv: Option<Vec<String>>,
-    process_id: Option<String>,
-    labels: Option<std::collections::BTreeMap<String, String>>,
-    taken_at: f64,
-    file: Option<String>,
-    line: Option<u32>,
-    function: Option<String>,
-    frames: Vec<breakroom_debugger::snapshots::SnapshotFrame>,
-    expressions: Option<Vec<breakroom_debugger::snapshots::WatchValue>>,
-    truncated: Option<bool>,
-    size_bytes: Option<u64>,
-    capture_ms: Option<f64>,
-}
-
 #[utoipa::path(operation_id = "take_snapshot", post, path = "/api/snapshots", tag = "client", request_body = SnapshotTaken,
     responses((status = 201, body = SnapshotKept), (status = 400, body = ErrorBody), (status = 404, body = ErrorBody),
         (status = 409, body = ErrorBody, description = "breakpoint_finished: it kept its max_hits or expired")))]
 pub async fn take(
     State(debugger): State<Debugger>,
-    JsonBody(body): JsonBody<Value>,
+    JsonBody(sent): JsonBody<SnapshotTaken>,
 ) -> Result<(StatusCode, Json<SnapshotKept>), ApiError> {
-    Ok((StatusCode::CREATED, Json(debugger.take_snapshot(&body)?)))
+    Ok((StatusCode::CREATED, Json(debugger.take_snapshot(sent)?)))
 }

@@ -4,13 +4,13 @@
 use axum::extract::{Path, State};
 use axum::Json;
 use breakroom_debugger::checkpoints::model::Travel;
-use breakroom_debugger::steps::{FrameView, StepReply, StepRequest};
+use breakroom_debugger::steps::{FrameIndex, FrameView, StepReply, StepRequest};
 use breakroom_debugger::Debugger;
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
 use super::wire::{ErrorBody, StatusOk};
-use crate::error::{ApiError, ApiResult, JsonBody};
+use crate::error::{ApiResult, JsonBody};
 
 #[utoipa::path(operation_id = "step", post, path = "/api/paused/{pause_id}/step", tag = "browser",
     params(("pause_id" = String, Path)), request_body = StepRequest,
@@ -54,9 +54,9 @@ pub async fn reverse_continue(State(debugger): State<Debugger>, Path(pause_id): 
 #[derive(Deserialize, ToSchema)]
 pub struct FrameBody {
     /// 0 = innermost, as `GET /api/paused/{id}/frames` numbers them.
-    #[schema(value_type = u64, required = true)]
+    #[schema(required = true)]
     #[serde(default)]
-    frame: Option<serde_json::Value>,
+    frame: Option<FrameIndex>,
 }
 
 #[utoipa::path(operation_id = "select_frame", post, path = "/api/repl/{session_id}/frame", tag = "repl",
@@ -69,20 +69,9 @@ pub async fn select_frame(
     Path(session_id): Path<String>,
     JsonBody(body): JsonBody<FrameBody>,
 ) -> ApiResult<StatusOk> {
-    let frame = frame_index(body.frame.as_ref())?.ok_or_else(|| {
-        ApiError::from(breakroom_debugger::Error::invalid("invalid_frame", "frame must be a frame index from 0"))
-    })?;
+    let frame = body
+        .frame
+        .ok_or_else(|| breakroom_debugger::Error::invalid("invalid_frame", "frame must be a frame index from 0"))?;
     debugger.select_frame(&session_id, frame)?;
     Ok(Json(StatusOk::new()))
-}
-
-/// A `frame` field: absent, or an index from 0.
-pub fn frame_index(value: Option<&serde_json::Value>) -> Result<Option<usize>, ApiError> {
-    match value {
-        None | Some(serde_json::Value::Null) => Ok(None),
-        Some(v) => v.as_u64().map(|n| Some(n as usize)).ok_or_else(|| {
-            breakroom_debugger::Error::invalid("invalid_frame", format!("frame must be a frame index from 0, not {v}"))
-                .into()
-        }),
-    }
 }

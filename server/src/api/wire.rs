@@ -190,25 +190,6 @@ pub struct NoEval {
     pub eval_id: Option<String>,
 }
 
-/// `POST /api/call/event`: any JSON object that names its process; values sent along with it
-/// (`result_cid`/`result_data`, `exception_cid`/`exception_data`) go to the CID store.
-#[derive(ToSchema)]
-#[allow(dead_code)] // describes the body; the handler keeps it as JSON
-pub struct CallEventBody {
-    pub process_pid: f64,
-    pub process_start_time: f64,
-    pub result_cid: Option<String>,
-    #[schema(format = Byte)]
-    pub result_data: Option<String>,
-    #[schema(pattern = "^(dill|json)$")]
-    pub result_serialization_format: Option<String>,
-    pub exception_cid: Option<String>,
-    #[schema(format = Byte)]
-    pub exception_data: Option<String>,
-    #[schema(pattern = "^(dill|json)$")]
-    pub exception_serialization_format: Option<String>,
-}
-
 /// `GET /api/poll-repl/{pause_id}`: the next queued eval, or no eval.
 #[derive(Serialize, ToSchema)]
 #[serde(untagged)]

@@ -2,9 +2,11 @@
 //! `set…Breakpoints` replaces the set *this connection* made (for one source, or all function
 //! or exception ones): records made on the pages or by another editor are never touched.
 
-use breakroom_debugger::breakpoints::record::{same_file, BreakpointKind, BreakpointRecord};
+use breakroom_debugger::breakpoints::record::{
+    same_file, BreakpointKind, BreakpointOptions, BreakpointRecord, BreakpointSpec,
+};
 use serde::Deserialize;
-use serde_json::{json, Map, Value};
+use serde_json::{json, Value};
 
 use super::protocol::{DapError, Request, RAISED, UNCAUGHT};
 use super::session::Dap;
@@ -68,13 +70,15 @@ struct SetExceptionBreakpointsArgs {
 }
 
 /// The record options a DAP breakpoint carries (empty texts are no option).
-fn options(condition: &Option<String>, hit: &Option<String>, log: &Option<String>) -> Map<String, Value> {
-    let mut body = Map::new();
-    for (field, value) in [("condition", condition), ("hit_condition", hit), ("log_message", log)] {
-        let value = value.as_deref().map(str::trim).filter(|v| !v.is_empty());
-        body.insert(field.into(), value.map_or(Value::Null, |v| json!(v)));
+fn options(condition: &Option<String>, hit: &Option<String>, log: &Option<String>) -> BreakpointOptions {
+    let text =
+        |value: &Option<String>| Some(value.as_deref().map(str::trim).filter(|v| !v.is_empty()).map(String::from));
+    BreakpointOptions {
+        condition: text(condition),
+        hit_condition: text(hit),
+        log_message: text(log),
+        ..Default::default()
     }
-    body
 }
 
 impl Dap {
@@ -98,7 +102,7 @@ impl Dap {
 
     /// Replaces this connection's records in `made` with ones made from `bodies`; returns each
     /// one as a DAP breakpoint, in order.
-    fn replace(&self, made: Vec<String>, bodies: Vec<Result<Value, String>>) -> (Vec<String>, Vec<Value>) {
+    fn replace(&self, made: Vec<String>, bodies: Vec<Result<BreakpointSpec, String>>) -> (Vec<String>, Vec<Value>) {
         for id in made {
             let _ = self.debugger().remove_breakpoint_record(&id);
         }
@@ -143,13 +147,17 @@ impl Dap {
             match others.iter().find(|r| r.line.map(i64::from) == Some(line)) {
                 Some(record) => theirs.push((i, self.dap_breakpoint(record))),
                 None if line < 1 => bodies.push(Err(format!("line {} is before the file's first line", bp.line))),
-                None => {
-                    let mut body = options(&bp.condition, &bp.hit_condition, &bp.log_message);
-                    body.insert("kind".into(), json!("line"));
-                    body.insert("file".into(), json!(path));
-                    body.insert("line".into(), json!(line));
-                    bodies.push(Ok(Value::Object(body)));
-                }
+                None => bodies.push(
+                    u32::try_from(line)
+                        .map(|line| {
+                            BreakpointSpec::line(path.clone(), line).with(options(
+                                &bp.condition,
+                                &bp.hit_condition,
+                                &bp.log_message,
+                            ))
+                        })
+                        .map_err(|_| format!("line {} is past any file's last line", bp.line)),
+                ),
             }
         }
         let (kept, mut shown) = self.replace(made, bodies);
@@ -170,10 +178,7 @@ impl Dap {
                 if bp.name.trim().is_empty() {
                     return Err("a function breakpoint needs a name".to_string());
                 }
-                let mut body = options(&bp.condition, &bp.hit_condition, &None);
-                body.insert("kind".into(), json!("function"));
-                body.insert("function_name".into(), json!(bp.name.trim()));
-                Ok(Value::Object(body))
+                Ok(BreakpointSpec::function(bp.name.trim()).with(options(&bp.condition, &bp.hit_condition, &None)))
             })
             .collect();
         let (kept, shown) = self.replace(made, bodies);
@@ -207,7 +212,7 @@ impl Dap {
                 notes.push((filter == RAISED).then_some(
                     "stops where a wrapped call raises and at uncaught exceptions, not where code that is not wrapped catches one",
                 ));
-                Ok(json!({"kind": "error", "exception_types": types}))
+                Ok(BreakpointSpec::error(types))
             })
             .collect();
         let (kept, mut shown) = self.replace(made, bodies);

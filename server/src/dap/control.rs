@@ -4,13 +4,62 @@
 
 use breakroom_debugger::pauses::ResumeRequest;
 use breakroom_debugger::processes::LaunchRequest;
-use breakroom_debugger::steps::StepRequest;
+use breakroom_debugger::steps::{StepKind, StepRequest};
 use serde::Deserialize;
 use serde_json::{json, Value};
 use std::collections::BTreeMap;
 
 use super::protocol::{DapError, Request};
 use super::session::Dap;
+
+/// DAP's requests that drive a paused thread: the one list of them (dispatch, which run beside
+/// other requests, which mark their thread in flight).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Control {
+    Continue,
+    Next,
+    StepIn,
+    StepOut,
+    StepBack,
+    ReverseContinue,
+}
+
+impl Control {
+    pub const ALL: [Control; 6] = [
+        Control::Continue,
+        Control::Next,
+        Control::StepIn,
+        Control::StepOut,
+        Control::StepBack,
+        Control::ReverseContinue,
+    ];
+
+    /// The request's `command`.
+    pub const fn name(self) -> &'static str {
+        match self {
+            Control::Continue => "continue",
+            Control::Next => "next",
+            Control::StepIn => "stepIn",
+            Control::StepOut => "stepOut",
+            Control::StepBack => "stepBack",
+            Control::ReverseContinue => "reverseContinue",
+        }
+    }
+
+    pub fn parse(command: &str) -> Option<Control> {
+        Control::ALL.into_iter().find(|control| control.name() == command)
+    }
+
+    /// The step a request is, for the ones that step forward.
+    pub const fn step(self) -> Option<StepKind> {
+        match self {
+            Control::Next => Some(StepKind::Over),
+            Control::StepIn => Some(StepKind::Into),
+            Control::StepOut => Some(StepKind::Out),
+            Control::Continue | Control::StepBack | Control::ReverseContinue => None,
+        }
+    }
+}
 
 #[derive(Deserialize)]
 #[serde(rename_all = "camelCase")]
@@ -43,21 +92,20 @@ struct DisconnectArgs {
 }
 
 impl Dap {
-    pub async fn control(&self, request: &Request) -> Result<Value, DapError> {
+    pub async fn control(&self, request: &Request, control: Control) -> Result<Value, DapError> {
         let (_, pause) = self.paused_thread(request)?;
-        let step = |kind: &str| StepRequest { kind: Some(json!(kind)), ..Default::default() };
-        let reached = match request.command.as_str() {
-            "continue" => {
+        let reached = match control {
+            Control::Continue => {
                 self.debugger().continue_pause(&pause, ResumeRequest::continue_())?;
                 self.state().resumed(&pause);
                 return Ok(json!({"allThreadsContinued": false}));
             }
-            "next" => self.debugger().step(&pause, step("over")).await?.stopped_at(),
-            "stepIn" => self.debugger().step(&pause, step("into")).await?.stopped_at(),
-            "stepOut" => self.debugger().step(&pause, step("out")).await?.stopped_at(),
-            "stepBack" => Some(self.debugger().step_back(&pause, Default::default()).await?.pause_id),
-            "reverseContinue" => Some(self.debugger().reverse_continue(&pause).await?.pause_id),
-            other => return Err(DapError::new(format!("{other} is not a control request"))),
+            Control::Next | Control::StepIn | Control::StepOut => {
+                let kind = control.step().unwrap_or(StepKind::Over);
+                self.debugger().step(&pause, StepRequest::new(kind)).await?.stopped_at()
+            }
+            Control::StepBack => Some(self.debugger().step_back(&pause, Default::default()).await?.pause_id),
+            Control::ReverseContinue => Some(self.debugger().reverse_continue(&pause).await?.pause_id),
         };
         self.state().resumed(&pause);
         if let Some(reached) = reached {

@@ -3,6 +3,8 @@
 
 use breakroom_debugger::calls::CallData;
 use breakroom_debugger::calls::CallPauseReason;
+use breakroom_debugger::eval::VariablePath;
+use breakroom_debugger::steps::FrameIndex;
 use breakroom_debugger::steps::StopKind;
 use serde::Deserialize;
 use serde_json::{json, Value};
@@ -143,13 +145,15 @@ impl Dap {
     fn variable(&self, pause: &str, frame: usize, globals: bool, row: &Value) -> Value {
         let expandable = row.get("expandable").and_then(Value::as_bool).unwrap_or(false);
         let expression = row.get("expression").and_then(Value::as_str).map(str::to_string);
-        let reference = if expandable {
-            let path = row.get("path").cloned().unwrap_or(Value::Null);
-            let value =
-                Handle::Value { pause: pause.to_string(), frame, path, expression: expression.clone(), globals };
-            self.state().handle(value)
-        } else {
-            0
+        // A row the program says has children, at a path it gave: one level more on request.
+        let path = row.get("path").filter(|_| expandable).and_then(|p| VariablePath::deserialize(p).ok());
+        let reference = match path {
+            Some(path) => {
+                let value =
+                    Handle::Value { pause: pause.to_string(), frame, path, expression: expression.clone(), globals };
+                self.state().handle(value)
+            }
+            None => 0,
         };
         let mut variable = json!({
             "name": row.get("name").and_then(Value::as_str).unwrap_or("?"),
@@ -173,8 +177,8 @@ impl Dap {
             Some(Handle::Scope { pause, frame, scope }) => {
                 let session = self.repl_session(&pause)?;
                 let reply = match scope {
-                    Scope::Globals => self.debugger().globals_panel(&session, Some(frame), None, 0).await?,
-                    _ => self.debugger().variables(&session, Some(frame)).await?,
+                    Scope::Globals => self.debugger().globals_panel(&session, Some(FrameIndex(frame)), None, 0).await?,
+                    _ => self.debugger().variables(&session, Some(FrameIndex(frame))).await?,
                 };
                 let rows: Vec<Value> = reply["variables"]
                     .as_array()
@@ -191,9 +195,9 @@ impl Dap {
                 let session = self.repl_session(&pause)?;
                 let offset = args.start.unwrap_or(0);
                 let reply = if globals {
-                    self.debugger().globals_panel(&session, Some(frame), Some(&path), offset).await?
+                    self.debugger().globals_panel(&session, Some(FrameIndex(frame)), Some(&path), offset).await?
                 } else {
-                    self.debugger().expand(&session, &path, offset, Some(frame)).await?
+                    self.debugger().expand(&session, &path, offset, Some(FrameIndex(frame))).await?
                 };
                 if let Some(message) = reply.get("message").and_then(Value::as_str) {
                     return Err(DapError::new(message));
@@ -232,12 +236,15 @@ impl Dap {
             _ => return Err(DapError::new(format!("no variables reference {}", args.variables_reference))),
         };
         let session = self.repl_session(&pause)?;
-        let assigned =
-            self.debugger().eval_in_frame(&session, &format!("{target} = {}", args.value), Some(frame)).await?;
+        let assigned = self
+            .debugger()
+            .eval_in_frame(&session, &format!("{target} = {}", args.value), Some(FrameIndex(frame)))
+            .await?;
         if assigned.is_error {
             return Err(DapError::new(assigned.output));
         }
-        let shown = self.debugger().evaluate_unrecorded(&pause, &format!("repr({target})"), Some(frame)).await?;
+        let shown =
+            self.debugger().evaluate_unrecorded(&pause, &format!("repr({target})"), Some(FrameIndex(frame))).await?;
         let value = shown.output.trim_matches('\'').to_string();
         Ok(json!({"value": if shown.is_error { args.value } else { value }}))
     }
@@ -262,9 +269,9 @@ impl Dap {
             // The editor's console is the REPL: the session's transcript has it.
             Some("repl") | None => {
                 let session = self.repl_session(&pause)?;
-                self.debugger().eval_in_frame(&session, &args.expression, Some(frame)).await?
+                self.debugger().eval_in_frame(&session, &args.expression, Some(FrameIndex(frame))).await?
             }
-            _ => self.debugger().evaluate_unrecorded(&pause, &args.expression, Some(frame)).await?,
+            _ => self.debugger().evaluate_unrecorded(&pause, &args.expression, Some(FrameIndex(frame))).await?,
         };
         if !outcome.stdout.is_empty() {
             self.event("output", json!({"category": "stdout", "output": outcome.stdout}));
@@ -288,7 +295,7 @@ impl Dap {
         let in_line = lines.get(line_index).map_or(0, |l| chars_at_utf16(l, units));
         let cursor = before + in_line;
         let session = self.repl_session(&pause)?;
-        let reply = self.debugger().complete(&session, &args.text, Some(cursor), Some(frame)).await?;
+        let reply = self.debugger().complete(&session, &args.text, Some(cursor), Some(FrameIndex(frame))).await?;
         let start = reply["cursor_start"].as_u64().unwrap_or(cursor as u64) as usize;
         let end = reply["cursor_end"].as_u64().unwrap_or(cursor as u64) as usize;
         let chars: Vec<char> = args.text.chars().collect();

@@ -9,6 +9,7 @@ use serde_json::{json, Value};
 use tokio::io::{AsyncRead, AsyncWrite, BufReader};
 use tokio::sync::mpsc;
 
+use super::control::Control;
 use super::protocol::{DapError, Outgoing, Request};
 use super::state::{DapState, ThreadKey};
 use super::wire::{read_message, write_message, WireError};
@@ -25,22 +26,13 @@ struct Inner {
     state: Mutex<DapState>,
 }
 
-/// Requests that wait on a program (an eval, a step): they run beside later requests.
-const WAITING: [&str; 13] = [
-    "launch",
-    "evaluate",
-    "completions",
-    "variables",
-    "setVariable",
-    "continue",
-    "next",
-    "stepIn",
-    "stepOut",
-    "stepBack",
-    "reverseContinue",
-    "exceptionInfo",
-    "scopes",
-];
+/// Requests that wait on a program (an eval, a step): they run beside later requests, as every
+/// `Control` does.
+const WAITING: [&str; 7] = ["launch", "evaluate", "completions", "variables", "setVariable", "exceptionInfo", "scopes"];
+
+fn waits(command: &str) -> bool {
+    WAITING.contains(&command) || Control::parse(command).is_some()
+}
 
 /// Serves one editor on `reader`/`writer` until it disconnects or the stream ends.
 pub async fn serve<R, W>(reader: R, mut writer: W, debugger: Debugger)
@@ -68,7 +60,7 @@ where
                     dap.clone().handle(request).await;
                     break;
                 }
-                Ok(request) if WAITING.contains(&request.command.as_str()) => {
+                Ok(request) if waits(&request.command) => {
                     tokio::spawn(dap.clone().handle(request));
                 }
                 Ok(request) => dap.clone().handle(request).await,
@@ -116,8 +108,7 @@ impl Dap {
     async fn handle(self, request: Request) {
         let command = request.command.clone();
         let thread = request.arguments.get("threadId").and_then(Value::as_i64);
-        let controls = ["continue", "next", "stepIn", "stepOut", "stepBack", "reverseContinue"];
-        let control = thread.filter(|_| controls.contains(&command.as_str()));
+        let control = thread.filter(|_| Control::parse(&command).is_some());
         if let Some(thread) = control {
             self.state().in_flight.insert(thread);
         }
@@ -140,6 +131,9 @@ impl Dap {
     }
 
     async fn dispatch(&self, request: &Request) -> Result<Value, DapError> {
+        if let Some(control) = Control::parse(&request.command) {
+            return self.control(request, control).await;
+        }
         match request.command.as_str() {
             "initialize" => self.initialize(request),
             "attach" => Ok(json!({})),
@@ -160,7 +154,6 @@ impl Dap {
             "exceptionInfo" => self.exception_info(request),
             "source" => self.source(request),
             "loadedSources" => Ok(self.loaded_sources()),
-            "continue" | "next" | "stepIn" | "stepOut" | "stepBack" | "reverseContinue" => self.control(request).await,
             "pause" => self.pause(request),
             "setBreakpoints" => self.set_breakpoints(request),
             "setFunctionBreakpoints" => self.set_function_breakpoints(request),

@@ -52,7 +52,7 @@ pub enum Handle {
     Value {
         pause: String,
         frame: usize,
-        path: Value,
+        path: breakroom_debugger::eval::VariablePath,
         expression: Option<String>,
         globals: bool,
     },

@@ -95,9 +95,22 @@ impl Args {
         for key in skip {
             rest.remove(*key);
         }
-        serde_json::from_value(Value::Object(rest))
-            .map_err(|e| ToolError::new("invalid_arguments", format!("arguments: {e}")))
+        typed(Value::Object(rest))
     }
+
+    /// One argument as a typed request (`changes` of a breakpoint).
+    pub fn parse_field<T: DeserializeOwned>(&self, name: &str) -> Result<T, ToolError> {
+        typed(self.0.get(name).cloned().unwrap_or_else(|| Value::Object(Map::new())))
+    }
+}
+
+/// A typed request from JSON arguments: a field's own code when its deserializer gave one
+/// (`invalid_action`, `invalid_line`), else `invalid_arguments`.
+fn typed<T: DeserializeOwned>(value: Value) -> Result<T, ToolError> {
+    serde_json::from_value(value).map_err(|e| match breakroom_debugger::wire::coded(&e.to_string()) {
+        Some((code, message)) => ToolError::new(code, message),
+        None => ToolError::new("invalid_arguments", format!("arguments: {e}")),
+    })
 }
 
 /// Checks `given` against a tool's input schema: required arguments are there (strings not

@@ -3,6 +3,7 @@
 //! registered functions, call records and stored objects. (`breakpoint_repl_eval` is with the
 //! other REPL tools.)
 
+use breakroom_debugger::breakpoints::by_name::{AfterBehavior, Behavior, GlobalBehavior};
 use breakroom_debugger::pauses::{ResumeKind, ResumeRequest};
 use breakroom_debugger::{Continued, Debugger};
 use serde_json::{json, Value};
@@ -40,7 +41,9 @@ pub fn tools() -> Vec<ToolSpec> {
             |d, a| {
                 Box::pin(async move {
                     let name = a.req("function_name");
-                    d.add_breakpoint(name, None, a.str("behavior"))?;
+                    // As REST: a value that names no behaviour is ignored.
+                    let behavior = a.str("behavior").and_then(|b| Behavior::parse(b).ok());
+                    d.add_breakpoint(name, None, behavior)?;
                     Done::new(json!({"status": "ok", "function_name": name}), format!("breakpoint added on {name}"))
                 })
             },
@@ -64,7 +67,8 @@ pub fn tools() -> Vec<ToolSpec> {
             |d, a| {
                 Box::pin(async move {
                     let name = a.req("function_name");
-                    let behavior = d.set_behavior(name, a.req("behavior"))?;
+                    let behavior = Behavior::parse(a.req("behavior"))?;
+                    d.set_behavior(name, behavior)?;
                     Done::new(json!({"status": "ok", "function_name": name, "behavior": behavior}), format!("{name}: behavior set"))
                 })
             },
@@ -76,7 +80,8 @@ pub fn tools() -> Vec<ToolSpec> {
             |d, a| {
                 Box::pin(async move {
                     let name = a.req("function_name");
-                    let behavior = d.set_after_behavior(name, a.req("behavior"))?;
+                    let behavior = AfterBehavior::parse(a.req("behavior"))?;
+                    d.set_after_behavior(name, behavior)?;
                     Done::new(json!({"status": "ok", "function_name": name, "behavior": behavior}), format!("{name}: after-behavior set"))
                 })
             },
@@ -114,7 +119,8 @@ pub fn tools() -> Vec<ToolSpec> {
             object(json!({"behavior": {"type": "string"}}), &["behavior"]),
             |d, a| {
                 Box::pin(async move {
-                    let behavior = d.set_global_behavior(a.req("behavior"))?;
+                    let behavior = GlobalBehavior::parse(a.req("behavior"))?;
+                    d.set_global_behavior(behavior)?;
                     Done::new(json!({"status": "ok", "behavior": behavior}), format!("default behavior: {}", json!(behavior)))
                 })
             },

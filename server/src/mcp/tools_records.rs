@@ -1,6 +1,7 @@
 //! Breakpoints of every kind by id (issue 18): function, line (with conditions, hit conditions,
 //! log messages) and error breakpoints; add, list, change, enable, disable, remove, clear.
 
+use breakroom_debugger::breakpoints::record::{BreakpointPatch, BreakpointSpec};
 use serde_json::{json, Value};
 
 use super::args::{Done, ToolError};
@@ -35,7 +36,8 @@ pub fn tools() -> Vec<ToolSpec> {
             object(add_props, &["kind"]),
             |d, a| {
                 Box::pin(async move {
-                    let record = d.add_breakpoint_record(&Value::Object(a.0.clone()))?;
+                    let spec: BreakpointSpec = a.parse(&[])?;
+                    let record = d.add_breakpoint_record(&spec)?;
                     let text = format!("{} added ({})", record.id, record.kind.as_str());
                     Done::new(json!({"status": "ok", "breakpoint": record}), text)
                 })
@@ -60,16 +62,16 @@ pub fn tools() -> Vec<ToolSpec> {
             |d, a| {
                 Box::pin(async move {
                     let id = a.req("id");
-                    let changes = a.0.get("changes").cloned().unwrap_or_default();
+                    let changes: BreakpointPatch = a.parse_field("changes")?;
                     saved(d.update_breakpoint_record(id, &changes), id, "changed")
                 })
             },
         ),
         ToolSpec::new("breakpoint_record_enable", "Enables a breakpoint.", id_schema(), |d, a| {
-            Box::pin(async move { saved(d.update_breakpoint_record(a.req("id"), &json!({"enabled": true})), a.req("id"), "enabled") })
+            Box::pin(async move { saved(d.update_breakpoint_record(a.req("id"), &BreakpointPatch::enabled(true)), a.req("id"), "enabled") })
         }),
         ToolSpec::new("breakpoint_record_disable", "Disables a breakpoint (it stays, with its options).", id_schema(), |d, a| {
-            Box::pin(async move { saved(d.update_breakpoint_record(a.req("id"), &json!({"enabled": false})), a.req("id"), "disabled") })
+            Box::pin(async move { saved(d.update_breakpoint_record(a.req("id"), &BreakpointPatch::enabled(false)), a.req("id"), "disabled") })
         }),
         ToolSpec::new("breakpoint_record_remove", "Removes a breakpoint by id.", id_schema(), |d, a| {
             Box::pin(async move { saved(d.remove_breakpoint_record(a.req("id")), a.req("id"), "removed") })

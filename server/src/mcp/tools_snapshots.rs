@@ -1,6 +1,8 @@
 //! Snapshot tools (issue 34): an agent aims a snapshot breakpoint at a line of a program that
 //! must not stop, then reads what it captured.
 
+use breakroom_debugger::breakpoints::record::{BreakpointOptions, BreakpointSpec};
+use breakroom_debugger::snapshots::policy::BreakpointAction;
 use breakroom_debugger::snapshots::SnapshotFilter;
 use serde_json::{json, Value};
 
@@ -28,11 +30,18 @@ pub fn tools() -> Vec<ToolSpec> {
             ),
             |d, a| {
                 Box::pin(async move {
-                    let mut body = a.0.clone();
-                    let kind = if body.contains_key("function_name") { "function" } else { "line" };
-                    body.insert("kind".into(), json!(kind));
-                    body.insert("action".into(), json!("snapshot"));
-                    let record = d.add_breakpoint_record(&Value::Object(body))?;
+                    let mut options: BreakpointOptions = a.parse(&[])?;
+                    options.policy.action = Some(Some(BreakpointAction::Snapshot));
+                    // The manager refuses a line breakpoint without its file or line.
+                    let spec = match a.str("function_name") {
+                        Some(name) => BreakpointSpec::function(name),
+                        None => BreakpointSpec {
+                            file: a.str("file").map(str::to_string),
+                            line: a.0.get("line").and_then(Value::as_u64).and_then(|n| u32::try_from(n).ok()),
+                            ..BreakpointSpec::line("", 0)
+                        },
+                    };
+                    let record = d.add_breakpoint_record(&spec.with(options))?;
                     let text = format!("{} snapshots {} (max hits {})", record.id, record.location(), record.limits.max_hits.unwrap_or(1));
                     Done::new(record, text)
                 })

@@ -1,17 +1,24 @@
 //! Stepping tools (issue 30): step over, into, out, to a line, and a pause's frames. Each is
 //! the same manager call as its REST route.
 
-use breakroom_debugger::steps::{StepReply, StepRequest};
+use breakroom_debugger::steps::{StepKind, StepReply, StepRequest};
 use breakroom_debugger::Debugger;
 use serde_json::{json, Value};
 
 use super::args::{Args, Done, ToolError, ToolResult};
 use super::tools::{object, ToolSpec};
 
-async fn step(d: Debugger, a: Args, kind: &str) -> ToolResult {
+async fn step(d: Debugger, a: Args, kind: StepKind) -> ToolResult {
     let pause_id = a.req("pause_id");
-    let request =
-        StepRequest { kind: Some(json!(kind)), file: a.str("file").map(|f| json!(f)), line: a.0.get("line").cloned() };
+    let request = match kind {
+        // The manager refuses a missing file or line (`missing_file`, `invalid_line`).
+        StepKind::ToLine => StepRequest {
+            kind,
+            file: a.str("file").map(str::to_string),
+            line: Some(a.0.get("line").and_then(Value::as_i64).unwrap_or(0)),
+        },
+        _ => StepRequest::new(kind),
+    };
     let reply = d.step(pause_id, request).await.map_err(|e| ToolError::from(e).with("pause_id", pause_id))?;
     let text = match &reply {
         StepReply::Stopped { pause_id, file, line, function, .. } => {
@@ -34,19 +41,19 @@ pub fn tools() -> Vec<ToolSpec> {
             "step_over",
             "Steps a paused Python program (Breakroom's client) to the next line of the paused frame, or of its caller when the frame returns (with `__return__`). Answers with the new pause (its REPL session follows), or `running`.",
             pause_only(),
-            |d, a| Box::pin(step(d, a, "over")),
+            |d, a| Box::pin(step(d, a, StepKind::Over)),
         ),
         ToolSpec::new(
             "step_into",
             "Steps into the next Python function called on the paused line (its first line), else as step_over.",
             pause_only(),
-            |d, a| Box::pin(step(d, a, "into")),
+            |d, a| Box::pin(step(d, a, StepKind::Into)),
         ),
         ToolSpec::new(
             "step_out",
             "Runs until the paused frame returns: stops in the caller just after the call, with `__return__`.",
             pause_only(),
-            |d, a| Box::pin(step(d, a, "out")),
+            |d, a| Box::pin(step(d, a, StepKind::Out)),
         ),
         ToolSpec::new(
             "step_to_line",
@@ -55,7 +62,7 @@ pub fn tools() -> Vec<ToolSpec> {
                 json!({"pause_id": {"type": "string"}, "file": {"type": "string"}, "line": {"type": "integer", "minimum": 1}}),
                 &["pause_id", "file", "line"],
             ),
-            |d, a| Box::pin(step(d, a, "to_line")),
+            |d, a| Box::pin(step(d, a, StepKind::ToLine)),
         ),
         ToolSpec::new(
             "list_frames",

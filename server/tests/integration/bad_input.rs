@@ -132,3 +132,50 @@ async fn a_function_registered_with_a_malformed_cid_is_refused() {
         server.post("/api/functions", serde_json::json!({"function_name": "f", "function_cid": "a".repeat(128)})).await;
     assert_eq!(status, 200);
 }
+
+/// The typed requests keep each field's code: a body is read into its type at the door, before
+/// the session manager looks for the pause, session or breakpoint it names.
+#[tokio::test]
+async fn typed_request_bodies_name_the_bad_field_with_its_code() {
+    use serde_json::json;
+    let server = common::start().await;
+    let cases = [
+        ("/api/paused/nope/step", json!({}), "missing_kind"),
+        ("/api/paused/nope/step", json!({"kind": "sideways"}), "invalid_step_kind"),
+        ("/api/paused/nope/step", json!({"kind": "to_line", "line": 3}), "missing_file"),
+        ("/api/paused/nope/step", json!({"kind": "to_line", "file": "a.py", "line": 0}), "invalid_line"),
+        ("/api/paused/nope/continue", json!({"action": 7}), "invalid_action"),
+        ("/api/repl/1-2/eval", json!({"expr": "x", "frame": -1}), "invalid_frame"),
+        ("/api/repl/1-2/frame", json!({"frame": "top"}), "invalid_frame"),
+        ("/api/repl/1-2/variables/expand", json!({"path": [["attr", "x"]]}), "invalid_path"),
+        ("/api/breakpoints/f/behavior", json!({"behavior": 3}), "invalid_behavior"),
+        ("/api/behavior", json!({}), "invalid_behavior"),
+        ("/api/breakpoint-hits", json!({"event": "seen"}), "invalid_event"),
+        (
+            "/api/breakpoint-hits",
+            json!({"event": "log", "process_pid": 1, "process_start_time": 1}),
+            "missing_breakpoint_id",
+        ),
+        ("/api/breakpoint-hits", json!({"event": "hit_count", "counts": {"bp-1": "x"}}), "invalid_counts"),
+        ("/api/snapshots", json!({}), "invalid_snapshot"),
+        (
+            "/api/snapshots",
+            json!({"breakpoint_id": "bp-1", "process_pid": "x", "process_start_time": 1, "taken_at": 1, "frames": []}),
+            "missing_process_identity",
+        ),
+        ("/api/call/event", json!({"event": "x"}), "missing_process_identity"),
+        ("/api/call/event", json!({"process_pid": 1, "process_start_time": 1, "result_cid": 5}), "invalid_payload"),
+        ("/api/breakpoints", json!({"kind": "line", "file": "a.py", "line": 2, "max_hits": 0}), "invalid_max_hits"),
+    ];
+    for (path, body, code) in cases {
+        let (status, reply) = server.post(path, body.clone()).await;
+        assert_eq!((status, reply["error"].as_str()), (400, Some(code)), "{path} {body} -> {reply}");
+        let message = reply["message"].as_str().unwrap_or_default();
+        assert!(!message.is_empty() && !message.starts_with('['), "the code is not left in the message: {reply}");
+    }
+    let patch = server.http.patch(format!("{}/api/breakpoints/bp-1", server.base)).json(&json!({"line": 3}));
+    let response = patch.send().await.expect("an answer");
+    let status = response.status().as_u16();
+    let reply: Value = response.json().await.expect("a JSON error");
+    assert_eq!((status, reply["error"].as_str()), (400, Some("immutable_field")), "{reply}");
+}

@@ -241,12 +241,15 @@ async fn breakpoints_persist_across_a_restart_with_their_ids() {
     let config = breakroom_debugger::Config::default();
     let first = breakroom_debugger::Debugger::open(config.clone(), dir.path()).unwrap();
     let added = first
-        .add_breakpoint_record(&json!({"kind": "line", "file": "a.py", "line": 7, "log_message": "x={x}"}))
+        .add_breakpoint_record(
+            &serde_json::from_value(json!({"kind": "line", "file": "a.py", "line": 7, "log_message": "x={x}"}))
+                .unwrap(),
+        )
         .unwrap();
     drop(first);
     let again = breakroom_debugger::Debugger::open(config, dir.path()).unwrap();
     let records = again.breakpoint_records();
     assert_eq!(records, vec![added.clone()]);
-    let next = again.add_breakpoint_record(&json!({"kind": "error"})).unwrap();
+    let next = again.add_breakpoint_record(&serde_json::from_value(json!({"kind": "error"})).unwrap()).unwrap();
     assert_ne!(next.id, added.id, "ids are not reused after a restart");
 }

@@ -1,7 +1,5 @@
 //! A real Breakroom server on a free loopback port, and a small JSON client for it.
 
-#![allow(dead_code)]
-
 pub mod binary;
 pub mod node;
 
