@@ -1,0 +1,2 @@
+"""Breakpoints: their kinds and how a hit is decided, the server's breakpoints reaching this
+program, and error breakpoints for uncaught exceptions."""
