@@ -20,8 +20,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from breakroom import _snapshots  # noqa: E402
-from breakroom._line_breakpoints import LineBreakpoints  # noqa: E402
+from breakroom.snapshots import take as _snapshots  # noqa: E402
+from breakroom.lines.engine import LineBreakpoints  # noqa: E402
 
 PROGRAM = '''
 class Point:

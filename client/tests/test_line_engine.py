@@ -13,7 +13,7 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the client package, in-process
 
-from breakroom._line_breakpoints import LineBreakpoints  # noqa: E402
+from breakroom.lines.engine import LineBreakpoints  # noqa: E402
 
 SOURCE = """
 def outer(base):

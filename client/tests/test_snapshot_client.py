@@ -18,11 +18,12 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the client package, in-process
 
-from breakroom import _capture, _labels, _offthread, _read_only, _snapshots  # noqa: E402
-from breakroom._breakpoint_channel import BreakpointChannel  # noqa: E402
-from breakroom._breakpoint_kinds import CONDITION_ERROR, BreakpointError, BreakpointSpec  # noqa: E402
-from breakroom._line_breakpoints import LineBreakpoints  # noqa: E402
-from breakroom._snapshot_sender import Counters, Sender  # noqa: E402
+from breakroom.process import labels as _labels  # noqa: E402
+from breakroom.snapshots import capture as _capture, offthread as _offthread, read_only as _read_only, take as _snapshots  # noqa: E402
+from breakroom.breakpoints.channel import BreakpointChannel  # noqa: E402
+from breakroom.breakpoints.kinds import CONDITION_ERROR, BreakpointError, BreakpointSpec  # noqa: E402
+from breakroom.lines.engine import LineBreakpoints  # noqa: E402
+from breakroom.snapshots.sender import Counters, Sender  # noqa: E402
 
 # ---- the static check ---------------------------------------------------------------------------
 
