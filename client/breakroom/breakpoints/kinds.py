@@ -224,8 +224,8 @@ class BreakpointSpec:
         # nothing changed) and a hit costs one eval.
         condition, pattern, log_message = condition or None, pattern or None, log_message or None
         hit_condition = None if hit_condition in (None, "") else str(hit_condition).strip()
-        read_only = (self._action or (LOG if log_message else PAUSE)) != PAUSE
-        if read_only:  # refused before anything changes, naming the part
+        guarded = (self._action or (LOG if log_message else PAUSE)) != PAUSE
+        if guarded:  # refused before anything changes, naming the part
             try:
                 if condition:
                     read_only.check(condition, "condition")
@@ -233,13 +233,13 @@ class BreakpointSpec:
                     read_only.check_log_message(log_message)
             except read_only.NotReadOnly as exc:
                 raise BreakpointError(f"not read-only: {exc}") from None
-        condition_code = _compile_expression(condition, "condition", read_only)
+        condition_code = _compile_expression(condition, "condition", guarded)
         hits = HitCondition(hit_condition) if hit_condition else None
         try:
             pattern_re = re.compile(pattern) if pattern else None
         except re.error as exc:
             raise BreakpointError(f"pattern {pattern!r}: {exc}") from None
-        log_code = _compile_expression("f" + repr(log_message), "log_message", read_only) if log_message else None
+        log_code = _compile_expression("f" + repr(log_message), "log_message", guarded) if log_message else None
         self.condition, self.hit_condition, self.pattern, self.log_message = condition, hit_condition, pattern, log_message
         self._condition_code, self._hits, self._pattern_re, self._log_code = condition_code, hits, pattern_re, log_code
 
@@ -387,11 +387,11 @@ class BreakpointSpec:
         return False
 
 
-def _compile_expression(source, what, read_only=False):
+def _compile_expression(source, what, guarded=False):
     if source is None:
         return None
     try:
-        if read_only:  # the guard lets through only code compiled under its pseudo-filename
+        if guarded:  # the guard lets through only code compiled under its pseudo-filename
             return read_only.compile_read_only(source)
         return compile(source, f"<breakpoint {what}>", "eval")
     except SyntaxError as exc:

@@ -77,12 +77,12 @@ def _arm_when_out(ident, on_stop, wait=OUT_WAIT):
 
 
 def _program_frames(top):
-    frames, frame = [], top
-    while frame is not None and len(frames) < 256:
+    found, frame = [], top
+    while frame is not None and len(found) < 256:
         if not frames.is_library(frame.f_code.co_filename):
-            frames.append(frame)
+            found.append(frame)
         frame = frame.f_back
-    return frames
+    return found
 
 
 class _Interrupt:
