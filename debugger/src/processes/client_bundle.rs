@@ -119,7 +119,8 @@ mod tests {
                 python_files(root, &path, found);
             } else if path.extension().is_some_and(|ext| ext == "py") {
                 let relative = path.strip_prefix(root).expect("under the package");
-                let parts: Vec<String> = relative.components().map(|c| c.as_os_str().to_string_lossy().into_owned()).collect();
+                let parts: Vec<String> =
+                    relative.components().map(|c| c.as_os_str().to_string_lossy().into_owned()).collect();
                 found.push(parts.join("/"));
             }
         }
