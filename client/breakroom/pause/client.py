@@ -35,7 +35,7 @@ from ..protocol.transport import ServerError, ServerUnavailable, Transport
 from ..repl import complete, variables
 from ..repl.evaluation import EvalJob, Outcome
 from ..time_travel import checkpoints
-from .pause import Pause
+from .paused_call import Pause
 
 DEFAULT_EVAL_TIMEOUT = 30.0
 FAST_EVAL_WAIT = 0.05

@@ -24,7 +24,7 @@ const FILES: &[(&str, &str)] = &[
     ("pause/__init__.py", include_str!("../../../client/breakroom/pause/__init__.py")),
     ("pause/call.py", include_str!("../../../client/breakroom/pause/call.py")),
     ("pause/client.py", include_str!("../../../client/breakroom/pause/client.py")),
-    ("pause/pause.py", include_str!("../../../client/breakroom/pause/pause.py")),
+    ("pause/paused_call.py", include_str!("../../../client/breakroom/pause/paused_call.py")),
     ("pause/post_mortem.py", include_str!("../../../client/breakroom/pause/post_mortem.py")),
     ("process/__init__.py", include_str!("../../../client/breakroom/process/__init__.py")),
     ("process/current.py", include_str!("../../../client/breakroom/process/current.py")),
