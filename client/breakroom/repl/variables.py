@@ -407,6 +407,8 @@ def expand(path, frame_locals, session_namespace=None, offset=0, limit=CHILDREN_
 def panel_reply(kind, args, frame_locals, session_namespace=None):
     """The answer to a `variables` or `expand` request: the dict above, or
     {"error": "invalid_path", "message"} when the path no longer leads anywhere."""
+    # A literal, not protocol.constants.REQUEST_VARIABLES: this file also runs alone, in the
+    # snippet for clients without the package, where it can import nothing of the package.
     if kind == "variables":
         return variables(frame_locals, session_namespace)
     args = args if isinstance(args, dict) else {}
