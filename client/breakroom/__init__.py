@@ -19,10 +19,10 @@ import functools
 import inspect
 import sys
 
-from .breakpoints import channel as _channel
+from . import breakpoint_channel as _channel
 from .breakpoints.kinds import BreakpointError, BreakpointSpec
 from .lines.engine import LineBreakpoints as _LineBreakpoints
-from .pause.call import Breakpoint, WrappedCall, pause_in_frame
+from .pause.call import Breakpoint, WrappedCall, pause_at_breakpoint as _pause_at_breakpoint, pause_in_frame
 from .pause.client import DebugClient, DebugProtocolError
 from .pause.post_mortem import install_excepthook, post_mortem
 from .process import current as _current
@@ -34,7 +34,7 @@ from .time_travel import checkpoints as _checkpoints
 
 # The process's one client and line engine are kept in `process.current`, which the layers
 # below reach without importing this module.
-_current.provide(DebugClient, _LineBreakpoints, _channel)
+_current.provide(DebugClient, lambda: _LineBreakpoints(_pause_at_breakpoint), _channel)
 
 __all__ = [
     "breakpoint",

@@ -1,6 +1,7 @@
 """The `breakroom` package's layout: no module imports another that imports it back (through
-any chain, and counting the imports inside functions), and an import inside a function says
-why it is lazy. Read from the source with `ast`: nothing of the package is imported."""
+any chain, and counting the imports inside functions), the concepts (its subpackages and
+top-level modules) import only downwards in a declared order, and an import inside a function
+says why it is lazy. Read from the source with `ast`: nothing of the package is imported."""
 
 import ast
 import pathlib
@@ -9,6 +10,24 @@ import pytest
 
 PACKAGE_DIR = pathlib.Path(__file__).resolve().parent.parent / "breakroom"
 LAZY_MARK = "lazy:"
+
+# The client's concepts, lowest first: a module imports only from its own concept and from
+# those before it. "" is the package itself (`breakroom/__init__`, the public API).
+CONCEPTS = [
+    "protocol",  # the wire: constants, transport, servers, reconnect, serialize
+    "process",  # this process: its one client and line engine, record, labels, frames
+    "repl",  # evaluation, completion, the variables panel
+    "children",  # child processes followed
+    "time_travel",  # checkpoints by fork
+    "snapshots",  # snapshot breakpoints and logpoints
+    "breakpoints",  # kinds and decisions, error breakpoints
+    "lines",  # the line engine, stepping, interrupts
+    "pause",  # the client's waiting loop, wrapped calls, set_trace, post-mortem
+    "breakpoint_channel",  # the server's breakpoints reaching the program
+    "",
+    "attach",
+    "__main__",
+]
 
 
 def module_name(path, root):
@@ -80,6 +99,24 @@ def find_cycle(graph):
     return None
 
 
+def concept_of(module):
+    """`breakroom.lines.engine` -> "lines"; `breakroom` -> ""."""
+    parts = module.split(".")
+    return parts[1] if len(parts) > 1 else ""
+
+
+def order_violations(graph, concepts):
+    """`a -> b` for each import of a later concept (or one not in the order at all)."""
+    rank = {concept: i for i, concept in enumerate(concepts)}
+    wrong = []
+    for module, targets in sorted(graph.items()):
+        for target in sorted(targets):
+            here, there = rank.get(concept_of(module)), rank.get(concept_of(target))
+            if here is None or there is None or there > here:
+                wrong.append(f"{module} -> {target}")
+    return wrong
+
+
 def unexplained_lazy_imports(root):
     """`file:line` of each import inside a function without a `# lazy: why` comment on its line,
     or on the line above the run of import lines it belongs to."""
@@ -110,6 +147,20 @@ def test_the_client_package_has_no_import_cycle():
     assert "breakroom.pause.client" in graph and graph["breakroom"], "the graph was not read"
     cycle = find_cycle(graph)
     assert cycle is None, "import cycle: " + " -> ".join(cycle)
+
+
+def test_the_concepts_import_only_those_declared_before_them():
+    graph = import_graph(PACKAGE_DIR)
+    assert {concept_of(m) for m in graph} == set(CONCEPTS), "a concept missing from CONCEPTS, or gone"
+    assert order_violations(graph, CONCEPTS) == []
+
+
+def test_an_import_of_a_later_concept_is_reported():
+    graph = {"breakroom.lines.engine": {"breakroom.pause.call", "breakroom.protocol.constants"}, "breakroom.pause.call": set()}
+    assert order_violations(graph, CONCEPTS) == ["breakroom.lines.engine -> breakroom.pause.call"]
+    assert order_violations({"breakroom.extra": {"breakroom.protocol.servers"}}, CONCEPTS) == [
+        "breakroom.extra -> breakroom.protocol.servers"
+    ]
 
 
 def test_every_import_inside_a_function_says_why_it_is_lazy():

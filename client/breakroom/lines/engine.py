@@ -33,8 +33,7 @@ import types
 import weakref
 
 from ..breakpoints.kinds import CONDITION_ERROR, LOG, SKIP, BreakpointError, BreakpointSpec, arguments_text
-from ..pause.call import pause_in_frame
-from ..protocol.constants import BREAKPOINT_LINE, EVENT_BREAKPOINT_HIT, EVENT_LOG, PAUSE_ALWAYS, STOP_LINE
+from ..protocol.constants import BREAKPOINT_LINE, EVENT_BREAKPOINT_HIT, EVENT_LOG, STOP_LINE
 from ..snapshots import offthread, take
 from . import monitoring
 from .rewrite import (
@@ -94,8 +93,8 @@ class _File:
 class LineBreakpoints:
     """Line breakpoints by id; `hit(frame, line)` decides and pauses or logs."""
 
-    def __init__(self, get_client, stream=None):
-        self._get_client = get_client
+    def __init__(self, pause, stream=None):
+        self._pause_program = pause  # (frame, extra, stop): pauses there (`pause.call.pause_at_breakpoint`)
         self._stream = stream  # where logpoints and condition errors are printed (stderr)
         self._lock = threading.RLock()
         self._specs = {}  # id -> BreakpointSpec
@@ -447,7 +446,7 @@ class LineBreakpoints:
         if decision.error is not None:
             extra["condition_error"] = decision.error
         stop = {"kind": STOP_LINE, "breakpoint_id": decision.spec.id}
-        pause_in_frame(self._get_client(), frame, PAUSE_ALWAYS, extra=extra, stop=stop)
+        self._pause_program(frame, extra, stop)
 
     def close(self):
         """Disarms everything and takes the hooks out (tests, and a client shutting down)."""

@@ -13,6 +13,7 @@ import linecache
 import sys
 
 from ..lines import stepping
+from ..process import current
 from ..process.frames import is_hidden, visible, visible_stack
 from ..protocol.constants import (
     ACTION_CONTINUE,
@@ -371,3 +372,9 @@ def pause_in_frame(client, frame, reason, extra=None, exc=None, stop=None, names
         if order is not None:
             shown = (extra or {}).get("exception") if stop.get("how") == STEPPED_EXCEPTION else None
             stepping.arm(order, frame, _on_stop(client, order, action), shown)
+
+
+def pause_at_breakpoint(frame, extra, stop):
+    """How the line engine pauses the program at a line breakpoint: in `frame` itself, for the
+    process's client (the engine is below this layer, so it is handed this function)."""
+    pause_in_frame(current.client(), frame, PAUSE_ALWAYS, extra=extra, stop=stop)

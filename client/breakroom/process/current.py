@@ -15,7 +15,7 @@ _client = None
 _line_engine = None
 _make_client = None
 _make_line_engine = None
-_channel = None  # the breakpoint channel's module: follow, catch_up, forget_after_fork...
+_channel = None  # the breakpoint channel's module: follow, catch_up, restart_in_fork_child...
 
 
 def provide(make_client, make_line_engine, channel):
@@ -52,10 +52,10 @@ def line_engine():
     global _line_engine
     with lock:
         if _line_engine is None:
-            _line_engine = _make_line_engine(client)
+            _line_engine = _make_line_engine()
         return _line_engine
 
 
 def channel():
-    """The breakpoint channel's module (`breakroom.breakpoints.channel`)."""
+    """The breakpoint channel's module (`breakroom.breakpoint_channel`)."""
     return _channel

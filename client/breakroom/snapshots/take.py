@@ -22,10 +22,15 @@ import sys
 import threading
 import time
 
-from ..breakpoints.kinds import LOG, SNAPSHOT
 from ..process import current, labels
 from ..process.record import process_record
-from ..protocol.constants import COUNT_DROPPED, COUNT_SKIPPED_QUOTA, COUNT_SKIPPED_RATE
+from ..protocol.constants import (
+    BREAKPOINT_LOG,
+    BREAKPOINT_SNAPSHOT,
+    COUNT_DROPPED,
+    COUNT_SKIPPED_QUOTA,
+    COUNT_SKIPPED_RATE,
+)
 from . import capture, offthread, read_only
 from .sender import Counters, Sender
 
@@ -142,7 +147,7 @@ def _positive_int(value):
 class Policy:
     """One snapshot or log breakpoint's bounds in this process."""
 
-    def __init__(self, bp_id, extras, expressions=(), action=SNAPSHOT):
+    def __init__(self, bp_id, extras, expressions=(), action=BREAKPOINT_SNAPSHOT):
         self.id = bp_id
         self.limits = capture.Limits(extras.get("capture"))
         rate = extras.get("max_per_second")
@@ -164,7 +169,7 @@ class Policy:
         """Whether one more snapshot may be taken here: the rate first, then max_hits (a slot
         given back by `release` when its snapshot is dropped)."""
         with self.lock:
-            if self.action == SNAPSHOT and self.max_hits is not None and self.taken >= self.max_hits:
+            if self.action == BREAKPOINT_SNAPSHOT and self.max_hits is not None and self.taken >= self.max_hits:
                 return "full"
             if self.rate is not None and not self.rate.allow():
                 return "rate"
@@ -258,11 +263,11 @@ def arrive(spec, frame, line, arguments=None, condition_held=False):
         start = time.perf_counter()
         took = []  # a slot taken, given back if the capture is abandoned
         decided = None
-        if spec.action == SNAPSHOT and (spec._condition_code is None or condition_held) and spec._pattern_re is None:
+        if spec.action == BREAKPOINT_SNAPSHOT and (spec._condition_code is None or condition_held) and spec._pattern_re is None:
             # Deciding runs none of the program's code here (a hit count at most), and most
             # arrivals at a hot line stop at the rate limit: those never wait for the worker.
             decided = spec.decide(frame.f_globals, frame.f_locals, None, condition_held)
-            if decided.action != SNAPSHOT:
+            if decided.action != BREAKPOINT_SNAPSHOT:
                 return decided
             slot = policy.take_slot()
             if slot != "ok":
@@ -275,7 +280,7 @@ def arrive(spec, frame, line, arguments=None, condition_held=False):
             decision = decided
             if decision is None:
                 decision = spec.decide(frame.f_globals, frame.f_locals, arguments, condition_held)
-                if decision.action not in (SNAPSHOT, LOG):
+                if decision.action not in (BREAKPOINT_SNAPSHOT, BREAKPOINT_LOG):
                     return decision, None
                 slot = policy.take_slot()
                 if slot != "ok":
@@ -283,7 +288,7 @@ def arrive(spec, frame, line, arguments=None, condition_held=False):
                         counters.add(COUNT_SKIPPED_RATE, spec.id)
                     return None, None
                 took.append(True)
-            if decision.action == LOG:
+            if decision.action == BREAKPOINT_LOG:
                 return decision, None
             code = frame.f_code
             snapshot = build(spec.id, policy, frame, thread, (code.co_filename, line, capture.qualname(code)))
@@ -392,7 +397,7 @@ def take_call(records, func, arguments, caller):
         try:
             if not isinstance(record, dict) or record.get("id") is None:
                 continue
-            if record.get("action", SNAPSHOT) != SNAPSHOT or not labels.matches(record.get("where")):
+            if record.get("action", BREAKPOINT_SNAPSHOT) != BREAKPOINT_SNAPSHOT or not labels.matches(record.get("where")):
                 continue
             policy = _call_policy(record)
             if policy is None or policy.finished or policy.id in _finished:

@@ -19,12 +19,14 @@ import threading
 import time
 import urllib.parse
 
-from ..lines import interrupt
-from ..pause import post_mortem
-from ..pause.call import pause_in_frame
-from ..process import current, labels
-from ..process.record import process_record
-from ..protocol.constants import (
+from .breakpoints.kinds import SNAPSHOT_FIELDS, BreakpointError
+from .breakpoints.uncaught import UncaughtErrors
+from .lines import interrupt
+from .pause import post_mortem
+from .pause.call import pause_in_frame
+from .process import current, labels
+from .process.record import process_record
+from .protocol.constants import (
     BREAKPOINT_COMPLETED,
     BREAKPOINT_EXPIRED,
     BREAKPOINT_LINE,
@@ -32,10 +34,8 @@ from ..protocol.constants import (
     PAUSE_ALWAYS,
     STOP_INTERRUPT,
 )
-from ..protocol.transport import ServerError, ServerUnavailable, Transport
-from ..snapshots import take
-from .kinds import SNAPSHOT_FIELDS, BreakpointError
-from .uncaught import UncaughtErrors
+from .protocol.transport import ServerError, ServerUnavailable, Transport
+from .snapshots import take
 
 # Longer than the server's 25 s hold.
 HOLD_TIMEOUT = 40.0
