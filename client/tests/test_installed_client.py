@@ -99,9 +99,9 @@ def test_a_program_using_the_installed_client_pauses_at_the_server(venv_python, 
     )
     try:
         pause = server.wait_for_pause("installed_double", timeout=20, pid=process.pid)
-        session = server.start_session(pause["pause_id"])
+        session = server.start_session(pause["id"])
         assert server.output(session, "n + 1") == "22"
-        server.resume(pause["pause_id"])
+        server.resume(pause["id"])
         out, err = process.communicate(timeout=20)
     finally:
         if process.poll() is None:
