@@ -22,7 +22,8 @@ import sys
 from . import breakpoint_channel as _channel
 from .breakpoints.kinds import BreakpointError, BreakpointSpec
 from .lines.engine import LineBreakpoints as _LineBreakpoints
-from .pause.call import Breakpoint, WrappedCall, pause_at_breakpoint as _pause_at_breakpoint, pause_in_frame
+from .pause.call import Breakpoint, WrappedCall, pause_in_frame
+from .pause.call import pause_at_breakpoint as _pause_at_breakpoint
 from .pause.client import DebugClient, DebugProtocolError
 from .pause.post_mortem import install_excepthook, post_mortem
 from .process import current as _current
