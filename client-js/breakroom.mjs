@@ -15,6 +15,7 @@
 // every 2 s); a paused call whose server goes away waits for it (BREAKROOM_RECONNECT_GRACE,
 // default 120 s). Wire format: docs/src/js-protocol.md.
 
+import { ACTION_CONTINUE, ACTION_MODIFY, ACTION_POLL, ACTION_RAISE, ACTION_REPLACE, ACTION_SKIP, CALL_EXCEPTION, CALL_SUCCESS, FORMAT_JSON, PAUSE_ALWAYS, POLL_READY, POLL_STOPPING, POLL_UNKNOWN, REQUEST_EVAL } from './lib/protocol.mjs';
 import { decodeItem, item, repr } from './lib/values.mjs';
 import { identity, IS_NODE, loadIdentity, parameterNames, stackFrames } from './lib/program.mjs';
 import { evaluate, helperAnswer, sessionScope } from './lib/evaluation.mjs';
@@ -196,11 +197,11 @@ async function waitAtPause(pauseId, locals) {
   let reply = await poll();
   for (;;) {
     if (!reply) throw new Error('breakroom: empty poll answer');
-    if (reply.status === 'ready') return reply.action;
-    if (reply.status === 'stopping' || reply.status === 'unknown') {
+    if (reply.status === POLL_READY) return reply.action;
+    if (reply.status === POLL_STOPPING || reply.status === POLL_UNKNOWN) {
       // A server shutting down: the next one is waited for. One that does not hold this pause
       // (it restarted): the call runs on.
-      if (reply.status === 'unknown') return { action: 'continue' };
+      if (reply.status === POLL_UNKNOWN) return { action: ACTION_CONTINUE };
       await absence.pause();
       reply = await poll();
       continue;
@@ -219,7 +220,7 @@ async function waitAtPause(pauseId, locals) {
       namespaces.set(ev.session_id, { own, scope: sessionScope(locals, own) });
     }
     const { own, scope } = namespaces.get(ev.session_id);
-    if (ev.kind && ev.kind !== 'eval') {
+    if (ev.kind && ev.kind !== REQUEST_EVAL) {
       answer.result = JSON.stringify(helperAnswer(ev.kind, ev.args || {}, locals, own));
     } else {
       Object.assign(answer, await evaluate(ev.expr, scope, ev.timeout_s || 30));
@@ -310,7 +311,7 @@ async function startCallOnce(name, shown, args, extra) {
     hostname: identity.hostname,
     argv: identity.argv,
     page_url: IS_NODE ? undefined : globalThis.location && location.href,
-    preferred_format: 'json',
+    preferred_format: FORMAT_JSON,
     language: 'javascript',
     pause: extra.pause,
   });
@@ -321,7 +322,7 @@ async function completeCall(callId, outcome) {
   if ('error' in outcome) {
     const err = outcome.error;
     Object.assign(body, {
-      status: 'exception',
+      status: CALL_EXCEPTION,
       exception_type: (err && err.name) || 'Error',
       exception_message: err && err.message !== undefined ? String(err.message) : repr(err),
       exception_traceback: err && err.stack ? String(err.stack) : undefined,
@@ -329,10 +330,10 @@ async function completeCall(callId, outcome) {
   } else {
     const value = await item(outcome.result);
     Object.assign(body, {
-      status: 'success',
+      status: CALL_SUCCESS,
       result_cid: value.cid,
       result_data: value.data,
-      result_serialization_format: 'json',
+      result_serialization_format: FORMAT_JSON,
       result_repr: value.repr,
     });
   }
@@ -377,7 +378,7 @@ async function run(name, fn, self, args) {
   }
   const callId = action.call_id;
   const scope = callLocals(fn, args, self);
-  if (action.action === 'poll') action = await waitOrGoOn(pauseIdOf(action), scope.locals);
+  if (action.action === ACTION_POLL) action = await waitOrGoOn(pauseIdOf(action), scope.locals);
   let outcome;
   try {
     outcome = { result: await perform(action, fn, self, argumentsAfter(args, scope), name) };
@@ -385,7 +386,7 @@ async function run(name, fn, self, args) {
     outcome = { error: err };
   }
   const after = await completeCall(callId, outcome).catch(offlineOr(null));
-  if (after && after.action === 'poll') {
+  if (after && after.action === ACTION_POLL) {
     // Paused after the call: the REPL sees the result (or the exception) too.
     Object.assign(scope.locals, 'error' in outcome ? { exception: outcome.error } : { result: outcome.result });
     await waitOrGoOn(pauseIdOf(after), scope.locals);
@@ -404,23 +405,23 @@ function offlineOr(fallback) {
 }
 
 function waitOrGoOn(pauseId, locals) {
-  return waitAtPause(pauseId, locals).catch(offlineOr({ action: 'continue' }));
+  return waitAtPause(pauseId, locals).catch(offlineOr({ action: ACTION_CONTINUE }));
 }
 
 async function perform(action, fn, self, args, name) {
   switch (action.action) {
-    case 'continue':
+    case ACTION_CONTINUE:
       return await fn.apply(self, args);
-    case 'modify':
+    case ACTION_MODIFY:
       return await fn.apply(self, (action.modified_args || []).map(decodeItem));
-    case 'skip':
-      if (action.fake_result_data && (action.fake_result_serialization_format || 'json') === 'json') {
+    case ACTION_SKIP:
+      if (action.fake_result_data && (action.fake_result_serialization_format || FORMAT_JSON) === FORMAT_JSON) {
         return JSON.parse(action.fake_result_data);
       }
       return 'fake_result' in action ? action.fake_result : null;
-    case 'raise':
+    case ACTION_RAISE:
       throw raised(action);
-    case 'replace': {
+    case ACTION_REPLACE: {
       const replacement = state.replacements.get(action.function_name);
       return await (replacement || fn).apply(self, args);
     }
@@ -459,14 +460,14 @@ export async function pause(locals = {}, name) {
   const keys = Object.keys(values);
   let reply;
   try {
-    reply = await startCall(name || caller, keys, keys.map((k) => values[k]), { frames, pause: 'always' });
+    reply = await startCall(name || caller, keys, keys.map((k) => values[k]), { frames, pause: PAUSE_ALWAYS });
   } catch (err) {
     if (!(err instanceof Offline)) throw err;
     warnOffline(err.message, err.moved);
     return locals;
   }
-  const action = reply.action === 'poll' ? await waitOrGoOn(pauseIdOf(reply), values) : reply;
-  const outcome = action.action === 'raise' ? { error: raised(action) } : { result: null };
+  const action = reply.action === ACTION_POLL ? await waitOrGoOn(pauseIdOf(reply), values) : reply;
+  const outcome = action.action === ACTION_RAISE ? { error: raised(action) } : { result: null };
   await completeCall(reply.call_id, outcome).catch(offlineOr(null));
   if ('error' in outcome) throw outcome.error;
   return Object.assign(locals, values);

@@ -35,9 +35,9 @@ def _connect(forked):
 
     _connecting[0] = _thread.get_ident()
     try:
-        from breakroom import _children
+        from breakroom import children
 
-        _children.connect_child(forked)
+        children.connect_child(forked)
     except BaseException as exc:
         try:
             print(f"breakroom: this child process is not followed: {exc!r}", file=sys.stderr)
@@ -73,15 +73,15 @@ def _before_fork():
 
 
 def _after_fork_in_child():
-    children = sys.modules.get("breakroom._children")
+    children = sys.modules.get("breakroom.children")
     if children is not None:
-        children.after_fork_in_child()  # the client knows Breakroom's own forks (snapshots)
+        children.after_fork_in_child()  # the client knows Breakroom's own forks (checkpoints)
     else:
         _start(forked=True)
 
 
 # Python children this process starts before its client has called in: `(pid, args, env)`,
-# judged by the client once it is there (`_children`), which then watches spawns itself.
+# judged by the client once it is there (`breakroom.children`), which then watches spawns itself.
 early_spawns = []
 EARLY_SPAWNS_KEPT = 100
 

@@ -2,6 +2,7 @@
 // names in scope, what it prints is captured, and the REPL page's helper requests (variables,
 // completion) are answered without running the program's code. Part of ../breakroom.mjs.
 
+import { REQUEST_COMPLETE, REQUEST_VARIABLES } from './protocol.mjs';
 import { repr } from './values.mjs';
 
 const EVAL_EXPR = '__breakroom_expr__';
@@ -76,14 +77,14 @@ export async function evaluate(code, scope, timeoutS) {
 // names, and of property names after `name.` (names are listed, getters are not called).
 export function helperAnswer(kind, args, locals, own) {
   const typeOf = (v) => (v === null ? 'null' : Array.isArray(v) ? 'Array' : typeof v === 'object' ? (v.constructor && v.constructor.name) || 'Object' : typeof v);
-  if (kind === 'variables') {
+  if (kind === REQUEST_VARIABLES) {
     const row = (name, value, scope) => ({
       name, type: typeOf(value), repr: repr(value).slice(0, 300), expandable: false, path: [['var', name]], expression: name, scope,
     });
     const rows = Object.keys(locals).filter((n) => !(n in own)).map((n) => row(n, locals[n], 'local'));
     return { variables: rows.concat(Object.keys(own).map((n) => row(n, own[n], 'session'))), timed_out: false };
   }
-  if (kind === 'complete') {
+  if (kind === REQUEST_COMPLETE) {
     const code = String(args.code || '');
     const upto = [...code].slice(0, args.cursor_pos ?? code.length).join('');
     const m = upto.match(/(?:([A-Za-z_$][\w$]*)\.)?([A-Za-z_$][\w$]*)?$/);

@@ -3,6 +3,8 @@
 // (../breakroom.mjs), which the server serves as one file (see server/src/api/debug_client.rs:
 // these parts' one-line imports are dropped and their exports become plain declarations).
 
+import { FORMAT_JSON } from './protocol.mjs';
+
 let clientRef = 0;
 
 /** A short display text, like a REPL shows: strings quoted, objects as JSON-ish. */
@@ -73,14 +75,14 @@ export async function item(value) {
   const data = jsonText(value);
   const cid = await sha512Hex(data);
   clientRef += 1;
-  const out = { client_ref: clientRef, serialization_format: 'json', repr: repr(value) };
+  const out = { client_ref: clientRef, serialization_format: FORMAT_JSON, repr: repr(value) };
   if (cid) Object.assign(out, { cid, data });
   return out;
 }
 
 export function decodeItem(entry) {
   if (!entry || typeof entry !== 'object') return entry;
-  if ('data' in entry && (!entry.serialization_format || entry.serialization_format === 'json')) {
+  if ('data' in entry && (!entry.serialization_format || entry.serialization_format === FORMAT_JSON)) {
     return JSON.parse(entry.data);
   }
   throw new Error(`breakroom: cannot read a ${entry.serialization_format} value in JavaScript`);

@@ -2,7 +2,7 @@
 
 import time
 
-from breakroom._transport import Transport
+from breakroom.protocol.transport import Transport
 
 
 def time_evals(server_url, session_id, evals, warmup):

@@ -23,7 +23,7 @@ sys.path.insert(0, str(HERE.parent / "tests"))
 sys.path.insert(0, str(HERE.parent))
 
 from _timing import report, time_evals  # noqa: E402
-from breakroom._transport import Transport  # noqa: E402
+from breakroom.protocol.transport import Transport  # noqa: E402
 from conftest import FRAME, Program, pause_program, start_server  # noqa: E402
 from postgres_cluster import PostgresCluster  # noqa: E402
 

@@ -20,7 +20,7 @@ sys.path.insert(0, str(HERE.parent / "tests"))
 sys.path.insert(0, str(HERE.parent))
 
 from _timing import report  # noqa: E402
-from breakroom._transport import Transport  # noqa: E402
+from breakroom.protocol.transport import Transport  # noqa: E402
 from cideldill_driver import ProtocolDriver  # noqa: E402
 from conftest import FRAME, pause_program, start_server  # noqa: E402
 

@@ -22,7 +22,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from breakroom._complete import complete, completion_snippet, decode_snippet_result  # noqa: E402
+from breakroom.repl.complete import complete, completion_snippet, decode_snippet_result  # noqa: E402
 
 
 class Database:

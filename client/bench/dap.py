@@ -30,7 +30,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "client"))
 
-from breakroom._transport import Transport  # noqa: E402
+from breakroom.protocol.transport import Transport  # noqa: E402
 
 PROGRAM = """
     import breakroom

@@ -20,8 +20,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from breakroom import _snapshots  # noqa: E402
-from breakroom._line_breakpoints import LineBreakpoints  # noqa: E402
+from breakroom.snapshots import take as _snapshots  # noqa: E402
+from breakroom.lines.engine import LineBreakpoints  # noqa: E402
 
 PROGRAM = '''
 class Point:
@@ -108,7 +108,7 @@ def main():
     sink = Sink()
     _snapshots._sender = sink
     _snapshots.budget.set_share(1.0)  # measure every hit, not the quota
-    engine = LineBreakpoints(get_client=None)
+    engine = LineBreakpoints(pause=None)
     engine._record = lambda *a: None  # logpoints: no stderr printing in the figures
     hooks = getattr(engine, "_monitor", None) is not None
     print(f"Python {sys.version.split()[0]} ({'sys.monitoring' if hooks else 'code rewrite'}), {args.hits} hits each")

@@ -18,11 +18,24 @@ that raised.
 import functools
 import inspect
 import sys
-import threading
 
-from ._breakpoint_kinds import BreakpointError, BreakpointSpec
-from ._call import Breakpoint, WrappedCall, pause_in_frame
-from ._client import DebugClient, DebugProtocolError
+from . import breakpoint_channel as _channel
+from .breakpoints.kinds import BreakpointError, BreakpointSpec
+from .lines.engine import LineBreakpoints as _LineBreakpoints
+from .pause.call import Breakpoint, WrappedCall, pause_in_frame
+from .pause.call import pause_at_breakpoint as _pause_at_breakpoint
+from .pause.client import DebugClient, DebugProtocolError
+from .pause.post_mortem import install_excepthook, post_mortem
+from .process import current as _current
+from .process import labels as _labels
+from .protocol.constants import PAUSE_ALWAYS as _PAUSE_ALWAYS
+from .snapshots import take as _snapshots
+from .snapshots.offthread import is_worker as _is_worker
+from .time_travel import checkpoints as _checkpoints
+
+# The process's one client and line engine are kept in `process.current`, which the layers
+# below reach without importing this module.
+_current.provide(DebugClient, lambda: _LineBreakpoints(_pause_at_breakpoint), _channel)
 
 __all__ = [
     "breakpoint",
@@ -38,9 +51,6 @@ __all__ = [
     "with_debug",
 ]
 
-_client = None
-_client_lock = threading.Lock()
-
 
 def configure(url=None, *, labels=None, snapshot_budget=None):
     """Points the client at a server (instead of BREAKROOM_URL) and forgets the old one. Several
@@ -48,27 +58,17 @@ def configure(url=None, *, labels=None, snapshot_budget=None):
     that is not an http:// URL is a ValueError naming it. `labels={"service": "api"}` replaces BREAKROOM_LABELS (snapshot breakpoints aimed with
     `where`); `snapshot_budget=0.05` the share of time snapshots and logpoints may take
     (BREAKROOM_SNAPSHOT_BUDGET, 0.01 by default). Given only those, the client is kept."""
-    global _client
     if labels is not None:
-        from . import _labels
-
         _labels.configure(labels)
     if snapshot_budget is not None:
-        from . import _snapshots
-
         _snapshots.configure_budget(snapshot_budget)
-    with _client_lock:
-        if url is not None or (labels is None and snapshot_budget is None) or _client is None:
-            _client = DebugClient(url)
-        return _client
+    if url is not None or (labels is None and snapshot_budget is None):
+        return _current.replace_client(url)
+    return _current.client()
 
 
 def _get_client():
-    global _client
-    with _client_lock:
-        if _client is None:
-            _client = DebugClient()
-        return _client
+    return _current.client()
 
 
 def with_debug(func, name=None):
@@ -83,7 +83,7 @@ def with_debug(func, name=None):
 
         @functools.wraps(func)
         async def async_wrapper(*args, **kwargs):
-            import asyncio
+            import asyncio  # lazy: heavy, and only async functions need it
 
             if bp.client.away():
                 return await func(*args, **kwargs)
@@ -109,13 +109,12 @@ def with_debug(func, name=None):
         return async_wrapper
 
     client = bp.client
-    from ._offthread import is_worker
 
     @functools.wraps(func)
     def wrapper(*args, **kwargs):
         # The server out of reach: one clock read, no call object. A snapshot's repr calling
         # this: it must not pause (the program's thread waits for it).
-        if client.away() or is_worker():
+        if client.away() or _is_worker():
             return func(*args, **kwargs)
         call = WrappedCall(bp, args, kwargs, sys._getframe(1))
         if not call.before():
@@ -135,13 +134,11 @@ def with_debug(func, name=None):
 
 
 def checkpoints(enabled=True, cap=None, threads="refuse"):
-    """Time travel (issue 20): with checkpoints on, each Continue forks a snapshot of the
-    process, so the server can step back to that pause later (`cap` snapshots per process, 16
-    by default; the oldest unnamed goes first). `threads="allow"` snapshots a process running
+    """Time travel (issue 20): with checkpoints on, each Continue forks a checkpoint of the
+    process, so the server can step back to that pause later (`cap` checkpoints per process, 16
+    by default; the oldest unnamed goes first). `threads="allow"` checkpoints a process running
     other threads too (fork keeps only the calling thread). Also `BREAKROOM_CHECKPOINTS=1` and
     `BREAKROOM_CHECKPOINT_CAP=N`. Only memory is rewound: not files, sockets or child processes."""
-    from . import _checkpoints
-
     return _checkpoints.configure(enabled, cap, threads)
 
 
@@ -155,90 +152,11 @@ def breakpoint(func=None, *, name=None):
 def set_trace(*, frame=None):
     """Pauses here: the REPL runs in the caller's frame, with its real locals and globals."""
     frame = frame or sys._getframe(1)
-    pause_in_frame(_get_client(), frame, "always")
-
-
-def post_mortem(tb=None):
-    """Pauses in the frame that raised: the innermost frame of `tb`, or of the exception being
-    handled (or the last uncaught one). The REPL sees that frame's locals plus `exception`."""
-    exc = None
-    if tb is None:
-        exc = sys.exc_info()[1] or getattr(sys, "last_exc", None) or getattr(sys, "last_value", None)
-        if exc is None:
-            raise ValueError("post_mortem() needs a traceback, or an exception being handled")
-        tb = exc.__traceback__
-    if tb is None:
-        raise ValueError("post_mortem() got an exception without a traceback")
-    _pause_where_raised(exc, tb)
-
-
-_uncaught_filter = None  # installed hooks: None, or (exc, tb) -> whether it pauses
-_ALL = object()
-
-
-def install_excepthook(pauses=None):
-    """Makes every uncaught exception (main thread and other threads) pause post-mortem in
-    the frame that raised it, after the usual traceback is printed. With `pauses(exc, tb)`,
-    only those it says yes to (error breakpoints of some types); once every exception pauses,
-    a filter installed later does not narrow it."""
-    global _uncaught_filter
-    installed = _uncaught_filter is not None
-    if _uncaught_filter is not _ALL:
-        _uncaught_filter = pauses or _ALL
-    if installed:
-        return
-    previous = sys.excepthook
-    previous_thread_hook = threading.excepthook
-
-    def wanted(exc, tb):
-        wants = _uncaught_filter
-        try:
-            return wants is _ALL or bool(wants(exc, tb))
-        except Exception as err:  # a broken filter must not hide the exception's pause
-            print(f"breakroom: error breakpoints failed ({err}); pausing anyway", file=sys.stderr)
-            return True
-
-    def hook(exc_type, exc, tb):
-        previous(exc_type, exc, tb)
-        if tb is not None and not issubclass(exc_type, KeyboardInterrupt) and wanted(exc, tb):
-            _post_mortem_quietly(exc, tb)
-
-    def thread_hook(args):
-        previous_thread_hook(args)
-        exc, tb = args.exc_value, args.exc_traceback
-        if tb is not None and exc is not None and wanted(exc, tb):
-            _post_mortem_quietly(exc, tb)
-
-    sys.excepthook = hook
-    threading.excepthook = thread_hook
-
-
-def _post_mortem_quietly(exc, tb):
-    try:
-        _pause_where_raised(exc, tb)
-    except Exception as err:  # the program is already dying: say why the pause failed, once
-        print(f"breakroom: post-mortem pause failed: {err}", file=sys.stderr)
-
-
-
-def _pause_where_raised(exc, tb):
-    while tb.tb_next is not None:
-        tb = tb.tb_next
-    extra = {"exception": exc} if exc is not None else None
-    pause_in_frame(_get_client(), tb.tb_frame, "exception", extra=extra, exc=exc)
-
-
-_line_engine = None
+    pause_in_frame(_current.client(), frame, _PAUSE_ALWAYS)
 
 
 def line_breakpoints():
     """The process's line breakpoints (issue 18), created on first use: `add({"kind": "line",
     "file": ..., "line": ...})`, `update`, `remove`, `clear`, `list`. A line reached pauses
     here, in its own frame, as set_trace does."""
-    global _line_engine
-    with _client_lock:
-        if _line_engine is None:
-            from ._line_breakpoints import LineBreakpoints
-
-            _line_engine = LineBreakpoints(_get_client)
-        return _line_engine
+    return _current.line_engine()

@@ -11,11 +11,21 @@ exits with status 1 as it would have. `--no-post-mortem` leaves uncaught excepti
 The Python processes the program starts are debugged too; `--no-children` leaves them alone.
 """
 
+import importlib.util
 import os
 import runpy
 import sys
 import traceback
 import types
+
+import breakroom
+
+from . import children
+from .lines import stepping
+from .pause import call
+from .pause.post_mortem import pause_where_raised
+from .process import current
+from .protocol.constants import BREAKPOINT_LINE, PAUSE_ALWAYS, STEP_INTO, STOP_ENTRY
 
 USAGE = "usage: python -m breakroom [--break FILE:LINE]... [--no-post-mortem] [--stop-on-entry] [--no-children] (script.py | -m module) [args]"
 
@@ -79,13 +89,11 @@ def break_spec(text, default_file):
     file, _, line = text.strip().rpartition(":")
     if not line.isdigit():
         raise UsageError(f"--break {text!r}: expected FILE:LINE")
-    return {"kind": "line", "file": os.path.abspath(file or default_file or ""), "line": int(line)}
+    return {"kind": BREAKPOINT_LINE, "file": os.path.abspath(file or default_file or ""), "line": int(line)}
 
 
 def arm(breaks, default_file):
-    import breakroom
-
-    engine = breakroom.line_breakpoints()
+    engine = current.line_engine()
     for text in breaks:
         try:
             report = engine.add(break_spec(text, default_file))
@@ -100,24 +108,19 @@ def arm(breaks, default_file):
 def stop_at_first_line(path):
     """A step into the program's file, armed before it runs: it stops at the first line of its
     module (what runs first there), as a pause of kind `entry`."""
-    import breakroom
-    from . import _call, _stepping
-
     if path is None:
         print("breakroom: --stop-on-entry: the module's file was not found", file=sys.stderr)
         return
 
     def on_stop(frame, extra, how):
-        _call.pause_in_frame(breakroom._get_client(), frame, "always", stop={"kind": "entry"})
+        call.pause_in_frame(current.client(), frame, PAUSE_ALWAYS, stop={"kind": STOP_ENTRY})
 
-    order = _stepping.StepOrder(_stepping.INTO)
-    _stepping.arm(order, None, on_stop, only_file=os.path.realpath(path))
+    order = stepping.StepOrder(STEP_INTO)
+    stepping.arm(order, None, on_stop, only_file=os.path.realpath(path))
 
 
 def _module_file(name):
     """The file `-m name` runs (a package's `__main__.py`), or None."""
-    import importlib.util
-
     try:
         spec = importlib.util.find_spec(name)
         if spec is not None and spec.submodule_search_locations is not None:
@@ -130,8 +133,6 @@ def _module_file(name):
 def run_script(path, args):
     """Runs a script as `python script.py` would: as __main__, its directory first on sys.path,
     with hooks at its armed lines."""
-    import breakroom
-
     if not os.path.exists(path):
         raise UsageError(f"{path}: no such file")
     sys.argv[:] = [path, *args]
@@ -142,7 +143,7 @@ def run_script(path, args):
     sys.modules["__main__"] = main
     with open(path, "rb") as f:
         data = f.read()
-    code = breakroom.line_breakpoints().code_for_import(path, data, path)
+    code = current.line_engine().code_for_import(path, data, path)
     if code is None:
         code = compile(data, path, "exec", dont_inherit=True)
     exec(code, main.__dict__)
@@ -173,22 +174,18 @@ def main(argv=None):
     except UsageError as exc:
         print(f"{exc}\n{USAGE}" if str(exc) != __doc__ else __doc__, file=sys.stderr)
         return 2
-    import breakroom
-
     post_mortem = options.post_mortem
     if post_mortem:
         breakroom.install_excepthook()  # other threads; the main thread's is caught below
     # Connecting loads the server's breakpoints (armed before the first line) and follows them.
     try:
-        client = breakroom._get_client()
+        client = current.client()
     except ValueError as exc:  # a bad BREAKROOM_URL: said in one line, not a traceback
         print(f"breakroom: {exc}", file=sys.stderr)
         return 2
     client.ensure_connected()
     if options.follow_children:
-        from . import _children
-
-        _children.enable(client.transport.url, client.transport.token)
+        children.enable(client.transport.url, client.transport.token)
     try:
         arm(options.breaks, target if how == "script" else None)
         if options.stop_on_entry:
@@ -208,7 +205,7 @@ def main(argv=None):
         tb = _program_traceback(exc.__traceback__)
         traceback.print_exception(type(exc), exc, tb)
         try:
-            breakroom._pause_where_raised(exc, tb)
+            pause_where_raised(exc, tb)
         except Exception as err:
             print(f"breakroom: post-mortem pause failed: {err}", file=sys.stderr)
         return 1

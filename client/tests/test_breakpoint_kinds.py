@@ -9,8 +9,8 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the client package, in-process
 
-from breakroom._breakpoint_kinds import CONDITION_ERROR, LOG, PAUSE, SKIP, BreakpointError, BreakpointSpec, HitCondition
-from breakroom._line_rewrite import ModuleSource
+from breakroom.breakpoints.kinds import CONDITION_ERROR, LOG, PAUSE, SKIP, BreakpointError, BreakpointSpec, HitCondition
+from breakroom.lines.rewrite import ModuleSource
 
 
 def decide_n(spec, n, **frame_locals):

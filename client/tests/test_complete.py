@@ -10,9 +10,9 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the package, in-process
 
-from breakroom._complete import complete  # noqa: E402
-from breakroom._completion_snippet import completion_snippet, decode_snippet_result  # noqa: E402
-from breakroom._repl import EvalTarget, evaluate  # noqa: E402
+from breakroom.repl.complete import complete  # noqa: E402
+from breakroom.repl.complete import completion_snippet, decode_snippet_result  # noqa: E402
+from breakroom.repl.evaluation import EvalTarget, evaluate  # noqa: E402
 
 
 def matches(code, *layers, cursor_pos=None, **kw):

@@ -16,7 +16,7 @@ import pytest
 from conftest import CLIENT_DIR, start_server
 
 sys.path.insert(0, str(CLIENT_DIR))
-from breakroom import _servers  # noqa: E402
+from breakroom.protocol import servers as _servers  # noqa: E402
 
 # A paused program is told of on the other server within this long of its server's death.
 FAILOVER_LIMIT = 3.0
@@ -369,8 +369,9 @@ def test_an_entry_that_is_not_an_http_url_is_refused_by_name(spec, message):
 
 def test_configure_refuses_a_bad_entry_and_accepts_a_list(monkeypatch):
     import breakroom
+    from breakroom.process import current
 
-    monkeypatch.setattr(breakroom, "_client", None)
+    monkeypatch.setattr(current, "_client", None)
     with pytest.raises(ValueError, match="entry 2 of 2, 'udp://x'"):
         breakroom.configure(url="http://127.0.0.1:1,udp://x")
     client = breakroom.configure(url=["http://127.0.0.1:1", "http://127.0.0.1:2"])
@@ -401,7 +402,7 @@ def test_a_single_address_never_moves():
 
 
 def test_transports_of_one_list_share_the_address_in_use():
-    from breakroom._transport import Transport
+    from breakroom.protocol.transport import Transport
 
     dead = [f"http://127.0.0.1:{_free_port()}" for _ in range(2)]
     one, other = Transport(",".join(dead)), Transport(",".join(dead), timeout=5.0)

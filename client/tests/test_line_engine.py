@@ -13,7 +13,7 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the client package, in-process
 
-from breakroom._line_breakpoints import LineBreakpoints  # noqa: E402
+from breakroom.lines.engine import LineBreakpoints  # noqa: E402
 
 SOURCE = """
 def outer(base):
@@ -45,7 +45,7 @@ def module():
     with open(path, "w") as f:
         f.write(textwrap.dedent(SOURCE))
     sys.path.insert(0, folder)
-    engine = LineBreakpoints(get_client=None)
+    engine = LineBreakpoints(pause=None)
     paused = []
     engine._pause = lambda frame, decision: paused.append((frame.f_lineno, dict(frame.f_locals), decision))
     try:
@@ -99,7 +99,7 @@ def test_two_conditions_on_one_line_each_decide_for_themselves(module):
 def test_a_file_imported_after_its_breakpoint_was_set_gets_it_at_import(tmp_path):
     path = tmp_path / "later_module.py"
     path.write_text(textwrap.dedent(SOURCE))
-    engine = LineBreakpoints(get_client=None)
+    engine = LineBreakpoints(pause=None)
     paused = []
     engine._pause = lambda frame, decision: paused.append(frame.f_locals["n"])
     sys.path.insert(0, str(tmp_path))

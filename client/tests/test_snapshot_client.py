@@ -18,11 +18,12 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the client package, in-process
 
-from breakroom import _capture, _labels, _offthread, _read_only, _snapshots  # noqa: E402
-from breakroom._breakpoint_channel import BreakpointChannel  # noqa: E402
-from breakroom._breakpoint_kinds import CONDITION_ERROR, BreakpointError, BreakpointSpec  # noqa: E402
-from breakroom._line_breakpoints import LineBreakpoints  # noqa: E402
-from breakroom._snapshot_sender import Counters, Sender  # noqa: E402
+from breakroom.process import labels as _labels  # noqa: E402
+from breakroom.snapshots import capture as _capture, offthread as _offthread, read_only as _read_only, take as _snapshots  # noqa: E402
+from breakroom.breakpoint_channel import BreakpointChannel  # noqa: E402
+from breakroom.breakpoints.kinds import CONDITION_ERROR, BreakpointError, BreakpointSpec  # noqa: E402
+from breakroom.lines.engine import LineBreakpoints  # noqa: E402
+from breakroom.snapshots.sender import Counters, Sender  # noqa: E402
 
 # ---- the static check ---------------------------------------------------------------------------
 
@@ -345,7 +346,7 @@ def test_the_channel_arms_only_matching_active_records(monkeypatch, tmp_path):
     monkeypatch.setattr(_labels, "_labels", {"service": "api"})
     target = tmp_path / "armed.py"
     target.write_text("x = 1\n")
-    engine = LineBreakpoints(get_client=None)
+    engine = LineBreakpoints(pause=None)
     channel = BreakpointChannel("http://127.0.0.1:9", lambda: {}, lambda: engine, lambda pauses: None, lambda: None)
     base = {"kind": "line", "file": str(target), "line": 1, "action": "snapshot"}
     try:
@@ -462,7 +463,7 @@ def app(tmp_path):
     path = tmp_path / f"snap_app_{os.getpid()}_{time.monotonic_ns()}.py"
     path.write_text(textwrap.dedent(SOURCE))
     sys.path.insert(0, str(tmp_path))
-    engine = LineBreakpoints(get_client=None)
+    engine = LineBreakpoints(pause=None)
     paused = []
     engine._pause = lambda frame, decision: paused.append(decision)
     try:

@@ -12,7 +12,7 @@ from conftest import PausedProgram, Program, start_server
 SOURCE = """
     import threading, time
     import breakroom
-    from breakroom import _breakpoint_channel as channel
+    from breakroom import breakpoint_channel as channel
 
     breakroom._get_client().ensure_connected()
     deadline = time.time() + 10

@@ -9,7 +9,7 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the package, in-process
 
-from breakroom._variables import (  # noqa: E402
+from breakroom.repl.variables import (  # noqa: E402
     SKIPPED,
     TIMED_OUT,
     PathError,

@@ -13,11 +13,11 @@ use crate::error::{Error, Result};
 /// The helpers' modules, in the order they import each other; in the snippet they share one
 /// namespace, so their relative imports (each a single line) are dropped.
 const SOURCES: [&str; 3] = [
-    include_str!("../../client/breakroom/_static_read.py"),
-    include_str!("../../client/breakroom/_complete.py"),
-    include_str!("../../client/breakroom/_variables.py"),
+    include_str!("../../client/breakroom/repl/static_read.py"),
+    include_str!("../../client/breakroom/repl/complete.py"),
+    include_str!("../../client/breakroom/repl/variables.py"),
 ];
-const RELATIVE_IMPORT: &str = "from ._";
+const RELATIVE_IMPORT: &str = "from .";
 
 /// (module name, base64 of the source): the name changes with the source, so a process never
 /// reuses helpers from an older server. Not compressed: there is no zlib here, and ~80 KB of

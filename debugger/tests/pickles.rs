@@ -149,7 +149,7 @@ fn containers_read_from_any_binary_protocol() {
 #[test]
 fn protocol_2_sets_are_placeholders_as_clients_send_protocol_4() {
     // {1, 2} with protocol 2 is `builtins.set([1, 2])`, a global pickle.rs does not read; the one
-    // thing serde-pickle reads that pickle.rs does not. client/breakroom/_serialize.py pickles
+    // thing serde-pickle reads that pickle.rs does not. client/breakroom/protocol/serialize.py pickles
     // with protocol=4, where a set is EMPTY_SET + ADDITEMS.
     assert_eq!(ours("gAJjX19idWlsdGluX18Kc2V0CnEAXXEBKEsBSwJlhXECUnEDLg=="), None);
     assert_eq!(theirs("gAJjX19idWlsdGluX18Kc2V0CnEAXXEBKEsBSwJlhXECUnEDLg==").as_deref(), Ok("{1, 2}"));

@@ -339,8 +339,8 @@ pub fn bootstrap_code(client_dir: &Path, url: &str, token: Option<&str>, follow_
          \x20   sys._breakroom_attached = True\n\
          \x20   try:\n\
          \x20       if {dir} not in sys.path: sys.path.insert(0, {dir})\n\
-         \x20       from breakroom import _attach\n\
-         \x20       _attach.start_in_background({url}, {token}, {follow})\n\
+         \x20       from breakroom import attach\n\
+         \x20       attach.start_in_background({url}, {token}, {follow})\n\
          \x20   except BaseException as e:\n\
          \x20       try: sys.stderr.write('breakroom: attach failed: %r\\n' % (e,))\n\
          \x20       except BaseException: pass\n",

@@ -3,42 +3,53 @@
 
 use std::path::{Path, PathBuf};
 
-/// The package's files, compiled in so the binary is all there is to install. A test below
-/// fails when a module of the package is missing here.
+/// The package's files by their path in the package, compiled in so the binary is all there is
+/// to install. A test below fails when a module of the package is missing here.
 const FILES: &[(&str, &str)] = &[
     ("__init__.py", include_str!("../../../client/breakroom/__init__.py")),
     ("__main__.py", include_str!("../../../client/breakroom/__main__.py")),
-    ("_attach.py", include_str!("../../../client/breakroom/_attach.py")),
-    ("_breakpoint_channel.py", include_str!("../../../client/breakroom/_breakpoint_channel.py")),
-    ("_breakpoint_kinds.py", include_str!("../../../client/breakroom/_breakpoint_kinds.py")),
-    ("_call.py", include_str!("../../../client/breakroom/_call.py")),
-    ("_capture.py", include_str!("../../../client/breakroom/_capture.py")),
-    ("_checkpoints.py", include_str!("../../../client/breakroom/_checkpoints.py")),
-    ("_children.py", include_str!("../../../client/breakroom/_children.py")),
-    ("_client.py", include_str!("../../../client/breakroom/_client.py")),
-    ("_complete.py", include_str!("../../../client/breakroom/_complete.py")),
-    ("_completion_snippet.py", include_str!("../../../client/breakroom/_completion_snippet.py")),
-    ("_frames.py", include_str!("../../../client/breakroom/_frames.py")),
-    ("_interrupt.py", include_str!("../../../client/breakroom/_interrupt.py")),
-    ("_labels.py", include_str!("../../../client/breakroom/_labels.py")),
-    ("_line_breakpoints.py", include_str!("../../../client/breakroom/_line_breakpoints.py")),
-    ("_line_monitoring.py", include_str!("../../../client/breakroom/_line_monitoring.py")),
-    ("_line_rewrite.py", include_str!("../../../client/breakroom/_line_rewrite.py")),
-    ("_offthread.py", include_str!("../../../client/breakroom/_offthread.py")),
-    ("_pause.py", include_str!("../../../client/breakroom/_pause.py")),
-    ("_read_only.py", include_str!("../../../client/breakroom/_read_only.py")),
-    ("_reconnect.py", include_str!("../../../client/breakroom/_reconnect.py")),
-    ("_repl.py", include_str!("../../../client/breakroom/_repl.py")),
-    ("_running_frames.py", include_str!("../../../client/breakroom/_running_frames.py")),
-    ("_serialize.py", include_str!("../../../client/breakroom/_serialize.py")),
-    ("_servers.py", include_str!("../../../client/breakroom/_servers.py")),
-    ("_snapshot_sender.py", include_str!("../../../client/breakroom/_snapshot_sender.py")),
-    ("_snapshots.py", include_str!("../../../client/breakroom/_snapshots.py")),
-    ("_static_read.py", include_str!("../../../client/breakroom/_static_read.py")),
-    ("_stepping.py", include_str!("../../../client/breakroom/_stepping.py")),
-    ("_transport.py", include_str!("../../../client/breakroom/_transport.py")),
-    ("_uncaught_errors.py", include_str!("../../../client/breakroom/_uncaught_errors.py")),
-    ("_variables.py", include_str!("../../../client/breakroom/_variables.py")),
+    ("attach.py", include_str!("../../../client/breakroom/attach.py")),
+    ("breakpoint_channel.py", include_str!("../../../client/breakroom/breakpoint_channel.py")),
+    ("breakpoints/__init__.py", include_str!("../../../client/breakroom/breakpoints/__init__.py")),
+    ("breakpoints/kinds.py", include_str!("../../../client/breakroom/breakpoints/kinds.py")),
+    ("breakpoints/uncaught.py", include_str!("../../../client/breakroom/breakpoints/uncaught.py")),
+    ("children.py", include_str!("../../../client/breakroom/children.py")),
+    ("lines/__init__.py", include_str!("../../../client/breakroom/lines/__init__.py")),
+    ("lines/engine.py", include_str!("../../../client/breakroom/lines/engine.py")),
+    ("lines/interrupt.py", include_str!("../../../client/breakroom/lines/interrupt.py")),
+    ("lines/monitoring.py", include_str!("../../../client/breakroom/lines/monitoring.py")),
+    ("lines/rewrite.py", include_str!("../../../client/breakroom/lines/rewrite.py")),
+    ("lines/running_frames.py", include_str!("../../../client/breakroom/lines/running_frames.py")),
+    ("lines/stepping.py", include_str!("../../../client/breakroom/lines/stepping.py")),
+    ("pause/__init__.py", include_str!("../../../client/breakroom/pause/__init__.py")),
+    ("pause/call.py", include_str!("../../../client/breakroom/pause/call.py")),
+    ("pause/client.py", include_str!("../../../client/breakroom/pause/client.py")),
+    ("pause/paused_call.py", include_str!("../../../client/breakroom/pause/paused_call.py")),
+    ("pause/post_mortem.py", include_str!("../../../client/breakroom/pause/post_mortem.py")),
+    ("process/__init__.py", include_str!("../../../client/breakroom/process/__init__.py")),
+    ("process/current.py", include_str!("../../../client/breakroom/process/current.py")),
+    ("process/frames.py", include_str!("../../../client/breakroom/process/frames.py")),
+    ("process/labels.py", include_str!("../../../client/breakroom/process/labels.py")),
+    ("process/record.py", include_str!("../../../client/breakroom/process/record.py")),
+    ("protocol/__init__.py", include_str!("../../../client/breakroom/protocol/__init__.py")),
+    ("protocol/constants.py", include_str!("../../../client/breakroom/protocol/constants.py")),
+    ("protocol/reconnect.py", include_str!("../../../client/breakroom/protocol/reconnect.py")),
+    ("protocol/serialize.py", include_str!("../../../client/breakroom/protocol/serialize.py")),
+    ("protocol/servers.py", include_str!("../../../client/breakroom/protocol/servers.py")),
+    ("protocol/transport.py", include_str!("../../../client/breakroom/protocol/transport.py")),
+    ("repl/__init__.py", include_str!("../../../client/breakroom/repl/__init__.py")),
+    ("repl/complete.py", include_str!("../../../client/breakroom/repl/complete.py")),
+    ("repl/evaluation.py", include_str!("../../../client/breakroom/repl/evaluation.py")),
+    ("repl/static_read.py", include_str!("../../../client/breakroom/repl/static_read.py")),
+    ("repl/variables.py", include_str!("../../../client/breakroom/repl/variables.py")),
+    ("snapshots/__init__.py", include_str!("../../../client/breakroom/snapshots/__init__.py")),
+    ("snapshots/capture.py", include_str!("../../../client/breakroom/snapshots/capture.py")),
+    ("snapshots/offthread.py", include_str!("../../../client/breakroom/snapshots/offthread.py")),
+    ("snapshots/read_only.py", include_str!("../../../client/breakroom/snapshots/read_only.py")),
+    ("snapshots/sender.py", include_str!("../../../client/breakroom/snapshots/sender.py")),
+    ("snapshots/take.py", include_str!("../../../client/breakroom/snapshots/take.py")),
+    ("time_travel/__init__.py", include_str!("../../../client/breakroom/time_travel/__init__.py")),
+    ("time_travel/checkpoints.py", include_str!("../../../client/breakroom/time_travel/checkpoints.py")),
 ];
 
 /// The child hook (issue 33), beside the package: on `PYTHONPATH`, Python imports it at start.
@@ -50,7 +61,11 @@ pub fn install(dir: &Path) -> std::io::Result<PathBuf> {
     let package = dir.join("breakroom");
     create_private_dir(&package)?;
     for (name, text) in FILES {
-        std::fs::write(package.join(name), text)?;
+        let file = package.join(name);
+        if let Some(parent) = file.parent() {
+            create_private_dir(parent)?;
+        }
+        std::fs::write(file, text)?;
     }
     std::fs::write(dir.join("sitecustomize.py"), SITECUSTOMIZE)?;
     Ok(dir.to_path_buf())
@@ -67,6 +82,10 @@ pub fn install_readable(dir: &Path) -> std::io::Result<PathBuf> {
     }
     for (name, text) in FILES {
         let file = package.join(name);
+        if let Some(parent) = file.parent().filter(|parent| !parent.exists()) {
+            std::fs::DirBuilder::new().mode(0o755).create(parent)?;
+            std::fs::set_permissions(parent, std::fs::Permissions::from_mode(0o755))?;
+        }
         std::fs::write(&file, text)?;
         std::fs::set_permissions(&file, std::fs::Permissions::from_mode(0o644))?;
     }
@@ -90,17 +109,42 @@ fn create_private_dir(path: &Path) -> std::io::Result<()> {
 #[cfg(test)]
 mod tests {
     use super::FILES;
+    use std::path::Path;
+
+    /// Every `.py` file under `dir`, as its path below `root` with `/` between parts.
+    fn python_files(root: &Path, dir: &Path, found: &mut Vec<String>) {
+        for entry in std::fs::read_dir(dir).expect("a directory of the client package") {
+            let path = entry.expect("a directory entry").path();
+            if path.is_dir() {
+                python_files(root, &path, found);
+            } else if path.extension().is_some_and(|ext| ext == "py") {
+                let relative = path.strip_prefix(root).expect("under the package");
+                let parts: Vec<String> =
+                    relative.components().map(|c| c.as_os_str().to_string_lossy().into_owned()).collect();
+                found.push(parts.join("/"));
+            }
+        }
+    }
 
     #[test]
     fn every_module_of_the_client_package_is_shipped() {
-        let package = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../client/breakroom");
-        let mut on_disk: Vec<String> = std::fs::read_dir(&package)
-            .expect("client/breakroom")
-            .filter_map(|entry| entry.ok()?.file_name().into_string().ok())
-            .filter(|name| name.ends_with(".py"))
-            .collect();
+        let package = Path::new(env!("CARGO_MANIFEST_DIR")).join("../client/breakroom");
+        let mut on_disk = Vec::new();
+        python_files(&package, &package, &mut on_disk);
         on_disk.sort();
-        let shipped: Vec<String> = FILES.iter().map(|(name, _)| name.to_string()).collect();
+        let mut shipped: Vec<String> = FILES.iter().map(|(name, _)| name.to_string()).collect();
+        shipped.sort();
         assert_eq!(shipped, on_disk, "add the new module to FILES");
+    }
+
+    #[test]
+    fn the_package_is_written_with_its_subpackages() {
+        let dir = std::env::temp_dir().join(format!("breakroom-bundle-test-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        super::install(&dir).expect("install");
+        for (name, text) in FILES {
+            assert_eq!(std::fs::read_to_string(dir.join("breakroom").join(name)).expect(name), *text, "{name}");
+        }
+        std::fs::remove_dir_all(&dir).expect("clean up");
     }
 }

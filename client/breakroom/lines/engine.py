@@ -1,0 +1,508 @@
+"""The client's line breakpoints: armed into a running program, and in files it imports later.
+
+    engine = breakroom.line_breakpoints()
+    report = engine.add({"kind": "line", "file": "app.py", "line": 42, "condition": "n > 3"})
+    engine.update(report["id"], {"enabled": False})
+    engine.remove(report["id"])
+
+This is the interface the server's breakpoint channel calls: `add` / `update` / `remove` /
+`clear` / `list` take and give the REST JSON of `POST /api/breakpoints`, and `listeners` get
+every `breakpoint_hit` and `log` event (as the server's event log names them).
+
+How a breakpoint reaches the program (Python 3.11): the file's functions whose code holds an
+armed line get recompiled code with a hook call there (lines.rewrite), swapped into every
+function object of that code (found with gc); frames already running the old code are traced,
+and only they (running_frames); files not imported yet get the hooks when they are imported
+(an import hook). Python ≥ 3.12 uses sys.monitoring for loaded code instead (lines.monitoring).
+Functions of other lines and files keep their code: a program pays for a breakpoint only where
+it is.
+"""
+
+import builtins
+import collections
+import dis
+import gc
+import importlib.machinery
+import importlib.util
+import linecache
+import os
+import sys
+import threading
+import time
+import types
+import weakref
+
+from ..breakpoints.kinds import CONDITION_ERROR, LOG, SKIP, BreakpointError, BreakpointSpec, arguments_text
+from ..protocol.constants import BREAKPOINT_LINE, EVENT_BREAKPOINT_HIT, EVENT_LOG, STOP_LINE
+from ..snapshots import offthread, take
+from . import monitoring
+from .rewrite import (
+    HIT_NAME,
+    HOOK_NAME,
+    ModuleSource,
+    NoCodeThere,
+    code_key,
+    codes_by_key,
+    hooked_keys,
+    lines_with_code,
+)
+from .running_frames import RunningFrameTracer
+
+
+def canonic(filename, _cache={}):
+    """One name per file: absolute, symlinks resolved (`<string>`-like names as they are)."""
+    found = _cache.get(filename)
+    if found is None:
+        if filename.startswith("<") and filename.endswith(">"):
+            found = filename
+        else:
+            found = os.path.realpath(os.path.abspath(filename))
+        _cache[filename] = found
+    return found
+
+
+def _hook_lines(code):
+    """The lines whose hook call a (rewritten) code object holds."""
+    lines, previous = set(), None
+    for ins in dis.get_instructions(code):
+        if previous is not None and previous.argval == HOOK_NAME and ins.opname == "LOAD_CONST":
+            lines.add(ins.argval)
+        previous = ins
+    return lines
+
+
+class _File:
+    """One file's armed breakpoints and what was done to its code."""
+
+    def __init__(self, path):
+        self.path = path  # canonic
+        self.compile_name = path  # the filename its live code was compiled with
+        self.source = None  # ModuleSource, read when first armed
+        self.by_line = {}  # landed line -> [BreakpointSpec]
+
+    def module_source(self):
+        if self.source is None:
+            linecache.checkcache(self.compile_name)
+            text = "".join(linecache.getlines(self.compile_name))
+            if not text:
+                raise BreakpointError(f"{self.compile_name}: no source to set a breakpoint in")
+            self.source = ModuleSource(text, self.compile_name)
+        return self.source
+
+
+class LineBreakpoints:
+    """Line breakpoints by id; `hit(frame, line)` decides and pauses or logs."""
+
+    def __init__(self, pause, stream=None):
+        self._pause_program = pause  # (frame, extra, stop): pauses there (`pause.call.pause_at_breakpoint`)
+        self._stream = stream  # where logpoints and condition errors are printed (stderr)
+        self._lock = threading.RLock()
+        self._specs = {}  # id -> BreakpointSpec
+        self._landed = {}  # id -> (file, line)
+        self._files = {}  # canonic path -> _File
+        self._originals = weakref.WeakKeyDictionary()  # function -> the code it had
+        self._generated = weakref.WeakKeyDictionary()  # rewritten code -> lines hooked in it
+        self._in_hit = set()  # threads deciding or paused at a breakpoint
+        self._one_shots = {}  # id -> (thread, on_reach): a step's run to a line
+        self._one_shot_seq = 0
+        self.records = collections.deque(maxlen=1000)  # breakpoint_hit and log events
+        self.listeners = []  # callables (event, body): the server wiring
+        self._tracer = RunningFrameTracer(self._on_traced_line)
+        self._monitor = monitoring.MonitoredLines(self._on_monitored_line) if monitoring.available else None
+        setattr(builtins, HOOK_NAME, self._hook)
+        setattr(builtins, HIT_NAME, ConditionHeld)
+        self._finder = _HookingFinder(self)
+        sys.meta_path.insert(0, self._finder)
+
+    # ---- the interface: REST JSON in and out ------------------------------------------------
+
+    def add(self, body):
+        """Arms a line breakpoint (a BreakpointSpec or its REST JSON). Returns its report:
+        the spec's JSON plus `requested_line`, the `line` it landed on, `moved`, and how it
+        reached the program (`functions` swapped, `running_frames` traced, `pending` when the
+        file is not loaded yet). Raises BreakpointError when it cannot be set."""
+        spec = body if isinstance(body, BreakpointSpec) else BreakpointSpec.from_dict(body)
+        if spec.kind != BREAKPOINT_LINE:
+            raise BreakpointError(f"{spec.kind} breakpoints are not line breakpoints")
+        with self._lock:
+            if spec.id in self._specs:
+                raise BreakpointError(f"breakpoint {spec.id} exists already")
+            path = canonic(spec.file)
+            file = self._files.get(path) or _File(path)
+            live = self._live_functions(path)
+            if live:
+                file.compile_name = live[0].__code__.co_filename
+            elif file.source is None and not os.path.exists(path):
+                raise BreakpointError(f"{spec.file}: no such file")
+            try:
+                landed = file.module_source().resolve(spec.line)
+            except (NoCodeThere, SyntaxError) as exc:
+                raise BreakpointError(str(exc)) from None
+            self._files[path] = file
+            self._specs[spec.id] = spec
+            self._landed[spec.id] = (path, landed)
+            file.by_line.setdefault(landed, []).append(spec)
+            try:
+                reach = self._apply(file, live)
+            except Exception as exc:  # leave the program as it was, and say why
+                self.remove(spec.id)
+                raise BreakpointError(f"{spec.file}:{spec.line}: {type(exc).__name__}: {exc}") from exc
+        return self._report(spec, reach)
+
+    def update(self, breakpoint_id, changes):
+        """A PATCH: condition, hit condition, pattern, log message, enabled."""
+        with self._lock:
+            spec = self._spec(breakpoint_id)
+            condition = spec.condition
+            spec.update(changes)
+            if spec.condition != condition:  # compiled into the code: compile it again
+                path = self._landed[spec.id][0]
+                self._apply(self._files[path], self._live_functions(path))
+            return self._report(spec)
+
+    def remove(self, breakpoint_id):
+        """Disarms one: its functions get their code back when no other breakpoint needs it."""
+        with self._lock:
+            spec = self._spec(breakpoint_id)
+            path, line = self._landed.pop(spec.id)
+            del self._specs[spec.id]
+            file = self._files[path]
+            file.by_line[line].remove(spec)
+            if not file.by_line[line]:
+                del file.by_line[line]
+            self._apply(file, self._live_functions(path))
+            if not file.by_line:
+                del self._files[path]
+
+    def clear(self):
+        for breakpoint_id in list(self._specs):
+            self.remove(breakpoint_id)
+
+    def list(self):
+        with self._lock:
+            return [self._report(spec) for spec in self._specs.values()]
+
+    def run_to(self, file, line, thread, on_reach):
+        """A step's `to_line`: a one-shot breakpoint at `file:line` for `thread` only, which
+        calls `on_reach(frame)` there instead of pausing as a breakpoint. Returns it (`done`
+        once reached, `disarm()` to drop it)."""
+        with self._lock:
+            self._one_shot_seq += 1
+            shot = _OneShot(self, f"run-to-{self._one_shot_seq}", thread, on_reach)
+            self._one_shots[shot.id] = shot
+        try:
+            self.add({"kind": BREAKPOINT_LINE, "file": file, "line": line, "id": shot.id})
+        except BreakpointError:
+            self._one_shots.pop(shot.id, None)
+            raise
+        return shot
+
+    def get(self, breakpoint_id):
+        return self._spec(breakpoint_id)
+
+    def _spec(self, breakpoint_id):
+        spec = self._specs.get(str(breakpoint_id))
+        if spec is None:
+            raise KeyError(f"no line breakpoint {breakpoint_id}")
+        return spec
+
+    def _report(self, spec, reach=None):
+        body = spec.to_dict()
+        path, landed = self._landed[spec.id]
+        body.update(requested_line=spec.line, line=landed, moved=landed != spec.line)
+        if reach is not None:
+            body.update(reach)
+        return body
+
+    # ---- arming: code, running frames, files to come ----------------------------------------
+
+    def _live_functions(self, path):
+        return [
+            obj
+            for obj in gc.get_objects()
+            if type(obj) is types.FunctionType and canonic(obj.__code__.co_filename) == path
+        ]
+
+    def _apply(self, file, functions):
+        """Makes the file's live code match its armed lines."""
+        lines = set(file.by_line)
+        if self._monitor is not None:
+            return self._apply_monitoring(file, functions, lines)
+        source = file.module_source()
+        original_by_key = codes_by_key(source.original_code)
+        if lines:
+            rewritten = source.compile_with_hooks(lines, self._inline_conditions(file))
+            hooked, new_by_key = hooked_keys(rewritten), codes_by_key(rewritten)
+            for key in hooked:
+                self._generated[new_by_key[key]] = _hook_lines(new_by_key[key])
+        else:
+            hooked, new_by_key = set(), {}
+        swapped = stale = 0
+        for func in functions:
+            code = func.__code__
+            key = code_key(code)
+            original = self._originals.get(func)
+            if original is None:
+                if code in self._generated:  # a closure made by rewritten code
+                    original = original_by_key.get(key, code)
+                elif key not in original_by_key or original_by_key[key].co_code != code.co_code:
+                    stale += key in hooked  # the file changed since it was loaded: leave it
+                    continue
+                else:
+                    original = code
+            wanted = new_by_key[key] if key in hooked else original
+            if code is not wanted:
+                try:
+                    func.__code__ = wanted
+                except ValueError:  # its closure does not fit the new code: leave it
+                    stale += 1
+                    continue
+            if wanted is original:
+                self._originals.pop(func, None)
+            else:
+                self._originals[func] = original
+                swapped += 1
+        running = self._trace_running(file, {key: self._generated.get(new_by_key[key], set()) for key in hooked})
+        return {"functions": swapped, "running_frames": running, "stale_functions": stale, "pending": not functions}
+
+    @staticmethod
+    def _inline_conditions(file):
+        """{line: conditions} for the lines where every breakpoint has a condition: those are
+        compiled into the function, and a false one costs no call. Not a log or snapshot
+        breakpoint's: those run under the read-only guard, on the snapshot worker."""
+        return {
+            line: [spec.condition for spec in specs]
+            for line, specs in file.by_line.items()
+            if specs and all(spec.condition and not spec.read_only for spec in specs)
+        }
+
+    def _trace_running(self, file, lines_by_key):
+        """Traces the frames running this file's functions in code that lacks a hook for one of
+        their armed lines (`lines_by_key`); stops tracing those that no longer need it."""
+        needed = []
+        for frame in self._frames_of(file.path):
+            armed_here = lines_by_key.get(code_key(frame.f_code), set())
+            if armed_here - self._generated.get(frame.f_code, set()):
+                needed.append(frame)
+        for frame in self._tracer.traced_frames:
+            if frame not in needed and canonic(frame.f_code.co_filename) == file.path:
+                self._tracer.untrace([frame])
+        return self._tracer.trace(needed, file.by_line)
+
+    def _frames_of(self, path):
+        found = []
+        for top in sys._current_frames().values():
+            frame = top
+            while frame is not None:
+                if canonic(frame.f_code.co_filename) == path:
+                    found.append(frame)
+                frame = frame.f_back
+        return found
+
+    def _apply_monitoring(self, file, functions, lines):
+        """Python ≥ 3.12: LINE events on the code objects holding an armed line (every file's,
+        since the monitor takes the whole set); running frames get them too."""
+        armed, holders = {}, set()
+        for path, f in self._files.items():
+            wanted = set(f.by_line)
+            for func in functions if path == file.path else self._live_functions(path):
+                stack = [func.__code__]
+                while stack:
+                    code = stack.pop()
+                    stack.extend(c for c in code.co_consts if isinstance(c, types.CodeType))
+                    here = (lines_with_code(code, nested=False) & wanted) - self._generated.get(code, set())
+                    if here:
+                        armed[code] = here
+                        if path == file.path and func.__code__.co_name != "<module>":
+                            holders.add(func)  # (3.12 runs a module's code as a function too)
+        self._monitor.set(armed)
+        running = [frame for frame in self._frames_of(file.path) if frame.f_code in armed]
+        return {"functions": len(holders), "running_frames": len(running), "stale_functions": 0, "pending": not functions}
+
+    def code_for_import(self, path, data, compile_name):
+        """The code a file being imported (or run as __main__) gets: with hooks at its armed
+        lines, or None when it has none."""
+        with self._lock:
+            file = self._files.get(canonic(path))
+            if file is None or not file.by_line:
+                return None
+            file.compile_name = compile_name
+            source = ModuleSource(importlib.util.decode_source(data) if isinstance(data, bytes) else data, compile_name)
+            file.source = source
+            code = source.compile_with_hooks(set(file.by_line), self._inline_conditions(file))
+            for key in hooked_keys(code):
+                inner = codes_by_key(code)[key]
+                self._generated[inner] = _hook_lines(inner)
+            return code
+
+    def pending_paths(self):
+        return set(self._files)
+
+    # ---- a breakpoint reached ---------------------------------------------------------------
+
+    def _hook(self, line):
+        """Called by the hook statement compiled into a function (in an `except` when the
+        line's conditions were compiled in: then a ConditionHeld says one of them held)."""
+        frame = sys._getframe(1)
+        file = self._files.get(canonic(frame.f_code.co_filename))
+        specs = file.by_line.get(line) if file is not None else None
+        if specs:
+            held = len(specs) == 1 and sys.exc_info()[0] is ConditionHeld
+            self.hit(frame, line, specs, condition_held=held)
+
+    def _on_traced_line(self, frame):
+        line = frame.f_lineno
+        file = self._files.get(canonic(frame.f_code.co_filename))
+        specs = file.by_line.get(line) if file is not None else None
+        if specs and line not in self._generated.get(frame.f_code, ()):
+            self.hit(frame, line, specs)
+
+    def _on_monitored_line(self, frame, line):
+        file = self._files.get(canonic(frame.f_code.co_filename))
+        specs = file.by_line.get(line) if file is not None else None
+        if specs:
+            self.hit(frame, line, specs)
+
+    def hit(self, frame, line, specs, condition_held=False):
+        """Decides every breakpoint at this line; logs each logpoint; pauses at most once.
+        Kept lean: a breakpoint whose condition is false costs this call and the condition."""
+        thread = threading.get_ident()
+        if thread in self._in_hit or offthread.is_worker():
+            return  # a condition, a log message or a snapshot's repr running code with breakpoints
+        self._in_hit.add(thread)
+        try:
+            pause_for = reached = None
+            if self._one_shots:
+                reached = self._reach_one_shots(specs, thread)
+                specs = [spec for spec in specs if spec.id not in self._one_shots and not spec.id.startswith("run-to-")]
+            f_globals, f_locals = frame.f_globals, frame.f_locals
+            for spec in specs:
+                arguments = (lambda: arguments_text(frame)) if spec.pattern else None
+                if spec.read_only:  # log and snapshot: bounded, guarded, never a pause
+                    self._arrive(spec, frame, line, arguments, condition_held)
+                    continue
+                decision = spec.decide(f_globals, f_locals, arguments, condition_held)
+                if decision.action == SKIP:
+                    continue
+                if threading.current_thread().name == "breakroom-eval":
+                    return  # a REPL eval calling code with breakpoints: it does not stop there
+                if decision.action == LOG:
+                    self._record(EVENT_LOG, decision, frame, line)
+                else:
+                    self._record(EVENT_BREAKPOINT_HIT, decision, frame, line)
+                    pause_for = pause_for or decision
+            if pause_for is not None:
+                self._pause(frame, pause_for)
+            elif reached is not None:
+                reached.on_reach(frame)
+        finally:
+            self._in_hit.discard(thread)
+
+    def _arrive(self, spec, frame, line, arguments, condition_held):
+        if threading.current_thread().name == "breakroom-eval":
+            return  # a REPL eval calling code with breakpoints: as for pauses, nothing here
+        decision = take.arrive(spec, frame, line, arguments, condition_held)
+        if decision is None:
+            return
+        if decision.action == LOG:
+            self._record(EVENT_LOG, decision, frame, line)
+        elif decision.action == CONDITION_ERROR and decision.error != spec.reported_error:
+            # Said once per new error (a condition failing in a loop would flood the log).
+            spec.reported_error = decision.error
+            self._record(EVENT_BREAKPOINT_HIT, decision, frame, line)
+
+    def _reach_one_shots(self, specs, thread):
+        """The one-shot of `thread` among `specs`, taken out; others' wait for their thread."""
+        for spec in specs:
+            shot = self._one_shots.get(spec.id)
+            if shot is not None and shot.thread == thread and threading.current_thread().name != "breakroom-eval":
+                shot.disarm()
+                shot.done = True
+                return shot
+        return None
+
+    def _record(self, event, decision, frame, line):
+        body = decision.wire()
+        body.update(file=frame.f_code.co_filename, line=line, function=frame.f_code.co_qualname, time=time.time())
+        self.records.append((event, body))
+        stream = self._stream or sys.stderr
+        if event == EVENT_LOG:
+            print(f"breakroom log [{body['breakpoint_id']}] {os.path.basename(body['file'])}:{line}: {body['message']}", file=stream)
+        elif decision.action == CONDITION_ERROR:
+            then = "counted as false" if decision.spec.read_only else "pausing so you can see why"
+            print(
+                f"breakroom: breakpoint {body['breakpoint_id']} at {body['file']}:{line}: condition "
+                f"{decision.spec.condition!r} raised {decision.error}; {then}",
+                file=stream,
+            )
+        for listener in list(self.listeners):
+            try:
+                listener(event, body)
+            except Exception as exc:  # the server wiring must not break the program
+                print(f"breakroom: breakpoint listener failed: {exc}", file=sys.stderr)
+
+    def _pause(self, frame, decision):
+        extra = {"breakpoint_hit": decision.wire()}  # the name the REPL sees
+        if decision.error is not None:
+            extra["condition_error"] = decision.error
+        stop = {"kind": STOP_LINE, "breakpoint_id": decision.spec.id}
+        self._pause_program(frame, extra, stop)
+
+    def close(self):
+        """Disarms everything and takes the hooks out (tests, and a client shutting down)."""
+        self.clear()
+        self._tracer.untrace()
+        if self._finder in sys.meta_path:
+            sys.meta_path.remove(self._finder)
+        if self._monitor is not None:
+            self._monitor.close()
+
+
+class _OneShot:
+    def __init__(self, engine, shot_id, thread, on_reach):
+        self.engine = engine
+        self.id = shot_id
+        self.thread = thread
+        self.on_reach = on_reach
+        self.done = False
+
+    def disarm(self):
+        if self.engine._one_shots.pop(self.id, None) is not None:
+            try:
+                self.engine.remove(self.id)
+            except KeyError:
+                pass
+
+
+class ConditionHeld(Exception):
+    """Raised by a condition compiled into a function when it holds (see _line_rewrite)."""
+
+
+class _HookingFinder:
+    """Gives a file with armed lines its hooks when it is imported (or reloaded)."""
+
+    def __init__(self, engine):
+        self.engine = engine
+
+    def find_spec(self, name, path=None, target=None):
+        if not self.engine.pending_paths():
+            return None
+        spec = importlib.machinery.PathFinder.find_spec(name, path, target)
+        if spec is None or not spec.origin or not isinstance(spec.loader, importlib.machinery.SourceFileLoader):
+            return None
+        if canonic(spec.origin) not in self.engine.pending_paths():
+            return None
+        spec.loader = _HookingLoader(name, spec.origin, self.engine)
+        return spec
+
+
+class _HookingLoader(importlib.machinery.SourceFileLoader):
+    def get_code(self, fullname):
+        path = self.get_filename(fullname)
+        code = self.engine.code_for_import(path, self.get_data(path), path)
+        return code if code is not None else super().get_code(fullname)
+
+    def __init__(self, fullname, path, engine):
+        super().__init__(fullname, path)
+        self.engine = engine
+

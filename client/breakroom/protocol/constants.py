@@ -1,0 +1,86 @@
+"""The protocol's closed sets of values, as the server spells them on the wire.
+
+Each group mirrors one of the server's Rust enums; `debugger/tests/client_protocol_constants.rs`
+reads this file and fails when a value here is not what the enum serializes to. Keep one
+`NAME = "value"` assignment per line: that test parses the lines, not the Python.
+"""
+
+# What a paused call is told to do: the `action` of call/start and of a ready poll (calls::Action).
+ACTION_CONTINUE = "continue"
+ACTION_POLL = "poll"
+ACTION_STEP = "step"
+ACTION_SKIP = "skip"
+ACTION_RAISE = "raise"
+ACTION_MODIFY = "modify"
+ACTION_REPLACE = "replace"
+
+# A poll answer's `status` (PollReply).
+POLL_WAITING = "waiting"
+POLL_READY = "ready"
+POLL_UNKNOWN = "unknown"
+POLL_STOPPING = "stopping"
+
+# How a step goes on: the `step` of a step action (steps::StepKind).
+STEP_OVER = "over"
+STEP_INTO = "into"
+STEP_OUT = "out"
+STEP_TO_LINE = "to_line"
+
+# How a step ended where it stopped: `stop.how` (read by steps::StopInfo's label; no enum).
+STEPPED_LINE = "line"
+STEPPED_RETURN = "return"
+STEPPED_EXCEPTION = "exception"
+
+# Why the program stopped: `stop.kind` of call/start (steps::StopKind).
+STOP_CALL = "call"
+STOP_LINE = "line"
+STOP_SET_TRACE = "set_trace"
+STOP_STEP = "step"
+STOP_EXCEPTION = "exception"
+STOP_INTERRUPT = "interrupt"
+STOP_ENTRY = "entry"
+
+# How a call ended: the `status` of call/complete (kinds::CallStatus).
+CALL_SUCCESS = "success"
+CALL_EXCEPTION = "exception"
+
+# The `pause` of call/start for set_trace and post-mortem pauses: `always` pauses, `exception`
+# pauses after a raise (model::PauseReason names the latter; `always` is read by call/start).
+PAUSE_ALWAYS = "always"
+PAUSE_EXCEPTION = "exception"
+
+# Which arrival a breakpoint pauses (breakpoints::record::BreakpointKind).
+BREAKPOINT_FUNCTION = "function"
+BREAKPOINT_LINE = "line"
+BREAKPOINT_ERROR = "error"
+
+# What a breakpoint's hit does (snapshots::policy::BreakpointAction).
+BREAKPOINT_PAUSE = "pause"
+BREAKPOINT_LOG = "log"
+BREAKPOINT_SNAPSHOT = "snapshot"
+
+# A snapshot breakpoint that no longer arms: its `state` (snapshots::policy::BreakpointState).
+BREAKPOINT_COMPLETED = "completed"
+BREAKPOINT_EXPIRED = "expired"
+
+# The `event` of a report to /api/breakpoint-hits (model::EventKind, and `hit_count` for counts).
+EVENT_BREAKPOINT_HIT = "breakpoint_hit"
+EVENT_LOG = "log"
+EVENT_HIT_COUNT = "hit_count"
+
+# Requests the REPL page makes besides evals: an eval request's `kind` (eval::RequestKind).
+REQUEST_COMPLETE = "complete"
+REQUEST_VARIABLES = "variables"
+REQUEST_EXPAND = "expand"
+
+# The `error` of the server's answers that the client acts on (error::Error::code).
+ERROR_CID_NOT_FOUND = "cid_not_found"
+ERROR_EVAL_NOT_FOUND = "eval_not_found"
+# The router's own answers for a route this server does not have (an older server).
+ERROR_NOT_FOUND = "not_found"
+ERROR_METHOD_NOT_ALLOWED = "method_not_allowed"
+
+# What a snapshot breakpoint's arrivals were counted as when not taken (the hit_count report).
+COUNT_SKIPPED_QUOTA = "skipped_quota"
+COUNT_SKIPPED_RATE = "skipped_rate"
+COUNT_DROPPED = "dropped"

@@ -1,0 +1,297 @@
+"""Evaluating REPL input inside a paused program.
+
+An `EvalTarget` is what the REPL runs against: a frame's globals and locals (a real frame for
+set_trace and post-mortem, the call's bound arguments for a wrapped function). Each REPL session
+has its own namespace layered over the frame's locals; assignments to names the frame already
+has go to the program itself.
+"""
+
+import ast
+import code
+import ctypes
+import io
+import queue
+import sys
+import threading
+import time
+import traceback
+
+from ..protocol.serialize import safe_repr, try_serialize
+
+REPL_FILENAME = "<repl>"
+TIMEOUT_ERROR = "TimeoutError: evaluation timed out"
+
+
+class EvalTarget:
+    """Globals and locals of the paused code, with a way to write a local back."""
+
+    def __init__(self, globals_, locals_, frame=None):
+        self.globals = globals_
+        self._locals = locals_
+        self.frame = frame
+
+    def locals(self):
+        if self.frame is not None:
+            # Names the debugger adds (`exception` post-mortem) sit under the frame's own.
+            return {**self._locals, **self.frame.f_locals}
+        return dict(self._locals)
+
+    def set_local(self, name, value):
+        if self.frame is None or (name in self._locals and name not in self.frame.f_locals):
+            self._locals[name] = value
+            return
+        f_locals = self.frame.f_locals
+        f_locals[name] = value
+        if sys.version_info < (3, 13):
+            # Before PEP 667 f_locals is a snapshot: copy it back into the fast locals.
+            ctypes.pythonapi.PyFrame_LocalsToFast(ctypes.py_object(self.frame), ctypes.c_int(0))
+
+
+class Outcome:
+    def __init__(self, result="", stdout="", error=None, value=None, has_value=False):
+        self.result = result
+        self.stdout = stdout
+        self.error = error
+        self.value = value
+        self.has_value = has_value
+
+    def wire(self):
+        """The fields of a repl-result post."""
+        cid = data = None
+        if self.error is None and self.has_value and self.value is not None:
+            cid, data = try_serialize(self.value)
+        return {
+            "result": self.result,
+            "stdout": self.stdout,
+            "error": self.error,
+            "result_cid": cid,
+            "result_data": data,
+        }
+
+
+class _OutputRouter:
+    """Stands in for sys.stdout/sys.stderr while evals run: output of a thread that is
+    evaluating goes to that eval's buffer, every other thread's to the real stream."""
+
+    def __init__(self, real, buffers):
+        self._real = real
+        self._buffers = buffers
+
+    def write(self, text):
+        buf = self._buffers.get(threading.get_ident())
+        return (buf if buf is not None else self._real).write(text)
+
+    def flush(self):
+        if threading.get_ident() not in self._buffers:
+            self._real.flush()
+
+    def __getattr__(self, name):
+        return getattr(self._real, name)
+
+
+class _Capture:
+    """Reference-counted replacement of sys.stdout and sys.stderr."""
+
+    lock = threading.Lock()
+    buffers = {}
+    active = 0
+    saved = None
+
+    @classmethod
+    def start(cls):
+        buf = io.StringIO()
+        with cls.lock:
+            if cls.active == 0:
+                cls.saved = (sys.stdout, sys.stderr)
+                sys.stdout = _OutputRouter(cls.saved[0], cls.buffers)
+                sys.stderr = _OutputRouter(cls.saved[1], cls.buffers)
+            cls.active += 1
+            cls.buffers[threading.get_ident()] = buf
+        return buf
+
+    @classmethod
+    def stop(cls):
+        with cls.lock:
+            cls.buffers.pop(threading.get_ident(), None)
+            cls.active -= 1
+            if cls.active == 0 and cls.saved is not None:
+                sys.stdout, sys.stderr = cls.saved
+                cls.saved = None
+
+
+def _error_text(exc):
+    """The exception line, preceded by the traceback of the user's code when there is any."""
+    if isinstance(exc, SyntaxError):
+        return "".join(traceback.format_exception_only(type(exc), exc)).rstrip()
+    tb = exc.__traceback__
+    # Drop this module's frames: the user's code starts at the first <repl> frame.
+    while tb is not None and tb.tb_frame.f_code.co_filename != REPL_FILENAME:
+        tb = tb.tb_next
+    frames = traceback.extract_tb(tb)
+    last = "".join(traceback.format_exception_only(type(exc), exc)).rstrip()
+    if len(frames) <= 1:
+        return last
+    return "Traceback (most recent call last):\n" + "".join(traceback.format_list(frames)) + last
+
+
+def _compile(source):
+    """(statements, expression): input ending in an expression shows that expression's value,
+    as the interactive prompt does (`import os; os.getpid()` shows the pid)."""
+    tree = ast.parse(source, REPL_FILENAME, "exec")
+    expression = None
+    if tree.body and isinstance(tree.body[-1], ast.Expr):
+        expression = compile(ast.Expression(tree.body.pop().value), REPL_FILENAME, "eval")
+    statements = compile(tree, REPL_FILENAME, "exec") if tree.body else None
+    return statements, expression
+
+
+def evaluate(source, target, namespace):
+    """Runs one REPL input. Never raises for anything the input does."""
+    try:
+        statements, expression = _compile(source)
+    except (SyntaxError, ValueError, OverflowError) as exc:
+        # Only input that does not parse can be incomplete; compile_command (which compiles
+        # up to three times) tells which, and its error is the one the interactive prompt shows.
+        try:
+            if code.compile_command(source, REPL_FILENAME, "exec") is None:
+                return Outcome(error="SyntaxError: incomplete input")
+        except (SyntaxError, ValueError, OverflowError) as first:
+            exc = first
+        return Outcome(error=_error_text(exc))
+    is_expression = expression is not None
+
+    frame_locals = target.locals()
+    # One dict for globals and locals, so functions defined in the REPL see session names.
+    env = dict(target.globals)
+    env.update(frame_locals)
+    env.update(namespace)
+    before = dict(env)
+    buf = _Capture.start()
+    try:
+        try:
+            if statements is not None:
+                exec(statements, env)
+            value = eval(expression, env) if is_expression else None
+        finally:
+            _Capture.stop()
+    except BaseException as exc:  # SystemExit and KeyboardInterrupt from user code too
+        return Outcome(stdout=buf.getvalue(), error=_error_text(exc))
+
+    for name, new in env.items():
+        if name == "__builtins__" or (name in before and before[name] is new):
+            continue
+        if name in frame_locals and name not in namespace:
+            target.set_local(name, new)
+        else:
+            namespace[name] = new
+    for name in before:
+        if name not in env:
+            namespace.pop(name, None)
+
+    stdout = buf.getvalue()
+    if not is_expression or (value is None and stdout):
+        # Like the interactive prompt, `print(...)` shows its output and not its None; a
+        # silent None (`d.get(k)`) still shows "None" so the user sees an answer.
+        return Outcome(stdout=stdout)
+    return Outcome(result=safe_repr(value), stdout=stdout, value=value, has_value=True)
+
+
+class _EvalThreads:
+    """Eval threads kept for the next eval. Starting a thread costs a context-switch round trip
+    (Thread.start waits until it runs), several times the cost of a short eval; a kept thread
+    waits on a queue instead. A thread stuck in a runaway eval is simply not idle, and the next
+    eval gets another one."""
+
+    MAX_IDLE = 2
+
+    def __init__(self):
+        self._lock = threading.Lock()
+        self._idle = []
+
+    def submit(self, job):
+        with self._lock:
+            jobs = self._idle.pop() if self._idle else None
+        if jobs is None:
+            jobs = queue.SimpleQueue()
+            threading.Thread(target=self._serve, args=(jobs,), name="breakroom-eval", daemon=True).start()
+        jobs.put(job)
+
+    def _serve(self, jobs):
+        while True:
+            jobs.get()()
+            with self._lock:
+                if len(self._idle) >= self.MAX_IDLE:
+                    return
+                self._idle.append(jobs)
+
+
+_THREADS = _EvalThreads()
+
+
+def forget_eval_threads():
+    """In a forked child: the kept eval threads were not copied, their queues serve no one."""
+    global _THREADS
+    _THREADS = _EvalThreads()
+
+
+class EvalJob:
+    """One eval in a daemon thread (its own while it runs), so a runaway eval cannot block the
+    paused program's waiting loop. Its outcome is reported exactly once, by whoever claims it first: the waiting
+    loop (fast evals, on its own connection), the eval thread when it ends, or the timeout, which
+    answers `TimeoutError` and leaves the abandoned thread's late outcome unreported."""
+
+    def __init__(self, source, target, namespace, timeout, report):
+        self._source = source
+        self._target = target
+        self._namespace = namespace
+        self._timeout = timeout
+        self._report = report
+        self._lock = threading.Lock()
+        self._finished = threading.Event()
+        self._outcome = None
+        self._watched = True  # the waiting loop will pick the outcome up itself
+        self._claimed = False
+        self._started = None
+
+    def start(self):
+        self._started = time.monotonic()
+        _THREADS.submit(self._run)
+
+    def _run(self):
+        outcome = evaluate(self._source, self._target, self._namespace)
+        with self._lock:
+            self._outcome = outcome
+            self._finished.set()
+            watched = self._watched
+        if not watched:
+            self._report_once(outcome)
+
+    def _claim(self):
+        with self._lock:
+            if self._claimed:
+                return False
+            self._claimed = True
+            return True
+
+    def _report_once(self, outcome):
+        if self._claim():
+            self._report(outcome)
+
+    def wait_briefly(self, seconds):
+        """The outcome if the eval ends within `seconds` (the caller reports it), else None:
+        the thread or the timeout will report it."""
+        self._finished.wait(seconds)
+        with self._lock:
+            self._watched = False
+            outcome = self._outcome
+        if outcome is not None:
+            return outcome if self._claim() else None
+        remaining = max(0.0, self._timeout - (time.monotonic() - self._started))
+        timer = threading.Timer(remaining, self._report_once, args=(Outcome(error=TIMEOUT_ERROR),))
+        timer.daemon = True
+        timer.start()
+        return None
+
+    @property
+    def reported(self):
+        return self._claimed

@@ -1,0 +1,1 @@
+"""Time travel (issue 20): checkpoints, forked copies of the process at its pauses."""
