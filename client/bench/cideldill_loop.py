@@ -1,4 +1,4 @@
-"""Eval round trip and idle cost of an unchanged cideldill client's pause loop (PROTOCOL.md §5.6)
+"""Eval round trip and idle cost of an unchanged cideldill client's pause loop (docs/src/protocol.md §5.6)
 against the real server: `client/tests/cideldill_driver.py` plays the client in its own process
 (new connection per request, poll → poll-repl → eval thread → repl-result, sleeping the server's
 `poll_interval_ms`), and a browser-like caller on one kept-alive connection times its evals.

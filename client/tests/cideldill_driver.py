@@ -1,4 +1,4 @@
-"""An unchanged cideldill client's pause loop, step by step (PROTOCOL.md §5.6 and §6).
+"""An unchanged cideldill client's pause loop, step by step (docs/src/protocol.md §5.6 and §6).
 
 What the client does while paused, as its `DebugClient.poll` does it:
 

@@ -1,4 +1,4 @@
-"""An unchanged cideldill client's pause loop (PROTOCOL.md §5.6, §6) against Breakroom: evals
+"""An unchanged cideldill client's pause loop (docs/src/protocol.md §5.6, §6) against Breakroom: evals
 reach it as soon as it can take them, and a paused client that has nothing to do is parked in
 the server's long-poll instead of spinning. `cideldill_driver.ProtocolDriver` plays the client
 request for request; what is asserted here is behaviour (answers, request counts), not speed —

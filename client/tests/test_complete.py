@@ -206,7 +206,7 @@ def test_a_completion_over_budget_answers_with_what_it_has():
 
 
 def cideldill_eval(source, frame_globals, locals_dict):
-    """What an unchanged cideldill client does with an eval (PROTOCOL.md §6): eval with the
+    """What an unchanged cideldill client does with an eval (docs/src/protocol.md §6): eval with the
     frame's globals and the session's locals, result = repr(value)."""
     return repr(eval(compile(source, "<repl>", "eval"), frame_globals, locals_dict))
 

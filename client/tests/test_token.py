@@ -78,7 +78,7 @@ def test_a_program_without_the_token_runs_unpaused_and_says_why(token_server):
 
 def cideldill_base(token_server, userinfo=""):
     """The server URL as a cideldill client is configured with it, and the check it applies
-    (PROTOCOL.md §2: the host name must be a loopback name)."""
+    (docs/src/protocol.md §2: the host name must be a loopback name)."""
     parsed = urllib.parse.urlsplit(token_server.url)
     base = f"http://{userinfo}{parsed.hostname}:{parsed.port}"
     assert urllib.parse.urlparse(base).hostname in {"localhost", "127.0.0.1", "::1"}

@@ -1,4 +1,4 @@
-//! Identifier formats shared with the cideldill protocol (PROTOCOL.md §3).
+//! Identifier formats shared with the cideldill protocol (docs/src/protocol.md §3).
 
 use std::time::{SystemTime, UNIX_EPOCH};
 

@@ -59,7 +59,7 @@ fn normalize(given: &str) -> Result<String, String> {
     Ok(format!("{scheme}://{host}"))
 }
 
-/// The routes of the debug-client protocol (PROTOCOL.md §5, §6) and the client script itself.
+/// The routes of the debug-client protocol (docs/src/protocol.md §5, §6) and the client script itself.
 pub fn is_client_route(method: &Method, path: &str) -> bool {
     let segments: Vec<&str> = path.trim_start_matches('/').split('/').collect();
     let (get, post) = (method == Method::GET, method == Method::POST);

@@ -318,7 +318,7 @@ fn data_dir(cli: &Cli) -> Result<PathBuf, String> {
     xdg.or(home).map(|base| base.join("breakroom")).ok_or_else(|| "no HOME: pass --data-dir".to_string())
 }
 
-/// Unchanged cideldill clients find the server through this file (PROTOCOL.md §2).
+/// Unchanged cideldill clients find the server through this file (docs/src/protocol.md §2).
 fn write_port_file(port: u16) {
     let Some(path) = breakroom_server::port_file::path() else { return };
     let written =

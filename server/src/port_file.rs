@@ -1,6 +1,6 @@
 //! Where the server writes its port, and where `breakroom run|ps|logs|stop` (and unchanged
 //! cideldill clients) read it: `$CIDELDILL_PORT_FILE`, else `$CIDELDILL_HOME/port`, else
-//! `~/.cideldill/port` (PROTOCOL.md §2).
+//! `~/.cideldill/port` (docs/src/protocol.md §2).
 
 use std::path::PathBuf;
 

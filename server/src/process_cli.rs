@@ -1,6 +1,6 @@
 //! `breakroom run | ps | logs | stop`: the command line's door to a running server's processes.
 //! The server is found as the Python client finds it: `BREAKROOM_URL`, else the port file the
-//! server writes (PROTOCOL.md §2), else http://127.0.0.1:5174. `BREAKROOM_TOKEN` is sent when set.
+//! server writes (docs/src/protocol.md §2), else http://127.0.0.1:5174. `BREAKROOM_TOKEN` is sent when set.
 
 use std::io::Write;
 use std::path::PathBuf;

@@ -1,4 +1,4 @@
-//! Breakpoints and the decisions made at call start and call completion (PROTOCOL.md §7).
+//! Breakpoints and the decisions made at call start and call completion (docs/src/protocol.md §7).
 //!
 //! Breakroom differs from the reference server in one default: a call with a breakpoint pauses
 //! once, before it runs. After-pauses happen only when the breakpoint's after-behaviour asks for
@@ -104,7 +104,7 @@ pub fn lenient_behavior<'de, D: serde::Deserializer<'de>>(de: D) -> std::result:
     Ok(value.as_str().and_then(|text| Behavior::parse(text).ok()))
 }
 
-/// `POST /api/functions` (PROTOCOL.md §5.3): a function a breakpoint may be replaced with. Fields
+/// `POST /api/functions` (docs/src/protocol.md §5.3): a function a breakpoint may be replaced with. Fields
 /// a client may get wrong are kept loose and checked by the debugger, for a precise error.
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Clone, Debug, Default, Deserialize)]

@@ -1,4 +1,4 @@
-//! A debugged call from start to completion (PROTOCOL.md §5.4–5.8), and the client's
+//! A debugged call from start to completion (docs/src/protocol.md §5.4–5.8), and the client's
 //! diagnostic events and communication errors.
 
 use crate::breakpoints::by_name::StartDecision;

@@ -148,7 +148,7 @@ pub struct CallComplete {
     pub exception_serialization_format: Option<String>,
 }
 
-/// What a client is told to do with a call (PROTOCOL.md §5.5).
+/// What a client is told to do with a call (docs/src/protocol.md §5.5).
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "action", rename_all = "lowercase")]
@@ -326,7 +326,7 @@ impl CallData {
     }
 }
 
-/// `call_data.pause_reason` as clients read it (PROTOCOL.md): `exception` for a pause after a
+/// `call_data.pause_reason` as clients read it (docs/src/protocol.md): `exception` for a pause after a
 /// raise, `breakpoint` for every other pause, after-pauses included. [`PauseReason`] is
 /// Breakroom's finer view of the same pause.
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]

@@ -1,4 +1,4 @@
-//! Breakpoints, behaviours and registered functions (PROTOCOL.md §5.1–5.3, §9.1).
+//! Breakpoints, behaviours and registered functions (docs/src/protocol.md §5.1–5.3, §9.1).
 
 use axum::extract::{Path, Query, State};
 use axum::Json;

@@ -1,4 +1,4 @@
-//! The debug client's call lifecycle: start, poll, complete, events (PROTOCOL.md §5.4–5.12).
+//! The debug client's call lifecycle: start, poll, complete, events (docs/src/protocol.md §5.4–5.12).
 
 use std::net::SocketAddr;
 
@@ -102,7 +102,7 @@ pub async fn resume(
 ) -> ApiResult<Resumed> {
     let checkpoint = debugger.checkpoint_on_continue(&pause_id);
     match debugger.continue_pause(&pause_id, req) {
-        // The debug-client protocol answers success for a pause it does not know (PROTOCOL.md §9).
+        // The debug-client protocol answers success for a pause it does not know (docs/src/protocol.md §9).
         Ok(_) | Err(breakroom_debugger::Error::PauseNotFound(_)) => {
             Ok(Json(Resumed { status: OkStatus::Ok, pause_id, checkpoint }))
         }

@@ -1,4 +1,4 @@
-//! The REST API: what debug clients call (PROTOCOL.md §5, §6) and what the browser and tools
+//! The REST API: what debug clients call (docs/src/protocol.md §5, §6) and what the browser and tools
 //! call (§9). Each handler translates HTTP into one debugger call. The OpenAPI document at
 //! `/api/openapi.json` is collected from the same handlers and types that serve the routes.
 
@@ -32,7 +32,7 @@ use utoipa_axum::routes;
 #[openapi(
     info(
         title = "Breakroom",
-        description = "A web debugger for live Python programs: the debug-client protocol (PROTOCOL.md) \
+        description = "A web debugger for live Python programs: the debug-client protocol (docs/src/protocol.md) \
             and the browser's API. Every error is a JSON `{\"error\": code, \"message\": text}`."
     ),
     tags(

@@ -1,5 +1,5 @@
 //! REPL sessions: the browser's side (start, eval, close, list) and the paused client's side
-//! (poll-repl, repl-result). PROTOCOL.md §6.
+//! (poll-repl, repl-result). docs/src/protocol.md §6.
 
 use axum::extract::{Path, Query, State};
 use axum::Json;

@@ -1,4 +1,4 @@
-//! The cideldill client protocol (PROTOCOL.md §4–§9): shapes and status codes an unchanged
+//! The cideldill client protocol (docs/src/protocol.md §4–§9): shapes and status codes an unchanged
 //! client depends on.
 
 use crate::common;

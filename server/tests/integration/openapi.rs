@@ -6,7 +6,7 @@ use std::collections::BTreeSet;
 
 use serde_json::Value;
 
-/// PROTOCOL.md §10's checklist, plus Breakroom's own routes.
+/// docs/src/protocol.md §10's checklist, plus Breakroom's own routes.
 const EXPECTED: &[(&str, &str)] = &[
     ("get", "/api/breakpoints"),
     ("get", "/api/dap"),
