@@ -1,5 +1,5 @@
-"""Time travel (issue 20) on real processes: seed 004's scenarios (step back, several times,
-REPL changes before and after Continue, no checkpoint), seed 001's checkpoint, rewind, branch,
+"""Time travel (issue 20) on real processes: step back (several times, with REPL changes before
+and after Continue, and with no checkpoint to go back to), then checkpoint, rewind, branch,
 switch, diff and timeline, threads refused, the cap, snapshots gone after stop."""
 
 import os

@@ -1,4 +1,4 @@
-"""Stepping composes with time travel (issue 30, seed 004): with checkpoints on, each committed
+"""Stepping composes with time travel (issue 30): with checkpoints on, each committed
 step takes a checkpoint first; Step back from a step's pause returns to the state before that
 step, with the REPL session following; reverse-continue returns to the previous breakpoint pause
 of that line. Real programs at the real server, on 3.11 and pyenv's 3.12 and 3.13."""
