@@ -1,6 +1,6 @@
 """Time travel (issue 20) on real processes: step back (several times, with REPL changes before
 and after Continue, and with no checkpoint to go back to), then checkpoint, rewind, branch,
-switch, diff and timeline, threads refused, the cap, snapshots gone after stop."""
+switch, diff and timeline, threads refused, the cap, checkpoints gone after stop."""
 
 import os
 import time
