@@ -77,8 +77,8 @@ fn policy_fields(
     max_hits: &str,
     expires_in: &str,
     where_labels: &str,
-) -> Result<breakroom_debugger::snapshots::policy::PolicyChanges, breakroom_debugger::Error> {
-    use breakroom_debugger::snapshots::policy::{parse_duration, BreakpointAction, PolicyChanges};
+) -> Result<breakroom_debugger::breakpoints::policy::PolicyChanges, breakroom_debugger::Error> {
+    use breakroom_debugger::breakpoints::policy::{parse_duration, BreakpointAction, PolicyChanges};
     use breakroom_debugger::Error;
     let action = match action.trim() {
         "" => None,

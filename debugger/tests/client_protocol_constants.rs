@@ -6,13 +6,13 @@
 
 use std::collections::BTreeMap;
 
+use breakroom_debugger::breakpoints::policy::{BreakpointAction, BreakpointState};
 use breakroom_debugger::breakpoints::record::BreakpointKind;
 use breakroom_debugger::calls::Action;
 use breakroom_debugger::cid_store::SerializationFormat;
 use breakroom_debugger::eval::RequestKind;
 use breakroom_debugger::kinds::CallStatus;
 use breakroom_debugger::model::{EventKind, PauseReason};
-use breakroom_debugger::snapshots::policy::{BreakpointAction, BreakpointState};
 use breakroom_debugger::steps::{StepKind, StopKind};
 use breakroom_debugger::{Error, PollReply};
 use serde::Serialize;

@@ -235,7 +235,7 @@ pub async fn run(args: &RunArgs) -> Result<i32, String> {
         let mut labels: Vec<String> = env.get("BREAKROOM_LABELS").into_iter().cloned().collect();
         for pair in &args.label {
             let valid = pair.split_once('=').is_some_and(|(k, v)| {
-                breakroom_debugger::snapshots::policy::valid_label(k) && !v.is_empty() && !v.contains(',')
+                breakroom_debugger::breakpoints::policy::valid_label(k) && !v.is_empty() && !v.contains(',')
             });
             if !valid {
                 return Err(format!("--label {pair:?}: expected NAME=VALUE (a name of letters, digits, . _ - /)"));

@@ -1,8 +1,8 @@
 //! `breakroom snapshot add | list | show`: snapshot breakpoints from the command line (issue 34),
 //! through the running server's REST API, found as `breakroom ps` finds it.
 
+use breakroom_debugger::breakpoints::policy::{parse_duration, BreakpointAction, PolicyChanges};
 use breakroom_debugger::breakpoints::record::{BreakpointOptions, BreakpointRecord, BreakpointSpec};
-use breakroom_debugger::snapshots::policy::{parse_duration, BreakpointAction, PolicyChanges};
 use breakroom_debugger::snapshots::{CapturedVariable, Snapshot, SnapshotSummary};
 use serde_json::Value;
 

@@ -7,8 +7,8 @@
 
 use maud::{html, Markup};
 
+use breakroom_debugger::breakpoints::policy::BreakpointAction;
 use breakroom_debugger::breakpoints::record::BreakpointRecord;
-use breakroom_debugger::snapshots::policy::BreakpointAction;
 use serde_json::Value;
 
 use super::encode;

@@ -9,8 +9,8 @@
 
 use maud::{html, Markup};
 
+use breakroom_debugger::breakpoints::policy::{BreakpointAction, BreakpointState};
 use breakroom_debugger::breakpoints::record::BreakpointRecord;
-use breakroom_debugger::snapshots::policy::{BreakpointAction, BreakpointState};
 use breakroom_debugger::snapshots::SnapshotSummary;
 
 use crate::format::{duration, timestamp};

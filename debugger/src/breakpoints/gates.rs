@@ -9,8 +9,8 @@ use crate::debugger::State;
 use crate::error::Result;
 use crate::model::EventKind;
 
+use crate::breakpoints::policy::{BreakpointAction, BreakpointState};
 use crate::breakpoints::record::{BreakpointKind, BreakpointRecord, HitCondition};
-use crate::snapshots::policy::{BreakpointAction, BreakpointState};
 
 impl State {
     /// The function breakpoints' options at a call of `call.method_name`, decided here for every

@@ -7,11 +7,11 @@ use std::collections::BTreeMap;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
+use crate::breakpoints::policy::{BreakpointAction, BreakpointState};
 use crate::debugger::Debugger;
 use crate::error::{Error, Result};
 use crate::ids;
 use crate::model::{EventKind, LiveEvent};
-use crate::snapshots::policy::{BreakpointAction, BreakpointState};
 
 /// `POST /api/breakpoint-hits`: a hit or a logpoint's line, or the counts a program kept. Read
 /// by hand (`Deserialize` below) so each bad field gets the code it always had.

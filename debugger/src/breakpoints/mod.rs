@@ -11,24 +11,24 @@
 //!   a name added the cideldill way (`POST /api/breakpoints {"function_name"}`) is a by-name
 //!   entry only, and the behaviours, the global behaviour and replacements live only here.
 //!
-//! The `Debugger`'s methods for each are in `by_name_methods` and `records`; `gates` decides,
+//! The `Debugger`'s methods for each are in `by_name` and `by_id`; `gates` decides,
 //! at a call or a line, what the records' options say.
 
 #[cfg(feature = "runtime")]
-pub mod by_name;
+mod by_id;
 #[cfg(feature = "runtime")]
-mod by_name_methods;
+pub mod by_name;
 #[cfg(feature = "runtime")]
 mod gates;
 #[cfg(feature = "runtime")]
 pub mod hit_reports;
+/// A breakpoint's action (pause, log, snapshot), capture limits and hit bounds.
+pub mod policy;
 pub mod record;
-#[cfg(feature = "runtime")]
-mod records;
 #[cfg(feature = "runtime")]
 mod store;
 
 #[cfg(feature = "runtime")]
-pub(crate) use records::Records;
+pub(crate) use by_id::Records;
 #[cfg(feature = "runtime")]
-pub use records::{BreakpointSnapshot, Follower};
+pub use by_id::{BreakpointSnapshot, Follower};

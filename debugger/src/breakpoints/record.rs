@@ -8,7 +8,7 @@
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
-use crate::snapshots::policy::{
+use crate::breakpoints::policy::{
     BreakpointAction, BreakpointState, CaptureLimits, HitLimits, HitTally, Policy, PolicyChanges, POLICY_FIELDS,
 };
 

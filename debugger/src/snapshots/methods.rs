@@ -5,8 +5,8 @@ use std::collections::BTreeMap;
 use serde::Deserialize;
 use serde_json::Value;
 
-use super::policy::{BreakpointAction, BreakpointState};
 use super::{Snapshot, SnapshotFilter, SnapshotFrame, SnapshotSummary, SnapshotThread, WatchValue};
+use crate::breakpoints::policy::{BreakpointAction, BreakpointState};
 use crate::debugger::Debugger;
 use crate::error::{Error, Result};
 use crate::ids;

@@ -1,7 +1,6 @@
 //! Snapshots (issue 34): what a snapshot breakpoint captured in a program that did not stop —
 //! its stack, the top frames' locals as a bounded value tree, and its watch expressions' values.
 //!
-//! - [`policy`]: a breakpoint's action (pause, log, snapshot), capture limits and hit bounds.
 //! - [`read_only`]: the check that snapshot and log expressions only read.
 //! - `methods`: the `Debugger`'s doors — a program sends a snapshot (kept while its breakpoint is
 //!   active: the first `max_hits` to arrive), pages and agents list and open them.
@@ -9,7 +8,6 @@
 
 #[cfg(feature = "runtime")]
 pub mod methods;
-pub mod policy;
 #[cfg(feature = "runtime")]
 pub mod read_only;
 #[cfg(feature = "runtime")]

@@ -1,8 +1,8 @@
 //! Snapshot tools (issue 34): an agent aims a snapshot breakpoint at a line of a program that
 //! must not stop, then reads what it captured.
 
+use breakroom_debugger::breakpoints::policy::BreakpointAction;
 use breakroom_debugger::breakpoints::record::{BreakpointOptions, BreakpointSpec};
-use breakroom_debugger::snapshots::policy::BreakpointAction;
 use breakroom_debugger::snapshots::SnapshotFilter;
 use serde_json::{json, Value};
 

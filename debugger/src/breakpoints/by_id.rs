@@ -17,9 +17,9 @@ use indexmap::IndexMap;
 
 use super::gates::interpolate;
 
+use crate::breakpoints::policy::BreakpointState;
 use crate::breakpoints::record::{BreakpointPatch, BreakpointRecord, BreakpointSpec, HitCondition, Refusal};
 use crate::model::Language;
-use crate::snapshots::policy::BreakpointState;
 
 /// What the server holds of breakpoints by id.
 #[derive(Default)]
