@@ -302,9 +302,13 @@ def test_hits_past_the_time_budget_are_counted_as_skipped_quota(server, programs
     printed_ticks(p, 2)
     bp = add(server, {"kind": "line", "file": p.path, "line": line_of(LOOP, "SNAP"), "action": "snapshot",
                       "max_hits": 1000})
-    wait_for(lambda: record(server, bp)["skipped_quota"] > 10, timeout=20, what="skipped_quota")
-    r = record(server, bp)
-    assert r["captured"] >= 1 and r["captured"] < r["skipped_quota"], r
+    # The bucket's first captures depend on how cheap a capture is here (about 2.5 ms of them);
+    # past it, arrivals are skipped far faster than the budget refills, so the skips overtake.
+    def overtaken():
+        r = record(server, bp)
+        return r["captured"] >= 1 and r["skipped_quota"] > r["captured"] + 10
+
+    wait_for(overtaken, timeout=20, what="skipped_quota past captured")
 
 
 FLAKY = """\
