@@ -25,8 +25,6 @@ use crate::model::Language;
 #[derive(Default)]
 pub(crate) struct Records {
     pub by_id: IndexMap<String, BreakpointRecord>,
-    /// The next `bp-N` (never reused, so an id in an old event log means one breakpoint).
-    pub next: u64,
     /// The labels of each program following the breakpoints, by process key: which of them a
     /// breakpoint's `where` arms in (issue 34).
     pub follower_labels: std::collections::HashMap<String, BTreeMap<String, String>>,
@@ -62,6 +60,12 @@ impl Debugger {
     /// Every breakpoint, with the running processes a line breakpoint cannot reach.
     pub fn breakpoint_records(&self) -> Vec<BreakpointRecord> {
         let now = ids::now();
+        // Other servers on the database count hits too: the database has the total. (A store that
+        // cannot be read leaves this server's own count.)
+        let counted: std::collections::HashMap<String, u64> = match self.cluster() {
+            Some(_) => self.state().store.breakpoint_hits().unwrap_or_default().into_iter().collect(),
+            None => Default::default(),
+        };
         let (mut records, unreachable) = {
             let st = self.state();
             let records: Vec<BreakpointRecord> = st
@@ -70,6 +74,7 @@ impl Debugger {
                 .values()
                 .map(|r| {
                     let mut r = r.clone();
+                    r.hit_count = counted.get(&r.id).copied().unwrap_or(r.hit_count);
                     r.state = r.limits.state(&r.tally, now);
                     r.armed_in = armed_in(&r, &st.records.follower_labels, &st.followers);
                     r
@@ -119,10 +124,11 @@ impl Debugger {
     /// an unchanged cideldill client pauses there as before.
     pub fn add_breakpoint_record(&self, spec: &BreakpointSpec) -> Result<BreakpointRecord> {
         let mut st = self.state();
-        let position = st.records.next.max(1);
-        let record = BreakpointRecord::from_spec(format!("bp-{position}"), spec, ids::now()).map_err(spec_error)?;
+        let mut record = BreakpointRecord::from_spec(String::new(), spec, ids::now()).map_err(spec_error)?;
         crate::snapshots::read_only::check_record(&record).map_err(spec_error)?;
-        st.records.next = position + 1;
+        // Handed out by the database: two servers adding at once get two ids.
+        let position = st.store.next_breakpoint_position()?;
+        record.id = format!("bp-{position}");
         let id = record.id.clone();
         if let Some(name) = record.function_name.clone() {
             st.breakpoints.by_name.entry(name.clone()).or_default();
@@ -156,10 +162,14 @@ impl Debugger {
         let current = st.records.by_id.get(id).ok_or_else(|| Error::BreakpointNotFound(id.to_string()))?;
         let mut next = current.patched(changes, ids::now()).map_err(spec_error)?;
         crate::snapshots::read_only::check_record(&next).map_err(spec_error)?;
-        if next.hit_condition != current.hit_condition {
+        let recount = next.hit_condition != current.hit_condition;
+        if recount {
             next.hit_count = 0; // a new hit condition counts from the start
         }
         st.save_record(&next)?;
+        if recount {
+            st.store.set_breakpoint_hits(id, 0)?;
+        }
         st.records.by_id.insert(id.to_string(), next.clone());
         drop(st);
         self.breakpoints_changed();
@@ -331,9 +341,11 @@ impl Debugger {
     /// A condition held (or raised) at a call: counts the hit and logs it; whether it pauses.
     fn condition_hit(&self, id: &str, condition: &str, error: Option<String>, call: &CallData) -> Result<bool> {
         let now = ids::now();
-        let mut st = self.state();
+        let mut guard = self.state();
+        let st = &mut *guard;
         let Some(record) = st.records.by_id.get_mut(id) else { return Ok(false) };
-        record.hit_count += 1;
+        // Counted in the database: servers sharing it count one breakpoint together.
+        record.hit_count = st.store.count_breakpoint_hits(id, 1)?.unwrap_or(record.hit_count + 1);
         let count = record.hit_count;
         let holds =
             record.hit_condition.as_deref().and_then(|h| HitCondition::parse(h).ok()).is_none_or(|h| h.holds(count));
@@ -369,7 +381,7 @@ impl Debugger {
         let record = record.clone();
         st.save_record(&record)?;
         st.log(now, event, &call.process_key, None, data)?;
-        drop(st);
+        drop(guard);
         self.publish(LiveEvent::BreakpointsChanged);
         Ok(pauses)
     }
@@ -387,10 +399,10 @@ impl State {
         if self.records.by_id.values().any(|r| r.function_name.as_deref() == Some(name)) {
             return Ok(());
         }
-        let position = self.records.next.max(1);
         let spec = BreakpointSpec::function(name);
-        let record = BreakpointRecord::from_spec(format!("bp-{position}"), &spec, now).map_err(spec_error)?;
-        self.records.next = position + 1;
+        let mut record = BreakpointRecord::from_spec(String::new(), &spec, now).map_err(spec_error)?;
+        let position = self.store.next_breakpoint_position()?;
+        record.id = format!("bp-{position}");
         self.store.put_breakpoint_record(position, &record)?;
         self.records.by_id.insert(record.id.clone(), record);
         Ok(())
@@ -414,8 +426,7 @@ impl State {
 
     /// Reads the records back at start.
     pub(crate) fn restore_records(&mut self) -> Result<()> {
-        for (position, record) in self.store.breakpoint_records()? {
-            self.records.next = self.records.next.max(position + 1);
+        for (_, record) in self.store.breakpoint_records()? {
             self.records.by_id.insert(record.id.clone(), record);
         }
         Ok(())

@@ -55,7 +55,8 @@ impl State {
                 gate.conditions.push(id.clone());
                 continue;
             }
-            record.hit_count += 1;
+            // Counted in the database: servers sharing it count one breakpoint together.
+            record.hit_count = self.store.count_breakpoint_hits(&id, 1)?.unwrap_or(record.hit_count + 1);
             let count = record.hit_count;
             if let Some(hit) = record.hit_condition.as_deref().and_then(|h| HitCondition::parse(h).ok()) {
                 if !hit.holds(count) {
@@ -117,7 +118,8 @@ impl State {
                     continue;
                 }
             }
-            record.hit_count += 1;
+            // Counted in the database: servers sharing it count one breakpoint together.
+            record.hit_count = self.store.count_breakpoint_hits(&id, 1)?.unwrap_or(record.hit_count + 1);
             let count = record.hit_count;
             let held = record
                 .hit_condition

@@ -207,10 +207,18 @@ impl Debugger {
             // A logpoint's lines are bounded like snapshots: past max_hits or its expiry, none.
             crate::snapshots::methods::finished(id, record.limits.state(&record.tally, now))?;
         }
+        // The program counts its own arrivals (it decides the hit condition with them); a report
+        // without a count (an uncaught exception) is one more hit, counted in the database.
+        let counted = match hit_count {
+            Some(n) if st.records.by_id.contains_key(id) => {
+                st.store.set_breakpoint_hits(id, n)?;
+                Some(n)
+            }
+            Some(n) => Some(n),
+            None => st.store.count_breakpoint_hits(id, 1)?,
+        };
         let known = st.records.by_id.get_mut(id).map(|record| {
-            // The program counts its own arrivals (it decides the hit condition with them); a
-            // report without a count (an uncaught exception) is one more hit.
-            record.hit_count = hit_count.unwrap_or(record.hit_count + 1);
+            record.hit_count = counted.unwrap_or(record.hit_count + 1);
             record.last_hit = Some(data.clone());
             if kind == EventKind::Log && record.action == BreakpointAction::Log {
                 record.tally.captured += 1;
@@ -242,6 +250,7 @@ impl Debugger {
             });
             if let Some(record) = updated {
                 st.save_record(&record)?;
+                st.store.set_breakpoint_hits(id, *count)?;
             }
         }
         // Snapshot and logpoint hits a program skipped or could not send, as increments.

@@ -1,18 +1,48 @@
 //! Breakpoints of every kind (issue 18), by id, in the order they were added; loaded whole at
-//! start like the rest of the configuration.
+//! start like the rest of the configuration. The ids handed out and the hits are counted in the
+//! database itself, so that servers sharing it never hand out one id twice or lose a hit.
 
 use super::record::BreakpointRecord;
 use crate::error::Result;
 use crate::store::{json_text, parse, values, Store};
 
 impl Store {
+    /// Writes a record; its hits are written only when it is new (they are counted in place).
     pub fn put_breakpoint_record(&self, position: u64, record: &BreakpointRecord) -> Result<()> {
         self.execute(
-            "INSERT INTO breakpoint_records (id, position, data) VALUES (?1, ?2, ?3)
+            "INSERT INTO breakpoint_records (id, position, data, hits) VALUES (?1, ?2, ?3, ?4)
              ON CONFLICT (id) DO UPDATE SET position = excluded.position, data = excluded.data",
-            values![&record.id, position, json_text(record)?],
+            values![&record.id, position, json_text(record)?, record.hit_count],
         )?;
         Ok(())
+    }
+
+    /// The next breakpoint position (`bp-N`), never handed out before by any server.
+    pub fn next_breakpoint_position(&self) -> Result<u64> {
+        let row = self.row(
+            "UPDATE counters SET value = value + 1 WHERE name = 'breakpoint_position' RETURNING value",
+            values![],
+        )?;
+        let row = row.ok_or_else(|| crate::error::Error::storage("the breakpoint id counter is missing"))?;
+        Ok(row.int(0)?.max(0) as u64)
+    }
+
+    /// Adds `n` hits to a breakpoint; its count after them (none: the breakpoint is gone).
+    pub fn count_breakpoint_hits(&self, id: &str, n: u64) -> Result<Option<u64>> {
+        let row =
+            self.row("UPDATE breakpoint_records SET hits = hits + ?2 WHERE id = ?1 RETURNING hits", values![id, n])?;
+        row.map(|r| r.int(0).map(|h| h.max(0) as u64)).transpose()
+    }
+
+    /// Sets a breakpoint's hits (a program's own count of them, or a new hit condition's 0).
+    pub fn set_breakpoint_hits(&self, id: &str, hits: u64) -> Result<()> {
+        self.execute("UPDATE breakpoint_records SET hits = ?2 WHERE id = ?1", values![id, hits]).map(drop)
+    }
+
+    /// Every breakpoint's hits, as the database counts them (other servers' too).
+    pub fn breakpoint_hits(&self) -> Result<Vec<(String, u64)>> {
+        let rows = self.rows("SELECT id, hits FROM breakpoint_records", values![])?;
+        rows.iter().map(|r| Ok((r.text(0)?, r.int(1)?.max(0) as u64))).collect()
     }
 
     pub fn delete_breakpoint_record(&self, id: &str) -> Result<()> {
@@ -22,8 +52,10 @@ impl Store {
     /// Every record with its position, oldest first.
     pub fn breakpoint_records(&self) -> Result<Vec<(u64, BreakpointRecord)>> {
         let mut records = vec![];
-        for row in self.rows("SELECT position, data FROM breakpoint_records ORDER BY position", values![])? {
-            records.push((row.int(0)?.max(0) as u64, parse("breakpoint", &row.text(1)?)?));
+        for row in self.rows("SELECT position, data, hits FROM breakpoint_records ORDER BY position", values![])? {
+            let mut record: BreakpointRecord = parse("breakpoint", &row.text(1)?)?;
+            record.hit_count = row.int(2)?.max(0) as u64;
+            records.push((row.int(0)?.max(0) as u64, record));
         }
         Ok(records)
     }

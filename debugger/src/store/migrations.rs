@@ -164,6 +164,21 @@ pub(super) const MIGRATIONS: &[Migration] = &[
      CREATE INDEX snapshots_by_breakpoint ON snapshots (breakpoint_id, id);
      CREATE INDEX snapshots_by_process ON snapshots (process_id, id);",
     },
+    // 9: what several servers on one database count together: the breakpoint ids handed out
+    // (`counters`), and each breakpoint's hits, incremented in place (issue 47).
+    Migration {
+        sql: "CREATE TABLE counters (name TEXT PRIMARY KEY, value INTEGER NOT NULL);
+     INSERT INTO counters (name, value)
+         SELECT 'breakpoint_position', COALESCE(MAX(position), 0) FROM breakpoint_records;
+     ALTER TABLE breakpoint_records ADD COLUMN hits INTEGER NOT NULL DEFAULT 0;
+     UPDATE breakpoint_records SET hits = COALESCE(json_extract(data, '$.hit_count'), 0);",
+        then: None,
+        postgres: "CREATE TABLE counters (name TEXT PRIMARY KEY, value BIGINT NOT NULL);
+     INSERT INTO counters (name, value)
+         SELECT 'breakpoint_position', COALESCE(MAX(position), 0) FROM breakpoint_records;
+     ALTER TABLE breakpoint_records ADD COLUMN hits BIGINT NOT NULL DEFAULT 0;
+     UPDATE breakpoint_records SET hits = COALESCE((data::jsonb ->> 'hit_count')::bigint, 0);",
+    },
 ];
 
 /// The advisory lock servers take turns under while they change the schema.

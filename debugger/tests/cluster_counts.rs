@@ -1,0 +1,93 @@
+//! What several servers on one PostgreSQL database count together (issue 47): breakpoint ids are
+//! handed out by the database, and hits are added in place, so two servers never hand out one id
+//! twice nor lose each other's hits. Runs with BREAKROOM_TEST_STORE=postgres (as scripts/test.sh
+//! does); on SQLite a data directory serves one server, which has nothing to share.
+
+use std::collections::HashSet;
+use std::time::{Duration, Instant};
+
+use breakroom_debugger::breakpoints::record::{BreakpointOptions, BreakpointSpec};
+use breakroom_debugger::calls::CallStart;
+use breakroom_debugger::{for_tests, Config, Debugger};
+use serde_json::json;
+
+/// Two servers joined on one fresh database, each with a runtime of its own for its listener.
+fn two_servers() -> Option<Vec<(tokio::runtime::Runtime, Debugger)>> {
+    if !for_tests::postgres_chosen() {
+        return None;
+    }
+    let cluster = breakroom_debugger::store::test_postgres::shared().expect("the test cluster starts");
+    let url = cluster.fresh_database().expect("a fresh database");
+    let servers = (0..2)
+        .map(|_| {
+            let runtime = tokio::runtime::Builder::new_multi_thread().worker_threads(1).enable_all().build().unwrap();
+            let debugger = Debugger::connect(Config::default(), &url).expect("a server starts");
+            runtime.block_on(async { debugger.join_cluster(&url).expect("it joins the others") });
+            (runtime, debugger)
+        })
+        .collect();
+    Some(servers)
+}
+
+fn wait_until(what: &str, mut check: impl FnMut() -> bool) {
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while !check() {
+        assert!(Instant::now() < deadline, "timed out waiting for {what}");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+#[test]
+fn forty_breakpoints_added_at_once_on_two_servers_get_forty_ids_listed_on_both() {
+    let Some(servers) = two_servers() else { return };
+    let ids: Vec<String> = std::thread::scope(|scope| {
+        let adds: Vec<_> = (0..40)
+            .map(|i| {
+                let debugger = servers[i % 2].1.clone();
+                scope.spawn(move || {
+                    let spec = BreakpointSpec::line(format!("/srv/app_{i}.py"), 10);
+                    debugger.add_breakpoint_record(&spec).expect("the add succeeds").id
+                })
+            })
+            .collect();
+        adds.into_iter().map(|add| add.join().expect("no panic")).collect()
+    });
+    let distinct: HashSet<&String> = ids.iter().collect();
+    assert_eq!(distinct.len(), 40, "ids handed out twice: {ids:?}");
+    for (_, debugger) in &servers {
+        wait_until("both servers to list all forty", || debugger.breakpoint_records().len() == 40);
+        let listed: HashSet<String> = debugger.breakpoint_records().into_iter().map(|r| r.id).collect();
+        assert_eq!(listed, ids.iter().cloned().collect::<HashSet<_>>());
+    }
+}
+
+#[test]
+fn hits_counted_on_two_servers_add_up_on_both() {
+    let Some(servers) = two_servers() else { return };
+    // Counted, never pausing: the hit condition is never met.
+    let options = BreakpointOptions { hit_condition: Some(Some("== 100000".into())), ..Default::default() };
+    let bp = servers[0].1.add_breakpoint_record(&BreakpointSpec::function("counted").with(options)).unwrap();
+    wait_until("the other server to know the breakpoint", || {
+        servers[1].1.breakpoint_records().iter().any(|r| r.id == bp.id)
+    });
+    std::thread::scope(|scope| {
+        for (n, (_, debugger)) in servers.iter().enumerate() {
+            scope.spawn(move || {
+                for call in 0..300 {
+                    let reply = debugger.start_call(CallStart {
+                        method_name: Some("counted".into()),
+                        process_pid: Some(json!(4000 + n)),
+                        process_start_time: Some(json!(1795331833.5)),
+                        ..Default::default()
+                    });
+                    let action = serde_json::to_value(reply.expect("the call starts")).unwrap();
+                    assert_eq!(action["action"], "continue", "call {call} did not run on: {action}");
+                }
+            });
+        }
+    });
+    for (_, debugger) in &servers {
+        let hits = debugger.breakpoint_records().into_iter().find(|r| r.id == bp.id).unwrap().hit_count;
+        assert_eq!(hits, 600);
+    }
+}
