@@ -18,7 +18,7 @@ step "Rust tests (cargo test --release --workspace)"
 cargo test --release --workspace
 
 step "the session-manager and HTTP tests again, on PostgreSQL (a throwaway cluster; BREAKROOM_TEST_STORE=postgres)"
-BREAKROOM_TEST_STORE=postgres cargo test --release -p breakroom-debugger --test repl --test store --test cluster_counts
+BREAKROOM_TEST_STORE=postgres cargo test --release -p breakroom-debugger --test repl --test store --test several_servers
 BREAKROOM_TEST_STORE=postgres cargo test --release -p breakroom --test integration
 
 step "Python client tests (pytest, against target/release/breakroom)"

@@ -219,10 +219,22 @@ impl Cluster {
     }
 
     /// Asks the holder and blocks until it replies (quick requests, from synchronous doors).
+    ///
+    /// On the server's runtime the wait hands this worker's other tasks to another thread first
+    /// (`block_in_place`): the requests other servers send here run as tasks of this runtime, so
+    /// two servers asking each other at once with every worker waiting would otherwise stall
+    /// until the requests time out.
     pub(crate) fn ask_now(&self, holder: &str, request: Request) -> Result<Value> {
         let (tx, rx) = mpsc::sync_channel(1);
         let id = self.send(holder, &request, Waiter::Blocking(tx))?;
-        match rx.recv_timeout(QUICK_REQUEST) {
+        let on_workers = tokio::runtime::Handle::try_current()
+            .is_ok_and(|h| h.runtime_flavor() == tokio::runtime::RuntimeFlavor::MultiThread);
+        let received = if on_workers {
+            tokio::task::block_in_place(|| rx.recv_timeout(QUICK_REQUEST))
+        } else {
+            rx.recv_timeout(QUICK_REQUEST)
+        };
+        match received {
             Ok(reply) => reply.into_result(),
             Err(_) => {
                 self.waiting().remove(&id);

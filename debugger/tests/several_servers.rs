@@ -1,7 +1,8 @@
-//! What several servers on one PostgreSQL database count together (issue 47): breakpoint ids are
-//! handed out by the database, and hits are added in place, so two servers never hand out one id
-//! twice nor lose each other's hits. Runs with BREAKROOM_TEST_STORE=postgres (as scripts/test.sh
-//! does); on SQLite a data directory serves one server, which has nothing to share.
+//! Several servers on one PostgreSQL database (issue 47): they count together (breakpoint ids are
+//! handed out by the database, hits are added in place, so two servers never hand out one id
+//! twice nor lose each other's hits), and asking each other at once does not stall them. Runs
+//! with BREAKROOM_TEST_STORE=postgres (as scripts/test.sh does); on SQLite a data directory
+//! serves one server, which has nothing to share.
 
 use std::collections::HashSet;
 use std::time::{Duration, Instant};
@@ -89,5 +90,40 @@ fn hits_counted_on_two_servers_add_up_on_both() {
     for (_, debugger) in &servers {
         let hits = debugger.breakpoint_records().into_iter().find(|r| r.id == bp.id).unwrap().hit_count;
         assert_eq!(hits, 600);
+    }
+}
+
+/// A call of `name` paused on `debugger` (a by-name breakpoint): its pause id.
+fn paused(debugger: &Debugger, name: &str, pid: i64) -> String {
+    debugger.add_breakpoint(name, None, None).expect("the breakpoint is added");
+    let reply = debugger
+        .start_call(CallStart {
+            method_name: Some(name.into()),
+            process_pid: Some(json!(pid)),
+            process_start_time: Some(json!(1795331833.5)),
+            ..Default::default()
+        })
+        .expect("the call starts");
+    let reply = serde_json::to_value(reply).unwrap();
+    let poll_url = reply["poll_url"].as_str().unwrap_or_else(|| panic!("{name} did not pause: {reply}"));
+    poll_url.rsplit('/').next().unwrap().to_string()
+}
+
+#[test]
+fn two_servers_asking_each_other_at_once_with_every_worker_busy_both_get_answers() {
+    let Some(servers) = two_servers() else { return };
+    let (a, b) = (&servers[0], &servers[1]);
+    let on_a = paused(&a.1, "held_by_a", 5001);
+    let on_b = paused(&b.1, "held_by_b", 5002);
+    // Each runtime has one worker, and each asks from it: the other's request must still run.
+    for _ in 0..3 {
+        let (from_a, to_b) = (a.1.clone(), on_b.clone());
+        let asked_by_a = a.0.spawn(async move { from_a.start_session(&to_b) });
+        let (from_b, to_a) = (b.1.clone(), on_a.clone());
+        let asked_by_b = b.0.spawn(async move { from_b.start_session(&to_a) });
+        let session_on_b = a.0.block_on(asked_by_a).expect("no panic");
+        let session_on_a = b.0.block_on(asked_by_b).expect("no panic");
+        assert!(session_on_b.is_ok(), "A asking B: {session_on_b:?}");
+        assert!(session_on_a.is_ok(), "B asking A: {session_on_a:?}");
     }
 }
