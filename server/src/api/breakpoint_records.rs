@@ -15,6 +15,7 @@ use utoipa::{IntoParams, ToSchema};
 
 use super::query;
 use super::wire::{ErrorBody, OkStatus, StatusOk};
+use crate::error::ApiError;
 use crate::error::{ApiResult, JsonBody};
 
 /// A breakpoint added or changed: `status` and the record (with its `id`).
@@ -63,13 +64,14 @@ pub struct ChangesQuery {
     /// Without it, the breakpoints are answered at once.
     #[param(value_type = Option<String>, pattern = "^[0-9]*$")]
     since: Option<String>,
-    /// The program's pid and start time: it follows the breakpoints (line breakpoints reach it).
-    #[param(value_type = Option<String>, pattern = "^[0-9]*$")]
+    /// The program's pid and start time, both or neither: it follows the breakpoints (line
+    /// breakpoints reach it).
+    #[param(value_type = Option<String>, pattern = "^[0-9]+$")]
     process_pid: Option<String>,
     #[param(value_type = Option<String>, pattern = "^[0-9]+(\\.[0-9]*)?$")]
     process_start_time: Option<String>,
     /// The program's main thread ident: what an interrupt without a thread pauses.
-    #[param(value_type = Option<String>, pattern = "^[0-9]*$")]
+    #[param(value_type = Option<String>, pattern = "^[0-9]+$")]
     main_thread: Option<String>,
     /// The program's process record (sent when it first asks): its host,
     /// `BREAKROOM_PROCESS_ID` when Breakroom launched it, and its argv as a JSON array.
@@ -77,7 +79,7 @@ pub struct ChangesQuery {
     process_id: Option<String>,
     argv: Option<String>,
     /// Its parent pid (`os.getppid()`), and `helper` for a library's own process (issue 33).
-    #[param(value_type = Option<String>, pattern = "^[0-9]*$")]
+    #[param(value_type = Option<String>, pattern = "^[0-9]+$")]
     parent_pid: Option<String>,
     role: Option<String>,
     /// Its labels as a JSON object (`{"service": "api"}`): breakpoints whose `where` they do
@@ -98,9 +100,19 @@ pub struct BreakpointChanges {
     responses((status = 200, body = BreakpointChanges), (status = 400, body = ErrorBody)))]
 pub async fn changes(State(debugger): State<Debugger>, Query(q): Query<ChangesQuery>) -> ApiResult<BreakpointChanges> {
     let since = query::count("since", q.since.as_deref())?.map(|n| n as u64);
-    let pid = q.process_pid.as_deref().and_then(|p| p.parse::<i64>().ok());
-    let start = q.process_start_time.as_deref().and_then(|s| s.parse::<f64>().ok()).filter(|s| s.is_finite());
-    let main_thread = q.main_thread.as_deref().and_then(|t| t.parse::<i64>().ok());
+    let pid = query::number::<i64>("process_pid", q.process_pid.as_deref())?;
+    let start = query::number::<f64>("process_start_time", q.process_start_time.as_deref())?;
+    if start.is_some_and(|s| !s.is_finite()) {
+        return Err(ApiError::bad_request("invalid_process_identity", "process_start_time must be a finite number"));
+    }
+    if pid.is_some() != start.is_some() {
+        return Err(ApiError::bad_request(
+            "invalid_process_identity",
+            "process_pid and process_start_time name a program together: give both, or neither",
+        ));
+    }
+    let main_thread = query::number::<i64>("main_thread", q.main_thread.as_deref())?;
+    let parent_pid = query::number::<i64>("parent_pid", q.parent_pid.as_deref())?;
     let argv = match q.argv.as_deref() {
         None => None,
         Some(text) => Some(serde_json::from_str::<Vec<String>>(text).map_err(|e| {
@@ -123,7 +135,7 @@ pub async fn changes(State(debugger): State<Debugger>, Query(q): Query<ChangesQu
         host: q.hostname.filter(|h| !h.is_empty()),
         process_id: q.process_id.filter(|p| !p.is_empty()),
         argv,
-        parent_pid: q.parent_pid.as_deref().and_then(|p| p.parse::<i64>().ok()),
+        parent_pid,
         role: q.role.as_deref().and_then(breakroom_debugger::processes::ProcessRole::reported),
         labels,
     });

@@ -7,13 +7,26 @@ fn given(value: Option<&str>) -> Option<&str> {
     value.map(str::trim).filter(|v| !v.is_empty())
 }
 
-/// A count (page, page size, limit); past `usize::MAX` is still "everything", so it saturates.
+/// A count (page, page size, limit): an integer from 0 up to the 64-bit range the API describes.
 pub fn count(name: &str, value: Option<&str>) -> Result<Option<usize>, ApiError> {
     match given(value) {
         None => Ok(None),
-        Some(v) if v.bytes().all(|b| b.is_ascii_digit()) => Ok(Some(v.parse::<usize>().unwrap_or(usize::MAX))),
-        Some(v) => v.parse::<usize>().map(Some).map_err(|_| {
-            ApiError::bad_request("invalid_pagination", format!("{name} must be a positive integer, not {v:?}"))
+        Some(v) => v.parse::<i64>().ok().filter(|n| *n >= 0).map(|n| Some(n as usize)).ok_or_else(|| {
+            ApiError::bad_request(
+                "invalid_pagination",
+                format!("{name} must be an integer from 0 to {}, not {v:?}", i64::MAX),
+            )
+        }),
+    }
+}
+
+/// A number a program sends about itself (its pid, start time, thread ident). Absent is not
+/// given; present, even blank, it must be one.
+pub fn number<T: std::str::FromStr>(name: &str, value: Option<&str>) -> Result<Option<T>, ApiError> {
+    match value {
+        None => Ok(None),
+        Some(v) => v.trim().parse::<T>().map(Some).map_err(|_| {
+            ApiError::bad_request("invalid_process_identity", format!("{name} must be a number, not {v:?}"))
         }),
     }
 }
@@ -57,10 +70,19 @@ mod tests {
     }
 
     #[test]
-    fn counts_saturate_instead_of_refusing_huge_numbers() {
-        assert_eq!(count("limit", Some("99999999999999999999999")).unwrap(), Some(usize::MAX));
+    fn counts_past_the_64_bit_range_are_refused() {
+        assert_eq!(count("limit", Some("99999999999999999999999")).unwrap_err().code(), "invalid_pagination");
+        assert_eq!(count("limit", Some("9223372036854775807")).unwrap(), Some(i64::MAX as usize));
         assert_eq!(count("limit", Some(" 7 ")).unwrap(), Some(7));
         assert_eq!(count("page", Some("-1")).unwrap_err().code(), "invalid_pagination");
+    }
+
+    #[test]
+    fn a_program_s_numbers_must_be_numbers_when_given() {
+        assert_eq!(number::<f64>("process_start_time", None).unwrap(), None);
+        assert_eq!(number::<f64>("process_start_time", Some("1795331833.5")).unwrap(), Some(1795331833.5));
+        assert_eq!(number::<f64>("process_start_time", Some("")).unwrap_err().code(), "invalid_process_identity");
+        assert_eq!(number::<i64>("process_pid", Some("12x")).unwrap_err().code(), "invalid_process_identity");
     }
 
     #[test]

@@ -122,6 +122,26 @@ async fn malformed_query_strings_paths_and_methods_answer_json_errors() {
     assert_eq!((status, body["error"].as_str()), (404, Some("not_found")), "{body}");
 }
 
+/// What the API describes as numbers is refused when it is not one (the fuzzer found these
+/// accepted): a limit past the 64-bit range, a program's blank or partial identity.
+#[tokio::test]
+async fn numbers_past_their_range_or_blank_are_refused_with_their_code() {
+    let server = common::start().await;
+    for (path, code) in [
+        ("/api/breakpoints/compute/history?limit=99999999999999999999", "invalid_pagination"),
+        ("/api/repl/sessions?page=99999999999999999999", "invalid_pagination"),
+        ("/api/breakpoint-changes?process_pid=7&process_start_time=", "invalid_process_identity"),
+        ("/api/breakpoint-changes?process_pid=7", "invalid_process_identity"),
+        ("/api/breakpoint-changes?process_pid=x&process_start_time=1.5", "invalid_process_identity"),
+        ("/api/breakpoint-changes?process_pid=7&process_start_time=1.5&main_thread=", "invalid_process_identity"),
+    ] {
+        let (status, body) = server.get(path).await;
+        assert_eq!((status, body["error"].as_str()), (400, Some(code)), "{path}: {body}");
+    }
+    let (status, body) = server.get("/api/breakpoint-changes?process_pid=7&process_start_time=1.5").await;
+    assert_eq!(status, 200, "{body}");
+}
+
 #[tokio::test]
 async fn a_function_registered_with_a_malformed_cid_is_refused() {
     let server = common::start().await;
