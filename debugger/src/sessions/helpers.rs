@@ -14,7 +14,7 @@ use tokio::sync::oneshot;
 
 use crate::debugger::Debugger;
 use crate::model::FrameIndex;
-use crate::sessions::methods::checked_frame;
+use crate::sessions::methods::{checked_frame, session_target};
 use crate::snippet;
 
 /// How long a helper waits for the program: completion answers within 200 ms once it runs, so
@@ -166,12 +166,7 @@ impl Debugger {
         let eval_id = ids::new_uuid();
         let pause_id = {
             let mut st = self.state();
-            let pause_id = st.open_session(session_id)?.pause_id.clone();
-            let frame = match frame {
-                Some(frame) => Some(checked_frame(&st, &pause_id, frame.get())?),
-                None => st.sessions.frame_of(session_id),
-            };
-            let frame = frame.map(FrameIndex);
+            let (pause_id, frame) = session_target(&st, session_id, frame)?;
             let pause = st.pauses.get_mut(&pause_id).filter(|p| p.is_paused());
             let pause = pause.ok_or_else(|| Error::SessionClosed(session_id.to_string()))?;
             let request = EvalRequest {

@@ -160,12 +160,7 @@ impl Debugger {
         let eval_id = ids::new_uuid();
         let pause_id = {
             let mut st = self.state();
-            let pause_id = st.open_session(session_id)?.pause_id.clone();
-            let frame = match frame {
-                Some(frame) => Some(checked_frame(&st, &pause_id, frame.get())?),
-                None => st.sessions.frame_of(session_id),
-            };
-            let frame = frame.map(FrameIndex);
+            let (pause_id, frame) = session_target(&st, session_id, frame)?;
             if st.steps.is_stepping(&pause_id) {
                 return Err(Error::conflict(
                     "program_running",
@@ -335,6 +330,21 @@ impl Debugger {
 }
 
 /// `frame` when the pause's stack has it.
+/// An open session's pause, and the frame a request to it runs in: the one asked for (checked
+/// against the pause's stack), else the session's selected frame.
+pub(crate) fn session_target(
+    st: &State,
+    session_id: &str,
+    frame: Option<FrameIndex>,
+) -> Result<(String, Option<FrameIndex>)> {
+    let pause_id = st.open_session(session_id)?.pause_id.clone();
+    let frame = match frame {
+        Some(frame) => Some(checked_frame(st, &pause_id, frame.get())?),
+        None => st.sessions.frame_of(session_id),
+    };
+    Ok((pause_id, frame.map(FrameIndex)))
+}
+
 pub(crate) fn checked_frame(st: &State, pause_id: &str, frame: usize) -> Result<usize> {
     let record = st.pause_record(pause_id)?.ok_or_else(|| Error::PauseNotFound(pause_id.to_string()))?;
     let count = record.call.stack_views().len().max(1);
