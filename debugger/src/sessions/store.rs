@@ -211,6 +211,13 @@ impl Store {
                 values.push(open_matches.into());
                 format!("s.session_id IN ({})", open_ids.replace("?N", "?4"))
             }
+            // FTS5's query syntax ends a phrase at a NUL: such a term cannot be asked of the index.
+            Some(n) if !postgres && n.uses_index() && n.as_str().contains('\0') => {
+                return Err(Error::invalid(
+                    "invalid_search",
+                    "a search term of three or more characters cannot contain a NUL character",
+                ));
+            }
             Some(n) => {
                 let (term, indexed) = match (postgres, n.uses_index()) {
                     (true, _) => (n.like_pattern(), "SELECT rowid FROM session_text WHERE text LIKE ?4"),

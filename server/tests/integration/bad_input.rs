@@ -70,6 +70,7 @@ async fn odd_paths_and_queries_never_get_a_5xx() {
     for path in [
         "/api/repl/sessions?page=99999999999999999999".to_string(),
         "/api/repl/sessions?per_page=0&search=%00%ff".to_string(),
+        "/api/repl/sessions?search=ab%00cd".to_string(),
         format!("/api/repl/sessions?search={huge}"),
         "/api/repl/%E2%98%83".to_string(),
         format!("/api/poll/{huge}"),
