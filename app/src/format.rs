@@ -53,8 +53,29 @@ fn civil_from_days(z: i64) -> (i64, u32, u32) {
     (y, m, d)
 }
 
+/// A count with thousands separated by commas: 10000 → "10,000".
+pub fn thousands(n: usize) -> String {
+    let digits = n.to_string();
+    let mut out = String::with_capacity(digits.len() + digits.len() / 3);
+    for (i, digit) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i) % 3 == 0 {
+            out.push(',');
+        }
+        out.push(digit);
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn counts_are_grouped_in_thousands() {
+        assert_eq!(super::thousands(0), "0");
+        assert_eq!(super::thousands(999), "999");
+        assert_eq!(super::thousands(1_000), "1,000");
+        assert_eq!(super::thousands(1_234_567), "1,234,567");
+    }
+
     #[test]
     fn formats_epoch_as_utc() {
         assert_eq!(super::timestamp(0.0), "1970-01-01 00:00:00 UTC");

@@ -55,7 +55,7 @@ def main():
     args = parser.parse_args()
     if args.bin:
         os.environ["BREAKROOM_BIN"] = args.bin
-    cluster = PostgresCluster().start()
+    cluster = PostgresCluster(durable=True).start()  # PostgreSQL as users run it: fsync on
     servers, programs = [], []
     try:
         url = cluster.fresh_database()

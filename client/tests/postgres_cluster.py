@@ -19,7 +19,9 @@ import time
 
 START_TIMEOUT = 30.0
 ATTEMPTS = 5  # a port picked free can be taken before postgres binds it
-SETTINGS = "listen_addresses=127.0.0.1 fsync=off synchronous_commit=off full_page_writes=off max_connections=300"
+SETTINGS = "listen_addresses=127.0.0.1 max_connections=300"
+# Tests trade durability for speed; benchmarks must not (they measure what users run).
+FAST_SETTINGS = "fsync=off synchronous_commit=off full_page_writes=off"
 # Stops postgres at once (SIGQUIT: immediate shutdown) and deletes the cluster when its parent,
 # the test process, dies however it dies (SIGTERM is its parent-death signal); a normal exit of
 # postgres (stop()) just ends it.
@@ -65,7 +67,10 @@ def _pdeathsig(parent):
 
 
 class PostgresCluster:
-    def __init__(self):
+    def __init__(self, durable=False, extra_settings=()):
+        """`durable`: PostgreSQL's own defaults (fsync, synchronous commit), as users run it;
+        otherwise the fast settings tests use."""
+        self.settings = SETTINGS.split() + ([] if durable else FAST_SETTINGS.split()) + list(extra_settings)
         self.bin = bin_dir()
         self.dir = None
         self.port = None
@@ -121,7 +126,7 @@ class PostgresCluster:
             self.port = s.getsockname()[1]
         command = ["sh", "-c", WRAPPER, "sh", self.dir, os.path.join(self.bin, "postgres"),
                    "-D", self.dir, "-p", str(self.port), "-k", self.dir]
-        for setting in SETTINGS.split():
+        for setting in self.settings:
             command += ["-c", setting]
         with open(os.path.join(self.dir, "postgres.log"), "ab") as log:
             self.process = subprocess.Popen(command, cwd=self.dir, stdin=subprocess.DEVNULL, stdout=log,

@@ -120,7 +120,11 @@ pub struct SessionQuery {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct SessionPage<T> {
     pub sessions: Vec<T>,
+    /// How many sessions match: exactly, or at least this many when `total_is_lower_bound`
+    /// (searches stop counting past a cap, so a common term answers as fast as a rare one).
     pub total: usize,
+    #[serde(default)]
+    pub total_is_lower_bound: bool,
     pub page: usize,
     pub per_page: usize,
 }

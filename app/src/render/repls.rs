@@ -5,7 +5,7 @@ use maud::html;
 use breakroom_debugger::model::{SessionPage, SessionSummary};
 
 use super::{encode, options, titled};
-use crate::format::timestamp;
+use crate::format::{thousands, timestamp};
 
 /// `/repls`'s filters, as the URL carries them.
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -40,6 +40,9 @@ impl Filters {
 
 pub fn sessions(page: &SessionPage<SessionSummary>, filters: &Filters) -> String {
     let pages = page.total.div_ceil(page.per_page.max(1));
+    // Past the count's cap there are more pages than the count says: "20+", and always an older one.
+    let more = if page.total_is_lower_bound { "+" } else { "" };
+    let has_older = page.page < pages || page.total_is_lower_bound && !page.sessions.is_empty();
     let first = (page.page.max(1) - 1) * page.per_page + 1;
     let last = (first + page.sessions.len()).saturating_sub(1);
     let statuses = [("", "All"), ("active", "Active"), ("closed", "Closed")];
@@ -65,7 +68,7 @@ pub fn sessions(page: &SessionPage<SessionSummary>, filters: &Filters) -> String
                 }
             }
         } @else {
-            p.hint.count { (first) "–" (last) " of " (page.total) " sessions" }
+            p.hint.count { (first) "–" (last) " of " (thousands(page.total)) (more) " sessions" }
             div.table-wrap {
                 table.sessions {
                     thead { tr {
@@ -88,13 +91,13 @@ pub fn sessions(page: &SessionPage<SessionSummary>, filters: &Filters) -> String
                     }
                 }
             }
-            @if pages > 1 {
+            @if pages > 1 || has_older {
                 nav.pagination aria-label="Pages" {
                     @if page.page > 1 {
                         a rel="prev" href=(filters.href(page.page - 1)) { "← Newer" }
                     }
-                    span { "Page " (page.page) " of " (pages) }
-                    @if page.page < pages {
+                    span { "Page " (page.page) " of " (pages) (more) }
+                    @if has_older {
                         a rel="next" href=(filters.href(page.page + 1)) { "Older →" }
                     }
                 }

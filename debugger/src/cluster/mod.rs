@@ -183,12 +183,14 @@ impl Cluster {
         let notice = Notice::Request { from: self.server_id.clone(), to: holder.to_string(), id, request: inline };
         let payload = serde_json::to_string(&notice).map_err(|e| Error::storage_caused("", e))?;
         self.waiting().insert(id, waiter);
-        // Recorded and announced in one statement (one round trip).
+        // Recorded and announced in one statement (one round trip). An asked request lives
+        // only while its asker waits, so its commit need not wait for the WAL flush: after a
+        // PostgreSQL crash the asker's wait ends with an error either way.
         let sent = self.db.execute(
             "WITH recorded AS (
                  INSERT INTO cluster_requests (id, origin, target, request, created_at)
                  VALUES (?1, ?2, ?3, ?4, extract(epoch from clock_timestamp())))
-             SELECT pg_notify(?5, ?6)",
+             SELECT pg_notify(?5, ?6), set_config('synchronous_commit', 'off', true)",
             values![id, &self.server_id, holder, &text, CHANNEL, payload],
         );
         if let Err(e) = sent {

@@ -111,9 +111,10 @@ fn answer(cluster: &Cluster, origin: &str, id: i64, reply: Reply) -> Result<()> 
     cluster
         .db
         .execute(
+            // Not flushed before it counts, as the request it answers (see `Cluster::send`).
             "WITH answered AS (
                  UPDATE cluster_requests SET reply = ?1, answered_at = extract(epoch from clock_timestamp()) WHERE id = ?2)
-             SELECT pg_notify(?3, ?4)",
+             SELECT pg_notify(?3, ?4), set_config('synchronous_commit', 'off', true)",
             values![&text, id, CHANNEL, payload],
         )
         .map(drop)

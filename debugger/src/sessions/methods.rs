@@ -15,7 +15,7 @@ use crate::debugger::{Debugger, State};
 use crate::search::Needle;
 use crate::sessions::helpers;
 use crate::sessions::{DEFAULT_PER_PAGE, MAX_PER_PAGE};
-use crate::store::{SessionFilter, SessionRow};
+use crate::store::{AnsweredEval, SessionFilter, SessionRow};
 
 impl Debugger {
     pub fn start_session(&self, pause_id: &str) -> Result<String> {
@@ -382,6 +382,7 @@ pub(crate) fn close_one_session(st: &mut State, session_id: &str, now: f64, reas
 pub(crate) struct FoundSessions {
     rows: Vec<SessionRow>,
     total: usize,
+    total_is_lower_bound: bool,
     page: usize,
     per_page: usize,
 }
@@ -389,7 +390,13 @@ pub(crate) struct FoundSessions {
 impl FoundSessions {
     pub(crate) fn page<T>(self, each: impl FnMut(SessionRow) -> Result<T>) -> Result<SessionPage<T>> {
         let sessions = self.rows.into_iter().map(each).collect::<Result<_>>()?;
-        Ok(SessionPage { sessions, total: self.total, page: self.page, per_page: self.per_page })
+        Ok(SessionPage {
+            sessions,
+            total: self.total,
+            total_is_lower_bound: self.total_is_lower_bound,
+            page: self.page,
+            per_page: self.per_page,
+        })
     }
 }
 
@@ -411,8 +418,14 @@ pub(crate) fn find_sessions(st: &State, query: &SessionQuery) -> Result<FoundSes
         offset: (page - 1).saturating_mul(per_page),
         limit: per_page,
     };
-    let (rows, total) = st.store.find_sessions(&filter)?;
-    Ok(FoundSessions { rows, total, page, per_page })
+    let found = st.store.find_sessions(&filter)?;
+    Ok(FoundSessions {
+        rows: found.rows,
+        total: found.total,
+        total_is_lower_bound: found.total_is_lower_bound,
+        page,
+        per_page,
+    })
 }
 
 /// A transcript entry and its event.
@@ -424,12 +437,17 @@ pub(crate) fn persist_entry(
     entry: &TranscriptEntry,
     now: f64,
 ) -> Result<()> {
-    let event = json!({
+    store.append_entry(session_id, entry)?;
+    let event = result_event(eval_id, entry);
+    store.append_event(now, EventKind::EvalResult, Some(process_key), Some(session_id), &event).map(|_| ())
+}
+
+/// The `eval_result` event of a transcript entry.
+fn result_event(eval_id: &str, entry: &TranscriptEntry) -> Value {
+    json!({
         "eval_id": eval_id, "index": entry.index, "input": entry.input, "output": entry.output,
         "stdout": entry.stdout, "is_error": entry.is_error, "result_cid": entry.result_cid,
-    });
-    store.append_entry(session_id, entry)?;
-    store.append_event(now, EventKind::EvalResult, Some(process_key), Some(session_id), &event).map(|_| ())
+    })
 }
 
 /// Everything an answered eval leaves behind, in one commit: its request, the value it
@@ -443,18 +461,15 @@ pub(crate) fn persist_answer(
     now: f64,
 ) -> Result<()> {
     let process_key = st.session_process_key(&request.session_id)?;
-    st.store.atomically(|store| {
-        store.append_event(
-            requested_at,
-            EventKind::EvalRequest,
-            Some(&process_key),
-            Some(&request.session_id),
-            &request_event(request),
-        )?;
-        if let Some(verified) = new_object {
-            store.put_object(verified)?;
-        }
-        persist_entry(store, &process_key, &request.session_id, &request.eval_id, entry, now)
+    st.store.put_answered_eval(&AnsweredEval {
+        process_key: &process_key,
+        session_id: &request.session_id,
+        requested_at,
+        request_event: &request_event(request),
+        new_object,
+        entry,
+        answered_at: now,
+        result_event: &result_event(&request.eval_id, entry),
     })
 }
 

@@ -10,8 +10,9 @@
 
 use serde_json::Value;
 
+use crate::cid_store::VerifiedObject;
 use crate::error::{Error, Result};
-use crate::model::{ReplSession, SessionLink, SessionStatus, TranscriptEntry};
+use crate::model::{EventKind, ReplSession, SessionLink, SessionStatus, TranscriptEntry};
 use crate::search::{Needle, SearchText};
 use crate::store::sql::{Dialect, SqlValue};
 use crate::store::{json_text, parse, values, Store};
@@ -20,6 +21,23 @@ use crate::store::{json_text, parse, values, Store};
 pub struct SessionRow {
     pub session: ReplSession,
     pub entries: usize,
+}
+
+/// How many matching sessions a search counts exactly; past it, the page says "1,000+".
+pub const COUNTED_AT_MOST: usize = 1_000;
+
+/// One page of matching sessions, and how many match (exactly up to [`COUNTED_AT_MOST`]).
+pub struct FoundRows {
+    pub rows: Vec<SessionRow>,
+    pub total: usize,
+    /// More than `total` sessions match.
+    pub total_is_lower_bound: bool,
+}
+
+impl FoundRows {
+    fn counted_up_to_cap(rows: Vec<SessionRow>, count: usize) -> FoundRows {
+        FoundRows { rows, total: count.min(COUNTED_AT_MOST), total_is_lower_bound: count > COUNTED_AT_MOST }
+    }
 }
 
 /// Which sessions to list: the filters of `SessionQuery`, resolved.
@@ -33,6 +51,37 @@ pub struct SessionFilter<'a> {
     pub offset: usize,
     pub limit: usize,
 }
+
+/// Everything an answered eval leaves behind: its request's event, the value it returned (when
+/// new), its transcript entry and its result's event.
+pub struct AnsweredEval<'a> {
+    pub process_key: &'a str,
+    pub session_id: &'a str,
+    pub requested_at: f64,
+    pub request_event: &'a Value,
+    pub new_object: Option<&'a VerifiedObject>,
+    pub entry: &'a TranscriptEntry,
+    pub answered_at: f64,
+    pub result_event: &'a Value,
+}
+
+/// An answered eval in PostgreSQL: one statement, so one round trip and one commit. The commit
+/// does not wait for the WAL flush (`synchronous_commit` off for this transaction only): a
+/// PostgreSQL or machine crash can lose the last fraction of a second of transcript, never
+/// leave half of one eval; docs/src/servers.md says exactly what. Rows of one `VALUES` list
+/// take their `sequence` in order, so the request's event stays before its result's.
+const ANSWERED_EVAL_PG: &str = "WITH relaxed AS (SELECT set_config('synchronous_commit', 'off', true) AS setting),
+     new_events AS (
+         INSERT INTO events (timestamp, type, process_key, session_id, data)
+         VALUES (?1, ?2, ?3, ?4, ?5), (?6, ?7, ?3, ?4, ?8) RETURNING sequence),
+     new_object AS (
+         INSERT INTO objects (cid, format, bytes, created_at)
+         SELECT ?9::text, ?10::text, ?11::bytea, ?12::double precision WHERE ?9::text IS NOT NULL
+         ON CONFLICT (cid) DO NOTHING RETURNING cid),
+     entry AS (
+         INSERT INTO transcript (session_id, idx, data) VALUES (?4, ?13, ?14)
+         ON CONFLICT (session_id, idx) DO UPDATE SET data = excluded.data RETURNING idx)
+     SELECT (SELECT count(*) FROM new_events), (SELECT count(*) FROM entry), (SELECT setting FROM relaxed)";
 
 /// The columns of a [`SessionRow`].
 const ROW: &str = "s.data, (SELECT count(*) FROM transcript t WHERE t.session_id = s.session_id)";
@@ -95,6 +144,58 @@ impl Store {
                 }
             }
             Ok(())
+        })
+    }
+
+    /// Writes an answered eval in one commit (in PostgreSQL, in one round trip).
+    pub fn put_answered_eval(&self, eval: &AnsweredEval) -> Result<()> {
+        if self.dialect() == Dialect::Postgres && !self.in_transaction() {
+            let object = eval.new_object;
+            let written = self.row(
+                ANSWERED_EVAL_PG,
+                values![
+                    eval.requested_at,
+                    EventKind::EvalRequest.as_str(),
+                    eval.process_key,
+                    eval.session_id,
+                    eval.request_event.to_string(),
+                    eval.answered_at,
+                    EventKind::EvalResult.as_str(),
+                    eval.result_event.to_string(),
+                    object.map(|o| o.cid.as_str()),
+                    object.map(|o| o.object.format.as_str()),
+                    object.map(|o| o.object.bytes.as_slice()),
+                    object.map(|o| o.object.created_at),
+                    eval.entry.index,
+                    json_text(eval.entry)?
+                ],
+            )?;
+            return match written {
+                Some(row) if row.int(0)? == 2 && row.int(1)? == 1 => Ok(()),
+                _ => Err(Error::storage("an answered eval was not written whole")),
+            };
+        }
+        self.atomically(|store| {
+            store.append_event(
+                eval.requested_at,
+                EventKind::EvalRequest,
+                Some(eval.process_key),
+                Some(eval.session_id),
+                eval.request_event,
+            )?;
+            if let Some(verified) = eval.new_object {
+                store.put_object(verified)?;
+            }
+            store.append_entry(eval.session_id, eval.entry)?;
+            store
+                .append_event(
+                    eval.answered_at,
+                    EventKind::EvalResult,
+                    Some(eval.process_key),
+                    Some(eval.session_id),
+                    eval.result_event,
+                )
+                .map(|_| ())
         })
     }
 
@@ -190,7 +291,7 @@ impl Store {
     ///
     /// The match is evaluated once: the ids of every matching session come back in page order
     /// (cheap, from the indexes), are counted, and only the page's rows are then read.
-    pub fn find_sessions(&self, filter: &SessionFilter) -> Result<(Vec<SessionRow>, usize)> {
+    pub fn find_sessions(&self, filter: &SessionFilter) -> Result<FoundRows> {
         let open_matches = serde_json::to_string(filter.open_matches).map_err(|e| Error::storage_caused("", e))?;
         let status = match filter.status {
             SessionStatus::All => 0,
@@ -237,43 +338,48 @@ impl Store {
                AND (CAST(?2 AS DOUBLE PRECISION) IS NULL OR s.started_at >= ?2)
                AND (CAST(?3 AS DOUBLE PRECISION) IS NULL OR s.started_at <= ?3) AND {matching}"
         );
+        let capped_count = |at: usize| {
+            format!("SELECT count(*) FROM (SELECT 1 FROM sessions s WHERE {where_clause} LIMIT ?{at}) AS matched")
+        };
         if postgres {
-            // One query: the page's rows with the total, so neither every matching id nor one
-            // statement per row goes over the connection.
+            // One query: the page's rows with the count, so neither every matching id nor one
+            // statement per row goes over the connection. The count stops past the cap: a term in
+            // every session would otherwise recheck every session's text.
             let n = values.len();
-            values.extend([filter.limit.into(), filter.offset.into()]);
+            values.extend([filter.limit.into(), filter.offset.into(), (COUNTED_AT_MOST + 1).into()]);
             // The page is chosen first: the transcript counts are then taken for its rows only.
             let query = format!(
                 "WITH page AS (
-                     SELECT s.rowid, s.started_at, count(*) OVER () AS total FROM sessions s WHERE {where_clause}
-                     ORDER BY s.started_at DESC, s.rowid DESC LIMIT ?{} OFFSET ?{})
-                 SELECT {ROW}, page.total FROM page JOIN sessions s ON s.rowid = page.rowid
+                     SELECT s.rowid, s.started_at FROM sessions s WHERE {where_clause}
+                     ORDER BY s.started_at DESC, s.rowid DESC LIMIT ?{} OFFSET ?{}),
+                 counted AS ({})
+                 SELECT {ROW}, counted.count FROM page JOIN sessions s ON s.rowid = page.rowid CROSS JOIN counted
                  ORDER BY page.started_at DESC, page.rowid DESC",
                 n + 1,
-                n + 2
+                n + 2,
+                capped_count(n + 3)
             );
             let rows = self.db.query_planned_for(&query, &values)?;
-            let total = match rows.first() {
+            let count = match rows.first() {
                 Some(row) => row.count(2)?,
-                // A page past the end still needs the total.
-                None => self
-                    .row(&format!("SELECT count(*) FROM sessions s WHERE {where_clause}"), &values[..n])?
-                    .map(|r| r.count(0))
-                    .transpose()?
-                    .unwrap_or(0),
+                // A page past the end still needs the count.
+                None => {
+                    let mut count_values = values[..n].to_vec();
+                    count_values.push((COUNTED_AT_MOST + 1).into());
+                    self.row(&capped_count(n + 1), &count_values)?.map(|r| r.count(0)).transpose()?.unwrap_or(0)
+                }
             };
             let found = rows
                 .iter()
                 .map(|row| Ok(SessionRow { session: header(&row.text(0)?)?, entries: row.count(1)? }))
                 .collect::<Result<Vec<_>>>()?;
-            return Ok((found, total));
+            return Ok(FoundRows::counted_up_to_cap(found, count));
         }
         let query =
             format!("SELECT s.rowid FROM sessions s WHERE {where_clause} ORDER BY s.started_at DESC, s.rowid DESC");
         let rows = self.rows(&query, &values)?;
         let page: Vec<i64> =
             rows.iter().skip(filter.offset).take(filter.limit).map(|r| r.int(0)).collect::<Result<_>>()?;
-        let total = rows.len();
         let mut found = Vec::with_capacity(page.len());
         for rowid in page {
             let row = self
@@ -281,7 +387,8 @@ impl Store {
                 .ok_or_else(|| Error::storage("a listed session is missing"))?;
             found.push(SessionRow { session: header(&row.text(0)?)?, entries: row.count(1)? });
         }
-        Ok((found, total))
+        // Capped as PostgreSQL's is, so both stores answer alike.
+        Ok(FoundRows::counted_up_to_cap(found, rows.len()))
     }
 
     /// The transcripts of listed sessions, for pages that show them whole.

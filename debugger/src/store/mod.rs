@@ -32,7 +32,7 @@ pub mod sql;
 pub mod test_postgres;
 
 pub use crate::calls::store::PauseRecord;
-pub use crate::sessions::store::{SessionFilter, SessionRow};
+pub use crate::sessions::store::{AnsweredEval, SessionFilter, SessionRow};
 pub use events::EventSelection;
 pub use settings::Settings;
 pub(crate) use sql::values;
@@ -213,6 +213,11 @@ impl Store {
                 Err(e)
             }
         }
+    }
+
+    /// Whether a transaction is open (writes now land with its commit).
+    pub(crate) fn in_transaction(&self) -> bool {
+        self.depth.get() > 0
     }
 
     /// Runs one statement.

@@ -47,11 +47,25 @@ pub struct TestCluster {
     child: Option<Child>,
 }
 
+/// How a cluster trades safety for speed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Durability {
+    /// fsync, synchronous commit and full-page writes off: for tests, whose clusters are thrown away.
+    Fast,
+    /// PostgreSQL's defaults, as users run it: for benchmarks.
+    Defaults,
+}
+
 impl TestCluster {
-    /// A new cluster, stopped and deleted when dropped (not if the process is killed: `shared()` is).
+    /// A new cluster for tests, stopped and deleted when dropped (not if the process is killed:
+    /// `shared()` is).
     pub fn start() -> Result<TestCluster, String> {
+        Self::start_with(Durability::Fast)
+    }
+
+    pub fn start_with(durability: Durability) -> Result<TestCluster, String> {
         let (bin, dir, owner) = prepare()?;
-        match launch(&bin, &dir, owner, false) {
+        match launch(&bin, &dir, owner, false, durability) {
             Ok((child, port)) => Ok(TestCluster { pid: child.id(), child: Some(child), bin, dir, port }),
             Err(e) => {
                 let _ = fs::remove_dir_all(&dir);
@@ -120,7 +134,7 @@ fn start_shared() -> Result<TestCluster, String> {
     let (b, d) = (bin.clone(), dir.clone());
     // The parent-death signal fires when the spawning *thread* ends, so this thread never does.
     let spawned = std::thread::Builder::new().name("test-postgres".into()).spawn(move || {
-        match launch(&b, &d, owner, true) {
+        match launch(&b, &d, owner, true, Durability::Fast) {
             Ok((mut child, port)) => {
                 let _ = tx.send(Ok(port));
                 let _ = child.wait();
@@ -216,13 +230,19 @@ fn as_owner(command: &mut Command, owner: Owner) -> &mut Command {
 }
 
 /// Starts postgres (in the wrapper if `wrapped`) on free ports until one comes up.
-fn launch(bin: &Path, dir: &Path, owner: Owner, wrapped: bool) -> Result<(Child, u16), String> {
+fn launch(
+    bin: &Path,
+    dir: &Path,
+    owner: Owner,
+    wrapped: bool,
+    durability: Durability,
+) -> Result<(Child, u16), String> {
     for _ in 0..ATTEMPTS {
         let port = TcpListener::bind((Ipv4Addr::LOCALHOST, 0))
             .and_then(|l| l.local_addr())
             .map_err(|e| format!("no free port: {e}"))?
             .port();
-        let mut child = spawn(bin, dir, port, owner, wrapped).map_err(|e| format!("cannot start postgres: {e}"))?;
+        let mut child = spawn(bin, dir, port, owner, wrapped, durability).map_err(|e| format!("cannot start postgres: {e}"))?;
         let deadline = Instant::now() + START_TIMEOUT;
         while Instant::now() < deadline {
             if !matches!(child.try_wait(), Ok(None)) {
@@ -245,7 +265,14 @@ fn launch(bin: &Path, dir: &Path, owner: Owner, wrapped: bool) -> Result<(Child,
     Err(format!("postgres exited at startup {ATTEMPTS} times; {}", log_tail(dir)))
 }
 
-fn spawn(bin: &Path, dir: &Path, port: u16, owner: Owner, wrapped: bool) -> io::Result<Child> {
+fn spawn(
+    bin: &Path,
+    dir: &Path,
+    port: u16,
+    owner: Owner,
+    wrapped: bool,
+    durability: Durability,
+) -> io::Result<Child> {
     let log = fs::OpenOptions::new().create(true).append(true).open(dir.join(LOG))?;
     let mut command = if wrapped { Command::new("sh") } else { Command::new(bin.join("postgres")) };
     if wrapped {
@@ -264,10 +291,12 @@ fn spawn(bin: &Path, dir: &Path, port: u16, owner: Owner, wrapped: bool) -> io::
         }
     }
     command.arg("-D").arg(dir).args(["-p", &port.to_string()]).arg("-k").arg(dir);
-    // Loopback TCP only; durability off (a test cluster is thrown away); room for parallel tests.
-    let settings =
-        "listen_addresses=127.0.0.1 fsync=off synchronous_commit=off full_page_writes=off max_connections=300";
-    for setting in settings.split(' ') {
+    // Loopback TCP only; room for parallel tests.
+    let mut settings = vec!["listen_addresses=127.0.0.1", "max_connections=300"];
+    if durability == Durability::Fast {
+        settings.extend(["fsync=off", "synchronous_commit=off", "full_page_writes=off"]);
+    }
+    for setting in settings {
         command.args(["-c", setting]);
     }
     as_owner(&mut command, owner).current_dir(dir).stdin(Stdio::null()).stdout(log.try_clone()?).stderr(log).spawn()

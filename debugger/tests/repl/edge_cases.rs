@@ -127,3 +127,28 @@ fn repls_page_with_hundreds_of_sessions_performance() {
     assert_eq!((page.total, page.sessions.len(), page.per_page), (300, 50, 50));
     assert!(page.sessions.windows(2).all(|w| w[0].started_at > w[1].started_at));
 }
+
+#[test]
+fn a_session_count_is_exact_up_to_a_thousand_then_a_lower_bound() {
+    let d = debugger();
+    let p = pause(&d, "count_me", 13);
+    for _ in 0..1_000 {
+        d.start_session(&p).unwrap();
+    }
+    let all = SessionQuery { status: SessionStatus::Active, ..Default::default() };
+    let searched = SessionQuery { search: Some("count_me".into()), ..all.clone() };
+    for query in [&all, &searched] {
+        let page = d.session_summaries(query).unwrap();
+        assert_eq!((page.total, page.total_is_lower_bound), (1_000, false));
+    }
+    d.start_session(&p).unwrap();
+    for query in [&all, &searched] {
+        let page = d.session_summaries(query).unwrap();
+        assert_eq!((page.total, page.total_is_lower_bound, page.sessions.len()), (1_000, true, 50));
+    }
+    // The pages past the count still list what is there.
+    let last = d.session_summaries(&SessionQuery { page: 21, ..searched.clone() }).unwrap();
+    assert_eq!((last.total, last.total_is_lower_bound, last.sessions.len()), (1_000, true, 1));
+    let past = d.session_summaries(&SessionQuery { page: 22, ..searched }).unwrap();
+    assert_eq!((past.total, past.total_is_lower_bound, past.sessions.len()), (1_000, true, 0));
+}

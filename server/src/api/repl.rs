@@ -111,7 +111,13 @@ pub async fn list(State(debugger): State<Debugger>, Query(q): Query<ListQuery>) 
         per_page: query::count("per_page", q.per_page.as_deref())?.unwrap_or(0),
     };
     let page = debugger.list_sessions(&filters)?;
-    Ok(Json(SessionList { sessions: page.sessions, total: page.total, page: page.page, per_page: page.per_page }))
+    Ok(Json(SessionList {
+        sessions: page.sessions,
+        total: page.total,
+        total_is_lower_bound: page.total_is_lower_bound,
+        page: page.page,
+        per_page: page.per_page,
+    }))
 }
 
 #[utoipa::path(operation_id = "next_eval", get, path = "/api/poll-repl/{pause_id}", tag = "client", params(("pause_id" = String, Path)),

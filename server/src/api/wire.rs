@@ -178,8 +178,11 @@ pub struct SessionReply {
 pub struct SessionList {
     /// Newest first.
     pub sessions: Vec<ReplSession>,
-    /// Sessions matching the filters, over all pages.
+    /// Sessions matching the filters, over all pages: exactly up to 1,000, then 1,000 with
+    /// `total_is_lower_bound` set.
     pub total: usize,
+    /// More sessions match than `total` says (the count stops at 1,000).
+    pub total_is_lower_bound: bool,
     pub page: usize,
     pub per_page: usize,
 }

@@ -100,7 +100,8 @@ pub fn tools() -> Vec<ToolSpec> {
                         per_page: a.u64("per_page").map_or(0, |n| n as usize),
                     };
                     let page = d.session_summaries(&query)?;
-                    let text = format!("{} of {}", count(page.sessions.len(), "session"), page.total);
+                    let plus = if page.total_is_lower_bound { "+" } else { "" };
+                    let text = format!("{} of {}{plus}", count(page.sessions.len(), "session"), page.total);
                     Done::new(page, text)
                 })
             },
