@@ -3,6 +3,8 @@ of all; breakpoints and live events reach every server. Each test has its own da
 throwaway cluster (the `postgres_cluster` fixture)."""
 
 import json
+import os
+import signal
 import threading
 import time
 import urllib.request
@@ -196,3 +198,42 @@ def test_a_killed_servers_paused_programs_come_back_paused_on_another_within_3_s
     finally:
         for program in programs:
             program.kill()
+
+
+def test_a_hung_servers_paused_programs_are_drivable_on_another_and_it_lets_go_when_it_wakes(servers):
+    a, b = servers(2)
+    a.post("/api/breakpoints", {"function_name": "checkout"})
+    program = Program(SHOP, b, env={"BREAKROOM_URL": f"{b.url},{a.url}"})
+    try:
+        pid = program.process.pid
+        mine = lambda srv: [p for p in srv.paused() if p["call_data"]["process_pid"] == pid]  # noqa: E731
+        before = wait_for("the pause on B", lambda: mine(b))[0]
+        session_id = a.start_session(before["id"])
+        assert a.output(session_id, "total + 1") == "22"
+        # B hangs: its process and its database connections stay open, it answers nothing.
+        os.kill(b.process.pid, signal.SIGSTOP)
+        hung_at = time.time()
+        try:
+            moved = wait_for(
+                "the pause listed on A again, under a new id",
+                lambda: [p for p in mine(a) if p["id"] != before["id"]],
+                timeout=30,
+            )
+            print(f"drivable on A {time.time() - hung_at:.1f} s after B hung")
+            assert len(mine(a)) == 1, mine(a)  # B's stale pause is not listed beside it
+            new_session = a.start_session(moved[0]["id"])
+            assert a.output(new_session, "total") == "21"
+        finally:
+            os.kill(b.process.pid, signal.SIGCONT)
+        # B wakes to an expired lease: it closes what it held, so no pause is listed twice.
+        wait_for("B's old pause closed", lambda: b.session(session_id).get("closed_at"), timeout=15)
+        assert [p["id"] for p in mine(b)] == [moved[0]["id"]]
+        assert [p["id"] for p in mine(a)] == [moved[0]["id"]]
+        # What was acknowledged before the hang is kept.
+        assert [e["output"] for e in a.session(session_id)["transcript"]] == ["22"]
+        a.resume(moved[0]["id"])
+        code, out, err = program.finish()
+        assert code == 0, err
+        assert "result 42" in out
+    finally:
+        program.kill()

@@ -21,6 +21,9 @@ DEFAULT_URL = "http://127.0.0.1:5174"
 # With several addresses, a connection attempt gives up after this long, so an address that
 # swallows packets (a host that went away) does not hold the program for a whole request timeout.
 CONNECT_TIMEOUT = 2.0
+# With several addresses, a server silent this long is taken for hung (a stopped process still
+# accepts connections, so only silence tells): the server holds a poll at most 5 s.
+SILENCE_TIMEOUT = 6.0
 
 
 class Server:
@@ -83,6 +86,7 @@ class Servers:
         self.url = ",".join(s.url for s in entries)  # the whole list, as children inherit it
         self.several = len(entries) > 1
         self.connect_timeout = CONNECT_TIMEOUT if self.several else None
+        self.silence_timeout = SILENCE_TIMEOUT if self.several else None
         self._lock = threading.Lock()
         # (index in use, generation, addresses failed in a row since one last answered): one
         # tuple, so a reader never sees half a move.

@@ -114,7 +114,8 @@ class Transport:
         self.servers = servers.shared(url or os.environ.get("BREAKROOM_URL") or DEFAULT_URL)
         self.url = self.servers.url  # the whole list: other transports and children get it
         self.token = os.environ.get("BREAKROOM_TOKEN")
-        self.timeout = timeout
+        # With somewhere else to go, a silent server is not waited on for long.
+        self.timeout = min(timeout, self.servers.silence_timeout or timeout)
         self._local = threading.local()
 
     def _connection(self, server):

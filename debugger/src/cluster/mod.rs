@@ -4,8 +4,9 @@
 //! A program's held poll is on one server, so its pause lives in that server's memory; the
 //! records are shared through the store. What the servers add on top, in PostgreSQL only:
 //! - `cluster_pauses`: which server holds each live pause. A server is alive while its listening
-//!   connection is (`pg_stat_activity`, by application name): a killed server's pauses drop out
-//!   of every listing at once, with no heartbeat to wait for.
+//!   connection is open (`pg_stat_activity`, by application name: a killed server's pauses drop
+//!   out of every listing at once) and its lease, renewed every second, runs (`cluster_servers`:
+//!   a hung server's drop out within five seconds; see `lease.rs`).
 //! - One NOTIFY channel, `breakroom`, carrying [`Notice`]s: every live event (so `/api/live` on
 //!   any server shows all), and requests for a pause or session held elsewhere. The asking server
 //!   records the request in `cluster_requests`, the holder runs it on its own debugger and
@@ -26,7 +27,10 @@ use crate::store::postgres::{display_url, PgConnection};
 use crate::store::values;
 use crate::{Debugger, RegisteredFunction};
 
+mod lease;
 mod requests;
+pub use lease::LEASE_LOST_REASON;
+use lease::live_server;
 pub use requests::Request;
 
 /// The channel every server listens on.
@@ -125,8 +129,10 @@ impl Cluster {
     /// The server holding a live pause, when it is another live server.
     pub(crate) fn holder_of_pause(&self, pause_id: &str) -> Result<Option<String>> {
         self.holder(
-            "SELECT p.server_id FROM cluster_pauses p WHERE p.pause_id = ?1 AND p.server_id <> ?2
-               AND EXISTS (SELECT 1 FROM pg_stat_activity a WHERE a.application_name = 'breakroom:' || p.server_id)",
+            concat!(
+                "SELECT p.server_id FROM cluster_pauses p WHERE p.pause_id = ?1 AND p.server_id <> ?2 AND ",
+                live_server!()
+            ),
             pause_id,
         )
     }
@@ -137,9 +143,11 @@ impl Cluster {
             return Ok(Some(holder.clone()));
         }
         let holder = self.holder(
-            "SELECT p.server_id FROM sessions s JOIN cluster_pauses p ON p.pause_id = s.pause_id
-             WHERE s.session_id = ?1 AND p.server_id <> ?2
-               AND EXISTS (SELECT 1 FROM pg_stat_activity a WHERE a.application_name = 'breakroom:' || p.server_id)",
+            concat!(
+                "SELECT p.server_id FROM sessions s JOIN cluster_pauses p ON p.pause_id = s.pause_id
+                 WHERE s.session_id = ?1 AND p.server_id <> ?2 AND ",
+                live_server!()
+            ),
             session_id,
         )?;
         if let Some(holder) = &holder {
@@ -165,10 +173,12 @@ impl Cluster {
     /// Their records, as stored, in one query (a listing asks this every time).
     pub(crate) fn pauses_held_elsewhere(&self) -> Result<Vec<crate::store::PauseRecord>> {
         let rows = self.db.query(
-            "SELECT s.data FROM cluster_pauses p JOIN pauses s ON s.pause_id = p.pause_id
-             WHERE p.server_id <> ?1 AND s.resumed_at IS NULL
-               AND EXISTS (SELECT 1 FROM pg_stat_activity a WHERE a.application_name = 'breakroom:' || p.server_id)
-             ORDER BY p.paused_at, p.pause_id",
+            concat!(
+                "SELECT s.data FROM cluster_pauses p JOIN pauses s ON s.pause_id = p.pause_id
+                 WHERE p.server_id <> ?1 AND s.resumed_at IS NULL AND ",
+                live_server!(),
+                " ORDER BY p.paused_at, p.pause_id"
+            ),
             values![&self.server_id],
         )?;
         rows.iter().map(|r| crate::store::parse("pause", &r.text(0)?)).collect()
@@ -267,6 +277,7 @@ const SCHEMA: &str = "
     CREATE TABLE IF NOT EXISTS cluster_pauses (
         pause_id TEXT PRIMARY KEY, server_id TEXT NOT NULL, paused_at DOUBLE PRECISION NOT NULL);
     CREATE INDEX IF NOT EXISTS cluster_pauses_by_server ON cluster_pauses (server_id);
+    CREATE TABLE IF NOT EXISTS cluster_servers (server_id TEXT PRIMARY KEY, lease_until DOUBLE PRECISION NOT NULL);
     CREATE TABLE IF NOT EXISTS cluster_requests (
         id BIGSERIAL PRIMARY KEY, origin TEXT NOT NULL, target TEXT NOT NULL, request TEXT NOT NULL,
         reply TEXT, created_at DOUBLE PRECISION NOT NULL, answered_at DOUBLE PRECISION);";
@@ -277,8 +288,7 @@ pub fn pauses_of_live_servers(url: &str) -> Result<HashSet<String>> {
     let db = PgConnection::connect(url)?;
     db.batch(&format!("BEGIN; {SCHEMA} COMMIT;"))?;
     let rows = db.query(
-        "SELECT p.pause_id FROM cluster_pauses p
-         WHERE EXISTS (SELECT 1 FROM pg_stat_activity a WHERE a.application_name = 'breakroom:' || p.server_id)",
+        concat!("SELECT p.pause_id FROM cluster_pauses p WHERE ", live_server!()),
         values![],
     )?;
     rows.iter().map(|r| r.text(0)).collect()
@@ -292,10 +302,10 @@ impl Debugger {
         let server_id = crate::ids::new_uuid();
         let db = PgConnection::connect(url)?;
         db.batch(&format!("BEGIN; {SCHEMA} COMMIT;"))?;
+        lease::take(&db, &server_id)?;
         // Pauses left by servers that are gone.
         db.execute(
-            "DELETE FROM cluster_pauses p WHERE NOT EXISTS (
-                 SELECT 1 FROM pg_stat_activity a WHERE a.application_name = 'breakroom:' || p.server_id)",
+            concat!("DELETE FROM cluster_pauses p WHERE NOT (", live_server!(), ")"),
             values![],
         )?;
         let cluster = Arc::new(Cluster {
@@ -309,12 +319,13 @@ impl Debugger {
         let (ready_tx, ready) = mpsc::sync_channel(1);
         let runtime = tokio::runtime::Handle::try_current()
             .map_err(|_| Error::storage("joining a cluster needs the server's runtime"))?;
-        let (debugger, listener_cluster, url) = (self.clone(), cluster.clone(), url.to_string());
+        let (debugger, listener_cluster, listen_url) = (self.clone(), cluster.clone(), url.to_string());
         std::thread::Builder::new()
             .name("breakroom-cluster".into())
-            .spawn(move || listen(&url, &debugger, &listener_cluster, &runtime, ready_tx))
+            .spawn(move || listen(&listen_url, &debugger, &listener_cluster, &runtime, ready_tx))
             .map_err(|e| Error::storage_caused("cannot start the cluster listener", e))?;
         ready.recv().map_err(|_| Error::storage("the cluster listener ended"))??;
+        lease::keep(url, self.clone(), cluster.clone())?;
         // Only now, with this server's connection up: a server starting meanwhile would take
         // rows of a server it cannot see for a gone one's.
         for pause_id in self.state().pause_order.clone() {

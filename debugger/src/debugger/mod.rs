@@ -40,7 +40,8 @@ pub(crate) const MAX_EVENTS: usize = 10_000;
 pub struct Config {
     /// How long a browser's eval waits for the paused program.
     pub eval_timeout: Duration,
-    /// How long a client's poll is held when nothing happens (below the client's 30 s timeout).
+    /// How long a client's poll is held when nothing happens: 5 s, below the 6 s of silence after
+    /// which a client given several addresses takes its server for hung and moves on.
     pub poll_hold: Duration,
     /// How many completed calls each breakpoint's history keeps, newest first; older ones are
     /// deleted from memory and from the data directory.
@@ -57,7 +58,7 @@ impl Default for Config {
     fn default() -> Self {
         Config {
             eval_timeout: Duration::from_secs(30),
-            poll_hold: Duration::from_secs(25),
+            poll_hold: Duration::from_secs(5),
             history_per_breakpoint: 1_000,
             processes: crate::processes::ProcessConfig::default(),
             runtimes: crate::runtimes::RuntimeConfig::default(),

@@ -85,7 +85,11 @@ impl Debugger {
                 let stored = self.state().store.pause(pause_id);
                 if let Ok(Some(record)) = stored {
                     // Closed because the server restarted: Breakroom's client tells it again.
-                    let lost = record.resumed_reason.as_deref() == Some(crate::debugger::RESTART_REASON);
+                    // Or by a server that woke after its lease ran out (its programs moved on).
+                    let lost = matches!(
+                        record.resumed_reason.as_deref(),
+                        Some(crate::debugger::RESTART_REASON | crate::cluster::LEASE_LOST_REASON)
+                    );
                     if take_eval && lost {
                         return PollReply::Unknown;
                     }
