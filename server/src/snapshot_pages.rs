@@ -47,7 +47,7 @@ pub async fn list(State(debugger): State<Debugger>, Query(params): Query<ListPar
         before: given(&params.before).map(str::to_string),
         limit: query.limit,
     };
-    let found = match debugger.snapshots(&filter) {
+    let found = match debugger.snapshots().list(&filter) {
         Ok(found) => found,
         Err(e) => return failure(&e, "Snapshots", "snapshots-page"),
     };
@@ -67,7 +67,7 @@ pub async fn list(State(debugger): State<Debugger>, Query(params): Query<ListPar
 }
 
 pub async fn detail(State(debugger): State<Debugger>, Path(id): Path<String>) -> Response {
-    match debugger.snapshot(&id) {
+    match debugger.snapshots().get(&id) {
         Ok(found) => {
             let title = format!("Snapshot · {}", found.snapshot_id);
             Html(shell::page(&title, "snapshot-page", snapshot::snapshot_page(&found))).into_response()

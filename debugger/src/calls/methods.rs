@@ -126,7 +126,7 @@ impl Debugger {
         }
         drop(st);
         if interrupted {
-            self.interrupt_answered(&process_key);
+            self.interrupts().answered(&process_key);
         }
         self.publish(LiveEvent::CallsChanged { process_key });
         for event in stepped {

@@ -415,6 +415,16 @@ impl Debugger {
         }
     }
 
+    /// Pause orders for running programs.
+    pub fn interrupts(&self) -> crate::interrupts::InterruptService<'_> {
+        crate::interrupts::InterruptService { debugger: self }
+    }
+
+    /// Snapshot breakpoints' captures.
+    pub fn snapshots(&self) -> crate::snapshots::methods::SnapshotService<'_> {
+        crate::snapshots::methods::SnapshotService { debugger: self }
+    }
+
     /// The bash and Python runtimes of every workspace.
     pub fn runtimes(&self) -> &crate::runtimes::RuntimeRegistry {
         &self.inner.runtimes

@@ -142,5 +142,5 @@ pub async fn interrupt(
             Error::invalid("invalid_thread", format!("thread must be a thread ident (an integer), not {value}"))
         })?),
     };
-    Ok((StatusCode::ACCEPTED, Json(debugger.interrupt(&id, thread)?)))
+    Ok((StatusCode::ACCEPTED, Json(debugger.interrupts().ask(&id, thread)?)))
 }

@@ -131,7 +131,7 @@ impl Dap {
             return Ok(json!({}));
         }
         let key = self.state().key_of(thread).ok_or_else(|| DapError::new(format!("no thread {thread}")))?;
-        self.debugger().interrupt(&key.process, Some(key.ident).filter(|i| *i != 0))?;
+        self.debugger().interrupts().ask(&key.process, Some(key.ident).filter(|i| *i != 0))?;
         Ok(json!({}))
     }
 

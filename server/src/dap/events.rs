@@ -64,7 +64,7 @@ impl Dap {
             LiveEvent::CallsChanged { process_key } => {
                 if !self.state().running_checked.contains(&process_key) {
                     let process = self.debugger().process_id_for_key(&process_key);
-                    if process.is_some_and(|p| self.debugger().main_thread_of(&p).is_some()) {
+                    if process.is_some_and(|p| self.debugger().interrupts().main_thread_of(&p).is_some()) {
                         self.state().running_checked.insert(process_key);
                         self.running_threads();
                     }

@@ -193,7 +193,7 @@ impl Dap {
             if !matches!(process.status, ProcessStatus::Running | ProcessStatus::Paused) {
                 continue;
             }
-            let Some(ident) = self.debugger().main_thread_of(&process.id) else { continue };
+            let Some(ident) = self.debugger().interrupts().main_thread_of(&process.id) else { continue };
             let key = ThreadKey { process: process.id.clone(), ident };
             if self.state().thread_key_id(&key).is_some() {
                 continue;

@@ -91,7 +91,7 @@ pub fn tools() -> Vec<ToolSpec> {
                 Box::pin(async move {
                     let id = a.req("process_id");
                     let thread = a.0.get("thread").and_then(serde_json::Value::as_i64);
-                    let asked = d.interrupt(id, thread).map_err(|e| ToolError::from(e).with("process_id", id))?;
+                    let asked = d.interrupts().ask(id, thread).map_err(|e| ToolError::from(e).with("process_id", id))?;
                     let text = format!("{id}: asked to pause ({})", asked.interrupt_id);
                     Done::new(asked, text)
                 })
