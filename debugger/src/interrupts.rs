@@ -58,11 +58,11 @@ impl InterruptService<'_> {
     /// live event, `stop.kind = "interrupt"`); a thread blocked in a system call pauses when the
     /// call returns.
     pub fn ask(&self, process_id: &str, thread: Option<i64>) -> Result<Interrupt> {
-        let process = self.debugger.registry().get(process_id, ids::now())?;
+        let process = self.debugger.processes().registry().get(process_id, ids::now())?;
         if !matches!(process.status, ProcessStatus::Running | ProcessStatus::Paused) {
             return Err(Error::ProcessEnded(process_id.to_string()));
         }
-        let keys = self.debugger.registry().keys_of(process_id);
+        let keys = self.debugger.processes().registry().keys_of(process_id);
         let mut st = self.debugger.state();
         let followed: Vec<String> = keys.into_iter().filter(|k| st.followers.contains_key(k)).collect();
         if followed.is_empty() {
@@ -84,22 +84,22 @@ impl InterruptService<'_> {
         }
         drop(st);
         // Wakes the held channels at once; the breakpoints themselves did not change.
-        self.debugger.wake_breakpoint_channels();
+        self.debugger.breakpoints().wake_breakpoint_channels();
         Ok(interrupt)
     }
 
     /// The main thread's ident of a program holding the breakpoint channel (it says so when it
     /// asks): the thread an interrupt without one stops, and the DAP thread of a running program.
     pub fn main_thread_of(&self, process_id: &str) -> Option<i64> {
-        let keys = self.debugger.registry().keys_of(process_id);
+        let keys = self.debugger.processes().registry().keys_of(process_id);
         let st = self.debugger.state();
         keys.iter().filter_map(|k| st.followers.get(k).copied().flatten()).next()
     }
 
     /// A pause arrived with `stop.kind = "interrupt"` from the program with `process_key`.
     pub(crate) fn answered(&self, process_key: &str) {
-        let keys = match self.debugger.process_id_for_key(process_key) {
-            Some(id) => self.debugger.registry().keys_of(&id),
+        let keys = match self.debugger.processes().process_id_for_key(process_key) {
+            Some(id) => self.debugger.processes().registry().keys_of(&id),
             None => vec![process_key.to_string()],
         };
         self.debugger.state().interrupts.answered(&keys);

@@ -51,7 +51,7 @@ pub async fn list(State(debugger): State<Debugger>, Query(params): Query<ListPar
         Ok(found) => found,
         Err(e) => return failure(&e, "Snapshots", "snapshots-page"),
     };
-    let records = debugger.breakpoint_records();
+    let records = debugger.breakpoints().breakpoint_records();
     let now = breakroom_debugger::ids::now();
     if given(&params.fragment).is_some() {
         let html = snapshots::list_fragment(&records, &found, &query, now).into_string();

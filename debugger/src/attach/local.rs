@@ -106,7 +106,7 @@ impl Debugger {
     /// [`Self::local_python_processes`] off the async workers (it reads /proc and ELF files).
     pub async fn local_python(&self) -> LocalPythonProcesses {
         let reader = self.clone();
-        let allowed = self.registry().config().allow_attach;
+        let allowed = self.processes().registry().config().allow_attach;
         tokio::task::spawn_blocking(move || reader.local_python_processes())
             .await
             .unwrap_or(LocalPythonProcesses { processes: vec![], attach_allowed: allowed })
@@ -114,7 +114,7 @@ impl Debugger {
 
     /// Every Python process of this machine but this server's own, by pid.
     pub fn local_python_processes(&self) -> LocalPythonProcesses {
-        let allowed = self.registry().config().allow_attach;
+        let allowed = self.processes().registry().config().allow_attach;
         let me = std::process::id() as i32;
         let mut pids: Vec<i32> = std::fs::read_dir("/proc")
             .map(|dir| dir.filter_map(|e| e.ok()?.file_name().to_str()?.parse().ok()).collect())

@@ -101,7 +101,7 @@ impl Debugger {
     /// Puts the Python client into process `pid` and waits until it calls in.
     pub async fn attach(&self, req: AttachRequest) -> Result<Attached> {
         let started = Instant::now();
-        if !self.registry().config().allow_attach {
+        if !self.processes().registry().config().allow_attach {
             return Err(Error::Forbidden(
                 "attach_disabled",
                 "attach runs code in other processes: this server listens beyond loopback; start it with --allow-attach to allow it".into(),
@@ -146,7 +146,7 @@ impl Debugger {
         }
         let (method, process) = outcome?;
         self.publish(LiveEvent::ProcessAttached {
-            process: self.shown(process.clone()),
+            process: self.processes().shown(process.clone()),
             method: method.as_str().into(),
         });
         Ok(Attached {
@@ -162,8 +162,9 @@ impl Debugger {
 
     /// An alive process of this host with this pid, already known.
     fn debugged_local_pid(&self, pid: i64) -> Option<TrackedProcess> {
-        let host = self.registry().host().to_string();
-        self.registry()
+        let host = self.processes().registry().host().to_string();
+        self.processes()
+            .registry()
             .list(false, crate::ids::now())
             .into_iter()
             .find(|p| p.pid == Some(pid) && p.status.is_alive() && p.host == host)
@@ -171,7 +172,7 @@ impl Debugger {
 
     /// The wrapper run in the target (one line of Python per statement, no NUL).
     fn bootstrap(&self, pid: i32, follow_children: bool) -> Result<String> {
-        let env = self.registry().launch_env();
+        let env = self.processes().registry().launch_env();
         let url = env.server_url.ok_or_else(|| Error::conflict("not_serving", "the server has no address yet"))?;
         let dir = client_dir_for(pid, env.client_dir.as_deref())?;
         Ok(bootstrap_code(&dir, &url, env.token.as_deref(), follow_children))

@@ -56,18 +56,25 @@ pub struct Follower {
     pub labels: Option<BTreeMap<String, String>>,
 }
 
-impl Debugger {
+/// Breakpoints by id, of every kind, and the channel programs follow them on: what the doors reach
+/// as `debugger.breakpoints()`.
+#[derive(Clone, Copy)]
+pub struct BreakpointService<'a> {
+    pub(crate) debugger: &'a Debugger,
+}
+
+impl BreakpointService<'_> {
     /// Every breakpoint, with the running processes a line breakpoint cannot reach.
     pub fn breakpoint_records(&self) -> Vec<BreakpointRecord> {
         let now = ids::now();
         // Other servers on the database count hits too: the database has the total. (A store that
         // cannot be read leaves this server's own count.)
-        let counted: std::collections::HashMap<String, u64> = match self.cluster() {
-            Some(_) => self.state().store.breakpoint_hits().unwrap_or_default().into_iter().collect(),
+        let counted: std::collections::HashMap<String, u64> = match self.debugger.cluster() {
+            Some(_) => self.debugger.state().store.breakpoint_hits().unwrap_or_default().into_iter().collect(),
             None => Default::default(),
         };
         let (mut records, unreachable) = {
-            let st = self.state();
+            let st = self.debugger.state();
             let records: Vec<BreakpointRecord> = st
                 .records
                 .by_id
@@ -92,6 +99,8 @@ impl Debugger {
             return records;
         }
         let running: HashSet<String> = self
+            .debugger
+            .processes()
             .registry()
             .list(false, ids::now())
             .into_iter()
@@ -117,13 +126,13 @@ impl Debugger {
     }
 
     pub fn breakpoint_record(&self, id: &str) -> Result<BreakpointRecord> {
-        self.state().records.by_id.get(id).cloned().ok_or_else(|| Error::BreakpointNotFound(id.to_string()))
+        self.debugger.state().records.by_id.get(id).cloned().ok_or_else(|| Error::BreakpointNotFound(id.to_string()))
     }
 
     /// `POST /api/breakpoints` with a `kind`. A function breakpoint also registers the name, so
     /// an unchanged cideldill client pauses there as before.
     pub fn add_breakpoint_record(&self, spec: &BreakpointSpec) -> Result<BreakpointRecord> {
-        let mut st = self.state();
+        let mut st = self.debugger.state();
         let mut record = BreakpointRecord::from_spec(String::new(), spec, ids::now()).map_err(spec_error)?;
         crate::snapshots::read_only::check_record(&record).map_err(spec_error)?;
         // Handed out by the database: two servers adding at once get two ids.
@@ -145,8 +154,15 @@ impl Debugger {
     /// A click on a source line: removes the line breakpoints there, or adds one when there is
     /// none. The added one, if any.
     pub fn toggle_line_breakpoint(&self, file: &str, line: u32) -> Result<Option<BreakpointRecord>> {
-        let there: Vec<String> =
-            self.state().records.by_id.values().filter(|r| r.is_line_at(file, line)).map(|r| r.id.clone()).collect();
+        let there: Vec<String> = self
+            .debugger
+            .state()
+            .records
+            .by_id
+            .values()
+            .filter(|r| r.is_line_at(file, line))
+            .map(|r| r.id.clone())
+            .collect();
         if there.is_empty() {
             return self.add_breakpoint_record(&BreakpointSpec::line(file, line)).map(Some);
         }
@@ -158,7 +174,7 @@ impl Debugger {
 
     /// `PATCH /api/breakpoints/{id}`: options only.
     pub fn update_breakpoint_record(&self, id: &str, changes: &BreakpointPatch) -> Result<BreakpointRecord> {
-        let mut st = self.state();
+        let mut st = self.debugger.state();
         let current = st.records.by_id.get(id).ok_or_else(|| Error::BreakpointNotFound(id.to_string()))?;
         let mut next = current.patched(changes, ids::now()).map_err(spec_error)?;
         crate::snapshots::read_only::check_record(&next).map_err(spec_error)?;
@@ -179,7 +195,7 @@ impl Debugger {
     /// `DELETE /api/breakpoints/{id}`. Removing the last breakpoint on a function name removes
     /// the name's breakpoint too (what cideldill's `DELETE /api/breakpoints/{name}` does).
     pub fn remove_breakpoint_record(&self, id: &str) -> Result<BreakpointRecord> {
-        let mut st = self.state();
+        let mut st = self.debugger.state();
         let record = st.records.by_id.shift_remove(id).ok_or_else(|| Error::BreakpointNotFound(id.to_string()))?;
         st.store.delete_breakpoint_record(id)?;
         if let Some(name) = &record.function_name {
@@ -195,7 +211,7 @@ impl Debugger {
 
     /// `DELETE /api/breakpoints`: every breakpoint of every kind. Returns how many went.
     pub fn clear_breakpoints(&self) -> Result<usize> {
-        let mut st = self.state();
+        let mut st = self.debugger.state();
         let ids: Vec<String> = st.records.by_id.keys().cloned().collect();
         let names: Vec<String> = st.breakpoints.by_name.keys().cloned().collect();
         st.store.atomically(|store| {
@@ -216,11 +232,11 @@ impl Debugger {
 
     /// Waits (up to the poll hold) until the breakpoints differ from version `since`, then
     /// answers all of them: what a running program's watcher holds open.
-    pub async fn breakpoint_changes(&self, since: Option<u64>, follower: Option<Follower>) -> BreakpointSnapshot {
+    pub async fn breakpoint_changes(self, since: Option<u64>, follower: Option<Follower>) -> BreakpointSnapshot {
         let key = follower.map(|f| {
             let key = ids::process_key(f.pid, f.start_time);
             if f.host.is_some() {
-                self.note_client(crate::processes::registry::ClientSeen {
+                self.debugger.processes().note_client(crate::processes::registry::ClientSeen {
                     process_key: key.clone(),
                     pid: f.pid,
                     process_id: f.process_id.clone(),
@@ -232,7 +248,7 @@ impl Debugger {
                     ..Default::default()
                 });
             }
-            let mut st = self.state();
+            let mut st = self.debugger.state();
             if let Some(labels) = f.labels {
                 st.records.follower_labels.insert(key.clone(), labels);
             }
@@ -242,19 +258,20 @@ impl Debugger {
             drop(st);
             if first {
                 // It can be paused from now on (DAP lists it as a thread).
-                self.publish(LiveEvent::CallsChanged { process_key: key.clone() });
+                self.debugger.publish(LiveEvent::CallsChanged { process_key: key.clone() });
             }
             key
         });
-        let mut watch = self.inner.breakpoint_version.subscribe();
+        let mut watch = self.debugger.inner.breakpoint_version.subscribe();
         if let Some(since) = since {
             let changed = watch.wait_for(|version| *version != since);
-            let _ = tokio::time::timeout(self.inner.config.poll_hold, changed).await;
+            let _ = tokio::time::timeout(self.debugger.inner.config.poll_hold, changed).await;
         }
         let version = *watch.borrow();
-        let interrupts = key.as_ref().map(|k| self.state().interrupts.for_key(k)).unwrap_or_default();
+        let interrupts = key.as_ref().map(|k| self.debugger.state().interrupts.for_key(k)).unwrap_or_default();
         // What this program arms: active breakpoints whose `where` its labels match.
-        let labels = key.and_then(|k| self.state().records.follower_labels.get(&k).cloned()).unwrap_or_default();
+        let labels =
+            key.and_then(|k| self.debugger.state().records.follower_labels.get(&k).cloned()).unwrap_or_default();
         let breakpoints = self
             .breakpoint_records()
             .into_iter()
@@ -265,17 +282,17 @@ impl Debugger {
 
     pub(crate) fn breakpoints_changed(&self) {
         self.wake_breakpoint_channels();
-        self.publish(LiveEvent::BreakpointsChanged);
+        self.debugger.publish(LiveEvent::BreakpointsChanged);
     }
 
     /// Answers every held `breakpoint-changes` request now (a new version): for a change of the
     /// breakpoints, a pause order, or a shutdown.
     pub(crate) fn wake_breakpoint_channels(&self) {
-        self.inner.breakpoint_version.send_modify(|v| *v += 1);
+        self.debugger.inner.breakpoint_version.send_modify(|v| *v += 1);
     }
 }
 
-impl Debugger {
+impl BreakpointService<'_> {
     /// Function breakpoints with a condition, for any client (an unchanged cideldill one too):
     /// the call is held, the condition is evaluated in it (a request like an eval, outside any
     /// REPL session: nothing is recorded but the hit), and the call is continued when no
@@ -287,16 +304,16 @@ impl Debugger {
             self.show_pause(&pause_id);
             return;
         };
-        let debugger = self.clone();
+        let debugger = self.debugger.clone();
         runtime.spawn(async move {
-            let _ = debugger.decide_conditions(&pause_id, &ids, &call).await;
+            let _ = debugger.breakpoints().decide_conditions(&pause_id, &ids, &call).await;
         });
     }
 
-    async fn decide_conditions(&self, pause_id: &str, ids: &[String], call: &CallData) -> Result<()> {
+    async fn decide_conditions(self, pause_id: &str, ids: &[String], call: &CallData) -> Result<()> {
         let mut pause = false;
         for id in ids {
-            let Some(condition) = self.state().records.by_id.get(id).and_then(|r| r.condition.clone()) else {
+            let Some(condition) = self.debugger.state().records.by_id.get(id).and_then(|r| r.condition.clone()) else {
                 continue;
             };
             // Evaluated in the program's own language.
@@ -304,7 +321,7 @@ impl Debugger {
                 Language::Python => (format!("bool({condition})"), "True"),
                 Language::Javascript => (format!("Boolean({condition})"), "true"),
             };
-            let (held, error) = match self.ask_unrecorded(pause_id, test).await {
+            let (held, error) = match self.debugger.sessions().ask_unrecorded(pause_id, test).await {
                 Ok(answer) => {
                     // A JS client may send the value as JSON text only.
                     let json = answer.result_serialization_format.as_deref() == Some("json");
@@ -325,23 +342,23 @@ impl Debugger {
         if pause {
             self.show_pause(pause_id);
         } else {
-            self.resume(pause_id, crate::pauses::ResumeRequest::continue_())?;
+            self.debugger.pauses().resume(pause_id, crate::pauses::ResumeRequest::continue_())?;
         }
         Ok(())
     }
 
     /// A pause held for a condition check is shown after all.
     fn show_pause(&self, pause_id: &str) {
-        let shown = self.state().pauses.get_mut(pause_id).map(|pause| pause.deciding = false).is_some();
+        let shown = self.debugger.state().pauses.get_mut(pause_id).map(|pause| pause.deciding = false).is_some();
         if shown {
-            self.publish(LiveEvent::PauseAdded { pause_id: pause_id.to_string() });
+            self.debugger.publish(LiveEvent::PauseAdded { pause_id: pause_id.to_string() });
         }
     }
 
     /// A condition held (or raised) at a call: counts the hit and logs it; whether it pauses.
     fn condition_hit(&self, id: &str, condition: &str, error: Option<String>, call: &CallData) -> Result<bool> {
         let now = ids::now();
-        let mut guard = self.state();
+        let mut guard = self.debugger.state();
         let st = &mut *guard;
         let Some(record) = st.records.by_id.get_mut(id) else { return Ok(false) };
         // Counted in the database: servers sharing it count one breakpoint together.
@@ -382,7 +399,7 @@ impl Debugger {
         st.save_record(&record)?;
         st.log(now, event, &call.process_key, None, data)?;
         drop(guard);
-        self.publish(LiveEvent::BreakpointsChanged);
+        self.debugger.publish(LiveEvent::BreakpointsChanged);
         Ok(pauses)
     }
 }

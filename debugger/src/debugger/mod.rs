@@ -415,6 +415,46 @@ impl Debugger {
         }
     }
 
+    /// cideldill's breakpoints by function name, registered functions and stored values.
+    pub fn function_breakpoints(&self) -> crate::breakpoints::by_name::FunctionBreakpointService<'_> {
+        crate::breakpoints::by_name::FunctionBreakpointService { debugger: self }
+    }
+
+    /// Breakpoints by id, of every kind, and the channel programs follow them on.
+    pub fn breakpoints(&self) -> crate::breakpoints::BreakpointService<'_> {
+        crate::breakpoints::BreakpointService { debugger: self }
+    }
+
+    /// Calls as clients report them, and their records.
+    pub fn calls(&self) -> crate::calls::methods::CallService<'_> {
+        crate::calls::methods::CallService { debugger: self }
+    }
+
+    /// REPL sessions, their evals and the REPL's helper requests.
+    pub fn sessions(&self) -> crate::sessions::methods::SessionService<'_> {
+        crate::sessions::methods::SessionService { debugger: self }
+    }
+
+    /// Paused calls, the client's held poll and resuming.
+    pub fn pauses(&self) -> crate::pauses::methods::PauseService<'_> {
+        crate::pauses::methods::PauseService { debugger: self }
+    }
+
+    /// Stepping from a pause to the next line.
+    pub fn steps(&self) -> crate::steps::methods::StepService<'_> {
+        crate::steps::methods::StepService { debugger: self }
+    }
+
+    /// Launched and connected processes.
+    pub fn processes(&self) -> crate::processes::ProcessService<'_> {
+        crate::processes::ProcessService { debugger: self }
+    }
+
+    /// Time travel: checkpoints, branches and the jumps between them.
+    pub fn checkpoints(&self) -> crate::checkpoints::CheckpointService<'_> {
+        crate::checkpoints::CheckpointService { debugger: self }
+    }
+
     /// Pause orders for running programs.
     pub fn interrupts(&self) -> crate::interrupts::InterruptService<'_> {
         crate::interrupts::InterruptService { debugger: self }

@@ -100,7 +100,7 @@ impl SnapshotService<'_> {
         let (pid, start_time) = (sent.process_pid, sent.process_start_time);
         let process_key = ids::process_key(pid, start_time);
         if sent.hostname.is_some() {
-            self.debugger.note_client(crate::processes::registry::ClientSeen {
+            self.debugger.processes().note_client(crate::processes::registry::ClientSeen {
                 process_key: process_key.clone(),
                 pid,
                 process_id: sent.process_id.clone(),
@@ -114,7 +114,7 @@ impl SnapshotService<'_> {
         let snapshot = Snapshot {
             snapshot_id: String::new(),
             breakpoint_id: sent.breakpoint_id.clone(),
-            process_id: self.debugger.registry().id_for_key(&process_key),
+            process_id: self.debugger.processes().registry().id_for_key(&process_key),
             process_key,
             taken_at: sent.taken_at,
             received_at: now,
@@ -148,7 +148,7 @@ impl SnapshotService<'_> {
         st.save_record(&record)?;
         drop(st);
         if completed {
-            self.debugger.breakpoints_changed(); // every program disarms it now
+            self.debugger.breakpoints().breakpoints_changed(); // every program disarms it now
         } else {
             self.debugger.publish(LiveEvent::BreakpointsChanged);
         }
@@ -162,7 +162,8 @@ impl SnapshotService<'_> {
     }
 
     pub fn get(&self, snapshot_id: &str) -> Result<Snapshot> {
-        self.debugger.state()
+        self.debugger
+            .state()
             .store
             .snapshot(snapshot_id)?
             .ok_or_else(|| Error::not_found("snapshot_not_found", format!("no snapshot {snapshot_id}")))

@@ -57,7 +57,7 @@ pub async fn not_followed(
 ) -> Result<axum::response::Response, ApiError> {
     use axum::response::IntoResponse;
     let parent = (child.process_pid, child.process_start_time);
-    Ok(match debugger.child_not_followed(parent, child.pid, child.argv, child.reason)? {
+    Ok(match debugger.processes().child_not_followed(parent, child.pid, child.argv, child.reason)? {
         Some(process) => (StatusCode::CREATED, Json(process)).into_response(),
         None => StatusCode::NO_CONTENT.into_response(),
     })

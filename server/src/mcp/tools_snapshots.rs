@@ -41,7 +41,7 @@ pub fn tools() -> Vec<ToolSpec> {
                             ..BreakpointSpec::line("", 0)
                         },
                     };
-                    let record = d.add_breakpoint_record(&spec.with(options))?;
+                    let record = d.breakpoints().add_breakpoint_record(&spec.with(options))?;
                     let text = format!("{} snapshots {} (max hits {})", record.id, record.location(), record.limits.max_hits.unwrap_or(1));
                     Done::new(record, text)
                 })
