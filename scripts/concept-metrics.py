@@ -19,7 +19,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 SRC = ROOT / "debugger" / "src"
 
-IMPL = re.compile(r"^impl(?:<[^>]*>)?\s+([A-Za-z_][A-Za-z0-9_]*)(?:<[^>]*>)?\s*\{")
+IMPL = re.compile(r"^impl(?:<[^>]*>)?\s+(?:[a-z_]+::)*([A-Za-z_][A-Za-z0-9_]*)(?:<[^>]*>)?\s*\{")
 PUB_FN = re.compile(r"^    pub (?:async )?fn ([a-z_0-9]+)")
 
 

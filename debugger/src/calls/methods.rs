@@ -43,7 +43,7 @@ impl CallService<'_> {
         let preferred_format = preferred_format(req.preferred_format.as_deref())?;
         let retry_of = req.request_id.clone().filter(|r| !r.is_empty()).map(|r| (ids::process_key(pid, start_time), r));
         if let Some((key, request)) = &retry_of {
-            if let Some(reply) = self.debugger.state().start_replies.get(key, request) {
+            if let Some(reply) = self.debugger.state().calls.reply_to_retry(key, request) {
                 return Ok(reply);
             }
         }
@@ -75,8 +75,7 @@ impl CallService<'_> {
         let now = ids::now();
         let mut st = self.debugger.state();
         st.store_call_items(&req, now)?;
-        st.call_seq += 1;
-        let call_id = ids::call_id(now, st.call_seq);
+        let call_id = ids::call_id(now, st.calls.next_seq());
         let call = call_data(&st, req, method_name, call_id.clone(), preferred_format, (pid, start_time))?;
         st.record_call_start(&call, now)?;
 
@@ -125,10 +124,10 @@ impl CallService<'_> {
                 (Action::poll(&pause_id, call.preferred_format), Some(pause_id))
             }
         };
-        st.running.insert(call_id.clone(), (call, pause_id.clone()));
+        st.calls.started(call, pause_id.clone());
         let reply = CallStartReply { call_id, action, snapshots };
         if let Some((key, request)) = &retry_of {
-            st.start_replies.remember(key, request, &reply);
+            st.calls.remember_reply(key, request, &reply);
         }
         drop(st);
         if interrupted {
@@ -164,7 +163,7 @@ impl CallService<'_> {
         let Some(call_id) = req.call_id.as_deref() else {
             return Ok(None);
         };
-        let Some((mut call, pre_pause)) = st.running.remove(call_id) else {
+        let Some((mut call, pre_pause)) = st.calls.completed(call_id) else {
             // A call that started before a restart: its record still learns how it ended.
             if st.store.call(call_id)?.is_some_and(|r| r.status == CallStatus::Running) {
                 let (status, pretty_result, exception) = call_outcome(&req, &st)?;

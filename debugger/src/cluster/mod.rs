@@ -315,7 +315,8 @@ impl Debugger {
         ready.recv().map_err(|_| Error::storage("the cluster listener ended"))??;
         // Only now, with this server's connection up: a server starting meanwhile would take
         // rows of a server it cannot see for a gone one's.
-        for pause_id in self.state().pause_order.clone() {
+        let paused: Vec<String> = self.state().pauses.in_order().map(|p| p.record.pause_id.clone()).collect();
+        for pause_id in paused {
             cluster.track(&LiveEvent::PauseAdded { pause_id })?;
         }
         self.relay_local_events(cluster.clone());
@@ -352,7 +353,7 @@ impl Debugger {
     /// The server holding `pause_id`, when it is not this one (only with a cluster).
     pub(crate) fn pause_held_elsewhere(&self, pause_id: &str) -> Result<Option<String>> {
         let Some(cluster) = self.cluster() else { return Ok(None) };
-        if self.state().pauses.contains_key(pause_id) {
+        if self.state().pauses.contains(pause_id) {
             return Ok(None);
         }
         cluster.holder_of_pause(pause_id)

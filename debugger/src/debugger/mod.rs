@@ -12,7 +12,7 @@ use serde_json::Value;
 use tokio::sync::broadcast;
 
 use crate::breakpoints::by_name::Breakpoints;
-use crate::calls::{Action, CallData, CallRecord};
+use crate::calls::{Action, CallRecord};
 use crate::cid_store::{SerializedItem, StoredObject, VerifiedObject};
 use crate::display::pretty_item;
 use crate::error::{Error, Result};
@@ -92,21 +92,14 @@ pub(crate) struct State {
     /// Breakpoints of every kind by id, with their options and hit counts.
     pub(crate) records: crate::breakpoints::Records,
     pub(crate) functions: BTreeMap<String, RegisteredFunction>,
-    /// Pauses not yet resumed; a pause leaves memory when it is resumed.
-    pub(crate) pauses: HashMap<String, Pause>,
-    /// Pause ids in the order they paused.
-    pub(crate) pause_order: Vec<String>,
-    /// Calls started and not yet completed, with their pre-call pause if they had one.
-    pub(crate) running: HashMap<String, (CallData, Option<String>)>,
+    pub(crate) pauses: crate::pauses::PauseBook,
+    pub(crate) calls: crate::calls::CallBook,
     /// Open REPL sessions.
     pub(crate) sessions: Sessions,
-    pub(crate) call_seq: u64,
     /// Checkpoints, branches and lines of processes with time travel on (issue 20).
     pub(crate) checkpoints: crate::checkpoints::book::Book,
     /// Steps running now (issue 30).
     pub(crate) steps: crate::steps::in_flight::StepsInFlight,
-    /// call/start answers by the client's request id: a retried request gets the same one.
-    pub(crate) start_replies: crate::calls::retries::StartReplies,
     /// The live stream (the same sender as the debugger's): what is logged under the lock is
     /// published from here.
     live: broadcast::Sender<LiveEvent>,
@@ -125,14 +118,11 @@ impl State {
             breakpoints: Breakpoints::default(),
             records: Default::default(),
             functions: BTreeMap::new(),
-            pauses: HashMap::new(),
-            pause_order: vec![],
-            running: HashMap::new(),
+            pauses: Default::default(),
+            calls: Default::default(),
             sessions: Sessions::default(),
-            call_seq: 0,
             checkpoints: Default::default(),
             steps: Default::default(),
-            start_replies: Default::default(),
             live: broadcast::channel(1024).0,
             to_peers: broadcast::channel(1024).0,
         }
@@ -426,23 +416,23 @@ impl Debugger {
     }
 
     /// Calls as clients report them, and their records.
-    pub fn calls(&self) -> crate::calls::methods::CallService<'_> {
-        crate::calls::methods::CallService { debugger: self }
+    pub fn calls(&self) -> crate::calls::CallService<'_> {
+        crate::calls::CallService { debugger: self }
     }
 
     /// REPL sessions, their evals and the REPL's helper requests.
-    pub fn sessions(&self) -> crate::sessions::methods::SessionService<'_> {
-        crate::sessions::methods::SessionService { debugger: self }
+    pub fn sessions(&self) -> crate::sessions::SessionService<'_> {
+        crate::sessions::SessionService { debugger: self }
     }
 
     /// Paused calls, the client's held poll and resuming.
-    pub fn pauses(&self) -> crate::pauses::methods::PauseService<'_> {
-        crate::pauses::methods::PauseService { debugger: self }
+    pub fn pauses(&self) -> crate::pauses::PauseService<'_> {
+        crate::pauses::PauseService { debugger: self }
     }
 
     /// Stepping from a pause to the next line.
-    pub fn steps(&self) -> crate::steps::methods::StepService<'_> {
-        crate::steps::methods::StepService { debugger: self }
+    pub fn steps(&self) -> crate::steps::StepService<'_> {
+        crate::steps::StepService { debugger: self }
     }
 
     /// Launched and connected processes.
@@ -461,8 +451,8 @@ impl Debugger {
     }
 
     /// Snapshot breakpoints' captures.
-    pub fn snapshots(&self) -> crate::snapshots::methods::SnapshotService<'_> {
-        crate::snapshots::methods::SnapshotService { debugger: self }
+    pub fn snapshots(&self) -> crate::snapshots::SnapshotService<'_> {
+        crate::snapshots::SnapshotService { debugger: self }
     }
 
     /// The bash and Python runtimes of every workspace.
@@ -522,7 +512,8 @@ fn restore(st: &mut State, now: f64, held_elsewhere: &HashSet<String>) -> Result
             st.functions.insert(name, f);
         }
     }
-    st.call_seq = st.store.call_count()?;
+    let calls = st.store.call_count()?;
+    st.calls.restore_count(calls);
     for session in st.store.open_sessions()? {
         if !held_elsewhere.contains(&session.pause_id) {
             st.sessions.restore(session);
@@ -534,8 +525,7 @@ fn restore(st: &mut State, now: f64, held_elsewhere: &HashSet<String>) -> Result
         }
         let pause = Pause::from_record(record);
         let pause_id = pause.record.pause_id.clone();
-        st.pause_order.push(pause_id.clone());
-        st.pauses.insert(pause_id.clone(), pause);
+        st.pauses.add(pause);
         close_pause(st, &pause_id, Action::Continue, now, Some(RESTART_REASON))?;
     }
     // Sessions whose pause was lost or resumed without closing them.

@@ -232,8 +232,7 @@ pub(crate) fn add_pause(st: &mut State, call: CallData, reason: PauseReason, now
     let (call_id, process_key, function_name) =
         (call.call_id.clone(), call.process_key.clone(), call.method_name.clone());
     st.update_record(&call_id, |record| record.pause_ids.push(pause_id.clone()))?;
-    st.pauses.insert(pause_id.clone(), Pause::new(pause_id.clone(), call, reason, now));
-    st.pause_order.push(pause_id.clone());
+    st.pauses.add(Pause::new(pause_id.clone(), call, reason, now));
     st.save_pause(&pause_id)?;
     st.log(
         now,
@@ -287,8 +286,6 @@ pub(crate) fn close_pause(
         }
     }
     st.checkpoints.pause_closed(pause_id);
-    if st.pauses.remove(pause_id).is_some() {
-        st.pause_order.retain(|id| id != pause_id);
-    }
+    st.pauses.take(pause_id);
     Ok(closed)
 }

@@ -19,13 +19,8 @@ impl super::methods::PauseService<'_> {
     pub fn paused_calls(&self) -> Vec<PausedCall> {
         let elsewhere = self.pauses_elsewhere();
         let st = self.debugger.state();
-        let mut calls: Vec<PausedCall> = st
-            .pause_order
-            .iter()
-            .filter_map(|id| st.pauses.get(id))
-            .filter(|p| p.is_shown())
-            .map(|p| paused_call(&st, &p.record))
-            .collect();
+        let mut calls: Vec<PausedCall> =
+            st.pauses.in_order().filter(|p| p.is_shown()).map(|p| paused_call(&st, &p.record)).collect();
         calls.extend(elsewhere.iter().map(|record| paused_call(&st, record)));
         calls
     }
@@ -55,7 +50,7 @@ impl super::methods::PauseService<'_> {
     pub fn paused_protocol_view(&self) -> Result<Vec<Value>> {
         let elsewhere = self.pauses_elsewhere();
         let st = self.debugger.state();
-        let here = st.pause_order.iter().filter_map(|id| st.pauses.get(id)).filter(|p| p.is_shown()).map(|p| &p.record);
+        let here = st.pauses.in_order().filter(|p| p.is_shown()).map(|p| &p.record);
         here.chain(elsewhere.iter())
             .map(|record| {
                 let sessions = st.store.sessions_of_pause(&record.pause_id)?;
@@ -118,7 +113,7 @@ impl super::methods::PauseService<'_> {
     pub fn process_summaries(&self) -> Result<Vec<ProcessSummary>> {
         let st = self.debugger.state();
         let mut paused: HashMap<&str, usize> = HashMap::new();
-        for pause in st.pauses.values().filter(|p| p.is_shown()) {
+        for pause in st.pauses.in_order().filter(|p| p.is_shown()) {
             *paused.entry(&pause.record.call.process_key).or_default() += 1;
         }
         let mut all = vec![];

@@ -177,9 +177,8 @@ impl<'a> ProcessService<'a> {
         let now = ids::now();
         let mut st = self.debugger.state();
         let open: Vec<String> = st
-            .pause_order
-            .iter()
-            .filter_map(|pause_id| st.pauses.get(pause_id))
+            .pauses
+            .in_order()
             .filter(|p| p.is_paused() && keys.contains(&p.record.call.process_key))
             .map(|p| p.record.pause_id.clone())
             .collect();
@@ -224,7 +223,7 @@ impl<'a> ProcessService<'a> {
     fn paused_process_ids(&self) -> HashSet<String> {
         let keys: HashSet<String> = {
             let st = self.debugger.state();
-            st.pauses.values().filter(|p| p.is_shown()).map(|p| p.record.call.process_key.clone()).collect()
+            st.pauses.in_order().filter(|p| p.is_shown()).map(|p| p.record.call.process_key.clone()).collect()
         };
         keys.iter().filter_map(|key| self.registry().id_for_key(key)).collect()
     }

@@ -40,8 +40,7 @@ fn order(req: StepRequest) -> Result<Order> {
 /// Why a pause cannot step, if it cannot.
 fn refusal(st: &State, pause_id: &str, call: &CallData, reason: PauseReason) -> Option<Error> {
     let post_mortem = call.stop.as_ref().is_some_and(|s| s.kind == StopKind::Exception)
-        || (reason == PauseReason::Exception
-            && st.running.get(&call.call_id).is_some_and(|(_, pre)| pre.as_deref() == Some(pause_id)));
+        || (reason == PauseReason::Exception && st.calls.paused_at_start(&call.call_id, pause_id));
     if post_mortem {
         return Some(Error::conflict(
             "cannot_step_post_mortem",
