@@ -52,11 +52,30 @@ def public_methods():
     return methods
 
 
-def state_fields():
+def state_body():
     text = (SRC / "debugger" / "mod.rs").read_text()
     body = text[text.index("pub(crate) struct State {") :]
-    body = body[: body.index("\n}\n")]
-    return re.findall(r"^    (?:pub(?:\([a-z]+\))? )?([a-z_]+):", body, re.M)
+    return body[: body.index("\n}\n")]
+
+
+def state_fields():
+    return re.findall(r"^    (?:pub(?:\([a-z]+\))? )?([a-z_]+):", state_body(), re.M)
+
+
+def field_privacy():
+    """field of State -> (its type, whether that type's own fields are hidden from the other
+    concepts: private or `pub(super)`), for the fields whose type is a struct of debugger/src."""
+    structs = {}
+    for path in rust_files():
+        for found in re.finditer(r"^pub(?:\([a-z]+\))? struct ([A-Za-z]+) \{\n(.*?)^\}", path.read_text(), re.M | re.S):
+            fields = re.findall(r"^    (pub(?:\([a-z]+\))? )?[a-z_]+:", found.group(2), re.M)
+            structs[found.group(1)] = all(v in ("", "pub(super) ") for v in fields)
+    privacy = {}
+    for field, ty in re.findall(r"^    (?:pub(?:\([a-z]+\))? )?([a-z_]+): ([^,\n]+),", state_body(), re.M):
+        name = re.sub(r"<.*", "", ty).split("::")[-1]
+        if name in structs:
+            privacy[field] = (name, structs[name])
+    return privacy
 
 
 def files_touching(fields):
@@ -105,6 +124,12 @@ def main():
         where = sorted(touching[field])
         concepts = sorted({w.split("/")[0].removesuffix(".rs") for w in where})
         print(f"  {len(where):3d} files, {len(concepts)} modules  {field}: {', '.join(concepts)}")
+
+    privacy = field_privacy()
+    hidden = [f for f, (_, closed) in privacy.items() if closed]
+    print(f"\nParts of State whose own fields only their concept sees: {len(hidden)} of {len(fields)}")
+    for field, (name, closed) in privacy.items():
+        print(f"  {'private' if closed else 'open   '}  {field}: {name}")
 
     violations = order_violations()
     to_owner = [v for v in violations if v[1] == "debugger"]

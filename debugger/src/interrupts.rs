@@ -64,7 +64,7 @@ impl InterruptService<'_> {
         }
         let keys = self.debugger.processes().registry().keys_of(process_id);
         let mut st = self.debugger.state();
-        let followed: Vec<String> = keys.into_iter().filter(|k| st.followers.contains_key(k)).collect();
+        let followed: Vec<String> = keys.into_iter().filter(|k| st.records.follows(k)).collect();
         if followed.is_empty() {
             return Err(Error::conflict(
                 "cannot_interrupt",
@@ -93,7 +93,7 @@ impl InterruptService<'_> {
     pub fn main_thread_of(&self, process_id: &str) -> Option<i64> {
         let keys = self.debugger.processes().registry().keys_of(process_id);
         let st = self.debugger.state();
-        keys.iter().filter_map(|k| st.followers.get(k).copied().flatten()).next()
+        keys.iter().find_map(|k| st.records.main_thread(k))
     }
 
     /// A pause arrived with `stop.kind = "interrupt"` from the program with `process_key`.

@@ -17,17 +17,65 @@ use indexmap::IndexMap;
 
 use super::gates::interpolate;
 
-use crate::breakpoints::policy::BreakpointState;
+use crate::breakpoints::policy::{BreakpointAction, BreakpointState};
 use crate::breakpoints::record::{BreakpointPatch, BreakpointRecord, BreakpointSpec, HitCondition, Refusal};
 use crate::model::Language;
 
 /// What the server holds of breakpoints by id.
 #[derive(Default)]
 pub(crate) struct Records {
-    pub by_id: IndexMap<String, BreakpointRecord>,
+    pub(super) by_id: IndexMap<String, BreakpointRecord>,
     /// The labels of each program following the breakpoints, by process key: which of them a
     /// breakpoint's `where` arms in (issue 34).
-    pub follower_labels: std::collections::HashMap<String, BTreeMap<String, String>>,
+    pub(super) follower_labels: std::collections::HashMap<String, BTreeMap<String, String>>,
+    /// Processes holding the breakpoint channel (Breakroom's client): line breakpoints reach
+    /// them; other debug clients (cideldill's) only know function breakpoints.
+    /// By process key, with the program's main thread ident when it said it.
+    pub(super) followers: std::collections::HashMap<String, Option<i64>>,
+}
+
+impl Records {
+    /// Whether the program with this key holds the breakpoint channel.
+    pub(crate) fn follows(&self, process_key: &str) -> bool {
+        self.followers.contains_key(process_key)
+    }
+
+    /// The main thread's ident a following program said it has.
+    pub(crate) fn main_thread(&self, process_key: &str) -> Option<i64> {
+        self.followers.get(process_key).copied().flatten()
+    }
+
+    /// Refuses a snapshot for a breakpoint that is not a snapshot breakpoint, or that no longer
+    /// arms.
+    pub(crate) fn check_snapshot_target(&self, id: &str, now: f64) -> Result<()> {
+        let record = self.by_id.get(id).ok_or_else(|| Error::BreakpointNotFound(id.to_string()))?;
+        if record.action != BreakpointAction::Snapshot {
+            return Err(Error::conflict(
+                "not_a_snapshot_breakpoint",
+                format!("{id} is a {} breakpoint, not a snapshot breakpoint", record.action.as_str()),
+            ));
+        }
+        finished(id, record.limits.state(&record.tally, now))
+    }
+
+    /// Counts a snapshot kept: the record as it is now, and whether that was its last one.
+    pub(crate) fn count_capture(&mut self, id: &str, now: f64) -> Result<(BreakpointRecord, bool)> {
+        let Some(record) = self.by_id.get_mut(id) else { return Err(Error::BreakpointNotFound(id.to_string())) };
+        record.tally.captured += 1;
+        let completed = record.limits.state(&record.tally, now) != BreakpointState::Active;
+        Ok((record.clone(), completed))
+    }
+}
+
+/// Refuses a hit of a breakpoint that no longer arms.
+pub(crate) fn finished(id: &str, status: BreakpointState) -> Result<()> {
+    match status {
+        BreakpointState::Active => Ok(()),
+        BreakpointState::Completed => {
+            Err(Error::conflict("breakpoint_finished", format!("{id} is completed: it kept its max_hits already")))
+        }
+        BreakpointState::Expired => Err(Error::conflict("breakpoint_finished", format!("{id} has expired"))),
+    }
 }
 
 /// What `breakpoint_changes` answers: the version and every breakpoint at that version.
@@ -83,13 +131,13 @@ impl BreakpointService<'_> {
                     let mut r = r.clone();
                     r.hit_count = counted.get(&r.id).copied().unwrap_or(r.hit_count);
                     r.state = r.limits.state(&r.tally, now);
-                    r.armed_in = armed_in(&r, &st.records.follower_labels, &st.followers);
+                    r.armed_in = armed_in(&r, &st.records.follower_labels, &st.records.followers);
                     r
                 })
                 .collect();
             let has_lines = records.iter().any(|r| r.kind == crate::breakpoints::record::BreakpointKind::Line);
             let candidates: Vec<String> = if has_lines {
-                st.seen_processes.iter().filter(|k| !st.followers.contains_key(*k)).cloned().collect()
+                st.seen_processes.iter().filter(|k| !st.records.follows(k)).cloned().collect()
             } else {
                 vec![]
             };
@@ -252,7 +300,7 @@ impl BreakpointService<'_> {
             if let Some(labels) = f.labels {
                 st.records.follower_labels.insert(key.clone(), labels);
             }
-            let known = st.followers.entry(key.clone()).or_default();
+            let known = st.records.followers.entry(key.clone()).or_default();
             let first = known.is_none() && f.main_thread.is_some();
             *known = f.main_thread.or(*known);
             drop(st);
@@ -442,7 +490,21 @@ impl State {
     }
 
     /// Reads the records back at start.
-    pub(crate) fn restore_records(&mut self) -> Result<()> {
+    /// Reads the breakpoints (by name and by id), the global behaviour and the registered
+    /// functions from the store in place of what memory has: at start, and when another server
+    /// changed them.
+    pub(crate) fn load_breakpoint_configuration(&mut self) -> Result<()> {
+        let settings = self.store.settings()?;
+        self.breakpoints.by_name = settings.breakpoints.into_iter().collect();
+        if let Some(global) = settings.global {
+            self.breakpoints.global = global;
+        }
+        for (name, data) in settings.functions {
+            if let Ok(f) = serde_json::from_value::<super::by_name::RegisteredFunction>(data) {
+                self.functions.insert(name, f);
+            }
+        }
+        self.records.by_id.clear();
         for (_, record) in self.store.breakpoint_records()? {
             self.records.by_id.insert(record.id.clone(), record);
         }

@@ -11,7 +11,7 @@ use std::collections::BTreeMap;
 use serde::{Deserialize, Serialize};
 
 use crate::cid_store::{SerializationFormat, StoredObject};
-use crate::debugger::{Debugger, RegisteredFunction};
+use crate::debugger::{Debugger, State};
 use crate::display::{pickled_text, text_of};
 use crate::error::{Error, Result};
 use crate::ids;
@@ -155,11 +155,39 @@ pub enum StartDecision {
 
 #[derive(Default)]
 pub struct Breakpoints {
-    pub by_name: BTreeMap<String, Breakpoint>,
-    pub global: GlobalBehavior,
+    pub(super) by_name: BTreeMap<String, Breakpoint>,
+    pub(super) global: GlobalBehavior,
+}
+
+/// A function a client registered (cideldill's `POST /api/functions`), with what it said of it.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct RegisteredFunction {
+    pub signature: Option<String>,
+    pub metadata: Value,
+}
+
+impl State {
+    pub(crate) fn save_breakpoint(&self, name: &str) -> Result<()> {
+        match self.breakpoints.by_name.get(name) {
+            Some(bp) => self.store.put_breakpoint(name, bp),
+            None => self.store.delete_breakpoint(name),
+        }
+    }
+
+    pub(crate) fn save_function(&self, name: &str) -> Result<()> {
+        match self.functions.get(name) {
+            Some(f) => self.store.put_function(name, &serde_json::to_value(f).unwrap_or(Value::Null)),
+            None => Ok(()),
+        }
+    }
 }
 
 impl Breakpoints {
+    /// Whether a function has a breakpoint by this name.
+    pub fn has(&self, name: &str) -> bool {
+        self.by_name.contains_key(name)
+    }
+
     pub fn decide_start(&self, name: &str) -> StartDecision {
         let Some(bp) = self.by_name.get(name) else {
             return StartDecision::Continue;

@@ -204,7 +204,7 @@ impl super::BreakpointService<'_> {
             st.records.by_id.get(id).filter(|r| kind == EventKind::Log && r.action == BreakpointAction::Log)
         {
             // A logpoint's lines are bounded like snapshots: past max_hits or its expiry, none.
-            crate::snapshots::methods::finished(id, record.limits.state(&record.tally, now))?;
+            super::by_id::finished(id, record.limits.state(&record.tally, now))?;
         }
         // The program counts its own arrivals (it decides the hit condition with them); a report
         // without a count (an uncaught exception) is one more hit, counted in the database.

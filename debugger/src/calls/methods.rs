@@ -199,7 +199,7 @@ impl CallService<'_> {
         call.pretty_result = pretty_result.clone().or(Some(Value::Null));
         call.exception = exception.clone();
         let method = call.method_name.clone();
-        if st.breakpoints.by_name.contains_key(&method) {
+        if st.breakpoints.has(&method) {
             let mut call_data = serde_json::to_value(&call).unwrap_or(Value::Null);
             if let Some(obj) = call_data.as_object_mut() {
                 obj.insert("status".into(), json!(status));

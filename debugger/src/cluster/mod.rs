@@ -24,7 +24,7 @@ use crate::error::{Error, ErrorKind, Result};
 use crate::live_events::LiveEvent;
 use crate::store::postgres::{display_url, PgConnection};
 use crate::store::values;
-use crate::{Debugger, RegisteredFunction};
+use crate::Debugger;
 
 mod requests;
 pub use requests::Request;
@@ -332,19 +332,7 @@ impl Debugger {
     /// changed them), and wakes the programs that follow breakpoints.
     pub(crate) fn reload_configuration(&self) -> Result<()> {
         {
-            let mut st = self.state();
-            let settings = st.store.settings()?;
-            st.breakpoints.by_name = settings.breakpoints.into_iter().collect();
-            if let Some(global) = settings.global {
-                st.breakpoints.global = global;
-            }
-            for (name, data) in settings.functions {
-                if let Ok(f) = serde_json::from_value::<RegisteredFunction>(data) {
-                    st.functions.insert(name, f);
-                }
-            }
-            st.records.by_id.clear();
-            st.restore_records()?;
+            self.state().load_breakpoint_configuration()?;
         }
         self.inner.breakpoint_version.send_modify(|v| *v += 1);
         Ok(())

@@ -2,16 +2,15 @@
 //! mutex that is never held across an await; the only waits are for the paused program (an
 //! eval's answer) and for a resume (the client's long-poll).
 
-use std::collections::{BTreeMap, HashMap, HashSet};
+use std::collections::{BTreeMap, HashSet};
 use std::path::Path;
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::Duration;
 
-use serde::Serialize;
 use serde_json::Value;
 use tokio::sync::broadcast;
 
-use crate::breakpoints::by_name::Breakpoints;
+use crate::breakpoints::by_name::{Breakpoints, RegisteredFunction};
 use crate::calls::{Action, CallRecord};
 use crate::cid_store::{SerializedItem, StoredObject, VerifiedObject};
 use crate::display::pretty_item;
@@ -66,12 +65,6 @@ impl Default for Config {
     }
 }
 
-#[derive(Clone, Debug, Serialize, serde::Deserialize)]
-pub struct RegisteredFunction {
-    pub signature: Option<String>,
-    pub metadata: Value,
-}
-
 /// What live pauses and open sessions need, and nothing of the history: closed sessions, call
 /// records, resumed pauses, stored values and events are read from the store when asked for.
 pub(crate) struct State {
@@ -79,10 +72,6 @@ pub(crate) struct State {
     pub(crate) store: Store,
     /// Processes this server has seen (their `process_seen` is in the event log).
     pub(crate) seen_processes: HashSet<String>,
-    /// Processes holding the breakpoint channel (Breakroom's client): line breakpoints reach
-    /// them; other debug clients (cideldill's) only know function breakpoints.
-    /// By process key, with the program's main thread ident when it said it.
-    pub(crate) followers: HashMap<String, Option<i64>>,
     /// Pause orders for running programs, waiting for the pause (DAP's `pause`).
     pub(crate) interrupts: crate::interrupts::Interrupts,
     /// Held while the data directory is ours: two servers on one directory would each close the
@@ -112,7 +101,6 @@ impl State {
         State {
             store,
             seen_processes: HashSet::new(),
-            followers: HashMap::new(),
             interrupts: Default::default(),
             lock: None,
             breakpoints: Breakpoints::default(),
@@ -263,20 +251,6 @@ impl State {
 
     pub(crate) fn save_pause(&self, pause_id: &str) -> Result<()> {
         self.pauses.get(pause_id).map_or(Ok(()), |p| self.store.put_pause(&p.record))
-    }
-
-    pub(crate) fn save_breakpoint(&self, name: &str) -> Result<()> {
-        match self.breakpoints.by_name.get(name) {
-            Some(bp) => self.store.put_breakpoint(name, bp),
-            None => self.store.delete_breakpoint(name),
-        }
-    }
-
-    pub(crate) fn save_function(&self, name: &str) -> Result<()> {
-        match self.functions.get(name) {
-            Some(f) => self.store.put_function(name, &serde_json::to_value(f).unwrap_or(Value::Null)),
-            None => Ok(()),
-        }
     }
 }
 
@@ -499,19 +473,7 @@ impl Debugger {
 /// Reads back the configuration, and closes what the last server left open (with the restart
 /// as reason). History stays in the store.
 fn restore(st: &mut State, now: f64, held_elsewhere: &HashSet<String>) -> Result<()> {
-    let settings = st.store.settings()?;
-    for (name, bp) in settings.breakpoints {
-        st.breakpoints.by_name.insert(name, bp);
-    }
-    st.restore_records()?;
-    if let Some(global) = settings.global {
-        st.breakpoints.global = global;
-    }
-    for (name, data) in settings.functions {
-        if let Ok(f) = serde_json::from_value::<RegisteredFunction>(data) {
-            st.functions.insert(name, f);
-        }
-    }
+    st.load_breakpoint_configuration()?;
     let calls = st.store.call_count()?;
     st.calls.restore_count(calls);
     for session in st.store.open_sessions()? {

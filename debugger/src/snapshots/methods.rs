@@ -6,7 +6,6 @@ use serde::Deserialize;
 use serde_json::Value;
 
 use super::{Snapshot, SnapshotFilter, SnapshotFrame, SnapshotSummary, SnapshotThread, WatchValue};
-use crate::breakpoints::policy::{BreakpointAction, BreakpointState};
 use crate::debugger::Debugger;
 use crate::error::{Error, Result};
 use crate::ids;
@@ -132,19 +131,9 @@ impl SnapshotService<'_> {
         let keep = self.debugger.inner.config.snapshots_kept;
         let mut st = self.debugger.state();
         let id = sent.breakpoint_id;
-        let record = st.records.by_id.get(&id).ok_or_else(|| Error::BreakpointNotFound(id.clone()))?;
-        if record.action != BreakpointAction::Snapshot {
-            return Err(Error::conflict(
-                "not_a_snapshot_breakpoint",
-                format!("{id} is a {} breakpoint, not a snapshot breakpoint", record.action.as_str()),
-            ));
-        }
-        finished(&id, record.limits.state(&record.tally, now))?;
+        st.records.check_snapshot_target(&id, now)?;
         let snapshot_id = st.store.put_snapshot(&snapshot, keep.max(1))?;
-        let Some(record) = st.records.by_id.get_mut(&id) else { return Err(Error::BreakpointNotFound(id)) };
-        record.tally.captured += 1;
-        let completed = record.limits.state(&record.tally, now) != BreakpointState::Active;
-        let record = record.clone();
+        let (record, completed) = st.records.count_capture(&id, now)?;
         st.save_record(&record)?;
         drop(st);
         if completed {
@@ -173,16 +162,5 @@ impl SnapshotService<'_> {
     /// including those retention has since removed).
     pub fn count(&self, breakpoint_id: &str) -> Result<u64> {
         self.debugger.state().store.snapshot_count(breakpoint_id)
-    }
-}
-
-/// Refuses a hit of a breakpoint that no longer arms.
-pub(crate) fn finished(id: &str, status: BreakpointState) -> Result<()> {
-    match status {
-        BreakpointState::Active => Ok(()),
-        BreakpointState::Completed => {
-            Err(Error::conflict("breakpoint_finished", format!("{id} is completed: it kept its max_hits already")))
-        }
-        BreakpointState::Expired => Err(Error::conflict("breakpoint_finished", format!("{id} has expired"))),
     }
 }
