@@ -415,7 +415,7 @@ pub async fn tracked_processes_html(all: bool) -> Result<Option<String>, ServerF
     if let Some(filter) = label {
         list.retain(|p| has_labels(p, filter));
     }
-    let local = if all { None } else { Some(debugger.local_python().await) };
+    let local = if all { None } else { Some(debugger.attach().local_python().await) };
     let now = breakroom_debugger::ids::now();
     Ok(Some(crate::render::processes::process_list(&list, all, label, now, local.as_ref())))
 }
@@ -503,7 +503,7 @@ pub async fn launch_process(command: String, name: String, cwd: String) -> Resul
 #[server(prefix = "/rpc", output = JsonText)]
 pub async fn attach_process(pid: i64) -> Result<String, ServerFnError> {
     let request = breakroom_debugger::attach::AttachRequest { pid, ..Default::default() };
-    Ok(debugger()?.attach(request).await.map_err(failed)?.process_id)
+    Ok(debugger()?.attach().process(request).await.map_err(failed)?.process_id)
 }
 
 /// SIGTERM to the process, SIGKILL 2 s later if it still runs.

@@ -419,6 +419,11 @@ impl Debugger {
         crate::checkpoints::CheckpointService { debugger: self }
     }
 
+    /// Attaching to running Python processes of this machine.
+    pub fn attach(&self) -> crate::attach::AttachService<'_> {
+        crate::attach::AttachService { debugger: self }
+    }
+
     /// Pause orders for running programs.
     pub fn interrupts(&self) -> crate::interrupts::InterruptService<'_> {
         crate::interrupts::InterruptService { debugger: self }

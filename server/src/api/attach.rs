@@ -24,13 +24,13 @@ pub async fn attach(
     State(debugger): State<Debugger>,
     JsonBody(request): JsonBody<AttachRequest>,
 ) -> Result<(StatusCode, Json<Attached>), ApiError> {
-    Ok((StatusCode::ACCEPTED, Json(debugger.attach(request).await?)))
+    Ok((StatusCode::ACCEPTED, Json(debugger.attach().process(request).await?)))
 }
 
 #[utoipa::path(operation_id = "local_python_processes", get, path = "/api/local-processes", tag = "processes",
     responses((status = 200, body = LocalPythonProcesses, description = "Python processes of this machine: pid, user, version, argv, attachable or why not")))]
 pub async fn local(State(debugger): State<Debugger>) -> ApiResult<LocalPythonProcesses> {
-    Ok(Json(debugger.local_python().await))
+    Ok(Json(debugger.attach().local_python().await))
 }
 
 /// A Python child a debugged program started where Breakroom cannot follow it.

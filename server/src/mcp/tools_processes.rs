@@ -112,7 +112,7 @@ pub fn tools() -> Vec<ToolSpec> {
                         follow_children: a.0.get("follow_children").and_then(serde_json::Value::as_bool),
                         timeout_s: a.0.get("timeout_s").and_then(serde_json::Value::as_f64),
                     };
-                    let attached = d.attach(request).await.map_err(|e| ToolError::from(e).with("pid", pid))?;
+                    let attached = d.attach().process(request).await.map_err(|e| ToolError::from(e).with("pid", pid))?;
                     let text = format!("attached to {pid}: process {} ({})", attached.process_id, attached.method.as_str());
                     Done::new(attached, text)
                 })
