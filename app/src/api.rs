@@ -272,21 +272,29 @@ pub(crate) fn failed(err: breakroom_debugger::Error) -> ServerFnError {
 pub async fn paused_html() -> Result<Option<String>, ServerFnError> {
     let debugger = debugger()?;
     let travel = |pause_id: &str| {
-        crate::render::time_travel::pause_controls(pause_id, debugger.pause_travel(pause_id).as_ref(), None)
+        crate::render::time_travel::pause_controls(
+            pause_id,
+            debugger.checkpoints().pause_travel(pause_id).as_ref(),
+            None,
+        )
     };
-    Ok(Some(crate::render::paused_calls(&debugger.paused_calls(), &|key| debugger.process_id_for_key(key), &travel)))
+    Ok(Some(crate::render::paused_calls(
+        &debugger.pauses().paused_calls(),
+        &|key| debugger.processes().process_id_for_key(key),
+        &travel,
+    )))
 }
 
 /// A JSON string, unlike the others: scripts and tests call it for the id.
 #[server(prefix = "/rpc", output = JsonText)]
 pub async fn start_repl(pause_id: String) -> Result<String, ServerFnError> {
-    debugger()?.start_session(&pause_id).map_err(failed)
+    debugger()?.sessions().start_session(&pause_id).map_err(failed)
 }
 
 #[server(prefix = "/rpc", output = PlainText)]
 pub async fn continue_call(pause_id: String) -> Result<(), ServerFnError> {
     use breakroom_debugger::pauses::ResumeRequest;
-    debugger()?.continue_pause(&pause_id, ResumeRequest::continue_()).map(|_| ()).map_err(failed)
+    debugger()?.pauses().continue_pause(&pause_id, ResumeRequest::continue_()).map(|_| ()).map_err(failed)
 }
 
 /// Skips the call, returning `value` (JSON; anything that is not JSON is taken as a string).
@@ -299,7 +307,7 @@ pub async fn skip_call(pause_id: String, value: String) -> Result<(), ServerFnEr
         fake_result: Some(CallValue(fake_result)),
         ..Default::default()
     };
-    debugger()?.continue_pause(&pause_id, request).map(|_| ()).map_err(failed)
+    debugger()?.pauses().continue_pause(&pause_id, request).map(|_| ()).map_err(failed)
 }
 
 /// Makes the call raise `exception_type(message)` instead of running.
@@ -313,7 +321,7 @@ pub async fn raise_in_call(pause_id: String, exception_type: String, message: St
         exception_message: Some(message),
         ..Default::default()
     };
-    debugger()?.continue_pause(&pause_id, request).map(|_| ()).map_err(failed)
+    debugger()?.pauses().continue_pause(&pause_id, request).map(|_| ()).map_err(failed)
 }
 
 /// Starts the HTML of an active session's page: the page adds the input box below it.
@@ -323,10 +331,10 @@ pub const ACTIVE_SESSION: &str = r#"<span hidden class="session-active"></span>"
 #[server(prefix = "/rpc", output = PlainText)]
 pub async fn repl_page(session_id: String) -> Result<Option<String>, ServerFnError> {
     let debugger = debugger()?;
-    let Some(session) = debugger.session(&session_id).map_err(failed)? else { return Ok(None) };
-    let mut travel = debugger.pause_travel(&session.pause_id).filter(|_| session.is_active());
+    let Some(session) = debugger.sessions().session(&session_id).map_err(failed)? else { return Ok(None) };
+    let mut travel = debugger.checkpoints().pause_travel(&session.pause_id).filter(|_| session.is_active());
     // With frames, Step back is on the debug toolbar; the header keeps a refusal's reason.
-    let has_frames = debugger.debug_state(&session_id).map_err(failed)?.is_some_and(|s| !s.frames.is_empty());
+    let has_frames = debugger.steps().debug_state(&session_id).map_err(failed)?.is_some_and(|s| !s.frames.is_empty());
     let step_back = travel.as_mut().filter(|_| has_frames).and_then(|t| t.checkpoint_before.take());
     let debug = crate::debug_api::debug_markup(&debugger, &session_id, step_back.as_deref())?;
     let travel = crate::render::time_travel::pause_controls(&session.pause_id, travel.as_ref(), Some(&session_id));
@@ -336,7 +344,7 @@ pub async fn repl_page(session_id: String) -> Result<Option<String>, ServerFnErr
 /// Waits for the paused program's answer (which the page shows from the live stream).
 #[server(prefix = "/rpc", output = PlainText)]
 pub async fn eval_in_session(session_id: String, expr: String) -> Result<(), ServerFnError> {
-    debugger()?.eval(&session_id, &expr).await.map(|_| ()).map_err(failed)
+    debugger()?.sessions().eval(&session_id, &expr).await.map(|_| ()).map_err(failed)
 }
 
 /// `/repls`: the filter form and one page of sessions. `from` and `to` are `YYYY-MM-DD` dates
@@ -361,34 +369,38 @@ pub async fn sessions_html(
         page,
         per_page: 50,
     };
-    Ok(Some(crate::render::sessions(&debugger()?.session_summaries(&query).map_err(failed)?, &filters)))
+    Ok(Some(crate::render::sessions(&debugger()?.pauses().session_summaries(&query).map_err(failed)?, &filters)))
 }
 
 /// `/callstack/{pause_id}` as HTML (see [`crate::render`]); None for an unknown pause.
 #[server(prefix = "/rpc", output = PlainText)]
 pub async fn call_stack_html(pause_id: String) -> Result<Option<String>, ServerFnError> {
     let debugger = debugger()?;
-    let breakpoints = debugger.breakpoint_records();
-    Ok(debugger.call_stack(&pause_id).map_err(failed)?.map(|view| crate::render::call_stack(&view, &breakpoints)))
+    let breakpoints = debugger.breakpoints().breakpoint_records();
+    Ok(debugger
+        .pauses()
+        .call_stack(&pause_id)
+        .map_err(failed)?
+        .map(|view| crate::render::call_stack(&view, &breakpoints)))
 }
 
 #[server(prefix = "/rpc", output = PlainText)]
 pub async fn processes_html() -> Result<Option<String>, ServerFnError> {
-    Ok(Some(crate::render::processes(&debugger()?.processes().map_err(failed)?)))
+    Ok(Some(crate::render::processes(&debugger()?.pauses().process_summaries().map_err(failed)?)))
 }
 
 /// One process's call tree, the call `selected` marked; None for an unknown process.
 #[server(prefix = "/rpc", output = PlainText)]
 pub async fn call_tree_html(process_key: String, selected: String) -> Result<Option<String>, ServerFnError> {
     let debugger = debugger()?;
-    let process_id = debugger.process_id_for_key(&process_key);
-    let tree = debugger.call_tree(&process_key).map_err(failed)?;
+    let process_id = debugger.processes().process_id_for_key(&process_key);
+    let tree = debugger.pauses().call_tree(&process_key).map_err(failed)?;
     Ok(tree.map(|nodes| crate::render::call_tree(&process_key, process_id.as_deref(), &nodes, &selected)))
 }
 
 #[server(prefix = "/rpc", output = PlainText)]
 pub async fn stored_value_html(cid: String) -> Result<Option<String>, ServerFnError> {
-    Ok(debugger()?.stored_value(&cid).ok().map(|value| crate::render::stored_value(&value)))
+    Ok(debugger()?.function_breakpoints().stored_value(&cid).ok().map(|value| crate::render::stored_value(&value)))
 }
 
 /// `/processes`: the active list, or every recorded process with `all`; with the page's
@@ -399,11 +411,11 @@ pub async fn tracked_processes_html(all: bool) -> Result<Option<String>, ServerF
     let debugger = debugger()?;
     let label = page_query("label");
     let label = label.as_deref().map(str::trim).filter(|l| !l.is_empty());
-    let mut list = debugger.tracked_processes(all);
+    let mut list = debugger.processes().tracked_processes(all);
     if let Some(filter) = label {
         list.retain(|p| has_labels(p, filter));
     }
-    let local = if all { None } else { Some(debugger.local_python().await) };
+    let local = if all { None } else { Some(debugger.attach().local_python().await) };
     let now = breakroom_debugger::ids::now();
     Ok(Some(crate::render::processes::process_list(&list, all, label, now, local.as_ref())))
 }
@@ -455,17 +467,18 @@ fn decode(value: &str) -> String {
 pub async fn process_html(id: String, view: String) -> Result<Option<String>, ServerFnError> {
     use crate::render::processes::{process_page, OutputLayout, OUTPUT_TAIL};
     let debugger = debugger()?;
-    let detail = match debugger.tracked_process(&id) {
+    let detail = match debugger.processes().tracked_process(&id) {
         Ok(detail) => detail,
         Err(breakroom_debugger::Error::ProcessNotFound(_)) => return Ok(None),
         Err(e) => return Err(failed(e)),
     };
     let total = detail.process.stdout.lines + detail.process.stderr.lines;
     let from = total.saturating_sub(OUTPUT_TAIL as u64);
-    let output = debugger.process_output(&id, None, from, OUTPUT_TAIL).await.map_err(failed)?;
+    let output = debugger.processes().process_output(&id, None, from, OUTPUT_TAIL).await.map_err(failed)?;
     let related = detail.process.parent_id.iter().chain(&detail.process.children);
-    let names =
-        related.filter_map(|id| debugger.tracked_process(id).ok().map(|d| (id.clone(), d.process.name))).collect();
+    let names = related
+        .filter_map(|id| debugger.processes().tracked_process(id).ok().map(|d| (id.clone(), d.process.name)))
+        .collect();
     Ok(Some(process_page(&detail, &output, OutputLayout::parse(view.trim()), &names)))
 }
 
@@ -482,7 +495,7 @@ pub async fn launch_process(command: String, name: String, cwd: String) -> Resul
         cwd: given(cwd),
         ..Default::default()
     };
-    Ok(debugger()?.launch_process(request).map_err(failed)?.id)
+    Ok(debugger()?.processes().launch_process(request).map_err(failed)?.id)
 }
 
 /// Attaches to the local Python process `pid` (issue 33) and answers its record's id, a JSON
@@ -490,13 +503,13 @@ pub async fn launch_process(command: String, name: String, cwd: String) -> Resul
 #[server(prefix = "/rpc", output = JsonText)]
 pub async fn attach_process(pid: i64) -> Result<String, ServerFnError> {
     let request = breakroom_debugger::attach::AttachRequest { pid, ..Default::default() };
-    Ok(debugger()?.attach(request).await.map_err(failed)?.process_id)
+    Ok(debugger()?.attach().process(request).await.map_err(failed)?.process_id)
 }
 
 /// SIGTERM to the process, SIGKILL 2 s later if it still runs.
 #[server(prefix = "/rpc", output = PlainText)]
 pub async fn stop_process(id: String) -> Result<(), ServerFnError> {
-    debugger()?.stop_process(&id).map(|_| ()).map_err(failed)
+    debugger()?.processes().stop_process(&id).map(|_| ()).map_err(failed)
 }
 
 #[cfg(test)]

@@ -11,9 +11,10 @@ use crate::api::{debugger, failed};
 #[server(prefix = "/rpc", output = PlainText)]
 pub async fn breakpoints_html() -> Result<Option<String>, ServerFnError> {
     let debugger = debugger()?;
-    let mut html = crate::render::breakpoints(&debugger.breakpoints_view());
+    let mut html = crate::render::breakpoints(&debugger.function_breakpoints().breakpoints_view());
     let now = breakroom_debugger::ids::now();
-    let records = crate::render::breakpoint_records::breakpoint_records(&debugger.breakpoint_records(), now);
+    let records =
+        crate::render::breakpoint_records::breakpoint_records(&debugger.breakpoints().breakpoint_records(), now);
     html.push_str(&records.into_string());
     Ok(Some(html))
 }
@@ -66,7 +67,7 @@ pub async fn add_breakpoint_record(
         ..Default::default()
     };
     options.policy = policy_fields(&action, &expressions, &max_hits, &expires_in, &where_labels).map_err(failed)?;
-    debugger()?.add_breakpoint_record(&spec.with(options)).map(|_| ()).map_err(failed)
+    debugger()?.breakpoints().add_breakpoint_record(&spec.with(options)).map(|_| ()).map_err(failed)
 }
 
 /// The add form's action, watch expressions and bounds as a breakpoint's policy (issue 34).
@@ -188,22 +189,22 @@ pub async fn update_breakpoint_record(
         enabled: Some(enabled),
         ..Default::default()
     };
-    debugger()?.update_breakpoint_record(&id, &BreakpointPatch { options }).map(|_| ()).map_err(failed)
+    debugger()?.breakpoints().update_breakpoint_record(&id, &BreakpointPatch { options }).map(|_| ()).map_err(failed)
 }
 
 #[server(prefix = "/rpc", output = PlainText)]
 pub async fn remove_breakpoint_record(id: String) -> Result<(), ServerFnError> {
-    debugger()?.remove_breakpoint_record(&id).map(|_| ()).map_err(failed)
+    debugger()?.breakpoints().remove_breakpoint_record(&id).map(|_| ()).map_err(failed)
 }
 
 #[server(prefix = "/rpc", output = PlainText)]
 pub async fn add_breakpoint(function_name: String) -> Result<(), ServerFnError> {
-    debugger()?.add_breakpoint(function_name.trim(), None, None).map_err(failed)
+    debugger()?.function_breakpoints().add_breakpoint(function_name.trim(), None, None).map_err(failed)
 }
 
 #[server(prefix = "/rpc", output = PlainText)]
 pub async fn remove_breakpoint(function_name: String) -> Result<(), ServerFnError> {
-    debugger()?.remove_breakpoint(&function_name).map_err(failed)
+    debugger()?.function_breakpoints().remove_breakpoint(&function_name).map_err(failed)
 }
 
 /// `which` is "before" or "after".
@@ -216,26 +217,27 @@ pub async fn set_breakpoint_behavior(
     use breakroom_debugger::breakpoints::by_name::{AfterBehavior, Behavior};
     let debugger = debugger()?;
     match which.as_str() {
-        "after" => AfterBehavior::parse(&behavior).and_then(|b| debugger.set_after_behavior(&function_name, b)),
-        _ => Behavior::parse(&behavior).and_then(|b| debugger.set_behavior(&function_name, b)),
+        "after" => AfterBehavior::parse(&behavior)
+            .and_then(|b| debugger.function_breakpoints().set_after_behavior(&function_name, b)),
+        _ => Behavior::parse(&behavior).and_then(|b| debugger.function_breakpoints().set_behavior(&function_name, b)),
     }
     .map_err(failed)
 }
 
 #[server(prefix = "/rpc", output = PlainText)]
 pub async fn set_replacement(function_name: String, replacement: String) -> Result<(), ServerFnError> {
-    debugger()?.set_replacement(&function_name, &replacement).map(|_| ()).map_err(failed)
+    debugger()?.function_breakpoints().set_replacement(&function_name, &replacement).map(|_| ()).map_err(failed)
 }
 
 #[server(prefix = "/rpc", output = PlainText)]
 pub async fn set_global_behavior(behavior: String) -> Result<(), ServerFnError> {
     use breakroom_debugger::breakpoints::by_name::GlobalBehavior;
     let behavior = GlobalBehavior::parse(&behavior).map_err(failed)?;
-    debugger()?.set_global_behavior(behavior).map_err(failed)
+    debugger()?.function_breakpoints().set_global_behavior(behavior).map_err(failed)
 }
 
 /// A click on a source line of a frame: a line breakpoint there is removed, or one is added.
 #[server(prefix = "/rpc", output = PlainText)]
 pub async fn toggle_line_breakpoint(file: String, line: u32) -> Result<(), ServerFnError> {
-    debugger()?.toggle_line_breakpoint(&file, line).map(|_| ()).map_err(failed)
+    debugger()?.breakpoints().toggle_line_breakpoint(&file, line).map(|_| ()).map_err(failed)
 }

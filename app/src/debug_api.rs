@@ -25,10 +25,10 @@ pub(crate) fn debug_markup(
     session_id: &str,
     step_back: Option<&str>,
 ) -> Result<maud::Markup, ServerFnError> {
-    let Some(state) = debugger.debug_state(session_id).map_err(failed)?.filter(|s| !s.frames.is_empty()) else {
+    let Some(state) = debugger.steps().debug_state(session_id).map_err(failed)?.filter(|s| !s.frames.is_empty()) else {
         return Ok(maud::html! {});
     };
-    let breakpoints = debugger.breakpoint_records();
+    let breakpoints = debugger.breakpoints().breakpoint_records();
     let file = state.frames.get(state.selected).map(|f| f.filename.clone()).unwrap_or_default();
     let view = crate::render::debug::DebugView {
         frames: &state.frames,
@@ -49,35 +49,36 @@ pub async fn debug_action(session_id: String, action: String, arg: String) -> Re
     use crate::controls::Control;
     use breakroom_debugger::steps::{StepKind, StepRequest};
     let debugger = debugger()?;
-    let Some(state) = debugger.debug_state(&session_id).map_err(failed)? else {
+    let Some(state) = debugger.steps().debug_state(&session_id).map_err(failed)? else {
         return Err(failed(breakroom_debugger::Error::SessionClosed(session_id)));
     };
     let number = || arg.parse::<usize>().map_err(|_| ServerFnError::new(format!("not a number: {arg:?}")));
     match Control::parse(&action) {
         Some(Control::Continue) => {
             use breakroom_debugger::pauses::ResumeRequest;
-            debugger.continue_pause(&state.pause_id, ResumeRequest::continue_()).map(|_| ()).map_err(failed)
+            debugger.pauses().continue_pause(&state.pause_id, ResumeRequest::continue_()).map(|_| ()).map_err(failed)
         }
         Some(Control::StepOver) => {
-            debugger.step(&state.pause_id, StepRequest::new(StepKind::Over)).await.map(|_| ()).map_err(failed)
+            debugger.steps().step(&state.pause_id, StepRequest::new(StepKind::Over)).await.map(|_| ()).map_err(failed)
         }
         Some(Control::StepInto) => {
-            debugger.step(&state.pause_id, StepRequest::new(StepKind::Into)).await.map(|_| ()).map_err(failed)
+            debugger.steps().step(&state.pause_id, StepRequest::new(StepKind::Into)).await.map(|_| ()).map_err(failed)
         }
         Some(Control::StepOut) => {
-            debugger.step(&state.pause_id, StepRequest::new(StepKind::Out)).await.map(|_| ()).map_err(failed)
+            debugger.steps().step(&state.pause_id, StepRequest::new(StepKind::Out)).await.map(|_| ()).map_err(failed)
         }
         // The session follows the program back (see `Debugger::step_back`).
         Some(Control::StepBack) => {
-            debugger.step_back(&state.pause_id, Default::default()).await.map(|_| ()).map_err(failed)
+            debugger.checkpoints().step_back(&state.pause_id, Default::default()).await.map(|_| ()).map_err(failed)
         }
-        Some(Control::SelectFrame) => {
-            debugger.select_frame(&session_id, breakroom_debugger::steps::FrameIndex(number()?)).map_err(failed)
-        }
+        Some(Control::SelectFrame) => debugger
+            .sessions()
+            .select_frame(&session_id, breakroom_debugger::steps::FrameIndex(number()?))
+            .map_err(failed),
         Some(Control::ToggleLine) => {
             let line = u32::try_from(number()?).map_err(|_| ServerFnError::new("line out of range"))?;
             let file = state.frames.get(state.selected).map(|f| f.filename.clone()).unwrap_or_default();
-            debugger.toggle_line_breakpoint(&file, line).map(|_| ()).map_err(failed)
+            debugger.breakpoints().toggle_line_breakpoint(&file, line).map(|_| ()).map_err(failed)
         }
         _ => Err(ServerFnError::new(format!("not a debug control: {action:?}"))),
     }

@@ -14,10 +14,12 @@ use crate::api::{debugger, failed};
 #[server(prefix = "/rpc", endpoint = "step_back_form", output = PlainText)]
 pub async fn step_back_form(pause_id: String, repl: String) -> Result<(), ServerFnError> {
     let debugger = debugger()?;
-    let travel = debugger.step_back(&pause_id, Default::default()).await.map_err(failed)?;
+    let travel = debugger.checkpoints().step_back(&pause_id, Default::default()).await.map_err(failed)?;
     if !repl.is_empty() {
-        let followed = debugger.session(&repl).map_err(failed)?.is_some_and(|s| s.pause_id == travel.pause_id);
-        let session = if followed { repl } else { debugger.start_session(&travel.pause_id).map_err(failed)? };
+        let followed =
+            debugger.sessions().session(&repl).map_err(failed)?.is_some_and(|s| s.pause_id == travel.pause_id);
+        let session =
+            if followed { repl } else { debugger.sessions().start_session(&travel.pause_id).map_err(failed)? };
         leptos_axum::redirect(&format!("/repl/{session}"));
     }
     Ok(())
@@ -25,16 +27,16 @@ pub async fn step_back_form(pause_id: String, repl: String) -> Result<(), Server
 
 #[server(prefix = "/rpc", endpoint = "rewind_form", output = PlainText)]
 pub async fn rewind_form(checkpoint_id: String) -> Result<(), ServerFnError> {
-    debugger()?.rewind(&checkpoint_id).await.map(|_| ()).map_err(failed)
+    debugger()?.checkpoints().rewind(&checkpoint_id).await.map(|_| ()).map_err(failed)
 }
 
 #[server(prefix = "/rpc", endpoint = "branch_form", output = PlainText)]
 pub async fn branch_form(checkpoint_id: String, name: String) -> Result<(), ServerFnError> {
     let name = Some(name).filter(|n| !n.trim().is_empty());
-    debugger()?.branch_at(&checkpoint_id, name.as_deref()).await.map(|_| ()).map_err(failed)
+    debugger()?.checkpoints().branch_at(&checkpoint_id, name.as_deref()).await.map(|_| ()).map_err(failed)
 }
 
 #[server(prefix = "/rpc", endpoint = "switch_form", output = PlainText)]
 pub async fn switch_form(process_id: String, branch: String) -> Result<(), ServerFnError> {
-    debugger()?.switch_branch(&process_id, &branch).await.map(|_| ()).map_err(failed)
+    debugger()?.checkpoints().switch_branch(&process_id, &branch).await.map(|_| ()).map_err(failed)
 }

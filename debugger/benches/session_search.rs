@@ -128,10 +128,10 @@ fn measure(at: &Location) {
     let open_s = started.elapsed().as_secs_f64();
     let after_open = rss_mb();
     let query = SessionQuery { search: Some(MEASURED_SEARCH.into()), page: 1, per_page: 50, ..Default::default() };
-    let page = debugger.session_summaries(&query).expect("search");
+    let page = debugger.pauses().session_summaries(&query).expect("search");
     // The page a browser would then open: one session with its transcript.
     if let Some(first) = page.sessions.first() {
-        debugger.session(&first.session_id).expect("session").expect("listed session exists");
+        debugger.sessions().session(&first.session_id).expect("session").expect("listed session exists");
     }
     println!("{open_s} {after_open} {} {}", rss_mb(), page.total);
 }
@@ -211,7 +211,7 @@ fn main() {
         let mut total = 0;
         for _ in 0..rounds {
             let t = Instant::now();
-            let page = debugger.session_summaries(&query).expect("search");
+            let page = debugger.pauses().session_summaries(&query).expect("search");
             times.push(t.elapsed());
             total = page.total;
         }

@@ -46,19 +46,25 @@ impl Interrupts {
     }
 }
 
-impl Debugger {
+/// Pause orders for running programs: what the doors reach as `debugger.interrupts()`.
+#[derive(Clone, Copy)]
+pub struct InterruptService<'a> {
+    pub(crate) debugger: &'a Debugger,
+}
+
+impl InterruptService<'_> {
     /// `POST /api/processes/{id}/interrupt`: asks a running program to pause `thread` (none: its
     /// main thread) at the next line it runs. The pause arrives as any other does (a `pause`
     /// live event, `stop.kind = "interrupt"`); a thread blocked in a system call pauses when the
     /// call returns.
-    pub fn interrupt(&self, process_id: &str, thread: Option<i64>) -> Result<Interrupt> {
-        let process = self.registry().get(process_id, ids::now())?;
+    pub fn ask(&self, process_id: &str, thread: Option<i64>) -> Result<Interrupt> {
+        let process = self.debugger.processes().registry().get(process_id, ids::now())?;
         if !matches!(process.status, ProcessStatus::Running | ProcessStatus::Paused) {
             return Err(Error::ProcessEnded(process_id.to_string()));
         }
-        let keys = self.registry().keys_of(process_id);
-        let mut st = self.state();
-        let followed: Vec<String> = keys.into_iter().filter(|k| st.followers.contains_key(k)).collect();
+        let keys = self.debugger.processes().registry().keys_of(process_id);
+        let mut st = self.debugger.state();
+        let followed: Vec<String> = keys.into_iter().filter(|k| st.records.follows(k)).collect();
         if followed.is_empty() {
             return Err(Error::conflict(
                 "cannot_interrupt",
@@ -78,24 +84,24 @@ impl Debugger {
         }
         drop(st);
         // Wakes the held channels at once; the breakpoints themselves did not change.
-        self.wake_breakpoint_channels();
+        self.debugger.breakpoints().wake_breakpoint_channels();
         Ok(interrupt)
     }
 
     /// The main thread's ident of a program holding the breakpoint channel (it says so when it
     /// asks): the thread an interrupt without one stops, and the DAP thread of a running program.
     pub fn main_thread_of(&self, process_id: &str) -> Option<i64> {
-        let keys = self.registry().keys_of(process_id);
-        let st = self.state();
-        keys.iter().filter_map(|k| st.followers.get(k).copied().flatten()).next()
+        let keys = self.debugger.processes().registry().keys_of(process_id);
+        let st = self.debugger.state();
+        keys.iter().find_map(|k| st.records.main_thread(k))
     }
 
     /// A pause arrived with `stop.kind = "interrupt"` from the program with `process_key`.
-    pub(crate) fn interrupt_answered(&self, process_key: &str) {
-        let keys = match self.process_id_for_key(process_key) {
-            Some(id) => self.registry().keys_of(&id),
+    pub(crate) fn answered(&self, process_key: &str) {
+        let keys = match self.debugger.processes().process_id_for_key(process_key) {
+            Some(id) => self.debugger.processes().registry().keys_of(&id),
             None => vec![process_key.to_string()],
         };
-        self.state().interrupts.answered(&keys);
+        self.debugger.state().interrupts.answered(&keys);
     }
 }

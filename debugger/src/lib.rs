@@ -1,5 +1,7 @@
-//! Breakroom's session manager. One [`Debugger`] owns every pause, REPL session, eval queue,
-//! breakpoint, call record and stored value; the HTTP API and the pages are thin doors into it.
+//! Breakroom's session manager. Each concept offers its operations as a service that the doors
+//! call (`debugger.pauses()`, `debugger.sessions()`, `debugger.breakpoints()`, ...); one
+//! [`Debugger`] owns the lock over every concept's state and hands the services out. The HTTP
+//! API and the pages are thin doors into them.
 //!
 //! Without the `runtime` feature only [`model`] and [`kinds`] (and the breakpoint records the
 //! pages show) are built, for the browser. The modules exported are what the server, the app and
@@ -28,7 +30,7 @@
 //! 14. `runtimes`: bash and Python runtimes per workspace
 //! 15. `attach`: attaching to a running Python process by pid
 //! 16. `cluster`: several servers on one PostgreSQL
-//! 17. `debugger`: the owner, [`Debugger`], which holds the state of every concept
+//! 17. `debugger`: the owner, [`Debugger`], which holds the state of every concept and hands out their services
 
 pub mod breakpoints;
 pub mod checkpoints;
@@ -77,9 +79,11 @@ mod snippet;
 pub mod store;
 
 #[cfg(feature = "runtime")]
+pub use breakpoints::by_name::RegisteredFunction;
+#[cfg(feature = "runtime")]
 #[doc(hidden)]
 pub use debugger::for_tests;
 #[cfg(feature = "runtime")]
-pub use debugger::{BreakpointSnapshot, Config, Continued, Debugger, PollReply, RegisteredFunction};
+pub use debugger::{BreakpointSnapshot, Config, Continued, Debugger, PollReply};
 #[cfg(feature = "runtime")]
 pub use error::{Error, ErrorKind, Result};

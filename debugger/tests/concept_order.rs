@@ -8,9 +8,9 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
-/// Uses against the order that exist today, as (module, module it uses). Most are a concept's
-/// operations written as `impl Debugger` blocks in the concept's folder, which reach the owner's
-/// one `State` (`crate::debugger`); the rest are types that sit one level too low.
+/// Uses against the order that exist today, as (module, module it uses). The `X -> debugger`
+/// ones are a concept's service, which holds a `&Debugger` to take the owner's one lock over
+/// `State` (`crate::debugger`); the rest are types that sit one level too low.
 const STILL_AGAINST_THE_ORDER: &[(&str, &str)] = &[
     ("attach", "debugger"),
     ("breakpoints", "calls"),
@@ -48,7 +48,7 @@ const ROOT_REEXPORTS: &[(&str, &str)] = &[
     ("Config", "debugger"),
     ("Continued", "debugger"),
     ("PollReply", "debugger"),
-    ("RegisteredFunction", "debugger"),
+    ("RegisteredFunction", "breakpoints"),
     ("BreakpointSnapshot", "debugger"),
     ("for_tests", "debugger"),
     ("Error", "error"),

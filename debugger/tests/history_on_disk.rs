@@ -115,18 +115,19 @@ fn a_version_2_data_directory_upgrades_and_keeps_its_history() {
     let d = Debugger::open(config(), dir.path()).unwrap();
     assert_eq!(Store::open(dir.path()).unwrap().schema_version().unwrap(), 9);
 
-    let closed = d.session("77-1795331841.000000").unwrap().expect("the closed session is kept");
+    let closed = d.sessions().session("77-1795331841.000000").unwrap().expect("the closed session is kept");
     let inputs: Vec<&str> = closed.transcript.iter().map(|e| e.input.as_str()).collect();
     assert_eq!(inputs, ["Order.Total * 2", "print('Checked')"]);
     assert_eq!(closed.closed_reason, None);
-    let left_open = d.session("77-1795331901.000000").unwrap().unwrap();
+    let left_open = d.sessions().session("77-1795331901.000000").unwrap().unwrap();
     assert_eq!(left_open.closed_reason.as_deref(), Some("server restarted"));
     assert_eq!(left_open.transcript.len(), 1);
 
     // Both are found by search: the old one through the index migration 3 built, the one the
     // restart closed through the index it was added to when it closed.
     let found = |term: &str| -> Vec<String> {
-        let page = d.list_sessions(&SessionQuery { search: Some(term.into()), ..Default::default() }).unwrap();
+        let page =
+            d.sessions().list_sessions(&SessionQuery { search: Some(term.into()), ..Default::default() }).unwrap();
         page.sessions.into_iter().map(|s| s.session_id).collect()
     };
     assert_eq!(found("order.total"), ["77-1795331841.000000"]);
@@ -138,31 +139,31 @@ fn a_version_2_data_directory_upgrades_and_keeps_its_history() {
     assert_eq!(found("0.25"), ["77-1795331901.000000"]);
     assert_eq!(found("0.2").len(), 1);
     assert!(found("nowhere").is_empty());
-    assert_eq!(d.list_sessions(&SessionQuery::default()).unwrap().total, 2);
+    assert_eq!(d.sessions().list_sessions(&SessionQuery::default()).unwrap().total, 2);
 
-    assert!(d.paused_calls().is_empty(), "the open pause came back resumed");
-    let stack = d.call_stack("p2").unwrap().unwrap();
+    assert!(d.pauses().paused_calls().is_empty(), "the open pause came back resumed");
+    let stack = d.pauses().call_stack("p2").unwrap().unwrap();
     assert!(!stack.still_paused);
     assert_eq!(stack.sessions.len(), 1);
-    assert_eq!(d.call_records(PROCESS).unwrap().len(), 2);
-    let process = &d.processes().unwrap()[0];
+    assert_eq!(d.pauses().call_records(PROCESS).unwrap().len(), 2);
+    let process = &d.pauses().process_summaries().unwrap()[0];
     assert_eq!((process.calls, process.repl_sessions, process.paused), (2, 2, 0));
-    assert_eq!(d.call_tree(PROCESS).unwrap().unwrap().len(), 2);
-    assert_eq!(d.stored_value(&cid).unwrap().display, "6");
+    assert_eq!(d.pauses().call_tree(PROCESS).unwrap().unwrap().len(), 2);
+    assert_eq!(d.function_breakpoints().stored_value(&cid).unwrap().display, "6");
 
     // A cideldill client still polling the pause it was left at is told to continue; Breakroom's
     // client (it takes evals with its poll) is told the server does not hold it, and tells the
     // pause again (issue 32). Unknown pauses: the same, at once.
     let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
-    let reply = rt.block_on(d.poll("p2", false));
+    let reply = rt.block_on(d.pauses().poll("p2", false));
     assert_eq!(serde_json::to_value(&reply).unwrap(), json!({"status": "ready", "action": {"action": "continue"}}));
-    assert_eq!(serde_json::to_value(rt.block_on(d.poll("p2", true))).unwrap(), json!({"status": "unknown"}));
-    assert!(matches!(rt.block_on(d.poll("never-seen", false)), PollReply::Waiting { .. }));
-    assert_eq!(rt.block_on(d.poll("never-seen", true)), PollReply::Unknown);
+    assert_eq!(serde_json::to_value(rt.block_on(d.pauses().poll("p2", true))).unwrap(), json!({"status": "unknown"}));
+    assert!(matches!(rt.block_on(d.pauses().poll("never-seen", false)), PollReply::Waiting { .. }));
+    assert_eq!(rt.block_on(d.pauses().poll("never-seen", true)), PollReply::Unknown);
     // A server stopping answers held polls `stopping` (Breakroom's client waits for the next).
     d.stop_serving();
     assert!(d.is_stopping());
-    assert_eq!(rt.block_on(d.poll("never-seen", true)), PollReply::Stopping);
+    assert_eq!(rt.block_on(d.pauses().poll("never-seen", true)), PollReply::Stopping);
 }
 
 #[test]
@@ -171,21 +172,29 @@ fn communication_errors_and_client_events_are_kept_across_restarts_newest_first_
     {
         let d = Debugger::open(config(), dir.path()).unwrap();
         for i in 0..505 {
-            d.report_com_error(serde_json::from_value(json!({"error": format!("refused {i}")})).unwrap()).unwrap();
+            d.calls()
+                .report_com_error(serde_json::from_value(json!({"error": format!("refused {i}")})).unwrap())
+                .unwrap();
         }
-        d.record_event(
-            serde_json::from_value(json!({"event": "started", "n": 1, "process_pid": 7, "process_start_time": 1.0}))
+        d.calls()
+            .record_event(
+                serde_json::from_value(
+                    json!({"event": "started", "n": 1, "process_pid": 7, "process_start_time": 1.0}),
+                )
                 .unwrap(),
-        )
-        .unwrap();
-        d.record_event(
-            serde_json::from_value(json!({"event": "finished", "n": 2, "process_pid": 7, "process_start_time": 1.0}))
+            )
+            .unwrap();
+        d.calls()
+            .record_event(
+                serde_json::from_value(
+                    json!({"event": "finished", "n": 2, "process_pid": 7, "process_start_time": 1.0}),
+                )
                 .unwrap(),
-        )
-        .unwrap();
+            )
+            .unwrap();
     }
     let d = Debugger::open(config(), dir.path()).unwrap();
-    let errors = d.com_errors().unwrap();
+    let errors = d.calls().com_errors().unwrap();
     assert_eq!(errors.len(), 500, "only the newest 500 are kept");
     assert_eq!(errors[0]["error"], "refused 5");
     assert_eq!(errors[499]["error"], "refused 504");

@@ -47,7 +47,7 @@ fn forty_breakpoints_added_at_once_on_two_servers_get_forty_ids_listed_on_both()
                 let debugger = servers[i % 2].1.clone();
                 scope.spawn(move || {
                     let spec = BreakpointSpec::line(format!("/srv/app_{i}.py"), 10);
-                    debugger.add_breakpoint_record(&spec).expect("the add succeeds").id
+                    debugger.breakpoints().add_breakpoint_record(&spec).expect("the add succeeds").id
                 })
             })
             .collect();
@@ -56,8 +56,8 @@ fn forty_breakpoints_added_at_once_on_two_servers_get_forty_ids_listed_on_both()
     let distinct: HashSet<&String> = ids.iter().collect();
     assert_eq!(distinct.len(), 40, "ids handed out twice: {ids:?}");
     for (_, debugger) in &servers {
-        wait_until("both servers to list all forty", || debugger.breakpoint_records().len() == 40);
-        let listed: HashSet<String> = debugger.breakpoint_records().into_iter().map(|r| r.id).collect();
+        wait_until("both servers to list all forty", || debugger.breakpoints().breakpoint_records().len() == 40);
+        let listed: HashSet<String> = debugger.breakpoints().breakpoint_records().into_iter().map(|r| r.id).collect();
         assert_eq!(listed, ids.iter().cloned().collect::<HashSet<_>>());
     }
 }
@@ -67,15 +67,16 @@ fn hits_counted_on_two_servers_add_up_on_both() {
     let Some(servers) = two_servers() else { return };
     // Counted, never pausing: the hit condition is never met.
     let options = BreakpointOptions { hit_condition: Some(Some("== 100000".into())), ..Default::default() };
-    let bp = servers[0].1.add_breakpoint_record(&BreakpointSpec::function("counted").with(options)).unwrap();
+    let bp =
+        servers[0].1.breakpoints().add_breakpoint_record(&BreakpointSpec::function("counted").with(options)).unwrap();
     wait_until("the other server to know the breakpoint", || {
-        servers[1].1.breakpoint_records().iter().any(|r| r.id == bp.id)
+        servers[1].1.breakpoints().breakpoint_records().iter().any(|r| r.id == bp.id)
     });
     std::thread::scope(|scope| {
         for (n, (_, debugger)) in servers.iter().enumerate() {
             scope.spawn(move || {
                 for call in 0..300 {
-                    let reply = debugger.start_call(CallStart {
+                    let reply = debugger.calls().start_call(CallStart {
                         method_name: Some("counted".into()),
                         process_pid: Some(json!(4000 + n)),
                         process_start_time: Some(json!(1795331833.5)),
@@ -88,15 +89,16 @@ fn hits_counted_on_two_servers_add_up_on_both() {
         }
     });
     for (_, debugger) in &servers {
-        let hits = debugger.breakpoint_records().into_iter().find(|r| r.id == bp.id).unwrap().hit_count;
+        let hits = debugger.breakpoints().breakpoint_records().into_iter().find(|r| r.id == bp.id).unwrap().hit_count;
         assert_eq!(hits, 600);
     }
 }
 
 /// A call of `name` paused on `debugger` (a by-name breakpoint): its pause id.
 fn paused(debugger: &Debugger, name: &str, pid: i64) -> String {
-    debugger.add_breakpoint(name, None, None).expect("the breakpoint is added");
+    debugger.function_breakpoints().add_breakpoint(name, None, None).expect("the breakpoint is added");
     let reply = debugger
+        .calls()
         .start_call(CallStart {
             method_name: Some(name.into()),
             process_pid: Some(json!(pid)),
@@ -118,9 +120,9 @@ fn two_servers_asking_each_other_at_once_with_every_worker_busy_both_get_answers
     // Each runtime has one worker, and each asks from it: the other's request must still run.
     for _ in 0..3 {
         let (from_a, to_b) = (a.1.clone(), on_b.clone());
-        let asked_by_a = a.0.spawn(async move { from_a.start_session(&to_b) });
+        let asked_by_a = a.0.spawn(async move { from_a.sessions().start_session(&to_b) });
         let (from_b, to_a) = (b.1.clone(), on_a.clone());
-        let asked_by_b = b.0.spawn(async move { from_b.start_session(&to_a) });
+        let asked_by_b = b.0.spawn(async move { from_b.sessions().start_session(&to_a) });
         let session_on_b = a.0.block_on(asked_by_a).expect("no panic");
         let session_on_a = b.0.block_on(asked_by_b).expect("no panic");
         assert!(session_on_b.is_ok(), "A asking B: {session_on_b:?}");

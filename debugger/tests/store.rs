@@ -23,9 +23,10 @@ fn open(at: &Location) -> Debugger {
 
 /// Pauses a call of `name` with one dill argument; returns (pause id, the argument's CID).
 fn pause(d: &Debugger, name: &str) -> (String, String) {
-    d.add_breakpoint(name, Some("(a)".into()), None).unwrap();
+    d.function_breakpoints().add_breakpoint(name, Some("(a)".into()), None).unwrap();
     let cid = cid_of(&[0x80, 0x04, 0x4B, 0x06, 0x2E]); // pickle of 6
     let reply = d
+        .calls()
         .start_call(CallStart {
             method_name: Some(name.into()),
             process_pid: Some(json!(77)),
@@ -45,27 +46,28 @@ fn history_survives_reopening_the_data_directory() {
     let (session_id, cid) = {
         let d = open(&at);
         let (pause_id, cid) = pause(&d, "compute");
-        d.set_after_behavior("compute", AfterBehavior::Stop).unwrap();
-        d.set_global_behavior(GlobalBehavior::StopException).unwrap();
-        let session_id = d.start_session(&pause_id).unwrap();
-        d.append_transcript(&session_id, "a * 7", "42", "", false, None).unwrap();
-        d.append_transcript(&session_id, "print('x')", "", "x\n", false, None).unwrap();
-        d.resume(&pause_id, ResumeRequest::continue_()).unwrap();
+        d.function_breakpoints().set_after_behavior("compute", AfterBehavior::Stop).unwrap();
+        d.function_breakpoints().set_global_behavior(GlobalBehavior::StopException).unwrap();
+        let session_id = d.sessions().start_session(&pause_id).unwrap();
+        d.sessions().append_transcript(&session_id, "a * 7", "42", "", false, None).unwrap();
+        d.sessions().append_transcript(&session_id, "print('x')", "", "x\n", false, None).unwrap();
+        d.pauses().resume(&pause_id, ResumeRequest::continue_()).unwrap();
         (session_id, cid)
     };
     let d = open(&at);
-    let session = d.session(&session_id).unwrap().unwrap();
+    let session = d.sessions().session(&session_id).unwrap().unwrap();
     assert_eq!(session.transcript.iter().map(|e| e.input.as_str()).collect::<Vec<_>>(), ["a * 7", "print('x')"]);
     assert_eq!(session.transcript[1].stdout, "x\n");
     assert!(session.closed_at.is_some());
     assert_eq!(session.closed_reason, None, "closed by its resume, not by the restart");
-    assert_eq!(d.stored_value(&cid).unwrap().display, "6");
-    assert_eq!(d.breakpoints()["compute"].after_behavior.as_str(), "stop");
-    assert_eq!(d.global_behavior().as_str(), "stop_exception");
-    assert!(d.functions().contains_key("compute"));
-    let found = d.list_sessions(&SessionQuery { search: Some("PRINT(".into()), ..Default::default() }).unwrap();
+    assert_eq!(d.function_breakpoints().stored_value(&cid).unwrap().display, "6");
+    assert_eq!(d.function_breakpoints().breakpoints()["compute"].after_behavior.as_str(), "stop");
+    assert_eq!(d.function_breakpoints().global_behavior().as_str(), "stop_exception");
+    assert!(d.function_breakpoints().functions().contains_key("compute"));
+    let found =
+        d.sessions().list_sessions(&SessionQuery { search: Some("PRINT(".into()), ..Default::default() }).unwrap();
     assert_eq!(found.total, 1);
-    assert_eq!(d.call_records("1795331833.500000+77").unwrap().len(), 1);
+    assert_eq!(d.pauses().call_records("1795331833.500000+77").unwrap().len(), 1);
 }
 
 #[test]
@@ -75,17 +77,17 @@ fn open_pauses_and_sessions_come_back_closed_with_the_reason() {
     let (pause_id, session_id) = {
         let d = open(&at);
         let (pause_id, _) = pause(&d, "compute");
-        let session_id = d.start_session(&pause_id).unwrap();
-        d.append_transcript(&session_id, "1 + 1", "2", "", false, None).unwrap();
+        let session_id = d.sessions().start_session(&pause_id).unwrap();
+        d.sessions().append_transcript(&session_id, "1 + 1", "2", "", false, None).unwrap();
         (pause_id, session_id)
     };
     let d = open(&at);
-    let session = d.session(&session_id).unwrap().unwrap();
+    let session = d.sessions().session(&session_id).unwrap().unwrap();
     assert!(session.closed_at.is_some());
     assert_eq!(session.closed_reason.as_deref(), Some("server restarted"));
     assert_eq!(session.transcript.len(), 1);
-    assert!(d.paused_calls().is_empty());
-    assert!(d.call_stack(&pause_id).unwrap().is_some(), "the pause's stack stays readable");
+    assert!(d.pauses().paused_calls().is_empty());
+    assert!(d.pauses().call_stack(&pause_id).unwrap().is_some(), "the pause's stack stays readable");
     assert_eq!(d.eval_blocking_closed(&session_id), "session_closed");
     // The restart is part of the record.
     let events = d.events(&EventSelection { session_id: Some(session_id.clone()), ..Default::default() }).unwrap();
@@ -105,7 +107,7 @@ trait EvalClosed {
 impl EvalClosed for Debugger {
     fn eval_blocking_closed(&self, session_id: &str) -> String {
         let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
-        rt.block_on(self.eval(session_id, "1")).unwrap_err().code().to_string()
+        rt.block_on(self.sessions().eval(session_id, "1")).unwrap_err().code().to_string()
     }
 }
 
@@ -113,12 +115,13 @@ impl EvalClosed for Debugger {
 fn event_log_records_a_call_from_start_to_completion_in_order() {
     let d = Debugger::for_tests(config());
     let (pause_id, _) = pause(&d, "compute");
-    let session_id = d.start_session(&pause_id).unwrap();
-    d.append_transcript(&session_id, "a", "6", "", false, None).unwrap();
-    d.close_session(&session_id).unwrap();
-    d.resume(&pause_id, ResumeRequest::continue_()).unwrap();
-    let call_id = d.call_records("1795331833.500000+77").unwrap()[0].call_id.clone();
-    d.complete_call(CallComplete { call_id: Some(call_id), result_repr: Some("7".into()), ..Default::default() })
+    let session_id = d.sessions().start_session(&pause_id).unwrap();
+    d.sessions().append_transcript(&session_id, "a", "6", "", false, None).unwrap();
+    d.sessions().close_session(&session_id).unwrap();
+    d.pauses().resume(&pause_id, ResumeRequest::continue_()).unwrap();
+    let call_id = d.pauses().call_records("1795331833.500000+77").unwrap()[0].call_id.clone();
+    d.calls()
+        .complete_call(CallComplete { call_id: Some(call_id), result_repr: Some("7".into()), ..Default::default() })
         .unwrap();
     let events = d.events(&EventSelection::default()).unwrap();
     let kinds: Vec<&str> = events.iter().map(|e| e.kind.as_str()).collect();
@@ -181,20 +184,32 @@ fn breakpoint_history_keeps_the_newest_entries_in_memory_and_on_disk() {
         let d = Debugger::open_location(keep.clone(), &at).unwrap();
         for i in 0..5 {
             let (pause_id, _) = pause(&d, "compute");
-            d.resume(&pause_id, ResumeRequest::continue_()).unwrap();
-            let call_id = d.call_records("1795331833.500000+77").unwrap()[i].call_id.clone();
+            d.pauses().resume(&pause_id, ResumeRequest::continue_()).unwrap();
+            let call_id = d.pauses().call_records("1795331833.500000+77").unwrap()[i].call_id.clone();
             let done = CallComplete { call_id: Some(call_id), result_repr: Some(format!("{i}")), ..Default::default() };
-            d.complete_call(done).unwrap();
+            d.calls().complete_call(done).unwrap();
         }
-        let shown: Vec<_> =
-            d.breakpoint_history("compute", 10).unwrap().iter().map(|h| h["call_data"]["call_id"].clone()).collect();
-        let newest: Vec<_> =
-            d.call_records("1795331833.500000+77").unwrap().iter().rev().take(3).map(|r| json!(r.call_id)).collect();
+        let shown: Vec<_> = d
+            .function_breakpoints()
+            .breakpoint_history("compute", 10)
+            .unwrap()
+            .iter()
+            .map(|h| h["call_data"]["call_id"].clone())
+            .collect();
+        let newest: Vec<_> = d
+            .pauses()
+            .call_records("1795331833.500000+77")
+            .unwrap()
+            .iter()
+            .rev()
+            .take(3)
+            .map(|r| json!(r.call_id))
+            .collect();
         assert_eq!(shown, newest, "newest first, three kept");
     }
     let reopened = Debugger::open_location(keep, &at).unwrap();
     assert_eq!(
-        reopened.breakpoint_history("compute", 10).unwrap().len(),
+        reopened.function_breakpoints().breakpoint_history("compute", 10).unwrap().len(),
         3,
         "older entries were deleted from disk too"
     );

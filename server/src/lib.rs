@@ -43,8 +43,8 @@ pub fn router(debugger: Debugger, options: ServerOptions) -> Router {
     let leptos_options = options.site;
     // Launched processes call back on loopback, whatever address is bound.
     let port = leptos_options.site_addr.port();
-    debugger.set_server_url(format!("http://127.0.0.1:{port}"));
-    debugger.watch_processes();
+    debugger.processes().set_server_url(format!("http://127.0.0.1:{port}"));
+    debugger.processes().watch_processes();
     debugger.runtimes().watch_idle();
     debugger.runtimes().warm_spares();
     let routes = generate_route_list(App);

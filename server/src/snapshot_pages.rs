@@ -47,11 +47,11 @@ pub async fn list(State(debugger): State<Debugger>, Query(params): Query<ListPar
         before: given(&params.before).map(str::to_string),
         limit: query.limit,
     };
-    let found = match debugger.snapshots(&filter) {
+    let found = match debugger.snapshots().list(&filter) {
         Ok(found) => found,
         Err(e) => return failure(&e, "Snapshots", "snapshots-page"),
     };
-    let records = debugger.breakpoint_records();
+    let records = debugger.breakpoints().breakpoint_records();
     let now = breakroom_debugger::ids::now();
     if given(&params.fragment).is_some() {
         let html = snapshots::list_fragment(&records, &found, &query, now).into_string();
@@ -67,7 +67,7 @@ pub async fn list(State(debugger): State<Debugger>, Query(params): Query<ListPar
 }
 
 pub async fn detail(State(debugger): State<Debugger>, Path(id): Path<String>) -> Response {
-    match debugger.snapshot(&id) {
+    match debugger.snapshots().get(&id) {
         Ok(found) => {
             let title = format!("Snapshot · {}", found.snapshot_id);
             Html(shell::page(&title, "snapshot-page", snapshot::snapshot_page(&found))).into_response()

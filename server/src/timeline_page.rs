@@ -9,7 +9,8 @@ use breakroom_debugger::Debugger;
 use breakroom_app::render::{shell, time_travel};
 
 pub async fn page(State(debugger): State<Debugger>, Path(id): Path<String>) -> Response {
-    let (status, title, main) = match (debugger.tracked_process(&id), debugger.timeline(&id)) {
+    let (status, title, main) = match (debugger.processes().tracked_process(&id), debugger.checkpoints().timeline(&id))
+    {
         (Ok(detail), Ok(timeline)) => (
             StatusCode::OK,
             format!("Timeline · {}", detail.process.name),

@@ -4,7 +4,6 @@
 use serde::{Deserialize, Serialize};
 
 use super::target;
-use crate::Debugger;
 
 /// One Python process of this machine, as the attach table shows it.
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
@@ -102,19 +101,19 @@ fn named_python(pid: i32) -> bool {
         .any(|name| name.starts_with("python"))
 }
 
-impl Debugger {
+impl super::AttachService<'_> {
     /// [`Self::local_python_processes`] off the async workers (it reads /proc and ELF files).
-    pub async fn local_python(&self) -> LocalPythonProcesses {
-        let reader = self.clone();
-        let allowed = self.registry().config().allow_attach;
-        tokio::task::spawn_blocking(move || reader.local_python_processes())
+    pub async fn local_python(self) -> LocalPythonProcesses {
+        let reader = self.debugger.clone();
+        let allowed = self.debugger.processes().registry().config().allow_attach;
+        tokio::task::spawn_blocking(move || reader.attach().local_python_processes())
             .await
             .unwrap_or(LocalPythonProcesses { processes: vec![], attach_allowed: allowed })
     }
 
     /// Every Python process of this machine but this server's own, by pid.
     pub fn local_python_processes(&self) -> LocalPythonProcesses {
-        let allowed = self.registry().config().allow_attach;
+        let allowed = self.debugger.processes().registry().config().allow_attach;
         let me = std::process::id() as i32;
         let mut pids: Vec<i32> = std::fs::read_dir("/proc")
             .map(|dir| dir.filter_map(|e| e.ok()?.file_name().to_str()?.parse().ok()).collect())

@@ -97,11 +97,18 @@ impl Attaching {
     }
 }
 
-impl Debugger {
+/// Attaching to running Python processes of this machine: what the doors reach as
+/// `debugger.attach()`.
+#[derive(Clone, Copy)]
+pub struct AttachService<'a> {
+    pub(crate) debugger: &'a Debugger,
+}
+
+impl AttachService<'_> {
     /// Puts the Python client into process `pid` and waits until it calls in.
-    pub async fn attach(&self, req: AttachRequest) -> Result<Attached> {
+    pub async fn process(self, req: AttachRequest) -> Result<Attached> {
         let started = Instant::now();
-        if !self.registry().config().allow_attach {
+        if !self.debugger.processes().registry().config().allow_attach {
             return Err(Error::Forbidden(
                 "attach_disabled",
                 "attach runs code in other processes: this server listens beyond loopback; start it with --allow-attach to allow it".into(),
@@ -125,7 +132,7 @@ impl Debugger {
         let (symbols, version) = python_of(pid)?;
         let code = self.bootstrap(pid, follow_children)?;
         {
-            let mut attaching = self.inner.attaching.lock();
+            let mut attaching = self.debugger.inner.attaching.lock();
             if attaching.get(&req.pid).is_some_and(|at| at.elapsed() < Duration::from_secs_f64(MAX_TIMEOUT_S)) {
                 return Err(Error::conflict(
                     "already_debugged",
@@ -142,11 +149,11 @@ impl Debugger {
         // A timed-out attach may still call in (a pending call runs when the C call returns):
         // its record is filed as attached then.
         if !matches!(outcome, Err(Error::TimedOut(..))) {
-            self.inner.attaching.lock().remove(&req.pid);
+            self.debugger.inner.attaching.lock().remove(&req.pid);
         }
         let (method, process) = outcome?;
-        self.publish(LiveEvent::ProcessAttached {
-            process: self.shown(process.clone()),
+        self.debugger.publish(LiveEvent::ProcessAttached {
+            process: self.debugger.processes().shown(process.clone()),
             method: method.as_str().into(),
         });
         Ok(Attached {
@@ -162,8 +169,10 @@ impl Debugger {
 
     /// An alive process of this host with this pid, already known.
     fn debugged_local_pid(&self, pid: i64) -> Option<TrackedProcess> {
-        let host = self.registry().host().to_string();
-        self.registry()
+        let host = self.debugger.processes().registry().host().to_string();
+        self.debugger
+            .processes()
+            .registry()
             .list(false, crate::ids::now())
             .into_iter()
             .find(|p| p.pid == Some(pid) && p.status.is_alive() && p.host == host)
@@ -171,7 +180,7 @@ impl Debugger {
 
     /// The wrapper run in the target (one line of Python per statement, no NUL).
     fn bootstrap(&self, pid: i32, follow_children: bool) -> Result<String> {
-        let env = self.registry().launch_env();
+        let env = self.debugger.processes().registry().launch_env();
         let url = env.server_url.ok_or_else(|| Error::conflict("not_serving", "the server has no address yet"))?;
         let dir = client_dir_for(pid, env.client_dir.as_deref())?;
         Ok(bootstrap_code(&dir, &url, env.token.as_deref(), follow_children))
@@ -212,7 +221,7 @@ impl Debugger {
 
     /// Waits for the client to call in (its record appears) until `deadline`.
     async fn await_client(&self, pid: i64, deadline: Instant) -> Result<TrackedProcess> {
-        let mut events = self.subscribe();
+        let mut events = self.debugger.subscribe();
         loop {
             if let Some(process) = self.debugged_local_pid(pid).filter(|p| p.process_key.is_some()) {
                 return Ok(process);

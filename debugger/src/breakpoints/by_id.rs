@@ -17,17 +17,65 @@ use indexmap::IndexMap;
 
 use super::gates::interpolate;
 
-use crate::breakpoints::policy::BreakpointState;
+use crate::breakpoints::policy::{BreakpointAction, BreakpointState};
 use crate::breakpoints::record::{BreakpointPatch, BreakpointRecord, BreakpointSpec, HitCondition, Refusal};
 use crate::model::Language;
 
 /// What the server holds of breakpoints by id.
 #[derive(Default)]
 pub(crate) struct Records {
-    pub by_id: IndexMap<String, BreakpointRecord>,
+    pub(super) by_id: IndexMap<String, BreakpointRecord>,
     /// The labels of each program following the breakpoints, by process key: which of them a
     /// breakpoint's `where` arms in (issue 34).
-    pub follower_labels: std::collections::HashMap<String, BTreeMap<String, String>>,
+    pub(super) follower_labels: std::collections::HashMap<String, BTreeMap<String, String>>,
+    /// Processes holding the breakpoint channel (Breakroom's client): line breakpoints reach
+    /// them; other debug clients (cideldill's) only know function breakpoints.
+    /// By process key, with the program's main thread ident when it said it.
+    pub(super) followers: std::collections::HashMap<String, Option<i64>>,
+}
+
+impl Records {
+    /// Whether the program with this key holds the breakpoint channel.
+    pub(crate) fn follows(&self, process_key: &str) -> bool {
+        self.followers.contains_key(process_key)
+    }
+
+    /// The main thread's ident a following program said it has.
+    pub(crate) fn main_thread(&self, process_key: &str) -> Option<i64> {
+        self.followers.get(process_key).copied().flatten()
+    }
+
+    /// Refuses a snapshot for a breakpoint that is not a snapshot breakpoint, or that no longer
+    /// arms.
+    pub(crate) fn check_snapshot_target(&self, id: &str, now: f64) -> Result<()> {
+        let record = self.by_id.get(id).ok_or_else(|| Error::BreakpointNotFound(id.to_string()))?;
+        if record.action != BreakpointAction::Snapshot {
+            return Err(Error::conflict(
+                "not_a_snapshot_breakpoint",
+                format!("{id} is a {} breakpoint, not a snapshot breakpoint", record.action.as_str()),
+            ));
+        }
+        finished(id, record.limits.state(&record.tally, now))
+    }
+
+    /// Counts a snapshot kept: the record as it is now, and whether that was its last one.
+    pub(crate) fn count_capture(&mut self, id: &str, now: f64) -> Result<(BreakpointRecord, bool)> {
+        let Some(record) = self.by_id.get_mut(id) else { return Err(Error::BreakpointNotFound(id.to_string())) };
+        record.tally.captured += 1;
+        let completed = record.limits.state(&record.tally, now) != BreakpointState::Active;
+        Ok((record.clone(), completed))
+    }
+}
+
+/// Refuses a hit of a breakpoint that no longer arms.
+pub(crate) fn finished(id: &str, status: BreakpointState) -> Result<()> {
+    match status {
+        BreakpointState::Active => Ok(()),
+        BreakpointState::Completed => {
+            Err(Error::conflict("breakpoint_finished", format!("{id} is completed: it kept its max_hits already")))
+        }
+        BreakpointState::Expired => Err(Error::conflict("breakpoint_finished", format!("{id} has expired"))),
+    }
 }
 
 /// What `breakpoint_changes` answers: the version and every breakpoint at that version.
@@ -56,18 +104,25 @@ pub struct Follower {
     pub labels: Option<BTreeMap<String, String>>,
 }
 
-impl Debugger {
+/// Breakpoints by id, of every kind, and the channel programs follow them on: what the doors reach
+/// as `debugger.breakpoints()`.
+#[derive(Clone, Copy)]
+pub struct BreakpointService<'a> {
+    pub(crate) debugger: &'a Debugger,
+}
+
+impl BreakpointService<'_> {
     /// Every breakpoint, with the running processes a line breakpoint cannot reach.
     pub fn breakpoint_records(&self) -> Vec<BreakpointRecord> {
         let now = ids::now();
         // Other servers on the database count hits too: the database has the total. (A store that
         // cannot be read leaves this server's own count.)
-        let counted: std::collections::HashMap<String, u64> = match self.cluster() {
-            Some(_) => self.state().store.breakpoint_hits().unwrap_or_default().into_iter().collect(),
+        let counted: std::collections::HashMap<String, u64> = match self.debugger.cluster() {
+            Some(_) => self.debugger.state().store.breakpoint_hits().unwrap_or_default().into_iter().collect(),
             None => Default::default(),
         };
         let (mut records, unreachable) = {
-            let st = self.state();
+            let st = self.debugger.state();
             let records: Vec<BreakpointRecord> = st
                 .records
                 .by_id
@@ -76,13 +131,13 @@ impl Debugger {
                     let mut r = r.clone();
                     r.hit_count = counted.get(&r.id).copied().unwrap_or(r.hit_count);
                     r.state = r.limits.state(&r.tally, now);
-                    r.armed_in = armed_in(&r, &st.records.follower_labels, &st.followers);
+                    r.armed_in = armed_in(&r, &st.records.follower_labels, &st.records.followers);
                     r
                 })
                 .collect();
             let has_lines = records.iter().any(|r| r.kind == crate::breakpoints::record::BreakpointKind::Line);
             let candidates: Vec<String> = if has_lines {
-                st.seen_processes.iter().filter(|k| !st.followers.contains_key(*k)).cloned().collect()
+                st.seen_processes.iter().filter(|k| !st.records.follows(k)).cloned().collect()
             } else {
                 vec![]
             };
@@ -92,6 +147,8 @@ impl Debugger {
             return records;
         }
         let running: HashSet<String> = self
+            .debugger
+            .processes()
             .registry()
             .list(false, ids::now())
             .into_iter()
@@ -117,13 +174,13 @@ impl Debugger {
     }
 
     pub fn breakpoint_record(&self, id: &str) -> Result<BreakpointRecord> {
-        self.state().records.by_id.get(id).cloned().ok_or_else(|| Error::BreakpointNotFound(id.to_string()))
+        self.debugger.state().records.by_id.get(id).cloned().ok_or_else(|| Error::BreakpointNotFound(id.to_string()))
     }
 
     /// `POST /api/breakpoints` with a `kind`. A function breakpoint also registers the name, so
     /// an unchanged cideldill client pauses there as before.
     pub fn add_breakpoint_record(&self, spec: &BreakpointSpec) -> Result<BreakpointRecord> {
-        let mut st = self.state();
+        let mut st = self.debugger.state();
         let mut record = BreakpointRecord::from_spec(String::new(), spec, ids::now()).map_err(spec_error)?;
         crate::snapshots::read_only::check_record(&record).map_err(spec_error)?;
         // Handed out by the database: two servers adding at once get two ids.
@@ -145,8 +202,15 @@ impl Debugger {
     /// A click on a source line: removes the line breakpoints there, or adds one when there is
     /// none. The added one, if any.
     pub fn toggle_line_breakpoint(&self, file: &str, line: u32) -> Result<Option<BreakpointRecord>> {
-        let there: Vec<String> =
-            self.state().records.by_id.values().filter(|r| r.is_line_at(file, line)).map(|r| r.id.clone()).collect();
+        let there: Vec<String> = self
+            .debugger
+            .state()
+            .records
+            .by_id
+            .values()
+            .filter(|r| r.is_line_at(file, line))
+            .map(|r| r.id.clone())
+            .collect();
         if there.is_empty() {
             return self.add_breakpoint_record(&BreakpointSpec::line(file, line)).map(Some);
         }
@@ -158,7 +222,7 @@ impl Debugger {
 
     /// `PATCH /api/breakpoints/{id}`: options only.
     pub fn update_breakpoint_record(&self, id: &str, changes: &BreakpointPatch) -> Result<BreakpointRecord> {
-        let mut st = self.state();
+        let mut st = self.debugger.state();
         let current = st.records.by_id.get(id).ok_or_else(|| Error::BreakpointNotFound(id.to_string()))?;
         let mut next = current.patched(changes, ids::now()).map_err(spec_error)?;
         crate::snapshots::read_only::check_record(&next).map_err(spec_error)?;
@@ -179,7 +243,7 @@ impl Debugger {
     /// `DELETE /api/breakpoints/{id}`. Removing the last breakpoint on a function name removes
     /// the name's breakpoint too (what cideldill's `DELETE /api/breakpoints/{name}` does).
     pub fn remove_breakpoint_record(&self, id: &str) -> Result<BreakpointRecord> {
-        let mut st = self.state();
+        let mut st = self.debugger.state();
         let record = st.records.by_id.shift_remove(id).ok_or_else(|| Error::BreakpointNotFound(id.to_string()))?;
         st.store.delete_breakpoint_record(id)?;
         if let Some(name) = &record.function_name {
@@ -195,7 +259,7 @@ impl Debugger {
 
     /// `DELETE /api/breakpoints`: every breakpoint of every kind. Returns how many went.
     pub fn clear_breakpoints(&self) -> Result<usize> {
-        let mut st = self.state();
+        let mut st = self.debugger.state();
         let ids: Vec<String> = st.records.by_id.keys().cloned().collect();
         let names: Vec<String> = st.breakpoints.by_name.keys().cloned().collect();
         st.store.atomically(|store| {
@@ -216,11 +280,11 @@ impl Debugger {
 
     /// Waits (up to the poll hold) until the breakpoints differ from version `since`, then
     /// answers all of them: what a running program's watcher holds open.
-    pub async fn breakpoint_changes(&self, since: Option<u64>, follower: Option<Follower>) -> BreakpointSnapshot {
+    pub async fn breakpoint_changes(self, since: Option<u64>, follower: Option<Follower>) -> BreakpointSnapshot {
         let key = follower.map(|f| {
             let key = ids::process_key(f.pid, f.start_time);
             if f.host.is_some() {
-                self.note_client(crate::processes::registry::ClientSeen {
+                self.debugger.processes().note_client(crate::processes::registry::ClientSeen {
                     process_key: key.clone(),
                     pid: f.pid,
                     process_id: f.process_id.clone(),
@@ -232,29 +296,30 @@ impl Debugger {
                     ..Default::default()
                 });
             }
-            let mut st = self.state();
+            let mut st = self.debugger.state();
             if let Some(labels) = f.labels {
                 st.records.follower_labels.insert(key.clone(), labels);
             }
-            let known = st.followers.entry(key.clone()).or_default();
+            let known = st.records.followers.entry(key.clone()).or_default();
             let first = known.is_none() && f.main_thread.is_some();
             *known = f.main_thread.or(*known);
             drop(st);
             if first {
                 // It can be paused from now on (DAP lists it as a thread).
-                self.publish(LiveEvent::CallsChanged { process_key: key.clone() });
+                self.debugger.publish(LiveEvent::CallsChanged { process_key: key.clone() });
             }
             key
         });
-        let mut watch = self.inner.breakpoint_version.subscribe();
+        let mut watch = self.debugger.inner.breakpoint_version.subscribe();
         if let Some(since) = since {
             let changed = watch.wait_for(|version| *version != since);
-            let _ = tokio::time::timeout(self.inner.config.poll_hold, changed).await;
+            let _ = tokio::time::timeout(self.debugger.inner.config.poll_hold, changed).await;
         }
         let version = *watch.borrow();
-        let interrupts = key.as_ref().map(|k| self.state().interrupts.for_key(k)).unwrap_or_default();
+        let interrupts = key.as_ref().map(|k| self.debugger.state().interrupts.for_key(k)).unwrap_or_default();
         // What this program arms: active breakpoints whose `where` its labels match.
-        let labels = key.and_then(|k| self.state().records.follower_labels.get(&k).cloned()).unwrap_or_default();
+        let labels =
+            key.and_then(|k| self.debugger.state().records.follower_labels.get(&k).cloned()).unwrap_or_default();
         let breakpoints = self
             .breakpoint_records()
             .into_iter()
@@ -265,17 +330,17 @@ impl Debugger {
 
     pub(crate) fn breakpoints_changed(&self) {
         self.wake_breakpoint_channels();
-        self.publish(LiveEvent::BreakpointsChanged);
+        self.debugger.publish(LiveEvent::BreakpointsChanged);
     }
 
     /// Answers every held `breakpoint-changes` request now (a new version): for a change of the
     /// breakpoints, a pause order, or a shutdown.
     pub(crate) fn wake_breakpoint_channels(&self) {
-        self.inner.breakpoint_version.send_modify(|v| *v += 1);
+        self.debugger.inner.breakpoint_version.send_modify(|v| *v += 1);
     }
 }
 
-impl Debugger {
+impl BreakpointService<'_> {
     /// Function breakpoints with a condition, for any client (an unchanged cideldill one too):
     /// the call is held, the condition is evaluated in it (a request like an eval, outside any
     /// REPL session: nothing is recorded but the hit), and the call is continued when no
@@ -287,16 +352,16 @@ impl Debugger {
             self.show_pause(&pause_id);
             return;
         };
-        let debugger = self.clone();
+        let debugger = self.debugger.clone();
         runtime.spawn(async move {
-            let _ = debugger.decide_conditions(&pause_id, &ids, &call).await;
+            let _ = debugger.breakpoints().decide_conditions(&pause_id, &ids, &call).await;
         });
     }
 
-    async fn decide_conditions(&self, pause_id: &str, ids: &[String], call: &CallData) -> Result<()> {
+    async fn decide_conditions(self, pause_id: &str, ids: &[String], call: &CallData) -> Result<()> {
         let mut pause = false;
         for id in ids {
-            let Some(condition) = self.state().records.by_id.get(id).and_then(|r| r.condition.clone()) else {
+            let Some(condition) = self.debugger.state().records.by_id.get(id).and_then(|r| r.condition.clone()) else {
                 continue;
             };
             // Evaluated in the program's own language.
@@ -304,7 +369,7 @@ impl Debugger {
                 Language::Python => (format!("bool({condition})"), "True"),
                 Language::Javascript => (format!("Boolean({condition})"), "true"),
             };
-            let (held, error) = match self.ask_unrecorded(pause_id, test).await {
+            let (held, error) = match self.debugger.sessions().ask_unrecorded(pause_id, test).await {
                 Ok(answer) => {
                     // A JS client may send the value as JSON text only.
                     let json = answer.result_serialization_format.as_deref() == Some("json");
@@ -325,23 +390,23 @@ impl Debugger {
         if pause {
             self.show_pause(pause_id);
         } else {
-            self.resume(pause_id, crate::pauses::ResumeRequest::continue_())?;
+            self.debugger.pauses().resume(pause_id, crate::pauses::ResumeRequest::continue_())?;
         }
         Ok(())
     }
 
     /// A pause held for a condition check is shown after all.
     fn show_pause(&self, pause_id: &str) {
-        let shown = self.state().pauses.get_mut(pause_id).map(|pause| pause.deciding = false).is_some();
+        let shown = self.debugger.state().pauses.get_mut(pause_id).map(|pause| pause.deciding = false).is_some();
         if shown {
-            self.publish(LiveEvent::PauseAdded { pause_id: pause_id.to_string() });
+            self.debugger.publish(LiveEvent::PauseAdded { pause_id: pause_id.to_string() });
         }
     }
 
     /// A condition held (or raised) at a call: counts the hit and logs it; whether it pauses.
     fn condition_hit(&self, id: &str, condition: &str, error: Option<String>, call: &CallData) -> Result<bool> {
         let now = ids::now();
-        let mut guard = self.state();
+        let mut guard = self.debugger.state();
         let st = &mut *guard;
         let Some(record) = st.records.by_id.get_mut(id) else { return Ok(false) };
         // Counted in the database: servers sharing it count one breakpoint together.
@@ -382,7 +447,7 @@ impl Debugger {
         st.save_record(&record)?;
         st.log(now, event, &call.process_key, None, data)?;
         drop(guard);
-        self.publish(LiveEvent::BreakpointsChanged);
+        self.debugger.publish(LiveEvent::BreakpointsChanged);
         Ok(pauses)
     }
 }
@@ -425,7 +490,21 @@ impl State {
     }
 
     /// Reads the records back at start.
-    pub(crate) fn restore_records(&mut self) -> Result<()> {
+    /// Reads the breakpoints (by name and by id), the global behaviour and the registered
+    /// functions from the store in place of what memory has: at start, and when another server
+    /// changed them.
+    pub(crate) fn load_breakpoint_configuration(&mut self) -> Result<()> {
+        let settings = self.store.settings()?;
+        self.breakpoints.by_name = settings.breakpoints.into_iter().collect();
+        if let Some(global) = settings.global {
+            self.breakpoints.global = global;
+        }
+        for (name, data) in settings.functions {
+            if let Ok(f) = serde_json::from_value::<super::by_name::RegisteredFunction>(data) {
+                self.functions.insert(name, f);
+            }
+        }
+        self.records.by_id.clear();
         for (_, record) in self.store.breakpoint_records()? {
             self.records.by_id.insert(record.id.clone(), record);
         }

@@ -11,7 +11,7 @@ use std::collections::BTreeMap;
 use serde::{Deserialize, Serialize};
 
 use crate::cid_store::{SerializationFormat, StoredObject};
-use crate::debugger::{Debugger, RegisteredFunction};
+use crate::debugger::{Debugger, State};
 use crate::display::{pickled_text, text_of};
 use crate::error::{Error, Result};
 use crate::ids;
@@ -155,11 +155,39 @@ pub enum StartDecision {
 
 #[derive(Default)]
 pub struct Breakpoints {
-    pub by_name: BTreeMap<String, Breakpoint>,
-    pub global: GlobalBehavior,
+    pub(super) by_name: BTreeMap<String, Breakpoint>,
+    pub(super) global: GlobalBehavior,
+}
+
+/// A function a client registered (cideldill's `POST /api/functions`), with what it said of it.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct RegisteredFunction {
+    pub signature: Option<String>,
+    pub metadata: Value,
+}
+
+impl State {
+    pub(crate) fn save_breakpoint(&self, name: &str) -> Result<()> {
+        match self.breakpoints.by_name.get(name) {
+            Some(bp) => self.store.put_breakpoint(name, bp),
+            None => self.store.delete_breakpoint(name),
+        }
+    }
+
+    pub(crate) fn save_function(&self, name: &str) -> Result<()> {
+        match self.functions.get(name) {
+            Some(f) => self.store.put_function(name, &serde_json::to_value(f).unwrap_or(Value::Null)),
+            None => Ok(()),
+        }
+    }
 }
 
 impl Breakpoints {
+    /// Whether a function has a breakpoint by this name.
+    pub fn has(&self, name: &str) -> bool {
+        self.by_name.contains_key(name)
+    }
+
     pub fn decide_start(&self, name: &str) -> StartDecision {
         let Some(bp) = self.by_name.get(name) else {
             return StartDecision::Continue;
@@ -199,11 +227,18 @@ impl Breakpoints {
     }
 }
 
-impl Debugger {
+/// cideldill's breakpoints by function name, registered functions and stored values: what the doors
+/// reach as `debugger.function_breakpoints()`.
+#[derive(Clone, Copy)]
+pub struct FunctionBreakpointService<'a> {
+    pub(crate) debugger: &'a Debugger,
+}
+
+impl FunctionBreakpointService<'_> {
     /// Adds a breakpoint (keeping its behaviours if it exists) and records the signature.
     pub fn add_breakpoint(&self, name: &str, signature: Option<String>, behavior: Option<Behavior>) -> Result<()> {
         let name = required_name(name)?;
-        let mut st = self.state();
+        let mut st = self.debugger.state();
         let bp = st.breakpoints.by_name.entry(name.to_string()).or_default();
         if let Some(b) = behavior {
             bp.behavior = b;
@@ -217,17 +252,17 @@ impl Debugger {
         st.save_breakpoint(name)?;
         st.save_function(name)?;
         drop(st);
-        self.breakpoints_changed();
+        self.debugger.breakpoints().breakpoints_changed();
         Ok(())
     }
 
     pub fn remove_breakpoint(&self, name: &str) -> Result<()> {
-        let mut st = self.state();
+        let mut st = self.debugger.state();
         st.breakpoints.by_name.remove(name);
         st.remove_function_records(name)?;
         st.save_breakpoint(name)?;
         drop(st);
-        self.breakpoints_changed();
+        self.debugger.breakpoints().breakpoints_changed();
         Ok(())
     }
 
@@ -243,7 +278,7 @@ impl Debugger {
     pub fn set_replacement(&self, name: &str, replacement: &str) -> Result<Option<String>> {
         let replacement = (!replacement.is_empty() && replacement != name).then(|| replacement.to_string());
         {
-            let st = self.state();
+            let st = self.debugger.state();
             if !st.breakpoints.by_name.contains_key(name) {
                 return Err(Error::BreakpointNotFound(name.to_string()));
             }
@@ -259,31 +294,31 @@ impl Debugger {
     }
 
     fn with_breakpoint(&self, name: &str, change: impl FnOnce(&mut Breakpoint)) -> Result<()> {
-        let mut st = self.state();
+        let mut st = self.debugger.state();
         let bp = st.breakpoints.by_name.get_mut(name).ok_or_else(|| Error::BreakpointNotFound(name.to_string()))?;
         change(bp);
         st.save_breakpoint(name)?;
         drop(st);
-        self.publish(LiveEvent::BreakpointsChanged);
+        self.debugger.publish(LiveEvent::BreakpointsChanged);
         Ok(())
     }
 
     pub fn global_behavior(&self) -> GlobalBehavior {
-        self.state().breakpoints.global
+        self.debugger.state().breakpoints.global
     }
 
     pub fn set_global_behavior(&self, behavior: GlobalBehavior) -> Result<()> {
         {
-            let mut st = self.state();
+            let mut st = self.debugger.state();
             st.breakpoints.global = behavior;
             st.store.put_global(behavior)?;
         }
-        self.publish(LiveEvent::BreakpointsChanged);
+        self.debugger.publish(LiveEvent::BreakpointsChanged);
         Ok(())
     }
 
     pub fn breakpoints(&self) -> BTreeMap<String, Breakpoint> {
-        self.state().breakpoints.by_name.clone()
+        self.debugger.state().breakpoints.by_name.clone()
     }
 
     /// Registers a function a client may replace calls with; its serialized code, when sent,
@@ -298,7 +333,7 @@ impl Debugger {
             ));
         }
         let now = ids::now();
-        let mut st = self.state();
+        let mut st = self.debugger.state();
         if let (Some(cid), Some(data)) = (&req.function_cid, &req.function_data) {
             st.store_pair(cid, data, format, now)?;
         }
@@ -309,7 +344,7 @@ impl Debugger {
     }
 
     pub fn functions(&self) -> BTreeMap<String, RegisteredFunction> {
-        self.state().functions.clone()
+        self.debugger.state().functions.clone()
     }
 
     /// A stored value as pages and tools show it.
@@ -332,12 +367,12 @@ impl Debugger {
     }
 
     pub fn object(&self, cid: &str) -> Result<Option<StoredObject>> {
-        self.state().object(cid)
+        self.debugger.state().object(cid)
     }
 
     /// Breakpoints with what the main page needs to edit them.
     pub fn breakpoints_view(&self) -> BreakpointsView {
-        let st = self.state();
+        let st = self.debugger.state();
         let breakpoints = st
             .breakpoints
             .by_name
@@ -368,7 +403,7 @@ impl Debugger {
 
     /// A breakpoint's completed calls, newest first.
     pub fn breakpoint_history(&self, name: &str, limit: usize) -> Result<Vec<Value>> {
-        self.state().store.history(name, limit)
+        self.debugger.state().store.history(name, limit)
     }
 }
 

@@ -8,7 +8,6 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
 use crate::breakpoints::policy::{BreakpointAction, BreakpointState};
-use crate::debugger::Debugger;
 use crate::error::{Error, Result};
 use crate::ids;
 use crate::model::{EventKind, LiveEvent};
@@ -173,7 +172,7 @@ impl HitCounts {
     }
 }
 
-impl Debugger {
+impl super::BreakpointService<'_> {
     /// A hit or logpoint message a program reports (`POST /api/breakpoints/hits`): counted on its
     /// breakpoint and appended to the event log as `breakpoint_hit` or `log`.
     pub fn report_breakpoint_hit(&self, report: HitReport) -> Result<()> {
@@ -187,7 +186,7 @@ impl Debugger {
         let process_key = ids::process_key(pid, start_time);
         // Our client sends its process record: a program that only logs is a process too.
         if let Some(host) = hit.hostname.clone() {
-            self.note_client(crate::processes::registry::ClientSeen {
+            self.debugger.processes().note_client(crate::processes::registry::ClientSeen {
                 process_key: process_key.clone(),
                 pid,
                 process_id: hit.process_id.clone(),
@@ -199,13 +198,13 @@ impl Debugger {
         let hit_count = hit.hit_count;
         let data = Value::Object(hit.details.0);
         let now = ids::now();
-        let mut st = self.state();
+        let mut st = self.debugger.state();
         let mut completed = false;
         if let Some(record) =
             st.records.by_id.get(id).filter(|r| kind == EventKind::Log && r.action == BreakpointAction::Log)
         {
             // A logpoint's lines are bounded like snapshots: past max_hits or its expiry, none.
-            crate::snapshots::methods::finished(id, record.limits.state(&record.tally, now))?;
+            super::by_id::finished(id, record.limits.state(&record.tally, now))?;
         }
         // The program counts its own arrivals (it decides the hit condition with them); a report
         // without a count (an uncaught exception) is one more hit, counted in the database.
@@ -234,7 +233,7 @@ impl Debugger {
         if completed {
             self.breakpoints_changed();
         } else {
-            self.publish(LiveEvent::BreakpointsChanged);
+            self.debugger.publish(LiveEvent::BreakpointsChanged);
         }
         Ok(())
     }
@@ -242,7 +241,7 @@ impl Debugger {
     /// `{"event": "hit_count", "counts": {id: n}}`: arrivals a program counted without a hit to
     /// report (its hit condition skipped them). Not an event of the log: only the counts change.
     fn report_hit_counts(&self, report: HitCounts) -> Result<()> {
-        let mut st = self.state();
+        let mut st = self.debugger.state();
         for (id, count) in &report.counts {
             let updated = st.records.by_id.get_mut(id).map(|record| {
                 record.hit_count = *count;
@@ -274,7 +273,7 @@ impl Debugger {
             }
         }
         drop(st);
-        self.publish(LiveEvent::BreakpointsChanged);
+        self.debugger.publish(LiveEvent::BreakpointsChanged);
         Ok(())
     }
 }

@@ -29,6 +29,8 @@ pub mod record;
 mod store;
 
 #[cfg(feature = "runtime")]
+pub use by_id::BreakpointService;
+#[cfg(feature = "runtime")]
 pub(crate) use by_id::Records;
 #[cfg(feature = "runtime")]
 pub use by_id::{BreakpointSnapshot, Follower};

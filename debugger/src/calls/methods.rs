@@ -26,7 +26,13 @@ fn local_host_of_hostless_client(req: &CallStart, pid: i64) -> Option<String> {
         .then(crate::processes::liveness::hostname)
 }
 
-impl Debugger {
+/// Calls as clients report them, and their records: what the doors reach as `debugger.calls()`.
+#[derive(Clone, Copy)]
+pub struct CallService<'a> {
+    pub(crate) debugger: &'a Debugger,
+}
+
+impl CallService<'_> {
     pub fn start_call(&self, req: CallStart) -> Result<CallStartReply> {
         let (pid, start_time) = process_identity(&req.process_pid, &req.process_start_time)?;
         let method_name = req
@@ -37,7 +43,7 @@ impl Debugger {
         let preferred_format = preferred_format(req.preferred_format.as_deref())?;
         let retry_of = req.request_id.clone().filter(|r| !r.is_empty()).map(|r| (ids::process_key(pid, start_time), r));
         if let Some((key, request)) = &retry_of {
-            if let Some(reply) = self.state().start_replies.get(key, request) {
+            if let Some(reply) = self.debugger.state().calls.reply_to_retry(key, request) {
                 return Ok(reply);
             }
         }
@@ -64,13 +70,12 @@ impl Debugger {
             ..Default::default()
         };
         // Before the pause exists, so the process is listed `paused` the moment the pause is.
-        self.note_client(client);
-        let process_id = self.registry().id_for_key(&ids::process_key(pid, start_time));
+        self.debugger.processes().note_client(client);
+        let process_id = self.debugger.processes().registry().id_for_key(&ids::process_key(pid, start_time));
         let now = ids::now();
-        let mut st = self.state();
+        let mut st = self.debugger.state();
         st.store_call_items(&req, now)?;
-        st.call_seq += 1;
-        let call_id = ids::call_id(now, st.call_seq);
+        let call_id = ids::call_id(now, st.calls.next_seq());
         let call = call_data(&st, req, method_name, call_id.clone(), preferred_format, (pid, start_time))?;
         st.record_call_start(&call, now)?;
 
@@ -119,24 +124,24 @@ impl Debugger {
                 (Action::poll(&pause_id, call.preferred_format), Some(pause_id))
             }
         };
-        st.running.insert(call_id.clone(), (call, pause_id.clone()));
+        st.calls.started(call, pause_id.clone());
         let reply = CallStartReply { call_id, action, snapshots };
         if let Some((key, request)) = &retry_of {
-            st.start_replies.remember(key, request, &reply);
+            st.calls.remember_reply(key, request, &reply);
         }
         drop(st);
         if interrupted {
-            self.interrupt_answered(&process_key);
+            self.debugger.interrupts().answered(&process_key);
         }
-        self.publish(LiveEvent::CallsChanged { process_key });
+        self.debugger.publish(LiveEvent::CallsChanged { process_key });
         for event in stepped {
-            self.publish(event);
+            self.debugger.publish(event);
         }
         if let Some(pause_id) = pause_id {
             match condition_call {
                 // Shown only once a condition holds (`decide_conditions`).
-                Some(call) => self.check_conditions(pause_id, conditions, call),
-                None => self.publish(LiveEvent::PauseAdded { pause_id }),
+                Some(call) => self.debugger.breakpoints().check_conditions(pause_id, conditions, call),
+                None => self.debugger.publish(LiveEvent::PauseAdded { pause_id }),
             }
         }
         Ok(reply)
@@ -148,7 +153,7 @@ impl Debugger {
         // A bad format is refused even without data, so a client learns of it at once.
         SerializationFormat::parse(req.result_serialization_format.as_deref())?;
         SerializationFormat::parse(req.exception_serialization_format.as_deref())?;
-        let mut st = self.state();
+        let mut st = self.debugger.state();
         if let (Some(cid), Some(data)) = (&req.result_cid, &req.result_data) {
             st.store_pair(cid, data, req.result_serialization_format.as_deref(), now)?;
         }
@@ -158,7 +163,7 @@ impl Debugger {
         let Some(call_id) = req.call_id.as_deref() else {
             return Ok(None);
         };
-        let Some((mut call, pre_pause)) = st.running.remove(call_id) else {
+        let Some((mut call, pre_pause)) = st.calls.completed(call_id) else {
             // A call that started before a restart: its record still learns how it ended.
             if st.store.call(call_id)?.is_some_and(|r| r.status == CallStatus::Running) {
                 let (status, pretty_result, exception) = call_outcome(&req, &st)?;
@@ -194,14 +199,14 @@ impl Debugger {
         call.pretty_result = pretty_result.clone().or(Some(Value::Null));
         call.exception = exception.clone();
         let method = call.method_name.clone();
-        if st.breakpoints.by_name.contains_key(&method) {
+        if st.breakpoints.has(&method) {
             let mut call_data = serde_json::to_value(&call).unwrap_or(Value::Null);
             if let Some(obj) = call_data.as_object_mut() {
                 obj.insert("status".into(), json!(status));
             }
             let entry =
                 json!({"id": ids::new_uuid(), "function_name": method, "completed_at": now, "call_data": call_data});
-            let keep = self.inner.config.history_per_breakpoint;
+            let keep = self.debugger.inner.config.history_per_breakpoint;
             st.store.put_history(&method, &entry, keep)?;
         }
 
@@ -217,10 +222,10 @@ impl Debugger {
             pause_added = Some(pause_id);
         }
         drop(st);
-        self.publish_closed(closed);
-        self.publish(LiveEvent::CallsChanged { process_key });
+        self.debugger.pauses().publish_closed(closed);
+        self.debugger.publish(LiveEvent::CallsChanged { process_key });
         Ok(pause_added.map(|pause_id| {
-            self.publish(LiveEvent::PauseAdded { pause_id: pause_id.clone() });
+            self.debugger.publish(LiveEvent::PauseAdded { pause_id: pause_id.clone() });
             Action::poll(&pause_id, format)
         }))
     }
@@ -230,7 +235,7 @@ impl Debugger {
     /// and stored before the event is kept (on disk, the newest `MAX_EVENTS`).
     pub fn record_event(&self, event: ClientEvent) -> Result<()> {
         let now = ids::now();
-        let mut st = self.state();
+        let mut st = self.debugger.state();
         for value in event.values() {
             st.store_pair(value.cid, value.data, value.format, now)?;
         }
@@ -243,12 +248,12 @@ impl Debugger {
         let now = ids::now();
         report.insert("received_at".into(), json!(now));
         report.entry("timestamp").or_insert(json!(now));
-        self.state().store.put_com_error(&ComErrorReport(report), MAX_COM_ERRORS)
+        self.debugger.state().store.put_com_error(&ComErrorReport(report), MAX_COM_ERRORS)
     }
 
     /// The kept communication errors, oldest first.
     pub fn com_errors(&self) -> Result<Vec<Value>> {
-        self.state().store.com_errors()
+        self.debugger.state().store.com_errors()
     }
 }
 

@@ -2,7 +2,12 @@
 //! server answers with, and the record kept of every call.
 
 pub(crate) mod methods;
+
+pub use methods::CallService;
 pub(crate) mod retries;
+mod running;
+
+pub(crate) use running::CallBook;
 pub(crate) mod store;
 pub mod tree;
 

@@ -15,3 +15,5 @@ mod timeline;
 /// Time travel's operations on the debugger: step back, rewind, branches.
 #[cfg(feature = "runtime")]
 mod travel;
+#[cfg(feature = "runtime")]
+pub use travel::CheckpointService;

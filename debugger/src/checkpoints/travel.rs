@@ -48,10 +48,16 @@ fn kill(pid: i64) {
     }
 }
 
-impl Debugger {
+/// Time travel: checkpoints, branches and the jumps between them; what the doors reach as `debugger.checkpoints()`.
+#[derive(Clone, Copy)]
+pub struct CheckpointService<'a> {
+    pub(crate) debugger: &'a Debugger,
+}
+
+impl CheckpointService<'_> {
     /// What a Continue's answer says about the checkpoint (None: checkpoints are off there).
     pub fn checkpoint_on_continue(&self, pause_id: &str) -> Option<Value> {
-        self.state().checkpoints.pause_mode(pause_id).map(|refusal| match refusal {
+        self.debugger.state().checkpoints.pause_mode(pause_id).map(|refusal| match refusal {
             None => json!({"status": "snapshot"}),
             Some(reason) => json!({"status": "refused", "reason": reason}),
         })
@@ -59,7 +65,7 @@ impl Debugger {
 
     /// What a live pause's card shows of time travel; None when it has no part in it.
     pub fn pause_travel(&self, pause_id: &str) -> Option<crate::checkpoints::model::PauseTravel> {
-        let st = self.state();
+        let st = self.debugger.state();
         let key = &st.pauses.get(pause_id)?.record.call.process_key;
         let before = st.checkpoints.before(key, pause_id);
         let refusal = st.checkpoints.pause_mode(pause_id).flatten();
@@ -75,10 +81,10 @@ impl Debugger {
             .clone()
             .filter(|p| !p.is_empty())
             .ok_or(Error::MissingField { code: "missing_pause_id", field: "pause_id" })?;
-        let mut st = self.state();
+        let mut st = self.debugger.state();
         let record = st.pause_record(&pause_id)?.ok_or_else(|| Error::PauseNotFound(pause_id.clone()))?;
         let key = record.call.process_key.clone();
-        let process_id = self.registry().id_for_key(&key).ok_or_else(|| {
+        let process_id = self.debugger.processes().registry().id_for_key(&key).ok_or_else(|| {
             Error::invalid("process_unknown", format!("pause {pause_id} belongs to no tracked process"))
         })?;
         if let Some(reason) = report.refused.filter(|r| !r.trim().is_empty()) {
@@ -86,7 +92,7 @@ impl Debugger {
             let data = json!({"pause_id": pause_id, "refused": reason});
             st.log(now, EventKind::Checkpoint, &key, None, data.clone())?;
             drop(st);
-            self.publish(LiveEvent::Checkpoint { process_id, data });
+            self.debugger.publish(LiveEvent::Checkpoint { process_id, data });
             return Ok(json!({"status": "refused"}));
         }
         let pid = report.pid.filter(|p| *p > 0).ok_or(Error::MissingField { code: "missing_pid", field: "pid" })?;
@@ -120,20 +126,20 @@ impl Debugger {
         st.log(now, EventKind::Checkpoint, &key, None, data.clone())?;
         drop(st);
         dropped.into_iter().for_each(kill);
-        self.publish(LiveEvent::Checkpoint { process_id, data });
+        self.debugger.publish(LiveEvent::Checkpoint { process_id, data });
         Ok(json!({"checkpoint_id": cp.id}))
     }
 
     /// A checkpoint process's held poll: a wake order, or `wake: null` after the hold. A dropped
     /// or ended checkpoint answers an error: its process exits.
-    pub async fn hold_checkpoint(&self, id: &str) -> Result<HoldReply> {
-        let deadline = tokio::time::Instant::now() + self.inner.config.poll_hold;
+    pub async fn hold_checkpoint(self, id: &str) -> Result<HoldReply> {
+        let deadline = tokio::time::Instant::now() + self.debugger.inner.config.poll_hold;
         loop {
-            let notify = self.state().checkpoints.slot_notify(id)?;
+            let notify = self.debugger.state().checkpoints.slot_notify(id)?;
             let notified = notify.notified();
             tokio::pin!(notified);
             notified.as_mut().enable();
-            if let Some(order) = self.state().checkpoints.take_order(id)? {
+            if let Some(order) = self.debugger.state().checkpoints.take_order(id)? {
                 return Ok(HoldReply { wake: Some(order) });
             }
             if tokio::time::timeout_at(deadline, notified).await.is_err() {
@@ -144,9 +150,9 @@ impl Debugger {
 
     /// `POST /api/paused/{pause_id}/step-back`: to the newest checkpoint before this pause on
     /// its line; `keep` branches instead of killing the line left.
-    pub async fn step_back(&self, pause_id: &str, req: StepBackRequest) -> Result<Travel> {
+    pub async fn step_back(self, pause_id: &str, req: StepBackRequest) -> Result<Travel> {
         let cp_id = {
-            let st = self.state();
+            let st = self.debugger.state();
             let record = st.pause_record(pause_id)?.ok_or_else(|| Error::PauseNotFound(pause_id.to_string()))?;
             st.checkpoints.before(&record.call.process_key, pause_id).ok_or_else(|| no_checkpoint(pause_id))?
         };
@@ -158,9 +164,9 @@ impl Debugger {
     }
 
     /// Back to a checkpoint on its branch; the live line is killed.
-    pub async fn rewind(&self, cp_id: &str) -> Result<Travel> {
+    pub async fn rewind(self, cp_id: &str) -> Result<Travel> {
         let (process_id, branch) = {
-            let st = self.state();
+            let st = self.debugger.state();
             let cp = st.checkpoints.held(cp_id)?;
             (cp.process_id.clone(), cp.branch.clone())
         };
@@ -168,9 +174,9 @@ impl Debugger {
     }
 
     /// A new branch at a checkpoint, live; the line left is kept.
-    pub async fn branch_at(&self, cp_id: &str, name: Option<&str>) -> Result<Travel> {
+    pub async fn branch_at(self, cp_id: &str, name: Option<&str>) -> Result<Travel> {
         let (process_id, branch) = {
-            let mut st = self.state();
+            let mut st = self.debugger.state();
             let process_id = st.checkpoints.held(cp_id)?.process_id.clone();
             let branch = st.checkpoints.create_branch(&process_id, name, cp_id, ids::now())?;
             (process_id, branch)
@@ -179,9 +185,9 @@ impl Debugger {
     }
 
     /// The live line moves to `name`: its kept pause if it has one, else its newest checkpoint.
-    pub async fn switch_branch(&self, process_id: &str, name: &str) -> Result<Travel> {
+    pub async fn switch_branch(self, process_id: &str, name: &str) -> Result<Travel> {
         let (kept, newest) = {
-            let st = self.state();
+            let st = self.debugger.state();
             if !st.checkpoints.has_branch(process_id, name) {
                 return Err(Error::not_found(
                     "branch_not_found",
@@ -192,14 +198,14 @@ impl Debugger {
         };
         if let Some(key) = kept {
             let now = ids::now();
-            let mut st = self.state();
+            let mut st = self.debugger.state();
             let old = st.checkpoints.live_line(process_id);
             let line = st.checkpoints.make_live(&key).ok_or_else(|| no_checkpoint(name))?;
             let data = json!({"branch": name, "pause_id": line.pause, "pid": line.pid});
             st.log(now, EventKind::BranchSwitched, &key, None, data.clone())?;
             drop(st);
-            let _ = self.registry().relive(process_id, line.pid);
-            self.publish(LiveEvent::BranchSwitched { process_id: process_id.to_string(), data });
+            let _ = self.debugger.processes().registry().relive(process_id, line.pid);
+            self.debugger.publish(LiveEvent::BranchSwitched { process_id: process_id.to_string(), data });
             return Ok(Travel {
                 process_id: process_id.to_string(),
                 checkpoint_id: None,
@@ -219,7 +225,7 @@ impl Debugger {
     /// Wakes `cp_id` as the live line on `branch` and waits for its pause; the line that was
     /// live is killed or kept.
     async fn travel(
-        &self,
+        self,
         process_id: &str,
         cp_id: &str,
         branch: String,
@@ -228,7 +234,7 @@ impl Debugger {
     ) -> Result<Travel> {
         let token = ids::new_uuid();
         let (receiver, old, parked) = {
-            let mut st = self.state();
+            let mut st = self.debugger.state();
             let old = st.checkpoints.live_line(process_id);
             let receiver = st.checkpoints.begin_wake(cp_id, &branch, token.clone())?;
             // The REPL sessions on the line killed follow it back, as they follow a step: parked
@@ -246,7 +252,7 @@ impl Debugger {
         let woken = match tokio::time::timeout(WAKE_TIMEOUT, receiver).await {
             Ok(Ok(woken)) => woken,
             _ => {
-                let mut st = self.state();
+                let mut st = self.debugger.state();
                 st.checkpoints.cancel_wake(cp_id, &token);
                 if let Some(pause) = &parked {
                     st.steps.land(pause);
@@ -258,15 +264,15 @@ impl Debugger {
                 ));
             }
         };
-        if let Ok(process) = self.registry().relive(process_id, woken.pid) {
-            self.publish(LiveEvent::ProcessStarted { process: self.shown(process) });
+        if let Ok(process) = self.debugger.processes().registry().relive(process_id, woken.pid) {
+            self.debugger.publish(LiveEvent::ProcessStarted { process: self.debugger.processes().shown(process) });
         }
         let old = old.filter(|(key, _)| *key != woken.process_key);
         let abandoned_pid = old.as_ref().map(|(_, line)| line.pid);
         if let (Leave::Kill, Some((old_key, line))) = (leave, &old) {
-            self.state().checkpoints.line_ended(old_key);
+            self.debugger.state().checkpoints.line_ended(old_key);
             let keys = HashSet::from([old_key.clone()]);
-            self.close_pauses_of_keys(&keys, &format!("rewound to {cp_id}"));
+            self.debugger.processes().close_pauses_of_keys(&keys, &format!("rewound to {cp_id}"));
             kill(line.pid);
         }
         if let Some(pause) = &parked {
@@ -276,9 +282,9 @@ impl Debugger {
             "checkpoint_id": cp_id, "branch": branch, "pause_id": woken.pause_id, "pid": woken.pid,
             "abandoned_pid": abandoned_pid, "abandoned_kept": leave == Leave::Keep,
         });
-        self.state().log(ids::now(), kind, &woken.process_key, None, data.clone())?;
+        self.debugger.state().log(ids::now(), kind, &woken.process_key, None, data.clone())?;
         let process_id = process_id.to_string();
-        self.publish(match kind {
+        self.debugger.publish(match kind {
             EventKind::Rewind => LiveEvent::Rewind { process_id: process_id.clone(), data },
             EventKind::BranchCreated => LiveEvent::BranchCreated { process_id: process_id.clone(), data },
             _ => LiveEvent::BranchSwitched { process_id: process_id.clone(), data },
@@ -299,7 +305,7 @@ impl Debugger {
     fn follow_back(&self, from_pause: &str, woken_pause: &str) -> Result<()> {
         let now = ids::now();
         let events = {
-            let mut st = self.state();
+            let mut st = self.debugger.state();
             let Some(flight) = st.steps.land(from_pause) else { return Ok(()) };
             let Some(record) = st.pause_record(woken_pause)? else { return Ok(()) };
             let call = record.call;
@@ -307,17 +313,17 @@ impl Debugger {
             follow(&mut st, flight.sessions, woken_pause, &call, &format!("← back to {place}"), now)?.0
         };
         for event in events {
-            self.publish(event);
+            self.debugger.publish(event);
         }
         Ok(())
     }
 
     /// `POST /api/processes/{id}/checkpoints`: the paused live line forks a checkpoint now, under `label`.
-    pub async fn create_checkpoint(&self, process_id: &str, label: Option<String>) -> Result<Checkpoint> {
-        self.registry().get(process_id, 0.0)?;
+    pub async fn create_checkpoint(self, process_id: &str, label: Option<String>) -> Result<Checkpoint> {
+        self.debugger.processes().registry().get(process_id, 0.0)?;
         let label = label.filter(|l| !l.trim().is_empty()).unwrap_or_else(|| "checkpoint".to_string());
         let (pause_id, token, receiver) = {
-            let mut st = self.state();
+            let mut st = self.debugger.state();
             let (_, line) = st.checkpoints.live_line(process_id).ok_or_else(|| {
                 Error::conflict(
                     "checkpoints_off",
@@ -341,13 +347,14 @@ impl Debugger {
         };
         match tokio::time::timeout(WAKE_TIMEOUT, receiver).await {
             Ok(Ok(id)) => self
+                .debugger
                 .state()
                 .checkpoints
                 .checkpoint(&id)
                 .cloned()
                 .ok_or_else(|| Error::not_found("checkpoint_not_found", format!("no checkpoint {id}"))),
             _ => {
-                self.state().checkpoints.cancel_named(&pause_id, &token);
+                self.debugger.state().checkpoints.cancel_named(&pause_id, &token);
                 Err(Error::conflict(
                     "snapshot_silent",
                     format!("the paused program took no checkpoint within {} s", WAKE_TIMEOUT.as_secs()),
@@ -358,8 +365,8 @@ impl Debugger {
 
     /// A process's checkpoints, branches and live position, with the memory each checkpoint pins.
     pub fn timeline(&self, process_id: &str) -> Result<Timeline> {
-        self.registry().get(process_id, 0.0)?;
-        let st = self.state();
+        self.debugger.processes().registry().get(process_id, 0.0)?;
+        let st = self.debugger.state();
         Ok(st.checkpoints.timeline(process_id, pinned_bytes).unwrap_or_else(|| Timeline {
             process_id: process_id.to_string(),
             checkpoints: vec![],
@@ -374,7 +381,7 @@ impl Debugger {
 
     /// The process whose newest checkpoint is the newest of all (the CLI's default process).
     pub fn newest_process_with_checkpoints(&self) -> Result<String> {
-        self.state().checkpoints.newest_process().ok_or_else(|| {
+        self.debugger.state().checkpoints.newest_process().ok_or_else(|| {
             Error::NotFound(
                 "no_checkpoints",
                 "no process has checkpoints (run it with `breakroom run --checkpoints` or BREAKROOM_CHECKPOINTS=1)"
@@ -385,8 +392,8 @@ impl Debugger {
 
     /// Where two branches part and what each recorded after: calls and REPL transcripts.
     pub fn branch_diff(&self, process_id: &str, a: &str, b: &str) -> Result<BranchDiff> {
-        self.registry().get(process_id, 0.0)?;
-        let st = self.state();
+        self.debugger.processes().registry().get(process_id, 0.0)?;
+        let st = self.debugger.state();
         let mut forks = vec![];
         for name in [a, b] {
             let branch = st.checkpoints.branch(process_id, name).ok_or_else(|| {
@@ -437,21 +444,21 @@ impl Debugger {
 
     /// Kills a process's checkpoints and kept lines (it was stopped or forgotten); how many.
     pub fn end_checkpoints_of(&self, process_id: &str) -> usize {
-        let pids = self.state().checkpoints.end_process(process_id);
+        let pids = self.debugger.state().checkpoints.end_process(process_id);
         pids.iter().copied().for_each(kill);
         pids.len()
     }
 
     /// Kills every checkpoint process (the server is stopping).
     pub fn end_all_checkpoints(&self) {
-        let pids = self.state().checkpoints.end_all();
+        let pids = self.debugger.state().checkpoints.end_all();
         pids.into_iter().for_each(kill);
     }
 
     /// A line of `process_id` with this pid ended.
     pub(crate) fn checkpoint_line_ended(&self, process_id: &str, pid: Option<i64>) {
         if let Some(pid) = pid {
-            self.state().checkpoints.pid_ended(process_id, pid);
+            self.debugger.state().checkpoints.pid_ended(process_id, pid);
         }
     }
 }

@@ -107,7 +107,8 @@ impl Debugger {
         let now = ids::now();
         {
             let mut st = self.state();
-            for pause_id in st.pause_order.clone() {
+            let held: Vec<String> = st.pauses.in_order().map(|p| p.record.pause_id.clone()).collect();
+            for pause_id in held {
                 close_pause(&mut st, &pause_id, Action::Continue, now, Some(LEASE_LOST_REASON))?;
             }
             for session_id in st.sessions.open_ids() {

@@ -25,7 +25,7 @@ use crate::error::{Error, ErrorKind, Result};
 use crate::live_events::LiveEvent;
 use crate::store::postgres::{display_url, PgConnection};
 use crate::store::values;
-use crate::{Debugger, RegisteredFunction};
+use crate::Debugger;
 
 mod lease;
 mod requests;
@@ -328,7 +328,8 @@ impl Debugger {
         lease::keep(url, self.clone(), cluster.clone())?;
         // Only now, with this server's connection up: a server starting meanwhile would take
         // rows of a server it cannot see for a gone one's.
-        for pause_id in self.state().pause_order.clone() {
+        let paused: Vec<String> = self.state().pauses.in_order().map(|p| p.record.pause_id.clone()).collect();
+        for pause_id in paused {
             cluster.track(&LiveEvent::PauseAdded { pause_id })?;
         }
         self.relay_local_events(cluster.clone());
@@ -344,19 +345,7 @@ impl Debugger {
     /// changed them), and wakes the programs that follow breakpoints.
     pub(crate) fn reload_configuration(&self) -> Result<()> {
         {
-            let mut st = self.state();
-            let settings = st.store.settings()?;
-            st.breakpoints.by_name = settings.breakpoints.into_iter().collect();
-            if let Some(global) = settings.global {
-                st.breakpoints.global = global;
-            }
-            for (name, data) in settings.functions {
-                if let Ok(f) = serde_json::from_value::<RegisteredFunction>(data) {
-                    st.functions.insert(name, f);
-                }
-            }
-            st.records.by_id.clear();
-            st.restore_records()?;
+            self.state().load_breakpoint_configuration()?;
         }
         self.inner.breakpoint_version.send_modify(|v| *v += 1);
         Ok(())
@@ -365,7 +354,7 @@ impl Debugger {
     /// The server holding `pause_id`, when it is not this one (only with a cluster).
     pub(crate) fn pause_held_elsewhere(&self, pause_id: &str) -> Result<Option<String>> {
         let Some(cluster) = self.cluster() else { return Ok(None) };
-        if self.state().pauses.contains_key(pause_id) {
+        if self.state().pauses.contains(pause_id) {
             return Ok(None);
         }
         cluster.holder_of_pause(pause_id)

@@ -31,11 +31,13 @@ impl Request {
     /// Runs the call here, where its pause is.
     async fn run(self, debugger: &Debugger) -> Result<Value> {
         match self {
-            Request::StartSession { pause_id } => json(debugger.start_session(&pause_id)?),
-            Request::Eval { session_id, expr, frame } => json(debugger.eval_in_frame(&session_id, &expr, frame).await?),
-            Request::CloseSession { session_id } => json(debugger.close_session(&session_id)?),
-            Request::Resume { pause_id, request } => json(debugger.resume(&pause_id, request)?),
-            Request::Step { pause_id, request } => json(debugger.step(&pause_id, request).await?),
+            Request::StartSession { pause_id } => json(debugger.sessions().start_session(&pause_id)?),
+            Request::Eval { session_id, expr, frame } => {
+                json(debugger.sessions().eval_in_frame(&session_id, &expr, frame).await?)
+            }
+            Request::CloseSession { session_id } => json(debugger.sessions().close_session(&session_id)?),
+            Request::Resume { pause_id, request } => json(debugger.pauses().resume(&pause_id, request)?),
+            Request::Step { pause_id, request } => json(debugger.steps().step(&pause_id, request).await?),
         }
     }
 }

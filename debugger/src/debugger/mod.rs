@@ -2,17 +2,16 @@
 //! mutex that is never held across an await; the only waits are for the paused program (an
 //! eval's answer) and for a resume (the client's long-poll).
 
-use std::collections::{BTreeMap, HashMap, HashSet};
+use std::collections::{BTreeMap, HashSet};
 use std::path::Path;
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::Duration;
 
-use serde::Serialize;
 use serde_json::Value;
 use tokio::sync::broadcast;
 
-use crate::breakpoints::by_name::Breakpoints;
-use crate::calls::{Action, CallData, CallRecord};
+use crate::breakpoints::by_name::{Breakpoints, RegisteredFunction};
+use crate::calls::{Action, CallRecord};
 use crate::cid_store::{SerializedItem, StoredObject, VerifiedObject};
 use crate::display::pretty_item;
 use crate::error::{Error, Result};
@@ -67,12 +66,6 @@ impl Default for Config {
     }
 }
 
-#[derive(Clone, Debug, Serialize, serde::Deserialize)]
-pub struct RegisteredFunction {
-    pub signature: Option<String>,
-    pub metadata: Value,
-}
-
 /// What live pauses and open sessions need, and nothing of the history: closed sessions, call
 /// records, resumed pauses, stored values and events are read from the store when asked for.
 pub(crate) struct State {
@@ -80,10 +73,6 @@ pub(crate) struct State {
     pub(crate) store: Store,
     /// Processes this server has seen (their `process_seen` is in the event log).
     pub(crate) seen_processes: HashSet<String>,
-    /// Processes holding the breakpoint channel (Breakroom's client): line breakpoints reach
-    /// them; other debug clients (cideldill's) only know function breakpoints.
-    /// By process key, with the program's main thread ident when it said it.
-    pub(crate) followers: HashMap<String, Option<i64>>,
     /// Pause orders for running programs, waiting for the pause (DAP's `pause`).
     pub(crate) interrupts: crate::interrupts::Interrupts,
     /// Held while the data directory is ours: two servers on one directory would each close the
@@ -93,21 +82,14 @@ pub(crate) struct State {
     /// Breakpoints of every kind by id, with their options and hit counts.
     pub(crate) records: crate::breakpoints::Records,
     pub(crate) functions: BTreeMap<String, RegisteredFunction>,
-    /// Pauses not yet resumed; a pause leaves memory when it is resumed.
-    pub(crate) pauses: HashMap<String, Pause>,
-    /// Pause ids in the order they paused.
-    pub(crate) pause_order: Vec<String>,
-    /// Calls started and not yet completed, with their pre-call pause if they had one.
-    pub(crate) running: HashMap<String, (CallData, Option<String>)>,
+    pub(crate) pauses: crate::pauses::PauseBook,
+    pub(crate) calls: crate::calls::CallBook,
     /// Open REPL sessions.
     pub(crate) sessions: Sessions,
-    pub(crate) call_seq: u64,
     /// Checkpoints, branches and lines of processes with time travel on (issue 20).
     pub(crate) checkpoints: crate::checkpoints::book::Book,
     /// Steps running now (issue 30).
     pub(crate) steps: crate::steps::in_flight::StepsInFlight,
-    /// call/start answers by the client's request id: a retried request gets the same one.
-    pub(crate) start_replies: crate::calls::retries::StartReplies,
     /// The live stream (the same sender as the debugger's): what is logged under the lock is
     /// published from here.
     live: broadcast::Sender<LiveEvent>,
@@ -120,20 +102,16 @@ impl State {
         State {
             store,
             seen_processes: HashSet::new(),
-            followers: HashMap::new(),
             interrupts: Default::default(),
             lock: None,
             breakpoints: Breakpoints::default(),
             records: Default::default(),
             functions: BTreeMap::new(),
-            pauses: HashMap::new(),
-            pause_order: vec![],
-            running: HashMap::new(),
+            pauses: Default::default(),
+            calls: Default::default(),
             sessions: Sessions::default(),
-            call_seq: 0,
             checkpoints: Default::default(),
             steps: Default::default(),
-            start_replies: Default::default(),
             live: broadcast::channel(1024).0,
             to_peers: broadcast::channel(1024).0,
         }
@@ -275,20 +253,6 @@ impl State {
     pub(crate) fn save_pause(&self, pause_id: &str) -> Result<()> {
         self.pauses.get(pause_id).map_or(Ok(()), |p| self.store.put_pause(&p.record))
     }
-
-    pub(crate) fn save_breakpoint(&self, name: &str) -> Result<()> {
-        match self.breakpoints.by_name.get(name) {
-            Some(bp) => self.store.put_breakpoint(name, bp),
-            None => self.store.delete_breakpoint(name),
-        }
-    }
-
-    pub(crate) fn save_function(&self, name: &str) -> Result<()> {
-        match self.functions.get(name) {
-            Some(f) => self.store.put_function(name, &serde_json::to_value(f).unwrap_or(Value::Null)),
-            None => Ok(()),
-        }
-    }
 }
 
 /// Why sessions and pauses found open in the store are closed when it is opened again.
@@ -416,6 +380,61 @@ impl Debugger {
         }
     }
 
+    /// cideldill's breakpoints by function name, registered functions and stored values.
+    pub fn function_breakpoints(&self) -> crate::breakpoints::by_name::FunctionBreakpointService<'_> {
+        crate::breakpoints::by_name::FunctionBreakpointService { debugger: self }
+    }
+
+    /// Breakpoints by id, of every kind, and the channel programs follow them on.
+    pub fn breakpoints(&self) -> crate::breakpoints::BreakpointService<'_> {
+        crate::breakpoints::BreakpointService { debugger: self }
+    }
+
+    /// Calls as clients report them, and their records.
+    pub fn calls(&self) -> crate::calls::CallService<'_> {
+        crate::calls::CallService { debugger: self }
+    }
+
+    /// REPL sessions, their evals and the REPL's helper requests.
+    pub fn sessions(&self) -> crate::sessions::SessionService<'_> {
+        crate::sessions::SessionService { debugger: self }
+    }
+
+    /// Paused calls, the client's held poll and resuming.
+    pub fn pauses(&self) -> crate::pauses::PauseService<'_> {
+        crate::pauses::PauseService { debugger: self }
+    }
+
+    /// Stepping from a pause to the next line.
+    pub fn steps(&self) -> crate::steps::StepService<'_> {
+        crate::steps::StepService { debugger: self }
+    }
+
+    /// Launched and connected processes.
+    pub fn processes(&self) -> crate::processes::ProcessService<'_> {
+        crate::processes::ProcessService { debugger: self }
+    }
+
+    /// Time travel: checkpoints, branches and the jumps between them.
+    pub fn checkpoints(&self) -> crate::checkpoints::CheckpointService<'_> {
+        crate::checkpoints::CheckpointService { debugger: self }
+    }
+
+    /// Attaching to running Python processes of this machine.
+    pub fn attach(&self) -> crate::attach::AttachService<'_> {
+        crate::attach::AttachService { debugger: self }
+    }
+
+    /// Pause orders for running programs.
+    pub fn interrupts(&self) -> crate::interrupts::InterruptService<'_> {
+        crate::interrupts::InterruptService { debugger: self }
+    }
+
+    /// Snapshot breakpoints' captures.
+    pub fn snapshots(&self) -> crate::snapshots::SnapshotService<'_> {
+        crate::snapshots::SnapshotService { debugger: self }
+    }
+
     /// The bash and Python runtimes of every workspace.
     pub fn runtimes(&self) -> &crate::runtimes::RuntimeRegistry {
         &self.inner.runtimes
@@ -460,20 +479,9 @@ impl Debugger {
 /// Reads back the configuration, and closes what the last server left open (with the restart
 /// as reason). History stays in the store.
 fn restore(st: &mut State, now: f64, held_elsewhere: &HashSet<String>) -> Result<()> {
-    let settings = st.store.settings()?;
-    for (name, bp) in settings.breakpoints {
-        st.breakpoints.by_name.insert(name, bp);
-    }
-    st.restore_records()?;
-    if let Some(global) = settings.global {
-        st.breakpoints.global = global;
-    }
-    for (name, data) in settings.functions {
-        if let Ok(f) = serde_json::from_value::<RegisteredFunction>(data) {
-            st.functions.insert(name, f);
-        }
-    }
-    st.call_seq = st.store.call_count()?;
+    st.load_breakpoint_configuration()?;
+    let calls = st.store.call_count()?;
+    st.calls.restore_count(calls);
     for session in st.store.open_sessions()? {
         if !held_elsewhere.contains(&session.pause_id) {
             st.sessions.restore(session);
@@ -485,8 +493,7 @@ fn restore(st: &mut State, now: f64, held_elsewhere: &HashSet<String>) -> Result
         }
         let pause = Pause::from_record(record);
         let pause_id = pause.record.pause_id.clone();
-        st.pause_order.push(pause_id.clone());
-        st.pauses.insert(pause_id.clone(), pause);
+        st.pauses.add(pause);
         close_pause(st, &pause_id, Action::Continue, now, Some(RESTART_REASON))?;
     }
     // Sessions whose pause was lost or resumed without closing them.

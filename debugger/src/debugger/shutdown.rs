@@ -13,10 +13,10 @@ impl Debugger {
     /// Every write was committed when it was acknowledged: nothing is left to flush.
     pub fn stop_serving(&self) {
         self.inner.stopping.send_replace(true);
-        self.wake_breakpoint_channels();
-        for process in self.registry().list(false, ids::now()) {
+        self.breakpoints().wake_breakpoint_channels();
+        for process in self.processes().registry().list(false, ids::now()) {
             if process.origin == ProcessOrigin::Launched && process.status.is_alive() {
-                let _ = self.stop_process(&process.id);
+                let _ = self.processes().stop_process(&process.id);
             }
         }
         if let Ok(list) = self.runtimes().list() {
@@ -24,7 +24,7 @@ impl Debugger {
                 let _ = self.runtimes().stop(&workspace.workspace);
             }
         }
-        self.end_all_checkpoints();
+        self.checkpoints().end_all_checkpoints();
     }
 
     /// Whether [`Debugger::stop_serving`] was called.

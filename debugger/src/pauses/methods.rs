@@ -54,9 +54,15 @@ pub enum Continued {
     AlreadyResumed,
 }
 
-impl Debugger {
+/// Paused calls, the client's held poll and resuming: what the doors reach as `debugger.pauses()`.
+#[derive(Clone, Copy)]
+pub struct PauseService<'a> {
+    pub(crate) debugger: &'a Debugger,
+}
+
+impl PauseService<'_> {
     fn version_for(&self, take_eval: bool) -> Option<u64> {
-        take_eval.then(|| *self.inner.breakpoint_version.borrow())
+        take_eval.then(|| *self.debugger.inner.breakpoint_version.borrow())
     }
 
     /// Waits (up to the configured hold) until the pause is resumed or an eval is ready for
@@ -69,20 +75,20 @@ impl Debugger {
     /// server does not hold (`unknown`: it tells the pause again) and of a shutdown
     /// (`stopping`: it waits for the next server); a cideldill client, which would die on
     /// either, is held and answered `waiting`.
-    pub async fn poll(&self, pause_id: &str, take_eval: bool) -> PollReply {
-        let deadline = tokio::time::Instant::now() + self.inner.config.poll_hold;
+    pub async fn poll(self, pause_id: &str, take_eval: bool) -> PollReply {
+        let deadline = tokio::time::Instant::now() + self.debugger.inner.config.poll_hold;
         let unknown = || PollReply::Waiting { eval: None, sessions: take_eval.then(Vec::new), checkpoint: None };
         let mut seen_sessions = None;
-        let mut stopping = self.inner.stopping.subscribe();
+        let mut stopping = self.debugger.inner.stopping.subscribe();
         loop {
             if *stopping.borrow_and_update() {
                 return if take_eval { PollReply::Stopping } else { unknown() };
             }
-            let live = self.state().pauses.get(pause_id).map(|p| p.wake.clone());
+            let live = self.debugger.state().pauses.get(pause_id).map(|p| p.wake.clone());
             let Some(wake) = live else {
                 // A resumed pause is only in the store: its client is told the action again. (A
                 // store that cannot be read is a pause not known: the client polls again.)
-                let stored = self.state().store.pause(pause_id);
+                let stored = self.debugger.state().store.pause(pause_id);
                 if let Ok(Some(record)) = stored {
                     // Closed because the server restarted: Breakroom's client tells it again.
                     // Or by a server that woke after its lease ran out (its programs moved on).
@@ -110,7 +116,7 @@ impl Debugger {
             notified.as_mut().enable();
             let mut wait_until = deadline;
             let sessions = {
-                let mut st = self.state();
+                let mut st = self.debugger.state();
                 let sessions = take_eval.then(|| st.sessions.open_for_pause(pause_id));
                 if take_eval && st.pauses.get(pause_id).is_some_and(|p| p.is_paused()) {
                     if let Some(token) = st.checkpoints.take_named(pause_id) {
@@ -168,7 +174,7 @@ impl Debugger {
     /// trip per eval instead of a `repl-result` post and then a poll. The answer is recorded
     /// exactly as `repl-result` records it; an answer that is refused fails the whole request,
     /// and the client polls again without it.
-    pub async fn answer_and_poll(&self, pause_id: &str, mut result: EvalResult, take_eval: bool) -> Result<PollReply> {
+    pub async fn answer_and_poll(self, pause_id: &str, mut result: EvalResult, take_eval: bool) -> Result<PollReply> {
         match result.pause_id.as_deref() {
             None => result.pause_id = Some(pause_id.to_string()),
             Some(id) if id == pause_id => {}
@@ -176,19 +182,19 @@ impl Debugger {
                 return Err(Error::Invalid("pause_mismatch", format!("the answer is for pause {id}, not {pause_id}")))
             }
         }
-        self.submit_eval_result(result)?;
+        self.debugger.sessions().submit_eval_result(result)?;
         Ok(self.poll(pause_id, take_eval).await)
     }
 
     /// Resumes a paused call; its REPL sessions close and waiting evals fail. Returns false
     /// for an unknown pause (which the protocol answers with success).
     pub fn resume(&self, pause_id: &str, request: ResumeRequest) -> Result<bool> {
-        if let Some(holder) = self.pause_held_elsewhere(pause_id)? {
+        if let Some(holder) = self.debugger.pause_held_elsewhere(pause_id)? {
             let request = crate::cluster::Request::Resume { pause_id: pause_id.to_string(), request };
-            return self.ask_holder_now(&holder, request);
+            return self.debugger.ask_holder_now(&holder, request);
         }
         let now = ids::now();
-        let mut st = self.state();
+        let mut st = self.debugger.state();
         let Some(pause) = st.pauses.get(pause_id) else {
             // Resumed pauses are only in the store.
             return match st.store.pause(pause_id)? {
@@ -199,7 +205,7 @@ impl Debugger {
         let action = request.into_action(pause.is_post_completion(), pause.record.call.preferred_format)?;
         let closed = close_pause(&mut st, pause_id, action, now, None)?;
         drop(st);
-        self.publish(LiveEvent::PauseResumed { pause_id: pause_id.to_string() });
+        self.debugger.publish(LiveEvent::PauseResumed { pause_id: pause_id.to_string() });
         self.publish_closed(closed);
         Ok(true)
     }
@@ -220,7 +226,7 @@ impl Debugger {
 
     pub(crate) fn publish_closed(&self, closed: Vec<(String, f64)>) {
         for (session_id, closed_at) in closed {
-            self.publish(LiveEvent::SessionClosed { session_id, closed_at });
+            self.debugger.publish(LiveEvent::SessionClosed { session_id, closed_at });
         }
     }
 }
@@ -230,8 +236,7 @@ pub(crate) fn add_pause(st: &mut State, call: CallData, reason: PauseReason, now
     let (call_id, process_key, function_name) =
         (call.call_id.clone(), call.process_key.clone(), call.method_name.clone());
     st.update_record(&call_id, |record| record.pause_ids.push(pause_id.clone()))?;
-    st.pauses.insert(pause_id.clone(), Pause::new(pause_id.clone(), call, reason, now));
-    st.pause_order.push(pause_id.clone());
+    st.pauses.add(Pause::new(pause_id.clone(), call, reason, now));
     st.save_pause(&pause_id)?;
     st.log(
         now,
@@ -285,8 +290,6 @@ pub(crate) fn close_pause(
         }
     }
     st.checkpoints.pause_closed(pause_id);
-    if st.pauses.remove(pause_id).is_some() {
-        st.pause_order.retain(|id| id != pause_id);
-    }
+    st.pauses.take(pause_id);
     Ok(closed)
 }

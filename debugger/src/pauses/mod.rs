@@ -5,6 +5,9 @@
 pub(crate) mod methods;
 pub(crate) mod views;
 
+pub use methods::PauseService;
+
+use std::collections::HashMap;
 use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
@@ -17,6 +20,44 @@ use crate::error::{Error, Result};
 use crate::eval::EvalQueue;
 use crate::model::PauseReason;
 use crate::store::PauseRecord;
+
+/// The pauses not yet resumed, in the order they paused; a pause leaves memory when it is
+/// resumed (the store keeps it).
+#[derive(Default)]
+pub(crate) struct PauseBook {
+    by_id: HashMap<String, Pause>,
+    order: Vec<String>,
+}
+
+impl PauseBook {
+    pub(crate) fn get(&self, pause_id: &str) -> Option<&Pause> {
+        self.by_id.get(pause_id)
+    }
+
+    pub(crate) fn get_mut(&mut self, pause_id: &str) -> Option<&mut Pause> {
+        self.by_id.get_mut(pause_id)
+    }
+
+    pub(crate) fn contains(&self, pause_id: &str) -> bool {
+        self.by_id.contains_key(pause_id)
+    }
+
+    /// Oldest first.
+    pub(crate) fn in_order(&self) -> impl Iterator<Item = &Pause> {
+        self.order.iter().filter_map(|id| self.by_id.get(id))
+    }
+
+    pub(crate) fn add(&mut self, pause: Pause) {
+        self.order.push(pause.record.pause_id.clone());
+        self.by_id.insert(pause.record.pause_id.clone(), pause);
+    }
+
+    pub(crate) fn take(&mut self, pause_id: &str) -> Option<Pause> {
+        let pause = self.by_id.remove(pause_id)?;
+        self.order.retain(|id| id != pause_id);
+        Some(pause)
+    }
+}
 
 pub struct Pause {
     /// What is kept of the pause across restarts.

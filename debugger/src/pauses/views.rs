@@ -11,42 +11,37 @@ use crate::store::PauseRecord;
 use serde_json::{json, Value};
 use std::collections::HashMap;
 
-use crate::debugger::{Debugger, State};
+use crate::debugger::State;
 use crate::sessions::methods as sessions;
 
-impl Debugger {
+impl super::methods::PauseService<'_> {
     /// Calls paused right now, oldest first.
     pub fn paused_calls(&self) -> Vec<PausedCall> {
         let elsewhere = self.pauses_elsewhere();
-        let st = self.state();
-        let mut calls: Vec<PausedCall> = st
-            .pause_order
-            .iter()
-            .filter_map(|id| st.pauses.get(id))
-            .filter(|p| p.is_shown())
-            .map(|p| paused_call(&st, &p.record))
-            .collect();
+        let st = self.debugger.state();
+        let mut calls: Vec<PausedCall> =
+            st.pauses.in_order().filter(|p| p.is_shown()).map(|p| paused_call(&st, &p.record)).collect();
         calls.extend(elsewhere.iter().map(|record| paused_call(&st, record)));
         calls
     }
 
     /// The pauses other servers on the same database hold (issue 35), as stored.
     fn pauses_elsewhere(&self) -> Vec<crate::store::PauseRecord> {
-        let Some(cluster) = self.cluster() else { return vec![] };
+        let Some(cluster) = self.debugger.cluster() else { return vec![] };
         // A listing shows what this server has when the database cannot be asked.
         cluster.pauses_held_elsewhere().unwrap_or_default()
     }
 
     /// One pause, paused or resumed.
     pub fn pause(&self, pause_id: &str) -> Result<Option<PausedCall>> {
-        let st = self.state();
+        let st = self.debugger.state();
         Ok(st.pause_record(pause_id)?.map(|record| paused_call(&st, &record)))
     }
 
     /// One pause's call as its client sent it (frames, stop, thread), and whether it is paused
     /// now (the DAP adapter's view of a pause).
     pub fn pause_call(&self, pause_id: &str) -> Result<Option<(crate::calls::CallData, bool)>> {
-        let st = self.state();
+        let st = self.debugger.state();
         let paused = st.pauses.get(pause_id).is_some_and(|p| p.is_paused());
         Ok(st.pause_record(pause_id)?.map(|record| (record.call, paused)))
     }
@@ -54,8 +49,8 @@ impl Debugger {
     /// `/api/paused` in the protocol's shape.
     pub fn paused_protocol_view(&self) -> Result<Vec<Value>> {
         let elsewhere = self.pauses_elsewhere();
-        let st = self.state();
-        let here = st.pause_order.iter().filter_map(|id| st.pauses.get(id)).filter(|p| p.is_shown()).map(|p| &p.record);
+        let st = self.debugger.state();
+        let here = st.pauses.in_order().filter(|p| p.is_shown()).map(|p| &p.record);
         here.chain(elsewhere.iter())
             .map(|record| {
                 let sessions = st.store.sessions_of_pause(&record.pause_id)?;
@@ -71,12 +66,12 @@ impl Debugger {
     }
 
     pub fn call_record(&self, call_id: &str) -> Result<Option<CallRecord>> {
-        self.state().store.call(call_id)
+        self.debugger.state().store.call(call_id)
     }
 
     /// Sessions for index pages: the same filters and pages, without transcripts.
     pub fn session_summaries(&self, query: &SessionQuery) -> Result<SessionPage<SessionSummary>> {
-        let st = self.state();
+        let st = self.debugger.state();
         sessions::find_sessions(&st, query)?.page(|row| {
             let s = row.session;
             Ok(SessionSummary {
@@ -94,7 +89,7 @@ impl Debugger {
 
     /// The stack of a pause as it was when the call paused, with the pause's sessions.
     pub fn call_stack(&self, pause_id: &str) -> Result<Option<CallStackView>> {
-        let st = self.state();
+        let st = self.debugger.state();
         let Some(record) = st.pause_record(pause_id)? else {
             return Ok(None);
         };
@@ -115,10 +110,10 @@ impl Debugger {
     }
 
     /// Every process that reported a call, most recently active first.
-    pub fn processes(&self) -> Result<Vec<ProcessSummary>> {
-        let st = self.state();
+    pub fn process_summaries(&self) -> Result<Vec<ProcessSummary>> {
+        let st = self.debugger.state();
         let mut paused: HashMap<&str, usize> = HashMap::new();
-        for pause in st.pauses.values().filter(|p| p.is_shown()) {
+        for pause in st.pauses.in_order().filter(|p| p.is_shown()) {
             *paused.entry(&pause.record.call.process_key).or_default() += 1;
         }
         let mut all = vec![];
@@ -140,7 +135,7 @@ impl Debugger {
 
     /// The calls of one process as a tree (depth-first), or None for an unknown process.
     pub fn call_tree(&self, process_key: &str) -> Result<Option<Vec<CallTreeNode>>> {
-        let st = self.state();
+        let st = self.debugger.state();
         let records = st.store.calls_of_process(process_key)?;
         if records.is_empty() {
             return Ok(None);
@@ -155,7 +150,7 @@ impl Debugger {
 
     /// Every call of one process, in the order they started.
     pub fn call_records(&self, process_key: &str) -> Result<Vec<CallRecord>> {
-        self.state().store.calls_of_process(process_key)
+        self.debugger.state().store.calls_of_process(process_key)
     }
 }
 

@@ -32,6 +32,8 @@ mod tracked;
 
 #[cfg(feature = "runtime")]
 pub use registry::{ProcessConfig, ProcessRegistry};
+#[cfg(feature = "runtime")]
+pub use tracked::ProcessService;
 
 /// Where a process is in its life. `paused` is a running process with a paused call.
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]

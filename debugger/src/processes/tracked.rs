@@ -38,9 +38,15 @@ const LIVENESS_INTERVAL: Duration = Duration::from_secs(1);
 /// Breakpoint hits and logpoint messages a process's detail shows (the newest).
 const BREAKPOINT_EVENTS_SHOWN: usize = 50;
 
-impl Debugger {
-    pub(crate) fn registry(&self) -> &ProcessRegistry {
-        &self.inner.processes
+/// Launched and connected processes: what the doors reach as `debugger.processes()`.
+#[derive(Clone, Copy)]
+pub struct ProcessService<'a> {
+    pub(crate) debugger: &'a Debugger,
+}
+
+impl<'a> ProcessService<'a> {
+    pub(crate) fn registry(&self) -> &'a ProcessRegistry {
+        &self.debugger.inner.processes
     }
 
     /// The address launched processes call back to (`BREAKROOM_URL`).
@@ -63,7 +69,7 @@ impl Debugger {
             Err(e) => {
                 let (code, message) = launch::spawn_error(&req.command[0], &e);
                 if let Ok(failed) = self.registry().failed_to_start(&id, &message, ids::now()) {
-                    self.publish(LiveEvent::ProcessExited { process: failed });
+                    self.debugger.publish(LiveEvent::ProcessExited { process: failed });
                 }
                 return Err(Error::invalid(code, message));
             }
@@ -81,13 +87,13 @@ impl Debugger {
         .into_iter()
         .flatten()
         .collect();
-        let debugger = self.clone();
+        let debugger = self.debugger.clone();
         let watched = id.clone();
         tokio::spawn(async move {
             let status = child.wait().await;
             let drained = futures_join_all(readers);
             let _ = tokio::time::timeout(DRAIN_AFTER_EXIT, drained).await;
-            debugger.registry().flush_output().await;
+            debugger.processes().registry().flush_output().await;
             let ending = match status {
                 Ok(status) => match (status.code(), status.signal()) {
                     (Some(code), _) => Ending::Code(code),
@@ -95,29 +101,30 @@ impl Debugger {
                     (None, None) => Ending::Code(-1),
                 },
                 Err(e) => {
-                    debugger.process_lost(&watched, &format!("cannot wait for the process: {e}"));
+                    debugger.processes().process_lost(&watched, &format!("cannot wait for the process: {e}"));
                     return;
                 }
             };
             // A line woken from a checkpoint took the process over: this one's end is not its end.
-            let moved = debugger.registry().get(&watched, 0.0).is_ok_and(|p| p.pid != child_pid.map(i64::from));
+            let moved =
+                debugger.processes().registry().get(&watched, 0.0).is_ok_and(|p| p.pid != child_pid.map(i64::from));
             if moved {
-                debugger.checkpoint_line_ended(&watched, child_pid.map(i64::from));
+                debugger.checkpoints().checkpoint_line_ended(&watched, child_pid.map(i64::from));
                 return;
             }
-            debugger.process_finished(&watched, ending);
+            debugger.processes().process_finished(&watched, ending);
         });
         let started = self.registry().get(&id, now)?;
-        self.publish(LiveEvent::ProcessStarted { process: started.clone() });
+        self.debugger.publish(LiveEvent::ProcessStarted { process: started.clone() });
         Ok(started)
     }
 
     /// Where a reader hands the lines it read: numbered and queued for storage, then published.
     fn output_sink(&self, id: &str) -> impl Fn(OutputStream, Vec<String>) + Send + 'static {
-        let debugger = self.clone();
+        let debugger = self.debugger.clone();
         let id = id.to_string();
         move |stream, texts| {
-            let lines = debugger.registry().append(&id, stream, texts, ids::now());
+            let lines = debugger.processes().registry().append(&id, stream, texts, ids::now());
             for chunk in lines.chunks(LINES_PER_EVENT) {
                 debugger.publish(LiveEvent::ProcessOutput { process_id: id.clone(), lines: chunk.to_vec() });
             }
@@ -125,25 +132,25 @@ impl Debugger {
     }
 
     fn output_backlogged(&self) -> impl Fn() -> bool + Send + 'static {
-        let debugger = self.clone();
-        move || debugger.registry().output_backlogged()
+        let debugger = self.debugger.clone();
+        move || debugger.processes().registry().output_backlogged()
     }
 
     fn process_finished(&self, id: &str, ending: Ending) {
         let Ok(process) = self.registry().finished(id, ending, ids::now()) else { return };
-        self.checkpoint_line_ended(id, process.pid);
+        self.debugger.checkpoints().checkpoint_line_ended(id, process.pid);
         let reason = match ending {
             Ending::Code(code) => format!("process exited with code {code}"),
             Ending::Signal(signal) => format!("process killed by {}", signal_name(signal)),
         };
-        self.publish(LiveEvent::ProcessExited { process: self.shown(process) });
+        self.debugger.publish(LiveEvent::ProcessExited { process: self.shown(process) });
         self.close_pauses_of_process(id, &reason);
     }
 
     fn process_lost(&self, id: &str, reason: &str) {
         if let Some(process) = self.registry().lost(id, reason, ids::now()) {
-            self.checkpoint_line_ended(id, process.pid);
-            self.publish(LiveEvent::ProcessExited { process: self.shown(process) });
+            self.debugger.checkpoints().checkpoint_line_ended(id, process.pid);
+            self.debugger.publish(LiveEvent::ProcessExited { process: self.shown(process) });
             self.close_pauses_of_process(id, reason);
         }
     }
@@ -168,11 +175,10 @@ impl Debugger {
             return;
         }
         let now = ids::now();
-        let mut st = self.state();
+        let mut st = self.debugger.state();
         let open: Vec<String> = st
-            .pause_order
-            .iter()
-            .filter_map(|pause_id| st.pauses.get(pause_id))
+            .pauses
+            .in_order()
             .filter(|p| p.is_paused() && keys.contains(&p.record.call.process_key))
             .map(|p| p.record.pause_id.clone())
             .collect();
@@ -197,17 +203,17 @@ impl Debugger {
         }
         drop(st);
         for pause_id in resumed {
-            self.publish(LiveEvent::PauseResumed { pause_id });
+            self.debugger.publish(LiveEvent::PauseResumed { pause_id });
         }
-        self.publish_closed(closed);
+        self.debugger.pauses().publish_closed(closed);
     }
 
     /// A debug client's call: links it to its process record (made if new).
     pub(crate) fn note_client(&self, mut seen: ClientSeen) {
-        seen.attached =
-            seen.host.as_deref() == Some(self.registry().host()) && self.inner.attaching.is_attaching(seen.pid);
+        seen.attached = seen.host.as_deref() == Some(self.registry().host())
+            && self.debugger.inner.attaching.is_attaching(seen.pid);
         match self.registry().client_seen(seen, ids::now()) {
-            Ok(Some(process)) => self.publish(LiveEvent::ProcessStarted { process: self.shown(process) }),
+            Ok(Some(process)) => self.debugger.publish(LiveEvent::ProcessStarted { process: self.shown(process) }),
             Ok(None) => {}
             Err(e) => eprintln!("breakroom: cannot record a client's process: {e}"),
         }
@@ -216,8 +222,8 @@ impl Debugger {
     /// Ids of tracked processes with a call paused right now.
     fn paused_process_ids(&self) -> HashSet<String> {
         let keys: HashSet<String> = {
-            let st = self.state();
-            st.pauses.values().filter(|p| p.is_shown()).map(|p| p.record.call.process_key.clone()).collect()
+            let st = self.debugger.state();
+            st.pauses.in_order().filter(|p| p.is_shown()).map(|p| p.record.call.process_key.clone()).collect()
         };
         keys.iter().filter_map(|key| self.registry().id_for_key(key)).collect()
     }
@@ -240,7 +246,7 @@ impl Debugger {
         let process = self.registry().get(id, ids::now())?;
         let process = self.with_pause_status(process, &self.paused_process_ids());
         let keys: HashSet<String> = self.registry().keys_of(id).into_iter().collect();
-        let st = self.state();
+        let st = self.debugger.state();
         let mut pauses = vec![];
         let mut sessions = vec![];
         let mut breakpoint_events = vec![];
@@ -283,7 +289,7 @@ impl Debugger {
 
     /// A page of a launched process's output (`stream`: one, or both merged in order).
     pub async fn process_output(
-        &self,
+        self,
         id: &str,
         stream: Option<OutputStream>,
         from: u64,
@@ -301,7 +307,7 @@ impl Debugger {
     pub fn stop_process(&self, id: &str) -> Result<TrackedProcess> {
         let process = self.registry().stop_requested(id)?;
         // Its checkpoints end with it; a process that ended but kept checkpoints is stopped by that.
-        if self.end_checkpoints_of(id) > 0 && !process.status.is_alive() {
+        if self.debugger.checkpoints().end_checkpoints_of(id) > 0 && !process.status.is_alive() {
             return Ok(self.shown(process));
         }
         if !process.status.is_alive() {
@@ -320,11 +326,11 @@ impl Debugger {
             }
         };
         signal(pid, Signal::SIGTERM);
-        let debugger = self.clone();
+        let debugger = self.debugger.clone();
         let id = id.to_string();
         tokio::spawn(async move {
             tokio::time::sleep(STOP_GRACE).await;
-            let alive = debugger.registry().get(&id, 0.0).is_ok_and(|p| p.status.is_alive());
+            let alive = debugger.processes().registry().get(&id, 0.0).is_ok_and(|p| p.status.is_alive());
             if alive {
                 signal(pid, Signal::SIGKILL);
             }
@@ -347,7 +353,7 @@ impl Debugger {
         let key = ids::process_key(parent.0, parent.1);
         let created = self.registry().child_not_followed(&key, pid, argv, reason, ids::now())?;
         if let Some(process) = &created {
-            self.publish(LiveEvent::ProcessStarted { process: self.shown(process.clone()) });
+            self.debugger.publish(LiveEvent::ProcessStarted { process: self.shown(process.clone()) });
         }
         Ok(created)
     }
@@ -355,8 +361,8 @@ impl Debugger {
     /// Forgets a finished process and its output now.
     pub fn forget_process(&self, id: &str) -> Result<()> {
         self.registry().forget(id)?;
-        self.end_checkpoints_of(id);
-        self.publish(LiveEvent::ProcessForgotten { process_id: id.to_string() });
+        self.debugger.checkpoints().end_checkpoints_of(id);
+        self.debugger.publish(LiveEvent::ProcessForgotten { process_id: id.to_string() });
         Ok(())
     }
 
@@ -366,19 +372,19 @@ impl Debugger {
     /// the runtime stops.
     pub fn watch_processes(&self) {
         let Ok(runtime) = tokio::runtime::Handle::try_current() else { return };
-        let debugger = self.clone();
+        let debugger = self.debugger.clone();
         runtime.spawn(async move {
             let mut tick = tokio::time::interval(LIVENESS_INTERVAL);
             let mut checked_at = ids::now();
             loop {
                 tick.tick().await;
-                for (id, pid) in debugger.registry().unwatched_local() {
+                for (id, pid) in debugger.processes().registry().unwatched_local() {
                     if !liveness::pid_is_alive(pid) {
-                        debugger.process_lost(&id, &format!("process {pid} ended"));
+                        debugger.processes().process_lost(&id, &format!("process {pid} ended"));
                     }
                 }
                 let now = ids::now();
-                for process_id in debugger.registry().left_list_between(checked_at, now) {
+                for process_id in debugger.processes().registry().left_list_between(checked_at, now) {
                     debugger.publish(LiveEvent::ProcessLeftList { process_id });
                 }
                 checked_at = now;

@@ -12,7 +12,6 @@ use std::collections::HashMap;
 use std::time::Duration;
 use tokio::sync::oneshot;
 
-use crate::debugger::Debugger;
 use crate::model::FrameIndex;
 use crate::sessions::methods::{checked_frame, session_target};
 use crate::snippet;
@@ -21,13 +20,13 @@ use crate::snippet;
 /// anything longer means the program is busy with a slow eval; the page just gets no list.
 const HELPER_TIMEOUT: Duration = Duration::from_secs(5);
 
-impl Debugger {
+impl super::methods::SessionService<'_> {
     /// Jupyter's complete_reply for `code` at `cursor_pos` (code points), from the session's
     /// names, the frame's locals and globals and builtins.
     ///
     /// `frame`: the stack frame to complete in (0 = innermost); None: the session's selected one.
     pub async fn complete(
-        &self,
+        self,
         session_id: &str,
         code: &str,
         cursor_pos: Option<usize>,
@@ -48,7 +47,7 @@ impl Debugger {
     /// The variables panel: the frame's locals and the session's names. A local that is one of
     /// the call's arguments carries the CID its value was stored under at the call (`cid`).
     /// `frame` as for [`Debugger::complete`].
-    pub async fn variables(&self, session_id: &str, frame: Option<FrameIndex>) -> Result<Value> {
+    pub async fn variables(self, session_id: &str, frame: Option<FrameIndex>) -> Result<Value> {
         let args = json!({});
         let mut reply = self
             .ask(session_id, RequestKind::Variables, args.clone(), snippet::panel("variables", &args), frame)
@@ -67,7 +66,7 @@ impl Debugger {
 
     /// One level under a panel path (`[["var", name], ["attr", name] | ["item", i], …]`).
     pub async fn expand(
-        &self,
+        self,
         session_id: &str,
         path: &VariablePath,
         offset: usize,
@@ -80,7 +79,7 @@ impl Debugger {
     /// The variables panel over a frame's globals instead of its locals (an editor's Globals
     /// scope): the rows, or with `path` one level under a row (`offset` as for expand).
     pub async fn globals_panel(
-        &self,
+        self,
         session_id: &str,
         frame: Option<FrameIndex>,
         path: Option<&VariablePath>,
@@ -96,14 +95,14 @@ impl Debugger {
 
     /// Evaluates `expr` in a paused call outside any REPL session (a breakpoint condition):
     /// the client's answer as it gave it. `SessionClosed` when the pause ended meanwhile.
-    pub(crate) async fn ask_unrecorded(&self, pause_id: &str, expr: String) -> Result<EvalResult> {
+    pub(crate) async fn ask_unrecorded(self, pause_id: &str, expr: String) -> Result<EvalResult> {
         self.ask_unrecorded_in(pause_id, expr, None).await
     }
 
     /// Evaluates `expr` in frame `frame` of a paused call without recording it (an editor's
     /// watch or hover): the text shown and whether it failed.
     pub async fn evaluate_unrecorded(
-        &self,
+        self,
         pause_id: &str,
         expr: &str,
         frame: Option<FrameIndex>,
@@ -112,7 +111,7 @@ impl Debugger {
             return Err(Error::MissingField { code: "missing_expr", field: "expr" });
         }
         if let Some(frame) = frame {
-            checked_frame(&self.state(), pause_id, frame.get())?;
+            checked_frame(&self.debugger.state(), pause_id, frame.get())?;
         }
         let result = self.ask_unrecorded_in(pause_id, expr.to_string(), frame).await?;
         let is_error = result.error.is_some();
@@ -120,11 +119,11 @@ impl Debugger {
         Ok(EvalOutcome { output, stdout: result.stdout.unwrap_or_default(), is_error, result_cid: result.result_cid })
     }
 
-    async fn ask_unrecorded_in(&self, pause_id: &str, expr: String, frame: Option<FrameIndex>) -> Result<EvalResult> {
+    async fn ask_unrecorded_in(self, pause_id: &str, expr: String, frame: Option<FrameIndex>) -> Result<EvalResult> {
         let (reply, answer) = oneshot::channel();
         let eval_id = ids::new_uuid();
         {
-            let mut st = self.state();
+            let mut st = self.debugger.state();
             let pause = st.pauses.get_mut(pause_id).filter(|p| p.is_paused());
             let pause = pause.ok_or_else(|| Error::SessionClosed(unrecorded_session(pause_id)))?;
             let request = EvalRequest {
@@ -132,7 +131,7 @@ impl Debugger {
                 session_id: unrecorded_session(pause_id),
                 pause_id: pause_id.to_string(),
                 expr,
-                timeout_s: self.inner.config.eval_timeout.as_secs_f64(),
+                timeout_s: self.debugger.inner.config.eval_timeout.as_secs_f64(),
                 kind: RequestKind::Eval,
                 args: None,
                 frame,
@@ -140,22 +139,22 @@ impl Debugger {
             pause.evals.push(PendingEval { request, reply: Reply::Raw(reply), requested_at: ids::now() });
             pause.wake.notify_waiters();
         }
-        match tokio::time::timeout(self.inner.config.eval_timeout, answer).await {
+        match tokio::time::timeout(self.debugger.inner.config.eval_timeout, answer).await {
             Ok(Ok(result)) => Ok(result),
             Ok(Err(_closed)) => Err(Error::SessionClosed(unrecorded_session(pause_id))),
             Err(_elapsed) => {
-                let mut st = self.state();
+                let mut st = self.debugger.state();
                 if let Some(pause) = st.pauses.get_mut(pause_id) {
                     pause.wake.notify_waiters();
                     pause.evals.give_up(&eval_id);
                 }
-                Err(Error::EvalTimeout(self.inner.config.eval_timeout.as_secs()))
+                Err(Error::EvalTimeout(self.debugger.inner.config.eval_timeout.as_secs()))
             }
         }
     }
 
     async fn ask(
-        &self,
+        self,
         session_id: &str,
         kind: RequestKind,
         args: Value,
@@ -165,7 +164,7 @@ impl Debugger {
         let (reply, answer) = oneshot::channel();
         let eval_id = ids::new_uuid();
         let pause_id = {
-            let mut st = self.state();
+            let mut st = self.debugger.state();
             let (pause_id, frame) = session_target(&st, session_id, frame)?;
             let pause = st.pauses.get_mut(&pause_id).filter(|p| p.is_paused());
             let pause = pause.ok_or_else(|| Error::SessionClosed(session_id.to_string()))?;
@@ -183,12 +182,12 @@ impl Debugger {
             pause.wake.notify_waiters();
             pause_id
         };
-        let timeout = HELPER_TIMEOUT.min(self.inner.config.eval_timeout);
+        let timeout = HELPER_TIMEOUT.min(self.debugger.inner.config.eval_timeout);
         let result = match tokio::time::timeout(timeout, answer).await {
             Ok(Ok(result)) => result,
             Ok(Err(_closed)) => return Err(Error::SessionClosed(session_id.to_string())),
             Err(_elapsed) => {
-                let mut st = self.state();
+                let mut st = self.debugger.state();
                 if let Some(pause) = st.pauses.get_mut(&pause_id) {
                     pause.wake.notify_waiters();
                     pause.evals.give_up(&eval_id);

@@ -17,17 +17,23 @@ use crate::sessions::helpers;
 use crate::sessions::{DEFAULT_PER_PAGE, MAX_PER_PAGE};
 use crate::store::{AnsweredEval, SessionFilter, SessionRow};
 
-impl Debugger {
+/// REPL sessions, their evals and the REPL's helper requests: what the doors reach as `debugger.sessions()`.
+#[derive(Clone, Copy)]
+pub struct SessionService<'a> {
+    pub(crate) debugger: &'a Debugger,
+}
+
+impl SessionService<'_> {
     pub fn start_session(&self, pause_id: &str) -> Result<String> {
         if pause_id.trim().is_empty() {
             return Err(Error::MissingField { code: "missing_pause_id", field: "pause_id" });
         }
-        if let Some(holder) = self.pause_held_elsewhere(pause_id)? {
+        if let Some(holder) = self.debugger.pause_held_elsewhere(pause_id)? {
             let request = crate::cluster::Request::StartSession { pause_id: pause_id.to_string() };
-            return self.ask_holder_now(&holder, request);
+            return self.debugger.ask_holder_now(&holder, request);
         }
         let now = ids::now();
-        let mut st = self.state();
+        let mut st = self.debugger.state();
         let Some(pause) = st.pauses.get(pause_id) else {
             // Resumed pauses are only in the store.
             return Err(match st.store.pause(pause_id)? {
@@ -74,14 +80,15 @@ impl Debugger {
             json!({"session_id": session_id, "pause_id": pause_id, "call_id": call_id, "function_name": function_name}),
         )?;
         drop(st);
-        self.publish(LiveEvent::SessionStarted { session_id: session_id.clone(), pause_id: pause_id.to_string() });
+        self.debugger
+            .publish(LiveEvent::SessionStarted { session_id: session_id.clone(), pause_id: pause_id.to_string() });
         Ok(session_id)
     }
 
     /// pdb's up/down: the frame this session's evals, completion and variables run in from now
     /// on (0 = innermost), until it is changed or the session follows a step.
     pub fn select_frame(&self, session_id: &str, frame: FrameIndex) -> Result<()> {
-        let mut st = self.state();
+        let mut st = self.debugger.state();
         let pause_id = st.open_session(session_id)?.pause_id.clone();
         let frame = checked_frame(&st, &pause_id, frame.get())?;
         st.sessions.select_frame(session_id, frame);
@@ -90,12 +97,12 @@ impl Debugger {
 
     /// A session with its transcript, open or closed.
     pub fn session(&self, session_id: &str) -> Result<Option<ReplSession>> {
-        self.state().session(session_id)
+        self.debugger.state().session(session_id)
     }
 
     /// Matching sessions, newest first, one page of them, with their transcripts.
     pub fn list_sessions(&self, query: &SessionQuery) -> Result<SessionPage<ReplSession>> {
-        let st = self.state();
+        let st = self.debugger.state();
         find_sessions(&st, query)?.page(|row| match st.sessions.get(&row.session.session_id) {
             Some(open) => Ok(open.clone()),
             None => st.store.with_transcript(row.session),
@@ -104,24 +111,24 @@ impl Debugger {
 
     /// The sessions of a pause, oldest first.
     pub fn sessions_for_pause(&self, pause_id: &str) -> Result<Vec<String>> {
-        let links = self.state().store.sessions_of_pause(pause_id)?;
+        let links = self.debugger.state().store.sessions_of_pause(pause_id)?;
         Ok(links.into_iter().map(|link| link.session_id).collect())
     }
 
     /// The sessions of a call, oldest first.
     pub fn sessions_for_call(&self, call_id: &str) -> Result<Vec<String>> {
-        let links = self.state().store.sessions_of_call(call_id)?;
+        let links = self.debugger.state().store.sessions_of_call(call_id)?;
         Ok(links.into_iter().map(|link| link.session_id).collect())
     }
 
     /// Closes a session (idempotent); its waiting evals answer "session closed".
     pub fn close_session(&self, session_id: &str) -> Result<()> {
-        if let Some(holder) = self.session_held_elsewhere(session_id)? {
+        if let Some(holder) = self.debugger.session_held_elsewhere(session_id)? {
             let request = crate::cluster::Request::CloseSession { session_id: session_id.to_string() };
-            return self.ask_holder_now(&holder, request);
+            return self.debugger.ask_holder_now(&holder, request);
         }
         let now = ids::now();
-        let mut st = self.state();
+        let mut st = self.debugger.state();
         match st.open_session(session_id) {
             Ok(_) => {}
             Err(Error::SessionClosed(_)) => return Ok(()),
@@ -135,31 +142,31 @@ impl Debugger {
         st.log_unanswered(cancelled.into_iter().flatten())?;
         close_one_session(&mut st, session_id, now, None)?;
         drop(st);
-        self.publish(LiveEvent::SessionClosed { session_id: session_id.to_string(), closed_at: now });
+        self.debugger.publish(LiveEvent::SessionClosed { session_id: session_id.to_string(), closed_at: now });
         Ok(())
     }
 
     /// Runs `expr` in the paused program and waits for its answer, which is also appended to
     /// the transcript.
-    pub async fn eval(&self, session_id: &str, expr: &str) -> Result<EvalOutcome> {
+    pub async fn eval(self, session_id: &str, expr: &str) -> Result<EvalOutcome> {
         self.eval_in_frame(session_id, expr, None).await
     }
 
     /// [`Debugger::eval`] in a frame of the pause's stack (0 = innermost); without one, in the
     /// session's selected frame ([`Debugger::select_frame`]).
-    pub async fn eval_in_frame(&self, session_id: &str, expr: &str, frame: Option<FrameIndex>) -> Result<EvalOutcome> {
+    pub async fn eval_in_frame(self, session_id: &str, expr: &str, frame: Option<FrameIndex>) -> Result<EvalOutcome> {
         if expr.trim().is_empty() {
             return Err(Error::MissingField { code: "missing_expr", field: "expr" });
         }
-        if let Some(holder) = self.session_held_elsewhere(session_id)? {
+        if let Some(holder) = self.debugger.session_held_elsewhere(session_id)? {
             let request =
                 crate::cluster::Request::Eval { session_id: session_id.to_string(), expr: expr.to_string(), frame };
-            return self.ask_holder(&holder, request).await;
+            return self.debugger.ask_holder(&holder, request).await;
         }
         let (reply, answer) = oneshot::channel();
         let eval_id = ids::new_uuid();
         let pause_id = {
-            let mut st = self.state();
+            let mut st = self.debugger.state();
             let (pause_id, frame) = session_target(&st, session_id, frame)?;
             if st.steps.is_stepping(&pause_id) {
                 return Err(Error::conflict(
@@ -176,7 +183,7 @@ impl Debugger {
                 session_id: session_id.to_string(),
                 pause_id: pause_id.clone(),
                 expr: expr.to_string(),
-                timeout_s: self.inner.config.eval_timeout.as_secs_f64(),
+                timeout_s: self.debugger.inner.config.eval_timeout.as_secs_f64(),
                 kind: RequestKind::Eval,
                 args: None,
                 frame,
@@ -185,24 +192,24 @@ impl Debugger {
             pause.wake.notify_waiters();
             pause_id
         };
-        match tokio::time::timeout(self.inner.config.eval_timeout, answer).await {
+        match tokio::time::timeout(self.debugger.inner.config.eval_timeout, answer).await {
             Ok(Ok(entry)) => Ok(EvalOutcome::from(&entry)),
             Ok(Err(_closed)) => Err(Error::SessionClosed(session_id.to_string())),
             Err(_elapsed) => {
-                let mut st = self.state();
+                let mut st = self.debugger.state();
                 let unanswered = st.pauses.get_mut(&pause_id).and_then(|pause| {
                     pause.wake.notify_waiters();
                     pause.evals.give_up(&eval_id)
                 });
                 st.log_unanswered(unanswered.into_iter())?;
-                Err(Error::EvalTimeout(self.inner.config.eval_timeout.as_secs()))
+                Err(Error::EvalTimeout(self.debugger.inner.config.eval_timeout.as_secs()))
             }
         }
     }
 
     /// `poll-repl`: the next eval for the paused client, if one is ready.
     pub fn next_eval(&self, pause_id: &str) -> Option<EvalRequest> {
-        self.state().pauses.get_mut(pause_id)?.evals.take_next()
+        self.debugger.state().pauses.get_mut(pause_id)?.evals.take_next()
     }
 
     /// The client's answer to an eval: appended to the transcript and handed to the waiter.
@@ -213,7 +220,7 @@ impl Debugger {
             return Err(Error::MissingField { code: "missing_fields", field: "eval_id, session_id and pause_id" });
         };
         let now = ids::now();
-        let mut st = self.state();
+        let mut st = self.debugger.state();
         if session_id.starts_with(helpers::UNRECORDED_SESSION_PREFIX) {
             // A condition check: answered to its waiter only, if it is one.
             let pause = st.pauses.get_mut(pause_id).ok_or_else(|| Error::EvalNotFound(eval_id.to_string()))?;
@@ -294,7 +301,7 @@ impl Debugger {
         if let Some(PendingEval { reply: Reply::Transcript(reply), .. }) = pending {
             let _ = reply.send(entry.clone());
         }
-        self.publish(LiveEvent::TranscriptAppended { session_id: session_id.to_string(), entry });
+        self.debugger.publish(LiveEvent::TranscriptAppended { session_id: session_id.to_string(), entry });
         Ok(())
     }
 
@@ -309,7 +316,7 @@ impl Debugger {
         result_cid: Option<String>,
     ) -> Result<TranscriptEntry> {
         let now = ids::now();
-        let mut st = self.state();
+        let mut st = self.debugger.state();
         st.open_session(session_id)?;
         let entry = st.sessions.next_entry(
             session_id,
@@ -324,7 +331,8 @@ impl Debugger {
         st.store.atomically(|store| persist_entry(store, &process_key, session_id, "", &entry, now))?;
         st.sessions.push(session_id, entry.clone());
         drop(st);
-        self.publish(LiveEvent::TranscriptAppended { session_id: session_id.to_string(), entry: entry.clone() });
+        self.debugger
+            .publish(LiveEvent::TranscriptAppended { session_id: session_id.to_string(), entry: entry.clone() });
         Ok(entry)
     }
 }

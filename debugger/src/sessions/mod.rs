@@ -4,6 +4,8 @@
 
 pub(crate) mod helpers;
 pub(crate) mod methods;
+
+pub use methods::SessionService;
 pub(crate) mod store;
 
 use std::collections::HashMap;

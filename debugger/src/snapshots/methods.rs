@@ -1,4 +1,4 @@
-//! The `Debugger`'s snapshot doors: a program sends one, pages and agents read them.
+//! The snapshot service's doors: a program sends one, pages and agents read them.
 
 use std::collections::BTreeMap;
 
@@ -6,7 +6,6 @@ use serde::Deserialize;
 use serde_json::Value;
 
 use super::{Snapshot, SnapshotFilter, SnapshotFrame, SnapshotSummary, SnapshotThread, WatchValue};
-use crate::breakpoints::policy::{BreakpointAction, BreakpointState};
 use crate::debugger::Debugger;
 use crate::error::{Error, Result};
 use crate::ids;
@@ -84,17 +83,23 @@ pub struct SnapshotKept {
     pub completed: bool,
 }
 
-impl Debugger {
+/// Snapshot breakpoints' captures: what the doors reach as `debugger.snapshots()`.
+#[derive(Clone, Copy)]
+pub struct SnapshotService<'a> {
+    pub(crate) debugger: &'a Debugger,
+}
+
+impl SnapshotService<'_> {
     /// A snapshot a program took. Kept while its breakpoint is active, so with `max_hits` N the
     /// first N to arrive from any process are kept and the rest are told `breakpoint_finished`.
-    pub fn take_snapshot(&self, sent: SnapshotTaken) -> Result<SnapshotKept> {
+    pub fn take(&self, sent: SnapshotTaken) -> Result<SnapshotKept> {
         if !sent.taken_at.is_finite() {
             return Err(Error::invalid("invalid_snapshot", "taken_at is a time in epoch seconds"));
         }
         let (pid, start_time) = (sent.process_pid, sent.process_start_time);
         let process_key = ids::process_key(pid, start_time);
         if sent.hostname.is_some() {
-            self.note_client(crate::processes::registry::ClientSeen {
+            self.debugger.processes().note_client(crate::processes::registry::ClientSeen {
                 process_key: process_key.clone(),
                 pid,
                 process_id: sent.process_id.clone(),
@@ -108,7 +113,7 @@ impl Debugger {
         let snapshot = Snapshot {
             snapshot_id: String::new(),
             breakpoint_id: sent.breakpoint_id.clone(),
-            process_id: self.registry().id_for_key(&process_key),
+            process_id: self.debugger.processes().registry().id_for_key(&process_key),
             process_key,
             taken_at: sent.taken_at,
             received_at: now,
@@ -123,40 +128,31 @@ impl Debugger {
             size_bytes: sent.size_bytes,
             capture_ms: sent.capture_ms.filter(|ms| ms.is_finite()),
         };
-        let keep = self.inner.config.snapshots_kept;
-        let mut st = self.state();
+        let keep = self.debugger.inner.config.snapshots_kept;
+        let mut st = self.debugger.state();
         let id = sent.breakpoint_id;
-        let record = st.records.by_id.get(&id).ok_or_else(|| Error::BreakpointNotFound(id.clone()))?;
-        if record.action != BreakpointAction::Snapshot {
-            return Err(Error::conflict(
-                "not_a_snapshot_breakpoint",
-                format!("{id} is a {} breakpoint, not a snapshot breakpoint", record.action.as_str()),
-            ));
-        }
-        finished(&id, record.limits.state(&record.tally, now))?;
+        st.records.check_snapshot_target(&id, now)?;
         let snapshot_id = st.store.put_snapshot(&snapshot, keep.max(1))?;
-        let Some(record) = st.records.by_id.get_mut(&id) else { return Err(Error::BreakpointNotFound(id)) };
-        record.tally.captured += 1;
-        let completed = record.limits.state(&record.tally, now) != BreakpointState::Active;
-        let record = record.clone();
+        let (record, completed) = st.records.count_capture(&id, now)?;
         st.save_record(&record)?;
         drop(st);
         if completed {
-            self.breakpoints_changed(); // every program disarms it now
+            self.debugger.breakpoints().breakpoints_changed(); // every program disarms it now
         } else {
-            self.publish(LiveEvent::BreakpointsChanged);
+            self.debugger.publish(LiveEvent::BreakpointsChanged);
         }
         Ok(SnapshotKept { snapshot_id, completed })
     }
 
     /// Newest first (at most `filter.limit`, up to 500).
-    pub fn snapshots(&self, filter: &SnapshotFilter) -> Result<Vec<SnapshotSummary>> {
+    pub fn list(&self, filter: &SnapshotFilter) -> Result<Vec<SnapshotSummary>> {
         let filter = SnapshotFilter { limit: filter.limit.clamp(1, 500), ..filter.clone() };
-        Ok(self.state().store.snapshots(&filter)?.iter().map(Snapshot::summary).collect())
+        Ok(self.debugger.state().store.snapshots(&filter)?.iter().map(Snapshot::summary).collect())
     }
 
-    pub fn snapshot(&self, snapshot_id: &str) -> Result<Snapshot> {
-        self.state()
+    pub fn get(&self, snapshot_id: &str) -> Result<Snapshot> {
+        self.debugger
+            .state()
             .store
             .snapshot(snapshot_id)?
             .ok_or_else(|| Error::not_found("snapshot_not_found", format!("no snapshot {snapshot_id}")))
@@ -164,18 +160,7 @@ impl Debugger {
 
     /// Snapshots a breakpoint has on disk (the panel's count; `captured` counts every one kept,
     /// including those retention has since removed).
-    pub fn snapshot_count(&self, breakpoint_id: &str) -> Result<u64> {
-        self.state().store.snapshot_count(breakpoint_id)
-    }
-}
-
-/// Refuses a hit of a breakpoint that no longer arms.
-pub(crate) fn finished(id: &str, status: BreakpointState) -> Result<()> {
-    match status {
-        BreakpointState::Active => Ok(()),
-        BreakpointState::Completed => {
-            Err(Error::conflict("breakpoint_finished", format!("{id} is completed: it kept its max_hits already")))
-        }
-        BreakpointState::Expired => Err(Error::conflict("breakpoint_finished", format!("{id} has expired"))),
+    pub fn count(&self, breakpoint_id: &str) -> Result<u64> {
+        self.debugger.state().store.snapshot_count(breakpoint_id)
     }
 }

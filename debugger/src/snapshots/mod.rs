@@ -9,6 +9,8 @@
 #[cfg(feature = "runtime")]
 pub mod methods;
 #[cfg(feature = "runtime")]
+pub use methods::SnapshotService;
+#[cfg(feature = "runtime")]
 pub mod read_only;
 #[cfg(feature = "runtime")]
 mod store;

@@ -40,8 +40,7 @@ fn order(req: StepRequest) -> Result<Order> {
 /// Why a pause cannot step, if it cannot.
 fn refusal(st: &State, pause_id: &str, call: &CallData, reason: PauseReason) -> Option<Error> {
     let post_mortem = call.stop.as_ref().is_some_and(|s| s.kind == StopKind::Exception)
-        || (reason == PauseReason::Exception
-            && st.running.get(&call.call_id).is_some_and(|(_, pre)| pre.as_deref() == Some(pause_id)));
+        || (reason == PauseReason::Exception && st.calls.paused_at_start(&call.call_id, pause_id));
     if post_mortem {
         return Some(Error::conflict(
             "cannot_step_post_mortem",
@@ -61,19 +60,25 @@ fn refusal(st: &State, pause_id: &str, call: &CallData, reason: PauseReason) -> 
     None
 }
 
-impl Debugger {
+/// Stepping from a pause to the next line: what the doors reach as `debugger.steps()`.
+#[derive(Clone, Copy)]
+pub struct StepService<'a> {
+    pub(crate) debugger: &'a Debugger,
+}
+
+impl StepService<'_> {
     /// `POST /api/paused/{pause_id}/step`: sends the step and waits up to 2 s for the program to
     /// stop again. The pause's REPL sessions stay open and move to the new pause.
-    pub async fn step(&self, pause_id: &str, req: StepRequest) -> Result<StepReply> {
-        if let Some(holder) = self.pause_held_elsewhere(pause_id)? {
+    pub async fn step(self, pause_id: &str, req: StepRequest) -> Result<StepReply> {
+        if let Some(holder) = self.debugger.pause_held_elsewhere(pause_id)? {
             order(req.clone())?;
             let request = crate::cluster::Request::Step { pause_id: pause_id.to_string(), request: req };
-            return self.ask_holder(&holder, request).await;
+            return self.debugger.ask_holder(&holder, request).await;
         }
         let order = order(req)?;
         let now = ids::now();
         let (answer, closed) = {
-            let mut st = self.state();
+            let mut st = self.debugger.state();
             let Some(pause) = st.pauses.get(pause_id) else {
                 return Err(match st.store.pause(pause_id)? {
                     Some(_) => Error::PauseResumed(pause_id.to_string()),
@@ -97,8 +102,8 @@ impl Debugger {
                 }
             }
         };
-        self.publish(LiveEvent::PauseResumed { pause_id: pause_id.to_string() });
-        self.publish_closed(closed);
+        self.debugger.publish(LiveEvent::PauseResumed { pause_id: pause_id.to_string() });
+        self.debugger.pauses().publish_closed(closed);
         match tokio::time::timeout(STEP_ANSWER_WAIT, answer).await {
             Ok(Ok(stopped)) => Ok(stopped),
             _ => Ok(StepReply::Running { previous_pause_id: pause_id.to_string() }),
@@ -108,15 +113,16 @@ impl Debugger {
     /// `GET /api/paused/{pause_id}/frames`: the pause's stack, innermost first (resumed pauses
     /// too: the stack is kept with them).
     pub fn frames(&self, pause_id: &str) -> Result<Vec<FrameView>> {
-        let record = self.state().pause_record(pause_id)?.ok_or_else(|| Error::PauseNotFound(pause_id.to_string()))?;
+        let record =
+            self.debugger.state().pause_record(pause_id)?.ok_or_else(|| Error::PauseNotFound(pause_id.to_string()))?;
         Ok(frame_views(&record.call))
     }
 
     /// `POST /api/paused/{pause_id}/reverse-continue`: back to the newest checkpoint before this
     /// pause that was taken at a breakpoint's pause (not a step's) on its line.
-    pub async fn reverse_continue(&self, pause_id: &str) -> Result<Travel> {
+    pub async fn reverse_continue(self, pause_id: &str) -> Result<Travel> {
         let cp_id = {
-            let st = self.state();
+            let st = self.debugger.state();
             let record = st.pause_record(pause_id)?.ok_or_else(|| Error::PauseNotFound(pause_id.to_string()))?;
             let mut at = st.checkpoints.before(&record.call.process_key, pause_id);
             let mut found = None;
@@ -141,7 +147,7 @@ impl Debugger {
                 )
             })?
         };
-        self.rewind(&cp_id).await
+        self.debugger.checkpoints().rewind(&cp_id).await
     }
 }
 
@@ -155,10 +161,10 @@ pub struct DebugState {
     pub running: bool,
 }
 
-impl Debugger {
+impl StepService<'_> {
     /// The debug page's view of an open session (None when it is closed).
     pub fn debug_state(&self, session_id: &str) -> Result<Option<DebugState>> {
-        let st = self.state();
+        let st = self.debugger.state();
         let Some(session) = st.sessions.get(session_id) else { return Ok(None) };
         let pause_id = session.pause_id.clone();
         let Some(record) = st.pause_record(&pause_id)? else { return Ok(None) };

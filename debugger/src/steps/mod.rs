@@ -7,6 +7,8 @@
 pub(crate) mod in_flight;
 #[cfg(feature = "runtime")]
 pub(crate) mod methods;
+#[cfg(feature = "runtime")]
+pub use methods::StepService;
 
 use serde::{Deserialize, Serialize};
 

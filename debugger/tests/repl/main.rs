@@ -21,8 +21,9 @@ fn debugger() -> Debugger {
 
 /// Pauses a call of `name` in process `pid`; returns the pause id.
 fn pause(d: &Debugger, name: &str, pid: i64) -> String {
-    d.add_breakpoint(name, Some("(a, b)".into()), None).unwrap();
+    d.function_breakpoints().add_breakpoint(name, Some("(a, b)".into()), None).unwrap();
     let reply = d
+        .calls()
         .start_call(CallStart {
             method_name: Some(name.into()),
             process_pid: Some(json!(pid)),

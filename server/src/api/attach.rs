@@ -24,13 +24,13 @@ pub async fn attach(
     State(debugger): State<Debugger>,
     JsonBody(request): JsonBody<AttachRequest>,
 ) -> Result<(StatusCode, Json<Attached>), ApiError> {
-    Ok((StatusCode::ACCEPTED, Json(debugger.attach(request).await?)))
+    Ok((StatusCode::ACCEPTED, Json(debugger.attach().process(request).await?)))
 }
 
 #[utoipa::path(operation_id = "local_python_processes", get, path = "/api/local-processes", tag = "processes",
     responses((status = 200, body = LocalPythonProcesses, description = "Python processes of this machine: pid, user, version, argv, attachable or why not")))]
 pub async fn local(State(debugger): State<Debugger>) -> ApiResult<LocalPythonProcesses> {
-    Ok(Json(debugger.local_python().await))
+    Ok(Json(debugger.attach().local_python().await))
 }
 
 /// A Python child a debugged program started where Breakroom cannot follow it.
@@ -57,7 +57,7 @@ pub async fn not_followed(
 ) -> Result<axum::response::Response, ApiError> {
     use axum::response::IntoResponse;
     let parent = (child.process_pid, child.process_start_time);
-    Ok(match debugger.child_not_followed(parent, child.pid, child.argv, child.reason)? {
+    Ok(match debugger.processes().child_not_followed(parent, child.pid, child.argv, child.reason)? {
         Some(process) => (StatusCode::CREATED, Json(process)).into_response(),
         None => StatusCode::NO_CONTENT.into_response(),
     })

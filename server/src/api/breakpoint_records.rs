@@ -34,7 +34,7 @@ pub struct BreakpointsCleared {
 }
 
 pub fn add(debugger: &Debugger, spec: &BreakpointSpec) -> ApiResult<BreakpointSaved> {
-    let breakpoint = debugger.add_breakpoint_record(spec)?;
+    let breakpoint = debugger.breakpoints().add_breakpoint_record(spec)?;
     Ok(Json(BreakpointSaved { status: OkStatus::Ok, breakpoint }))
 }
 
@@ -46,14 +46,14 @@ pub async fn update(
     Path(id): Path<String>,
     JsonBody(changes): JsonBody<BreakpointPatch>,
 ) -> ApiResult<BreakpointSaved> {
-    let breakpoint = debugger.update_breakpoint_record(&id, &changes)?;
+    let breakpoint = debugger.breakpoints().update_breakpoint_record(&id, &changes)?;
     Ok(Json(BreakpointSaved { status: OkStatus::Ok, breakpoint }))
 }
 
 #[utoipa::path(operation_id = "clear_breakpoints", delete, path = "/api/breakpoints", tag = "breakpoints",
     responses((status = 200, body = BreakpointsCleared)))]
 pub async fn clear(State(debugger): State<Debugger>) -> ApiResult<BreakpointsCleared> {
-    let removed = debugger.clear_breakpoints()?;
+    let removed = debugger.breakpoints().clear_breakpoints()?;
     Ok(Json(BreakpointsCleared { status: OkStatus::Ok, removed }))
 }
 
@@ -139,7 +139,8 @@ pub async fn changes(State(debugger): State<Debugger>, Query(q): Query<ChangesQu
         role: q.role.as_deref().and_then(breakroom_debugger::processes::ProcessRole::reported),
         labels,
     });
-    let BreakpointSnapshot { version, breakpoints, interrupts } = debugger.breakpoint_changes(since, follower).await;
+    let BreakpointSnapshot { version, breakpoints, interrupts } =
+        debugger.breakpoints().breakpoint_changes(since, follower).await;
     Ok(Json(BreakpointChanges { version, breakpoints, interrupts }))
 }
 
@@ -149,6 +150,6 @@ pub async fn report_hit(
     State(debugger): State<Debugger>,
     JsonBody(report): JsonBody<HitReport>,
 ) -> ApiResult<StatusOk> {
-    debugger.report_breakpoint_hit(report)?;
+    debugger.breakpoints().report_breakpoint_hit(report)?;
     Ok(Json(StatusOk::new()))
 }

@@ -25,8 +25,8 @@ const DEFAULT_HISTORY_LIMIT: usize = 50;
 /// cideldill's lists by function name, plus `items`: every breakpoint of every kind by id.
 #[utoipa::path(operation_id = "list_breakpoints", get, path = "/api/breakpoints", tag = "breakpoints", responses((status = 200, body = BreakpointList)))]
 pub async fn list(State(debugger): State<Debugger>) -> Json<BreakpointList> {
-    let mut list = BreakpointList::from(debugger.breakpoints_view());
-    list.items = debugger.breakpoint_records();
+    let mut list = BreakpointList::from(debugger.function_breakpoints().breakpoints_view());
+    list.items = debugger.breakpoints().breakpoint_records();
     Json(list)
 }
 
@@ -90,7 +90,7 @@ pub async fn add(
         AddBreakpointBody::Named(req) => req,
     };
     let name = req.function_name.unwrap_or_default();
-    debugger.add_breakpoint(&name, req.signature, req.behavior)?;
+    debugger.function_breakpoints().add_breakpoint(&name, req.signature, req.behavior)?;
     Ok(Json(BreakpointAdded::Named(BreakpointChanged { status: OkStatus::Ok, function_name: name })))
 }
 
@@ -100,11 +100,11 @@ pub async fn add(
     params(("name" = String, Path, description = "a breakpoint's id (`bp-N`), or a function name")),
     responses((status = 200, body = BreakpointAdded)))]
 pub async fn remove(State(debugger): State<Debugger>, Path(name): Path<String>) -> ApiResult<BreakpointAdded> {
-    if let Ok(record) = debugger.breakpoint_record(&name) {
-        let breakpoint = debugger.remove_breakpoint_record(&record.id)?;
+    if let Ok(record) = debugger.breakpoints().breakpoint_record(&name) {
+        let breakpoint = debugger.breakpoints().remove_breakpoint_record(&record.id)?;
         return Ok(Json(BreakpointAdded::Kind(BreakpointSaved { status: OkStatus::Ok, breakpoint })));
     }
-    debugger.remove_breakpoint(&name)?;
+    debugger.function_breakpoints().remove_breakpoint(&name)?;
     Ok(Json(BreakpointAdded::Named(BreakpointChanged { status: OkStatus::Ok, function_name: name })))
 }
 
@@ -154,7 +154,7 @@ pub async fn set_behavior(
     JsonBody(body): JsonBody<BehaviorBody>,
 ) -> ApiResult<BehaviorSet> {
     let behavior = given(body.behavior)?;
-    debugger.set_behavior(&name, behavior)?;
+    debugger.function_breakpoints().set_behavior(&name, behavior)?;
     Ok(Json(BehaviorSet { status: OkStatus::Ok, function_name: name, behavior }))
 }
 
@@ -167,7 +167,7 @@ pub async fn set_after_behavior(
     JsonBody(body): JsonBody<AfterBehaviorBody>,
 ) -> ApiResult<AfterBehaviorSet> {
     let behavior = given(body.behavior)?;
-    debugger.set_after_behavior(&name, behavior)?;
+    debugger.function_breakpoints().set_after_behavior(&name, behavior)?;
     Ok(Json(AfterBehaviorSet { status: OkStatus::Ok, function_name: name, behavior }))
 }
 
@@ -186,7 +186,8 @@ pub async fn set_replacement(
     Path(name): Path<String>,
     JsonBody(body): JsonBody<ReplacementBody>,
 ) -> ApiResult<ReplacementSet> {
-    let replacement = debugger.set_replacement(&name, body.replacement_function.as_deref().unwrap_or(""))?;
+    let replacement =
+        debugger.function_breakpoints().set_replacement(&name, body.replacement_function.as_deref().unwrap_or(""))?;
     Ok(Json(ReplacementSet { status: OkStatus::Ok, function_name: name, replacement_function: replacement }))
 }
 
@@ -208,13 +209,13 @@ pub async fn history(
     Query(q): Query<HistoryQuery>,
 ) -> ApiResult<BreakpointHistory> {
     let limit = query::count("limit", q.limit.as_deref())?.unwrap_or(DEFAULT_HISTORY_LIMIT);
-    let history = debugger.breakpoint_history(&name, limit)?;
+    let history = debugger.function_breakpoints().breakpoint_history(&name, limit)?;
     Ok(Json(BreakpointHistory { function_name: name, history }))
 }
 
 #[utoipa::path(operation_id = "get_global_behavior", get, path = "/api/behavior", tag = "breakpoints", responses((status = 200, body = GlobalBehaviorSetting)))]
 pub async fn global_behavior(State(debugger): State<Debugger>) -> Json<GlobalBehaviorSetting> {
-    Json(GlobalBehaviorSetting { status: None, behavior: debugger.global_behavior() })
+    Json(GlobalBehaviorSetting { status: None, behavior: debugger.function_breakpoints().global_behavior() })
 }
 
 #[utoipa::path(operation_id = "set_global_behavior", post, path = "/api/behavior", tag = "breakpoints", request_body = GlobalBehaviorBody,
@@ -224,7 +225,7 @@ pub async fn set_global_behavior(
     JsonBody(body): JsonBody<GlobalBehaviorBody>,
 ) -> ApiResult<GlobalBehaviorSetting> {
     let behavior = given(body.behavior)?;
-    debugger.set_global_behavior(behavior)?;
+    debugger.function_breakpoints().set_global_behavior(behavior)?;
     Ok(Json(GlobalBehaviorSetting { status: Some(OkStatus::Ok), behavior }))
 }
 
@@ -235,11 +236,11 @@ pub async fn register_function(
     JsonBody(req): JsonBody<FunctionRegistration>,
 ) -> ApiResult<FunctionRegistered> {
     let (function_name, signature) = (req.function_name.clone().unwrap_or_default(), req.signature.clone());
-    debugger.register_function(req)?;
+    debugger.function_breakpoints().register_function(req)?;
     Ok(Json(FunctionRegistered { status: OkStatus::Ok, function_name, signature }))
 }
 
 #[utoipa::path(operation_id = "list_functions", get, path = "/api/functions", tag = "breakpoints", responses((status = 200, body = FunctionList)))]
 pub async fn functions(State(debugger): State<Debugger>) -> Json<FunctionList> {
-    Json(debugger.functions().into())
+    Json(debugger.function_breakpoints().functions().into())
 }

@@ -24,7 +24,7 @@ pub async fn start(
     JsonBody(mut req): JsonBody<CallStart>,
 ) -> ApiResult<CallStartReply> {
     req.from_loopback = peer.is_some_and(|Extension(ConnectInfo(addr))| addr.ip().is_loopback());
-    Ok(Json(debugger.start_call(req)?))
+    Ok(Json(debugger.calls().start_call(req)?))
 }
 
 #[derive(Deserialize, IntoParams)]
@@ -50,7 +50,7 @@ pub async fn poll(
     Path(pause_id): Path<String>,
     Query(q): Query<PollQuery>,
 ) -> Json<PollReply> {
-    Json(debugger.poll(&pause_id, q.take_eval()).await)
+    Json(debugger.pauses().poll(&pause_id, q.take_eval()).await)
 }
 
 #[utoipa::path(operation_id = "answer_and_poll", post, path = "/api/poll/{pause_id}", tag = "client", request_body = EvalResult,
@@ -66,7 +66,7 @@ pub async fn answer_and_poll(
     Query(q): Query<PollQuery>,
     JsonBody(result): JsonBody<EvalResult>,
 ) -> ApiResult<PollReply> {
-    Ok(Json(debugger.answer_and_poll(&pause_id, result, q.take_eval()).await?))
+    Ok(Json(debugger.pauses().answer_and_poll(&pause_id, result, q.take_eval()).await?))
 }
 
 #[utoipa::path(operation_id = "call_complete", post, path = "/api/call/complete", tag = "client", request_body = Option<CallComplete>,
@@ -76,19 +76,19 @@ pub async fn complete(
     State(debugger): State<Debugger>,
     JsonBody(req): JsonBody<CallComplete>,
 ) -> ApiResult<CallCompleted> {
-    Ok(Json(debugger.complete_call(req)?.into()))
+    Ok(Json(debugger.calls().complete_call(req)?.into()))
 }
 
 #[utoipa::path(operation_id = "call_event", post, path = "/api/call/event", tag = "client", request_body = ClientEvent,
     responses((status = 200, body = StatusOk), (status = 400, body = ErrorBody, description = "no `process_pid`/`process_start_time`")))]
 pub async fn event(State(debugger): State<Debugger>, JsonBody(event): JsonBody<ClientEvent>) -> ApiResult<StatusOk> {
-    debugger.record_event(event)?;
+    debugger.calls().record_event(event)?;
     Ok(Json(StatusOk::new()))
 }
 
 #[utoipa::path(operation_id = "list_paused", get, path = "/api/paused", tag = "browser", responses((status = 200, body = PausedList)))]
 pub async fn paused(State(debugger): State<Debugger>) -> ApiResult<PausedList> {
-    Ok(Json(PausedList { paused: debugger.paused_protocol_view()? }))
+    Ok(Json(PausedList { paused: debugger.pauses().paused_protocol_view()? }))
 }
 
 #[utoipa::path(operation_id = "resume_pause", post, path = "/api/paused/{pause_id}/continue", tag = "browser", request_body = Option<ResumeRequest>,
@@ -100,8 +100,8 @@ pub async fn resume(
     Path(pause_id): Path<String>,
     JsonBody(req): JsonBody<ResumeRequest>,
 ) -> ApiResult<Resumed> {
-    let checkpoint = debugger.checkpoint_on_continue(&pause_id);
-    match debugger.continue_pause(&pause_id, req) {
+    let checkpoint = debugger.checkpoints().checkpoint_on_continue(&pause_id);
+    match debugger.pauses().continue_pause(&pause_id, req) {
         // The debug-client protocol answers success for a pause it does not know (docs/src/protocol.md §9).
         Ok(_) | Err(breakroom_debugger::Error::PauseNotFound(_)) => {
             Ok(Json(Resumed { status: OkStatus::Ok, pause_id, checkpoint }))
@@ -116,18 +116,18 @@ pub async fn report_com_error(
     State(debugger): State<Debugger>,
     JsonBody(report): JsonBody<ComErrorReport>,
 ) -> ApiResult<StatusOk> {
-    debugger.report_com_error(report)?;
+    debugger.calls().report_com_error(report)?;
     Ok(Json(StatusOk::new()))
 }
 
 #[utoipa::path(operation_id = "list_com_errors", get, path = "/api/com-errors", tag = "browser", responses((status = 200, body = ComErrors)))]
 pub async fn com_errors(State(debugger): State<Debugger>) -> ApiResult<ComErrors> {
-    Ok(Json(ComErrors { errors: debugger.com_errors()? }))
+    Ok(Json(ComErrors { errors: debugger.calls().com_errors()? }))
 }
 
 #[utoipa::path(get, operation_id = "get_stored_value", path = "/api/objects/{cid}", tag = "browser",
     params(("cid" = String, Path, description = "SHA-512 hex of the serialized bytes")),
     responses((status = 200, body = StoredValue), (status = 404, body = ErrorBody)))]
 pub async fn stored_value(State(debugger): State<Debugger>, Path(cid): Path<String>) -> ApiResult<StoredValue> {
-    Ok(Json(debugger.stored_value(&cid)?))
+    Ok(Json(debugger.function_breakpoints().stored_value(&cid)?))
 }

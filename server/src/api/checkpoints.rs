@@ -24,21 +24,21 @@ pub async fn step_back(
     Path(pause_id): Path<String>,
     JsonBody(req): JsonBody<StepBackRequest>,
 ) -> ApiResult<Travel> {
-    Ok(Json(debugger.step_back(&pause_id, req).await?))
+    Ok(Json(debugger.checkpoints().step_back(&pause_id, req).await?))
 }
 
 #[utoipa::path(operation_id = "process_timeline", get, path = "/api/processes/{id}/timeline", tag = "time travel",
     params(("id" = String, Path)),
     responses((status = 200, body = Timeline), (status = 404, body = ErrorBody)))]
 pub async fn timeline(State(debugger): State<Debugger>, Path(id): Path<String>) -> ApiResult<Timeline> {
-    Ok(Json(debugger.timeline(&id)?))
+    Ok(Json(debugger.checkpoints().timeline(&id)?))
 }
 
 #[utoipa::path(operation_id = "newest_process_with_checkpoints", get, path = "/api/checkpoints/newest-process", tag = "time travel",
     responses((status = 200, body = Value, description = "`process_id`: the process whose newest checkpoint is the newest of all"),
         (status = 404, body = ErrorBody, description = "`no_checkpoints`")))]
 pub async fn newest_process(State(debugger): State<Debugger>) -> ApiResult<Value> {
-    Ok(Json(serde_json::json!({"process_id": debugger.newest_process_with_checkpoints()?})))
+    Ok(Json(serde_json::json!({"process_id": debugger.checkpoints().newest_process_with_checkpoints()?})))
 }
 
 #[utoipa::path(operation_id = "create_checkpoint", post, path = "/api/processes/{id}/checkpoints", tag = "time travel",
@@ -51,7 +51,7 @@ pub async fn create(
     Path(id): Path<String>,
     JsonBody(req): JsonBody<NameRequest>,
 ) -> ApiResult<Checkpoint> {
-    Ok(Json(debugger.create_checkpoint(&id, req.label.or(req.name)).await?))
+    Ok(Json(debugger.checkpoints().create_checkpoint(&id, req.label.or(req.name)).await?))
 }
 
 #[utoipa::path(operation_id = "rewind", post, path = "/api/checkpoints/{id}/rewind", tag = "time travel",
@@ -59,7 +59,7 @@ pub async fn create(
     responses((status = 200, body = Travel, description = "the live line was killed; the checkpoint's call is paused again"),
         (status = 404, body = ErrorBody), (status = 409, body = ErrorBody)))]
 pub async fn rewind(State(debugger): State<Debugger>, Path(id): Path<String>) -> ApiResult<Travel> {
-    Ok(Json(debugger.rewind(&id).await?))
+    Ok(Json(debugger.checkpoints().rewind(&id).await?))
 }
 
 #[utoipa::path(operation_id = "branch", post, path = "/api/checkpoints/{id}/branch", tag = "time travel",
@@ -72,7 +72,7 @@ pub async fn branch(
     Path(id): Path<String>,
     JsonBody(req): JsonBody<NameRequest>,
 ) -> ApiResult<Travel> {
-    Ok(Json(debugger.branch_at(&id, req.name.as_deref()).await?))
+    Ok(Json(debugger.checkpoints().branch_at(&id, req.name.as_deref()).await?))
 }
 
 #[utoipa::path(operation_id = "switch_branch", post, path = "/api/processes/{id}/branches/{name}/switch", tag = "time travel",
@@ -80,7 +80,7 @@ pub async fn branch(
     responses((status = 200, body = Travel), (status = 404, body = ErrorBody),
         (status = 409, body = ErrorBody, description = "`branch_empty`, `snapshot_silent`")))]
 pub async fn switch(State(debugger): State<Debugger>, Path((id, name)): Path<(String, String)>) -> ApiResult<Travel> {
-    Ok(Json(debugger.switch_branch(&id, &name).await?))
+    Ok(Json(debugger.checkpoints().switch_branch(&id, &name).await?))
 }
 
 #[derive(Deserialize, IntoParams)]
@@ -108,7 +108,7 @@ pub async fn diff(
             .ok_or_else(|| ApiError::bad_request("missing_branch", format!("{which}= names a branch to compare")))
     };
     let (a, b) = (name(q.a, "a")?, name(q.b, "b")?);
-    Ok(Json(debugger.branch_diff(&id, &a, &b)?))
+    Ok(Json(debugger.checkpoints().branch_diff(&id, &a, &b)?))
 }
 
 #[utoipa::path(operation_id = "report_checkpoint", post, path = "/api/checkpoints", tag = "client", request_body = CheckpointReport,
@@ -116,7 +116,7 @@ pub async fn diff(
         (status = 400, body = ErrorBody, description = "`missing_pause_id`, `missing_pid`, `invalid_pid` (not a child of the paused program)"),
         (status = 404, body = ErrorBody)))]
 pub async fn report(State(debugger): State<Debugger>, JsonBody(req): JsonBody<CheckpointReport>) -> ApiResult<Value> {
-    Ok(Json(debugger.report_checkpoint(req)?))
+    Ok(Json(debugger.checkpoints().report_checkpoint(req)?))
 }
 
 #[utoipa::path(operation_id = "hold_checkpoint", get, path = "/api/checkpoints/{id}/hold", tag = "client",
@@ -124,5 +124,5 @@ pub async fn report(State(debugger): State<Debugger>, JsonBody(req): JsonBody<Ch
     responses((status = 200, body = HoldReply, description = "held up to 25 s; `wake` orders a fork into the live line"),
         (status = 404, body = ErrorBody), (status = 409, body = ErrorBody, description = "dropped or ended: the checkpoint's process exits")))]
 pub async fn hold(State(debugger): State<Debugger>, Path(id): Path<String>) -> ApiResult<HoldReply> {
-    Ok(Json(debugger.hold_checkpoint(&id).await?))
+    Ok(Json(debugger.checkpoints().hold_checkpoint(&id).await?))
 }

@@ -37,7 +37,7 @@ pub async fn list(State(debugger): State<Debugger>, Query(q): Query<ListQuery>) 
             return Err(ApiError::bad_request("invalid_all", format!("all must be true or false, not {other:?}")))
         }
     };
-    Ok(Json(ProcessList { processes: debugger.tracked_processes(all) }))
+    Ok(Json(ProcessList { processes: debugger.processes().tracked_processes(all) }))
 }
 
 #[utoipa::path(operation_id = "launch_process", post, path = "/api/processes", tag = "processes", request_body = LaunchRequest,
@@ -49,13 +49,13 @@ pub async fn launch(
     State(debugger): State<Debugger>,
     JsonBody(req): JsonBody<LaunchRequest>,
 ) -> ApiResult<TrackedProcess> {
-    Ok(Json(debugger.launch_process(req)?))
+    Ok(Json(debugger.processes().launch_process(req)?))
 }
 
 #[utoipa::path(operation_id = "get_process", get, path = "/api/processes/{id}", tag = "processes", params(("id" = String, Path)),
     responses((status = 200, body = ProcessDetail), (status = 404, body = ErrorBody)))]
 pub async fn get(State(debugger): State<Debugger>, Path(id): Path<String>) -> ApiResult<ProcessDetail> {
-    Ok(Json(debugger.tracked_process(&id)?))
+    Ok(Json(debugger.processes().tracked_process(&id)?))
 }
 
 #[derive(Deserialize, IntoParams)]
@@ -99,7 +99,7 @@ pub async fn output(
     let from = number("from", "invalid_from", q.from.as_deref(), 0)?;
     let limit =
         number("limit", "invalid_limit", q.limit.as_deref(), DEFAULT_LINES as u64)?.clamp(1, MAX_LINES as u64) as usize;
-    Ok(Json(debugger.process_output(&id, stream, from, limit).await?))
+    Ok(Json(debugger.processes().process_output(&id, stream, from, limit).await?))
 }
 
 #[utoipa::path(operation_id = "stop_process", post, path = "/api/processes/{id}/stop", tag = "processes", params(("id" = String, Path)),
@@ -107,14 +107,14 @@ pub async fn output(
         (status = 400, body = ErrorBody, description = "a connected client on another host"),
         (status = 404, body = ErrorBody), (status = 409, body = ErrorBody, description = "`process_ended`")))]
 pub async fn stop(State(debugger): State<Debugger>, Path(id): Path<String>) -> ApiResult<TrackedProcess> {
-    Ok(Json(debugger.stop_process(&id)?))
+    Ok(Json(debugger.processes().stop_process(&id)?))
 }
 
 #[utoipa::path(operation_id = "forget_process", delete, path = "/api/processes/{id}", tag = "processes", params(("id" = String, Path)),
     responses((status = 200, body = StatusOk), (status = 404, body = ErrorBody),
         (status = 409, body = ErrorBody, description = "`process_running`: stop it first")))]
 pub async fn forget(State(debugger): State<Debugger>, Path(id): Path<String>) -> ApiResult<StatusOk> {
-    debugger.forget_process(&id)?;
+    debugger.processes().forget_process(&id)?;
     Ok(Json(StatusOk::new()))
 }
 
@@ -142,5 +142,5 @@ pub async fn interrupt(
             Error::invalid("invalid_thread", format!("thread must be a thread ident (an integer), not {value}"))
         })?),
     };
-    Ok((StatusCode::ACCEPTED, Json(debugger.interrupt(&id, thread)?)))
+    Ok((StatusCode::ACCEPTED, Json(debugger.interrupts().ask(&id, thread)?)))
 }

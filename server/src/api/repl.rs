@@ -25,14 +25,14 @@ pub struct StartBody {
     responses((status = 200, body = SessionStarted), (status = 400, body = ErrorBody),
         (status = 404, body = ErrorBody, description = "unknown pause"), (status = 409, body = ErrorBody, description = "the pause was resumed")))]
 pub async fn start(State(debugger): State<Debugger>, JsonBody(body): JsonBody<StartBody>) -> ApiResult<SessionStarted> {
-    let session_id = debugger.start_session(body.pause_id.as_deref().unwrap_or(""))?;
+    let session_id = debugger.sessions().start_session(body.pause_id.as_deref().unwrap_or(""))?;
     Ok(Json(SessionStarted { session_id }))
 }
 
 #[utoipa::path(operation_id = "get_session", get, path = "/api/repl/{session_id}", tag = "repl", params(("session_id" = String, Path)),
     responses((status = 200, body = SessionReply), (status = 404, body = ErrorBody)))]
 pub async fn get(State(debugger): State<Debugger>, Path(session_id): Path<String>) -> ApiResult<SessionReply> {
-    let session = debugger.session(&session_id)?.ok_or(Error::SessionNotFound(session_id))?;
+    let session = debugger.sessions().session(&session_id)?.ok_or(Error::SessionNotFound(session_id))?;
     Ok(Json(SessionReply { session }))
 }
 
@@ -57,13 +57,13 @@ pub async fn eval(
     Path(session_id): Path<String>,
     JsonBody(body): JsonBody<EvalBody>,
 ) -> ApiResult<EvalOutcome> {
-    Ok(Json(debugger.eval_in_frame(&session_id, body.expr.as_deref().unwrap_or(""), body.frame).await?))
+    Ok(Json(debugger.sessions().eval_in_frame(&session_id, body.expr.as_deref().unwrap_or(""), body.frame).await?))
 }
 
 #[utoipa::path(operation_id = "close_session", post, path = "/api/repl/{session_id}/close", tag = "repl", params(("session_id" = String, Path)),
     responses((status = 200, body = StatusOk, description = "also when already closed"), (status = 404, body = ErrorBody)))]
 pub async fn close(State(debugger): State<Debugger>, Path(session_id): Path<String>) -> ApiResult<StatusOk> {
-    debugger.close_session(&session_id)?;
+    debugger.sessions().close_session(&session_id)?;
     Ok(Json(StatusOk::new()))
 }
 
@@ -110,7 +110,7 @@ pub async fn list(State(debugger): State<Debugger>, Query(q): Query<ListQuery>) 
         page: query::count("page", q.page.as_deref())?.unwrap_or(0),
         per_page: query::count("per_page", q.per_page.as_deref())?.unwrap_or(0),
     };
-    let page = debugger.list_sessions(&filters)?;
+    let page = debugger.sessions().list_sessions(&filters)?;
     Ok(Json(SessionList {
         sessions: page.sessions,
         total: page.total,
@@ -123,7 +123,7 @@ pub async fn list(State(debugger): State<Debugger>, Query(q): Query<ListQuery>) 
 #[utoipa::path(operation_id = "next_eval", get, path = "/api/poll-repl/{pause_id}", tag = "client", params(("pause_id" = String, Path)),
     responses((status = 200, body = NextEval, description = "the next queued eval, or `{\"eval_id\": null}`")))]
 pub async fn next_eval(State(debugger): State<Debugger>, Path(pause_id): Path<String>) -> Json<NextEval> {
-    Json(debugger.next_eval(&pause_id).into())
+    Json(debugger.sessions().next_eval(&pause_id).into())
 }
 
 #[utoipa::path(operation_id = "submit_eval_result", post, path = "/api/call/repl-result", tag = "client", request_body = EvalResult,
@@ -133,6 +133,6 @@ pub async fn submit_result(
     State(debugger): State<Debugger>,
     JsonBody(result): JsonBody<EvalResult>,
 ) -> ApiResult<StatusOk> {
-    debugger.submit_eval_result(result)?;
+    debugger.sessions().submit_eval_result(result)?;
     Ok(Json(StatusOk::new()))
 }

@@ -71,7 +71,9 @@ pub async fn complete(
     JsonBody(body): JsonBody<CompleteBody>,
 ) -> ApiResult<CompleteReply> {
     let code = body.code.ok_or(Error::MissingField { code: "missing_code", field: "code" })?;
-    Ok(Json(shaped(debugger.complete(&session_id, &code, body.cursor_pos, body.frame.map(FrameIndex)).await?)?))
+    Ok(Json(shaped(
+        debugger.sessions().complete(&session_id, &code, body.cursor_pos, body.frame.map(FrameIndex)).await?,
+    )?))
 }
 
 /// One row of the variables panel.
@@ -125,7 +127,7 @@ pub async fn variables(
     Path(session_id): Path<String>,
     Query(query): Query<FrameQuery>,
 ) -> ApiResult<VariablesReply> {
-    Ok(Json(shaped(debugger.variables(&session_id, query.frame.map(FrameIndex)).await?)?))
+    Ok(Json(shaped(debugger.sessions().variables(&session_id, query.frame.map(FrameIndex)).await?)?))
 }
 
 #[derive(Deserialize, ToSchema)]
@@ -163,5 +165,7 @@ pub async fn expand(
     JsonBody(body): JsonBody<ExpandBody>,
 ) -> ApiResult<ExpandReply> {
     let path = body.path.ok_or_else(VariablePath::refusal)?;
-    Ok(Json(shaped(debugger.expand(&session_id, &path, body.offset.unwrap_or(0), body.frame.map(FrameIndex)).await?)?))
+    Ok(Json(shaped(
+        debugger.sessions().expand(&session_id, &path, body.offset.unwrap_or(0), body.frame.map(FrameIndex)).await?,
+    )?))
 }

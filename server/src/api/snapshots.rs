@@ -57,7 +57,7 @@ pub async fn list(
             Some(n) => return Err(ApiError::bad_request("invalid_limit", format!("limit is from 1 to 500, not {n}"))),
         },
     };
-    Ok(Json(SnapshotList { snapshots: debugger.snapshots(&filter)? }))
+    Ok(Json(SnapshotList { snapshots: debugger.snapshots().list(&filter)? }))
 }
 
 fn is_snapshot_id(text: &str) -> bool {
@@ -68,7 +68,7 @@ fn is_snapshot_id(text: &str) -> bool {
     params(("id" = String, Path, description = "the snapshot's id (`snap-N`)")),
     responses((status = 200, body = Snapshot), (status = 404, body = ErrorBody)))]
 pub async fn get(State(debugger): State<Debugger>, Path(id): Path<String>) -> Result<Json<Snapshot>, ApiError> {
-    Ok(Json(debugger.snapshot(&id)?))
+    Ok(Json(debugger.snapshots().get(&id)?))
 }
 
 #[utoipa::path(operation_id = "take_snapshot", post, path = "/api/snapshots", tag = "client", request_body = SnapshotTaken,
@@ -78,5 +78,5 @@ pub async fn take(
     State(debugger): State<Debugger>,
     JsonBody(sent): JsonBody<SnapshotTaken>,
 ) -> Result<(StatusCode, Json<SnapshotKept>), ApiError> {
-    Ok((StatusCode::CREATED, Json(debugger.take_snapshot(sent)?)))
+    Ok((StatusCode::CREATED, Json(debugger.snapshots().take(sent)?)))
 }

@@ -24,7 +24,7 @@ pub async fn step(
     Path(pause_id): Path<String>,
     JsonBody(req): JsonBody<StepRequest>,
 ) -> ApiResult<StepReply> {
-    Ok(Json(debugger.step(&pause_id, req).await?))
+    Ok(Json(debugger.steps().step(&pause_id, req).await?))
 }
 
 #[derive(Serialize, ToSchema)]
@@ -38,7 +38,7 @@ pub struct FramesReply {
     params(("pause_id" = String, Path)),
     responses((status = 200, body = FramesReply), (status = 404, body = ErrorBody, description = "`pause_not_found`")))]
 pub async fn frames(State(debugger): State<Debugger>, Path(pause_id): Path<String>) -> ApiResult<FramesReply> {
-    let frames = debugger.frames(&pause_id)?;
+    let frames = debugger.steps().frames(&pause_id)?;
     Ok(Json(FramesReply { pause_id, frames }))
 }
 
@@ -48,7 +48,7 @@ pub async fn frames(State(debugger): State<Debugger>, Path(pause_id): Path<Strin
         (status = 404, body = ErrorBody),
         (status = 409, body = ErrorBody, description = "`no_breakpoint_checkpoint`, `checkpoint_dropped`, `checkpoint_ended`, `snapshot_silent`")))]
 pub async fn reverse_continue(State(debugger): State<Debugger>, Path(pause_id): Path<String>) -> ApiResult<Travel> {
-    Ok(Json(debugger.reverse_continue(&pause_id).await?))
+    Ok(Json(debugger.steps().reverse_continue(&pause_id).await?))
 }
 
 #[derive(Deserialize, ToSchema)]
@@ -72,6 +72,6 @@ pub async fn select_frame(
     let frame = body
         .frame
         .ok_or_else(|| breakroom_debugger::Error::invalid("invalid_frame", "frame must be a frame index from 0"))?;
-    debugger.select_frame(&session_id, frame)?;
+    debugger.sessions().select_frame(&session_id, frame)?;
     Ok(Json(StatusOk::new()))
 }

@@ -104,12 +104,13 @@ impl Dap {
     /// one as a DAP breakpoint, in order.
     fn replace(&self, made: Vec<String>, bodies: Vec<Result<BreakpointSpec, String>>) -> (Vec<String>, Vec<Value>) {
         for id in made {
-            let _ = self.debugger().remove_breakpoint_record(&id);
+            let _ = self.debugger().breakpoints().remove_breakpoint_record(&id);
         }
         let mut kept = vec![];
         let mut shown = vec![];
         for body in bodies {
-            match body.and_then(|b| self.debugger().add_breakpoint_record(&b).map_err(|e| e.to_string())) {
+            match body.and_then(|b| self.debugger().breakpoints().add_breakpoint_record(&b).map_err(|e| e.to_string()))
+            {
                 Ok(record) => {
                     shown.push(self.dap_breakpoint(&record));
                     kept.push(record.id);
@@ -132,6 +133,7 @@ impl Dap {
         // A line someone else has a breakpoint on keeps theirs: it is shown, not duplicated.
         let others: Vec<BreakpointRecord> = self
             .debugger()
+            .breakpoints()
             .breakpoint_records()
             .into_iter()
             .filter(|r| {
@@ -227,7 +229,7 @@ impl Dap {
 
     /// The records as they are now, so the next change can be told apart.
     pub fn remember_records(&self) {
-        let records = self.debugger().breakpoint_records();
+        let records = self.debugger().breakpoints().breakpoint_records();
         let mut state = self.state();
         state.seen_records = records.iter().map(|r| (r.id.clone(), json!(r))).collect();
     }
@@ -235,7 +237,7 @@ impl Dap {
     /// Line and function records made elsewhere that changed since last seen, as `breakpoint`
     /// events.
     pub fn breakpoints_changed(&self) {
-        let records = self.debugger().breakpoint_records();
+        let records = self.debugger().breakpoints().breakpoint_records();
         let before = std::mem::take(&mut self.state().seen_records);
         let shown_kinds = [BreakpointKind::Line, BreakpointKind::Function];
         for record in records.iter().filter(|r| shown_kinds.contains(&r.kind)) {

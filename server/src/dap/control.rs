@@ -96,22 +96,24 @@ impl Dap {
         let (_, pause) = self.paused_thread(request)?;
         let reached = match control {
             Control::Continue => {
-                self.debugger().continue_pause(&pause, ResumeRequest::continue_())?;
+                self.debugger().pauses().continue_pause(&pause, ResumeRequest::continue_())?;
                 self.state().resumed(&pause);
                 return Ok(json!({"allThreadsContinued": false}));
             }
             Control::Next | Control::StepIn | Control::StepOut => {
                 let kind = control.step().unwrap_or(StepKind::Over);
-                self.debugger().step(&pause, StepRequest::new(kind)).await?.stopped_at()
+                self.debugger().steps().step(&pause, StepRequest::new(kind)).await?.stopped_at()
             }
-            Control::StepBack => Some(self.debugger().step_back(&pause, Default::default()).await?.pause_id),
-            Control::ReverseContinue => Some(self.debugger().reverse_continue(&pause).await?.pause_id),
+            Control::StepBack => {
+                Some(self.debugger().checkpoints().step_back(&pause, Default::default()).await?.pause_id)
+            }
+            Control::ReverseContinue => Some(self.debugger().steps().reverse_continue(&pause).await?.pause_id),
         };
         self.state().resumed(&pause);
         if let Some(reached) = reached {
             self.state().reached.insert(reached.clone());
             // The handler announces it after this response (the thread's current pause).
-            if let Ok(Some((call, true))) = self.debugger().pause_call(&reached) {
+            if let Ok(Some((call, true))) = self.debugger().pauses().pause_call(&reached) {
                 let thread = self.thread_for(&call);
                 self.state().set_paused(thread, &reached);
             }
@@ -131,7 +133,7 @@ impl Dap {
             return Ok(json!({}));
         }
         let key = self.state().key_of(thread).ok_or_else(|| DapError::new(format!("no thread {thread}")))?;
-        self.debugger().interrupt(&key.process, Some(key.ident).filter(|i| *i != 0))?;
+        self.debugger().interrupts().ask(&key.process, Some(key.ident).filter(|i| *i != 0))?;
         Ok(json!({}))
     }
 
@@ -160,7 +162,7 @@ impl Dap {
         if args.checkpoints {
             env.insert("BREAKROOM_CHECKPOINTS".into(), "1".into());
         }
-        let process = self.debugger().launch_process(LaunchRequest {
+        let process = self.debugger().processes().launch_process(LaunchRequest {
             command,
             name: None,
             cwd: args.cwd,
@@ -191,8 +193,8 @@ impl Dap {
     fn resume_reached(&self) {
         let reached: Vec<String> = self.state().reached.drain().collect();
         for pause in reached {
-            if let Ok(Some((_, true))) = self.debugger().pause_call(&pause) {
-                let _ = self.debugger().continue_pause(&pause, ResumeRequest::continue_());
+            if let Ok(Some((_, true))) = self.debugger().pauses().pause_call(&pause) {
+                let _ = self.debugger().pauses().continue_pause(&pause, ResumeRequest::continue_());
             }
         }
     }
@@ -205,7 +207,7 @@ impl Dap {
             ));
         }
         for id in launched {
-            self.debugger().stop_process(&id)?;
+            self.debugger().processes().stop_process(&id)?;
         }
         Ok(json!({}))
     }

@@ -18,7 +18,7 @@ impl Dap {
                 Ok(event) => self.forward(event),
                 // Missed events: catch up from the state.
                 Err(RecvError::Lagged(_)) => {
-                    for paused in self.debugger().paused_calls() {
+                    for paused in self.debugger().pauses().paused_calls() {
                         self.announce(&paused.pause_id);
                     }
                 }
@@ -63,8 +63,8 @@ impl Dap {
             // Published at every call start: looked at once per program that can be paused.
             LiveEvent::CallsChanged { process_key } => {
                 if !self.state().running_checked.contains(&process_key) {
-                    let process = self.debugger().process_id_for_key(&process_key);
-                    if process.is_some_and(|p| self.debugger().main_thread_of(&p).is_some()) {
+                    let process = self.debugger().processes().process_id_for_key(&process_key);
+                    if process.is_some_and(|p| self.debugger().interrupts().main_thread_of(&p).is_some()) {
                         self.state().running_checked.insert(process_key);
                         self.running_threads();
                     }

@@ -101,7 +101,7 @@ impl Dap {
     pub fn stack_trace(&self, request: &Request) -> Result<Value, DapError> {
         let args: StackTraceArgs = request.args()?;
         let (_, pause) = self.paused_thread(request)?;
-        let frames = self.debugger().frames(&pause)?;
+        let frames = self.debugger().steps().frames(&pause)?;
         let total = frames.len();
         let start = args.start_frame.unwrap_or(0).min(total);
         let levels = args.levels.filter(|l| *l > 0).unwrap_or(total);
@@ -177,8 +177,10 @@ impl Dap {
             Some(Handle::Scope { pause, frame, scope }) => {
                 let session = self.repl_session(&pause)?;
                 let reply = match scope {
-                    Scope::Globals => self.debugger().globals_panel(&session, Some(FrameIndex(frame)), None, 0).await?,
-                    _ => self.debugger().variables(&session, Some(FrameIndex(frame))).await?,
+                    Scope::Globals => {
+                        self.debugger().sessions().globals_panel(&session, Some(FrameIndex(frame)), None, 0).await?
+                    }
+                    _ => self.debugger().sessions().variables(&session, Some(FrameIndex(frame))).await?,
                 };
                 let rows: Vec<Value> = reply["variables"]
                     .as_array()
@@ -195,9 +197,12 @@ impl Dap {
                 let session = self.repl_session(&pause)?;
                 let offset = args.start.unwrap_or(0);
                 let reply = if globals {
-                    self.debugger().globals_panel(&session, Some(FrameIndex(frame)), Some(&path), offset).await?
+                    self.debugger()
+                        .sessions()
+                        .globals_panel(&session, Some(FrameIndex(frame)), Some(&path), offset)
+                        .await?
                 } else {
-                    self.debugger().expand(&session, &path, offset, Some(FrameIndex(frame))).await?
+                    self.debugger().sessions().expand(&session, &path, offset, Some(FrameIndex(frame))).await?
                 };
                 if let Some(message) = reply.get("message").and_then(Value::as_str) {
                     return Err(DapError::new(message));
@@ -238,13 +243,17 @@ impl Dap {
         let session = self.repl_session(&pause)?;
         let assigned = self
             .debugger()
+            .sessions()
             .eval_in_frame(&session, &format!("{target} = {}", args.value), Some(FrameIndex(frame)))
             .await?;
         if assigned.is_error {
             return Err(DapError::new(assigned.output));
         }
-        let shown =
-            self.debugger().evaluate_unrecorded(&pause, &format!("repr({target})"), Some(FrameIndex(frame))).await?;
+        let shown = self
+            .debugger()
+            .sessions()
+            .evaluate_unrecorded(&pause, &format!("repr({target})"), Some(FrameIndex(frame)))
+            .await?;
         let value = shown.output.trim_matches('\'').to_string();
         Ok(json!({"value": if shown.is_error { args.value } else { value }}))
     }
@@ -254,7 +263,7 @@ impl Dap {
         if let Some(id) = frame_id {
             return self.frame_handle(id);
         }
-        let paused = self.debugger().paused_calls();
+        let paused = self.debugger().pauses().paused_calls();
         match paused.as_slice() {
             [one] => Ok((one.pause_id.clone(), 0)),
             [] => Err(DapError::new("nothing is paused: evaluate while a program is stopped")),
@@ -269,9 +278,14 @@ impl Dap {
             // The editor's console is the REPL: the session's transcript has it.
             Some("repl") | None => {
                 let session = self.repl_session(&pause)?;
-                self.debugger().eval_in_frame(&session, &args.expression, Some(FrameIndex(frame))).await?
+                self.debugger().sessions().eval_in_frame(&session, &args.expression, Some(FrameIndex(frame))).await?
             }
-            _ => self.debugger().evaluate_unrecorded(&pause, &args.expression, Some(FrameIndex(frame))).await?,
+            _ => {
+                self.debugger()
+                    .sessions()
+                    .evaluate_unrecorded(&pause, &args.expression, Some(FrameIndex(frame)))
+                    .await?
+            }
         };
         if !outcome.stdout.is_empty() {
             self.event("output", json!({"category": "stdout", "output": outcome.stdout}));
@@ -295,7 +309,8 @@ impl Dap {
         let in_line = lines.get(line_index).map_or(0, |l| chars_at_utf16(l, units));
         let cursor = before + in_line;
         let session = self.repl_session(&pause)?;
-        let reply = self.debugger().complete(&session, &args.text, Some(cursor), Some(FrameIndex(frame))).await?;
+        let reply =
+            self.debugger().sessions().complete(&session, &args.text, Some(cursor), Some(FrameIndex(frame))).await?;
         let start = reply["cursor_start"].as_u64().unwrap_or(cursor as u64) as usize;
         let end = reply["cursor_end"].as_u64().unwrap_or(cursor as u64) as usize;
         let chars: Vec<char> = args.text.chars().collect();
@@ -323,7 +338,7 @@ impl Dap {
 
     pub fn exception_info(&self, request: &Request) -> Result<Value, DapError> {
         let (_, pause) = self.paused_thread(request)?;
-        let Some((call, _)) = self.debugger().pause_call(&pause)? else {
+        let Some((call, _)) = self.debugger().pauses().pause_call(&pause)? else {
             return Err(DapError::new(format!("pause {pause} is gone")));
         };
         // The client's words for it (`KeyError: 'missing'`), else the call's recorded exception.
@@ -362,8 +377,8 @@ impl Dap {
             }
         }
         // Not readable here: the lines the program sent with its frames.
-        for paused in self.debugger().paused_calls() {
-            for frame in self.debugger().frames(&paused.pause_id).unwrap_or_default() {
+        for paused in self.debugger().pauses().paused_calls() {
+            for frame in self.debugger().steps().frames(&paused.pause_id).unwrap_or_default() {
                 if frame.filename == path && !frame.source_lines.is_empty() {
                     let mut lines = vec![String::new(); (frame.source_start.max(1) - 1) as usize];
                     lines.extend(frame.source_lines);
@@ -376,8 +391,8 @@ impl Dap {
 
     pub fn loaded_sources(&self) -> Value {
         let mut paths: Vec<String> = vec![];
-        for paused in self.debugger().paused_calls() {
-            for frame in self.debugger().frames(&paused.pause_id).unwrap_or_default() {
+        for paused in self.debugger().pauses().paused_calls() {
+            for frame in self.debugger().steps().frames(&paused.pause_id).unwrap_or_default() {
                 if !paths.contains(&frame.filename) && !frame.filename.starts_with('<') {
                     paths.push(frame.filename);
                 }

@@ -173,8 +173,8 @@ impl Dap {
     }
 
     fn threads(&self) -> Value {
-        for paused in self.debugger().paused_calls() {
-            if let Ok(Some((call, true))) = self.debugger().pause_call(&paused.pause_id) {
+        for paused in self.debugger().pauses().paused_calls() {
+            if let Ok(Some((call, true))) = self.debugger().pauses().pause_call(&paused.pause_id) {
                 let thread = self.thread_for(&call);
                 self.state().set_paused(thread, &paused.pause_id);
             }
@@ -188,12 +188,12 @@ impl Dap {
     /// Running programs that can be paused (they hold the breakpoint channel and said their
     /// main thread): each is a thread before it ever pauses, so an editor can pause it.
     pub fn running_threads(&self) {
-        for process in self.debugger().tracked_processes(false) {
+        for process in self.debugger().processes().tracked_processes(false) {
             use breakroom_debugger::processes::ProcessStatus;
             if !matches!(process.status, ProcessStatus::Running | ProcessStatus::Paused) {
                 continue;
             }
-            let Some(ident) = self.debugger().main_thread_of(&process.id) else { continue };
+            let Some(ident) = self.debugger().interrupts().main_thread_of(&process.id) else { continue };
             let key = ThreadKey { process: process.id.clone(), ident };
             if self.state().thread_key_id(&key).is_some() {
                 continue;
@@ -206,7 +206,11 @@ impl Dap {
 
     /// The DAP thread of a call's thread; a new one is announced with a `thread` event.
     pub fn thread_for(&self, call: &CallData) -> i64 {
-        let process = self.debugger().process_id_for_key(&call.process_key).unwrap_or_else(|| call.process_key.clone());
+        let process = self
+            .debugger()
+            .processes()
+            .process_id_for_key(&call.process_key)
+            .unwrap_or_else(|| call.process_key.clone());
         let ident = call.thread.as_ref().map_or(0, |t| t.id);
         let key = ThreadKey { process: process.clone(), ident };
         if let Some(id) = self.state().thread_key_id(&key) {
@@ -214,6 +218,7 @@ impl Dap {
         }
         let program = self
             .debugger()
+            .processes()
             .tracked_processes(true)
             .into_iter()
             .find(|p| p.id == process)
@@ -228,7 +233,7 @@ impl Dap {
     /// Sends `stopped` for a pause once (after `configurationDone`, and after the response of
     /// a request of this connection that led to it).
     pub fn announce(&self, pause_id: &str) {
-        let Ok(Some((call, true))) = self.debugger().pause_call(pause_id) else { return };
+        let Ok(Some((call, true))) = self.debugger().pauses().pause_call(pause_id) else { return };
         let thread = self.thread_for(&call);
         let description = {
             let mut state = self.state();
@@ -249,7 +254,7 @@ impl Dap {
     }
 
     fn announce_all(&self) {
-        for paused in self.debugger().paused_calls() {
+        for paused in self.debugger().pauses().paused_calls() {
             self.announce(&paused.pause_id);
         }
     }
@@ -269,11 +274,11 @@ impl Dap {
     /// This connection's REPL session on a pause (made on first use; it follows steps).
     pub fn repl_session(&self, pause_id: &str) -> Result<String, DapError> {
         if let Some(session) = self.state().repl_sessions.get(pause_id) {
-            if self.debugger().session(session)?.is_some_and(|s| s.is_active() && s.pause_id == pause_id) {
+            if self.debugger().sessions().session(session)?.is_some_and(|s| s.is_active() && s.pause_id == pause_id) {
                 return Ok(session.clone());
             }
         }
-        let session = self.debugger().start_session(pause_id)?;
+        let session = self.debugger().sessions().start_session(pause_id)?;
         self.state().repl_sessions.insert(pause_id.to_string(), session.clone());
         Ok(session)
     }

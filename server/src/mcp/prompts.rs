@@ -35,10 +35,11 @@ pub fn get(d: &Debugger, name: &str, arguments: Option<&JsonObject>) -> Result<G
                 .ok_or_else(|| McpError::invalid_params("pause_id is required", None))?;
             let failed = |e: breakroom_debugger::Error| McpError::invalid_params(e.to_string(), None);
             let paused = d
+                .pauses()
                 .pause(pause_id)
                 .map_err(failed)?
                 .ok_or_else(|| McpError::invalid_params(format!("no pause {pause_id}"), None))?;
-            json!({"pause_id": pause_id, "paused": paused, "repl_sessions": d.sessions_for_pause(pause_id).map_err(failed)?})
+            json!({"pause_id": pause_id, "paused": paused, "repl_sessions": d.sessions().sessions_for_pause(pause_id).map_err(failed)?})
         }
         other => return Err(McpError::invalid_params(format!("no prompt {other:?}"), None)),
     };

@@ -52,24 +52,24 @@ pub fn read(d: &Debugger, uri: &str) -> Result<Value, McpError> {
     let uri = uri.split(['?', '#']).next().unwrap_or("").trim_end_matches('/');
     Ok(match uri {
         STATUS => {
-            let calls: usize = d.processes().map_err(failed)?.iter().map(|p| p.calls).sum();
+            let calls: usize = d.pauses().process_summaries().map_err(failed)?.iter().map(|p| p.calls).sum();
             json!({
-                "breakpoints": d.breakpoint_records().len(),
-                "paused": d.paused_calls().len(),
+                "breakpoints": d.breakpoints().breakpoint_records().len(),
+                "paused": d.pauses().paused_calls().len(),
                 "total_calls": calls,
-                "processes": d.tracked_processes(false).len(),
+                "processes": d.processes().tracked_processes(false).len(),
                 "open_sessions": open_sessions(d).map_err(failed)?.total,
             })
         }
         BREAKPOINTS => {
-            let mut list = BreakpointList::from(d.breakpoints_view());
-            list.items = d.breakpoint_records();
+            let mut list = BreakpointList::from(d.function_breakpoints().breakpoints_view());
+            list.items = d.breakpoints().breakpoint_records();
             serde_json::to_value(list).unwrap_or_default()
         }
-        PAUSED => json!({"paused": d.paused_protocol_view().map_err(failed)?}),
+        PAUSED => json!({"paused": d.pauses().paused_protocol_view().map_err(failed)?}),
         CALL_HISTORY => json!({"calls": recent_calls(d, HISTORY_LIMIT).map_err(failed)?}),
-        FUNCTIONS => serde_json::to_value(FunctionList::from(d.functions())).unwrap_or_default(),
-        PROCESSES => json!({"processes": d.tracked_processes(true)}),
+        FUNCTIONS => serde_json::to_value(FunctionList::from(d.function_breakpoints().functions())).unwrap_or_default(),
+        PROCESSES => json!({"processes": d.processes().tracked_processes(true)}),
         SESSIONS => serde_json::to_value(open_sessions(d).map_err(failed)?).unwrap_or_default(),
         other => {
             return Err(McpError::resource_not_found(
@@ -85,7 +85,7 @@ fn open_sessions(
 ) -> breakroom_debugger::Result<breakroom_debugger::model::SessionPage<breakroom_debugger::model::SessionSummary>> {
     let query =
         SessionQuery { search: None, status: SessionStatus::Active, from: None, to: None, page: 0, per_page: 0 };
-    d.session_summaries(&query)
+    d.pauses().session_summaries(&query)
 }
 
 pub fn is_known(uri: &str) -> bool {

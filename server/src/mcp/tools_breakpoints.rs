@@ -27,8 +27,8 @@ pub fn tools() -> Vec<ToolSpec> {
             no_arguments(),
             |d, _| {
                 Box::pin(async move {
-                    let mut list = BreakpointList::from(d.breakpoints_view());
-                    list.items = d.breakpoint_records();
+                    let mut list = BreakpointList::from(d.function_breakpoints().breakpoints_view());
+                    list.items = d.breakpoints().breakpoint_records();
                     let text = format!("{}, {} of every kind", count(list.breakpoints.len(), "function breakpoint"), list.items.len());
                     Done::new(list, text)
                 })
@@ -43,7 +43,7 @@ pub fn tools() -> Vec<ToolSpec> {
                     let name = a.req("function_name");
                     // As REST: a value that names no behaviour is ignored.
                     let behavior = a.str("behavior").and_then(|b| Behavior::parse(b).ok());
-                    d.add_breakpoint(name, None, behavior)?;
+                    d.function_breakpoints().add_breakpoint(name, None, behavior)?;
                     Done::new(json!({"status": "ok", "function_name": name}), format!("breakpoint added on {name}"))
                 })
             },
@@ -55,7 +55,7 @@ pub fn tools() -> Vec<ToolSpec> {
             |d, a| {
                 Box::pin(async move {
                     let name = a.req("function_name");
-                    d.remove_breakpoint(name)?;
+                    d.function_breakpoints().remove_breakpoint(name)?;
                     Done::new(json!({"status": "ok", "function_name": name}), format!("breakpoint on {name} removed"))
                 })
             },
@@ -68,7 +68,7 @@ pub fn tools() -> Vec<ToolSpec> {
                 Box::pin(async move {
                     let name = a.req("function_name");
                     let behavior = Behavior::parse(a.req("behavior"))?;
-                    d.set_behavior(name, behavior)?;
+                    d.function_breakpoints().set_behavior(name, behavior)?;
                     Done::new(json!({"status": "ok", "function_name": name, "behavior": behavior}), format!("{name}: behavior set"))
                 })
             },
@@ -81,7 +81,7 @@ pub fn tools() -> Vec<ToolSpec> {
                 Box::pin(async move {
                     let name = a.req("function_name");
                     let behavior = AfterBehavior::parse(a.req("behavior"))?;
-                    d.set_after_behavior(name, behavior)?;
+                    d.function_breakpoints().set_after_behavior(name, behavior)?;
                     Done::new(json!({"status": "ok", "function_name": name, "behavior": behavior}), format!("{name}: after-behavior set"))
                 })
             },
@@ -93,7 +93,7 @@ pub fn tools() -> Vec<ToolSpec> {
             |d, a| {
                 Box::pin(async move {
                     let name = a.req("function_name");
-                    let replacement = d.set_replacement(name, a.raw_str("replacement_function").unwrap_or(""))?;
+                    let replacement = d.function_breakpoints().set_replacement(name, a.raw_str("replacement_function").unwrap_or(""))?;
                     let text = match &replacement {
                         Some(r) => format!("{name} now runs {r}"),
                         None => format!("{name} runs itself"),
@@ -108,7 +108,7 @@ pub fn tools() -> Vec<ToolSpec> {
             no_arguments(),
             |d, _| {
                 Box::pin(async move {
-                    let behavior = d.global_behavior();
+                    let behavior = d.function_breakpoints().global_behavior();
                     Done::new(json!({"behavior": behavior}), format!("default behavior: {}", json!(behavior)))
                 })
             },
@@ -120,7 +120,7 @@ pub fn tools() -> Vec<ToolSpec> {
             |d, a| {
                 Box::pin(async move {
                     let behavior = GlobalBehavior::parse(a.req("behavior"))?;
-                    d.set_global_behavior(behavior)?;
+                    d.function_breakpoints().set_global_behavior(behavior)?;
                     Done::new(json!({"status": "ok", "behavior": behavior}), format!("default behavior: {}", json!(behavior)))
                 })
             },
@@ -131,7 +131,7 @@ pub fn tools() -> Vec<ToolSpec> {
             no_arguments(),
             |d, _| {
                 Box::pin(async move {
-                    let paused = d.paused_protocol_view()?;
+                    let paused = d.pauses().paused_protocol_view()?;
                     let text = count(paused.len(), "paused call");
                     Done::new(json!({"paused": paused}), text)
                 })
@@ -156,7 +156,7 @@ pub fn tools() -> Vec<ToolSpec> {
                     // Unlike the REST door (which answers success, as cideldill's HTTP server does), an
                     // agent is told that the pause it named does not exist, as cideldill's MCP does.
                     let continued = d
-                        .continue_pause(&pause_id, request)
+                        .pauses().continue_pause(&pause_id, request)
                         .map_err(|e| ToolError::from(e).with("pause_id", pause_id.as_str()))?;
                     match continued {
                         Continued::Resumed => {
@@ -176,7 +176,7 @@ pub fn tools() -> Vec<ToolSpec> {
             no_arguments(),
             |d, _| {
                 Box::pin(async move {
-                    let list = FunctionList::from(d.functions());
+                    let list = FunctionList::from(d.function_breakpoints().functions());
                     let text = count(list.functions.len(), "registered function");
                     let mut value = serde_json::to_value(&list).unwrap_or(Value::Null);
                     // cideldill's field names, beside Breakroom's REST ones.
@@ -195,7 +195,7 @@ pub fn tools() -> Vec<ToolSpec> {
                     let limit = usize::try_from(a.u64("limit").unwrap_or(DEFAULT_RECORDS)).unwrap_or(usize::MAX);
                     let calls: Vec<Value> = match a.str("function_name") {
                         // One more than asked, to tell whether there were more.
-                        Some(name) => d.breakpoint_history(name, limit.saturating_add(1))?,
+                        Some(name) => d.function_breakpoints().breakpoint_history(name, limit.saturating_add(1))?,
                         None => recent_calls(&d, usize::MAX)?,
                     };
                     let total_count = calls.len();
@@ -212,7 +212,7 @@ pub fn tools() -> Vec<ToolSpec> {
             |d, a| {
                 Box::pin(async move {
                     let cid = a.req("cid");
-                    let value = d.stored_value(cid).map_err(|e| ToolError::from(e).with("cid", cid))?;
+                    let value = d.function_breakpoints().stored_value(cid).map_err(|e| ToolError::from(e).with("cid", cid))?;
                     let text = value.display.chars().take(200).collect::<String>();
                     Done::new(value, text)
                 })
@@ -224,8 +224,8 @@ pub fn tools() -> Vec<ToolSpec> {
 /// The newest calls of every process, newest first, at most `limit`.
 pub(super) fn recent_calls(d: &Debugger, limit: usize) -> breakroom_debugger::Result<Vec<Value>> {
     let mut records = vec![];
-    for process in d.processes()? {
-        records.extend(d.call_records(&process.process_key)?);
+    for process in d.pauses().process_summaries()? {
+        records.extend(d.pauses().call_records(&process.process_key)?);
     }
     records.sort_by(|a, b| b.started_at.total_cmp(&a.started_at));
     Ok(records.into_iter().take(limit).map(|r| serde_json::to_value(r).unwrap_or(Value::Null)).collect())

@@ -28,7 +28,7 @@ pub fn tools() -> Vec<ToolSpec> {
             |d, a| {
                 Box::pin(async move {
                     let request: LaunchRequest = a.parse(&[])?;
-                    let process = d.launch_process(request)?;
+                    let process = d.processes().launch_process(request)?;
                     let text = format!("{} started ({})", process.id, json!(process.status));
                     Done::new(process, text)
                 })
@@ -42,12 +42,12 @@ pub fn tools() -> Vec<ToolSpec> {
                 Box::pin(async move {
                     match a.str("process_id") {
                         Some(id) => {
-                            let detail = d.tracked_process(id).map_err(|e| ToolError::from(e).with("process_id", id))?;
+                            let detail = d.processes().tracked_process(id).map_err(|e| ToolError::from(e).with("process_id", id))?;
                             let text = format!("{} {}", id, json!(detail.process.status));
                             Done::new(detail, text)
                         }
                         None => {
-                            let processes = d.tracked_processes(a.bool("all").unwrap_or(false));
+                            let processes = d.processes().tracked_processes(a.bool("all").unwrap_or(false));
                             let text = count(processes.len(), "process");
                             Done::new(json!({"processes": processes}), text)
                         }
@@ -75,7 +75,7 @@ pub fn tools() -> Vec<ToolSpec> {
                     };
                     let limit = a.u64("limit").unwrap_or(DEFAULT_LINES).clamp(1, MAX_LINES) as usize;
                     let page = d
-                        .process_output(id, stream, a.u64("from").unwrap_or(0), limit)
+                        .processes().process_output(id, stream, a.u64("from").unwrap_or(0), limit)
                         .await
                         .map_err(|e| ToolError::from(e).with("process_id", id))?;
                     let text = count(page.lines.len(), "line");
@@ -91,7 +91,7 @@ pub fn tools() -> Vec<ToolSpec> {
                 Box::pin(async move {
                     let id = a.req("process_id");
                     let thread = a.0.get("thread").and_then(serde_json::Value::as_i64);
-                    let asked = d.interrupt(id, thread).map_err(|e| ToolError::from(e).with("process_id", id))?;
+                    let asked = d.interrupts().ask(id, thread).map_err(|e| ToolError::from(e).with("process_id", id))?;
                     let text = format!("{id}: asked to pause ({})", asked.interrupt_id);
                     Done::new(asked, text)
                 })
@@ -112,7 +112,7 @@ pub fn tools() -> Vec<ToolSpec> {
                         follow_children: a.0.get("follow_children").and_then(serde_json::Value::as_bool),
                         timeout_s: a.0.get("timeout_s").and_then(serde_json::Value::as_f64),
                     };
-                    let attached = d.attach(request).await.map_err(|e| ToolError::from(e).with("pid", pid))?;
+                    let attached = d.attach().process(request).await.map_err(|e| ToolError::from(e).with("pid", pid))?;
                     let text = format!("attached to {pid}: process {} ({})", attached.process_id, attached.method.as_str());
                     Done::new(attached, text)
                 })
@@ -121,7 +121,7 @@ pub fn tools() -> Vec<ToolSpec> {
         ToolSpec::new("process_stop", "Stops a process (SIGTERM, then SIGKILL).", id_schema(), |d, a| {
             Box::pin(async move {
                 let id = a.req("process_id");
-                let process = d.stop_process(id).map_err(|e| ToolError::from(e).with("process_id", id))?;
+                let process = d.processes().stop_process(id).map_err(|e| ToolError::from(e).with("process_id", id))?;
                 let text = format!("{} {}", id, json!(process.status));
                 Done::new(process, text)
             })

@@ -37,7 +37,7 @@ pub fn tools() -> Vec<ToolSpec> {
             |d, a| {
                 Box::pin(async move {
                     let spec: BreakpointSpec = a.parse(&[])?;
-                    let record = d.add_breakpoint_record(&spec)?;
+                    let record = d.breakpoints().add_breakpoint_record(&spec)?;
                     let text = format!("{} added ({})", record.id, record.kind.as_str());
                     Done::new(json!({"status": "ok", "breakpoint": record}), text)
                 })
@@ -49,7 +49,7 @@ pub fn tools() -> Vec<ToolSpec> {
             no_arguments(),
             |d, _| {
                 Box::pin(async move {
-                    let items = d.breakpoint_records();
+                    let items = d.breakpoints().breakpoint_records();
                     let text = count(items.len(), "breakpoint");
                     Done::new(json!({"items": items}), text)
                 })
@@ -63,22 +63,22 @@ pub fn tools() -> Vec<ToolSpec> {
                 Box::pin(async move {
                     let id = a.req("id");
                     let changes: BreakpointPatch = a.parse_field("changes")?;
-                    saved(d.update_breakpoint_record(id, &changes), id, "changed")
+                    saved(d.breakpoints().update_breakpoint_record(id, &changes), id, "changed")
                 })
             },
         ),
         ToolSpec::new("breakpoint_record_enable", "Enables a breakpoint.", id_schema(), |d, a| {
-            Box::pin(async move { saved(d.update_breakpoint_record(a.req("id"), &BreakpointPatch::enabled(true)), a.req("id"), "enabled") })
+            Box::pin(async move { saved(d.breakpoints().update_breakpoint_record(a.req("id"), &BreakpointPatch::enabled(true)), a.req("id"), "enabled") })
         }),
         ToolSpec::new("breakpoint_record_disable", "Disables a breakpoint (it stays, with its options).", id_schema(), |d, a| {
-            Box::pin(async move { saved(d.update_breakpoint_record(a.req("id"), &BreakpointPatch::enabled(false)), a.req("id"), "disabled") })
+            Box::pin(async move { saved(d.breakpoints().update_breakpoint_record(a.req("id"), &BreakpointPatch::enabled(false)), a.req("id"), "disabled") })
         }),
         ToolSpec::new("breakpoint_record_remove", "Removes a breakpoint by id.", id_schema(), |d, a| {
-            Box::pin(async move { saved(d.remove_breakpoint_record(a.req("id")), a.req("id"), "removed") })
+            Box::pin(async move { saved(d.breakpoints().remove_breakpoint_record(a.req("id")), a.req("id"), "removed") })
         }),
         ToolSpec::new("breakpoint_record_clear", "Removes every breakpoint of every kind.", no_arguments(), |d, _| {
             Box::pin(async move {
-                let removed = d.clear_breakpoints()?;
+                let removed = d.breakpoints().clear_breakpoints()?;
                 Done::new(json!({"status": "ok", "removed": removed}), format!("{} removed", count(removed, "breakpoint")))
             })
         }),

@@ -27,7 +27,7 @@ pub fn tools() -> Vec<ToolSpec> {
                         Some(id) => id.to_string(),
                         None => open_session(&d, pause_id)?,
                     };
-                    let eval = d.eval(&session_id, a.req("expression"));
+                    let eval = d.sessions().eval(&session_id, a.req("expression"));
                     let outcome = match a.f64("timeout_s") {
                         None => eval.await,
                         Some(s) if s > 0.0 && s.is_finite() => tokio::time::timeout(Duration::from_secs_f64(s), eval)
@@ -58,7 +58,7 @@ pub fn tools() -> Vec<ToolSpec> {
             |d, a| {
                 Box::pin(async move {
                     let pause_id = a.req("pause_id");
-                    let session_id = d.start_session(pause_id).map_err(|e| ToolError::from(e).with("pause_id", pause_id))?;
+                    let session_id = d.sessions().start_session(pause_id).map_err(|e| ToolError::from(e).with("pause_id", pause_id))?;
                     Done::new(json!({"session_id": session_id, "pause_id": pause_id}), format!("session {session_id} open"))
                 })
             },
@@ -70,7 +70,7 @@ pub fn tools() -> Vec<ToolSpec> {
             |d, a| {
                 Box::pin(async move {
                     let session_id = a.req("session_id");
-                    d.close_session(session_id).map_err(|e| ToolError::from(e).with("session_id", session_id))?;
+                    d.sessions().close_session(session_id).map_err(|e| ToolError::from(e).with("session_id", session_id))?;
                     Done::new(json!({"status": "ok", "session_id": session_id}), format!("session {session_id} closed"))
                 })
             },
@@ -99,7 +99,7 @@ pub fn tools() -> Vec<ToolSpec> {
                         page: a.u64("page").map_or(0, |n| n as usize),
                         per_page: a.u64("per_page").map_or(0, |n| n as usize),
                     };
-                    let page = d.session_summaries(&query)?;
+                    let page = d.pauses().session_summaries(&query)?;
                     let plus = if page.total_is_lower_bound { "+" } else { "" };
                     let text = format!("{} of {}{plus}", count(page.sessions.len(), "session"), page.total);
                     Done::new(page, text)
@@ -113,7 +113,7 @@ pub fn tools() -> Vec<ToolSpec> {
             |d, a| {
                 Box::pin(async move {
                     let session_id = a.req("session_id");
-                    let session = d.session(session_id)?.ok_or_else(|| {
+                    let session = d.sessions().session(session_id)?.ok_or_else(|| {
                         ToolError::new("session_not_found", format!("no session {session_id}")).with("session_id", session_id)
                     })?;
                     let text = format!("{} on {}: {}", session_id, session.function_name, count(session.transcript.len(), "entry"));
@@ -127,10 +127,10 @@ pub fn tools() -> Vec<ToolSpec> {
 /// The pause's newest open session, or a new one.
 fn open_session(d: &Debugger, pause_id: &str) -> Result<String, ToolError> {
     let with_pause = |e| ToolError::from(e).with("pause_id", pause_id);
-    for id in d.sessions_for_pause(pause_id).map_err(with_pause)?.iter().rev() {
-        if d.session(id).map_err(with_pause)?.is_some_and(|s| s.closed_at.is_none()) {
+    for id in d.sessions().sessions_for_pause(pause_id).map_err(with_pause)?.iter().rev() {
+        if d.sessions().session(id).map_err(with_pause)?.is_some_and(|s| s.closed_at.is_none()) {
             return Ok(id.clone());
         }
     }
-    d.start_session(pause_id).map_err(with_pause)
+    d.sessions().start_session(pause_id).map_err(with_pause)
 }

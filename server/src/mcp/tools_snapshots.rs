@@ -41,7 +41,7 @@ pub fn tools() -> Vec<ToolSpec> {
                             ..BreakpointSpec::line("", 0)
                         },
                     };
-                    let record = d.add_breakpoint_record(&spec.with(options))?;
+                    let record = d.breakpoints().add_breakpoint_record(&spec.with(options))?;
                     let text = format!("{} snapshots {} (max hits {})", record.id, record.location(), record.limits.max_hits.unwrap_or(1));
                     Done::new(record, text)
                 })
@@ -58,7 +58,7 @@ pub fn tools() -> Vec<ToolSpec> {
                         limit: a.0.get("limit").and_then(Value::as_u64).unwrap_or(20) as usize,
                         ..Default::default()
                     };
-                    let snapshots = d.snapshots(&filter)?;
+                    let snapshots = d.snapshots().list(&filter)?;
                     let text = count(snapshots.len(), "snapshot");
                     Done::new(json!({"snapshots": snapshots}), text)
                 })
@@ -70,7 +70,7 @@ pub fn tools() -> Vec<ToolSpec> {
             object(json!({"snapshot_id": {"type": "string"}}), &["snapshot_id"]),
             |d, a| {
                 Box::pin(async move {
-                    let snapshot = d.snapshot(a.req("snapshot_id"))?;
+                    let snapshot = d.snapshots().get(a.req("snapshot_id"))?;
                     let text = format!("{} from {} at {}:{}", snapshot.snapshot_id, snapshot.breakpoint_id,
                         snapshot.file.as_deref().unwrap_or("?"), snapshot.line.unwrap_or(0));
                     Done::new(snapshot, text)

@@ -19,7 +19,7 @@ async fn step(d: Debugger, a: Args, kind: StepKind) -> ToolResult {
         },
         _ => StepRequest::new(kind),
     };
-    let reply = d.step(pause_id, request).await.map_err(|e| ToolError::from(e).with("pause_id", pause_id))?;
+    let reply = d.steps().step(pause_id, request).await.map_err(|e| ToolError::from(e).with("pause_id", pause_id))?;
     let text = match &reply {
         StepReply::Stopped { pause_id, file, line, function, .. } => {
             format!("stopped at {file}:{line} in {function}: pause {pause_id}")
@@ -71,7 +71,7 @@ pub fn tools() -> Vec<ToolSpec> {
             |d, a| {
                 Box::pin(async move {
                     let pause_id = a.req("pause_id");
-                    let frames = d.frames(pause_id).map_err(|e| ToolError::from(e).with("pause_id", pause_id))?;
+                    let frames = d.steps().frames(pause_id).map_err(|e| ToolError::from(e).with("pause_id", pause_id))?;
                     let text = frames
                         .iter()
                         .map(|f| format!("#{} {}:{} in {}", f.index, f.filename, f.lineno, f.function))

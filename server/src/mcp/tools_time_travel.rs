@@ -23,7 +23,7 @@ pub fn tools() -> Vec<ToolSpec> {
                 Box::pin(async move {
                     let pause_id = a.req("pause_id");
                     let request = StepBackRequest { keep: a.bool("keep"), name: a.str("name").map(str::to_string) };
-                    let travel = d.step_back(pause_id, request).await.map_err(|e| ToolError::from(e).with("pause_id", pause_id))?;
+                    let travel = d.checkpoints().step_back(pause_id, request).await.map_err(|e| ToolError::from(e).with("pause_id", pause_id))?;
                     travelled(travel)
                 })
             },
@@ -36,7 +36,7 @@ pub fn tools() -> Vec<ToolSpec> {
                 Box::pin(async move {
                     let id = a.req("process_id");
                     let label = a.str("label").map(str::to_string);
-                    let checkpoint = d.create_checkpoint(id, label).await.map_err(|e| ToolError::from(e).with("process_id", id))?;
+                    let checkpoint = d.checkpoints().create_checkpoint(id, label).await.map_err(|e| ToolError::from(e).with("process_id", id))?;
                     let text = format!("checkpoint {}", checkpoint.id);
                     Done::new(checkpoint, text)
                 })
@@ -49,7 +49,7 @@ pub fn tools() -> Vec<ToolSpec> {
             |d, a| {
                 Box::pin(async move {
                     let id = a.req("checkpoint_id");
-                    travelled(d.rewind(id).await.map_err(|e| ToolError::from(e).with("checkpoint_id", id))?)
+                    travelled(d.checkpoints().rewind(id).await.map_err(|e| ToolError::from(e).with("checkpoint_id", id))?)
                 })
             },
         ),
@@ -60,7 +60,7 @@ pub fn tools() -> Vec<ToolSpec> {
             |d, a| {
                 Box::pin(async move {
                     let id = a.req("checkpoint_id");
-                    travelled(d.branch_at(id, a.str("name")).await.map_err(|e| ToolError::from(e).with("checkpoint_id", id))?)
+                    travelled(d.checkpoints().branch_at(id, a.str("name")).await.map_err(|e| ToolError::from(e).with("checkpoint_id", id))?)
                 })
             },
         ),
@@ -71,7 +71,7 @@ pub fn tools() -> Vec<ToolSpec> {
             |d, a| {
                 Box::pin(async move {
                     let (id, branch) = (a.req("process_id"), a.req("branch"));
-                    travelled(d.switch_branch(id, branch).await.map_err(|e| ToolError::from(e).with("branch", branch))?)
+                    travelled(d.checkpoints().switch_branch(id, branch).await.map_err(|e| ToolError::from(e).with("branch", branch))?)
                 })
             },
         ),
@@ -82,7 +82,7 @@ pub fn tools() -> Vec<ToolSpec> {
             |d, a| {
                 Box::pin(async move {
                     let id = a.req("process_id");
-                    let timeline = d.timeline(id).map_err(|e| ToolError::from(e).with("process_id", id))?;
+                    let timeline = d.checkpoints().timeline(id).map_err(|e| ToolError::from(e).with("process_id", id))?;
                     let branches = timeline.branches.len();
                     let text = format!("{}, {branches} branch(es)", count(timeline.checkpoints.len(), "checkpoint"));
                     Done::new(timeline, text)
@@ -99,7 +99,7 @@ pub fn tools() -> Vec<ToolSpec> {
             |d, a| {
                 Box::pin(async move {
                     let id = a.req("process_id");
-                    let diff = d.branch_diff(id, a.req("a"), a.req("b")).map_err(|e| ToolError::from(e).with("process_id", id))?;
+                    let diff = d.checkpoints().branch_diff(id, a.req("a"), a.req("b")).map_err(|e| ToolError::from(e).with("process_id", id))?;
                     Done::new(diff, "branches compared")
                 })
             },

@@ -279,7 +279,12 @@ async fn call_repl_result_includes_result_data_base64() {
         .answer_next_eval(&pause_id, move |_| json!({"result": "42", "result_cid": c, "result_data": "gARLKi4="}))
         .await;
     eval.await.unwrap();
-    let stored = server.debugger.object(&cid).unwrap().expect("the result's data is stored under its CID");
+    let stored = server
+        .debugger
+        .function_breakpoints()
+        .object(&cid)
+        .unwrap()
+        .expect("the result's data is stored under its CID");
     assert_eq!(stored.bytes, vec![0x80, 4, b'K', 42, b'.']);
     // Data that does not hash to its CID is refused.
     let eval = eval_in_background(&server, &session_id, "43");

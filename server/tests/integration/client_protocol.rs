@@ -59,7 +59,7 @@ async fn call_without_breakpoint_continues_and_completes() {
         .post("/api/call/complete", json!({"call_id": call_id, "status": "success", "process_pid": 77, "process_start_time": 1.0, "result_cid": cid(INT_1)}))
         .await;
     assert_eq!(done, json!({"status": "ok"}));
-    let record = server.debugger.call_record(call_id).unwrap().unwrap();
+    let record = server.debugger.pauses().call_record(call_id).unwrap().unwrap();
     assert_eq!(record.status, breakroom_debugger::model::CallStatus::Success);
     assert_eq!(record.pretty_result, Some(json!("1")), "plain pickles display as Python repr");
 }

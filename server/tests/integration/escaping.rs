@@ -127,7 +127,7 @@ async fn every_user_controlled_field_is_escaped_on_every_page_on_the_shared_runt
     assert_escaped("/repls?search", &html, &["search"]);
     let html = page(&server, &format!("/object/{cid}")).await;
     assert_escaped("/object", &html, &["stored"]);
-    let key = server.debugger.processes().unwrap()[0].process_key.clone();
+    let key = server.debugger.pauses().process_summaries().unwrap()[0].process_key.clone();
     let html = page(&server, &format!("/call-tree/{}", urlencode(&key))).await;
     assert_escaped("/call-tree/{key}", &html, &["function", "repr"]);
 

@@ -46,7 +46,7 @@ async fn browser_facing_endpoints_refuse_foreign_origins_and_hosts() {
         .unwrap();
     assert_eq!(r.status(), 200);
     // The pause is still paused: nothing foreign got through.
-    assert_eq!(server.debugger.paused_calls().len(), 1);
+    assert_eq!(server.debugger.pauses().paused_calls().len(), 1);
 }
 
 #[tokio::test]
@@ -103,7 +103,13 @@ async fn client_protocol_endpoints_refuse_what_a_web_page_sends() {
         .await
         .unwrap();
     assert_eq!(r.status(), 403, "a sandboxed page's Origin: null is foreign too");
-    assert!(!server.debugger.breakpoints_view().breakpoints.iter().any(|b| b.function_name == "planted"));
+    assert!(!server
+        .debugger
+        .function_breakpoints()
+        .breakpoints_view()
+        .breakpoints
+        .iter()
+        .any(|b| b.function_name == "planted"));
     // The same POST as a debug client sends it gets through.
     let (status, _) = server.post("/api/breakpoints", json!({"function_name": "planted"})).await;
     assert_eq!(status, 200);

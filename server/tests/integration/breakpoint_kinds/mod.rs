@@ -241,6 +241,7 @@ async fn breakpoints_persist_across_a_restart_with_their_ids() {
     let config = breakroom_debugger::Config::default();
     let first = breakroom_debugger::Debugger::open(config.clone(), dir.path()).unwrap();
     let added = first
+        .breakpoints()
         .add_breakpoint_record(
             &serde_json::from_value(json!({"kind": "line", "file": "a.py", "line": 7, "log_message": "x={x}"}))
                 .unwrap(),
@@ -248,8 +249,9 @@ async fn breakpoints_persist_across_a_restart_with_their_ids() {
         .unwrap();
     drop(first);
     let again = breakroom_debugger::Debugger::open(config, dir.path()).unwrap();
-    let records = again.breakpoint_records();
+    let records = again.breakpoints().breakpoint_records();
     assert_eq!(records, vec![added.clone()]);
-    let next = again.add_breakpoint_record(&serde_json::from_value(json!({"kind": "error"})).unwrap()).unwrap();
+    let next =
+        again.breakpoints().add_breakpoint_record(&serde_json::from_value(json!({"kind": "error"})).unwrap()).unwrap();
     assert_ne!(next.id, added.id, "ids are not reused after a restart");
 }

@@ -61,7 +61,7 @@ fn call_record_repl_sessions_field_populated_on_session_start() {
         let server = common::start().await;
         let (call_id, pause_id) = server.pause_call("compute", 4405).await;
         let session_id = server.start_session(&pause_id).await;
-        assert_eq!(server.debugger.call_record(&call_id).unwrap().unwrap().repl_sessions, vec![session_id]);
+        assert_eq!(server.debugger.pauses().call_record(&call_id).unwrap().unwrap().repl_sessions, vec![session_id]);
     })
 }
 
@@ -70,7 +70,7 @@ fn call_record_repl_sessions_field_empty_by_default() {
     on_shared_runtime(async {
         let server = common::start().await;
         let (call_id, _) = server.pause_call("compute", 4406).await;
-        assert!(server.debugger.call_record(&call_id).unwrap().unwrap().repl_sessions.is_empty());
+        assert!(server.debugger.pauses().call_record(&call_id).unwrap().unwrap().repl_sessions.is_empty());
     })
 }
 

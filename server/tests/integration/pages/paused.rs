@@ -34,7 +34,7 @@ fn paused_card_repl_button_starts_session_and_redirects() {
         assert_eq!(response.status().as_u16(), 200);
         let session_id: String = response.json().await.unwrap();
         assert!(session_id.starts_with("4502-"));
-        assert_eq!(server.debugger.sessions_for_pause(&pause_id).unwrap(), vec![session_id.clone()]);
+        assert_eq!(server.debugger.sessions().sessions_for_pause(&pause_id).unwrap(), vec![session_id.clone()]);
         assert_eq!(page(&server, &format!("/repl/{session_id}")).await.0, 200);
     })
 }

@@ -87,8 +87,9 @@ fn repl_page_says_a_session_closed_by_a_restart_was_closed_by_it() {
         let config = breakroom_debugger::Config::default();
         let session_id = {
             let before = breakroom_debugger::Debugger::open(config.clone(), dir.path()).unwrap();
-            before.add_breakpoint("compute", None, None).unwrap();
+            before.function_breakpoints().add_breakpoint("compute", None, None).unwrap();
             let reply = before
+                .calls()
                 .start_call(breakroom_debugger::calls::CallStart {
                     method_name: Some("compute".into()),
                     process_pid: Some(json!(4207)),
@@ -97,7 +98,7 @@ fn repl_page_says_a_session_closed_by_a_restart_was_closed_by_it() {
                 })
                 .unwrap();
             let poll_url = serde_json::to_value(&reply).unwrap()["poll_url"].as_str().unwrap().to_string();
-            before.start_session(poll_url.rsplit('/').next().unwrap()).unwrap()
+            before.sessions().start_session(poll_url.rsplit('/').next().unwrap()).unwrap()
         };
         let server = common::start_on(breakroom_debugger::Debugger::open(config, dir.path()).unwrap(), None).await;
         let (status, html) = page(&server, &format!("/repl/{session_id}")).await;
