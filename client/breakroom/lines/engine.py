@@ -102,6 +102,7 @@ class LineBreakpoints:
         self._files = {}  # canonic path -> _File
         self._originals = weakref.WeakKeyDictionary()  # function -> the code it had
         self._generated = weakref.WeakKeyDictionary()  # rewritten code -> lines hooked in it
+        self._code_lines = weakref.WeakKeyDictionary()  # code -> the lines it runs itself
         self._in_hit = set()  # threads deciding or paused at a breakpoint
         self._one_shots = {}  # id -> (thread, on_reach): a step's run to a line
         self._one_shot_seq = 0
@@ -262,8 +263,8 @@ class LineBreakpoints:
             else:
                 self._originals[func] = original
                 swapped += 1
-        running = self._trace_running(file, {key: self._generated.get(new_by_key[key], set()) for key in hooked})
-        return {"functions": swapped, "running_frames": running, "stale_functions": stale, "pending": not functions}
+        running = self._trace_running(file)
+        return {"functions": swapped, "running_frames": running, "stale_functions": stale, "pending": not (functions or running)}
 
     @staticmethod
     def _inline_conditions(file):
@@ -276,18 +277,22 @@ class LineBreakpoints:
             if specs and all(spec.condition and not spec.read_only for spec in specs)
         }
 
-    def _trace_running(self, file, lines_by_key):
-        """Traces the frames running this file's functions in code that lacks a hook for one of
-        their armed lines (`lines_by_key`); stops tracing those that no longer need it."""
-        needed = []
-        for frame in self._frames_of(file.path):
-            armed_here = lines_by_key.get(code_key(frame.f_code), set())
-            if armed_here - self._generated.get(frame.f_code, set()):
-                needed.append(frame)
+    def _trace_running(self, file):
+        """Traces the frames of this file that run code without a hook for one of its armed
+        lines: module-level code (a script's `while True:`), a loop that began before the
+        breakpoint, code that could not be swapped. Stops tracing those that no longer need it."""
+        needed = [frame for frame in self._frames_of(file.path) if self._unhooked_lines(frame.f_code, file)]
         for frame in self._tracer.traced_frames:
             if frame not in needed and canonic(frame.f_code.co_filename) == file.path:
                 self._tracer.untrace([frame])
         return self._tracer.trace(needed, file.by_line)
+
+    def _unhooked_lines(self, code, file):
+        """The file's armed lines that `code` itself runs and holds no hook for."""
+        lines = self._code_lines.get(code)
+        if lines is None:
+            lines = self._code_lines[code] = lines_with_code(code, nested=False)
+        return (lines & file.by_line.keys()) - self._generated.get(code, set())
 
     def _frames_of(self, path):
         found = []
@@ -315,6 +320,11 @@ class LineBreakpoints:
                         armed[code] = here
                         if path == file.path and func.__code__.co_name != "<module>":
                             holders.add(func)  # (3.12 runs a module's code as a function too)
+            # Frames running code no live function holds (a module's, an `exec`'s): reached too.
+            for frame in self._frames_of(path):
+                here = self._unhooked_lines(frame.f_code, f)
+                if here:
+                    armed.setdefault(frame.f_code, set()).update(here)
         self._monitor.set(armed)
         running = [frame for frame in self._frames_of(file.path) if frame.f_code in armed]
         return {"functions": len(holders), "running_frames": len(running), "stale_functions": 0, "pending": not functions}
@@ -330,6 +340,7 @@ class LineBreakpoints:
             source = ModuleSource(importlib.util.decode_source(data) if isinstance(data, bytes) else data, compile_name)
             file.source = source
             code = source.compile_with_hooks(set(file.by_line), self._inline_conditions(file))
+            self._generated[code] = _hook_lines(code)  # its module-level lines: never traced too
             for key in hooked_keys(code):
                 inner = codes_by_key(code)[key]
                 self._generated[inner] = _hook_lines(inner)
@@ -465,6 +476,9 @@ class _OneShot:
         self.thread = thread
         self.on_reach = on_reach
         self.done = False
+
+    def take_hold(self):
+        return False  # the line may be far off: the program's own switch interval meanwhile
 
     def disarm(self):
         if self.engine._one_shots.pop(self.id, None) is not None:

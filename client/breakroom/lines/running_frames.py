@@ -180,7 +180,7 @@ class RunningFrameTracer:
 
     def _local_trace(self, lines):
         # Called for every line of a traced frame: one set test before anything else.
-        on_line, done = self._on_line, self._done
+        on_line, done, traced = self._on_line, self._done, self._traced
 
         def local_trace(frame, event, arg):
             if event == "line":
@@ -188,6 +188,12 @@ class RunningFrameTracer:
                     on_line(frame)
             elif event == "return":
                 done(frame, from_own_thread=True)
+                return None
+            if frame not in traced:
+                # Untraced meanwhile (the breakpoint went while this line paused): returning
+                # this function would arm the frame again. A step's own f_trace stays.
+                if frame.f_trace is local_trace:
+                    frame.f_trace = None
                 return None
             # A step may have taken the frame over meanwhile (it gives it back when done).
             return frame.f_trace or local_trace
