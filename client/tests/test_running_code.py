@@ -210,3 +210,63 @@ def test_a_snapshot_and_a_logpoint_on_a_top_level_loop_arrive_without_pausing_it
     assert not [p for p in server.paused() if p["call_data"]["process_pid"] == program.pid], "it never paused"
     ticks = program.ticks_after(len(program.lines), 2)
     assert ticks[1][0] > ticks[0][0], "the loop goes on"
+
+
+BUSY = """\
+import sys, threading, breakroom
+sys.setswitchinterval(0.004)  # the program's own
+
+spins = [0]
+def spin():
+    while True:
+        spins[0] += 1
+
+threading.Thread(target=spin, daemon=True).start()
+total = 0
+breakroom.set_trace()  # PAUSE
+for i in range(40):  # FOR
+    total += i  # ADD
+    total -= 1  # SUB
+print("done", total, sys.getswitchinterval(), flush=True)
+"""
+
+
+def line_of(source, marker):
+    return 1 + source.splitlines().index(next(t for t in source.splitlines() if t.endswith("# " + marker)))
+
+
+@pytest.mark.parametrize("python", INTERPRETERS)
+def test_fifty_step_overs_beside_a_cpu_bound_thread_land_line_by_line_and_the_interval_comes_back(server, python):
+    fd, path = tempfile.mkstemp(suffix=".py", prefix="breakroom_busy_")
+    with os.fdopen(fd, "w") as f:
+        f.write(BUSY)
+    env = {**os.environ, "PYTHONPATH": str(CLIENT_DIR), "BREAKROOM_URL": server.url, "PYTHONUNBUFFERED": "1"}
+    process = subprocess.Popen([python, path], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+    try:
+        pause = paused_here(server, process.pid)
+        lines = [line_of(BUSY, m) for m in ("FOR", "ADD", "SUB")]
+        where = pause["call_data"]["frames"][0]["lineno"]
+        assert where == line_of(BUSY, "PAUSE")
+        session = server.start_session(pause["id"])
+        # While paused, the GIL's turns are short: a busy thread does not hold up our hand-overs.
+        assert float(server.output(session, "sys.getswitchinterval()")) < 0.001
+        pause_id, landed = pause["id"], []
+        for _ in range(50):
+            status, reply = server.post(f"/api/paused/{pause_id}/step", {"kind": "over"}, timeout=60)
+            assert status == 200 and reply["status"] == "stopped", reply
+            pause_id = reply["pause_id"]
+            stopped = next(p for p in server.paused() if p["id"] == pause_id)
+            landed.append(stopped["call_data"]["frames"][0]["lineno"])
+        expected = [lines[k % 3] for k in range(50)]
+        assert landed == expected
+        spins = int(server.output(server.start_session(pause_id), "spins[0]"))
+        assert spins > 0, "the busy thread ran"
+        server.resume(pause_id)
+        out, err = process.communicate(timeout=60)
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.communicate()
+    assert process.returncode == 0, err
+    # The program's own interval is back once it runs on.
+    assert out.split() == ["done", str(sum(range(40)) - 40), "0.004"]

@@ -31,6 +31,7 @@ const FILES: &[(&str, &str)] = &[
     ("process/frames.py", include_str!("../../../client/breakroom/process/frames.py")),
     ("process/labels.py", include_str!("../../../client/breakroom/process/labels.py")),
     ("process/record.py", include_str!("../../../client/breakroom/process/record.py")),
+    ("process/switch_interval.py", include_str!("../../../client/breakroom/process/switch_interval.py")),
     ("protocol/__init__.py", include_str!("../../../client/breakroom/protocol/__init__.py")),
     ("protocol/constants.py", include_str!("../../../client/breakroom/protocol/constants.py")),
     ("protocol/reconnect.py", include_str!("../../../client/breakroom/protocol/reconnect.py")),
