@@ -270,3 +270,52 @@ def test_fifty_step_overs_beside_a_cpu_bound_thread_land_line_by_line_and_the_in
     assert process.returncode == 0, err
     # The program's own interval is back once it runs on.
     assert out.split() == ["done", str(sum(range(40)) - 40), "0.004"]
+
+
+# A hot loop whose snapshot breakpoint is past its rate at almost every arrival: those go
+# through the line's gate, and each is still counted.
+HOT = """\
+import sys, time, breakroom
+
+def handle(i):
+    return i + 1  # IN_FUNCTION
+
+engine = breakroom.line_breakpoints()
+while not engine.list():  # armed by the server's channel
+    time.sleep(0.01)
+for i in range(ARRIVALS):
+    if TOP_LEVEL:
+        i += 1  # TOP_LEVEL
+    else:
+        handle(i)
+print("done", flush=True)
+"""
+
+
+@pytest.mark.parametrize("python", INTERPRETERS)
+@pytest.mark.parametrize("where", ["IN_FUNCTION", "TOP_LEVEL"])
+def test_every_arrival_past_a_snapshot_s_rate_is_counted(server, python, where):
+    arrivals = 100_000
+    source = HOT.replace("ARRIVALS", str(arrivals)).replace("TOP_LEVEL:", f"{where == 'TOP_LEVEL'}:")
+    fd, path = tempfile.mkstemp(suffix=".py", prefix="breakroom_hot_")
+    with os.fdopen(fd, "w") as f:
+        f.write(source)
+    bp = add(server, {"kind": "line", "file": path, "line": line_of(source, where), "action": "snapshot",
+                      "max_per_second": 2, "max_hits": 1000})
+    env = {**os.environ, "PYTHONPATH": str(CLIENT_DIR), "BREAKROOM_URL": server.url}
+    try:
+        done = subprocess.run([python, "-m", "breakroom", path], env=env, capture_output=True, text=True, timeout=300)
+        assert done.returncode == 0 and done.stdout.strip() == "done", done.stderr
+        deadline, counted = time.time() + 60, None
+        while time.time() < deadline:
+            record = next(r for r in server.get("/api/breakpoints")[1]["items"] if r["id"] == bp)
+            counted = (record["captured"], record["skipped_rate"], record["skipped_quota"], record.get("dropped", 0))
+            if sum(counted) >= arrivals:
+                break
+            time.sleep(0.1)
+    finally:
+        server.request("DELETE", f"/api/breakpoints/{bp}")
+    captured, skipped_rate, skipped_quota, _ = counted
+    assert sum(counted) == arrivals, counted
+    # Past the rate, or past the time budget when the first (cold) captures spent it.
+    assert captured >= 1 and skipped_rate + skipped_quota > arrivals // 2, counted

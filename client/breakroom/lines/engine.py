@@ -34,7 +34,7 @@ import weakref
 
 from ..breakpoints.kinds import CONDITION_ERROR, LOG, SKIP, BreakpointError, BreakpointSpec, arguments_text
 from ..protocol.constants import BREAKPOINT_LINE, EVENT_BREAKPOINT_HIT, EVENT_LOG, STOP_LINE
-from ..snapshots import offthread, take
+from ..snapshots import gates, offthread, take
 from . import monitoring
 from .rewrite import (
     HIT_NAME,
@@ -108,6 +108,7 @@ class LineBreakpoints:
         self._one_shot_seq = 0
         self.records = collections.deque(maxlen=1000)  # breakpoint_hit and log events
         self.listeners = []  # callables (event, body): the server wiring
+        self._gates = gates.shared()  # before any hooked code runs: it reads them
         self._tracer = RunningFrameTracer(self._on_traced_line)
         self._monitor = monitoring.MonitoredLines(self._on_monitored_line) if monitoring.available else None
         setattr(builtins, HOOK_NAME, self._hook)
@@ -143,6 +144,7 @@ class LineBreakpoints:
             self._specs[spec.id] = spec
             self._landed[spec.id] = (path, landed)
             file.by_line.setdefault(landed, []).append(spec)
+            self._open_gates(path, landed)
             try:
                 reach = self._apply(file, live)
             except Exception as exc:  # leave the program as it was, and say why
@@ -156,6 +158,10 @@ class LineBreakpoints:
             spec = self._spec(breakpoint_id)
             condition = spec.condition
             spec.update(changes)
+            policy = getattr(spec, "_snapshot_policy", None)
+            if policy is not None:
+                policy.closed = None  # its bounds may have changed: decided afresh
+            self._open_gates(*self._landed[spec.id])
             if spec.condition != condition:  # compiled into the code: compile it again
                 path = self._landed[spec.id][0]
                 self._apply(self._files[path], self._live_functions(path))
@@ -171,6 +177,7 @@ class LineBreakpoints:
             file.by_line[line].remove(spec)
             if not file.by_line[line]:
                 del file.by_line[line]
+            self._open_gates(path, line)
             self._apply(file, self._live_functions(path))
             if not file.by_line:
                 del self._files[path]
@@ -363,6 +370,8 @@ class LineBreakpoints:
 
     def _on_traced_line(self, frame):
         line = frame.f_lineno
+        if not self._gates.passes((frame.f_code.co_filename, line)):
+            return
         file = self._files.get(canonic(frame.f_code.co_filename))
         specs = file.by_line.get(line) if file is not None else None
         if specs and line not in self._generated.get(frame.f_code, ()):
@@ -406,8 +415,22 @@ class LineBreakpoints:
                 self._pause(frame, pause_for)
             elif reached is not None:
                 reached.on_reach(frame)
+            elif specs and all(spec.read_only for spec in specs):
+                self._close_gate(frame.f_code.co_filename, line, specs)
         finally:
             self._in_hit.discard(thread)
+
+    def _close_gate(self, filename, line, specs):
+        """When every breakpoint here is past its rate or the budget, the line's next arrivals
+        until the first of them reopens cost one clock read and a counted skip (snapshots.gates)."""
+        closed = [take.gate_until(spec) for spec in specs]
+        if all(closed):
+            credit = [take.skips_counter(spec, kind) for spec, (_, kind) in zip(specs, closed)]
+            self._gates.close([(filename, line)], min(until for until, _ in closed), credit)
+
+    def _open_gates(self, path, line):
+        """The breakpoints at this line changed: its next arrival is decided afresh."""
+        self._gates.open([key for key in self._gates.keys() if key[1] == line and canonic(key[0]) == path])
 
     def _arrive(self, spec, frame, line, arguments, condition_held):
         if threading.current_thread().name == "breakroom-eval":

@@ -45,6 +45,7 @@ const FILES: &[(&str, &str)] = &[
     ("repl/variables.py", include_str!("../../../client/breakroom/repl/variables.py")),
     ("snapshots/__init__.py", include_str!("../../../client/breakroom/snapshots/__init__.py")),
     ("snapshots/capture.py", include_str!("../../../client/breakroom/snapshots/capture.py")),
+    ("snapshots/gates.py", include_str!("../../../client/breakroom/snapshots/gates.py")),
     ("snapshots/offthread.py", include_str!("../../../client/breakroom/snapshots/offthread.py")),
     ("snapshots/read_only.py", include_str!("../../../client/breakroom/snapshots/read_only.py")),
     ("snapshots/sender.py", include_str!("../../../client/breakroom/snapshots/sender.py")),
