@@ -319,3 +319,55 @@ def test_every_arrival_past_a_snapshot_s_rate_is_counted(server, python, where):
     assert sum(counted) == arrivals, counted
     # Past the rate, or past the time budget when the first (cold) captures spent it.
     assert captured >= 1 and skipped_rate + skipped_quota > arrivals // 2, counted
+
+
+CHILD = """\
+import sys
+x = 41 + 1  # SECOND
+print("child", x, flush=True)
+"""
+
+PARENT = """\
+import subprocess, sys, time, breakroom
+
+engine = breakroom.line_breakpoints()
+while not engine.list():  # the child's breakpoint, armed here by the server's channel
+    time.sleep(0.01)
+done = subprocess.run([sys.executable, CHILD], capture_output=True, text=True)
+print("child said:", done.stdout.strip(), done.returncode, flush=True)
+"""
+
+
+@pytest.mark.parametrize("python", INTERPRETERS)
+def test_a_child_pauses_at_a_breakpoint_on_its_second_line(server, python):
+    folder = tempfile.mkdtemp(prefix="breakroom_family_")
+    child, parent = os.path.join(folder, "child.py"), os.path.join(folder, "parent.py")
+    with open(child, "w") as f:
+        f.write(CHILD)
+    with open(parent, "w") as f:
+        f.write(PARENT.replace("CHILD", repr(child)))
+    bp = add(server, {"kind": "line", "file": child, "line": line_of(CHILD, "SECOND")})
+    env = {**os.environ, "PYTHONPATH": str(CLIENT_DIR), "BREAKROOM_URL": server.url}
+    process = subprocess.Popen([python, "-m", "breakroom", parent], env=env, stdout=subprocess.PIPE,
+                               stderr=subprocess.PIPE, text=True)
+    try:
+        deadline, pause = time.time() + 60, None
+        while pause is None and time.time() < deadline and process.poll() is None:
+            pause = next((p for p in server.paused() if p["call_data"]["frames"][0]["filename"] == child), None)
+            time.sleep(0.02)
+        assert pause is not None, f"the child never paused: {process.poll()} {process.stderr.read() if process.poll() is not None else ''}"
+        assert pause["call_data"]["frames"][0]["lineno"] == line_of(CHILD, "SECOND")
+        assert pause["call_data"]["process_pid"] != process.pid
+        session = server.start_session(pause["id"])
+        assert server.output(session, "sys.argv[0]") == repr(child)
+        assert "NameError" in server.output(session, "x"), "the line has not run yet"
+        server.request("DELETE", f"/api/breakpoints/{bp}")
+        server.resume(pause["id"])
+        out, err = process.communicate(timeout=60)
+    finally:
+        server.request("DELETE", f"/api/breakpoints/{bp}")
+        if process.poll() is None:
+            process.kill()
+            process.communicate()
+    assert process.returncode == 0, err
+    assert out.strip() == "child said: child 42 0"

@@ -368,6 +368,33 @@ class LineBreakpoints:
             held = len(specs) == 1 and sys.exc_info()[0] is ConditionHeld
             self.hit(frame, line, specs, condition_held=held)
 
+    # ---- a child's first moments (lines.starts) ------------------------------------------------
+
+    def has_armed_lines(self, code):
+        file = self._files.get(canonic(code.co_filename))
+        return file is not None and bool(file.by_line)
+
+    def arm_started_code(self, code):
+        """3.12+: a code just starting that runs an armed line gets its LINE events."""
+        file = self._files.get(canonic(code.co_filename))
+        if file is None or not file.by_line:
+            return
+        with self._lock:
+            lines = self._unhooked_lines(code, file)
+            if lines and not lines <= self._monitor.armed().get(code, set()):
+                armed = self._monitor.armed()
+                armed[code] = armed.get(code, set()) | lines
+                self._monitor.set(armed)
+
+    def reach_running(self):
+        """Reaches what runs now (running frames, live functions) for every armed file."""
+        with self._lock:
+            for path, file in list(self._files.items()):
+                self._apply(file, self._live_functions(path))
+
+    def on_traced_line(self, frame):
+        self._on_traced_line(frame)
+
     def _on_traced_line(self, frame):
         line = frame.f_lineno
         if not self._gates.passes((frame.f_code.co_filename, line)):

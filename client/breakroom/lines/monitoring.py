@@ -60,6 +60,7 @@ class _Monitor:
         self._watched = {}  # code -> how many steps watch it
         self._global_steps = 0  # steps that need the global events
         self._into = 0  # steps that need PY_START
+        self._start_watch = None  # (code) -> None while a child's first moments are watched
         events = mon.events
         mon.register_callback(self.tool, events.LINE, self._line)
         mon.register_callback(self.tool, events.PY_RETURN, self._return)
@@ -83,9 +84,16 @@ class _Monitor:
         events, wanted = self._mon.events, 0
         if self._global_steps:
             wanted |= events.RAISE | events.PY_UNWIND | events.EXCEPTION_HANDLED
-        if self._into:
+        if self._into or self._start_watch is not None:
             wanted |= events.PY_START
         return wanted
+
+    def watch_starts(self, callback):
+        """`callback(code)` at every Python function's start (None: no more): a child's first
+        moments (lines.starts)."""
+        with self._lock:
+            self._start_watch = callback
+            self._mon.set_events(self.tool, self._global_events())
 
     def set_breakpoint_lines(self, armed):
         """Replaces the line breakpoints' armed lines: {code: lines}."""
@@ -176,6 +184,9 @@ class _Monitor:
             step.on_yield(sys._getframe(1), value)
 
     def _start(self, code, offset):
+        watch = self._start_watch
+        if watch is not None:
+            watch(code)
         step = self._step_here(None)
         if step is not None:
             step.on_start(sys._getframe(1))
@@ -208,6 +219,11 @@ class MonitoredLines:
     def set(self, armed):
         """Replaces what is armed: {code: lines}."""
         self._monitor.set_breakpoint_lines(armed)
+
+    def armed(self):
+        """What is armed now: {code: lines} (a copy)."""
+        with self._monitor._lock:
+            return {code: set(lines) for code, lines in self._monitor.breakpoint_lines.items()}
 
     def close(self):
         self._monitor.set_breakpoint_lines({})

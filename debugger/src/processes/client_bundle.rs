@@ -20,6 +20,7 @@ const FILES: &[(&str, &str)] = &[
     ("lines/monitoring.py", include_str!("../../../client/breakroom/lines/monitoring.py")),
     ("lines/rewrite.py", include_str!("../../../client/breakroom/lines/rewrite.py")),
     ("lines/running_frames.py", include_str!("../../../client/breakroom/lines/running_frames.py")),
+    ("lines/starts.py", include_str!("../../../client/breakroom/lines/starts.py")),
     ("lines/stepping.py", include_str!("../../../client/breakroom/lines/stepping.py")),
     ("pause/__init__.py", include_str!("../../../client/breakroom/pause/__init__.py")),
     ("pause/call.py", include_str!("../../../client/breakroom/pause/call.py")),
