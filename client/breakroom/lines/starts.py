@@ -147,8 +147,8 @@ _lock = threading.Lock()
 
 
 def inherit(engine, records):
-    """Arms a parent's records in this child and watches new frames; returns how many were
-    armed. The channel then takes them as already applied (`breakpoint_channel._inherited`)."""
+    """Arms a parent's records in this child and watches new frames; returns those armed, by
+    id. The channel then takes them as already applied (`breakpoint_channel._inherited`)."""
     armed = {}
     for record in records:
         try:
