@@ -188,7 +188,7 @@ def test_a_snapshot_and_a_logpoint_on_a_top_level_loop_arrive_without_pausing_it
     snap = add(server, {"kind": "line", "file": program.path, "line": LOOP_LINE, "action": "snapshot",
                         "expressions": ["n * 2"], "max_hits": 2})
     log = add(server, {"kind": "line", "file": program.path, "line": LOOP_LINE, "log_message": "at n={n}",
-                       "hit_condition": "% 50000"})
+                       "max_per_second": 2})
     try:
         deadline = time.time() + 60
         snapshots = []
