@@ -44,6 +44,13 @@ def _connect(forked):
         except BaseException:
             pass
     finally:
+        # Inherited breakpoints stop being watched for even if the server could not be reached.
+        starts = sys.modules.get("breakroom.lines.starts")
+        if starts is not None:
+            try:
+                starts.channel_answered()
+            except BaseException:
+                pass
         _done.release()
 
 
@@ -116,6 +123,20 @@ class _SubprocessWatch:
         return spec
 
 
+def _inherit():
+    """The parent's line breakpoints, armed before the program's first line: the client is
+    imported here then (a child of a program without line breakpoints does not pay for it)."""
+    try:
+        from breakroom.lines import starts
+
+        starts.inherit_from_parent()
+    except BaseException as exc:
+        try:
+            print(f"breakroom: inherited breakpoints not armed: {exc!r}", file=sys.stderr)
+        except BaseException:
+            pass
+
+
 _done = None
 _connecting = [None]  # the connecting thread's ident
 if os.environ.get("BREAKROOM_FOLLOW_CHILDREN") == "1" and os.environ.get("BREAKROOM_URL"):
@@ -123,6 +144,8 @@ if os.environ.get("BREAKROOM_FOLLOW_CHILDREN") == "1" and os.environ.get("BREAKR
 
     if "subprocess" not in sys.modules:
         sys.meta_path.insert(0, _SubprocessWatch())
+    if os.environ.get("BREAKROOM_INHERITED_BREAKPOINTS"):
+        _inherit()
     _start()
     atexit.register(_wait_at_exit)
     if hasattr(os, "register_at_fork"):

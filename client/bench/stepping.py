@@ -4,6 +4,7 @@
 
 1. Step over: from `POST /api/paused/{id}/step` to the new pause's `step_stopped` event on
    `/api/live` (read by a second connection), over --steps steps of a loop. Goal p50 ≤ 3 ms.
+   Then the same in a program with a CPU-bound thread (issue 46): goal p50 ≤ 3 ms too.
 2. The same with checkpoints on in a process holding 10 MB (each step forks a snapshot first).
    Goal p50 ≤ 20 ms.
 3. A second thread's loop while the first thread steps continuously, against the same loop
@@ -113,13 +114,16 @@ def start_server():
     raise RuntimeError("breakroom did not start")
 
 
+CLIENT = str(ROOT / "client")
+
+
 def run_program(url, python, env):
     fd, path = tempfile.mkstemp(suffix=".py", prefix="breakroom_bench_step_")
     with os.fdopen(fd, "w") as f:
         f.write(textwrap.dedent(PROGRAM))
     return subprocess.Popen(
         [python, path],
-        env={**os.environ, "PYTHONPATH": str(ROOT / "client"), "BREAKROOM_URL": url, **env},
+        env={**os.environ, "PYTHONPATH": CLIENT, "BREAKROOM_URL": url, **env},
         stdout=subprocess.DEVNULL,
     )
 
@@ -153,13 +157,25 @@ def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--python", default=sys.executable)
     parser.add_argument("--steps", type=int, default=300)
+    parser.add_argument("--client", default=str(ROOT / "client"), help="the client the program imports (to compare two)")
+    parser.add_argument("--only-busy", action="store_true", help="only step over beside a CPU-bound thread")
     args = parser.parse_args()
+    global CLIENT
+    CLIENT = args.client
     version = subprocess.check_output([args.python, "-c", "import sys; print(sys.version.split()[0])"], text=True).strip()
     server, url = start_server()
     caller = Transport(url)
     live = Live(url)
     try:
         print(f"Python {version}, {args.steps} steps")
+        # 1b: step over beside a CPU-bound thread (each hand-over waits for the GIL).
+        program = run_program(url, args.python, {"BENCH_THREAD": "1"})
+        pause = first_pause(caller, program.pid)
+        times, pause = time_steps(url, caller, live, pause, args.steps)
+        print(f"step over beside a CPU-bound thread: p50={pct(times, .5):.3f} ms  p90={pct(times, .9):.3f} ms  max={times[-1] * 1000:.3f} ms (goal p50 <= 3 ms)")
+        program.kill()
+        if args.only_busy:
+            return
         # 1 and 4: step over, and the heavy line.
         program = run_program(url, args.python, {})
         pause = first_pause(caller, program.pid)

@@ -21,7 +21,7 @@ import urllib.parse
 
 from .breakpoints.kinds import SNAPSHOT_FIELDS, BreakpointError
 from .breakpoints.uncaught import UncaughtErrors
-from .lines import interrupt
+from .lines import interrupt, starts
 from .pause import post_mortem
 from .pause.call import pause_in_frame
 from .process import current, labels
@@ -88,6 +88,7 @@ class BreakpointChannel:
             print(f"breakroom: breakpoints not loaded from the server ({exc})", file=sys.stderr)
         finally:
             self.ready.set()
+            starts.channel_answered()  # a child's inherited breakpoints are kept current here now
         threading.Thread(target=self._follow, name="breakroom-breakpoints", daemon=True).start()
         threading.Thread(target=self._send, name="breakroom-breakpoint-hits", daemon=True).start()
         take._finish_listeners.append(self._disarm_finished)
@@ -170,6 +171,7 @@ class BreakpointChannel:
                         pass
                 for bp_id, record in lines.items():
                     self._apply_line(engine, bp_id, record)
+            starts.hand_down(self._applied.values())  # what a child started now begins with
             if self._errors.apply(records) and not self._hooked:
                 self._hooked = True
                 self._install_excepthook(self._errors.pauses)

@@ -34,7 +34,7 @@ import weakref
 
 from ..breakpoints.kinds import CONDITION_ERROR, LOG, SKIP, BreakpointError, BreakpointSpec, arguments_text
 from ..protocol.constants import BREAKPOINT_LINE, EVENT_BREAKPOINT_HIT, EVENT_LOG, STOP_LINE
-from ..snapshots import offthread, take
+from ..snapshots import gates, offthread, take
 from . import monitoring
 from .rewrite import (
     HIT_NAME,
@@ -102,11 +102,13 @@ class LineBreakpoints:
         self._files = {}  # canonic path -> _File
         self._originals = weakref.WeakKeyDictionary()  # function -> the code it had
         self._generated = weakref.WeakKeyDictionary()  # rewritten code -> lines hooked in it
+        self._code_lines = weakref.WeakKeyDictionary()  # code -> the lines it runs itself
         self._in_hit = set()  # threads deciding or paused at a breakpoint
         self._one_shots = {}  # id -> (thread, on_reach): a step's run to a line
         self._one_shot_seq = 0
         self.records = collections.deque(maxlen=1000)  # breakpoint_hit and log events
         self.listeners = []  # callables (event, body): the server wiring
+        self._gates = gates.shared()  # before any hooked code runs: it reads them
         self._tracer = RunningFrameTracer(self._on_traced_line)
         self._monitor = monitoring.MonitoredLines(self._on_monitored_line) if monitoring.available else None
         setattr(builtins, HOOK_NAME, self._hook)
@@ -142,6 +144,7 @@ class LineBreakpoints:
             self._specs[spec.id] = spec
             self._landed[spec.id] = (path, landed)
             file.by_line.setdefault(landed, []).append(spec)
+            self._open_gates(path, landed)
             try:
                 reach = self._apply(file, live)
             except Exception as exc:  # leave the program as it was, and say why
@@ -155,6 +158,10 @@ class LineBreakpoints:
             spec = self._spec(breakpoint_id)
             condition = spec.condition
             spec.update(changes)
+            policy = getattr(spec, "_snapshot_policy", None)
+            if policy is not None:
+                policy.closed = None  # its bounds may have changed: decided afresh
+            self._open_gates(*self._landed[spec.id])
             if spec.condition != condition:  # compiled into the code: compile it again
                 path = self._landed[spec.id][0]
                 self._apply(self._files[path], self._live_functions(path))
@@ -170,6 +177,7 @@ class LineBreakpoints:
             file.by_line[line].remove(spec)
             if not file.by_line[line]:
                 del file.by_line[line]
+            self._open_gates(path, line)
             self._apply(file, self._live_functions(path))
             if not file.by_line:
                 del self._files[path]
@@ -262,8 +270,8 @@ class LineBreakpoints:
             else:
                 self._originals[func] = original
                 swapped += 1
-        running = self._trace_running(file, {key: self._generated.get(new_by_key[key], set()) for key in hooked})
-        return {"functions": swapped, "running_frames": running, "stale_functions": stale, "pending": not functions}
+        running = self._trace_running(file)
+        return {"functions": swapped, "running_frames": running, "stale_functions": stale, "pending": not (functions or running)}
 
     @staticmethod
     def _inline_conditions(file):
@@ -276,18 +284,22 @@ class LineBreakpoints:
             if specs and all(spec.condition and not spec.read_only for spec in specs)
         }
 
-    def _trace_running(self, file, lines_by_key):
-        """Traces the frames running this file's functions in code that lacks a hook for one of
-        their armed lines (`lines_by_key`); stops tracing those that no longer need it."""
-        needed = []
-        for frame in self._frames_of(file.path):
-            armed_here = lines_by_key.get(code_key(frame.f_code), set())
-            if armed_here - self._generated.get(frame.f_code, set()):
-                needed.append(frame)
+    def _trace_running(self, file):
+        """Traces the frames of this file that run code without a hook for one of its armed
+        lines: module-level code (a script's `while True:`), a loop that began before the
+        breakpoint, code that could not be swapped. Stops tracing those that no longer need it."""
+        needed = [frame for frame in self._frames_of(file.path) if self._unhooked_lines(frame.f_code, file)]
         for frame in self._tracer.traced_frames:
             if frame not in needed and canonic(frame.f_code.co_filename) == file.path:
                 self._tracer.untrace([frame])
         return self._tracer.trace(needed, file.by_line)
+
+    def _unhooked_lines(self, code, file):
+        """The file's armed lines that `code` itself runs and holds no hook for."""
+        lines = self._code_lines.get(code)
+        if lines is None:
+            lines = self._code_lines[code] = lines_with_code(code, nested=False)
+        return (lines & file.by_line.keys()) - self._generated.get(code, set())
 
     def _frames_of(self, path):
         found = []
@@ -315,6 +327,11 @@ class LineBreakpoints:
                         armed[code] = here
                         if path == file.path and func.__code__.co_name != "<module>":
                             holders.add(func)  # (3.12 runs a module's code as a function too)
+            # Frames running code no live function holds (a module's, an `exec`'s): reached too.
+            for frame in self._frames_of(path):
+                here = self._unhooked_lines(frame.f_code, f)
+                if here:
+                    armed.setdefault(frame.f_code, set()).update(here)
         self._monitor.set(armed)
         running = [frame for frame in self._frames_of(file.path) if frame.f_code in armed]
         return {"functions": len(holders), "running_frames": len(running), "stale_functions": 0, "pending": not functions}
@@ -330,6 +347,7 @@ class LineBreakpoints:
             source = ModuleSource(importlib.util.decode_source(data) if isinstance(data, bytes) else data, compile_name)
             file.source = source
             code = source.compile_with_hooks(set(file.by_line), self._inline_conditions(file))
+            self._generated[code] = _hook_lines(code)  # its module-level lines: never traced too
             for key in hooked_keys(code):
                 inner = codes_by_key(code)[key]
                 self._generated[inner] = _hook_lines(inner)
@@ -350,8 +368,37 @@ class LineBreakpoints:
             held = len(specs) == 1 and sys.exc_info()[0] is ConditionHeld
             self.hit(frame, line, specs, condition_held=held)
 
+    # ---- a child's first moments (lines.starts) ------------------------------------------------
+
+    def has_armed_lines(self, code):
+        file = self._files.get(canonic(code.co_filename))
+        return file is not None and bool(file.by_line)
+
+    def arm_started_code(self, code):
+        """3.12+: a code just starting that runs an armed line gets its LINE events."""
+        file = self._files.get(canonic(code.co_filename))
+        if file is None or not file.by_line:
+            return
+        with self._lock:
+            lines = self._unhooked_lines(code, file)
+            if lines and not lines <= self._monitor.armed().get(code, set()):
+                armed = self._monitor.armed()
+                armed[code] = armed.get(code, set()) | lines
+                self._monitor.set(armed)
+
+    def reach_running(self):
+        """Reaches what runs now (running frames, live functions) for every armed file."""
+        with self._lock:
+            for path, file in list(self._files.items()):
+                self._apply(file, self._live_functions(path))
+
+    def on_traced_line(self, frame):
+        self._on_traced_line(frame)
+
     def _on_traced_line(self, frame):
         line = frame.f_lineno
+        if not self._gates.passes((frame.f_code.co_filename, line)):
+            return
         file = self._files.get(canonic(frame.f_code.co_filename))
         specs = file.by_line.get(line) if file is not None else None
         if specs and line not in self._generated.get(frame.f_code, ()):
@@ -395,8 +442,22 @@ class LineBreakpoints:
                 self._pause(frame, pause_for)
             elif reached is not None:
                 reached.on_reach(frame)
+            elif specs and all(spec.read_only for spec in specs):
+                self._close_gate(frame.f_code.co_filename, line, specs)
         finally:
             self._in_hit.discard(thread)
+
+    def _close_gate(self, filename, line, specs):
+        """When every breakpoint here is past its rate or the budget, the line's next arrivals
+        until the first of them reopens cost one clock read and a counted skip (snapshots.gates)."""
+        closed = [take.gate_until(spec) for spec in specs]
+        if all(closed):
+            credit = [take.skips_counter(spec, kind) for spec, (_, kind) in zip(specs, closed)]
+            self._gates.close([(filename, line)], min(until for until, _ in closed), credit)
+
+    def _open_gates(self, path, line):
+        """The breakpoints at this line changed: its next arrival is decided afresh."""
+        self._gates.open([key for key in self._gates.keys() if key[1] == line and canonic(key[0]) == path])
 
     def _arrive(self, spec, frame, line, arguments, condition_held):
         if threading.current_thread().name == "breakroom-eval":
@@ -465,6 +526,9 @@ class _OneShot:
         self.thread = thread
         self.on_reach = on_reach
         self.done = False
+
+    def take_hold(self):
+        return False  # the line may be far off: the program's own switch interval meanwhile
 
     def disarm(self):
         if self.engine._one_shots.pop(self.id, None) is not None:

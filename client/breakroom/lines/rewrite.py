@@ -22,6 +22,9 @@ Where a line's hook goes:
 import ast
 import dis
 
+from ..snapshots import gates
+from ..snapshots.gates import CLOCK_NAME, GATES_NAME, NEXT_NAME, SKIPS_NAME
+
 HOOK_NAME = "__breakroom_line__"
 # Raised by an inline condition that holds, so that the false case runs no call at all.
 HIT_NAME = "__BreakroomConditionHeld__"
@@ -140,7 +143,7 @@ class ModuleSource:
         # Inserting shifts later indexes of the same body: insert from the back.
         placements.sort(key=lambda p: (-p[0].index, -p[1]))
         for anchor, line in placements:
-            anchor.body.insert(anchor.index, _hook_statement(line, conditions.get(line)))
+            anchor.body.insert(anchor.index, _hook_statement(line, conditions.get(line), self.filename))
         return compile(tree, self.filename, "exec", dont_inherit=True)
 
     def _same_free_variables(self, code):
@@ -161,7 +164,26 @@ def _place(anchors, target, filename):
     return anchor.first_line, anchor
 
 
-def _hook_statement(line, conditions=None):
+def _hook_statement(line, conditions=None, filename=None):
+    """The hook for `line`, behind its gate (snapshots.gates): while the gate is closed the line
+    costs a clock read and a counted skip, and no call into the engine."""
+    hook = _bare_hook_statement(line, conditions)
+    if filename is not None:
+        slot = gates.shared().slot((filename, line))
+        stmt = ast.parse(
+            f"if {GATES_NAME}[{slot}] <= {CLOCK_NAME}():\n    pass\n"
+            f"else:\n    {NEXT_NAME}({SKIPS_NAME}[{slot}])\n"
+        ).body[0]
+        stmt.body = [hook]
+        hook = stmt
+    for node in ast.walk(hook):  # every part of the hook is on the breakpoint's own line
+        if "lineno" in node._attributes:
+            node.lineno = node.end_lineno = line
+            node.col_offset = node.end_col_offset = 0
+    return hook
+
+
+def _bare_hook_statement(line, conditions):
     if conditions:
         # Each condition parsed on its own (as the breakpoint compiled it), so a comment or a
         # newline in one cannot reach into the statement around it.
@@ -171,10 +193,6 @@ def _hook_statement(line, conditions=None):
         stmt.body[0].test = test
     else:
         stmt = ast.Expr(ast.Call(func=ast.Name(id=HOOK_NAME, ctx=ast.Load()), args=[ast.Constant(line)], keywords=[]))
-    for node in ast.walk(stmt):  # every part of the hook is on the breakpoint's own line
-        if "lineno" in node._attributes:
-            node.lineno = node.end_lineno = line
-            node.col_offset = node.end_col_offset = 0
     return stmt
 
 

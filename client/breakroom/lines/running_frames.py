@@ -115,6 +115,27 @@ def thread_tracing(enabled):
     return _api._PyEval_SetTrace(tstate, trampoline, None) == 0
 
 
+def current_thread_state():
+    """This thread's state and id, for `stop_tracing` from another thread (None off 3.11's layout)."""
+    if discovered() is None:
+        return None
+    tstate = _api.PyThreadState_Get()
+    return tstate, _api.PyThreadState_GetID(tstate)
+
+
+def stop_tracing(state):
+    """Switches off the tracing of the thread `current_thread_state()` gave, if it still runs."""
+    if state is None:
+        return
+    tstate, thread_id = state
+    head = _api.PyInterpreterState_ThreadHead(_api.PyInterpreterState_Get())
+    while head:
+        if head == tstate and _api.PyThreadState_GetID(head) == thread_id:
+            _api._PyEval_SetTrace(tstate, None, None)
+            return
+        head = _api.PyThreadState_Next(head)
+
+
 class RunningFrameTracer:
     """Traces the given frames, in whichever threads run them, calling `on_line(frame)` on
     each line event of theirs."""
@@ -137,6 +158,11 @@ class RunningFrameTracer:
             tstate = _api.PyThreadState_Next(tstate)
 
     def _state_running(self, frame):
+        here = sys._getframe()
+        while here is not None:  # this thread's: no walk over the others' states
+            if here is frame:
+                return _api.PyThreadState_Get()
+            here = here.f_back
         for tstate in self._thread_states():
             try:
                 top = _api.PyThreadState_GetFrame(tstate)
@@ -180,7 +206,7 @@ class RunningFrameTracer:
 
     def _local_trace(self, lines):
         # Called for every line of a traced frame: one set test before anything else.
-        on_line, done = self._on_line, self._done
+        on_line, done, traced = self._on_line, self._done, self._traced
 
         def local_trace(frame, event, arg):
             if event == "line":
@@ -188,6 +214,12 @@ class RunningFrameTracer:
                     on_line(frame)
             elif event == "return":
                 done(frame, from_own_thread=True)
+                return None
+            if frame not in traced:
+                # Untraced meanwhile (the breakpoint went while this line paused): returning
+                # this function would arm the frame again. A step's own f_trace stays.
+                if frame.f_trace is local_trace:
+                    frame.f_trace = None
                 return None
             # A step may have taken the frame over meanwhile (it gives it back when done).
             return frame.f_trace or local_trace

@@ -27,7 +27,7 @@ import os
 import sys
 import threading
 
-from ..process import current, frames
+from ..process import current, frames, switch_interval
 from ..protocol.constants import (
     STEP_INTO,
     STEP_OUT,
@@ -94,6 +94,20 @@ class _Step:
         self.shown = shown_exception
         self.done = False
         self.only_file = None  # into: the first function called in this file (a program's entry)
+        self._holding = False  # the GIL's turns kept short until the step ends (switch_interval)
+
+    def take_hold(self):
+        """Takes over the pause's hold on the switch interval, let go when the step ends.
+        False when it has ended already (the caller lets go)."""
+        if self.done:
+            return False
+        self._holding = True
+        return True
+
+    def _let_go(self):
+        if self._holding:
+            self._holding = False
+            switch_interval.release()
 
     def _enters(self, frame):
         filename = frame.f_code.co_filename
@@ -143,6 +157,7 @@ class _TraceStep(_Step):
             self._watch(self.frame)
 
     def disarm(self):
+        self._let_go()
         for frame, before in self._saved.items():
             frame.f_trace = before
             if before is None:
@@ -213,6 +228,7 @@ class _MonitorStep(_Step):
             self._watch_code(self.frame.f_code)
 
     def disarm(self):
+        self._let_go()
         monitor = self._monitor
         for code in self._codes:
             monitor.unwatch(code)

@@ -13,7 +13,7 @@ import linecache
 import sys
 
 from ..lines import stepping
-from ..process import current
+from ..process import current, switch_interval
 from ..process.frames import is_hidden, visible, visible_stack
 from ..protocol.constants import (
     ACTION_CONTINUE,
@@ -165,7 +165,8 @@ class WrappedCall:
             self.target = self._repl_target(bound)
             if reply.get("snapshots"):  # function snapshots (issue 34): captured, never a pause
                 self._snapshot(reply["snapshots"], bound)
-            self.action = self.client.wait(reply, self.target, restart=self._restart, frames=self._eval_frames)
+            with switch_interval.Held():
+                self.action = self.client.wait(reply, self.target, restart=self._restart, frames=self._eval_frames)
         except ServerUnavailable as exc:
             self.client.go_offline(exc)
             return False
@@ -242,7 +243,8 @@ class WrappedCall:
             reply = self.client.complete_call(self.call_id, result=result)
             if reply.get("action") == ACTION_POLL:
                 self.target.set_local("result", result)
-                final = self.client.wait(reply, self.target, frames=self._eval_frames)
+                with switch_interval.Held():
+                    final = self.client.wait(reply, self.target, frames=self._eval_frames)
                 if final.get("action") == ACTION_STEP:
                     self.step = {**final, "after": True}
                 elif final.get("action") not in (None, ACTION_CONTINUE):
@@ -258,7 +260,8 @@ class WrappedCall:
             reply = self.client.complete_call(self.call_id, exc=exc)
             if reply.get("action") == ACTION_POLL:
                 self.target.set_local("exception", exc)
-                final = self.client.wait(reply, self.target, frames=self._eval_frames)
+                with switch_interval.Held():
+                    final = self.client.wait(reply, self.target, frames=self._eval_frames)
                 if final.get("action") == ACTION_STEP:
                     self.step = {**final, "after": True}
         except ServerUnavailable as err:
@@ -337,6 +340,18 @@ def pause_in_frame(client, frame, reason, extra=None, exc=None, stop=None, names
     action raises here; a `step` action arms the step and lets the program run on."""
     if not client.ensure_connected():
         return
+    switch_interval.hold()
+    step = None
+    try:
+        step = _pause_in_frame(client, frame, reason, extra, exc, stop, namespaces)
+    finally:
+        # A step goes on holding the GIL's turns short until it stops (it lets go then).
+        if step is None or not step.take_hold():
+            switch_interval.release()
+
+
+def _pause_in_frame(client, frame, reason, extra, exc, stop, namespaces):
+    """The pause itself; returns the step it armed, or None."""
     name = _qualname(frame.f_code)
     stop = {"kind": STOP_EXCEPTION if reason == PAUSE_EXCEPTION else STOP_SET_TRACE, **(stop or {}), **_where(frame)}
     shown = exc if exc is not None else (extra or {}).get("exception")
@@ -363,7 +378,7 @@ def pause_in_frame(client, frame, reason, extra=None, exc=None, stop=None, names
         client.complete_call(call["id"], exc=exc)
     except ServerUnavailable as err:
         client.go_offline(err)
-        return
+        return None
     kind = action.get("action")
     if kind == ACTION_RAISE:
         raise_action(action)
@@ -371,7 +386,8 @@ def pause_in_frame(client, frame, reason, extra=None, exc=None, stop=None, names
         order = _order(action)
         if order is not None:
             shown = (extra or {}).get("exception") if stop.get("how") == STEPPED_EXCEPTION else None
-            stepping.arm(order, frame, _on_stop(client, order, action), shown)
+            return stepping.arm(order, frame, _on_stop(client, order, action), shown)
+    return None
 
 
 def pause_at_breakpoint(frame, extra, stop):

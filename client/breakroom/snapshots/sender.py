@@ -37,6 +37,7 @@ class Counters:
     def __init__(self):
         self._lock = threading.Lock()
         self._pending = {kind: {} for kind in self.KINDS}
+        self.sources = []  # callables that `add` what they counted elsewhere (snapshots.gates)
 
     def add(self, kind, breakpoint_id, n=1):
         with self._lock:
@@ -44,6 +45,8 @@ class Counters:
             counts[breakpoint_id] = counts.get(breakpoint_id, 0) + n
 
     def take(self):
+        for source in list(self.sources):
+            source()
         with self._lock:
             return {kind: dict(counts) for kind, counts in self._pending.items() if counts}
 

@@ -31,7 +31,7 @@ from ..protocol.constants import (
     COUNT_SKIPPED_QUOTA,
     COUNT_SKIPPED_RATE,
 )
-from . import capture, offthread, read_only
+from . import capture, gates, offthread, read_only
 from .sender import Counters, Sender
 
 DEFAULT_BUDGET = 0.01
@@ -41,6 +41,7 @@ WAIT_S = 0.1  # how long the program waits for the worker at most (a C call may 
 EXIT_WAIT_S = 2.0
 
 counters = Counters()
+counters.sources.append(lambda: gates.shared().settle())
 
 
 BURST_S = 5.0  # the bucket holds this many seconds' worth of the share
@@ -161,6 +162,8 @@ class Policy:
         self.taken = 0  # snapshots taken here and not dropped
         self.finished = False
         self.lock = threading.Lock()
+        # (until, kind): past its rate or the budget until then (snapshots.gates closes the line)
+        self.closed = None
 
     def expired(self, now):
         return self.expires_at is not None and now >= self.expires_at
@@ -258,6 +261,7 @@ def arrive(spec, frame, line, arguments=None, condition_held=False):
             return None
         if not budget.has_room():
             counters.add(COUNT_SKIPPED_QUOTA, spec.id)
+            policy.closed = (gates.clock() + budget.wait_s(), COUNT_SKIPPED_QUOTA)
             return None
         thread = _thread()
         start = time.perf_counter()
@@ -272,7 +276,7 @@ def arrive(spec, frame, line, arguments=None, condition_held=False):
             slot = policy.take_slot()
             if slot != "ok":
                 if slot == "rate":
-                    counters.add(COUNT_SKIPPED_RATE, spec.id)
+                    _past_rate(spec, policy)
                 return None
             took.append(True)
 
@@ -285,7 +289,7 @@ def arrive(spec, frame, line, arguments=None, condition_held=False):
                 slot = policy.take_slot()
                 if slot != "ok":
                     if slot == "rate":
-                        counters.add(COUNT_SKIPPED_RATE, spec.id)
+                        _past_rate(spec, policy)
                     return None, None
                 took.append(True)
             if decision.action == BREAKPOINT_LOG:
@@ -298,6 +302,34 @@ def arrive(spec, frame, line, arguments=None, condition_held=False):
     except Exception as exc:  # our bug: said, never raised into the program
         print(f"breakroom: snapshot breakpoint {getattr(spec, 'id', '?')}: {type(exc).__name__}: {exc}", file=sys.stderr)
         return None
+
+
+def _past_rate(spec, policy):
+    """Counts the skip; when nothing but the rate decides (no condition, pattern or hit
+    condition, which each arrival must still see), the line may close until the next token."""
+    counters.add(COUNT_SKIPPED_RATE, spec.id)
+    if spec._condition_code is None and spec._pattern_re is None and spec._hits is None:
+        policy.closed = (gates.clock() + policy.rate.wait_s(), COUNT_SKIPPED_RATE)
+
+
+def skips_counter(spec, kind):
+    """How skips a closed gate counted are added for `spec`: as `kind`; past the rate they
+    were hits too (the rate is decided after the hit count)."""
+
+    def count(n):
+        counters.add(kind, spec.id, n)
+        if kind == COUNT_SKIPPED_RATE:
+            with spec._lock:
+                spec.hit_count += n
+
+    return count
+
+
+def gate_until(spec):
+    """(until, kind) while this read-only breakpoint's arrivals would only count a skip, else None."""
+    policy = getattr(spec, "_snapshot_policy", None)
+    closed = policy.closed if policy is not None and spec.enabled else None
+    return closed if closed is not None and closed[0] > gates.clock() else None
 
 
 def _finish_job(bp_id, policy, job, start, took=()):
