@@ -309,6 +309,31 @@ def test_closure_made_after_arming_gets_the_breakpoint(server, program):
     assert p.finish()[1].endswith("15\n")
 
 
+def listed_names(p):
+    """What the variables panel lists and what completion offers for `breakpoint_`, `condition_`
+    and `exc`."""
+    status, reply = p.server.get(f"/api/repl/{p.session_id}/variables")
+    assert status == 200, reply
+    offered = []
+    for partial in ("breakpoint_", "condition_", "exc"):
+        status, completed = p.server.post(f"/api/repl/{p.session_id}/complete", {"code": partial})
+        assert status == 200, completed
+        offered += completed["matches"]
+    return {row["name"] for row in reply["variables"]}, offered
+
+
+def test_the_debuggers_own_names_are_evaluable_but_never_listed_as_the_programs(server, program):
+    prog = program(WORK, [{"line": "AFTER", "condition": "total / missing"}])
+    p = pause_of(server, prog, "work")
+    names, offered = listed_names(p)
+    assert names == {"items", "total", "n"}
+    assert [m for m in offered if m in ("breakpoint_hit", "condition_error")] == []
+    assert p.output("breakpoint_hit['kind']") == "'line'"
+    assert p.output("condition_error.startswith('NameError')") == "True"
+    p.resume()
+    assert p.finish()[0] == 0
+
+
 CRASH = """
     import sys
 
@@ -327,6 +352,8 @@ def test_python_m_breakroom_pauses_post_mortem_on_an_uncaught_exception(server, 
     assert p.pause["call_data"]["pause_reason"] == "exception"
     assert [f["function"] for f in p.pause["call_data"]["frames"]] == ["divide", "<module>"]
     assert p.output("(a, b, type(exception).__name__)") == "(7, 0, 'ZeroDivisionError')"
+    names, offered = listed_names(p)
+    assert names == {"a", "b"} and "exception" not in offered
     p.resume()
     code, out, err = p.finish()
     assert code == 1

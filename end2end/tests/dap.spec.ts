@@ -64,6 +64,8 @@ test("an editor launches a program, stops at its line breakpoint, inspects, step
     let frame = await topFrame(dc, threadId);
     expect([frame.name, frame.line, frame.source?.path]).toEqual(["checkout", 12, target]);
     const vars = await locals(dc, frame.id);
+    // The program's names only: the breakpoint's own `breakpoint_hit` is not one of its locals.
+    expect(vars.map((v) => v.name).sort()).toEqual(["price", "prices", "total"]);
     expect(vars.find((v) => v.name === "total")?.value).toBe("0");
     const prices = vars.find((v) => v.name === "prices")!;
     expect(prices.value).toBe("[3, 4]");

@@ -146,7 +146,7 @@ class WrappedCall:
 
     def _eval_frames(self):
         """What `frame: N` evaluates in: the caller's frames (the call itself has none yet)."""
-        return [EvalTarget(f.f_globals, {}, frame=f) for f in visible_stack(self.caller)]
+        return [EvalTarget(f.f_globals, frame=f) for f in visible_stack(self.caller)]
 
     def before(self):
         """Reports the call and waits while it is paused. False: the server is out of reach,
@@ -359,7 +359,7 @@ def _pause_in_frame(client, frame, reason, extra, exc, stop, namespaces):
         stop["exception"] = _exception_text(shown)
     try:
         reply = client.start_call(name, [], {}, "", stack_frames(frame), pause=reason, stop=stop)
-        target = EvalTarget(frame.f_globals, dict(extra or {}), frame=frame)
+        target = EvalTarget(frame.f_globals, frame=frame, added=extra)
         call = {"id": reply["call_id"]}
 
         def restart(wake, reconnected_from=None):
@@ -372,7 +372,7 @@ def _pause_in_frame(client, frame, reason, extra, exc, stop, namespaces):
 
         def frames():
             outer = visible_stack(frame)[1:] if visible(frame) is frame else []
-            return [target] + [EvalTarget(f.f_globals, {}, frame=f) for f in outer]
+            return [target] + [EvalTarget(f.f_globals, frame=f) for f in outer]
 
         action = client.wait(reply, target, restart=restart, frames=frames, namespaces=namespaces)
         client.complete_call(call["id"], exc=exc)

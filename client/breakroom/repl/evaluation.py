@@ -23,21 +23,34 @@ TIMEOUT_ERROR = "TimeoutError: evaluation timed out"
 
 
 class EvalTarget:
-    """Globals and locals of the paused code, with a way to write a local back."""
+    """Globals and locals of the paused code, with a way to write a local back.
 
-    def __init__(self, globals_, locals_, frame=None):
+    `added` holds the names the debugger itself defines at a stop (`exception`, `breakpoint_hit`,
+    `condition_error`; the book's python.md lists them): evaluation sees them, under the frame's
+    own names, but the variables panel, completion and an editor's scopes list only the
+    program's names."""
+
+    def __init__(self, globals_, locals_=None, frame=None, added=None):
         self.globals = globals_
-        self._locals = locals_
+        self._locals = dict(locals_ or {})
         self.frame = frame
+        self.added = dict(added or {})
 
     def locals(self):
+        """The program's own names: the frame's locals, or a wrapped call's arguments."""
         if self.frame is not None:
-            # Names the debugger adds (`exception` post-mortem) sit under the frame's own.
-            return {**self._locals, **self.frame.f_locals}
+            return dict(self.frame.f_locals)
         return dict(self._locals)
 
+    def eval_locals(self):
+        """What REPL input sees: the program's names over the debugger's."""
+        return {**self.added, **self.locals()}
+
     def set_local(self, name, value):
-        if self.frame is None or (name in self._locals and name not in self.frame.f_locals):
+        if name in self.added and name not in self.locals():
+            self.added[name] = value
+            return
+        if self.frame is None:
             self._locals[name] = value
             return
         f_locals = self.frame.f_locals
@@ -160,7 +173,7 @@ def evaluate(source, target, namespace):
         return Outcome(error=_error_text(exc))
     is_expression = expression is not None
 
-    frame_locals = target.locals()
+    frame_locals = target.eval_locals()
     # One dict for globals and locals, so functions defined in the REPL see session names.
     env = dict(target.globals)
     env.update(frame_locals)
