@@ -26,8 +26,9 @@ def watched():
     if sys.version_info >= (3, 12):
         tools = [t for t in range(6) if sys.monitoring.get_tool(t) is not None]
         return any(sys.monitoring.get_local_events(t, frame.f_code) for t in tools)
-    running = sys.modules.get("breakroom.lines.running_frames")
-    found = running.discovered() if running is not None else None
+    # The client imports itself on a thread of its own: the module may be there half-imported.
+    discovered = getattr(sys.modules.get("breakroom.lines.running_frames"), "discovered", None)
+    found = discovered() if discovered is not None else None
     thread_traced = False
     if found is not None:
         get = ctypes.pythonapi.PyThreadState_Get
@@ -132,14 +133,16 @@ def programs(server):
         program.kill()
 
 
-def paused_here(server, pid, timeout=60):
+def paused_here(server, pid, timeout=60, program=None):
     deadline = time.time() + timeout
     while time.time() < deadline:
         for p in server.paused():
             if p["call_data"]["process_pid"] == pid:
                 return p
         time.sleep(0.02)
-    raise AssertionError(f"process {pid} never paused; paused: {server.paused()}")
+    said = f"; its output: {program.lines[-3:]} {program.errors[-10:]}" if program is not None else ""
+    said += f"; breakpoints: {server.get('/api/breakpoints')[1].get('items')}"
+    raise AssertionError(f"process {pid} never paused; paused: {server.paused()}{said}")
 
 
 def add(server, body):
@@ -156,7 +159,7 @@ def test_a_breakpoint_in_a_top_level_loop_pauses_it_and_removing_it_stops_watchi
     bp = add(server, {"kind": "line", "file": program.path, "line": LOOP_LINE})
     removed = False
     try:
-        pause = paused_here(server, program.pid)
+        pause = paused_here(server, program.pid, program=program)
         top = pause["call_data"]["frames"][0]
         assert (top["function"], top["lineno"]) == ("<module>", LOOP_LINE)
         session = server.start_session(pause["id"])
@@ -164,7 +167,7 @@ def test_a_breakpoint_in_a_top_level_loop_pauses_it_and_removing_it_stops_watchi
         assert n > 0
         server.resume(pause["id"])
         # Still armed: the very next pass pauses again, one further on.
-        again = paused_here(server, program.pid)
+        again = paused_here(server, program.pid, program=program)
         assert again["id"] != pause["id"]
         assert int(server.output(server.start_session(again["id"]), "n")) == n + 1
         server.request("DELETE", f"/api/breakpoints/{bp}")

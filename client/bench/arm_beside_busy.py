@@ -1,0 +1,85 @@
+"""How long a line breakpoint added from the server takes to pause a program whose main thread
+is busy: a script's top-level loop that never sleeps, run by `python -m breakroom` (the real
+server, the real client), with some of the standard library imported as programs do. The breakpoint channel's thread arms the line; beside a thread that
+holds the GIL, every moment it gives up the GIL (a syscall resolving a file name) costs it the
+program's switch interval.
+
+    python3 client/bench/arm_beside_busy.py [--python python3.12] [--tries 10]
+
+Prints each try, then p50 and max from the add to the pause being listed.
+"""
+
+import argparse
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
+
+from conftest import CLIENT_DIR, start_server  # noqa: E402
+
+PROGRAM = """\
+import asyncio, ctypes, decimal, email.parser, http.client, json, logging, unittest  # a program's usual imports
+print("ready", flush=True)
+n = 0
+while True:
+    n += 1  # ARMED
+"""
+LINE = 1 + PROGRAM.splitlines().index("    n += 1  # ARMED")
+
+
+def one_try(server, python, path):
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("BREAKROOM", "PYTHON"))}
+    env.update(PYTHONPATH=str(CLIENT_DIR), BREAKROOM_URL=server.url, PYTHONUNBUFFERED="1")
+    program = subprocess.Popen([python, "-m", "breakroom", path], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=env, text=True)
+    ready = threading.Event()
+    threading.Thread(target=lambda: [ready.set() for line in program.stdout if line.startswith("ready")], daemon=True).start()
+    try:
+        if not ready.wait(30):
+            raise SystemExit("the program did not start")
+        time.sleep(0.5)  # its client has connected and the loop is under way
+        started = time.monotonic()
+        status, bp = server.post("/api/breakpoints", {"kind": "line", "file": path, "line": LINE})
+        assert status == 200, bp
+        while time.monotonic() - started < 120:
+            paused = [p for p in server.paused() if p["call_data"]["process_pid"] == program.pid]
+            if paused:
+                took = time.monotonic() - started
+                server.request("DELETE", f"/api/breakpoints/{bp['id']}")
+                server.resume(paused[0]["id"])
+                return took
+            time.sleep(0.005)
+        raise SystemExit("no pause within 120 s")
+    finally:
+        program.kill()
+        program.wait()
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--python", default=sys.executable)
+    parser.add_argument("--tries", type=int, default=10)
+    args = parser.parse_args()
+    fd, path = tempfile.mkstemp(suffix=".py", prefix="breakroom_arm_busy_")
+    with os.fdopen(fd, "w") as f:
+        f.write(PROGRAM)
+    server = start_server("--eval-timeout", "10")
+    try:
+        times = []
+        for i in range(args.tries):
+            times.append(one_try(server, args.python, path))
+            print(f"try {i + 1}: paused {times[-1] * 1000:.0f} ms after the add", flush=True)
+        print(f"{args.python}: add -> paused p50 {statistics.median(times) * 1000:.0f} ms, max {max(times) * 1000:.0f} ms over {len(times)} tries")
+    finally:
+        server.process.terminate()
+        server.process.wait(5)
+        os.unlink(path)
+
+
+if __name__ == "__main__":
+    main()
