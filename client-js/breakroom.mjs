@@ -25,6 +25,10 @@ export { repr };
 const DEFAULT_URL = 'http://127.0.0.1:5174';
 // An absent server is asked again at most this often by a running program (issue 32).
 const RECHECK_EVERY_MS = 2000;
+// With several addresses, a server silent this long is taken for hung and the next is asked: a
+// stopped server still accepts connections, so only silence tells, and it holds a poll at most
+// 5 s (the Python client's SILENCE_TIMEOUT).
+const SILENCE_MS = 6000;
 
 const state = {
   serverUrl: null, // the address in use, one of `servers`
@@ -145,15 +149,18 @@ async function request(method, path, body) {
   const headers = {};
   if (body !== undefined) headers['Content-Type'] = 'application/json';
   if (state.token) headers.Authorization = `Bearer ${state.token}`;
-  let response;
+  // The timeout covers the answer's body too: a server can hang halfway through one.
+  const signal = state.servers.length > 1 ? AbortSignal.timeout(SILENCE_MS) : undefined;
+  let response, text;
   try {
-    response = await fetch(url, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
+    response = await fetch(url, { method, headers, body: body === undefined ? undefined : JSON.stringify(body), signal });
+    text = await response.text();
   } catch (err) {
-    const detail = err && err.cause && err.cause.code ? err.cause.code : String(err && err.message);
+    let detail = err && err.cause && err.cause.code ? err.cause.code : String(err && err.message);
+    if (err && err.name === 'TimeoutError') detail = `silent for ${SILENCE_MS / 1000} s`;
     throw new Offline(detail, failed(index, detail));
   }
   state.misses = 0;
-  const text = await response.text();
   let data = null;
   try {
     data = JSON.parse(text);

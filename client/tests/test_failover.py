@@ -5,6 +5,7 @@ address list's own rules are tested without a server at the end."""
 
 import os
 import shutil
+import signal
 import socket
 import subprocess
 import sys
@@ -321,6 +322,31 @@ def test_a_running_node_program_moves_to_the_second_server_at_its_next_call(node
         proc.kill()
         _, err = proc.communicate()
     assert f"using {second.url}" in err and "cannot reach" not in err, err
+
+
+@pytest.mark.skipif(shutil.which("node") is None, reason="Node is not installed")
+def test_a_running_node_program_leaves_a_hung_server_after_6_s_of_silence(nodes):
+    first, second = nodes(), nodes()
+    second.server.post("/api/breakpoints", {"function_name": "tick"})
+    proc = _node(NODE_TICKS, f"{first.url},{second.url}")
+    try:
+        assert _listed(first.server, proc.pid, 15), "the program called in at the first server"
+        # Hung, not dead: its socket still accepts connections, it answers nothing.
+        os.kill(first.server.process.pid, signal.SIGSTOP)
+        hung = time.monotonic()
+        try:
+            pause = _pause_of(second.server, proc.pid, "tick", 15)
+            assert pause is not None, "no pause at the second server 15 s after the first hung"
+            print(f"a running Node program left a hung server after {time.monotonic() - hung:.1f} s")
+            assert time.monotonic() - hung >= 5.5, "moved before the server had been silent 6 s"
+            session = second.server.start_session(pause["id"])
+            assert int(second.server.output(session, "n")) > 0
+        finally:
+            os.kill(first.server.process.pid, signal.SIGCONT)
+    finally:
+        proc.kill()
+        _, err = proc.communicate()
+    assert f"stopped answering (silent for 6 s); using {second.url}" in err, err
 
 
 @pytest.mark.skipif(shutil.which("node") is None, reason="Node is not installed")
