@@ -165,8 +165,10 @@ fn main() {
         return;
     }
     let postgres = args.iter().any(|a| a == "--postgres");
-    let cluster = postgres.then(|| test_postgres::TestCluster::start_with(test_postgres::Durability::Defaults)
-            .expect("a throwaway PostgreSQL cluster"));
+    let cluster = postgres.then(|| {
+        test_postgres::TestCluster::start_with(test_postgres::Durability::Defaults)
+            .expect("a throwaway PostgreSQL cluster")
+    });
     let (sessions, small, entries, rounds) =
         (arg("--sessions", 10_000), arg("--small-sessions", 100), arg("--entries", 50), arg("--rounds", 200));
     let base = std::env::temp_dir().join(format!("breakroom-search-bench-{}", std::process::id()));

@@ -94,6 +94,30 @@ fn hits_counted_on_two_servers_add_up_on_both() {
     }
 }
 
+#[test]
+fn hits_programs_count_on_two_servers_add_up_on_both() {
+    use breakroom_debugger::breakpoints::hit_reports::HitReport;
+    let Some(servers) = two_servers() else { return };
+    let bp = servers[0].1.breakpoints().add_breakpoint_record(&BreakpointSpec::line("/srv/app.py", 3)).unwrap();
+    wait_until("the other server to know the breakpoint", || {
+        servers[1].1.breakpoints().breakpoint_records().iter().any(|r| r.id == bp.id)
+    });
+    // Each program counts its own arrivals at a line and reports its count to its server.
+    for (n, (_, debugger)) in servers.iter().enumerate() {
+        for count in [100, 300] {
+            let report = json!({"event": "hit_count", "counts": {bp.id.clone(): count},
+                                "process_pid": 5000 + n, "process_start_time": 1795331833.5});
+            let report: HitReport = serde_json::from_value(report).expect("a hit count report");
+            debugger.breakpoints().report_breakpoint_hit(report).expect("the counts are taken");
+        }
+    }
+    for (_, debugger) in &servers {
+        wait_until("both programs' counts on both servers", || {
+            debugger.breakpoints().breakpoint_records().into_iter().find(|r| r.id == bp.id).unwrap().hit_count == 600
+        });
+    }
+}
+
 /// A call of `name` paused on `debugger` (a by-name breakpoint): its pause id.
 fn paused(debugger: &Debugger, name: &str, pid: i64) -> String {
     debugger.function_breakpoints().add_breakpoint(name, None, None).expect("the breakpoint is added");

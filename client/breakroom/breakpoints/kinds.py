@@ -288,7 +288,10 @@ class BreakpointSpec:
         options.update({k: changes[k] for k in options if k in changes})
         if self._action == LOG and not options["log_message"]:
             raise BreakpointError("a log breakpoint needs log_message")
+        counted_by = self.hit_condition
         self._set_options(**options)  # raises before anything changes if an option is bad
+        if self.hit_condition != counted_by:
+            self.hit_count = 0  # a new hit condition counts from the start, as the server does
         if "enabled" in changes:
             self.enabled = bool(changes["enabled"])
 

@@ -79,6 +79,10 @@ pub struct HitCounts {
     pub skipped_rate: BTreeMap<String, u64>,
     #[serde(skip_serializing_if = "BTreeMap::is_empty")]
     pub dropped: BTreeMap<String, u64>,
+    /// The counting program (`process_pid` and `process_start_time`, when sent): its counts add
+    /// to other programs'.
+    #[serde(skip)]
+    pub process_key: Option<String>,
 }
 
 impl<'de> Deserialize<'de> for HitReport {
@@ -110,6 +114,7 @@ impl HitReport {
             &report.get("process_pid").cloned(),
             &report.get("process_start_time").cloned(),
         )?;
+        check_detail_types(&report)?;
         let text = |key: &str| report.get(key).and_then(Value::as_str).map(str::to_string);
         let argv = report
             .get("argv")
@@ -132,6 +137,32 @@ impl HitReport {
             details: HitDetails(details),
         }))
     }
+}
+
+/// The fields a hit's details are shown by (the pages, `breakroom replay`, the event log): each
+/// of them, when sent, is of the type the clients send, or the report is refused naming it.
+const TEXT_DETAILS: &[&str] =
+    &["kind", "action", "reason", "message", "error", "file", "function", "hostname", "process_id"];
+const COUNT_DETAILS: &[&str] = &["hit_count", "line"];
+
+fn check_detail_types(report: &Value) -> Result<()> {
+    let sent = |key: &str| report.get(key).filter(|v| !v.is_null());
+    for key in TEXT_DETAILS {
+        if let Some(value) = sent(key).filter(|v| !v.is_string()) {
+            return Err(Error::invalid("invalid_hit", format!("{key} must be a string, not {value}")));
+        }
+    }
+    for key in COUNT_DETAILS {
+        if let Some(value) = sent(key).filter(|v| v.as_u64().is_none()) {
+            return Err(Error::invalid("invalid_hit", format!("{key} must be a whole number ≥ 0, not {value}")));
+        }
+    }
+    if let Some(argv) = sent("argv") {
+        if !argv.as_array().is_some_and(|a| a.iter().all(Value::is_string)) {
+            return Err(Error::invalid("invalid_hit", format!("argv must be a list of strings, not {argv}")));
+        }
+    }
+    Ok(())
 }
 
 impl HitCounts {
@@ -162,8 +193,15 @@ impl HitCounts {
                 })
                 .collect()
         };
+        let process_key = crate::calls::methods::process_identity(
+            &report.get("process_pid").cloned(),
+            &report.get("process_start_time").cloned(),
+        )
+        .ok()
+        .map(|(pid, start)| ids::process_key(pid, start));
         Ok(HitCounts {
             event: HitEvent::HitCount,
+            process_key,
             counts,
             skipped_quota: increments("skipped_quota")?,
             skipped_rate: increments("skipped_rate")?,
@@ -209,10 +247,7 @@ impl super::BreakpointService<'_> {
         // The program counts its own arrivals (it decides the hit condition with them); a report
         // without a count (an uncaught exception) is one more hit, counted in the database.
         let counted = match hit_count {
-            Some(n) if st.records.by_id.contains_key(id) => {
-                st.store.set_breakpoint_hits(id, n)?;
-                Some(n)
-            }
+            Some(n) if st.records.by_id.contains_key(id) => st.store.program_counted_hits(id, &process_key, n)?,
             Some(n) => Some(n),
             None => st.store.count_breakpoint_hits(id, 1)?,
         };
@@ -242,14 +277,18 @@ impl super::BreakpointService<'_> {
     /// report (its hit condition skipped them). Not an event of the log: only the counts change.
     fn report_hit_counts(&self, report: HitCounts) -> Result<()> {
         let mut st = self.debugger.state();
+        let process_key = report.process_key.as_deref().unwrap_or("");
         for (id, count) in &report.counts {
+            if !st.records.by_id.contains_key(id) {
+                continue;
+            }
+            let total = st.store.program_counted_hits(id, process_key, *count)?;
             let updated = st.records.by_id.get_mut(id).map(|record| {
-                record.hit_count = *count;
+                record.hit_count = total.unwrap_or(record.hit_count);
                 record.clone()
             });
             if let Some(record) = updated {
                 st.save_record(&record)?;
-                st.store.set_breakpoint_hits(id, *count)?;
             }
         }
         // Snapshot and logpoint hits a program skipped or could not send, as increments.

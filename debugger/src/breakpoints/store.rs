@@ -34,7 +34,32 @@ impl Store {
         row.map(|r| r.int(0).map(|h| h.max(0) as u64)).transpose()
     }
 
-    /// Sets a breakpoint's hits (a program's own count of them, or a new hit condition's 0).
+    /// A program's own count of a breakpoint's arrivals (`process_key`'s): the breakpoint's
+    /// hits grow by what it counted since its last count, so programs' counts add up. Its
+    /// count after (none: the breakpoint is gone).
+    pub fn program_counted_hits(&self, id: &str, process_key: &str, count: u64) -> Result<Option<u64>> {
+        self.atomically(|store| {
+            let before = store
+                .row(
+                    "SELECT hits FROM breakpoint_program_hits WHERE id = ?1 AND process_key = ?2",
+                    values![id, process_key],
+                )?
+                .map(|r| r.int(0))
+                .transpose()?
+                .unwrap_or(0)
+                .max(0) as u64;
+            store.execute(
+                "INSERT INTO breakpoint_program_hits (id, process_key, hits) VALUES (?1, ?2, ?3)
+                 ON CONFLICT (id, process_key) DO UPDATE SET hits = excluded.hits",
+                values![id, process_key, count],
+            )?;
+            // A count that went down is a program counting again from the start: all of it is new.
+            let added = count.checked_sub(before).unwrap_or(count);
+            store.count_breakpoint_hits(id, added)
+        })
+    }
+
+    /// Sets a breakpoint's hits (a new hit condition's 0).
     pub fn set_breakpoint_hits(&self, id: &str, hits: u64) -> Result<()> {
         self.execute("UPDATE breakpoint_records SET hits = ?2 WHERE id = ?1", values![id, hits]).map(drop)
     }
@@ -46,6 +71,7 @@ impl Store {
     }
 
     pub fn delete_breakpoint_record(&self, id: &str) -> Result<()> {
+        self.execute("DELETE FROM breakpoint_program_hits WHERE id = ?1", values![id])?;
         self.execute("DELETE FROM breakpoint_records WHERE id = ?1", values![id]).map(drop)
     }
 

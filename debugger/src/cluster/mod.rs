@@ -29,8 +29,8 @@ use crate::Debugger;
 
 mod lease;
 mod requests;
-pub use lease::LEASE_LOST_REASON;
 use lease::live_server;
+pub use lease::LEASE_LOST_REASON;
 pub use requests::Request;
 
 /// The channel every server listens on.
@@ -287,10 +287,7 @@ const SCHEMA: &str = "
 pub fn pauses_of_live_servers(url: &str) -> Result<HashSet<String>> {
     let db = PgConnection::connect(url)?;
     db.batch(&format!("BEGIN; {SCHEMA} COMMIT;"))?;
-    let rows = db.query(
-        concat!("SELECT p.pause_id FROM cluster_pauses p WHERE ", live_server!()),
-        values![],
-    )?;
+    let rows = db.query(concat!("SELECT p.pause_id FROM cluster_pauses p WHERE ", live_server!()), values![])?;
     rows.iter().map(|r| r.text(0)).collect()
 }
 
@@ -304,10 +301,7 @@ impl Debugger {
         db.batch(&format!("BEGIN; {SCHEMA} COMMIT;"))?;
         lease::take(&db, &server_id)?;
         // Pauses left by servers that are gone.
-        db.execute(
-            concat!("DELETE FROM cluster_pauses p WHERE NOT (", live_server!(), ")"),
-            values![],
-        )?;
+        db.execute(concat!("DELETE FROM cluster_pauses p WHERE NOT (", live_server!(), ")"), values![])?;
         let cluster = Arc::new(Cluster {
             server_id: server_id.clone(),
             db,

@@ -179,6 +179,16 @@ pub(super) const MIGRATIONS: &[Migration] = &[
      ALTER TABLE breakpoint_records ADD COLUMN hits BIGINT NOT NULL DEFAULT 0;
      UPDATE breakpoint_records SET hits = COALESCE((data::jsonb ->> 'hit_count')::bigint, 0);",
     },
+    // 10: each program's own count of a breakpoint's arrivals (line breakpoints are counted in
+    // the programs), so that what one program counted adds to the others' instead of
+    // overwriting them (issue 47).
+    Migration {
+        sql: "CREATE TABLE breakpoint_program_hits (
+         id TEXT NOT NULL, process_key TEXT NOT NULL, hits INTEGER NOT NULL, PRIMARY KEY (id, process_key));",
+        then: None,
+        postgres: "CREATE TABLE breakpoint_program_hits (
+         id TEXT NOT NULL, process_key TEXT NOT NULL, hits BIGINT NOT NULL, PRIMARY KEY (id, process_key));",
+    },
 ];
 
 /// The advisory lock servers take turns under while they change the schema.

@@ -230,19 +230,14 @@ fn as_owner(command: &mut Command, owner: Owner) -> &mut Command {
 }
 
 /// Starts postgres (in the wrapper if `wrapped`) on free ports until one comes up.
-fn launch(
-    bin: &Path,
-    dir: &Path,
-    owner: Owner,
-    wrapped: bool,
-    durability: Durability,
-) -> Result<(Child, u16), String> {
+fn launch(bin: &Path, dir: &Path, owner: Owner, wrapped: bool, durability: Durability) -> Result<(Child, u16), String> {
     for _ in 0..ATTEMPTS {
         let port = TcpListener::bind((Ipv4Addr::LOCALHOST, 0))
             .and_then(|l| l.local_addr())
             .map_err(|e| format!("no free port: {e}"))?
             .port();
-        let mut child = spawn(bin, dir, port, owner, wrapped, durability).map_err(|e| format!("cannot start postgres: {e}"))?;
+        let mut child =
+            spawn(bin, dir, port, owner, wrapped, durability).map_err(|e| format!("cannot start postgres: {e}"))?;
         let deadline = Instant::now() + START_TIMEOUT;
         while Instant::now() < deadline {
             if !matches!(child.try_wait(), Ok(None)) {
@@ -265,14 +260,7 @@ fn launch(
     Err(format!("postgres exited at startup {ATTEMPTS} times; {}", log_tail(dir)))
 }
 
-fn spawn(
-    bin: &Path,
-    dir: &Path,
-    port: u16,
-    owner: Owner,
-    wrapped: bool,
-    durability: Durability,
-) -> io::Result<Child> {
+fn spawn(bin: &Path, dir: &Path, port: u16, owner: Owner, wrapped: bool, durability: Durability) -> io::Result<Child> {
     let log = fs::OpenOptions::new().create(true).append(true).open(dir.join(LOG))?;
     let mut command = if wrapped { Command::new("sh") } else { Command::new(bin.join("postgres")) };
     if wrapped {

@@ -178,6 +178,16 @@ async fn typed_request_bodies_name_the_bad_field_with_its_code() {
             "missing_breakpoint_id",
         ),
         ("/api/breakpoint-hits", json!({"event": "hit_count", "counts": {"bp-1": "x"}}), "invalid_counts"),
+        (
+            "/api/breakpoint-hits",
+            json!({"event": "breakpoint_hit", "breakpoint_id": "bp-1", "process_pid": 1, "process_start_time": 1, "reason": 5}),
+            "invalid_hit",
+        ),
+        (
+            "/api/breakpoint-hits",
+            json!({"event": "log", "breakpoint_id": "bp-1", "process_pid": 1, "process_start_time": 1, "hit_count": -1}),
+            "invalid_hit",
+        ),
         ("/api/snapshots", json!({}), "invalid_snapshot"),
         (
             "/api/snapshots",

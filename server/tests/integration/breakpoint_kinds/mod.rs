@@ -85,6 +85,10 @@ async fn send(server: &TestServer, method: reqwest::Method, path: &str, body: Op
     (status, r.json().await.unwrap_or(Value::Null))
 }
 
+async fn hit_count_of(server: &TestServer, id: &str) -> Option<Value> {
+    items(server).await.iter().find(|b| b["id"] == id).map(|b| b["hit_count"].clone())
+}
+
 async fn items(server: &TestServer) -> Vec<Value> {
     let (_, list) = server.get("/api/breakpoints").await;
     list["items"].as_array().cloned().unwrap_or_default()
@@ -233,6 +237,38 @@ async fn patch_remove_and_clear_breakpoints() {
     assert!(items(&server).await.is_empty());
     let (_, list) = server.get("/api/breakpoints").await;
     assert_eq!(list["breakpoints"], json!([]));
+}
+
+/// Line breakpoints are counted in the programs: each reports its own count, a hit with its
+/// count after it or its counts alone, and what two programs counted adds up.
+#[tokio::test]
+async fn hits_two_programs_count_add_up_instead_of_overwriting_each_other() {
+    let server = common::start().await;
+    let bp = add(&server, json!({"kind": "line", "file": "app.py", "line": 3, "hit_condition": "== 100000"})).await;
+    let id = bp["id"].as_str().unwrap();
+    for (pid, counted) in [(4101, 300), (4102, 250)] {
+        let identity = json!({"process_pid": pid, "process_start_time": 1795331833.5});
+        let mut hit = json!({"event": "breakpoint_hit", "breakpoint_id": id, "hit_count": 120, "reason": "hit 120"});
+        hit.as_object_mut().unwrap().extend(identity.as_object().unwrap().clone());
+        let (status, reply) = server.post("/api/breakpoint-hits", hit).await;
+        assert_eq!(status, 200, "{reply}");
+        let mut counts = json!({"event": "hit_count", "counts": {id: counted}});
+        counts.as_object_mut().unwrap().extend(identity.as_object().unwrap().clone());
+        let (status, reply) = server.post("/api/breakpoint-hits", counts.clone()).await;
+        assert_eq!(status, 200, "{reply}");
+        // The same count sent again (a retry) adds nothing.
+        let (status, reply) = server.post("/api/breakpoint-hits", counts).await;
+        assert_eq!(status, 200, "{reply}");
+    }
+    assert_eq!(hit_count_of(&server, id).await, Some(json!(550)));
+    // A new hit condition counts from the start: then only what each program counts after it.
+    let path = format!("/api/breakpoints/{id}");
+    let (status, _) = send(&server, reqwest::Method::PATCH, &path, Some(json!({"hit_condition": ">= 5"}))).await;
+    assert_eq!(status, 200);
+    assert_eq!(hit_count_of(&server, id).await, Some(json!(0)));
+    let counts = json!({"event": "hit_count", "counts": {id: 7}, "process_pid": 4103, "process_start_time": 1.5});
+    assert_eq!(server.post("/api/breakpoint-hits", counts).await.0, 200);
+    assert_eq!(hit_count_of(&server, id).await, Some(json!(7)));
 }
 
 #[tokio::test]
