@@ -6,12 +6,11 @@ program's switch interval.
 
     python3 client/bench/arm_beside_busy.py [--python python3.12] [--tries 10]
 
-Prints each try, then p50 and max from the add to the pause being listed.
+Prints each try, then the percentiles from the add to the pause being listed.
 """
 
 import argparse
 import os
-import statistics
 import subprocess
 import sys
 import tempfile
@@ -20,7 +19,9 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from _timing import report  # noqa: E402
 from conftest import CLIENT_DIR, start_server  # noqa: E402
 
 PROGRAM = """\
@@ -74,7 +75,7 @@ def main():
         for i in range(args.tries):
             times.append(one_try(server, args.python, path))
             print(f"try {i + 1}: paused {times[-1] * 1000:.0f} ms after the add", flush=True)
-        print(f"{args.python}: add -> paused p50 {statistics.median(times) * 1000:.0f} ms, max {max(times) * 1000:.0f} ms over {len(times)} tries")
+        report(f"{args.python}: add -> paused", sorted(times))
     finally:
         server.process.terminate()
         server.process.wait(5)
