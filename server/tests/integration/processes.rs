@@ -261,6 +261,9 @@ async fn a_process_running_when_the_server_stops_comes_back_lost() {
     let mut server = start(&home, &[]).await;
     let id = id_of(&server.launch(&["python3", "-c", "import time; print('up', flush=True); time.sleep(30)"]).await);
     server.wait_for(&id, "printed", |p| p["stdout"]["lines"] == 1).await;
+    // The count goes up when the line is read; it is stored by the writer's next batch. Reading
+    // the output waits for that batch, so the kill below cannot land between the two.
+    assert_eq!(server.texts(&id, "stdout").await, vec!["up"]);
     let pid = server.get(&format!("/api/processes/{id}")).await.1["pid"].as_i64().unwrap();
     server.child.kill().unwrap();
     server.child.wait().unwrap();
