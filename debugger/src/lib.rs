@@ -18,19 +18,20 @@
 //! 2. `cid_store`, `display`: stored values and how they are shown
 //! 3. `model`, `live_events`, `search`, `eval`: the types the pages and the clients see
 //! 4. `store`: the one door to SQLite or PostgreSQL
-//! 5. `breakpoints`: breakpoints of every kind, their gates and hit counts
-//! 6. `calls`: calls as clients report them, and their records
-//! 7. `sessions`: REPL sessions, evals and the REPL's helper requests
-//! 8. `pauses`: paused calls, the client's held poll, resuming
-//! 9. `steps`: stepping from a pause to the next line
-//! 10. `processes`: launched and connected processes
-//! 11. `interrupts`: pause orders for running programs
-//! 12. `checkpoints`: time travel (forked copies of a process)
-//! 13. `snapshots`: snapshot breakpoints (captures that do not pause)
-//! 14. `runtimes`: bash and Python runtimes per workspace
-//! 15. `attach`: attaching to a running Python process by pid
-//! 16. `cluster`: several servers on one PostgreSQL
-//! 17. `debugger`: the owner, [`Debugger`], which holds the state of every concept and hands out their services
+//! 5. `users`, `audit`: who may do what, and the record of what they did
+//! 6. `breakpoints`: breakpoints of every kind, their gates and hit counts
+//! 7. `calls`: calls as clients report them, and their records
+//! 8. `sessions`: REPL sessions, evals and the REPL's helper requests
+//! 9. `pauses`: paused calls, the client's held poll, resuming
+//! 10. `steps`: stepping from a pause to the next line
+//! 11. `processes`: launched and connected processes
+//! 12. `interrupts`: pause orders for running programs
+//! 13. `checkpoints`: time travel (forked copies of a process)
+//! 14. `snapshots`: snapshot breakpoints (captures that do not pause)
+//! 15. `runtimes`: bash and Python runtimes per workspace
+//! 16. `attach`: attaching to a running Python process by pid
+//! 17. `cluster`: several servers on one PostgreSQL
+//! 18. `debugger`: the owner, [`Debugger`], which holds the state of every concept and hands out their services
 
 pub mod breakpoints;
 pub mod checkpoints;
@@ -45,6 +46,8 @@ pub mod wire;
 
 #[cfg(feature = "runtime")]
 pub mod attach;
+#[cfg(feature = "runtime")]
+pub mod audit;
 #[cfg(feature = "runtime")]
 pub mod calls;
 #[cfg(feature = "runtime")]
@@ -77,6 +80,8 @@ pub mod sessions;
 mod snippet;
 #[cfg(feature = "runtime")]
 pub mod store;
+#[cfg(feature = "runtime")]
+pub mod users;
 
 #[cfg(feature = "runtime")]
 pub use breakpoints::by_name::RegisteredFunction;

@@ -35,6 +35,13 @@ pub enum ApiError {
     /// No or a wrong access token (401, `guard.rs`).
     #[error("{0}")]
     TokenRequired(&'static str),
+    /// A credential that may not call this operation (403, `access.rs`): the message says what
+    /// the operation wants.
+    #[error("{0}")]
+    NotAllowed(String),
+    /// Too many bad tokens from one address (429, `access.rs`).
+    #[error("{0}")]
+    TooManyAttempts(String),
     /// A body of a type this operation does not take (415, `guard.rs`).
     #[error("{0}")]
     UnsupportedMediaType(String),
@@ -61,6 +68,8 @@ impl ApiError {
             ApiError::PayloadTooLarge => StatusCode::PAYLOAD_TOO_LARGE,
             ApiError::ForbiddenHost(_) | ApiError::ForbiddenOrigin(_) => StatusCode::FORBIDDEN,
             ApiError::TokenRequired(_) => StatusCode::UNAUTHORIZED,
+            ApiError::NotAllowed(_) => StatusCode::FORBIDDEN,
+            ApiError::TooManyAttempts(_) => StatusCode::TOO_MANY_REQUESTS,
             ApiError::UnsupportedMediaType(_) => StatusCode::UNSUPPORTED_MEDIA_TYPE,
             ApiError::Routing { status, .. } => *status,
             ApiError::Panicked { .. } => StatusCode::INTERNAL_SERVER_ERROR,
@@ -76,6 +85,8 @@ impl ApiError {
             ApiError::ForbiddenHost(_) => "forbidden_host",
             ApiError::ForbiddenOrigin(_) => "forbidden_origin",
             ApiError::TokenRequired(_) => "token_required",
+            ApiError::NotAllowed(_) => "not_allowed",
+            ApiError::TooManyAttempts(_) => "too_many_attempts",
             ApiError::UnsupportedMediaType(_) => "unsupported_media_type",
             ApiError::Routing { status, .. } => match *status {
                 StatusCode::BAD_REQUEST => "invalid_request",

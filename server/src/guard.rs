@@ -10,10 +10,12 @@
 //!    by the request's `Host`), or 403 `forbidden_origin` (CSRF); `Origin: null` is foreign.
 //!    Debug clients send no `Origin`; a browser sends it on every cross-origin request that could
 //!    change something or read the answer.
-//! 3. With a token, the request must carry it, or 401 `token_required`: `Authorization: Bearer T`,
-//!    `Authorization: Basic` with password `T` (what `requests` sends for `http://user:T@host`,
-//!    so an unchanged cideldill client can pass it), the `breakroom_token` cookie, or `?token=T`
-//!    (which sets that cookie, for the browser).
+//! 3. The credential, and what the operation needs of it (`access.rs`): 401 `token_required`
+//!    without one where one is needed, 403 `not_allowed` when it may not. A token comes as
+//!    `Authorization: Bearer T`, `Authorization: Basic` with password `T` (what `requests` sends
+//!    for `http://user:T@host`, so an unchanged cideldill client can pass it), the
+//!    `breakroom_token` cookie, or `?token=T` (which sets that cookie, for the browser); a
+//!    browser signed in at `/login` carries the `breakroom_session` cookie.
 //! 4. A request with a body must say it is of a type the endpoint reads, or 415
 //!    `unsupported_media_type`: what its OpenAPI operation documents (JSON everywhere today);
 //!    the pages' server functions (`/rpc/`) read URL-encoded forms or JSON; anything else JSON.
@@ -175,31 +177,32 @@ pub async fn check(State(policy): State<Arc<AccessPolicy>>, request: Request, ne
             let allow = crate::preflight::allowed_methods(request.uri().path()).unwrap_or("OPTIONS");
             return cors::preflight(&origin, allow);
         }
-        return cors::name_origin(after_origin(&policy, request, next).await, &origin);
+        return cors::name_origin(next.run(request).await, &origin);
     }
-    after_origin(&policy, request, next).await
+    next.run(request).await
 }
 
-/// Rules 3 and 4, then the request itself.
-async fn after_origin(policy: &AccessPolicy, request: Request, next: Next) -> Response {
-    let headers = request.headers();
-    let mut set_cookie = None;
-    if let Some(token) = &policy.token {
-        match presented_token(&request) {
-            Some((given, from_query)) if constant_time_eq(given.as_bytes(), token.as_bytes()) => {
-                if from_query {
-                    set_cookie = Some(format!("breakroom_token={token}; Path=/; HttpOnly; SameSite=Strict"));
-                }
-            }
-            _ => {
-                return ApiError::TokenRequired(
-                    "this server needs its access token: Authorization: Bearer (or Basic, the token as password), \
-                     or ?token= once in the browser",
-                )
-                .into_response()
-            }
+/// Rule 3 (`access.rs`): the credential, what the operation needs, and the audit record. A
+/// token given as `?token=` that was accepted is kept in a cookie, for the browser.
+pub async fn credentials(State(access): State<Arc<crate::access::Access>>, request: Request, next: Next) -> Response {
+    let from_query = request
+        .uri()
+        .query()
+        .and_then(|q| q.split('&').find_map(|pair| pair.strip_prefix("token=").map(str::to_string)));
+    let mut response = crate::access::admit(&access, request, next).await;
+    let accepted = !matches!(response.status(), StatusCode::UNAUTHORIZED | StatusCode::TOO_MANY_REQUESTS);
+    if let Some(token) = from_query.filter(|t| accepted && !t.is_empty()) {
+        let cookie = format!("breakroom_token={token}; Path=/; HttpOnly; SameSite=Strict");
+        if let Ok(cookie) = HeaderValue::from_str(&cookie) {
+            response.headers_mut().append(header::SET_COOKIE, cookie);
         }
     }
+    response
+}
+
+/// Rule 4, and `OPTIONS` on the API, after the credential: then the request itself.
+pub async fn body_rules(request: Request, next: Next) -> Response {
+    let headers = request.headers();
     if has_body(headers) {
         let accepted = accepted_body_types(request.method(), request.uri().path());
         let given = headers.get(header::CONTENT_TYPE).and_then(|v| v.to_str().ok()).unwrap_or("");
@@ -212,22 +215,14 @@ async fn after_origin(policy: &AccessPolicy, request: Request, next: Next) -> Re
             .into_response();
         }
     }
-    let mut response = if request.method() == Method::OPTIONS && request.uri().path().starts_with("/api/") {
-        match crate::preflight::allowed_methods(request.uri().path()) {
-            Some(allow) => {
-                let mut response = StatusCode::NO_CONTENT.into_response();
-                response.headers_mut().insert(header::ALLOW, HeaderValue::from_static(allow));
-                response
-            }
-            None => next.run(request).await,
+    if request.method() == Method::OPTIONS && request.uri().path().starts_with("/api/") {
+        if let Some(allow) = crate::preflight::allowed_methods(request.uri().path()) {
+            let mut response = StatusCode::NO_CONTENT.into_response();
+            response.headers_mut().insert(header::ALLOW, HeaderValue::from_static(allow));
+            return response;
         }
-    } else {
-        next.run(request).await
-    };
-    if let Some(cookie) = set_cookie.and_then(|c| HeaderValue::from_str(&c).ok()) {
-        response.headers_mut().append(header::SET_COOKIE, cookie);
     }
-    response
+    next.run(request).await
 }
 
 /// The `Host` header (exactly one), or the authority of an HTTP/2 request's URI.
@@ -250,7 +245,7 @@ fn accepted_body_types(method: &Method, path: &str) -> Vec<&'static str> {
     if let Some(types) = documented_body_types().iter().find(|op| op.matches(method, path)) {
         return types.content_types.iter().map(String::as_str).collect();
     }
-    if path.starts_with("/rpc/") {
+    if path.starts_with("/rpc/") || path == "/login" {
         return vec![FORM, JSON];
     }
     vec![JSON]
@@ -301,58 +296,6 @@ fn documented_body_types() -> &'static [DocumentedBody] {
     })
 }
 
-fn presented_token(request: &Request) -> Option<(String, bool)> {
-    let headers = request.headers();
-    if let Some(auth) = headers.get(header::AUTHORIZATION).and_then(|v| v.to_str().ok()) {
-        let (scheme, credentials) = auth.trim().split_once(' ').unwrap_or((auth, ""));
-        if scheme.eq_ignore_ascii_case("bearer") {
-            return Some((credentials.trim().to_string(), false));
-        }
-        if scheme.eq_ignore_ascii_case("basic") {
-            // `user:password`; the password is the token, the user name is anything.
-            let decoded = base64_decode(credentials.trim()).and_then(|b| String::from_utf8(b).ok())?;
-            return decoded.split_once(':').map(|(_, password)| (password.to_string(), false));
-        }
-    }
-    let cookie = headers.get_all(header::COOKIE).iter().filter_map(|v| v.to_str().ok()).find_map(|cookies| {
-        cookies.split(';').find_map(|c| c.trim().strip_prefix("breakroom_token=").map(str::to_string))
-    });
-    if let Some(cookie) = cookie {
-        return Some((cookie, false));
-    }
-    let query = request.uri().query()?;
-    query.split('&').find_map(|pair| pair.strip_prefix("token=").map(|t| (t.to_string(), true)))
-}
-
-/// Standard base64 with optional padding; `None` for anything else.
-fn base64_decode(text: &str) -> Option<Vec<u8>> {
-    let text = text.trim_end_matches('=');
-    let mut out = Vec::with_capacity(text.len() * 3 / 4);
-    let (mut acc, mut bits) = (0u32, 0u32);
-    for c in text.bytes() {
-        let value = match c {
-            b'A'..=b'Z' => c - b'A',
-            b'a'..=b'z' => c - b'a' + 26,
-            b'0'..=b'9' => c - b'0' + 52,
-            b'+' => 62,
-            b'/' => 63,
-            _ => return None,
-        };
-        acc = (acc << 6) | u32::from(value);
-        bits += 6;
-        if bits >= 8 {
-            bits -= 8;
-            out.push((acc >> bits) as u8);
-            acc &= (1 << bits) - 1;
-        }
-    }
-    Some(out)
-}
-
-fn constant_time_eq(a: &[u8], b: &[u8]) -> bool {
-    a.len() == b.len() && a.iter().zip(b).fold(0u8, |acc, (x, y)| acc | (x ^ y)) == 0
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -389,11 +332,5 @@ mod tests {
             assert!(!policy.answers_to(no), "{no}");
         }
         assert!(AccessPolicy::new(bound, None, &["http://x".into()]).is_err());
-    }
-
-    #[test]
-    fn basic_credentials_decode() {
-        assert_eq!(base64_decode("YnJlYWtyb29tOnMzY3JldA==").as_deref(), Some(&b"breakroom:s3cret"[..]));
-        assert_eq!(base64_decode("%%%"), None);
     }
 }

@@ -1,6 +1,7 @@
 //! The `breakroom` server: the REST API, the live event stream and the Leptos pages, all on
 //! one [`Debugger`].
 
+pub mod access;
 pub mod api;
 pub mod attach_cli;
 pub mod breakpoint_cli;
@@ -60,6 +61,7 @@ pub fn router(debugger: Debugger, options: ServerOptions) -> Router {
         .fallback(leptos_axum::file_and_error_handler(shell))
         .with_state(leptos_options);
     let mcp = mcp::service(debugger.clone(), options.max_body);
+    let access = Arc::new(access::Access::new(options.access.token.clone(), debugger.clone(), options.max_body));
     let routes = api::routes()
         .route("/process/{id}/timeline", axum::routing::get(timeline_page::page))
         .route("/snapshots", axum::routing::get(snapshot_pages::list))
@@ -70,6 +72,8 @@ pub fn router(debugger: Debugger, options: ServerOptions) -> Router {
         .layer(DefaultBodyLimit::max(options.max_body))
         .layer(axum::middleware::from_fn(error::json_errors));
     logging::with_failure_handling(routes)
+        .layer(axum::middleware::from_fn(guard::body_rules))
+        .layer(axum::middleware::from_fn_with_state(access, guard::credentials))
         .layer(axum::middleware::from_fn_with_state(Arc::new(options.access), guard::check))
 }
 

@@ -51,6 +51,10 @@ pub struct Config {
     pub runtimes: crate::runtimes::RuntimeConfig,
     /// Snapshots kept on disk, the newest (issue 34).
     pub snapshots_kept: usize,
+    /// How long audit records are kept (`--audit-days`, issue 48).
+    pub audit_keep: Duration,
+    /// A file the audit trail is also appended to, as JSON lines (`--audit-log`).
+    pub audit_log: Option<std::path::PathBuf>,
 }
 
 impl Default for Config {
@@ -62,6 +66,8 @@ impl Default for Config {
             processes: crate::processes::ProcessConfig::default(),
             runtimes: crate::runtimes::RuntimeConfig::default(),
             snapshots_kept: 10_000,
+            audit_keep: Duration::from_secs(90 * 86_400),
+            audit_log: None,
         }
     }
 }
@@ -274,6 +280,13 @@ pub(crate) struct Inner {
     pub(crate) stopping: tokio::sync::watch::Sender<bool>,
     /// Attaches in flight (issue 33).
     pub(crate) attaching: crate::attach::Attaching,
+    pub(crate) access: Access,
+}
+
+/// Users, program credentials and the audit trail (issue 48): connections of their own.
+pub(crate) struct Access {
+    users: crate::users::Users,
+    audit: crate::audit::AuditTrail,
 }
 
 /// Cheap to clone: every clone is the same debugger.
@@ -306,7 +319,12 @@ impl Debugger {
             config.runtimes.clone(),
             Store::in_memory().expect("an in-memory SQLite database opens"),
         );
-        Self::with_state(config, State::new(store), processes, runtimes)
+        let access = Access {
+            users: crate::users::Users::on(Store::in_memory().expect("an in-memory SQLite database opens"))
+                .expect("an empty user table reads"),
+            audit: crate::audit::AuditTrail::in_memory(config.audit_keep).expect("an in-memory audit trail opens"),
+        };
+        Self::with_state(config, State::new(store), processes, runtimes, access)
     }
 
     /// A debugger whose history lives in `data_dir` (created if needed). What was there is read
@@ -353,7 +371,11 @@ impl Debugger {
             ids::now(),
         )?;
         let runtimes = crate::runtimes::RuntimeRegistry::new(config.runtimes.clone(), Store::at(location)?);
-        Ok(Self::with_state(config, st, processes, runtimes))
+        let access = Access {
+            users: crate::users::Users::open(location)?,
+            audit: crate::audit::AuditTrail::open(location, config.audit_keep, config.audit_log.clone())?,
+        };
+        Ok(Self::with_state(config, st, processes, runtimes, access))
     }
 
     fn with_state(
@@ -361,6 +383,7 @@ impl Debugger {
         state: State,
         processes: crate::processes::ProcessRegistry,
         runtimes: crate::runtimes::RuntimeRegistry,
+        access: Access,
     ) -> Self {
         let (live, to_peers) = (state.live.clone(), state.to_peers.clone());
         let breakpoint_version = tokio::sync::watch::Sender::new(1);
@@ -376,8 +399,19 @@ impl Debugger {
                 breakpoint_version,
                 stopping: tokio::sync::watch::Sender::new(false),
                 attaching: Default::default(),
+                access,
             }),
         }
+    }
+
+    /// People and program credentials, and the tokens requests carry.
+    pub fn users(&self) -> &crate::users::Users {
+        &self.inner.access.users
+    }
+
+    /// The audit trail: what was done, by whom, through which door.
+    pub fn audit(&self) -> &crate::audit::AuditTrail {
+        &self.inner.access.audit
     }
 
     /// cideldill's breakpoints by function name, registered functions and stored values.

@@ -1,6 +1,7 @@
 //! Attach to a running Python process by pid (issue 33), and the Python processes of this
 //! machine one could attach to. Each handler is one debugger call.
 
+use breakroom_debugger::users::Need;
 use axum::extract::State;
 use axum::http::StatusCode;
 use axum::Json;
@@ -11,7 +12,7 @@ use breakroom_debugger::Debugger;
 use super::wire::ErrorBody;
 use crate::error::{ApiError, ApiResult, JsonBody};
 
-#[utoipa::path(operation_id = "attach_process", post, path = "/api/processes/attach", tag = "processes",
+#[utoipa::path(operation_id = "attach_process", extensions(("x-breakroom-needs" = json!(Need::Admin))), post, path = "/api/processes/attach", tag = "processes",
     request_body = AttachRequest,
     responses((status = 202, body = Attached, description = "the client is in and has called in; the process is listed"),
         (status = 400, body = ErrorBody, description = "`invalid_pid`, `invalid_timeout`"),
@@ -27,7 +28,7 @@ pub async fn attach(
     Ok((StatusCode::ACCEPTED, Json(debugger.attach().process(request).await?)))
 }
 
-#[utoipa::path(operation_id = "local_python_processes", get, path = "/api/local-processes", tag = "processes",
+#[utoipa::path(operation_id = "local_python_processes", extensions(("x-breakroom-needs" = json!(Need::Admin))), get, path = "/api/local-processes", tag = "processes",
     responses((status = 200, body = LocalPythonProcesses, description = "Python processes of this machine: pid, user, version, argv, attachable or why not")))]
 pub async fn local(State(debugger): State<Debugger>) -> ApiResult<LocalPythonProcesses> {
     Ok(Json(debugger.attach().local_python().await))
@@ -47,7 +48,7 @@ pub struct NotFollowed {
     reason: String,
 }
 
-#[utoipa::path(operation_id = "child_not_followed", post, path = "/api/processes/not-followed", tag = "client",
+#[utoipa::path(operation_id = "child_not_followed", extensions(("x-breakroom-needs" = json!(Need::Program))), post, path = "/api/processes/not-followed", tag = "client",
     request_body = NotFollowed,
     responses((status = 201, body = breakroom_debugger::processes::TrackedProcess, description = "listed under its parent"),
         (status = 204, description = "the parent is not known here"), (status = 400, body = ErrorBody)))]

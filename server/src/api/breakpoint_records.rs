@@ -3,6 +3,7 @@
 //! running program uses: the change channel it holds and the hits it reports. `GET` and the
 //! cideldill forms of `POST`/`DELETE` are in `breakpoints.rs`, which calls into here.
 
+use breakroom_debugger::users::Need;
 use axum::extract::{Path, Query, State};
 use axum::Json;
 use breakroom_debugger::breakpoints::hit_reports::HitReport;
@@ -38,7 +39,7 @@ pub fn add(debugger: &Debugger, spec: &BreakpointSpec) -> ApiResult<BreakpointSa
     Ok(Json(BreakpointSaved { status: OkStatus::Ok, breakpoint }))
 }
 
-#[utoipa::path(operation_id = "update_breakpoint", patch, path = "/api/breakpoints/{name}", tag = "breakpoints", request_body = BreakpointPatch,
+#[utoipa::path(operation_id = "update_breakpoint", extensions(("x-breakroom-needs" = json!(Need::Debugger))), patch, path = "/api/breakpoints/{name}", tag = "breakpoints", request_body = BreakpointPatch,
     params(("name" = String, Path, description = "the breakpoint's id (`bp-N`)")),
     responses((status = 200, body = BreakpointSaved), (status = 400, body = ErrorBody), (status = 404, body = ErrorBody)))]
 pub async fn update(
@@ -50,7 +51,7 @@ pub async fn update(
     Ok(Json(BreakpointSaved { status: OkStatus::Ok, breakpoint }))
 }
 
-#[utoipa::path(operation_id = "clear_breakpoints", delete, path = "/api/breakpoints", tag = "breakpoints",
+#[utoipa::path(operation_id = "clear_breakpoints", extensions(("x-breakroom-needs" = json!(Need::Debugger))), delete, path = "/api/breakpoints", tag = "breakpoints",
     responses((status = 200, body = BreakpointsCleared)))]
 pub async fn clear(State(debugger): State<Debugger>) -> ApiResult<BreakpointsCleared> {
     let removed = debugger.breakpoints().clear_breakpoints()?;
@@ -96,7 +97,7 @@ pub struct BreakpointChanges {
     pub interrupts: Vec<Interrupt>,
 }
 
-#[utoipa::path(operation_id = "breakpoint_changes", get, path = "/api/breakpoint-changes", tag = "client", params(ChangesQuery),
+#[utoipa::path(operation_id = "breakpoint_changes", extensions(("x-breakroom-needs" = json!(Need::Program))), get, path = "/api/breakpoint-changes", tag = "client", params(ChangesQuery),
     responses((status = 200, body = BreakpointChanges), (status = 400, body = ErrorBody)))]
 pub async fn changes(State(debugger): State<Debugger>, Query(q): Query<ChangesQuery>) -> ApiResult<BreakpointChanges> {
     let since = query::count("since", q.since.as_deref())?.map(|n| n as u64);
@@ -144,7 +145,7 @@ pub async fn changes(State(debugger): State<Debugger>, Query(q): Query<ChangesQu
     Ok(Json(BreakpointChanges { version, breakpoints, interrupts }))
 }
 
-#[utoipa::path(operation_id = "report_breakpoint_hit", post, path = "/api/breakpoint-hits", tag = "client", request_body = HitReport,
+#[utoipa::path(operation_id = "report_breakpoint_hit", extensions(("x-breakroom-needs" = json!(Need::Program))), post, path = "/api/breakpoint-hits", tag = "client", request_body = HitReport,
     responses((status = 200, body = StatusOk), (status = 400, body = ErrorBody)))]
 pub async fn report_hit(
     State(debugger): State<Debugger>,

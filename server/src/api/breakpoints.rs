@@ -1,5 +1,6 @@
 //! Breakpoints, behaviours and registered functions (docs/src/protocol.md §5.1–5.3, §9.1).
 
+use breakroom_debugger::users::Need;
 use axum::extract::{Path, Query, State};
 use axum::Json;
 use breakroom_debugger::breakpoints::by_name::{
@@ -23,7 +24,7 @@ use crate::error::{ApiResult, JsonBody};
 const DEFAULT_HISTORY_LIMIT: usize = 50;
 
 /// cideldill's lists by function name, plus `items`: every breakpoint of every kind by id.
-#[utoipa::path(operation_id = "list_breakpoints", get, path = "/api/breakpoints", tag = "breakpoints", responses((status = 200, body = BreakpointList)))]
+#[utoipa::path(operation_id = "list_breakpoints", extensions(("x-breakroom-needs" = json!(Need::ProgramOrViewer))), get, path = "/api/breakpoints", tag = "breakpoints", responses((status = 200, body = BreakpointList)))]
 pub async fn list(State(debugger): State<Debugger>) -> Json<BreakpointList> {
     let mut list = BreakpointList::from(debugger.function_breakpoints().breakpoints_view());
     list.items = debugger.breakpoints().breakpoint_records();
@@ -76,7 +77,7 @@ pub enum BreakpointAdded {
     Kind(BreakpointSaved),
 }
 
-#[utoipa::path(operation_id = "add_breakpoint", post, path = "/api/breakpoints", tag = "breakpoints", request_body = AddBreakpointBody,
+#[utoipa::path(operation_id = "add_breakpoint", extensions(("x-breakroom-needs" = json!(Need::ProgramOrDebugger))), post, path = "/api/breakpoints", tag = "breakpoints", request_body = AddBreakpointBody,
     responses((status = 200, body = BreakpointAdded), (status = 400, body = ErrorBody)))]
 pub async fn add(
     State(debugger): State<Debugger>,
@@ -96,7 +97,7 @@ pub async fn add(
 
 /// A breakpoint's id removes that breakpoint (answering its record); any other name is a
 /// function name, as cideldill sends it (always 200).
-#[utoipa::path(operation_id = "remove_breakpoint", delete, path = "/api/breakpoints/{name}", tag = "breakpoints",
+#[utoipa::path(operation_id = "remove_breakpoint", extensions(("x-breakroom-needs" = json!(Need::Debugger))), delete, path = "/api/breakpoints/{name}", tag = "breakpoints",
     params(("name" = String, Path, description = "a breakpoint's id (`bp-N`), or a function name")),
     responses((status = 200, body = BreakpointAdded)))]
 pub async fn remove(State(debugger): State<Debugger>, Path(name): Path<String>) -> ApiResult<BreakpointAdded> {
@@ -145,7 +146,7 @@ fn given<B: BehaviorName>(behavior: Option<B>) -> Result<B, breakroom_debugger::
     behavior.map_or_else(|| B::parse(""), Ok)
 }
 
-#[utoipa::path(operation_id = "set_breakpoint_behavior", post, path = "/api/breakpoints/{name}/behavior", tag = "breakpoints", request_body = BehaviorBody,
+#[utoipa::path(operation_id = "set_breakpoint_behavior", extensions(("x-breakroom-needs" = json!(Need::Debugger))), post, path = "/api/breakpoints/{name}/behavior", tag = "breakpoints", request_body = BehaviorBody,
     params(("name" = String, Path, description = "function name")),
     responses((status = 200, body = BehaviorSet), (status = 400, body = ErrorBody), (status = 404, body = ErrorBody)))]
 pub async fn set_behavior(
@@ -158,7 +159,7 @@ pub async fn set_behavior(
     Ok(Json(BehaviorSet { status: OkStatus::Ok, function_name: name, behavior }))
 }
 
-#[utoipa::path(operation_id = "set_breakpoint_after_behavior", post, path = "/api/breakpoints/{name}/after_behavior", tag = "breakpoints", request_body = AfterBehaviorBody,
+#[utoipa::path(operation_id = "set_breakpoint_after_behavior", extensions(("x-breakroom-needs" = json!(Need::Debugger))), post, path = "/api/breakpoints/{name}/after_behavior", tag = "breakpoints", request_body = AfterBehaviorBody,
     params(("name" = String, Path, description = "function name")),
     responses((status = 200, body = AfterBehaviorSet), (status = 400, body = ErrorBody), (status = 404, body = ErrorBody)))]
 pub async fn set_after_behavior(
@@ -178,7 +179,7 @@ pub struct ReplacementBody {
     replacement_function: Option<String>,
 }
 
-#[utoipa::path(operation_id = "set_breakpoint_replacement", post, path = "/api/breakpoints/{name}/replacement", tag = "breakpoints", request_body = Option<ReplacementBody>,
+#[utoipa::path(operation_id = "set_breakpoint_replacement", extensions(("x-breakroom-needs" = json!(Need::Debugger))), post, path = "/api/breakpoints/{name}/replacement", tag = "breakpoints", request_body = Option<ReplacementBody>,
     params(("name" = String, Path, description = "function name")),
     responses((status = 200, body = ReplacementSet), (status = 400, body = ErrorBody), (status = 404, body = ErrorBody)))]
 pub async fn set_replacement(
@@ -200,7 +201,7 @@ pub struct HistoryQuery {
     limit: Option<String>,
 }
 
-#[utoipa::path(operation_id = "breakpoint_history", get, path = "/api/breakpoints/{name}/history", tag = "breakpoints",
+#[utoipa::path(operation_id = "breakpoint_history", extensions(("x-breakroom-needs" = json!(Need::Viewer))), get, path = "/api/breakpoints/{name}/history", tag = "breakpoints",
     params(("name" = String, Path, description = "function name"), HistoryQuery),
     responses((status = 200, body = BreakpointHistory), (status = 400, body = ErrorBody)))]
 pub async fn history(
@@ -213,12 +214,12 @@ pub async fn history(
     Ok(Json(BreakpointHistory { function_name: name, history }))
 }
 
-#[utoipa::path(operation_id = "get_global_behavior", get, path = "/api/behavior", tag = "breakpoints", responses((status = 200, body = GlobalBehaviorSetting)))]
+#[utoipa::path(operation_id = "get_global_behavior", extensions(("x-breakroom-needs" = json!(Need::Viewer))), get, path = "/api/behavior", tag = "breakpoints", responses((status = 200, body = GlobalBehaviorSetting)))]
 pub async fn global_behavior(State(debugger): State<Debugger>) -> Json<GlobalBehaviorSetting> {
     Json(GlobalBehaviorSetting { status: None, behavior: debugger.function_breakpoints().global_behavior() })
 }
 
-#[utoipa::path(operation_id = "set_global_behavior", post, path = "/api/behavior", tag = "breakpoints", request_body = GlobalBehaviorBody,
+#[utoipa::path(operation_id = "set_global_behavior", extensions(("x-breakroom-needs" = json!(Need::Debugger))), post, path = "/api/behavior", tag = "breakpoints", request_body = GlobalBehaviorBody,
     responses((status = 200, body = GlobalBehaviorSetting), (status = 400, body = ErrorBody)))]
 pub async fn set_global_behavior(
     State(debugger): State<Debugger>,
@@ -229,7 +230,7 @@ pub async fn set_global_behavior(
     Ok(Json(GlobalBehaviorSetting { status: Some(OkStatus::Ok), behavior }))
 }
 
-#[utoipa::path(operation_id = "register_function", post, path = "/api/functions", tag = "breakpoints", request_body = FunctionRegistration,
+#[utoipa::path(operation_id = "register_function", extensions(("x-breakroom-needs" = json!(Need::Program))), post, path = "/api/functions", tag = "breakpoints", request_body = FunctionRegistration,
     responses((status = 200, body = FunctionRegistered), (status = 400, body = ErrorBody)))]
 pub async fn register_function(
     State(debugger): State<Debugger>,
@@ -240,7 +241,7 @@ pub async fn register_function(
     Ok(Json(FunctionRegistered { status: OkStatus::Ok, function_name, signature }))
 }
 
-#[utoipa::path(operation_id = "list_functions", get, path = "/api/functions", tag = "breakpoints", responses((status = 200, body = FunctionList)))]
+#[utoipa::path(operation_id = "list_functions", extensions(("x-breakroom-needs" = json!(Need::Viewer))), get, path = "/api/functions", tag = "breakpoints", responses((status = 200, body = FunctionList)))]
 pub async fn functions(State(debugger): State<Debugger>) -> Json<FunctionList> {
     Json(debugger.function_breakpoints().functions().into())
 }

@@ -1,5 +1,6 @@
 //! The debug client's call lifecycle: start, poll, complete, events (docs/src/protocol.md §5.4–5.12).
 
+use breakroom_debugger::users::Need;
 use std::net::SocketAddr;
 
 use axum::extract::{ConnectInfo, Path, Query, State};
@@ -15,7 +16,7 @@ use utoipa::IntoParams;
 use super::wire::{CallCompleted, ComErrors, ErrorBody, OkStatus, PausedList, Resumed, StatusOk};
 use crate::error::{ApiResult, JsonBody};
 
-#[utoipa::path(operation_id = "call_start", post, path = "/api/call/start", tag = "client", request_body = CallStart,
+#[utoipa::path(operation_id = "call_start", extensions(("x-breakroom-needs" = json!(Need::Program))), post, path = "/api/call/start", tag = "client", request_body = CallStart,
     responses((status = 200, body = CallStartReply, description = "what the client does now: `continue`, `poll`, `replace`, …"),
         (status = 400, body = ErrorBody, description = "`cid_not_found` (with `missing_cids`), `cid_mismatch`, missing identity, …")))]
 pub async fn start(
@@ -41,7 +42,7 @@ impl PollQuery {
     }
 }
 
-#[utoipa::path(operation_id = "poll_pause", get, path = "/api/poll/{pause_id}", tag = "client",
+#[utoipa::path(operation_id = "poll_pause", extensions(("x-breakroom-needs" = json!(Need::Program))), get, path = "/api/poll/{pause_id}", tag = "client",
     params(("pause_id" = String, Path), PollQuery),
     responses((status = 200, body = PollReply,
         description = "held until a resume action, a queued eval or ~25 s; unknown ids answer `waiting`")))]
@@ -53,7 +54,7 @@ pub async fn poll(
     Json(debugger.pauses().poll(&pause_id, q.take_eval()).await)
 }
 
-#[utoipa::path(operation_id = "answer_and_poll", post, path = "/api/poll/{pause_id}", tag = "client", request_body = EvalResult,
+#[utoipa::path(operation_id = "answer_and_poll", extensions(("x-breakroom-needs" = json!(Need::Program))), post, path = "/api/poll/{pause_id}", tag = "client", request_body = EvalResult,
     params(("pause_id" = String, Path), PollQuery),
     responses((status = 200, body = PollReply,
         description = "Breakroom's client: the answer to an eval (a `/api/call/repl-result` body) is recorded, then the \
@@ -69,7 +70,7 @@ pub async fn answer_and_poll(
     Ok(Json(debugger.pauses().answer_and_poll(&pause_id, result, q.take_eval()).await?))
 }
 
-#[utoipa::path(operation_id = "call_complete", post, path = "/api/call/complete", tag = "client", request_body = Option<CallComplete>,
+#[utoipa::path(operation_id = "call_complete", extensions(("x-breakroom-needs" = json!(Need::Program))), post, path = "/api/call/complete", tag = "client", request_body = Option<CallComplete>,
     responses((status = 200, body = CallCompleted, description = "`{\"status\": \"ok\"}`, or a `poll` action when the call pauses after completing"),
         (status = 400, body = ErrorBody)))]
 pub async fn complete(
@@ -79,19 +80,19 @@ pub async fn complete(
     Ok(Json(debugger.calls().complete_call(req)?.into()))
 }
 
-#[utoipa::path(operation_id = "call_event", post, path = "/api/call/event", tag = "client", request_body = ClientEvent,
+#[utoipa::path(operation_id = "call_event", extensions(("x-breakroom-needs" = json!(Need::Program))), post, path = "/api/call/event", tag = "client", request_body = ClientEvent,
     responses((status = 200, body = StatusOk), (status = 400, body = ErrorBody, description = "no `process_pid`/`process_start_time`")))]
 pub async fn event(State(debugger): State<Debugger>, JsonBody(event): JsonBody<ClientEvent>) -> ApiResult<StatusOk> {
     debugger.calls().record_event(event)?;
     Ok(Json(StatusOk::new()))
 }
 
-#[utoipa::path(operation_id = "list_paused", get, path = "/api/paused", tag = "browser", responses((status = 200, body = PausedList)))]
+#[utoipa::path(operation_id = "list_paused", extensions(("x-breakroom-needs" = json!(Need::Viewer))), get, path = "/api/paused", tag = "browser", responses((status = 200, body = PausedList)))]
 pub async fn paused(State(debugger): State<Debugger>) -> ApiResult<PausedList> {
     Ok(Json(PausedList { paused: debugger.pauses().paused_protocol_view()? }))
 }
 
-#[utoipa::path(operation_id = "resume_pause", post, path = "/api/paused/{pause_id}/continue", tag = "browser", request_body = Option<ResumeRequest>,
+#[utoipa::path(operation_id = "resume_pause", extensions(("x-breakroom-needs" = json!(Need::Debugger))), post, path = "/api/paused/{pause_id}/continue", tag = "browser", request_body = Option<ResumeRequest>,
     params(("pause_id" = String, Path)),
     responses((status = 200, body = Resumed, description = "also when the pause was already resumed"),
         (status = 400, body = ErrorBody), (status = 404, body = ErrorBody)))]
@@ -110,7 +111,7 @@ pub async fn resume(
     }
 }
 
-#[utoipa::path(operation_id = "report_com_error", post, path = "/api/report-com-error", tag = "client", request_body = Option<ComErrorReport>,
+#[utoipa::path(operation_id = "report_com_error", extensions(("x-breakroom-needs" = json!(Need::Program))), post, path = "/api/report-com-error", tag = "client", request_body = Option<ComErrorReport>,
     responses((status = 200, body = StatusOk), (status = 400, body = ErrorBody)))]
 pub async fn report_com_error(
     State(debugger): State<Debugger>,
@@ -120,12 +121,12 @@ pub async fn report_com_error(
     Ok(Json(StatusOk::new()))
 }
 
-#[utoipa::path(operation_id = "list_com_errors", get, path = "/api/com-errors", tag = "browser", responses((status = 200, body = ComErrors)))]
+#[utoipa::path(operation_id = "list_com_errors", extensions(("x-breakroom-needs" = json!(Need::Viewer))), get, path = "/api/com-errors", tag = "browser", responses((status = 200, body = ComErrors)))]
 pub async fn com_errors(State(debugger): State<Debugger>) -> ApiResult<ComErrors> {
     Ok(Json(ComErrors { errors: debugger.calls().com_errors()? }))
 }
 
-#[utoipa::path(get, operation_id = "get_stored_value", path = "/api/objects/{cid}", tag = "browser",
+#[utoipa::path(get, operation_id = "get_stored_value", extensions(("x-breakroom-needs" = json!(Need::Viewer))), path = "/api/objects/{cid}", tag = "browser",
     params(("cid" = String, Path, description = "SHA-512 hex of the serialized bytes")),
     responses((status = 200, body = StoredValue), (status = 404, body = ErrorBody)))]
 pub async fn stored_value(State(debugger): State<Debugger>, Path(cid): Path<String>) -> ApiResult<StoredValue> {

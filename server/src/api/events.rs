@@ -1,6 +1,7 @@
 //! The event log over HTTP (the session recording): what `breakroom export` prints, for tools and
 //! the REPL page's download link.
 
+use breakroom_debugger::users::Need;
 use axum::extract::{Query, State};
 use axum::http::header;
 use axum::response::{IntoResponse, Response};
@@ -36,7 +37,7 @@ pub struct EventList {
     events: Vec<RecordedEvent>,
 }
 
-#[utoipa::path(operation_id = "list_events", get, path = "/api/events", tag = "browser", params(EventQuery),
+#[utoipa::path(operation_id = "list_events", extensions(("x-breakroom-needs" = json!(Need::Viewer))), get, path = "/api/events", tag = "browser", params(EventQuery),
     responses((status = 200, description = "the events in sequence order",
             content((EventList = "application/json"), (String = "application/x-ndjson"))),
         (status = 400, body = ErrorBody)))]

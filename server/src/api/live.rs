@@ -1,5 +1,6 @@
 //! `/api/live`: server-sent events for every change pages show.
 
+use breakroom_debugger::users::Need;
 use std::convert::Infallible;
 use std::time::Duration;
 
@@ -15,7 +16,7 @@ const KEEP_ALIVE: Duration = Duration::from_secs(15);
 /// How soon a page's stream reconnects once the server is unreachable.
 const RECONNECT_AFTER: Duration = Duration::from_secs(1);
 
-#[utoipa::path(operation_id = "live_events", get, path = "/api/live", tag = "browser",
+#[utoipa::path(operation_id = "live_events", extensions(("x-breakroom-needs" = json!(Need::Viewer))), get, path = "/api/live", tag = "browser",
     responses((status = 200, content_type = "text/event-stream",
         description = "server-sent events, one JSON LiveEvent each, named by `type`: `pause_added`, `pause_resumed`, `session_started`, \
             `transcript_appended`, `session_closed`, `breakpoints_changed`, `calls_changed`; for processes `process_started` \

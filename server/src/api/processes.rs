@@ -1,6 +1,7 @@
 //! Tracked processes: launch one, list them, read a launched one's output, stop it, forget it.
 //! Each handler is one debugger call; query values are read here so a bad one is named.
 
+use breakroom_debugger::users::Need;
 use axum::extract::{Path, Query, State};
 use axum::http::StatusCode;
 use axum::Json;
@@ -27,7 +28,7 @@ pub struct ListQuery {
     all: Option<String>,
 }
 
-#[utoipa::path(operation_id = "list_processes", get, path = "/api/processes", tag = "processes", params(ListQuery),
+#[utoipa::path(operation_id = "list_processes", extensions(("x-breakroom-needs" = json!(Need::Viewer))), get, path = "/api/processes", tag = "processes", params(ListQuery),
     responses((status = 200, body = ProcessList), (status = 400, body = ErrorBody)))]
 pub async fn list(State(debugger): State<Debugger>, Query(q): Query<ListQuery>) -> ApiResult<ProcessList> {
     let all = match q.all.as_deref().map(str::trim) {
@@ -40,7 +41,7 @@ pub async fn list(State(debugger): State<Debugger>, Query(q): Query<ListQuery>) 
     Ok(Json(ProcessList { processes: debugger.processes().tracked_processes(all) }))
 }
 
-#[utoipa::path(operation_id = "launch_process", post, path = "/api/processes", tag = "processes", request_body = LaunchRequest,
+#[utoipa::path(operation_id = "launch_process", extensions(("x-breakroom-needs" = json!(Need::Admin))), post, path = "/api/processes", tag = "processes", request_body = LaunchRequest,
     responses((status = 200, body = TrackedProcess, description = "started; output and exit follow on /api/live"),
         (status = 400, body = ErrorBody,
             description = "`missing_command`, `empty_command`, `cwd_not_found`, `cwd_not_a_directory`, `invalid_env`, \
@@ -52,7 +53,7 @@ pub async fn launch(
     Ok(Json(debugger.processes().launch_process(req)?))
 }
 
-#[utoipa::path(operation_id = "get_process", get, path = "/api/processes/{id}", tag = "processes", params(("id" = String, Path)),
+#[utoipa::path(operation_id = "get_process", extensions(("x-breakroom-needs" = json!(Need::Viewer))), get, path = "/api/processes/{id}", tag = "processes", params(("id" = String, Path)),
     responses((status = 200, body = ProcessDetail), (status = 404, body = ErrorBody)))]
 pub async fn get(State(debugger): State<Debugger>, Path(id): Path<String>) -> ApiResult<ProcessDetail> {
     Ok(Json(debugger.processes().tracked_process(&id)?))
@@ -82,7 +83,7 @@ fn number(name: &str, code: &'static str, value: Option<&str>, default: u64) -> 
     }
 }
 
-#[utoipa::path(operation_id = "process_output", get, path = "/api/processes/{id}/output", tag = "processes",
+#[utoipa::path(operation_id = "process_output", extensions(("x-breakroom-needs" = json!(Need::Viewer))), get, path = "/api/processes/{id}/output", tag = "processes",
     params(("id" = String, Path), OutputQuery),
     responses((status = 200, body = OutputPage), (status = 400, body = ErrorBody), (status = 404, body = ErrorBody)))]
 pub async fn output(
@@ -102,7 +103,7 @@ pub async fn output(
     Ok(Json(debugger.processes().process_output(&id, stream, from, limit).await?))
 }
 
-#[utoipa::path(operation_id = "stop_process", post, path = "/api/processes/{id}/stop", tag = "processes", params(("id" = String, Path)),
+#[utoipa::path(operation_id = "stop_process", extensions(("x-breakroom-needs" = json!(Need::Admin))), post, path = "/api/processes/{id}/stop", tag = "processes", params(("id" = String, Path)),
     responses((status = 200, body = TrackedProcess, description = "SIGTERM sent (SIGKILL follows after 2 s); the exit follows on /api/live"),
         (status = 400, body = ErrorBody, description = "a connected client on another host"),
         (status = 404, body = ErrorBody), (status = 409, body = ErrorBody, description = "`process_ended`")))]
@@ -110,7 +111,7 @@ pub async fn stop(State(debugger): State<Debugger>, Path(id): Path<String>) -> A
     Ok(Json(debugger.processes().stop_process(&id)?))
 }
 
-#[utoipa::path(operation_id = "forget_process", delete, path = "/api/processes/{id}", tag = "processes", params(("id" = String, Path)),
+#[utoipa::path(operation_id = "forget_process", extensions(("x-breakroom-needs" = json!(Need::Admin))), delete, path = "/api/processes/{id}", tag = "processes", params(("id" = String, Path)),
     responses((status = 200, body = StatusOk), (status = 404, body = ErrorBody),
         (status = 409, body = ErrorBody, description = "`process_running`: stop it first")))]
 pub async fn forget(State(debugger): State<Debugger>, Path(id): Path<String>) -> ApiResult<StatusOk> {
@@ -126,7 +127,7 @@ pub struct InterruptRequest {
     thread: Option<serde_json::Value>,
 }
 
-#[utoipa::path(operation_id = "interrupt_process", post, path = "/api/processes/{id}/interrupt", tag = "processes", params(("id" = String, Path)),
+#[utoipa::path(operation_id = "interrupt_process", extensions(("x-breakroom-needs" = json!(Need::Debugger))), post, path = "/api/processes/{id}/interrupt", tag = "processes", params(("id" = String, Path)),
     request_body(content = InterruptRequest, description = "optional"),
     responses((status = 202, body = Interrupt, description = "asked: the pause follows on /api/live (`stop.kind` `interrupt`)"),
         (status = 400, body = ErrorBody, description = "`invalid_thread`"), (status = 404, body = ErrorBody),

@@ -1,6 +1,7 @@
 //! REPL sessions: the browser's side (start, eval, close, list) and the paused client's side
 //! (poll-repl, repl-result). docs/src/protocol.md §6.
 
+use breakroom_debugger::users::Need;
 use axum::extract::{Path, Query, State};
 use axum::Json;
 use breakroom_debugger::eval::EvalResult;
@@ -21,7 +22,7 @@ pub struct StartBody {
     pause_id: Option<String>,
 }
 
-#[utoipa::path(operation_id = "start_session", post, path = "/api/repl/start", tag = "repl", request_body = StartBody,
+#[utoipa::path(operation_id = "start_session", extensions(("x-breakroom-needs" = json!(Need::Debugger))), post, path = "/api/repl/start", tag = "repl", request_body = StartBody,
     responses((status = 200, body = SessionStarted), (status = 400, body = ErrorBody),
         (status = 404, body = ErrorBody, description = "unknown pause"), (status = 409, body = ErrorBody, description = "the pause was resumed")))]
 pub async fn start(State(debugger): State<Debugger>, JsonBody(body): JsonBody<StartBody>) -> ApiResult<SessionStarted> {
@@ -29,7 +30,7 @@ pub async fn start(State(debugger): State<Debugger>, JsonBody(body): JsonBody<St
     Ok(Json(SessionStarted { session_id }))
 }
 
-#[utoipa::path(operation_id = "get_session", get, path = "/api/repl/{session_id}", tag = "repl", params(("session_id" = String, Path)),
+#[utoipa::path(operation_id = "get_session", extensions(("x-breakroom-needs" = json!(Need::Viewer))), get, path = "/api/repl/{session_id}", tag = "repl", params(("session_id" = String, Path)),
     responses((status = 200, body = SessionReply), (status = 404, body = ErrorBody)))]
 pub async fn get(State(debugger): State<Debugger>, Path(session_id): Path<String>) -> ApiResult<SessionReply> {
     let session = debugger.sessions().session(&session_id)?.ok_or(Error::SessionNotFound(session_id))?;
@@ -47,7 +48,7 @@ pub struct EvalBody {
     frame: Option<breakroom_debugger::steps::FrameIndex>,
 }
 
-#[utoipa::path(operation_id = "eval_in_session", post, path = "/api/repl/{session_id}/eval", tag = "repl", request_body = EvalBody,
+#[utoipa::path(operation_id = "eval_in_session", extensions(("x-breakroom-needs" = json!(Need::Debugger))), post, path = "/api/repl/{session_id}/eval", tag = "repl", request_body = EvalBody,
     params(("session_id" = String, Path)),
     responses((status = 200, body = EvalOutcome, description = "waits until the paused client has evaluated"),
         (status = 400, body = ErrorBody), (status = 404, body = ErrorBody),
@@ -60,7 +61,7 @@ pub async fn eval(
     Ok(Json(debugger.sessions().eval_in_frame(&session_id, body.expr.as_deref().unwrap_or(""), body.frame).await?))
 }
 
-#[utoipa::path(operation_id = "close_session", post, path = "/api/repl/{session_id}/close", tag = "repl", params(("session_id" = String, Path)),
+#[utoipa::path(operation_id = "close_session", extensions(("x-breakroom-needs" = json!(Need::Debugger))), post, path = "/api/repl/{session_id}/close", tag = "repl", params(("session_id" = String, Path)),
     responses((status = 200, body = StatusOk, description = "also when already closed"), (status = 404, body = ErrorBody)))]
 pub async fn close(State(debugger): State<Debugger>, Path(session_id): Path<String>) -> ApiResult<StatusOk> {
     debugger.sessions().close_session(&session_id)?;
@@ -96,7 +97,7 @@ pub struct ListQuery {
     per_page: Option<String>,
 }
 
-#[utoipa::path(operation_id = "list_sessions", get, path = "/api/repl/sessions", tag = "repl", params(ListQuery),
+#[utoipa::path(operation_id = "list_sessions", extensions(("x-breakroom-needs" = json!(Need::Viewer))), get, path = "/api/repl/sessions", tag = "repl", params(ListQuery),
     responses((status = 200, body = SessionList), (status = 400, body = ErrorBody)))]
 pub async fn list(State(debugger): State<Debugger>, Query(q): Query<ListQuery>) -> ApiResult<SessionList> {
     let status = SessionStatus::parse(q.status.as_deref().unwrap_or("").trim())
@@ -120,13 +121,13 @@ pub async fn list(State(debugger): State<Debugger>, Query(q): Query<ListQuery>) 
     }))
 }
 
-#[utoipa::path(operation_id = "next_eval", get, path = "/api/poll-repl/{pause_id}", tag = "client", params(("pause_id" = String, Path)),
+#[utoipa::path(operation_id = "next_eval", extensions(("x-breakroom-needs" = json!(Need::Program))), get, path = "/api/poll-repl/{pause_id}", tag = "client", params(("pause_id" = String, Path)),
     responses((status = 200, body = NextEval, description = "the next queued eval, or `{\"eval_id\": null}`")))]
 pub async fn next_eval(State(debugger): State<Debugger>, Path(pause_id): Path<String>) -> Json<NextEval> {
     Json(debugger.sessions().next_eval(&pause_id).into())
 }
 
-#[utoipa::path(operation_id = "submit_eval_result", post, path = "/api/call/repl-result", tag = "client", request_body = EvalResult,
+#[utoipa::path(operation_id = "submit_eval_result", extensions(("x-breakroom-needs" = json!(Need::Program))), post, path = "/api/call/repl-result", tag = "client", request_body = EvalResult,
     responses((status = 200, body = StatusOk), (status = 400, body = ErrorBody), (status = 404, body = ErrorBody),
         (status = 409, body = ErrorBody, description = "the session closed while the eval ran: the result is dropped")))]
 pub async fn submit_result(

@@ -1,6 +1,7 @@
 //! The REPL page's helpers: completion (Jupyter's complete_request) and the variables panel.
 //! Answered by the paused program from its live frame, never recorded in the transcript.
 
+use breakroom_debugger::users::Need;
 use axum::extract::{Path, Query, State};
 use axum::Json;
 use breakroom_debugger::eval::VariablePath;
@@ -58,7 +59,7 @@ fn shaped<T: DeserializeOwned>(value: Value) -> Result<T, Error> {
     serde_json::from_value(value).map_err(|e| Error::ClientFailed(format!("unexpected answer: {e}")))
 }
 
-#[utoipa::path(operation_id = "complete_in_session", post, path = "/api/repl/{session_id}/complete", tag = "repl",
+#[utoipa::path(operation_id = "complete_in_session", extensions(("x-breakroom-needs" = json!(Need::Debugger))), post, path = "/api/repl/{session_id}/complete", tag = "repl",
     request_body = CompleteBody, params(("session_id" = String, Path)),
     responses((status = 200, body = CompleteReply, description = "completions from the paused frame; no user code runs"),
         (status = 400, body = ErrorBody, description = "`missing_code`, `cursor_out_of_range`, `invalid_frame`"), (status = 404, body = ErrorBody),
@@ -117,7 +118,7 @@ pub struct FrameQuery {
     frame: Option<usize>,
 }
 
-#[utoipa::path(operation_id = "session_variables", get, path = "/api/repl/{session_id}/variables", tag = "repl",
+#[utoipa::path(operation_id = "session_variables", extensions(("x-breakroom-needs" = json!(Need::Debugger))), get, path = "/api/repl/{session_id}/variables", tag = "repl",
     params(("session_id" = String, Path), FrameQuery),
     responses((status = 200, body = VariablesReply, description = "the frame's locals, then the session's own names"),
         (status = 400, body = ErrorBody, description = "`invalid_frame`"), (status = 404, body = ErrorBody), (status = 409, body = ErrorBody, description = "`session_closed`"),
@@ -154,7 +155,7 @@ pub struct ExpandReply {
     pub truncated: bool,
 }
 
-#[utoipa::path(operation_id = "expand_variable", post, path = "/api/repl/{session_id}/variables/expand", tag = "repl",
+#[utoipa::path(operation_id = "expand_variable", extensions(("x-breakroom-needs" = json!(Need::Debugger))), post, path = "/api/repl/{session_id}/variables/expand", tag = "repl",
     request_body = ExpandBody, params(("session_id" = String, Path)),
     responses((status = 200, body = ExpandReply, description = "one level of children; attributes read statically"),
         (status = 400, body = ErrorBody, description = "`invalid_path`"), (status = 404, body = ErrorBody),

@@ -1,6 +1,7 @@
 //! Runtimes (issue 19): a bash and a Python process per workspace, kept between commands.
 //! Each handler is one registry call; query values are read here so a bad one is named.
 
+use breakroom_debugger::users::Need;
 use axum::extract::{Path, Query, State};
 use axum::Json;
 use breakroom_debugger::runtimes::{
@@ -15,7 +16,7 @@ use crate::error::{ApiError, ApiResult, JsonBody};
 
 const DEFAULT_HISTORY: u64 = 20;
 
-#[utoipa::path(operation_id = "runtime_exec", post, path = "/api/runtimes/{workspace}/exec", tag = "runtimes",
+#[utoipa::path(operation_id = "runtime_exec", extensions(("x-breakroom-needs" = json!(Need::Admin))), post, path = "/api/runtimes/{workspace}/exec", tag = "runtimes",
     params(("workspace" = String, Path, description = "1–64 characters of A-Z a-z 0-9 . _ -")),
     request_body = ExecRequest,
     responses((status = 200, body = ExecResult, description = "the command ran (or failed, timed out, or its process died: see the fields)"),
@@ -31,7 +32,7 @@ pub async fn exec(
     Ok(Json(debugger.runtimes().exec(&workspace, req).await?))
 }
 
-#[utoipa::path(operation_id = "runtime_state", get, path = "/api/runtimes/{workspace}/state", tag = "runtimes",
+#[utoipa::path(operation_id = "runtime_state", extensions(("x-breakroom-needs" = json!(Need::Admin))), get, path = "/api/runtimes/{workspace}/state", tag = "runtimes",
     params(("workspace" = String, Path)),
     responses((status = 200, body = RuntimeState, description = "from the live processes (none is started for it) and the history"),
         (status = 400, body = ErrorBody), (status = 403, body = ErrorBody)))]
@@ -39,7 +40,7 @@ pub async fn state(State(debugger): State<Debugger>, Path(workspace): Path<Strin
     Ok(Json(debugger.runtimes().state(&workspace).await?))
 }
 
-#[utoipa::path(operation_id = "runtime_reset", post, path = "/api/runtimes/{workspace}/reset", tag = "runtimes",
+#[utoipa::path(operation_id = "runtime_reset", extensions(("x-breakroom-needs" = json!(Need::Admin))), post, path = "/api/runtimes/{workspace}/reset", tag = "runtimes",
     params(("workspace" = String, Path)),
     responses((status = 200, body = WorkspaceSummary, description = "its processes ended (a running command is killed); the next command starts fresh ones"),
         (status = 400, body = ErrorBody), (status = 403, body = ErrorBody), (status = 404, body = ErrorBody)))]
@@ -55,7 +56,7 @@ pub struct HistoryQuery {
     limit: Option<String>,
 }
 
-#[utoipa::path(operation_id = "runtime_history", get, path = "/api/runtimes/{workspace}/history", tag = "runtimes",
+#[utoipa::path(operation_id = "runtime_history", extensions(("x-breakroom-needs" = json!(Need::Admin))), get, path = "/api/runtimes/{workspace}/history", tag = "runtimes",
     params(("workspace" = String, Path), HistoryQuery),
     responses((status = 200, body = HistoryPage), (status = 400, body = ErrorBody), (status = 403, body = ErrorBody)))]
 pub async fn history(
@@ -73,13 +74,13 @@ pub async fn history(
     Ok(Json(debugger.runtimes().history(&workspace, limit)?))
 }
 
-#[utoipa::path(operation_id = "list_runtimes", get, path = "/api/runtimes", tag = "runtimes",
+#[utoipa::path(operation_id = "list_runtimes", extensions(("x-breakroom-needs" = json!(Need::Admin))), get, path = "/api/runtimes", tag = "runtimes",
     responses((status = 200, body = WorkspaceList), (status = 403, body = ErrorBody)))]
 pub async fn list(State(debugger): State<Debugger>) -> ApiResult<WorkspaceList> {
     Ok(Json(debugger.runtimes().list()?))
 }
 
-#[utoipa::path(operation_id = "stop_runtime", delete, path = "/api/runtimes/{workspace}", tag = "runtimes",
+#[utoipa::path(operation_id = "stop_runtime", extensions(("x-breakroom-needs" = json!(Need::Admin))), delete, path = "/api/runtimes/{workspace}", tag = "runtimes",
     params(("workspace" = String, Path)),
     responses((status = 200, body = WorkspaceSummary, description = "it left the list; its processes get `exit`, then SIGTERM, then SIGKILL after 2 s"),
         (status = 400, body = ErrorBody), (status = 403, body = ErrorBody), (status = 404, body = ErrorBody)))]

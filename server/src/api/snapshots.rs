@@ -1,6 +1,7 @@
 //! Snapshots (issue 34): `POST /api/snapshots` from a program whose snapshot breakpoint was hit,
 //! `GET /api/snapshots` and `GET /api/snapshots/{id}` for pages, tools and agents.
 
+use breakroom_debugger::users::Need;
 use axum::extract::{Path, Query, State};
 use axum::http::StatusCode;
 use axum::Json;
@@ -34,7 +35,7 @@ pub struct SnapshotList {
     pub snapshots: Vec<SnapshotSummary>,
 }
 
-#[utoipa::path(operation_id = "list_snapshots", get, path = "/api/snapshots", tag = "snapshots", params(SnapshotQuery),
+#[utoipa::path(operation_id = "list_snapshots", extensions(("x-breakroom-needs" = json!(Need::Viewer))), get, path = "/api/snapshots", tag = "snapshots", params(SnapshotQuery),
     responses((status = 200, body = SnapshotList), (status = 400, body = ErrorBody)))]
 pub async fn list(
     State(debugger): State<Debugger>,
@@ -64,14 +65,14 @@ fn is_snapshot_id(text: &str) -> bool {
     text.strip_prefix("snap-").is_some_and(|n| !n.is_empty() && n.len() < 19 && n.bytes().all(|b| b.is_ascii_digit()))
 }
 
-#[utoipa::path(operation_id = "get_snapshot", get, path = "/api/snapshots/{id}", tag = "snapshots",
+#[utoipa::path(operation_id = "get_snapshot", extensions(("x-breakroom-needs" = json!(Need::Viewer))), get, path = "/api/snapshots/{id}", tag = "snapshots",
     params(("id" = String, Path, description = "the snapshot's id (`snap-N`)")),
     responses((status = 200, body = Snapshot), (status = 404, body = ErrorBody)))]
 pub async fn get(State(debugger): State<Debugger>, Path(id): Path<String>) -> Result<Json<Snapshot>, ApiError> {
     Ok(Json(debugger.snapshots().get(&id)?))
 }
 
-#[utoipa::path(operation_id = "take_snapshot", post, path = "/api/snapshots", tag = "client", request_body = SnapshotTaken,
+#[utoipa::path(operation_id = "take_snapshot", extensions(("x-breakroom-needs" = json!(Need::Program))), post, path = "/api/snapshots", tag = "client", request_body = SnapshotTaken,
     responses((status = 201, body = SnapshotKept), (status = 400, body = ErrorBody), (status = 404, body = ErrorBody),
         (status = 409, body = ErrorBody, description = "breakpoint_finished: it kept its max_hits or expired")))]
 pub async fn take(

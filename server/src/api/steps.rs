@@ -1,6 +1,7 @@
 //! Stepping (issue 30): step over/into/out/to a line from a pause, the pause's frames, the
 //! frame a REPL session evaluates in, and reverse-continue. Each is one manager call.
 
+use breakroom_debugger::users::Need;
 use axum::extract::{Path, State};
 use axum::Json;
 use breakroom_debugger::checkpoints::model::Travel;
@@ -12,7 +13,7 @@ use utoipa::ToSchema;
 use super::wire::{ErrorBody, StatusOk};
 use crate::error::{ApiResult, JsonBody};
 
-#[utoipa::path(operation_id = "step", post, path = "/api/paused/{pause_id}/step", tag = "browser",
+#[utoipa::path(operation_id = "step", extensions(("x-breakroom-needs" = json!(Need::Debugger))), post, path = "/api/paused/{pause_id}/step", tag = "browser",
     params(("pause_id" = String, Path)), request_body = StepRequest,
     responses((status = 200, body = StepReply, description = "`stopped` (within 2 s: the new pause, where it is, the session that followed) \
         or `running` (the stop comes as a `step_stopped` live event)"),
@@ -34,7 +35,7 @@ pub struct FramesReply {
     pub frames: Vec<FrameView>,
 }
 
-#[utoipa::path(operation_id = "pause_frames", get, path = "/api/paused/{pause_id}/frames", tag = "browser",
+#[utoipa::path(operation_id = "pause_frames", extensions(("x-breakroom-needs" = json!(Need::Viewer))), get, path = "/api/paused/{pause_id}/frames", tag = "browser",
     params(("pause_id" = String, Path)),
     responses((status = 200, body = FramesReply), (status = 404, body = ErrorBody, description = "`pause_not_found`")))]
 pub async fn frames(State(debugger): State<Debugger>, Path(pause_id): Path<String>) -> ApiResult<FramesReply> {
@@ -42,7 +43,7 @@ pub async fn frames(State(debugger): State<Debugger>, Path(pause_id): Path<Strin
     Ok(Json(FramesReply { pause_id, frames }))
 }
 
-#[utoipa::path(operation_id = "reverse_continue", post, path = "/api/paused/{pause_id}/reverse-continue", tag = "time travel",
+#[utoipa::path(operation_id = "reverse_continue", extensions(("x-breakroom-needs" = json!(Need::Debugger))), post, path = "/api/paused/{pause_id}/reverse-continue", tag = "time travel",
     params(("pause_id" = String, Path)),
     responses((status = 200, body = Travel, description = "paused again at the newest earlier breakpoint pause (not a step's) with a checkpoint"),
         (status = 404, body = ErrorBody),
@@ -59,7 +60,7 @@ pub struct FrameBody {
     frame: Option<FrameIndex>,
 }
 
-#[utoipa::path(operation_id = "select_frame", post, path = "/api/repl/{session_id}/frame", tag = "repl",
+#[utoipa::path(operation_id = "select_frame", extensions(("x-breakroom-needs" = json!(Need::Debugger))), post, path = "/api/repl/{session_id}/frame", tag = "repl",
     params(("session_id" = String, Path)), request_body = FrameBody,
     responses((status = 200, body = StatusOk, description = "the session's evals, completion and variables run in that frame from now on"),
         (status = 400, body = ErrorBody, description = "`invalid_frame`"), (status = 404, body = ErrorBody),

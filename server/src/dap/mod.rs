@@ -23,6 +23,7 @@ mod session;
 mod state;
 mod wire;
 
+use breakroom_debugger::users::Need;
 use std::net::{Ipv4Addr, SocketAddr};
 
 use axum::extract::{Request, State};
@@ -40,7 +41,7 @@ pub const PROTOCOL: &str = "dap";
 
 /// `GET /api/dap` with `Connection: upgrade` and `Upgrade: dap`: the connection becomes a DAP
 /// stream served by this server.
-#[utoipa::path(operation_id = "dap_upgrade", get, path = "/api/dap", tag = "editors",
+#[utoipa::path(operation_id = "dap_upgrade", extensions(("x-breakroom-needs" = json!(Need::Debugger))), get, path = "/api/dap", tag = "editors",
     responses((status = 101, description = "switched to DAP (`Upgrade: dap`): Content-Length framed DAP messages both ways"),
         (status = 426, body = crate::api::wire::ErrorBody, description = "`upgrade_required`: no `Upgrade: dap` header")))]
 pub async fn upgrade(State(debugger): State<Debugger>, mut request: Request) -> Response {
