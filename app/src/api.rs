@@ -248,7 +248,40 @@ where
 }
 
 #[cfg(feature = "ssr")]
-pub(crate) fn debugger() -> Result<breakroom_debugger::Debugger, ServerFnError> {
+pub(crate) use breakroom_debugger::users::Need;
+
+/// The debugger, for a server function that needs `need` of its caller (issue 48): each one
+/// declares it here, where it takes the debugger, so none can run without saying. The door
+/// (`server/src/access.rs`) has let only people through to `/rpc/`; this refuses a role too low
+/// with a 403 naming what is wanted. A function that only reads says so in its response, and
+/// is left out of the audit trail; every other call is audited.
+#[cfg(feature = "ssr")]
+pub(crate) fn debugger(need: Need) -> Result<breakroom_debugger::Debugger, ServerFnError> {
+    use breakroom_debugger::users::Identity;
+    let request = use_context::<http::request::Parts>();
+    // Server rendering and server functions run inside a request; without one (a direct call
+    // in a test) there is no caller to check.
+    if let Some(request) = request {
+        let who = request.extensions.get::<Identity>();
+        let allowed = match who {
+            Some(who) => need.check(who),
+            None => Err("this server function was reached without a credential".to_string()),
+        };
+        if let Err(why) = allowed {
+            if let Some(response) = use_context::<leptos_axum::ResponseOptions>() {
+                response.set_status(http::StatusCode::FORBIDDEN);
+            }
+            return Err(ServerFnError::new(why));
+        }
+        if matches!(need, Need::Viewer | Need::Open) {
+            if let Some(response) = use_context::<leptos_axum::ResponseOptions>() {
+                response.insert_header(
+                    http::HeaderName::from_static(breakroom_debugger::audit::READ_ONLY_HEADER),
+                    http::HeaderValue::from_static("1"),
+                );
+            }
+        }
+    }
     use_context::<breakroom_debugger::Debugger>().ok_or_else(|| ServerFnError::new("debugger missing from context"))
 }
 
@@ -270,7 +303,7 @@ pub(crate) fn failed(err: breakroom_debugger::Error) -> ServerFnError {
 /// The paused calls, as `/` shows them.
 #[server(prefix = "/rpc", output = PlainText)]
 pub async fn paused_html() -> Result<Option<String>, ServerFnError> {
-    let debugger = debugger()?;
+    let debugger = debugger(Need::Viewer)?;
     let travel = |pause_id: &str| {
         crate::render::time_travel::pause_controls(
             pause_id,
@@ -288,13 +321,13 @@ pub async fn paused_html() -> Result<Option<String>, ServerFnError> {
 /// A JSON string, unlike the others: scripts and tests call it for the id.
 #[server(prefix = "/rpc", output = JsonText)]
 pub async fn start_repl(pause_id: String) -> Result<String, ServerFnError> {
-    debugger()?.sessions().start_session(&pause_id).map_err(failed)
+    debugger(Need::Debugger)?.sessions().start_session(&pause_id).map_err(failed)
 }
 
 #[server(prefix = "/rpc", output = PlainText)]
 pub async fn continue_call(pause_id: String) -> Result<(), ServerFnError> {
     use breakroom_debugger::pauses::ResumeRequest;
-    debugger()?.pauses().continue_pause(&pause_id, ResumeRequest::continue_()).map(|_| ()).map_err(failed)
+    debugger(Need::Debugger)?.pauses().continue_pause(&pause_id, ResumeRequest::continue_()).map(|_| ()).map_err(failed)
 }
 
 /// Skips the call, returning `value` (JSON; anything that is not JSON is taken as a string).
@@ -307,7 +340,7 @@ pub async fn skip_call(pause_id: String, value: String) -> Result<(), ServerFnEr
         fake_result: Some(CallValue(fake_result)),
         ..Default::default()
     };
-    debugger()?.pauses().continue_pause(&pause_id, request).map(|_| ()).map_err(failed)
+    debugger(Need::Debugger)?.pauses().continue_pause(&pause_id, request).map(|_| ()).map_err(failed)
 }
 
 /// Makes the call raise `exception_type(message)` instead of running.
@@ -321,7 +354,7 @@ pub async fn raise_in_call(pause_id: String, exception_type: String, message: St
         exception_message: Some(message),
         ..Default::default()
     };
-    debugger()?.pauses().continue_pause(&pause_id, request).map(|_| ()).map_err(failed)
+    debugger(Need::Debugger)?.pauses().continue_pause(&pause_id, request).map(|_| ()).map_err(failed)
 }
 
 /// Starts the HTML of an active session's page: the page adds the input box below it.
@@ -330,7 +363,7 @@ pub const ACTIVE_SESSION: &str = r#"<span hidden class="session-active"></span>"
 /// A REPL session's page above the input box (see `crate::render::repl_session`).
 #[server(prefix = "/rpc", output = PlainText)]
 pub async fn repl_page(session_id: String) -> Result<Option<String>, ServerFnError> {
-    let debugger = debugger()?;
+    let debugger = debugger(Need::Viewer)?;
     let Some(session) = debugger.sessions().session(&session_id).map_err(failed)? else { return Ok(None) };
     let mut travel = debugger.checkpoints().pause_travel(&session.pause_id).filter(|_| session.is_active());
     // With frames, Step back is on the debug toolbar; the header keeps a refusal's reason.
@@ -344,7 +377,7 @@ pub async fn repl_page(session_id: String) -> Result<Option<String>, ServerFnErr
 /// Waits for the paused program's answer (which the page shows from the live stream).
 #[server(prefix = "/rpc", output = PlainText)]
 pub async fn eval_in_session(session_id: String, expr: String) -> Result<(), ServerFnError> {
-    debugger()?.sessions().eval(&session_id, &expr).await.map(|_| ()).map_err(failed)
+    debugger(Need::Debugger)?.sessions().eval(&session_id, &expr).await.map(|_| ()).map_err(failed)
 }
 
 /// `/repls`: the filter form and one page of sessions. `from` and `to` are `YYYY-MM-DD` dates
@@ -369,13 +402,16 @@ pub async fn sessions_html(
         page,
         per_page: 50,
     };
-    Ok(Some(crate::render::sessions(&debugger()?.pauses().session_summaries(&query).map_err(failed)?, &filters)))
+    Ok(Some(crate::render::sessions(
+        &debugger(Need::Viewer)?.pauses().session_summaries(&query).map_err(failed)?,
+        &filters,
+    )))
 }
 
 /// `/callstack/{pause_id}` as HTML (see [`crate::render`]); None for an unknown pause.
 #[server(prefix = "/rpc", output = PlainText)]
 pub async fn call_stack_html(pause_id: String) -> Result<Option<String>, ServerFnError> {
-    let debugger = debugger()?;
+    let debugger = debugger(Need::Viewer)?;
     let breakpoints = debugger.breakpoints().breakpoint_records();
     Ok(debugger
         .pauses()
@@ -386,13 +422,13 @@ pub async fn call_stack_html(pause_id: String) -> Result<Option<String>, ServerF
 
 #[server(prefix = "/rpc", output = PlainText)]
 pub async fn processes_html() -> Result<Option<String>, ServerFnError> {
-    Ok(Some(crate::render::processes(&debugger()?.pauses().process_summaries().map_err(failed)?)))
+    Ok(Some(crate::render::processes(&debugger(Need::Viewer)?.pauses().process_summaries().map_err(failed)?)))
 }
 
 /// One process's call tree, the call `selected` marked; None for an unknown process.
 #[server(prefix = "/rpc", output = PlainText)]
 pub async fn call_tree_html(process_key: String, selected: String) -> Result<Option<String>, ServerFnError> {
-    let debugger = debugger()?;
+    let debugger = debugger(Need::Viewer)?;
     let process_id = debugger.processes().process_id_for_key(&process_key);
     let tree = debugger.pauses().call_tree(&process_key).map_err(failed)?;
     Ok(tree.map(|nodes| crate::render::call_tree(&process_key, process_id.as_deref(), &nodes, &selected)))
@@ -400,7 +436,11 @@ pub async fn call_tree_html(process_key: String, selected: String) -> Result<Opt
 
 #[server(prefix = "/rpc", output = PlainText)]
 pub async fn stored_value_html(cid: String) -> Result<Option<String>, ServerFnError> {
-    Ok(debugger()?.function_breakpoints().stored_value(&cid).ok().map(|value| crate::render::stored_value(&value)))
+    Ok(debugger(Need::Viewer)?
+        .function_breakpoints()
+        .stored_value(&cid)
+        .ok()
+        .map(|value| crate::render::stored_value(&value)))
 }
 
 /// `/processes`: the active list, or every recorded process with `all`; with the page's
@@ -408,7 +448,7 @@ pub async fn stored_value_html(cid: String) -> Result<Option<String>, ServerFnEr
 #[server(prefix = "/rpc", output = PlainText)]
 pub async fn tracked_processes_html(all: bool) -> Result<Option<String>, ServerFnError> {
     use crate::render::process_family::has_labels;
-    let debugger = debugger()?;
+    let debugger = debugger(Need::Viewer)?;
     let label = page_query("label");
     let label = label.as_deref().map(str::trim).filter(|l| !l.is_empty());
     let mut list = debugger.processes().tracked_processes(all);
@@ -466,7 +506,7 @@ fn decode(value: &str) -> String {
 #[server(prefix = "/rpc", output = PlainText)]
 pub async fn process_html(id: String, view: String) -> Result<Option<String>, ServerFnError> {
     use crate::render::processes::{process_page, OutputLayout, OUTPUT_TAIL};
-    let debugger = debugger()?;
+    let debugger = debugger(Need::Viewer)?;
     let detail = match debugger.processes().tracked_process(&id) {
         Ok(detail) => detail,
         Err(breakroom_debugger::Error::ProcessNotFound(_)) => return Ok(None),
@@ -495,7 +535,7 @@ pub async fn launch_process(command: String, name: String, cwd: String) -> Resul
         cwd: given(cwd),
         ..Default::default()
     };
-    Ok(debugger()?.processes().launch_process(request).map_err(failed)?.id)
+    Ok(debugger(Need::Admin)?.processes().launch_process(request).map_err(failed)?.id)
 }
 
 /// Attaches to the local Python process `pid` (issue 33) and answers its record's id, a JSON
@@ -503,13 +543,13 @@ pub async fn launch_process(command: String, name: String, cwd: String) -> Resul
 #[server(prefix = "/rpc", output = JsonText)]
 pub async fn attach_process(pid: i64) -> Result<String, ServerFnError> {
     let request = breakroom_debugger::attach::AttachRequest { pid, ..Default::default() };
-    Ok(debugger()?.attach().process(request).await.map_err(failed)?.process_id)
+    Ok(debugger(Need::Admin)?.attach().process(request).await.map_err(failed)?.process_id)
 }
 
 /// SIGTERM to the process, SIGKILL 2 s later if it still runs.
 #[server(prefix = "/rpc", output = PlainText)]
 pub async fn stop_process(id: String) -> Result<(), ServerFnError> {
-    debugger()?.processes().stop_process(&id).map(|_| ()).map_err(failed)
+    debugger(Need::Admin)?.processes().stop_process(&id).map(|_| ()).map_err(failed)
 }
 
 #[cfg(test)]

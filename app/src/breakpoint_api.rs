@@ -5,12 +5,12 @@ use crate::api::PlainText;
 use leptos::prelude::*;
 
 #[cfg(feature = "ssr")]
-use crate::api::{debugger, failed};
+use crate::api::{debugger, failed, Need};
 
 /// The global behaviour and the breakpoints table, then every breakpoint by id (issue 18).
 #[server(prefix = "/rpc", output = PlainText)]
 pub async fn breakpoints_html() -> Result<Option<String>, ServerFnError> {
-    let debugger = debugger()?;
+    let debugger = debugger(Need::Viewer)?;
     let mut html = crate::render::breakpoints(&debugger.function_breakpoints().breakpoints_view());
     let now = breakroom_debugger::ids::now();
     let records =
@@ -67,7 +67,7 @@ pub async fn add_breakpoint_record(
         ..Default::default()
     };
     options.policy = policy_fields(&action, &expressions, &max_hits, &expires_in, &where_labels).map_err(failed)?;
-    debugger()?.breakpoints().add_breakpoint_record(&spec.with(options)).map(|_| ()).map_err(failed)
+    debugger(Need::Debugger)?.breakpoints().add_breakpoint_record(&spec.with(options)).map(|_| ()).map_err(failed)
 }
 
 /// The add form's action, watch expressions and bounds as a breakpoint's policy (issue 34).
@@ -189,22 +189,26 @@ pub async fn update_breakpoint_record(
         enabled: Some(enabled),
         ..Default::default()
     };
-    debugger()?.breakpoints().update_breakpoint_record(&id, &BreakpointPatch { options }).map(|_| ()).map_err(failed)
+    debugger(Need::Debugger)?
+        .breakpoints()
+        .update_breakpoint_record(&id, &BreakpointPatch { options })
+        .map(|_| ())
+        .map_err(failed)
 }
 
 #[server(prefix = "/rpc", output = PlainText)]
 pub async fn remove_breakpoint_record(id: String) -> Result<(), ServerFnError> {
-    debugger()?.breakpoints().remove_breakpoint_record(&id).map(|_| ()).map_err(failed)
+    debugger(Need::Debugger)?.breakpoints().remove_breakpoint_record(&id).map(|_| ()).map_err(failed)
 }
 
 #[server(prefix = "/rpc", output = PlainText)]
 pub async fn add_breakpoint(function_name: String) -> Result<(), ServerFnError> {
-    debugger()?.function_breakpoints().add_breakpoint(function_name.trim(), None, None).map_err(failed)
+    debugger(Need::Debugger)?.function_breakpoints().add_breakpoint(function_name.trim(), None, None).map_err(failed)
 }
 
 #[server(prefix = "/rpc", output = PlainText)]
 pub async fn remove_breakpoint(function_name: String) -> Result<(), ServerFnError> {
-    debugger()?.function_breakpoints().remove_breakpoint(&function_name).map_err(failed)
+    debugger(Need::Debugger)?.function_breakpoints().remove_breakpoint(&function_name).map_err(failed)
 }
 
 /// `which` is "before" or "after".
@@ -215,7 +219,7 @@ pub async fn set_breakpoint_behavior(
     behavior: String,
 ) -> Result<(), ServerFnError> {
     use breakroom_debugger::breakpoints::by_name::{AfterBehavior, Behavior};
-    let debugger = debugger()?;
+    let debugger = debugger(Need::Debugger)?;
     match which.as_str() {
         "after" => AfterBehavior::parse(&behavior)
             .and_then(|b| debugger.function_breakpoints().set_after_behavior(&function_name, b)),
@@ -226,18 +230,22 @@ pub async fn set_breakpoint_behavior(
 
 #[server(prefix = "/rpc", output = PlainText)]
 pub async fn set_replacement(function_name: String, replacement: String) -> Result<(), ServerFnError> {
-    debugger()?.function_breakpoints().set_replacement(&function_name, &replacement).map(|_| ()).map_err(failed)
+    debugger(Need::Debugger)?
+        .function_breakpoints()
+        .set_replacement(&function_name, &replacement)
+        .map(|_| ())
+        .map_err(failed)
 }
 
 #[server(prefix = "/rpc", output = PlainText)]
 pub async fn set_global_behavior(behavior: String) -> Result<(), ServerFnError> {
     use breakroom_debugger::breakpoints::by_name::GlobalBehavior;
     let behavior = GlobalBehavior::parse(&behavior).map_err(failed)?;
-    debugger()?.function_breakpoints().set_global_behavior(behavior).map_err(failed)
+    debugger(Need::Debugger)?.function_breakpoints().set_global_behavior(behavior).map_err(failed)
 }
 
 /// A click on a source line of a frame: a line breakpoint there is removed, or one is added.
 #[server(prefix = "/rpc", output = PlainText)]
 pub async fn toggle_line_breakpoint(file: String, line: u32) -> Result<(), ServerFnError> {
-    debugger()?.breakpoints().toggle_line_breakpoint(&file, line).map(|_| ()).map_err(failed)
+    debugger(Need::Debugger)?.breakpoints().toggle_line_breakpoint(&file, line).map(|_| ()).map_err(failed)
 }

@@ -5,7 +5,7 @@ use crate::api::PlainText;
 use leptos::prelude::*;
 
 #[cfg(feature = "ssr")]
-use crate::api::{debugger, failed};
+use crate::api::{debugger, failed, Need};
 
 /// A Python file's lines, when this server can read it (the program runs on this host): the
 /// debug page then shows more than the lines the client sent.
@@ -48,7 +48,7 @@ pub(crate) fn debug_markup(
 pub async fn debug_action(session_id: String, action: String, arg: String) -> Result<(), ServerFnError> {
     use crate::controls::Control;
     use breakroom_debugger::steps::{StepKind, StepRequest};
-    let debugger = debugger()?;
+    let debugger = debugger(Need::Debugger)?;
     let Some(state) = debugger.steps().debug_state(&session_id).map_err(failed)? else {
         return Err(failed(breakroom_debugger::Error::SessionClosed(session_id)));
     };

@@ -49,9 +49,35 @@ pub fn shell(options: LeptosOptions) -> impl IntoView {
             </head>
             <body>
                 <App/>
+                <SignedIn/>
             </body>
         </html>
     }
+}
+
+/// Who is signed in, with their role, and a way out (issue 48). Drawn by the server after the
+/// app, outside what hydrates, so it costs the shared wasm nothing; shown only to people who
+/// signed in with a user's token (a server without users has one owner and shows nothing).
+#[component]
+fn SignedIn() -> impl IntoView {
+    #[cfg(feature = "ssr")]
+    let who = use_context::<http::request::Parts>()
+        .and_then(|parts| parts.extensions.get::<breakroom_debugger::users::Identity>().cloned())
+        .and_then(|who| match who.holder {
+            breakroom_debugger::users::Holder::Person(role) => Some(format!("{} ({})", who.name, role.as_str())),
+            _ => None,
+        });
+    #[cfg(not(feature = "ssr"))]
+    let who: Option<String> = None;
+    who.map(|who| {
+        view! {
+            <p class="signed-in">
+                <span class="who">{who}</span>
+                " · "
+                <a href="/logout">"Sign out"</a>
+            </p>
+        }
+    })
 }
 
 #[component]

@@ -5,15 +5,18 @@ use leptos::prelude::*;
 
 use crate::api::PlainText;
 #[cfg(feature = "ssr")]
-use crate::api::{debugger, failed};
+use crate::api::{debugger, failed, Need};
 
 /// Completions at `cursor_pos` (code points): a first line `start end`, then one `match\ttype`
 /// line per match (matches with a tab or a newline in them are left out: they cannot be typed).
 #[server(prefix = "/rpc", output = PlainText)]
 pub async fn complete_input(session_id: String, code: String, cursor_pos: u32) -> Result<String, ServerFnError> {
     use serde_json::Value;
-    let reply =
-        debugger()?.sessions().complete(&session_id, &code, Some(cursor_pos as usize), None).await.map_err(failed)?;
+    let reply = debugger(Need::Debugger)?
+        .sessions()
+        .complete(&session_id, &code, Some(cursor_pos as usize), None)
+        .await
+        .map_err(failed)?;
     let number = |key: &str| reply.get(key).and_then(Value::as_u64).unwrap_or(cursor_pos as u64);
     let mut out = format!("{} {}\n", number("cursor_start"), number("cursor_end"));
     let empty = vec![];
@@ -32,7 +35,7 @@ pub async fn complete_input(session_id: String, code: String, cursor_pos: u32) -
 /// The variables panel's rows, as HTML.
 #[server(prefix = "/rpc", output = PlainText)]
 pub async fn variables_html(session_id: String) -> Result<String, ServerFnError> {
-    let reply = debugger()?.sessions().variables(&session_id, None).await.map_err(failed)?;
+    let reply = debugger(Need::Debugger)?.sessions().variables(&session_id, None).await.map_err(failed)?;
     Ok(crate::render::variables::rows(reply.get("variables"), reply.get("timed_out")))
 }
 
@@ -41,6 +44,7 @@ pub async fn variables_html(session_id: String) -> Result<String, ServerFnError>
 pub async fn expand_html(session_id: String, path: String, offset: u32) -> Result<String, ServerFnError> {
     use breakroom_debugger::eval::VariablePath;
     let path: VariablePath = serde_json::from_str(&path).map_err(|_| failed(VariablePath::refusal()))?;
-    let reply = debugger()?.sessions().expand(&session_id, &path, offset as usize, None).await.map_err(failed)?;
+    let reply =
+        debugger(Need::Debugger)?.sessions().expand(&session_id, &path, offset as usize, None).await.map_err(failed)?;
     Ok(crate::render::variables::children(&reply))
 }

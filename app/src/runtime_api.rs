@@ -5,7 +5,7 @@ use crate::api::PlainText;
 use leptos::prelude::*;
 
 #[cfg(feature = "ssr")]
-use crate::api::{debugger, failed};
+use crate::api::{debugger, failed, Need};
 
 #[cfg(feature = "ssr")]
 fn language(name: &str) -> Result<breakroom_debugger::runtimes::Language, ServerFnError> {
@@ -20,14 +20,14 @@ fn language(name: &str) -> Result<breakroom_debugger::runtimes::Language, Server
 /// `/runtimes`: the live workspaces.
 #[server(prefix = "/rpc", output = PlainText)]
 pub async fn runtimes_html() -> Result<Option<String>, ServerFnError> {
-    let list = debugger()?.runtimes().list().map_err(failed)?;
+    let list = debugger(Need::Admin)?.runtimes().list().map_err(failed)?;
     Ok(Some(crate::render::runtimes::workspace_list(&list)))
 }
 
 /// A workspace's state panel (none of its processes is started for it).
 #[server(prefix = "/rpc", output = PlainText)]
 pub async fn runtime_state_html(workspace: String) -> Result<Option<String>, ServerFnError> {
-    let state = debugger()?.runtimes().state(&workspace).await.map_err(failed)?;
+    let state = debugger(Need::Admin)?.runtimes().state(&workspace).await.map_err(failed)?;
     Ok(Some(crate::render::runtimes::state_panel(&state)))
 }
 
@@ -35,7 +35,7 @@ pub async fn runtime_state_html(workspace: String) -> Result<Option<String>, Ser
 #[server(prefix = "/rpc", output = PlainText)]
 pub async fn runtime_earlier_html(workspace: String, language: String) -> Result<Option<String>, ServerFnError> {
     let language = self::language(&language)?;
-    let page = debugger()?.runtimes().history(&workspace, 100).map_err(failed)?;
+    let page = debugger(Need::Admin)?.runtimes().history(&workspace, 100).map_err(failed)?;
     Ok(Some(crate::render::runtimes::earlier(language, &page.history)))
 }
 
@@ -48,14 +48,14 @@ pub async fn runtime_exec_html(workspace: String, language: String, command: Str
         language: Some(language.as_str().into()),
         ..Default::default()
     };
-    let result = debugger()?.runtimes().exec(&workspace, request).await.map_err(failed)?;
+    let result = debugger(Need::Admin)?.runtimes().exec(&workspace, request).await.map_err(failed)?;
     Ok(crate::render::runtimes::exec_entry(language, &command, &result))
 }
 
 /// Ends the workspace's processes (a running command is killed).
 #[server(prefix = "/rpc", output = PlainText)]
 pub async fn runtime_reset(workspace: String) -> Result<(), ServerFnError> {
-    let runtimes = debugger()?.runtimes().clone();
+    let runtimes = debugger(Need::Admin)?.runtimes().clone();
     match runtimes.reset(&workspace).await {
         Ok(_) | Err(breakroom_debugger::Error::WorkspaceNotFound(_)) => Ok(()),
         Err(e) => Err(failed(e)),

@@ -6,14 +6,14 @@ use crate::api::PlainText;
 use leptos::prelude::*;
 
 #[cfg(feature = "ssr")]
-use crate::api::{debugger, failed};
+use crate::api::{debugger, failed, Need};
 
 /// Step back from a pause (rewinding: the line left is killed). `repl` non-empty: the REPL
 /// session the form is on; the page goes to it (it followed the program back), or to a new REPL
 /// on the pause it went back to.
 #[server(prefix = "/rpc", endpoint = "step_back_form", output = PlainText)]
 pub async fn step_back_form(pause_id: String, repl: String) -> Result<(), ServerFnError> {
-    let debugger = debugger()?;
+    let debugger = debugger(Need::Debugger)?;
     let travel = debugger.checkpoints().step_back(&pause_id, Default::default()).await.map_err(failed)?;
     if !repl.is_empty() {
         let followed =
@@ -27,16 +27,16 @@ pub async fn step_back_form(pause_id: String, repl: String) -> Result<(), Server
 
 #[server(prefix = "/rpc", endpoint = "rewind_form", output = PlainText)]
 pub async fn rewind_form(checkpoint_id: String) -> Result<(), ServerFnError> {
-    debugger()?.checkpoints().rewind(&checkpoint_id).await.map(|_| ()).map_err(failed)
+    debugger(Need::Debugger)?.checkpoints().rewind(&checkpoint_id).await.map(|_| ()).map_err(failed)
 }
 
 #[server(prefix = "/rpc", endpoint = "branch_form", output = PlainText)]
 pub async fn branch_form(checkpoint_id: String, name: String) -> Result<(), ServerFnError> {
     let name = Some(name).filter(|n| !n.trim().is_empty());
-    debugger()?.checkpoints().branch_at(&checkpoint_id, name.as_deref()).await.map(|_| ()).map_err(failed)
+    debugger(Need::Debugger)?.checkpoints().branch_at(&checkpoint_id, name.as_deref()).await.map(|_| ()).map_err(failed)
 }
 
 #[server(prefix = "/rpc", endpoint = "switch_form", output = PlainText)]
 pub async fn switch_form(process_id: String, branch: String) -> Result<(), ServerFnError> {
-    debugger()?.checkpoints().switch_branch(&process_id, &branch).await.map(|_| ()).map_err(failed)
+    debugger(Need::Debugger)?.checkpoints().switch_branch(&process_id, &branch).await.map(|_| ()).map_err(failed)
 }

@@ -35,9 +35,7 @@ pub const NEEDS_EXTENSION: &str = "x-breakroom-needs";
 pub const DOOR_HEADER: &str = "x-breakroom-door";
 /// The cookie `/login` sets.
 pub const SESSION_COOKIE: &str = "breakroom_session";
-/// A server function that only reads says so with this response header, so that it is not
-/// audited; the guard removes it. Every other server function call is audited.
-pub const READ_ONLY_HEADER: &str = "x-breakroom-read-only";
+pub use breakroom_debugger::audit::READ_ONLY_HEADER;
 
 /// Bad tokens allowed per address per minute before 429.
 const BAD_TOKENS_PER_MINUTE: u32 = 20;
@@ -92,7 +90,7 @@ impl Access {
         self.debugger.users().verify(token).ok().flatten()
     }
 
-    fn too_many_bad_tokens(&self, from: Option<IpAddr>, failed_now: bool) -> bool {
+    pub fn too_many_bad_tokens(&self, from: Option<IpAddr>, failed_now: bool) -> bool {
         let Some(ip) = from else { return false };
         let mut bad = self.bad_tokens.lock().unwrap_or_else(|p| p.into_inner());
         let entry = bad.entry(ip).or_insert((0, Instant::now()));
@@ -164,9 +162,9 @@ fn operations() -> &'static [Operation] {
     })
 }
 
-/// Files anyone may fetch: what the sign-in page itself loads.
+/// Files anyone may fetch: what the sign-in page itself loads (it needs no wasm).
 fn is_open_file(path: &str) -> bool {
-    path.starts_with("/pkg/") || path == "/favicon.svg"
+    path == "/pkg/breakroom.css" || path == "/favicon.svg"
 }
 
 /// What `method path` needs, and its REST operation if it is one.
@@ -175,7 +173,9 @@ fn need_of(method: &Method, path: &str) -> (Need, Option<&'static Operation>) {
         return (op.need, Some(op));
     }
     match path {
-        "/api/openapi.json" | "/api/debug-client.js" | "/login" | "/logout" => (Need::Open, None),
+        "/login" | "/logout" => (Need::Open, None),
+        // A page of an `--allow-origin` origin loads the client as a program would.
+        "/api/debug-client.js" => (Need::ProgramOrViewer, None),
         _ if is_open_file(path) => (Need::Open, None),
         // Server functions and MCP tools check their own need; here they need a person.
         _ => (Need::Viewer, None),
@@ -253,15 +253,17 @@ pub async fn admit(access: &Access, request: Request, next: Next) -> Response {
         });
         response
     };
-    if access.too_many_bad_tokens(ip, false) {
-        return refuse(None, ApiError::TooManyAttempts("too many bad tokens from this address: wait a minute".into()));
-    }
     let identity = match access.identify(&request) {
         Ok(identity) => identity,
-        Err(()) => {
-            access.too_many_bad_tokens(ip, true);
-            None
+        // Only bad tokens count, and only they are refused past the limit: a good one from the
+        // same address (people behind one proxy) still passes.
+        Err(()) if access.too_many_bad_tokens(ip, true) => {
+            return refuse(
+                None,
+                ApiError::TooManyAttempts("too many bad tokens from this address: wait a minute".into()),
+            );
         }
+        Err(()) => None,
     };
     let Some(identity) = identity else {
         if need == Need::Open {
@@ -282,8 +284,10 @@ pub async fn admit(access: &Access, request: Request, next: Next) -> Response {
         return refuse(Some(&identity), ApiError::NotAllowed(why));
     }
     let caller = Caller { identity, door, remote };
+    let mut request = request;
+    // The identity alone too: the pages' server functions (another crate) read it.
+    request.extensions_mut().insert(caller.identity.clone());
     if !audited(&method, &path, need, &caller.identity) {
-        let mut request = request;
         request.extensions_mut().insert(caller);
         return next.run(request).await;
     }
@@ -334,9 +338,8 @@ fn detail_of(headers: &axum::http::HeaderMap, bytes: &[u8]) -> Value {
         .and_then(|v| v.to_str().ok())
         .is_some_and(|t| t.starts_with("application/x-www-form-urlencoded"));
     if form {
-        let fields: serde_json::Map<String, Value> = form_urlencoded::parse(kept)
-            .map(|(k, v)| (k.into_owned(), Value::String(v.into_owned())))
-            .collect();
+        let fields: serde_json::Map<String, Value> =
+            form_urlencoded::parse(kept).map(|(k, v)| (k.into_owned(), Value::String(v.into_owned()))).collect();
         return Value::Object(fields);
     }
     serde_json::from_slice(kept).unwrap_or_else(|_| Value::String(String::from_utf8_lossy(kept).into_owned()))
@@ -358,9 +361,12 @@ fn sign_in_first(path: &str) -> Response {
 
 pub fn cookie(request: &Request, name: &str) -> Option<String> {
     let prefix = format!("{name}=");
-    request.headers().get_all(header::COOKIE).iter().filter_map(|v| v.to_str().ok()).find_map(|cookies| {
-        cookies.split(';').find_map(|c| c.trim().strip_prefix(prefix.as_str()).map(str::to_string))
-    })
+    request
+        .headers()
+        .get_all(header::COOKIE)
+        .iter()
+        .filter_map(|v| v.to_str().ok())
+        .find_map(|cookies| cookies.split(';').find_map(|c| c.trim().strip_prefix(prefix.as_str()).map(str::to_string)))
 }
 
 /// The token a request carries, wherever it carries it.
@@ -416,6 +422,9 @@ mod tests {
         assert_eq!(need_of(&Method::GET, "/api/nothing-here").0, Need::Viewer);
         assert_eq!(need_of(&Method::GET, "/login").0, Need::Open);
         assert_eq!(need_of(&Method::GET, "/pkg/breakroom.css").0, Need::Open);
+        assert_eq!(need_of(&Method::GET, "/pkg/breakroom.wasm").0, Need::Viewer);
         assert_eq!(need_of(&Method::GET, "/snapshots.js").0, Need::Viewer);
+        assert_eq!(need_of(&Method::GET, "/api/openapi.json").0, Need::Viewer);
+        assert_eq!(need_of(&Method::GET, "/api/debug-client.js").0, Need::ProgramOrViewer);
     }
 }

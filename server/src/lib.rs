@@ -17,11 +17,13 @@ pub mod preflight;
 pub mod process_cli;
 pub mod replay;
 pub mod runtime_cli;
+pub mod sign_in;
 pub mod site;
 pub mod snapshot_cli;
 pub mod snapshot_pages;
 pub mod step_cli;
 pub mod timeline_page;
+pub mod user_cli;
 
 use std::net::SocketAddr;
 use std::sync::Arc;
@@ -66,6 +68,10 @@ pub fn router(debugger: Debugger, options: ServerOptions) -> Router {
         .route("/process/{id}/timeline", axum::routing::get(timeline_page::page))
         .route("/snapshots", axum::routing::get(snapshot_pages::list))
         .route("/snapshots/{id}", axum::routing::get(snapshot_pages::detail))
+        .route("/login", axum::routing::get(sign_in::page).post(sign_in::submit))
+        .route("/logout", axum::routing::get(sign_in::sign_out).post(sign_in::sign_out))
+        .route("/audit", axum::routing::get(sign_in::audit))
+        .layer(axum::Extension(access.clone()))
         .with_state(debugger)
         .route_service(mcp::PATH, mcp)
         .merge(pages)

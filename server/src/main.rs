@@ -27,7 +27,7 @@ struct Cli {
     /// Keep history in PostgreSQL instead of the data directory's SQLite file
     /// (`postgres://user:password@host:port/database`). Several servers may share one database:
     /// each lists, and drives, the pauses of all. Also read from BREAKROOM_DATABASE_URL.
-    #[arg(long, env = "BREAKROOM_DATABASE_URL", value_parser = database_url)]
+    #[arg(long, global = true, env = "BREAKROOM_DATABASE_URL", value_parser = database_url)]
     database_url: Option<String>,
     /// Address to listen on. Anything but loopback exposes a REPL into your programs.
     #[arg(long, default_value = "127.0.0.1")]
@@ -89,6 +89,12 @@ struct Cli {
     /// Commands kept in each runtime workspace's history.
     #[arg(long, default_value_t = 100, value_parser = clap::value_parser!(u64).range(1..))]
     runtime_history: u64,
+    /// Days audit records are kept (issue 48); history pruning never removes them.
+    #[arg(long, default_value_t = 90, value_parser = clap::value_parser!(u64).range(1..=36_500))]
+    audit_days: u64,
+    /// Also append every audit record to this file, as JSON lines (for a log shipper).
+    #[arg(long, value_name = "FILE")]
+    audit_log: Option<PathBuf>,
     /// Also serve the Debug Adapter Protocol on this TCP port (loopback only), for an editor's
     /// `debugServer`; 0 picks a free one.
     #[arg(long, value_name = "PORT")]
@@ -138,6 +144,19 @@ enum Command {
         #[command(subcommand)]
         kind: breakroom_server::step_cli::StepCommand,
     },
+    /// People and their roles: add NAME --role viewer|debugger|admin, list, remove, set-role, rotate.
+    /// Works on --data-dir or --database-url, whether the server runs or not.
+    User {
+        #[command(subcommand)]
+        action: breakroom_server::user_cli::UserCommand,
+    },
+    /// Credentials for debugged programs: add-program NAME.
+    Token {
+        #[command(subcommand)]
+        action: breakroom_server::user_cli::TokenCommand,
+    },
+    /// Print the audit trail (--follow, --user, --action, --process, --since), from the store.
+    Audit(breakroom_server::user_cli::AuditArgs),
     /// Time travel: checkpoint, rewind, branch, switch, diff, timeline.
     #[command(flatten)]
     TimeTravel(breakroom_server::checkpoint_cli::TimeTravel),
@@ -167,6 +186,9 @@ async fn main() {
         Some(Command::Step { kind }) => exit_with(breakroom_server::step_cli::run(kind).await),
         Some(Command::Mcp) => exit_with(breakroom_server::mcp::bridge::run().await),
         Some(Command::Dap) => exit_with(breakroom_server::dap::bridge::run().await),
+        Some(Command::User { action }) => location(&cli).and_then(|at| breakroom_server::user_cli::user(&at, action)),
+        Some(Command::Token { action }) => location(&cli).and_then(|at| breakroom_server::user_cli::token(&at, action)),
+        Some(Command::Audit(args)) => location(&cli).and_then(|at| breakroom_server::user_cli::audit(&at, args)),
         Some(Command::TimeTravel(command)) => exit_with(breakroom_server::checkpoint_cli::run(command).await),
         None => run(cli).await,
     };
@@ -212,6 +234,8 @@ async fn run(cli: Cli) -> Result<(), String> {
         snapshots_kept: usize::try_from(cli.snapshots_kept).unwrap_or(usize::MAX),
         processes: process_config(&cli, token.clone(), addr.ip())?,
         runtimes: runtime_config(&cli, addr.ip())?,
+        audit_keep: Duration::from_secs(cli.audit_days * 86_400),
+        audit_log: cli.audit_log.clone(),
         ..Config::default()
     };
     if !config.runtimes.enabled {
@@ -234,7 +258,7 @@ async fn run(cli: Cli) -> Result<(), String> {
     };
     stop_on_signal(debugger.clone());
     if let Some(port) = cli.dap_port {
-        let dap = breakroom_server::dap::listen(port, debugger.clone())
+        let dap = breakroom_server::dap::listen(port, debugger.clone(), token.clone())
             .await
             .map_err(|e| format!("cannot serve DAP on port {port}: {e}"))?;
         println!("DAP on {dap}");
@@ -305,6 +329,14 @@ fn database_url(value: &str) -> Result<String, String> {
     match scheme {
         "postgres" | "postgresql" if value.len() > scheme.len() + 3 => Ok(value.to_string()),
         _ => Err(format!("expected postgres://user:password@host:port/database, got {value:?}")),
+    }
+}
+
+/// Where the records are: `--database-url`, else the data directory.
+fn location(cli: &Cli) -> Result<breakroom_debugger::store::Location, String> {
+    match &cli.database_url {
+        Some(url) => Ok(breakroom_debugger::store::Location::Postgres(url.clone())),
+        None => data_dir(cli).map(breakroom_debugger::store::Location::Directory),
     }
 }
 

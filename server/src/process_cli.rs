@@ -103,7 +103,8 @@ impl Server {
     }
 
     pub(crate) fn request(&self, method: reqwest::Method, path: &str) -> reqwest::RequestBuilder {
-        let request = self.http.request(method, format!("{}{path}", self.base));
+        // The audit trail names the command line as the door these requests came through.
+        let request = self.http.request(method, format!("{}{path}", self.base)).header("x-breakroom-door", "cli");
         match &self.token {
             Some(token) => request.bearer_auth(token),
             None => request,

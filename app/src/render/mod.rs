@@ -36,6 +36,7 @@ pub mod repl;
 pub mod repls;
 pub mod runtimes;
 pub mod shell;
+pub mod sign_in;
 pub mod snapshot;
 pub mod snapshots;
 pub mod time_travel;

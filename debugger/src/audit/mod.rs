@@ -21,6 +21,10 @@ use crate::error::Result;
 use crate::store::{Location, Store};
 pub use store::AuditQuery;
 
+/// The response header a server function that only reads answers with, so that the door leaves
+/// it out of the audit trail (and removes the header). Every other server function call is audited.
+pub const READ_ONLY_HEADER: &str = "x-breakroom-read-only";
+
 /// Which way a request came in.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
@@ -122,17 +126,19 @@ impl AuditTrail {
         Self::start(store.clone(), store, keep, None)
     }
 
-    fn start(writer: Arc<Mutex<Store>>, reader: Arc<Mutex<Store>>, keep: Duration, log: Option<PathBuf>) -> Result<AuditTrail> {
-        let log = match log {
-            Some(path) => Some(
-                std::fs::OpenOptions::new()
-                    .create(true)
-                    .append(true)
-                    .open(&path)
-                    .map_err(|e| crate::Error::storage_caused(format!("cannot open --audit-log {}", path.display()), e))?,
-            ),
-            None => None,
-        };
+    fn start(
+        writer: Arc<Mutex<Store>>,
+        reader: Arc<Mutex<Store>>,
+        keep: Duration,
+        log: Option<PathBuf>,
+    ) -> Result<AuditTrail> {
+        let log =
+            match log {
+                Some(path) => Some(std::fs::OpenOptions::new().create(true).append(true).open(&path).map_err(|e| {
+                    crate::Error::storage_caused(format!("cannot open --audit-log {}", path.display()), e)
+                })?),
+                None => None,
+            };
         store::prune(&lock(&writer), crate::ids::now() - keep.as_secs_f64())?;
         let (jobs, queue) = mpsc::channel();
         spawn_writer(writer, queue, log);
@@ -158,6 +164,12 @@ impl AuditTrail {
     pub fn read(&self, query: &AuditQuery) -> Result<Vec<AuditRecord>> {
         self.flush();
         store::read(&lock(&self.reader), query)
+    }
+
+    /// The newest `limit` records matching `query`, newest first (the audit page).
+    pub fn read_newest(&self, query: &AuditQuery, limit: u32) -> Result<Vec<AuditRecord>> {
+        self.flush();
+        store::read_newest(&lock(&self.reader), query, limit)
     }
 
     /// Removes records older than the kept time; the server calls it daily.

@@ -39,13 +39,23 @@ pub(super) fn append(store: &Store, batch: &[AuditRecord]) -> Result<()> {
 }
 
 pub(super) fn read(store: &Store, query: &AuditQuery) -> Result<Vec<AuditRecord>> {
-    let limit = query.limit.unwrap_or(500).clamp(1, 10_000);
-    let action = query.action.as_ref().map(|a| format!("%{}%", a.replace('\\', "\\\\").replace('%', "\\%").replace('_', "\\_")));
+    select(store, query, query.limit.unwrap_or(500).clamp(1, 10_000), "ASC")
+}
+
+pub(super) fn read_newest(store: &Store, query: &AuditQuery, limit: u32) -> Result<Vec<AuditRecord>> {
+    select(store, query, limit.clamp(1, 10_000), "DESC")
+}
+
+fn select(store: &Store, query: &AuditQuery, limit: u32, order: &str) -> Result<Vec<AuditRecord>> {
+    let action =
+        query.action.as_ref().map(|a| format!("%{}%", a.replace('\\', "\\\\").replace('%', "\\%").replace('_', "\\_")));
     let rows = store.rows(
-        "SELECT id, data FROM audit
+        &format!(
+            "SELECT id, data FROM audit
          WHERE (?1 IS NULL OR actor = ?1) AND (?2 IS NULL OR action LIKE ?2 ESCAPE '\\')
            AND (?3 IS NULL OR process = ?3) AND (?4 IS NULL OR time >= ?4) AND (?5 IS NULL OR id > ?5)
-         ORDER BY id LIMIT ?6",
+         ORDER BY id {order} LIMIT ?6"
+        ),
         values![&query.user, action, &query.process, query.since, query.after, limit],
     )?;
     rows.into_iter()

@@ -117,8 +117,15 @@ pub enum Need {
 }
 
 impl Need {
-    pub const ALL: [Need; 7] =
-        [Need::Open, Need::Viewer, Need::Debugger, Need::Admin, Need::Program, Need::ProgramOrViewer, Need::ProgramOrDebugger];
+    pub const ALL: [Need; 7] = [
+        Need::Open,
+        Need::Viewer,
+        Need::Debugger,
+        Need::Admin,
+        Need::Program,
+        Need::ProgramOrViewer,
+        Need::ProgramOrDebugger,
+    ];
 
     pub fn as_str(self) -> &'static str {
         match self {
@@ -182,9 +189,8 @@ impl Need {
 
 /// A name: letters, digits and `-_.@`, 1 to 64 of them.
 pub fn check_name(name: &str) -> Result<()> {
-    let ok = !name.is_empty()
-        && name.len() <= 64
-        && name.chars().all(|c| c.is_ascii_alphanumeric() || "-_.@".contains(c));
+    let ok =
+        !name.is_empty() && name.len() <= 64 && name.chars().all(|c| c.is_ascii_alphanumeric() || "-_.@".contains(c));
     if ok {
         Ok(())
     } else {

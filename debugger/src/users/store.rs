@@ -59,7 +59,9 @@ pub(super) fn insert(store: &Store, name: &str, holder: Holder, hash: &TokenHash
 pub(super) fn list(store: &Store) -> Result<Vec<UserRow>> {
     let rows = store.rows("SELECT name, role, created_at, token_changed_at FROM users ORDER BY name", values![])?;
     rows.into_iter()
-        .map(|r| Ok(UserRow { name: r.text(0)?, role: r.text(1)?, created_at: r.real(2)?, token_changed_at: r.real(3)? }))
+        .map(|r| {
+            Ok(UserRow { name: r.text(0)?, role: r.text(1)?, created_at: r.real(2)?, token_changed_at: r.real(3)? })
+        })
         .collect()
 }
 
@@ -82,7 +84,9 @@ pub(super) fn set_role(store: &Store, name: &str, role: Role) -> Result<()> {
             "invalid_role",
             format!("{name} is a program credential: programs have no role; add a user for a person"),
         )),
-        Some(_) => changed(store.execute("UPDATE users SET role = ?2 WHERE name = ?1", values![name, role.as_str()])?, name),
+        Some(_) => {
+            changed(store.execute("UPDATE users SET role = ?2 WHERE name = ?1", values![name, role.as_str()])?, name)
+        }
     }
 }
 

@@ -1,12 +1,12 @@
 //! Attach to a running Python process by pid (issue 33), and the Python processes of this
 //! machine one could attach to. Each handler is one debugger call.
 
-use breakroom_debugger::users::Need;
 use axum::extract::State;
 use axum::http::StatusCode;
 use axum::Json;
 use breakroom_debugger::attach::local::LocalPythonProcesses;
 use breakroom_debugger::attach::{AttachRequest, Attached};
+use breakroom_debugger::users::Need;
 use breakroom_debugger::Debugger;
 
 use super::wire::ErrorBody;

@@ -3,13 +3,13 @@
 //! running program uses: the change channel it holds and the hits it reports. `GET` and the
 //! cideldill forms of `POST`/`DELETE` are in `breakpoints.rs`, which calls into here.
 
-use breakroom_debugger::users::Need;
 use axum::extract::{Path, Query, State};
 use axum::Json;
 use breakroom_debugger::breakpoints::hit_reports::HitReport;
 use breakroom_debugger::breakpoints::record::{BreakpointPatch, BreakpointRecord, BreakpointSpec};
 use breakroom_debugger::breakpoints::Follower;
 use breakroom_debugger::interrupts::Interrupt;
+use breakroom_debugger::users::Need;
 use breakroom_debugger::{BreakpointSnapshot, Debugger};
 use serde::{Deserialize, Serialize};
 use utoipa::{IntoParams, ToSchema};

@@ -1,12 +1,12 @@
 //! Breakpoints, behaviours and registered functions (docs/src/protocol.md §5.1–5.3, §9.1).
 
-use breakroom_debugger::users::Need;
 use axum::extract::{Path, Query, State};
 use axum::Json;
 use breakroom_debugger::breakpoints::by_name::{
     behavior_field, lenient_behavior, AfterBehavior, Behavior, BehaviorName, FunctionRegistration, GlobalBehavior,
 };
 use breakroom_debugger::breakpoints::record::BreakpointSpec;
+use breakroom_debugger::users::Need;
 use breakroom_debugger::Debugger;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -81,10 +81,16 @@ pub enum BreakpointAdded {
     responses((status = 200, body = BreakpointAdded), (status = 400, body = ErrorBody)))]
 pub async fn add(
     State(debugger): State<Debugger>,
+    caller: Option<axum::Extension<crate::access::Caller>>,
     JsonBody(body): JsonBody<AddBreakpointBody>,
 ) -> ApiResult<BreakpointAdded> {
     let req = match body {
         AddBreakpointBody::Kind(spec) => {
+            // With `kind` it is a person adding a breakpoint (issue 48); a bare function name is
+            // a program registering one, which its program credential allows.
+            if let Some(axum::Extension(caller)) = &caller {
+                Need::Debugger.check(&caller.identity).map_err(crate::error::ApiError::NotAllowed)?;
+            }
             let Json(saved) = breakpoint_records::add(&debugger, &spec)?;
             return Ok(Json(BreakpointAdded::Kind(saved)));
         }

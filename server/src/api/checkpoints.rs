@@ -1,12 +1,12 @@
 //! Time travel (issue 20): step back, checkpoints, rewind, branches, timeline, diff; and the two
 //! doors the debug client uses (reporting a checkpoint, a checkpoint process's held poll).
 
-use breakroom_debugger::users::Need;
 use axum::extract::{Path, Query, State};
 use axum::Json;
 use breakroom_debugger::checkpoints::model::{
     BranchDiff, Checkpoint, CheckpointReport, HoldReply, NameRequest, StepBackRequest, Timeline, Travel,
 };
+use breakroom_debugger::users::Need;
 use breakroom_debugger::Debugger;
 use serde::Deserialize;
 use serde_json::Value;

@@ -1,13 +1,13 @@
 //! The event log over HTTP (the session recording): what `breakroom export` prints, for tools and
 //! the REPL page's download link.
 
-use breakroom_debugger::users::Need;
 use axum::extract::{Query, State};
 use axum::http::header;
 use axum::response::{IntoResponse, Response};
 use axum::Json;
 use breakroom_debugger::model::RecordedEvent;
 use breakroom_debugger::store::EventSelection;
+use breakroom_debugger::users::Need;
 use breakroom_debugger::Debugger;
 use serde::{Deserialize, Serialize};
 use utoipa::{IntoParams, ToSchema};

@@ -17,6 +17,7 @@ mod repl_helpers;
 mod runtimes;
 mod snapshots;
 mod steps;
+mod users;
 pub mod wire;
 
 use std::sync::Arc;
@@ -44,6 +45,7 @@ use utoipa_axum::routes;
         (name = "time travel", description = "Checkpoints of live processes: step back, rewind, branch, switch, timeline, diff"),
         (name = "runtimes", description = "A long-lived bash and Python process per workspace: exec, state, reset, history"),
         (name = "snapshots", description = "What snapshot breakpoints captured in programs that did not stop"),
+        (name = "access", description = "People, program credentials and the audit trail (admins); who is calling"),
     )
 )]
 struct ApiDoc;
@@ -112,6 +114,12 @@ fn documented_routes() -> OpenApiRouter<Debugger> {
         .routes(routes!(runtimes::reset))
         .routes(routes!(runtimes::history))
         .routes(routes!(runtimes::stop))
+        .routes(routes!(users::list, users::add))
+        .routes(routes!(users::remove))
+        .routes(routes!(users::set_role))
+        .routes(routes!(users::rotate))
+        .routes(routes!(users::audit))
+        .routes(routes!(users::whoami))
 }
 
 /// The OpenAPI 3.1 description of every route below.

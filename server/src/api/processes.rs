@@ -1,7 +1,6 @@
 //! Tracked processes: launch one, list them, read a launched one's output, stop it, forget it.
 //! Each handler is one debugger call; query values are read here so a bad one is named.
 
-use breakroom_debugger::users::Need;
 use axum::extract::{Path, Query, State};
 use axum::http::StatusCode;
 use axum::Json;
@@ -9,6 +8,7 @@ use breakroom_debugger::interrupts::Interrupt;
 use breakroom_debugger::processes::{
     LaunchRequest, OutputPage, OutputStream, ProcessDetail, ProcessList, TrackedProcess,
 };
+use breakroom_debugger::users::Need;
 use breakroom_debugger::{Debugger, Error};
 use serde::Deserialize;
 use utoipa::{IntoParams, ToSchema};

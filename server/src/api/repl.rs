@@ -1,12 +1,12 @@
 //! REPL sessions: the browser's side (start, eval, close, list) and the paused client's side
 //! (poll-repl, repl-result). docs/src/protocol.md §6.
 
-use breakroom_debugger::users::Need;
 use axum::extract::{Path, Query, State};
 use axum::Json;
 use breakroom_debugger::eval::EvalResult;
 use breakroom_debugger::model::EvalOutcome;
 use breakroom_debugger::model::{SessionQuery, SessionStatus};
+use breakroom_debugger::users::Need;
 use breakroom_debugger::{Debugger, Error};
 use serde::Deserialize;
 use utoipa::{IntoParams, ToSchema};

@@ -1,11 +1,11 @@
 //! The REPL page's helpers: completion (Jupyter's complete_request) and the variables panel.
 //! Answered by the paused program from its live frame, never recorded in the transcript.
 
-use breakroom_debugger::users::Need;
 use axum::extract::{Path, Query, State};
 use axum::Json;
 use breakroom_debugger::eval::VariablePath;
 use breakroom_debugger::steps::FrameIndex;
+use breakroom_debugger::users::Need;
 use breakroom_debugger::{Debugger, Error};
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};

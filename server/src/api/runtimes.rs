@@ -1,12 +1,12 @@
 //! Runtimes (issue 19): a bash and a Python process per workspace, kept between commands.
 //! Each handler is one registry call; query values are read here so a bad one is named.
 
-use breakroom_debugger::users::Need;
 use axum::extract::{Path, Query, State};
 use axum::Json;
 use breakroom_debugger::runtimes::{
     ExecRequest, ExecResult, HistoryPage, RuntimeState, WorkspaceList, WorkspaceSummary,
 };
+use breakroom_debugger::users::Need;
 use breakroom_debugger::Debugger;
 use serde::Deserialize;
 use utoipa::IntoParams;

@@ -1,12 +1,12 @@
 //! Snapshots (issue 34): `POST /api/snapshots` from a program whose snapshot breakpoint was hit,
 //! `GET /api/snapshots` and `GET /api/snapshots/{id}` for pages, tools and agents.
 
-use breakroom_debugger::users::Need;
 use axum::extract::{Path, Query, State};
 use axum::http::StatusCode;
 use axum::Json;
 use breakroom_debugger::snapshots::methods::{SnapshotKept, SnapshotTaken};
 use breakroom_debugger::snapshots::{Snapshot, SnapshotFilter, SnapshotSummary};
+use breakroom_debugger::users::Need;
 use breakroom_debugger::Debugger;
 use serde::{Deserialize, Serialize};
 use utoipa::{IntoParams, ToSchema};

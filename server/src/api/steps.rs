@@ -1,11 +1,11 @@
 //! Stepping (issue 30): step over/into/out/to a line from a pause, the pause's frames, the
 //! frame a REPL session evaluates in, and reverse-continue. Each is one manager call.
 
-use breakroom_debugger::users::Need;
 use axum::extract::{Path, State};
 use axum::Json;
 use breakroom_debugger::checkpoints::model::Travel;
 use breakroom_debugger::steps::{FrameIndex, FrameView, StepReply, StepRequest};
+use breakroom_debugger::users::Need;
 use breakroom_debugger::Debugger;
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;

@@ -32,7 +32,7 @@ use axum::response::{IntoResponse, Response};
 use breakroom_debugger::Debugger;
 use hyper_util::rt::TokioIo;
 
-pub use session::serve;
+pub use session::{serve, Entry};
 
 /// The HTTP path `breakroom dap` upgrades.
 pub const PATH: &str = "/api/dap";
@@ -45,6 +45,13 @@ pub const PROTOCOL: &str = "dap";
     responses((status = 101, description = "switched to DAP (`Upgrade: dap`): Content-Length framed DAP messages both ways"),
         (status = 426, body = crate::api::wire::ErrorBody, description = "`upgrade_required`: no `Upgrade: dap` header")))]
 pub async fn upgrade(State(debugger): State<Debugger>, mut request: Request) -> Response {
+    // The door checked the credential (a debugger's, or more); the session acts as its holder.
+    let caller = request.extensions().get::<crate::access::Caller>().cloned();
+    let entry = Entry {
+        who: Some(caller.as_ref().map_or_else(breakroom_debugger::users::Identity::owner, |c| c.identity.clone())),
+        sign_in: None,
+        remote: caller.map_or("unknown".into(), |c| c.remote),
+    };
     let asked = request
         .headers()
         .get(header::UPGRADE)
@@ -62,7 +69,7 @@ pub async fn upgrade(State(debugger): State<Debugger>, mut request: Request) -> 
         match on_upgrade.await {
             Ok(upgraded) => {
                 let (reader, writer) = tokio::io::split(TokioIo::new(upgraded));
-                serve(reader, writer, debugger).await;
+                serve(reader, writer, debugger, entry).await;
             }
             Err(e) => eprintln!("breakroom: a DAP upgrade failed: {e}"),
         }
@@ -73,17 +80,27 @@ pub async fn upgrade(State(debugger): State<Debugger>, mut request: Request) -> 
     response
 }
 
-/// Serves DAP on `127.0.0.1:port` (port 0: a free one); returns the address bound.
-pub async fn listen(port: u16, debugger: Debugger) -> std::io::Result<SocketAddr> {
+/// Serves DAP on `127.0.0.1:port` (port 0: a free one); returns the address bound. With users
+/// configured, a session gives its token in the `attach` or `launch` arguments; `owner_token`
+/// is `--token`, which opens it too.
+pub async fn listen(port: u16, debugger: Debugger, owner_token: Option<String>) -> std::io::Result<SocketAddr> {
+    let access = std::sync::Arc::new(crate::access::Access::new(owner_token, debugger.clone(), 0));
     let listener = tokio::net::TcpListener::bind(SocketAddr::from((Ipv4Addr::LOCALHOST, port))).await?;
     let addr = listener.local_addr()?;
     tokio::spawn(async move {
         loop {
             match listener.accept().await {
-                Ok((stream, _)) => {
+                Ok((stream, remote)) => {
                     let _ = stream.set_nodelay(true);
                     let (reader, writer) = stream.into_split();
-                    tokio::spawn(serve(reader, writer, debugger.clone()));
+                    // Without users the port is the owner's, as it always was (loopback only).
+                    let open = !debugger.users().configured();
+                    let entry = Entry {
+                        who: open.then(breakroom_debugger::users::Identity::owner),
+                        sign_in: (!open).then(|| access.clone()),
+                        remote: remote.to_string(),
+                    };
+                    tokio::spawn(serve(reader, writer, debugger.clone(), entry));
                 }
                 Err(e) => {
                     eprintln!("breakroom: DAP port: {e}");

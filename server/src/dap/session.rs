@@ -3,8 +3,12 @@
 
 use std::sync::{Arc, Mutex, MutexGuard};
 
+use breakroom_debugger::audit::{AuditRecord, Door, Outcome};
 use breakroom_debugger::calls::CallData;
+use breakroom_debugger::users::{Identity, Need};
 use breakroom_debugger::Debugger;
+
+use crate::access::Access;
 use serde_json::{json, Value};
 use tokio::io::{AsyncRead, AsyncWrite, BufReader};
 use tokio::sync::mpsc;
@@ -24,7 +28,39 @@ struct Inner {
     debugger: Debugger,
     out: mpsc::UnboundedSender<Outgoing>,
     state: Mutex<DapState>,
+    /// Who drives this session (issue 48): known from the start behind the HTTP door; on the TCP
+    /// port, with users configured, from the token in `attach` or `launch` arguments.
+    who: Mutex<Option<Identity>>,
+    /// Verifies that token (the TCP port only).
+    sign_in: Option<Arc<Access>>,
+    remote: String,
 }
+
+/// Who an editor's DAP session acts as, and how it got in.
+pub struct Entry {
+    /// Already known (the `/api/dap` upgrade, or a TCP port without users).
+    pub who: Option<Identity>,
+    /// Else: verifies the token in `attach` or `launch`.
+    pub sign_in: Option<Arc<Access>>,
+    pub remote: String,
+}
+
+/// Requests that may come before the token is given.
+const BEFORE_SIGN_IN: [&str; 4] = ["initialize", "attach", "launch", "disconnect"];
+/// Requests that change something or run code: each one is audited.
+const AUDITED: [&str; 11] = [
+    "launch",
+    "evaluate",
+    "setVariable",
+    "setBreakpoints",
+    "setFunctionBreakpoints",
+    "setExceptionBreakpoints",
+    "pause",
+    "terminate",
+    "attach",
+    "disconnect",
+    "restartFrame",
+];
 
 /// Requests that wait on a program (an eval, a step): they run beside later requests, as every
 /// `Control` does.
@@ -35,7 +71,7 @@ fn waits(command: &str) -> bool {
 }
 
 /// Serves one editor on `reader`/`writer` until it disconnects or the stream ends.
-pub async fn serve<R, W>(reader: R, mut writer: W, debugger: Debugger)
+pub async fn serve<R, W>(reader: R, mut writer: W, debugger: Debugger, entry: Entry)
 where
     R: AsyncRead + Unpin + Send + 'static,
     W: AsyncWrite + Unpin + Send + 'static,
@@ -50,7 +86,16 @@ where
             }
         }
     });
-    let dap = Dap { inner: Arc::new(Inner { debugger, out, state: Mutex::new(DapState::default()) }) };
+    let dap = Dap {
+        inner: Arc::new(Inner {
+            debugger,
+            out,
+            state: Mutex::new(DapState::default()),
+            who: Mutex::new(entry.who),
+            sign_in: entry.sign_in,
+            remote: entry.remote,
+        }),
+    };
     let events = tokio::spawn(dap.clone().forward_events());
     let mut reader = BufReader::new(reader);
     loop {
@@ -112,7 +157,11 @@ impl Dap {
         if let Some(thread) = control {
             self.state().in_flight.insert(thread);
         }
-        let result = self.dispatch(&request).await;
+        let result = match self.admit(&request) {
+            Ok(()) => self.dispatch(&request).await,
+            Err(refused) => Err(refused),
+        };
+        self.audit(&request, &result);
         let ok = result.is_ok();
         self.send(Outgoing::Response { request_seq: request.seq, command: command.clone(), result });
         match command.as_str() {
@@ -128,6 +177,66 @@ impl Dap {
                 self.announce(&pause);
             }
         }
+    }
+
+    fn who(&self) -> Option<Identity> {
+        self.inner.who.lock().unwrap_or_else(|p| p.into_inner()).clone()
+    }
+
+    /// Whether this request may run: the session's identity must be a debugger's (or more). On
+    /// the TCP port with users configured, `attach` and `launch` carry the token that gives it.
+    fn admit(&self, request: &Request) -> Result<(), DapError> {
+        if self.who().is_none() {
+            if let (Some(access), "attach" | "launch") = (&self.inner.sign_in, request.command.as_str()) {
+                let token = request.arguments.get("token").and_then(Value::as_str).unwrap_or("");
+                let who = access.identify_token(token).ok_or_else(|| {
+                    DapError::new(
+                        "this server has users: give your token as \"token\" in the attach or launch arguments",
+                    )
+                })?;
+                Need::Debugger.check(&who).map_err(DapError::new)?;
+                *self.inner.who.lock().unwrap_or_else(|p| p.into_inner()) = Some(who);
+                return Ok(());
+            }
+            if BEFORE_SIGN_IN.contains(&request.command.as_str()) {
+                return Ok(());
+            }
+            return Err(DapError::new(
+                "this server has users: attach (or launch) with your token as \"token\" in the arguments first",
+            ));
+        }
+        Ok(())
+    }
+
+    fn audit(&self, request: &Request, result: &Result<Value, DapError>) {
+        let command = request.command.as_str();
+        let refused = result.as_ref().err().is_some_and(|e| e.0.contains("this server has users"))
+            || result.as_ref().err().is_some_and(|e| e.0.contains(" role; "));
+        if !(refused || AUDITED.contains(&command) || Control::parse(command).is_some()) {
+            return;
+        }
+        let who = self.who();
+        let mut detail = request.arguments.clone();
+        if let Some(fields) = detail.as_object_mut() {
+            fields.remove("token");
+        }
+        self.debugger().audit().record(AuditRecord {
+            id: 0,
+            time: breakroom_debugger::ids::now(),
+            actor: who.as_ref().map_or("anonymous".into(), |w| w.name.clone()),
+            role: who.as_ref().map_or("none", |w| w.holder.label()).into(),
+            door: Door::Dap,
+            remote: self.inner.remote.clone(),
+            action: format!("dap {command}"),
+            target: Default::default(),
+            detail,
+            outcome: match result {
+                Ok(_) => Outcome::Done,
+                Err(_) if refused => Outcome::Refused,
+                Err(_) => Outcome::Failed,
+            },
+            status: 0,
+        });
     }
 
     async fn dispatch(&self, request: &Request) -> Result<Value, DapError> {

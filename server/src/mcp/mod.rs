@@ -81,9 +81,16 @@ impl ServerHandler for BreakroomMcp {
     async fn call_tool(
         &self,
         request: CallToolRequestParams,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, McpError> {
-        Ok(CallToolResponse::Complete(tools::call(&self.debugger, &request.name, request.arguments).await))
+        // The HTTP request's parts, where the door left who is calling.
+        let caller = context
+            .extensions
+            .get::<axum::http::request::Parts>()
+            .and_then(|parts| parts.extensions.get::<crate::access::Caller>())
+            .cloned();
+        let result = tools::call(&self.debugger, caller.as_ref(), &request.name, request.arguments).await;
+        Ok(CallToolResponse::Complete(result))
     }
 
     async fn list_resources(

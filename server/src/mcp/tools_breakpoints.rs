@@ -5,6 +5,7 @@
 
 use breakroom_debugger::breakpoints::by_name::{AfterBehavior, Behavior, GlobalBehavior};
 use breakroom_debugger::pauses::{ResumeKind, ResumeRequest};
+use breakroom_debugger::users::Need;
 use breakroom_debugger::{Continued, Debugger};
 use serde_json::{json, Value};
 
@@ -23,6 +24,7 @@ pub fn tools() -> Vec<ToolSpec> {
     vec![
         ToolSpec::new(
             "breakpoint_list_breakpoints",
+            Need::Viewer,
             "Function breakpoints with their behaviours and replacements, the default behaviour, and `items`: every breakpoint of every kind by id.",
             no_arguments(),
             |d, _| {
@@ -36,6 +38,7 @@ pub fn tools() -> Vec<ToolSpec> {
         ),
         ToolSpec::new(
             "breakpoint_add",
+            Need::Debugger,
             "Adds a breakpoint on a function (by its name as the debug client registers it); `behavior`: stop, go or yield.",
             object(json!({"function_name": {"type": "string"}, "behavior": {"type": "string", "enum": ["stop", "go", "yield"]}}), &["function_name"]),
             |d, a| {
@@ -50,6 +53,7 @@ pub fn tools() -> Vec<ToolSpec> {
         ),
         ToolSpec::new(
             "breakpoint_remove",
+            Need::Debugger,
             "Removes the breakpoint on a function.",
             object(json!({"function_name": {"type": "string"}}), &["function_name"]),
             |d, a| {
@@ -62,6 +66,7 @@ pub fn tools() -> Vec<ToolSpec> {
         ),
         ToolSpec::new(
             "breakpoint_set_behavior",
+            Need::Debugger,
             "Sets what a breakpoint does before its function runs.",
             object(json!({"function_name": {"type": "string"}, "behavior": {"type": "string", "description": BEHAVIORS}}), &["function_name", "behavior"]),
             |d, a| {
@@ -75,6 +80,7 @@ pub fn tools() -> Vec<ToolSpec> {
         ),
         ToolSpec::new(
             "breakpoint_set_after_behavior",
+            Need::Debugger,
             "Sets what a breakpoint does after its function returned or raised.",
             object(json!({"function_name": {"type": "string"}, "behavior": {"type": "string", "description": AFTER_BEHAVIORS}}), &["function_name", "behavior"]),
             |d, a| {
@@ -88,6 +94,7 @@ pub fn tools() -> Vec<ToolSpec> {
         ),
         ToolSpec::new(
             "breakpoint_set_replacement",
+            Need::Debugger,
             "Runs a registered function with the same signature instead of the breakpoint's function; an empty `replacement_function` clears it.",
             object(json!({"function_name": {"type": "string"}, "replacement_function": {"type": "string", "minLength": 0}}), &["function_name", "replacement_function"]),
             |d, a| {
@@ -104,6 +111,7 @@ pub fn tools() -> Vec<ToolSpec> {
         ),
         ToolSpec::new(
             "breakpoint_get_default_behavior",
+            Need::Viewer,
             "The behaviour of calls to functions without a breakpoint of their own.",
             no_arguments(),
             |d, _| {
@@ -115,6 +123,7 @@ pub fn tools() -> Vec<ToolSpec> {
         ),
         ToolSpec::new(
             "breakpoint_set_default_behavior",
+            Need::Debugger,
             "Sets the behaviour of calls without a breakpoint: `stop`, `go` (or `continue`), `exception`, `breakpoints_and_exceptions`.",
             object(json!({"behavior": {"type": "string"}}), &["behavior"]),
             |d, a| {
@@ -127,6 +136,7 @@ pub fn tools() -> Vec<ToolSpec> {
         ),
         ToolSpec::new(
             "breakpoint_list_paused",
+            Need::Viewer,
             "Calls paused now, oldest first: `id` (the pause id other tools take), `call_data` (function, arguments, process), `repl_sessions`.",
             no_arguments(),
             |d, _| {
@@ -139,6 +149,7 @@ pub fn tools() -> Vec<ToolSpec> {
         ),
         ToolSpec::new(
             "breakpoint_continue",
+            Need::Debugger,
             "Resumes a paused call. `action`: continue (default), skip (with `fake_result`), raise (`exception_type`, `exception_message`), modify (`modified_args`/`modified_kwargs` change what the call runs with), replace (with `replacement_function`, which replaces the call whatever `action` says).",
             object(
                 json!({
@@ -172,6 +183,7 @@ pub fn tools() -> Vec<ToolSpec> {
         ),
         ToolSpec::new(
             "breakpoint_list_functions",
+            Need::Viewer,
             "Functions the debug clients registered, with their signatures and metadata.",
             no_arguments(),
             |d, _| {
@@ -188,6 +200,7 @@ pub fn tools() -> Vec<ToolSpec> {
         ),
         ToolSpec::new(
             "breakpoint_get_call_records",
+            Need::Viewer,
             "Recorded calls, newest first: of one function (`function_name`, completed calls) or of every process; at most `limit` (default 100).",
             object(json!({"function_name": {"type": "string"}, "limit": {"type": "integer", "minimum": 1}}), &[]),
             |d, a| {
@@ -207,6 +220,7 @@ pub fn tools() -> Vec<ToolSpec> {
         ),
         ToolSpec::new(
             "breakpoint_inspect_object",
+            Need::Viewer,
             "A stored value (an argument, a result) by its CID: its format, size and readable display.",
             object(json!({"cid": {"type": "string"}}), &["cid"]),
             |d, a| {

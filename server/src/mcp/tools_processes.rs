@@ -2,6 +2,7 @@
 //! how processes are doing, read a launched one's output, pause a running one, stop one.
 
 use breakroom_debugger::processes::{LaunchRequest, OutputStream};
+use breakroom_debugger::users::Need;
 use serde_json::json;
 
 use super::args::{Done, ToolError};
@@ -18,6 +19,7 @@ pub fn tools() -> Vec<ToolSpec> {
     vec![
         ToolSpec::new(
             "process_run",
+            Need::Admin,
             "Launches a program with Breakroom's client active (a Python program's breakpoints pause here); answers at once with its record (`id`). `command`: the program and its arguments.",
             object(
                 json!({"command": {"type": "array", "items": {"type": "string"}, "minItems": 1},
@@ -36,6 +38,7 @@ pub fn tools() -> Vec<ToolSpec> {
         ),
         ToolSpec::new(
             "process_status",
+            Need::Viewer,
             "One process with its pauses and REPL sessions (`process_id`), or the list of processes (active ones; `all` for finished ones too).",
             object(json!({"process_id": {"type": "string"}, "all": {"type": "boolean"}}), &[]),
             |d, a| {
@@ -57,6 +60,7 @@ pub fn tools() -> Vec<ToolSpec> {
         ),
         ToolSpec::new(
             "process_output",
+            Need::Viewer,
             "A launched process's output lines from line `from` (default 0), at most `limit` (default 1000); `stream`: stdout or stderr (default both). `next` is where to read on.",
             object(
                 json!({"process_id": {"type": "string"}, "stream": {"type": "string", "enum": ["stdout", "stderr"]},
@@ -85,6 +89,7 @@ pub fn tools() -> Vec<ToolSpec> {
         ),
         ToolSpec::new(
             "process_pause",
+            Need::Debugger,
             "Pauses a running program (one running Breakroom's Python client) at the next line its thread reaches: `thread` (an ident, as a pause's `thread.id` says; default the main thread). The pause then shows in breakpoint_list_paused with stop kind `interrupt`.",
             object(json!({"process_id": {"type": "string"}, "thread": {"type": "integer"}}), &["process_id"]),
             |d, a| {
@@ -99,6 +104,7 @@ pub fn tools() -> Vec<ToolSpec> {
         ),
         ToolSpec::new(
             "process_attach",
+            Need::Admin,
             "Attaches to a running Python 3.11+ process of the server's machine by pid (no restart): Breakroom's client is put into it and calls in; it is then a process like any other (line breakpoints, pauses, REPL), and the Python processes it starts follow unless `follow_children` is false. Answers the process record and how the client got in.",
             object(
                 json!({"pid": {"type": "integer"}, "follow_children": {"type": "boolean"}, "timeout_s": {"type": "number"}}),
@@ -118,7 +124,7 @@ pub fn tools() -> Vec<ToolSpec> {
                 })
             },
         ),
-        ToolSpec::new("process_stop", "Stops a process (SIGTERM, then SIGKILL).", id_schema(), |d, a| {
+        ToolSpec::new("process_stop", Need::Admin, "Stops a process (SIGTERM, then SIGKILL).", id_schema(), |d, a| {
             Box::pin(async move {
                 let id = a.req("process_id");
                 let process = d.processes().stop_process(id).map_err(|e| ToolError::from(e).with("process_id", id))?;

@@ -2,6 +2,7 @@
 //! log messages) and error breakpoints; add, list, change, enable, disable, remove, clear.
 
 use breakroom_debugger::breakpoints::record::{BreakpointPatch, BreakpointSpec};
+use breakroom_debugger::users::Need;
 use serde_json::{json, Value};
 
 use super::args::{Done, ToolError};
@@ -32,6 +33,7 @@ pub fn tools() -> Vec<ToolSpec> {
     vec![
         ToolSpec::new(
             "breakpoint_record_add",
+            Need::Debugger,
             "Adds a breakpoint of any kind: `function` (function_name or pattern), `line` (file, line), `error` (exception_types); with a condition, hit condition or log message.",
             object(add_props, &["kind"]),
             |d, a| {
@@ -45,6 +47,7 @@ pub fn tools() -> Vec<ToolSpec> {
         ),
         ToolSpec::new(
             "breakpoint_record_list",
+            Need::Viewer,
             "Every breakpoint of every kind by id, oldest first, with its options and hit count.",
             no_arguments(),
             |d, _| {
@@ -57,6 +60,7 @@ pub fn tools() -> Vec<ToolSpec> {
         ),
         ToolSpec::new(
             "breakpoint_record_update",
+            Need::Debugger,
             "Changes a breakpoint's options (`changes`: condition, hit_condition, pattern, log_message, enabled; null clears one).",
             object(json!({"id": {"type": "string"}, "changes": {"type": "object", "properties": options()}}), &["id", "changes"]),
             |d, a| {
@@ -67,16 +71,16 @@ pub fn tools() -> Vec<ToolSpec> {
                 })
             },
         ),
-        ToolSpec::new("breakpoint_record_enable", "Enables a breakpoint.", id_schema(), |d, a| {
+        ToolSpec::new("breakpoint_record_enable", Need::Debugger, "Enables a breakpoint.", id_schema(), |d, a| {
             Box::pin(async move { saved(d.breakpoints().update_breakpoint_record(a.req("id"), &BreakpointPatch::enabled(true)), a.req("id"), "enabled") })
         }),
-        ToolSpec::new("breakpoint_record_disable", "Disables a breakpoint (it stays, with its options).", id_schema(), |d, a| {
+        ToolSpec::new("breakpoint_record_disable", Need::Debugger, "Disables a breakpoint (it stays, with its options).", id_schema(), |d, a| {
             Box::pin(async move { saved(d.breakpoints().update_breakpoint_record(a.req("id"), &BreakpointPatch::enabled(false)), a.req("id"), "disabled") })
         }),
-        ToolSpec::new("breakpoint_record_remove", "Removes a breakpoint by id.", id_schema(), |d, a| {
+        ToolSpec::new("breakpoint_record_remove", Need::Debugger, "Removes a breakpoint by id.", id_schema(), |d, a| {
             Box::pin(async move { saved(d.breakpoints().remove_breakpoint_record(a.req("id")), a.req("id"), "removed") })
         }),
-        ToolSpec::new("breakpoint_record_clear", "Removes every breakpoint of every kind.", no_arguments(), |d, _| {
+        ToolSpec::new("breakpoint_record_clear", Need::Debugger, "Removes every breakpoint of every kind.", no_arguments(), |d, _| {
             Box::pin(async move {
                 let removed = d.breakpoints().clear_breakpoints()?;
                 Done::new(json!({"status": "ok", "removed": removed}), format!("{} removed", count(removed, "breakpoint")))

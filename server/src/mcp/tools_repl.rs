@@ -4,6 +4,7 @@
 use std::time::Duration;
 
 use breakroom_debugger::model::{SessionQuery, SessionStatus};
+use breakroom_debugger::users::Need;
 use breakroom_debugger::Debugger;
 use serde_json::json;
 
@@ -14,6 +15,7 @@ pub fn tools() -> Vec<ToolSpec> {
     vec![
         ToolSpec::new(
             "breakpoint_repl_eval",
+            Need::Debugger,
             "Evaluates Python (an expression, statements or a block) inside a paused call, with its live arguments and locals. Without `session_id` it uses the pause's open session, starting one if there is none; names assigned stay for the session.",
             object(
                 json!({"pause_id": {"type": "string"}, "expression": {"type": "string"}, "session_id": {"type": "string"},
@@ -53,6 +55,7 @@ pub fn tools() -> Vec<ToolSpec> {
         ),
         ToolSpec::new(
             "repl_session_start",
+            Need::Debugger,
             "Opens a new REPL session on a paused call (its own namespace over the call's locals); `breakpoint_repl_eval` takes its `session_id`.",
             object(json!({"pause_id": {"type": "string"}}), &["pause_id"]),
             |d, a| {
@@ -65,6 +68,7 @@ pub fn tools() -> Vec<ToolSpec> {
         ),
         ToolSpec::new(
             "repl_session_close",
+            Need::Debugger,
             "Closes a REPL session (the call stays paused); its transcript stays readable.",
             object(json!({"session_id": {"type": "string"}}), &["session_id"]),
             |d, a| {
@@ -77,6 +81,7 @@ pub fn tools() -> Vec<ToolSpec> {
         ),
         ToolSpec::new(
             "repl_session_search",
+            Need::Viewer,
             "Recorded REPL sessions, newest first: `search` (text in the function name or transcript), `status` (active, closed, all), `from`/`to` (epoch seconds), `page`, `per_page`.",
             object(
                 json!({"search": {"type": "string"}, "status": {"type": "string", "enum": ["active", "closed", "all"]},
@@ -108,6 +113,7 @@ pub fn tools() -> Vec<ToolSpec> {
         ),
         ToolSpec::new(
             "repl_session_get",
+            Need::Viewer,
             "One REPL session, open or closed: its call, arguments and transcript.",
             object(json!({"session_id": {"type": "string"}}), &["session_id"]),
             |d, a| {

@@ -2,6 +2,7 @@
 //! in one, read the workspace's state, reset it, read its command history.
 
 use breakroom_debugger::runtimes::ExecRequest;
+use breakroom_debugger::users::Need;
 use serde_json::json;
 
 use super::args::{Done, ToolError};
@@ -18,6 +19,7 @@ pub fn tools() -> Vec<ToolSpec> {
     vec![
         ToolSpec::new(
             "runtime_exec",
+            Need::Admin,
             "Runs a command in a workspace's bash (default) or Python runtime; variables, the directory and imports stay for the next command. Answers stdout, stderr, success, exit code.",
             object(
                 json!({"workspace": workspace(), "command": {"type": "string"},
@@ -41,6 +43,7 @@ pub fn tools() -> Vec<ToolSpec> {
         ),
         ToolSpec::new(
             "runtime_state",
+            Need::Admin,
             "A workspace's state: bash's directory and variables, Python's names and their types.",
             object(json!({"workspace": workspace()}), &["workspace"]),
             |d, a| {
@@ -53,6 +56,7 @@ pub fn tools() -> Vec<ToolSpec> {
         ),
         ToolSpec::new(
             "runtime_reset",
+            Need::Admin,
             "Restarts a workspace's runtimes with nothing defined (its history stays).",
             object(json!({"workspace": workspace()}), &["workspace"]),
             |d, a| {
@@ -65,6 +69,7 @@ pub fn tools() -> Vec<ToolSpec> {
         ),
         ToolSpec::new(
             "runtime_history",
+            Need::Admin,
             "A workspace's commands and their results, newest first, at most `limit` (default 20).",
             object(json!({"workspace": workspace(), "limit": {"type": "integer", "minimum": 1}}), &["workspace"]),
             |d, a| {

@@ -4,6 +4,7 @@
 use breakroom_debugger::breakpoints::policy::BreakpointAction;
 use breakroom_debugger::breakpoints::record::{BreakpointOptions, BreakpointSpec};
 use breakroom_debugger::snapshots::SnapshotFilter;
+use breakroom_debugger::users::Need;
 use serde_json::{json, Value};
 
 use super::args::Done;
@@ -13,6 +14,7 @@ pub fn tools() -> Vec<ToolSpec> {
     vec![
         ToolSpec::new(
             "snapshot_add",
+            Need::Debugger,
             "Adds a snapshot breakpoint: at `file`:`line` (or on a decorated `function_name`) the program captures its stack, the top frames' locals and the `expressions` (read-only Python) and goes on; it never pauses. `where` aims it at processes with these labels; `max_hits` (default 1) snapshots are kept, then it completes; `expires_in` (seconds or 30m, 1h; default 24h); `max_per_second` per process; `condition` (read-only).",
             object(
                 json!({
@@ -49,6 +51,7 @@ pub fn tools() -> Vec<ToolSpec> {
         ),
         ToolSpec::new(
             "snapshot_list",
+            Need::Viewer,
             "Snapshots taken, newest first: each with its breakpoint, process, place and the expressions' values at a glance. `breakpoint_id` narrows it; `limit` (default 20).",
             object(json!({"breakpoint_id": {"type": "string"}, "limit": {"type": "integer", "minimum": 1, "maximum": 500}}), &[]),
             |d, a| {
@@ -66,6 +69,7 @@ pub fn tools() -> Vec<ToolSpec> {
         ),
         ToolSpec::new(
             "snapshot_get",
+            Need::Viewer,
             "One snapshot: every frame (file, line, function), the captured frames' locals as a value tree (type, repr, children), and each watch expression's value or error.",
             object(json!({"snapshot_id": {"type": "string"}}), &["snapshot_id"]),
             |d, a| {

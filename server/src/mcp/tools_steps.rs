@@ -2,6 +2,7 @@
 //! the same manager call as its REST route.
 
 use breakroom_debugger::steps::{StepKind, StepReply, StepRequest};
+use breakroom_debugger::users::Need;
 use breakroom_debugger::Debugger;
 use serde_json::{json, Value};
 
@@ -39,24 +40,28 @@ pub fn tools() -> Vec<ToolSpec> {
     vec![
         ToolSpec::new(
             "step_over",
+            Need::Debugger,
             "Steps a paused Python program (Breakroom's client) to the next line of the paused frame, or of its caller when the frame returns (with `__return__`). Answers with the new pause (its REPL session follows), or `running`.",
             pause_only(),
             |d, a| Box::pin(step(d, a, StepKind::Over)),
         ),
         ToolSpec::new(
             "step_into",
+            Need::Debugger,
             "Steps into the next Python function called on the paused line (its first line), else as step_over.",
             pause_only(),
             |d, a| Box::pin(step(d, a, StepKind::Into)),
         ),
         ToolSpec::new(
             "step_out",
+            Need::Debugger,
             "Runs until the paused frame returns: stops in the caller just after the call, with `__return__`.",
             pause_only(),
             |d, a| Box::pin(step(d, a, StepKind::Out)),
         ),
         ToolSpec::new(
             "step_to_line",
+            Need::Debugger,
             "Runs the paused thread until `file`:`line` is reached (a one-shot breakpoint).",
             object(
                 json!({"pause_id": {"type": "string"}, "file": {"type": "string"}, "line": {"type": "integer", "minimum": 1}}),
@@ -66,6 +71,7 @@ pub fn tools() -> Vec<ToolSpec> {
         ),
         ToolSpec::new(
             "list_frames",
+            Need::Viewer,
             "The paused call's stack, innermost first: file, line, function, source around the line, local names. `index` is the `frame` evals take.",
             pause_only(),
             |d, a| {

@@ -3,6 +3,7 @@
 //! same manager call as its REST route.
 
 use breakroom_debugger::checkpoints::model::{StepBackRequest, Travel};
+use breakroom_debugger::users::Need;
 use serde_json::json;
 
 use super::args::{Done, ToolError, ToolResult};
@@ -17,6 +18,7 @@ pub fn tools() -> Vec<ToolSpec> {
     vec![
         ToolSpec::new(
             "checkpoint_step_back",
+            Need::Debugger,
             "Steps back from a pause to the newest checkpoint before it on its line (taken when Continue was pressed on an earlier pause): the program is paused there again with its memory as it was. The line left behind is killed, or kept paused on a new branch with `keep` (named `name`). Needs checkpoints on in the program.",
             object(json!({"pause_id": {"type": "string"}, "keep": {"type": "boolean"}, "name": {"type": "string"}}), &["pause_id"]),
             |d, a| {
@@ -30,6 +32,7 @@ pub fn tools() -> Vec<ToolSpec> {
         ),
         ToolSpec::new(
             "checkpoint_create",
+            Need::Debugger,
             "Takes a named checkpoint of a process at its current pause (`label`); named ones are never dropped by the cap.",
             object(json!({"process_id": {"type": "string"}, "label": {"type": "string"}}), &["process_id"]),
             |d, a| {
@@ -44,6 +47,7 @@ pub fn tools() -> Vec<ToolSpec> {
         ),
         ToolSpec::new(
             "checkpoint_rewind",
+            Need::Debugger,
             "Rewinds a process to a checkpoint (`checkpoint_id`): it pauses there again; the live line is killed.",
             object(json!({"checkpoint_id": {"type": "string"}}), &["checkpoint_id"]),
             |d, a| {
@@ -55,6 +59,7 @@ pub fn tools() -> Vec<ToolSpec> {
         ),
         ToolSpec::new(
             "checkpoint_branch",
+            Need::Debugger,
             "Starts a branch at a checkpoint (`checkpoint_id`, branch `name`): it pauses there again; the line that was live stays paused on its branch.",
             object(json!({"checkpoint_id": {"type": "string"}, "name": {"type": "string"}}), &["checkpoint_id"]),
             |d, a| {
@@ -66,6 +71,7 @@ pub fn tools() -> Vec<ToolSpec> {
         ),
         ToolSpec::new(
             "checkpoint_switch",
+            Need::Debugger,
             "Moves a process's live line to another branch's newest pause (`branch`).",
             object(json!({"process_id": {"type": "string"}, "branch": {"type": "string"}}), &["process_id", "branch"]),
             |d, a| {
@@ -77,6 +83,7 @@ pub fn tools() -> Vec<ToolSpec> {
         ),
         ToolSpec::new(
             "checkpoint_timeline",
+            Need::Viewer,
             "A process's checkpoints (the pause each was taken at, branch, memory pinned), branches and live position.",
             object(json!({"process_id": {"type": "string"}}), &["process_id"]),
             |d, a| {
@@ -91,6 +98,7 @@ pub fn tools() -> Vec<ToolSpec> {
         ),
         ToolSpec::new(
             "checkpoint_diff",
+            Need::Viewer,
             "Where two branches of a process (`a`, `b`) diverge: the calls recorded after the fork point in each, and their REPL transcripts.",
             object(
                 json!({"process_id": {"type": "string"}, "a": {"type": "string"}, "b": {"type": "string"}}),
