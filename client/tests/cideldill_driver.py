@@ -16,6 +16,7 @@ script it pauses one call and serves evals until resumed:
     python3 client/tests/cideldill_driver.py URL FUNCTION_NAME
 """
 
+import base64
 import contextlib
 import http.client
 import io
@@ -45,6 +46,11 @@ class ProtocolDriver:
     def __init__(self, url, function_name, honour_interval=True, after_post=None):
         parsed = urllib.parse.urlsplit(url)
         self.host, self.port = parsed.hostname, parsed.port
+        # `http://user:token@host` sends Basic credentials, as `requests` does for such a URL.
+        self.authorization = None
+        if parsed.password is not None:
+            pair = f"{urllib.parse.unquote(parsed.username or '')}:{urllib.parse.unquote(parsed.password)}"
+            self.authorization = "Basic " + base64.b64encode(pair.encode()).decode()
         self.function_name = function_name
         self.honour_interval = honour_interval
         self.after_post = after_post
@@ -64,6 +70,8 @@ class ProtocolDriver:
         try:
             payload = None if body is None else json.dumps(body)
             headers = {"Content-Type": "application/json"} if payload is not None else {}
+            if self.authorization:
+                headers["Authorization"] = self.authorization
             conn.request(method, path, payload, headers)
             response = conn.getresponse()
             return response.status, json.loads(response.read() or b"{}")

@@ -107,6 +107,20 @@ impl Access {
     }
 }
 
+/// A program credential may only drive the pauses of processes it reported for (issue 48): the
+/// first credential to report for a process owns it. People and the owner are not limited here.
+pub fn check_pause_owner(debugger: &Debugger, caller: Option<&Caller>, pause_id: &str) -> Result<(), ApiError> {
+    let Some(caller) = caller.filter(|c| c.identity.holder == Holder::Program) else { return Ok(()) };
+    let Some(process) = debugger.pauses().live_pause_process(pause_id) else { return Ok(()) };
+    debugger.users().claim_process(&process, &caller.identity).map_err(|owner| {
+        ApiError::NotAllowed(format!(
+            "pause {pause_id} belongs to a process of the program credential {owner:?}; {} may only poll, \
+             answer and resume its own processes' pauses",
+            caller.identity.name
+        ))
+    })
+}
+
 /// A REST operation of the OpenAPI document, with its declared need.
 struct Operation {
     method: Method,

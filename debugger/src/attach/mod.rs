@@ -180,7 +180,8 @@ impl AttachService<'_> {
 
     /// The wrapper run in the target (one line of Python per statement, no NUL).
     fn bootstrap(&self, pid: i32, follow_children: bool) -> Result<String> {
-        let env = self.debugger.processes().registry().launch_env();
+        // Attached programs get a program credential of their own once users exist (issue 48).
+        let env = self.debugger.processes().launch_env_for(&format!("attached-{pid}"));
         let url = env.server_url.ok_or_else(|| Error::conflict("not_serving", "the server has no address yet"))?;
         let dir = client_dir_for(pid, env.client_dir.as_deref())?;
         Ok(bootstrap_code(&dir, &url, env.token.as_deref(), follow_children))

@@ -46,6 +46,12 @@ impl super::methods::PauseService<'_> {
         Ok(st.pause_record(pause_id)?.map(|record| (record.call, paused)))
     }
 
+    /// The process of a pause live on this server (memory only: the door's ownership check runs
+    /// on every poll of a program credential).
+    pub fn live_pause_process(&self, pause_id: &str) -> Option<String> {
+        self.debugger.state().pauses.get(pause_id).map(|p| p.record.call.process_key.clone())
+    }
+
     /// `/api/paused` in the protocol's shape.
     pub fn paused_protocol_view(&self) -> Result<Vec<Value>> {
         let elsewhere = self.pauses_elsewhere();

@@ -64,7 +64,7 @@ impl<'a> ProcessService<'a> {
         let record = TrackedProcess { name, command: req.command.clone(), cwd, ..blank(now) };
         let process = self.registry().create(record)?;
         let id = process.id.clone();
-        let mut child = match launch::command(&req, &id, &self.registry().launch_env()).spawn() {
+        let mut child = match launch::command(&req, &id, &self.launch_env_for(&launched_credential(&id))).spawn() {
             Ok(child) => child,
             Err(e) => {
                 let (code, message) = launch::spawn_error(&req.command[0], &e);
@@ -136,7 +136,26 @@ impl<'a> ProcessService<'a> {
         move || debugger.processes().registry().output_backlogged()
     }
 
+    /// What a launched or attached program is given (`BREAKROOM_URL`, `BREAKROOM_TOKEN`...). Once
+    /// users exist, and without an owner's `--token`, it is a program credential minted for it
+    /// alone (issue 48), named `credential`, so that it can drive only its own pauses.
+    pub fn launch_env_for(&self, credential: &str) -> launch::LaunchEnv {
+        let mut env = self.registry().launch_env();
+        if env.token.is_none() && self.debugger.users().configured() {
+            let users = self.debugger.users();
+            // A name used before (an id or a pid seen again) gets a fresh token.
+            let token = users.rotate(credential).or_else(|_| users.add(credential, crate::users::Holder::Program));
+            match token {
+                Ok(token) => env.token = Some(token),
+                Err(e) => eprintln!("breakroom: no program credential for {credential}: {e}"),
+            }
+        }
+        env
+    }
+
     fn process_finished(&self, id: &str, ending: Ending) {
+        // Its credential ends with it (a checkpoint's line taking over keeps it).
+        let _ = self.debugger.users().remove(&launched_credential(id));
         let Ok(process) = self.registry().finished(id, ending, ids::now()) else { return };
         self.debugger.checkpoints().checkpoint_line_ended(id, process.pid);
         let reason = match ending {
@@ -148,6 +167,7 @@ impl<'a> ProcessService<'a> {
     }
 
     fn process_lost(&self, id: &str, reason: &str) {
+        let _ = self.debugger.users().remove(&launched_credential(id));
         if let Some(process) = self.registry().lost(id, reason, ids::now()) {
             self.debugger.checkpoints().checkpoint_line_ended(id, process.pid);
             self.debugger.publish(LiveEvent::ProcessExited { process: self.shown(process) });
@@ -398,4 +418,9 @@ async fn futures_join_all(tasks: Vec<tokio::task::JoinHandle<()>>) {
     for task in tasks {
         let _ = task.await;
     }
+}
+
+/// The program credential minted for a launched process.
+pub fn launched_credential(process_id: &str) -> String {
+    format!("launched-{process_id}")
 }

@@ -204,6 +204,9 @@ pub fn check_name(name: &str) -> Result<()> {
 /// The users and program credentials of one store, with the cache of verified tokens.
 pub struct Users {
     store: Mutex<Store>,
+    /// Which program credential each process reported with (process key → credential name):
+    /// the first claims it, and another credential may not drive its pauses.
+    claims: Mutex<HashMap<String, String>>,
     cache: Mutex<HashMap<TokenHash, (Option<Identity>, Instant)>>,
     /// Whether any credential exists; re-read every [`CACHE_FOR`].
     any: AtomicBool,
@@ -220,6 +223,7 @@ impl Users {
         let any = store::count(&store)? > 0;
         Ok(Users {
             store: Mutex::new(store),
+            claims: Mutex::new(HashMap::new()),
             cache: Mutex::new(HashMap::new()),
             any: AtomicBool::new(any),
             any_checked: Mutex::new(Instant::now()),
@@ -335,6 +339,27 @@ impl Users {
         store::set_hash(&self.store(), name, &hash_token(&token))?;
         self.forget(name);
         Ok(token)
+    }
+
+    /// `who` reports for `process_key`: the first program credential to do so owns it. `Err`
+    /// names the owner when it is another credential. Only program credentials claim.
+    pub fn claim_process(&self, process_key: &str, who: &Identity) -> std::result::Result<(), String> {
+        if who.holder != Holder::Program {
+            return Ok(());
+        }
+        let mut claims = self.claims.lock().unwrap_or_else(|p| p.into_inner());
+        if claims.len() >= 100_000 && !claims.contains_key(process_key) {
+            // Bounded: an old process's claim is the one forgotten (it polls no more).
+            if let Some(oldest) = claims.keys().next().cloned() {
+                claims.remove(&oldest);
+            }
+        }
+        let owner = claims.entry(process_key.to_string()).or_insert_with(|| who.name.clone());
+        if *owner == who.name {
+            Ok(())
+        } else {
+            Err(owner.clone())
+        }
     }
 
     /// Drops `name`'s cached tokens, so a change on this server takes effect at once.

@@ -14,6 +14,7 @@ use serde::Deserialize;
 use utoipa::IntoParams;
 
 use super::wire::{CallCompleted, ComErrors, ErrorBody, OkStatus, PausedList, Resumed, StatusOk};
+use crate::access::Caller;
 use crate::error::{ApiResult, JsonBody};
 
 #[utoipa::path(operation_id = "call_start", extensions(("x-breakroom-needs" = json!(Need::Program))), post, path = "/api/call/start", tag = "client", request_body = CallStart,
@@ -22,10 +23,18 @@ use crate::error::{ApiResult, JsonBody};
 pub async fn start(
     State(debugger): State<Debugger>,
     peer: Option<Extension<ConnectInfo<SocketAddr>>>,
+    caller: Option<Extension<Caller>>,
     JsonBody(mut req): JsonBody<CallStart>,
 ) -> ApiResult<CallStartReply> {
     req.from_loopback = peer.is_some_and(|Extension(ConnectInfo(addr))| addr.ip().is_loopback());
-    Ok(Json(debugger.calls().start_call(req)?))
+    let reply = debugger.calls().start_call(req)?;
+    // The pause it made belongs to this credential's process from now on.
+    if let (Some(Extension(caller)), breakroom_debugger::calls::Action::Poll { poll_url, .. }) = (&caller, &reply.action) {
+        if let Some(pause_id) = poll_url.rsplit('/').next() {
+            crate::access::check_pause_owner(&debugger, Some(caller), pause_id)?;
+        }
+    }
+    Ok(Json(reply))
 }
 
 #[derive(Deserialize, IntoParams)]
@@ -48,10 +57,12 @@ impl PollQuery {
         description = "held until a resume action, a queued eval or ~25 s; unknown ids answer `waiting`")))]
 pub async fn poll(
     State(debugger): State<Debugger>,
+    caller: Option<Extension<Caller>>,
     Path(pause_id): Path<String>,
     Query(q): Query<PollQuery>,
-) -> Json<PollReply> {
-    Json(debugger.pauses().poll(&pause_id, q.take_eval()).await)
+) -> ApiResult<PollReply> {
+    crate::access::check_pause_owner(&debugger, caller.as_ref().map(|c| &c.0), &pause_id)?;
+    Ok(Json(debugger.pauses().poll(&pause_id, q.take_eval()).await))
 }
 
 #[utoipa::path(operation_id = "answer_and_poll", extensions(("x-breakroom-needs" = json!(Need::Program))), post, path = "/api/poll/{pause_id}", tag = "client", request_body = EvalResult,
@@ -63,10 +74,12 @@ pub async fn poll(
         (status = 409, body = ErrorBody, description = "the session closed while the eval ran: the answer is dropped")))]
 pub async fn answer_and_poll(
     State(debugger): State<Debugger>,
+    caller: Option<Extension<Caller>>,
     Path(pause_id): Path<String>,
     Query(q): Query<PollQuery>,
     JsonBody(result): JsonBody<EvalResult>,
 ) -> ApiResult<PollReply> {
+    crate::access::check_pause_owner(&debugger, caller.as_ref().map(|c| &c.0), &pause_id)?;
     Ok(Json(debugger.pauses().answer_and_poll(&pause_id, result, q.take_eval()).await?))
 }
 

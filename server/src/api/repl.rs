@@ -123,8 +123,13 @@ pub async fn list(State(debugger): State<Debugger>, Query(q): Query<ListQuery>) 
 
 #[utoipa::path(operation_id = "next_eval", extensions(("x-breakroom-needs" = json!(Need::Program))), get, path = "/api/poll-repl/{pause_id}", tag = "client", params(("pause_id" = String, Path)),
     responses((status = 200, body = NextEval, description = "the next queued eval, or `{\"eval_id\": null}`")))]
-pub async fn next_eval(State(debugger): State<Debugger>, Path(pause_id): Path<String>) -> Json<NextEval> {
-    Json(debugger.sessions().next_eval(&pause_id).into())
+pub async fn next_eval(
+    State(debugger): State<Debugger>,
+    caller: Option<axum::Extension<crate::access::Caller>>,
+    Path(pause_id): Path<String>,
+) -> ApiResult<NextEval> {
+    crate::access::check_pause_owner(&debugger, caller.as_ref().map(|c| &c.0), &pause_id)?;
+    Ok(Json(debugger.sessions().next_eval(&pause_id).into()))
 }
 
 #[utoipa::path(operation_id = "submit_eval_result", extensions(("x-breakroom-needs" = json!(Need::Program))), post, path = "/api/call/repl-result", tag = "client", request_body = EvalResult,
@@ -132,8 +137,12 @@ pub async fn next_eval(State(debugger): State<Debugger>, Path(pause_id): Path<St
         (status = 409, body = ErrorBody, description = "the session closed while the eval ran: the result is dropped")))]
 pub async fn submit_result(
     State(debugger): State<Debugger>,
+    caller: Option<axum::Extension<crate::access::Caller>>,
     JsonBody(result): JsonBody<EvalResult>,
 ) -> ApiResult<StatusOk> {
+    if let Some(pause_id) = &result.pause_id {
+        crate::access::check_pause_owner(&debugger, caller.as_ref().map(|c| &c.0), pause_id)?;
+    }
     debugger.sessions().submit_eval_result(result)?;
     Ok(Json(StatusOk::new()))
 }

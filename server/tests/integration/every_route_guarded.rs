@@ -14,10 +14,10 @@ use serde_json::Value;
 
 /// One method on one path, with the body types it documents (empty: it reads no body).
 #[derive(Debug)]
-struct Door {
-    method: Method,
-    path: String,
-    body_types: Vec<String>,
+pub(crate) struct Door {
+    pub(crate) method: Method,
+    pub(crate) path: String,
+    pub(crate) body_types: Vec<String>,
 }
 
 const METHODS: &[&str] = &["get", "put", "post", "delete", "options", "head", "patch", "trace"];
@@ -28,7 +28,7 @@ fn fill(template: &str) -> String {
 }
 
 /// Every door of the running server. `token`: what the server needs to hand out its document.
-async fn doors(server: &common::TestServer, token: Option<&str>) -> Vec<Door> {
+pub(crate) async fn doors(server: &common::TestServer, token: Option<&str>) -> Vec<Door> {
     let mut request = server.http.get(format!("{}/api/openapi.json", server.base));
     if let Some(token) = token {
         request = request.bearer_auth(token);
@@ -73,7 +73,7 @@ async fn doors(server: &common::TestServer, token: Option<&str>) -> Vec<Door> {
 }
 
 /// `(status, error code)` of one request.
-async fn knock(
+pub(crate) async fn knock(
     server: &common::TestServer,
     door: &Door,
     headers: &[(&str, &str)],
@@ -108,7 +108,7 @@ fn refused(door: &Door, (status, code): &(u16, String)) -> bool {
 }
 
 /// The door's own kind of body, for the control request.
-fn good_body(door: &Door) -> Option<(&str, &'static str)> {
+pub(crate) fn good_body(door: &Door) -> Option<(&str, &'static str)> {
     match door.body_types.first().map(String::as_str) {
         Some("application/x-www-form-urlencoded") => Some(("application/x-www-form-urlencoded", "unused=1")),
         Some(json) => Some((json, "{}")),

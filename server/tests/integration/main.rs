@@ -24,5 +24,6 @@ mod page_shell;
 mod pages;
 mod processes;
 mod repl_helpers;
+mod roles;
 mod runtimes;
 mod security;

@@ -1,0 +1,218 @@
+"""Users, roles, program credentials and the audit trail (issue 48), end to end: people and a
+program credential made with the command line on a data directory, the real server on it, real
+Python programs (Breakroom's client, and an unchanged cideldill client's loop), and the audit
+trail read back with `breakroom audit`, also after a restart."""
+
+import json
+import os
+import subprocess
+import threading
+import time
+import urllib.parse
+
+import pytest
+
+from conftest import Program, Server, _binary, start_server
+from cideldill_driver import ProtocolDriver
+
+PROGRAM = """
+    import breakroom
+
+    @breakroom.breakpoint
+    def compute(a, b):
+        return a * b + 1
+
+    print("result:", compute(6, 7))
+"""
+
+
+def cli(data_dir, *args, env=None, check=True):
+    done = subprocess.run(
+        [_binary(), "--data-dir", str(data_dir), *args],
+        capture_output=True,
+        text=True,
+        timeout=30,
+        env={**os.environ, **(env or {})},
+    )
+    if check:
+        assert done.returncode == 0, (args, done.stdout, done.stderr)
+    return done
+
+
+def token_of(done):
+    """`user add`, `rotate` and `token add-program` print the token alone on the last line."""
+    return done.stdout.strip().splitlines()[-1]
+
+
+class As(Server):
+    """The server, as the holder of `token`."""
+
+    def __init__(self, server, token):
+        super().__init__(server.url, server.process)
+        self.token = token
+
+    def request(self, method, path, body=None, timeout=30):
+        import urllib.error
+        import urllib.request
+
+        data = None if body is None else json.dumps(body).encode()
+        req = urllib.request.Request(self.url + path, data=data, method=method)
+        req.add_header("Content-Type", "application/json")
+        req.add_header("Authorization", f"Bearer {self.token}")
+        try:
+            with urllib.request.urlopen(req, timeout=timeout) as resp:
+                return resp.status, json.loads(resp.read() or b"{}")
+        except urllib.error.HTTPError as err:
+            return err.code, json.loads(err.read() or b"{}")
+
+
+@pytest.fixture(scope="module")
+def team(tmp_path_factory):
+    data_dir = tmp_path_factory.mktemp("team") / "data"
+    tokens = {
+        "ada": token_of(cli(data_dir, "user", "add", "ada", "--role", "admin")),
+        "dan": token_of(cli(data_dir, "user", "add", "dan", "--role", "debugger")),
+        "vera": token_of(cli(data_dir, "user", "add", "vera", "--role", "viewer")),
+        "worker": token_of(cli(data_dir, "token", "add-program", "worker")),
+    }
+    audit_log = data_dir.parent / "audit.jsonl"
+    server = start_server("--eval-timeout", "10", "--audit-log", str(audit_log), data_dir=data_dir)
+    yield {"server": server, "tokens": tokens, "data_dir": data_dir, "audit_log": audit_log}
+    server.process.terminate()
+    server.process.wait(5)
+
+
+def audit(team, *args, until=None):
+    """The records `breakroom audit` prints; with `until`, read again (the server writes its
+    records a few milliseconds after answering) until `until(records)` holds."""
+    deadline = time.time() + 10
+    while True:
+        done = cli(team["data_dir"], "audit", "--json", *args)
+        records = [json.loads(line) for line in done.stdout.splitlines() if line.strip()]
+        if until is None or until(records) or time.time() > deadline:
+            return records
+        time.sleep(0.1)
+
+
+def test_tokens_are_printed_alone_and_only_their_hash_is_kept(team):
+    for token in team["tokens"].values():
+        assert token.startswith("brk_") and len(token) == 47, token
+    listed = cli(team["data_dir"], "user", "list").stdout
+    assert "ada" in listed and "admin" in listed and "worker" in listed and "program" in listed
+    database = (team["data_dir"] / "breakroom.sqlite3").read_bytes()
+    for token in team["tokens"].values():
+        assert token.encode() not in database
+
+
+def test_nothing_is_answered_without_a_credential_even_on_loopback(team):
+    server = team["server"]
+    status, body = Server(server.url, server.process).get("/api/paused")
+    assert (status, body["error"]) == (401, "token_required")
+
+
+def test_a_program_with_a_program_token_pauses_a_debugger_evaluates_a_viewer_may_not(team):
+    server, tokens = team["server"], team["tokens"]
+    dan, vera = As(server, tokens["dan"]), As(server, tokens["vera"])
+    program = Program(PROGRAM, server, env={"BREAKROOM_TOKEN": tokens["worker"]})
+    try:
+        pause = dan.wait_for_pause("compute", pid=program.process.pid)
+        status, body = vera.post("/api/repl/start", {"pause_id": pause["id"]})
+        assert (status, body["error"]) == (403, "not_allowed"), body
+        assert "needs the debugger role; vera is a viewer" in body["message"]
+        session = dan.start_session(pause["id"])
+        assert dan.output(session, "a * b + 1000") == "1042"
+        # The program's credential opens nothing of the API.
+        status, body = As(server, tokens["worker"]).get("/api/paused")
+        assert (status, body["error"]) == (403, "not_allowed"), body
+        dan.resume(pause["id"])
+        code, out, err = program.finish()
+        assert code == 0, err
+        assert "result: 43" in out
+    finally:
+        program.kill()
+    evals = audit(team, "--user", "dan", "--action", "eval", until=bool)
+    assert evals, audit(team)
+    last = evals[-1]
+    assert last["door"] == "rest" and last["role"] == "debugger" and last["outcome"] == "done"
+    assert last["detail"] == {"expr": "a * b + 1000"} or last["detail"].get("expr") == "a * b + 1000", last
+    assert last["target"]["session_id"] == session
+    refused = audit(team, "--user", "vera", until=bool)
+    assert any(r["outcome"] == "refused" and r["status"] == 403 and "/api/repl/start" in r["action"] for r in refused)
+    anonymous = audit(team, "--user", "anonymous", until=bool)
+    assert any(r["status"] == 401 for r in anonymous)
+    assert not any(tokens["dan"] in json.dumps(r) for r in audit(team)), "a record never holds a token"
+
+
+def test_an_unchanged_cideldill_client_runs_with_a_program_token(team):
+    server, tokens = team["server"], team["tokens"]
+    parsed = urllib.parse.urlsplit(server.url)
+    url = f"http://breakroom:{tokens['worker']}@{parsed.hostname}:{parsed.port}"
+    driver = ProtocolDriver(url, "cdd_checkout")
+    thread = threading.Thread(target=driver.run, daemon=True)
+    thread.start()
+    assert driver.paused.wait(10), "the cideldill loop never paused"
+    dan = As(server, tokens["dan"])
+    session = dan.start_session(driver.pause_id)
+    assert dan.output(session, "order_id * 6") == "42"
+    dan.resume(driver.pause_id)
+    thread.join(10)
+    assert driver.action == {"action": "continue"} or driver.action.get("action") == "continue", driver.action
+
+
+def test_user_changes_from_the_command_line_are_audited_and_take_effect_on_the_running_server(team):
+    server, data_dir = team["server"], team["data_dir"]
+    temp = token_of(cli(data_dir, "user", "add", "temp", "--role", "debugger"))
+    assert As(server, temp).get("/api/paused")[0] == 200
+    cli(data_dir, "user", "set-role", "temp", "viewer")
+    deadline = time.time() + 5  # a running server re-reads a cached token within 2 s
+    while As(server, temp).post("/api/repl/start", {"pause_id": "p-1"})[0] != 403:
+        assert time.time() < deadline, "the new role never applied"
+        time.sleep(0.2)
+    cli(data_dir, "user", "remove", "temp")
+    deadline = time.time() + 5
+    while As(server, temp).get("/api/paused")[0] != 401:
+        assert time.time() < deadline, "the removed token kept working"
+        time.sleep(0.2)
+    changes = [r for r in audit(team, "--action", "user") if r["target"].get("user") == "temp"]
+    assert [r["action"] for r in changes] == ["user add", "user set-role", "user remove"], changes
+    assert all(r["door"] == "cli" and r["actor"].startswith("local:") for r in changes)
+    failed = cli(data_dir, "user", "remove", "nobody", check=False)
+    assert failed.returncode == 1 and "no user named" in failed.stderr
+
+
+def test_an_admin_launches_a_process_that_gets_a_credential_of_its_own(team):
+    server, tokens, data_dir = team["server"], team["tokens"], team["data_dir"]
+    ada = As(server, tokens["ada"])
+    status, process = ada.post(
+        "/api/processes",
+        {"command": ["python3", "-c", "import os; print(os.environ['BREAKROOM_TOKEN'][:4], flush=True)"]},
+    )
+    assert status == 200, process
+    status, body = As(server, tokens["dan"]).post("/api/processes", {"command": ["true"]})
+    assert (status, body["error"]) == (403, "not_allowed"), "launching is an admin's"
+    deadline = time.time() + 10
+    while True:
+        detail = ada.get(f"/api/processes/{process['id']}")[1]
+        if detail["status"] != "running":
+            break
+        assert time.time() < deadline
+        time.sleep(0.05)
+    lines = ada.get(f"/api/processes/{process['id']}/output?stream=stdout")[1]["lines"]
+    assert [line["text"] for line in lines] == ["brk_"], "it was given a program token"
+    assert f"launched-{process['id']}" not in cli(data_dir, "user", "list").stdout, "its credential ended with it"
+    launches = audit(team, "--user", "ada", "--action", "POST /api/processes", until=bool)
+    assert launches and launches[-1]["detail"]["command"][0] == "python3"
+
+
+def test_the_audit_trail_survives_a_restart_and_is_appended_to_the_log_file(team):
+    before = audit(team)
+    assert before
+    logged = [json.loads(line) for line in team["audit_log"].read_text().splitlines()]
+    assert {r["action"] for r in logged} >= {r["action"] for r in before if r["door"] != "cli"}
+    server = team["server"]
+    server.process.terminate()
+    server.process.wait(5)
+    team["server"] = start_server("--eval-timeout", "10", data_dir=team["data_dir"])
+    after = audit(team)
+    assert [r["id"] for r in after][: len(before)] == [r["id"] for r in before]
+    assert As(team["server"], team["tokens"]["ada"]).get("/api/audit?user=dan")[1]["records"]
