@@ -216,3 +216,55 @@ def test_the_audit_trail_survives_a_restart_and_is_appended_to_the_log_file(team
     after = audit(team)
     assert [r["id"] for r in after][: len(before)] == [r["id"] for r in before]
     assert As(team["server"], team["tokens"]["ada"]).get("/api/audit?user=dan")[1]["records"]
+
+
+def test_an_agent_over_mcp_acts_as_its_user_and_is_audited_with_door_mcp(team):
+    import asyncio
+
+    import httpx2
+    from mcp import ClientSession
+    from mcp.client.streamable_http import streamable_http_client
+
+    server, tokens = team["server"], team["tokens"]
+
+    async def as_user(name, tool, arguments):
+        headers = {"Authorization": f"Bearer {tokens[name]}"}
+        async with httpx2.AsyncClient(headers=headers) as http:
+            async with streamable_http_client(server.url + "/mcp", http_client=http) as (read, write):
+                async with ClientSession(read, write) as session:
+                    await session.initialize()
+                    return await session.call_tool(tool, arguments)
+
+    def call(name, tool, arguments):
+        return asyncio.run(asyncio.wait_for(as_user(name, tool, arguments), 30))
+
+    listed = call("vera", "breakpoint_list_breakpoints", {})
+    assert not listed.is_error, listed
+    refused = call("vera", "breakpoint_add", {"function_name": "mcp_target"})
+    assert refused.is_error and refused.structured_content["error"] == "not_allowed", refused
+    assert "needs the debugger role" in refused.structured_content["message"]
+    added = call("dan", "breakpoint_add", {"function_name": "mcp_target"})
+    assert not added.is_error, added
+    records = audit(team, "--action", "mcp breakpoint_add", until=lambda r: len(r) >= 2)
+    by_actor = {r["actor"]: r for r in records}
+    assert by_actor["vera"]["outcome"] == "refused" and by_actor["vera"]["door"] == "mcp"
+    assert by_actor["dan"]["outcome"] == "done" and by_actor["dan"]["detail"] == {"function_name": "mcp_target"}
+    assert not audit(team, "--action", "mcp breakpoint_list_breakpoints"), "reads are not audited"
+    # A program credential is no agent: /mcp is refused at the door.
+    with pytest.raises(BaseException):
+        call("worker", "breakpoint_list_breakpoints", {})
+
+
+def test_the_command_line_and_stdio_bridges_send_breakroom_token(team):
+    server, tokens = team["server"], team["tokens"]
+    env = {"BREAKROOM_URL": server.url, "BREAKROOM_TOKEN": tokens["ada"]}
+    done = subprocess.run([_binary(), "ps"], capture_output=True, text=True, timeout=30, env={**os.environ, **env})
+    assert done.returncode == 0, done.stderr
+    env["BREAKROOM_TOKEN"] = tokens["vera"]
+    done = subprocess.run(
+        [_binary(), "breakpoint", "add", "function", "cli_target"], capture_output=True, text=True, timeout=30,
+        env={**os.environ, **env},
+    )
+    assert done.returncode != 0 and "debugger role" in done.stderr, (done.stdout, done.stderr)
+    records = audit(team, "--user", "vera", until=lambda rs: any(r["door"] == "cli" for r in rs))
+    assert any(r["door"] == "cli" and r["outcome"] == "refused" for r in records), records

@@ -303,7 +303,9 @@ pub async fn admit(access: &Access, request: Request, next: Next) -> Response {
     request.extensions_mut().insert(caller.identity.clone());
     if !audited(&method, &path, need, &caller.identity) {
         request.extensions_mut().insert(caller);
-        return next.run(request).await;
+        let mut response = next.run(request).await;
+        response.headers_mut().remove(READ_ONLY_HEADER);
+        return response;
     }
     // Audited: the body is what was asked (an eval's code, a resume's action), so it is kept.
     let (mut parts, body) = request.into_parts();
@@ -335,7 +337,12 @@ pub async fn admit(access: &Access, request: Request, next: Next) -> Response {
         action,
         target,
         detail,
-        outcome: if status.is_success() || status.is_redirection() { Outcome::Done } else { Outcome::Failed },
+        outcome: match status {
+            s if s.is_success() || s.is_redirection() => Outcome::Done,
+            // A server function refuses a role too low itself (its need is declared in it).
+            StatusCode::FORBIDDEN if path.starts_with("/rpc/") => Outcome::Refused,
+            _ => Outcome::Failed,
+        },
         status: status.as_u16(),
     });
     response

@@ -50,6 +50,7 @@ pub fn router(debugger: Debugger, options: ServerOptions) -> Router {
     debugger.processes().watch_processes();
     debugger.runtimes().watch_idle();
     debugger.runtimes().warm_spares();
+    prune_audit_daily(debugger.clone());
     let routes = generate_route_list(App);
     let context = {
         let debugger = debugger.clone();
@@ -81,6 +82,21 @@ pub fn router(debugger: Debugger, options: ServerOptions) -> Router {
         .layer(axum::middleware::from_fn(guard::body_rules))
         .layer(axum::middleware::from_fn_with_state(access, guard::credentials))
         .layer(axum::middleware::from_fn_with_state(Arc::new(options.access), guard::check))
+}
+
+/// Audit records older than `--audit-days` go once a day (and when the server starts).
+fn prune_audit_daily(debugger: Debugger) {
+    tokio::spawn(async move {
+        let mut daily = tokio::time::interval(std::time::Duration::from_secs(86_400));
+        daily.tick().await;
+        loop {
+            daily.tick().await;
+            let pruning = debugger.clone();
+            if let Ok(Err(e)) = tokio::task::spawn_blocking(move || pruning.audit().prune()).await {
+                eprintln!("breakroom: old audit records not removed: {e}");
+            }
+        }
+    });
 }
 
 /// Serves until the process ends.

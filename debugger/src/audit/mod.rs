@@ -224,3 +224,49 @@ fn spawn_writer(store: Arc<Mutex<Store>>, queue: mpsc::Receiver<Job>, mut log: O
         eprintln!("breakroom: cannot start the audit writer: {e}");
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn record(actor: &str, time: f64) -> AuditRecord {
+        AuditRecord {
+            id: 0,
+            time,
+            actor: actor.into(),
+            role: "debugger".into(),
+            door: Door::Rest,
+            remote: "127.0.0.1:1".into(),
+            action: "POST /api/repl/{session_id}/eval".into(),
+            target: [("process_id".to_string(), "p1".to_string())].into_iter().collect(),
+            detail: serde_json::json!({"expr": "x"}),
+            outcome: Outcome::Done,
+            status: 200,
+        }
+    }
+
+    #[test]
+    fn records_are_kept_across_a_reopen_and_only_age_removes_them() {
+        let dir = tempfile::tempdir().unwrap();
+        let location = Location::Directory(dir.path().to_path_buf());
+        let day = 86_400.0;
+        let now = crate::ids::now();
+        let keep = Duration::from_secs(90 * 86_400);
+        let trail = AuditTrail::open(&location, keep, None).unwrap();
+        trail.record(record("old", now - 100.0 * day));
+        trail.record(record("recent", now - 10.0 * day));
+        trail.record(record("now", now));
+        let all = trail.read(&AuditQuery::default()).unwrap();
+        assert_eq!(all.iter().map(|r| r.actor.as_str()).collect::<Vec<_>>(), ["old", "recent", "now"]);
+        drop(trail);
+        let reopened = AuditTrail::open(&location, keep, None).unwrap();
+        let kept = reopened.read(&AuditQuery::default()).unwrap();
+        assert_eq!(kept.iter().map(|r| r.actor.as_str()).collect::<Vec<_>>(), ["recent", "now"]);
+        let query = AuditQuery { user: Some("now".into()), process: Some("p1".into()), ..Default::default() };
+        assert_eq!(reopened.read(&query).unwrap().len(), 1);
+        let query = AuditQuery { action: Some("eval".into()), after: Some(kept[0].id), ..Default::default() };
+        assert_eq!(reopened.read(&query).unwrap().len(), 1);
+        let query = AuditQuery { action: Some("100%_".into()), ..Default::default() };
+        assert!(reopened.read(&query).unwrap().is_empty(), "LIKE wildcards in a filter are literal");
+    }
+}

@@ -29,7 +29,9 @@ pub async fn start(
     req.from_loopback = peer.is_some_and(|Extension(ConnectInfo(addr))| addr.ip().is_loopback());
     let reply = debugger.calls().start_call(req)?;
     // The pause it made belongs to this credential's process from now on.
-    if let (Some(Extension(caller)), breakroom_debugger::calls::Action::Poll { poll_url, .. }) = (&caller, &reply.action) {
+    if let (Some(Extension(caller)), breakroom_debugger::calls::Action::Poll { poll_url, .. }) =
+        (&caller, &reply.action)
+    {
         if let Some(pause_id) = poll_url.rsplit('/').next() {
             crate::access::check_pause_owner(&debugger, Some(caller), pause_id)?;
         }

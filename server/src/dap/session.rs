@@ -157,11 +157,11 @@ impl Dap {
         if let Some(thread) = control {
             self.state().in_flight.insert(thread);
         }
-        let result = match self.admit(&request) {
-            Ok(()) => self.dispatch(&request).await,
-            Err(refused) => Err(refused),
+        let (result, tried) = match self.admit(&request) {
+            Ok(()) => (self.dispatch(&request).await, None),
+            Err((refused, tried)) => (Err(refused), tried),
         };
-        self.audit(&request, &result);
+        self.audit(&request, &result, tried);
         let ok = result.is_ok();
         self.send(Outgoing::Response { request_seq: request.seq, command: command.clone(), result });
         match command.as_str() {
@@ -185,37 +185,42 @@ impl Dap {
 
     /// Whether this request may run: the session's identity must be a debugger's (or more). On
     /// the TCP port with users configured, `attach` and `launch` carry the token that gives it.
-    fn admit(&self, request: &Request) -> Result<(), DapError> {
+    /// A refusal comes with the identity that tried, when its token was known (for the audit).
+    fn admit(&self, request: &Request) -> Result<(), (DapError, Option<Identity>)> {
         if self.who().is_none() {
             if let (Some(access), "attach" | "launch") = (&self.inner.sign_in, request.command.as_str()) {
                 let token = request.arguments.get("token").and_then(Value::as_str).unwrap_or("");
-                let who = access.identify_token(token).ok_or_else(|| {
-                    DapError::new(
-                        "this server has users: give your token as \"token\" in the attach or launch arguments",
-                    )
-                })?;
-                Need::Debugger.check(&who).map_err(DapError::new)?;
+                let Some(who) = access.identify_token(token) else {
+                    let why = "this server has users: give your token as \"token\" in the attach or launch arguments";
+                    return Err((DapError::new(why), None));
+                };
+                if let Err(why) = Need::Debugger.check(&who) {
+                    return Err((DapError::new(why), Some(who)));
+                }
                 *self.inner.who.lock().unwrap_or_else(|p| p.into_inner()) = Some(who);
                 return Ok(());
             }
             if BEFORE_SIGN_IN.contains(&request.command.as_str()) {
                 return Ok(());
             }
-            return Err(DapError::new(
-                "this server has users: attach (or launch) with your token as \"token\" in the arguments first",
+            return Err((
+                DapError::new(
+                    "this server has users: attach (or launch) with your token as \"token\" in the arguments first",
+                ),
+                None,
             ));
         }
         Ok(())
     }
 
-    fn audit(&self, request: &Request, result: &Result<Value, DapError>) {
+    fn audit(&self, request: &Request, result: &Result<Value, DapError>, tried: Option<Identity>) {
         let command = request.command.as_str();
         let refused = result.as_ref().err().is_some_and(|e| e.0.contains("this server has users"))
             || result.as_ref().err().is_some_and(|e| e.0.contains(" role; "));
         if !(refused || AUDITED.contains(&command) || Control::parse(command).is_some()) {
             return;
         }
-        let who = self.who();
+        let who = tried.or_else(|| self.who());
         let mut detail = request.arguments.clone();
         if let Some(fields) = detail.as_object_mut() {
             fields.remove("token");

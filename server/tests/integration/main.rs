@@ -15,6 +15,7 @@ mod breakpoint_kinds;
 mod cideldill_js_client;
 mod client_protocol;
 mod continue_policy;
+mod dap_access;
 mod escaping;
 mod every_route_guarded;
 mod failure_logging;

@@ -47,11 +47,8 @@ impl Team {
         let mut headers = reqwest::header::HeaderMap::new();
         let value = format!("Bearer {}", self.token(name));
         headers.insert(reqwest::header::AUTHORIZATION, value.parse().unwrap());
-        let http = reqwest::Client::builder()
-            .default_headers(headers)
-            .timeout(Duration::from_secs(20))
-            .build()
-            .unwrap();
+        let http =
+            reqwest::Client::builder().default_headers(headers).timeout(Duration::from_secs(20)).build().unwrap();
         TestServer { base: self.server.base.clone(), debugger: self.server.debugger.clone(), http }
     }
 }
@@ -61,9 +58,10 @@ fn declared_needs(doc: &Value) -> Vec<(Method, String, Need)> {
     let mut needs = vec![];
     for (path, item) in doc["paths"].as_object().unwrap() {
         for (method, op) in item.as_object().unwrap() {
-            let need = op["x-breakroom-needs"].as_str().and_then(Need::parse).unwrap_or_else(|| {
-                panic!("{method} {path} declares no x-breakroom-needs")
-            });
+            let need = op["x-breakroom-needs"]
+                .as_str()
+                .and_then(Need::parse)
+                .unwrap_or_else(|| panic!("{method} {path} declares no x-breakroom-needs"));
             let filled: Vec<&str> = path.split('/').map(|s| if s.starts_with('{') { "x1" } else { s }).collect();
             needs.push((method.to_uppercase().parse().unwrap(), filled.join("/"), need));
         }
@@ -115,7 +113,10 @@ async fn every_operation_answers_each_credential_on_the_shared_runtime() {
                 ));
             }
             if !expected_allowed && got != (403, "not_allowed".into()) {
-                failures.push(format!("{} {} as {name}: refused with {got:?}, not 403 not_allowed", door.method, door.path));
+                failures.push(format!(
+                    "{} {} as {name}: refused with {got:?}, not 403 not_allowed",
+                    door.method, door.path
+                ));
             }
             checked += 1;
         }
@@ -192,7 +193,8 @@ async fn a_removed_or_rotated_token_stops_at_once_and_a_new_role_applies_at_once
     let fresh = users.rotate("dan").unwrap();
     assert_eq!(dan.get("/api/paused").await.0, 401, "the old token no longer works");
     let auth = format!("Bearer {fresh}");
-    let response = team.server.http.get(format!("{}/api/paused", team.server.base)).header("authorization", auth.as_str());
+    let response =
+        team.server.http.get(format!("{}/api/paused", team.server.base)).header("authorization", auth.as_str());
     assert_eq!(response.send().await.unwrap().status(), 200);
     users.remove("dan").unwrap();
     let response = team.server.http.get(format!("{}/api/paused", team.server.base)).header("authorization", auth);
@@ -279,9 +281,41 @@ async fn a_browser_signs_in_on_the_shared_runtime() {
     let page = browser.get(format!("{}/", team.server.base)).header("cookie", &session).send().await.unwrap();
     assert_eq!(page.status(), 200);
     let html = page.text().await.unwrap();
-    assert!(html.contains(r#"<p class="signed-in"><span class="who">vera (viewer)"#), "the top bar names who is signed in");
+    assert!(
+        html.contains(r#"<p class="signed-in"><span class="who">vera (viewer)"#),
+        "the top bar names who is signed in"
+    );
     let out = browser.get(format!("{}/logout", team.server.base)).header("cookie", &session).send().await.unwrap();
     assert_eq!(out.status(), 303);
-    let after = browser.get(format!("{}/api/paused", team.server.base)).header("cookie", &session).send().await.unwrap();
+    let after =
+        browser.get(format!("{}/api/paused", team.server.base)).header("cookie", &session).send().await.unwrap();
     assert_eq!(after.status(), 401, "the session ended");
+}
+
+#[test]
+fn the_pages_server_functions_are_audited_unless_they_only_read_and_refuse_a_role_too_low() {
+    common::on_shared_runtime(server_functions_audited_on_the_shared_runtime())
+}
+
+async fn server_functions_audited_on_the_shared_runtime() {
+    let team = Team::start().await;
+    let (status, _) = team.as_user("dan").server_function("add_breakpoint", &[("function_name", "page_target")]).await;
+    assert_eq!(status, 200);
+    let (status, body) = team.as_user("vera").server_function("add_breakpoint", &[("function_name", "nope")]).await;
+    assert_eq!(status, 403, "{body}");
+    assert!(body.contains("needs the debugger role"), "{body}");
+    let (status, _) = team.as_user("vera").server_function("paused_html", &[]).await;
+    assert_eq!(status, 200);
+    let records = team.server.debugger.audit().read(&Default::default()).unwrap();
+    let page: Vec<(&str, &str, String)> = records
+        .iter()
+        .filter(|r| r.door.as_str() == "page")
+        .map(|r| (r.actor.as_str(), r.action.as_str(), format!("{:?}", r.outcome)))
+        .collect();
+    assert_eq!(page.len(), 2, "the read is not audited: {page:?}");
+    assert!(page[0].0 == "dan" && page[0].1.contains("/rpc/add_breakpoint") && page[0].2 == "Done", "{page:?}");
+    assert!(page[1].0 == "vera" && page[1].2 == "Refused", "{page:?}");
+    let dans = records.iter().find(|r| r.actor == "dan").unwrap();
+    assert_eq!(dans.detail["function_name"], "page_target");
+    assert!(!dans.remote.is_empty() && dans.remote != "unknown", "{}", dans.remote);
 }
