@@ -301,7 +301,7 @@ pub(crate) fn failed(err: breakroom_debugger::Error) -> ServerFnError {
 // decoder for the data and no view code for the markup. `Option` for the pages with a 404.
 
 /// The paused calls, as `/` shows them.
-#[server(prefix = "/rpc", output = PlainText)]
+#[server(prefix = "/rpc", endpoint = "paused_html", output = PlainText)]
 pub async fn paused_html() -> Result<Option<String>, ServerFnError> {
     let debugger = debugger(Need::Viewer)?;
     let travel = |pause_id: &str| {
@@ -319,19 +319,19 @@ pub async fn paused_html() -> Result<Option<String>, ServerFnError> {
 }
 
 /// A JSON string, unlike the others: scripts and tests call it for the id.
-#[server(prefix = "/rpc", output = JsonText)]
+#[server(prefix = "/rpc", endpoint = "start_repl", output = JsonText)]
 pub async fn start_repl(pause_id: String) -> Result<String, ServerFnError> {
     debugger(Need::Debugger)?.sessions().start_session(&pause_id).map_err(failed)
 }
 
-#[server(prefix = "/rpc", output = PlainText)]
+#[server(prefix = "/rpc", endpoint = "continue_call", output = PlainText)]
 pub async fn continue_call(pause_id: String) -> Result<(), ServerFnError> {
     use breakroom_debugger::pauses::ResumeRequest;
     debugger(Need::Debugger)?.pauses().continue_pause(&pause_id, ResumeRequest::continue_()).map(|_| ()).map_err(failed)
 }
 
 /// Skips the call, returning `value` (JSON; anything that is not JSON is taken as a string).
-#[server(prefix = "/rpc", output = PlainText)]
+#[server(prefix = "/rpc", endpoint = "skip_call", output = PlainText)]
 pub async fn skip_call(pause_id: String, value: String) -> Result<(), ServerFnError> {
     use breakroom_debugger::pauses::{CallValue, ResumeKind, ResumeRequest};
     let fake_result = serde_json::from_str(value.trim()).unwrap_or(serde_json::Value::String(value));
@@ -344,7 +344,7 @@ pub async fn skip_call(pause_id: String, value: String) -> Result<(), ServerFnEr
 }
 
 /// Makes the call raise `exception_type(message)` instead of running.
-#[server(prefix = "/rpc", output = PlainText)]
+#[server(prefix = "/rpc", endpoint = "raise_in_call", output = PlainText)]
 pub async fn raise_in_call(pause_id: String, exception_type: String, message: String) -> Result<(), ServerFnError> {
     use breakroom_debugger::pauses::{ResumeKind, ResumeRequest};
     let exception_type = Some(exception_type.trim().to_string()).filter(|t| !t.is_empty());
@@ -361,7 +361,7 @@ pub async fn raise_in_call(pause_id: String, exception_type: String, message: St
 pub const ACTIVE_SESSION: &str = r#"<span hidden class="session-active"></span>"#;
 
 /// A REPL session's page above the input box (see `crate::render::repl_session`).
-#[server(prefix = "/rpc", output = PlainText)]
+#[server(prefix = "/rpc", endpoint = "repl_page", output = PlainText)]
 pub async fn repl_page(session_id: String) -> Result<Option<String>, ServerFnError> {
     let debugger = debugger(Need::Viewer)?;
     let Some(session) = debugger.sessions().session(&session_id).map_err(failed)? else { return Ok(None) };
@@ -375,7 +375,7 @@ pub async fn repl_page(session_id: String) -> Result<Option<String>, ServerFnErr
 }
 
 /// Waits for the paused program's answer (which the page shows from the live stream).
-#[server(prefix = "/rpc", output = PlainText)]
+#[server(prefix = "/rpc", endpoint = "eval_in_session", output = PlainText)]
 pub async fn eval_in_session(session_id: String, expr: String) -> Result<(), ServerFnError> {
     debugger(Need::Debugger)?.sessions().eval(&session_id, &expr).await.map(|_| ()).map_err(failed)
 }
@@ -383,7 +383,7 @@ pub async fn eval_in_session(session_id: String, expr: String) -> Result<(), Ser
 /// `/repls`: the filter form and one page of sessions. `from` and `to` are `YYYY-MM-DD` dates
 /// (UTC, the whole `to` day included; anything else means no bound); `status` is all, active or
 /// closed.
-#[server(prefix = "/rpc", output = PlainText)]
+#[server(prefix = "/rpc", endpoint = "sessions_html", output = PlainText)]
 pub async fn sessions_html(
     search: String,
     status: String,
@@ -409,7 +409,7 @@ pub async fn sessions_html(
 }
 
 /// `/callstack/{pause_id}` as HTML (see [`crate::render`]); None for an unknown pause.
-#[server(prefix = "/rpc", output = PlainText)]
+#[server(prefix = "/rpc", endpoint = "call_stack_html", output = PlainText)]
 pub async fn call_stack_html(pause_id: String) -> Result<Option<String>, ServerFnError> {
     let debugger = debugger(Need::Viewer)?;
     let breakpoints = debugger.breakpoints().breakpoint_records();
@@ -420,13 +420,13 @@ pub async fn call_stack_html(pause_id: String) -> Result<Option<String>, ServerF
         .map(|view| crate::render::call_stack(&view, &breakpoints)))
 }
 
-#[server(prefix = "/rpc", output = PlainText)]
+#[server(prefix = "/rpc", endpoint = "processes_html", output = PlainText)]
 pub async fn processes_html() -> Result<Option<String>, ServerFnError> {
     Ok(Some(crate::render::processes(&debugger(Need::Viewer)?.pauses().process_summaries().map_err(failed)?)))
 }
 
 /// One process's call tree, the call `selected` marked; None for an unknown process.
-#[server(prefix = "/rpc", output = PlainText)]
+#[server(prefix = "/rpc", endpoint = "call_tree_html", output = PlainText)]
 pub async fn call_tree_html(process_key: String, selected: String) -> Result<Option<String>, ServerFnError> {
     let debugger = debugger(Need::Viewer)?;
     let process_id = debugger.processes().process_id_for_key(&process_key);
@@ -434,7 +434,7 @@ pub async fn call_tree_html(process_key: String, selected: String) -> Result<Opt
     Ok(tree.map(|nodes| crate::render::call_tree(&process_key, process_id.as_deref(), &nodes, &selected)))
 }
 
-#[server(prefix = "/rpc", output = PlainText)]
+#[server(prefix = "/rpc", endpoint = "stored_value_html", output = PlainText)]
 pub async fn stored_value_html(cid: String) -> Result<Option<String>, ServerFnError> {
     Ok(debugger(Need::Viewer)?
         .function_breakpoints()
@@ -445,7 +445,7 @@ pub async fn stored_value_html(cid: String) -> Result<Option<String>, ServerFnEr
 
 /// `/processes`: the active list, or every recorded process with `all`; with the page's
 /// `?label=` (`service=api`, `service`, several joined by commas) only the processes carrying it.
-#[server(prefix = "/rpc", output = PlainText)]
+#[server(prefix = "/rpc", endpoint = "tracked_processes_html", output = PlainText)]
 pub async fn tracked_processes_html(all: bool) -> Result<Option<String>, ServerFnError> {
     use crate::render::process_family::has_labels;
     let debugger = debugger(Need::Viewer)?;
@@ -503,7 +503,7 @@ fn decode(value: &str) -> String {
 
 /// `/process/{id}`: the process, the newest lines of its output, its pauses and sessions; None
 /// for an unknown process. `view` is `interleaved` or anything else for side by side.
-#[server(prefix = "/rpc", output = PlainText)]
+#[server(prefix = "/rpc", endpoint = "process_html", output = PlainText)]
 pub async fn process_html(id: String, view: String) -> Result<Option<String>, ServerFnError> {
     use crate::render::processes::{process_page, OutputLayout, OUTPUT_TAIL};
     let debugger = debugger(Need::Viewer)?;
@@ -524,7 +524,7 @@ pub async fn process_html(id: String, view: String) -> Result<Option<String>, Se
 
 /// Launches `command` (split as a POSIX shell splits words, without running a shell) and answers
 /// the new process's id, a JSON string.
-#[server(prefix = "/rpc", output = JsonText)]
+#[server(prefix = "/rpc", endpoint = "launch_process", output = JsonText)]
 pub async fn launch_process(command: String, name: String, cwd: String) -> Result<String, ServerFnError> {
     let command = shlex::split(&command)
         .ok_or_else(|| ServerFnError::new("the command has an unclosed quote or a trailing backslash"))?;
@@ -540,14 +540,14 @@ pub async fn launch_process(command: String, name: String, cwd: String) -> Resul
 
 /// Attaches to the local Python process `pid` (issue 33) and answers its record's id, a JSON
 /// string.
-#[server(prefix = "/rpc", output = JsonText)]
+#[server(prefix = "/rpc", endpoint = "attach_process", output = JsonText)]
 pub async fn attach_process(pid: i64) -> Result<String, ServerFnError> {
     let request = breakroom_debugger::attach::AttachRequest { pid, ..Default::default() };
     Ok(debugger(Need::Admin)?.attach().process(request).await.map_err(failed)?.process_id)
 }
 
 /// SIGTERM to the process, SIGKILL 2 s later if it still runs.
-#[server(prefix = "/rpc", output = PlainText)]
+#[server(prefix = "/rpc", endpoint = "stop_process", output = PlainText)]
 pub async fn stop_process(id: String) -> Result<(), ServerFnError> {
     debugger(Need::Admin)?.processes().stop_process(&id).map(|_| ()).map_err(failed)
 }

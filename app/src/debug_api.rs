@@ -44,7 +44,7 @@ pub(crate) fn debug_markup(
 
 /// The debug page's controls (`crate::render::debug`): `action` is a control's `data-action`,
 /// `arg` its `data-arg`. Steps wait for the stop (up to 2 s); the page follows live events.
-#[server(prefix = "/rpc", output = PlainText)]
+#[server(prefix = "/rpc", endpoint = "debug_action", output = PlainText)]
 pub async fn debug_action(session_id: String, action: String, arg: String) -> Result<(), ServerFnError> {
     use crate::controls::Control;
     use breakroom_debugger::steps::{StepKind, StepRequest};

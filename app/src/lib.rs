@@ -34,6 +34,15 @@ pub const NAV: &[(&str, &str)] = &[
 ];
 
 pub fn shell(options: LeptosOptions) -> impl IntoView {
+    // A viewer's pages hide every control (style/main.css, `body.role-viewer`): the body is
+    // drawn here, outside what hydrates, so this costs the shared wasm nothing. The server
+    // refuses a control forced anyway (issue 48).
+    #[cfg(feature = "ssr")]
+    let role = use_context::<http::request::Parts>()
+        .and_then(|parts| parts.extensions.get::<breakroom_debugger::users::Identity>().map(|who| who.holder))
+        .map(|holder| format!("role-{}", holder.label()));
+    #[cfg(not(feature = "ssr"))]
+    let role: Option<String> = None;
     view! {
         <!DOCTYPE html>
         <html lang="en">
@@ -47,7 +56,7 @@ pub fn shell(options: LeptosOptions) -> impl IntoView {
                 <AutoReload options=options.clone()/>
                 <HydrationScripts options/>
             </head>
-            <body>
+            <body class=role>
                 <App/>
                 <SignedIn/>
             </body>

@@ -9,7 +9,7 @@ use crate::api::{debugger, failed, Need};
 
 /// Completions at `cursor_pos` (code points): a first line `start end`, then one `match\ttype`
 /// line per match (matches with a tab or a newline in them are left out: they cannot be typed).
-#[server(prefix = "/rpc", output = PlainText)]
+#[server(prefix = "/rpc", endpoint = "complete_input", output = PlainText)]
 pub async fn complete_input(session_id: String, code: String, cursor_pos: u32) -> Result<String, ServerFnError> {
     use serde_json::Value;
     let reply = debugger(Need::Debugger)?
@@ -33,14 +33,14 @@ pub async fn complete_input(session_id: String, code: String, cursor_pos: u32) -
 }
 
 /// The variables panel's rows, as HTML.
-#[server(prefix = "/rpc", output = PlainText)]
+#[server(prefix = "/rpc", endpoint = "variables_html", output = PlainText)]
 pub async fn variables_html(session_id: String) -> Result<String, ServerFnError> {
     let reply = debugger(Need::Debugger)?.sessions().variables(&session_id, None).await.map_err(failed)?;
     Ok(crate::render::variables::rows(reply.get("variables"), reply.get("timed_out")))
 }
 
 /// One level under a panel row (`path` is the row's JSON path), as HTML.
-#[server(prefix = "/rpc", output = PlainText)]
+#[server(prefix = "/rpc", endpoint = "expand_html", output = PlainText)]
 pub async fn expand_html(session_id: String, path: String, offset: u32) -> Result<String, ServerFnError> {
     use breakroom_debugger::eval::VariablePath;
     let path: VariablePath = serde_json::from_str(&path).map_err(|_| failed(VariablePath::refusal()))?;

@@ -204,7 +204,7 @@ def test_an_admin_launches_a_process_that_gets_a_credential_of_its_own(team):
     assert launches and launches[-1]["detail"]["command"][0] == "python3"
 
 
-def test_the_audit_trail_survives_a_restart_and_is_appended_to_the_log_file(team):
+def test_the_audit_trail_survives_a_restart_and_history_pruning_and_goes_to_the_log_file(team):
     before = audit(team)
     assert before
     logged = [json.loads(line) for line in team["audit_log"].read_text().splitlines()]
@@ -212,10 +212,56 @@ def test_the_audit_trail_survives_a_restart_and_is_appended_to_the_log_file(team
     server = team["server"]
     server.process.terminate()
     server.process.wait(5)
-    team["server"] = start_server("--eval-timeout", "10", data_dir=team["data_dir"])
+    # Back with a history of one process: launches pruned from history stay in the trail.
+    team["server"] = start_server("--keep-processes", "1", "--retain-clean", "0", data_dir=team["data_dir"])
     after = audit(team)
     assert [r["id"] for r in after][: len(before)] == [r["id"] for r in before]
-    assert As(team["server"], team["tokens"]["ada"]).get("/api/audit?user=dan")[1]["records"]
+    ada = As(team["server"], team["tokens"]["ada"])
+    assert ada.get("/api/audit?user=dan")[1]["records"]
+    for _ in range(3):
+        status, process = ada.post("/api/processes", {"command": ["true"]})
+        assert status == 200, process
+    deadline = time.time() + 10
+    while len(ada.get("/api/processes?all=1")[1]["processes"]) != 1:
+        assert time.time() < deadline, ada.get("/api/processes?all=1")
+        time.sleep(0.05)
+    launches = audit(team, "--action", "POST /api/processes", until=lambda rs: len(rs) >= 4)
+    assert len(launches) >= 4, launches
+
+
+def test_users_live_in_postgresql_for_every_server_on_it(postgres_cluster, tmp_path):
+    url = postgres_cluster.fresh_database()
+    done = subprocess.run(
+        [_binary(), "--database-url", url, "user", "add", "pat", "--role", "debugger"],
+        capture_output=True, text=True, timeout=60,
+    )
+    assert done.returncode == 0, done.stderr
+    token = token_of(done)
+    servers = [start_server("--database-url", url, data_dir=tmp_path / f"d{i}") for i in range(2)]
+    try:
+        for server in servers:
+            assert Server(server.url, server.process).get("/api/paused")[0] == 401
+            assert As(server, token).get("/api/paused")[0] == 200
+        status, _ = As(servers[0], token).post("/api/repl/start", {"pause_id": "p-missing"})
+        assert status == 404
+        records = subprocess.run(
+            [_binary(), "--database-url", url, "audit", "--json", "--user", "pat"],
+            capture_output=True, text=True, timeout=60,
+        )
+        lines = [json.loads(line) for line in records.stdout.splitlines()]
+        deadline = time.time() + 10
+        while not any(r["status"] == 404 for r in lines) and time.time() < deadline:
+            time.sleep(0.2)
+            records = subprocess.run(
+                [_binary(), "--database-url", url, "audit", "--json", "--user", "pat"],
+                capture_output=True, text=True, timeout=60,
+            )
+            lines = [json.loads(line) for line in records.stdout.splitlines()]
+        assert any(r["action"] == "POST /api/repl/start" and r["outcome"] == "failed" for r in lines), lines
+    finally:
+        for server in servers:
+            server.process.terminate()
+            server.process.wait(5)
 
 
 def test_an_agent_over_mcp_acts_as_its_user_and_is_audited_with_door_mcp(team):

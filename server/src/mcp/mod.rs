@@ -163,6 +163,11 @@ impl ServerHandler for BreakroomMcp {
     }
 }
 
+/// Every tool's name and need, in `tools/list` order (the docs' table of needs, issue 48).
+pub fn tool_needs() -> Vec<(&'static str, breakroom_debugger::users::Need)> {
+    tools::all().iter().map(|t| (t.name, t.need)).collect()
+}
+
 /// The `/mcp` service. Host, Origin and token are checked by the server's guard before a request
 /// gets here (with `--allow-host` names rmcp's own loopback-only host check does not know).
 pub fn service(debugger: Debugger, max_body: usize) -> StreamableHttpService<BreakroomMcp, LocalSessionManager> {

@@ -20,6 +20,7 @@ mod escaping;
 mod every_route_guarded;
 mod failure_logging;
 mod js_client;
+mod needs_table;
 mod openapi;
 mod page_shell;
 mod pages;
