@@ -83,7 +83,8 @@ fn SignedIn() -> impl IntoView {
             <p class="signed-in">
                 <span class="who">{who}</span>
                 " · "
-                <a href="/logout">"Sign out"</a>
+                // A server route: the router must not take it for a page of the app.
+                <a href="/logout" rel="external">"Sign out"</a>
             </p>
         }
     })

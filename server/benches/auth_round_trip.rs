@@ -8,6 +8,8 @@
 //!
 //! Prints figures; it asserts nothing (goal: users and audit add at most 0.1 ms to the p50).
 
+// This benchmark starts its servers in directories of its own (`start_server_in`).
+#[allow(dead_code)]
 #[path = "support/paused.rs"]
 mod paused;
 mod support;
@@ -18,7 +20,7 @@ use std::time::{Duration, Instant};
 
 use paused::{pause, post, spawn_client};
 use serde_json::json;
-use support::{start_server_in, Server};
+use support::{rss_mb, start_server_in, Server};
 
 const SAMPLES: usize = 2_000;
 const ROUNDS: usize = 3;
@@ -43,7 +45,7 @@ fn client(token: Option<&str>) -> reqwest::Client {
 }
 
 struct Setup {
-    _server: Server,
+    server: Server,
     caller: reqwest::Client,
     eval_url: String,
 }
@@ -51,7 +53,10 @@ struct Setup {
 async fn setup(label: &str, with_users: bool) -> Setup {
     let home = std::env::temp_dir().join(format!("breakroom-bench-auth-{label}-{}", std::process::id()));
     let (person, program) = if with_users {
-        (Some(add(&home, &["user", "add", "dan", "--role", "debugger"])), Some(add(&home, &["token", "add-program", "bench"])))
+        (
+            Some(add(&home, &["user", "add", "dan", "--role", "debugger"])),
+            Some(add(&home, &["token", "add-program", "bench"])),
+        )
     } else {
         (None, None)
     };
@@ -64,12 +69,13 @@ async fn setup(label: &str, with_users: bool) -> Setup {
     spawn_client(programs, base.clone(), pause_id.clone());
     let session = post(&caller, format!("{base}/api/repl/start"), json!({"pause_id": pause_id})).await;
     let session_id = session["session_id"].as_str().expect("session id").to_string();
-    Setup { _server: server, caller, eval_url: format!("{base}/api/repl/{session_id}/eval") }
+    Setup { server, caller, eval_url: format!("{base}/api/repl/{session_id}/eval") }
 }
 
 async fn measure(setup: &Setup, times: &mut Vec<Duration>) {
     for _ in 0..100 {
-        post(&setup.caller, setup.eval_url.clone(), json!({"expr": "a * b"})).await; // warm-up
+        post(&setup.caller, setup.eval_url.clone(), json!({"expr": "a * b"})).await;
+        // warm-up
     }
     for _ in 0..SAMPLES {
         let started = Instant::now();
@@ -108,5 +114,11 @@ async fn main() {
         pct(&without, 0.99),
         pct(&with, 0.99),
         b - a
+    );
+    println!(
+        "server RSS after {} evals each: no users {:.1} MB, users + audit {:.1} MB",
+        ROUNDS * SAMPLES,
+        rss_mb(open.server.child.id()),
+        rss_mb(guarded.server.child.id())
     );
 }
