@@ -4,6 +4,7 @@ use serde::Deserialize;
 
 use super::AuditRecord;
 use crate::error::Result;
+use crate::store::sql::SqlValue;
 use crate::store::{parse, values, Store};
 
 /// A filter over the trail (`GET /api/audit`, `breakroom audit`).
@@ -47,17 +48,35 @@ pub(super) fn read_newest(store: &Store, query: &AuditQuery, limit: u32) -> Resu
 }
 
 fn select(store: &Store, query: &AuditQuery, limit: u32, order: &str) -> Result<Vec<AuditRecord>> {
+    // Only the filters given go into the statement: each can use its index, and PostgreSQL
+    // needs no type for a parameter that is only compared with NULL.
     let action =
         query.action.as_ref().map(|a| format!("%{}%", a.replace('\\', "\\\\").replace('%', "\\%").replace('_', "\\_")));
-    let rows = store.rows(
-        &format!(
-            "SELECT id, data FROM audit
-         WHERE (?1 IS NULL OR actor = ?1) AND (?2 IS NULL OR action LIKE ?2 ESCAPE '\\')
-           AND (?3 IS NULL OR process = ?3) AND (?4 IS NULL OR time >= ?4) AND (?5 IS NULL OR id > ?5)
-         ORDER BY id {order} LIMIT ?6"
-        ),
-        values![&query.user, action, &query.process, query.since, query.after, limit],
-    )?;
+    let mut conditions: Vec<String> = vec![];
+    let mut params: Vec<SqlValue> = vec![];
+    let mut filter = |sql: &str, value: SqlValue| {
+        params.push(value);
+        conditions.push(sql.replace('?', &format!("?{}", params.len())));
+    };
+    if let Some(user) = &query.user {
+        filter("actor = ?", user.into());
+    }
+    if let Some(action) = action {
+        filter("action LIKE ? ESCAPE '\\'", action.into());
+    }
+    if let Some(process) = &query.process {
+        filter("process = ?", process.into());
+    }
+    if let Some(since) = query.since {
+        filter("time >= ?", since.into());
+    }
+    if let Some(after) = query.after {
+        filter("id > ?", after.into());
+    }
+    let filters = if conditions.is_empty() { String::new() } else { format!("WHERE {}", conditions.join(" AND ")) };
+    params.push(limit.into());
+    let sql = format!("SELECT id, data FROM audit {filters} ORDER BY id {order} LIMIT ?{}", params.len());
+    let rows = store.rows(&sql, &params)?;
     rows.into_iter()
         .map(|row| {
             let mut record: AuditRecord = parse("audit record", &row.text(1)?)?;

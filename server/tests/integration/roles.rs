@@ -299,13 +299,14 @@ fn the_pages_server_functions_are_audited_unless_they_only_read_and_refuse_a_rol
 
 async fn server_functions_audited_on_the_shared_runtime() {
     let team = Team::start().await;
-    let (status, _) = team.as_user("dan").server_function("add_breakpoint", &[("function_name", "page_target")]).await;
-    assert_eq!(status, 200);
+    let (status, body) =
+        team.as_user("dan").server_function("add_breakpoint", &[("function_name", "page_target")]).await;
+    assert_eq!(status, 200, "{body}");
     let (status, body) = team.as_user("vera").server_function("add_breakpoint", &[("function_name", "nope")]).await;
     assert_eq!(status, 403, "{body}");
     assert!(body.contains("needs the debugger role"), "{body}");
-    let (status, _) = team.as_user("vera").server_function("paused_html", &[]).await;
-    assert_eq!(status, 200);
+    let (status, body) = team.as_user("vera").server_function("paused_html", &[]).await;
+    assert_eq!(status, 200, "{body}");
     let records = team.server.debugger.audit().read(&Default::default()).unwrap();
     let page: Vec<(&str, &str, String)> = records
         .iter()

@@ -59,7 +59,8 @@ impl TestServer {
     pub async fn server_function(&self, name: &str, form: &[(&str, &str)]) -> (u16, String) {
         let path = leptos::server_fn::axum::server_fn_paths()
             .map(|(path, _)| path)
-            .find(|path| path.strip_prefix("/rpc/").is_some_and(|rest| rest.starts_with(name)))
+            // Each server function's endpoint is its name (`add_breakpoint`, not `add_breakpoint_record`).
+            .find(|path| path.strip_prefix("/rpc/") == Some(name))
             .unwrap_or_else(|| panic!("no server function {name}"));
         let response = self
             .http
