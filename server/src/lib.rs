@@ -84,7 +84,8 @@ pub fn router(debugger: Debugger, options: ServerOptions) -> Router {
         .layer(axum::middleware::from_fn_with_state(Arc::new(options.access), guard::check))
 }
 
-/// Audit records older than `--audit-days` go once a day (and when the server starts).
+/// Audit records older than `--audit-days` go once a day (and when the server starts), and
+/// program credentials' claims on processes older than a week.
 fn prune_audit_daily(debugger: Debugger) {
     tokio::spawn(async move {
         let mut daily = tokio::time::interval(std::time::Duration::from_secs(86_400));
@@ -95,6 +96,10 @@ fn prune_audit_daily(debugger: Debugger) {
             if let Ok(Err(e)) = tokio::task::spawn_blocking(move || pruning.audit().prune()).await {
                 eprintln!("breakroom: old audit records not removed: {e}");
             }
+            // A week-old claim's process is gone; a program still polling claims it again.
+            let pruning = debugger.clone();
+            let week = std::time::Duration::from_secs(7 * 86_400);
+            let _ = tokio::task::spawn_blocking(move || pruning.users().prune_claims(week)).await;
         }
     });
 }

@@ -8,7 +8,12 @@ use breakroom_debugger::Debugger;
 
 use breakroom_app::render::{shell, time_travel};
 
-pub async fn page(State(debugger): State<Debugger>, Path(id): Path<String>) -> Response {
+pub async fn page(
+    State(debugger): State<Debugger>,
+    caller: Option<axum::Extension<crate::access::Caller>>,
+    Path(id): Path<String>,
+) -> Response {
+    let role = caller.map(|axum::Extension(c)| c.identity.holder.label());
     let (status, title, main) = match (debugger.processes().tracked_process(&id), debugger.checkpoints().timeline(&id))
     {
         (Ok(detail), Ok(timeline)) => (
@@ -22,5 +27,5 @@ pub async fn page(State(debugger): State<Debugger>, Path(id): Path<String>) -> R
             shell::empty(&e.to_string()),
         ),
     };
-    (status, Html(shell::page(&title, "timeline-page", main))).into_response()
+    (status, Html(shell::page_for(role, &title, "timeline-page", main))).into_response()
 }

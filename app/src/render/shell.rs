@@ -12,6 +12,13 @@ pub const SERVER_ONLY_NAV: &[(&str, &str)] = &[("/snapshots", "Snapshots")];
 
 /// A whole page: `title` (then the product's name) and `main`, in a `<main class=main_class>`.
 pub fn page(title: &str, main_class: &str, main: Markup) -> String {
+    page_for(None, title, main_class, main)
+}
+
+/// [`page`] for a caller whose role is `role` (`viewer`, …): the body carries `role-{role}`, so
+/// a viewer's page hides its controls as the app's pages do (issue 48).
+pub fn page_for(role: Option<&str>, title: &str, main_class: &str, main: Markup) -> String {
+    let body_class = role.map(|role| format!("role-{role}"));
     let html = html! {
         (DOCTYPE)
         html lang="en" {
@@ -22,7 +29,7 @@ pub fn page(title: &str, main_class: &str, main: Markup) -> String {
                 title { (title) " · Breakroom" }
                 link rel="stylesheet" href="/pkg/breakroom.css";
             }
-            body {
+            body class=[body_class] {
                 header.topbar {
                     a.brand href="/" { "Breakroom" }
                     nav {

@@ -189,14 +189,17 @@ pub(super) const MIGRATIONS: &[Migration] = &[
         postgres: "CREATE TABLE breakpoint_program_hits (
          id TEXT NOT NULL, process_key TEXT NOT NULL, hits BIGINT NOT NULL, PRIMARY KEY (id, process_key));",
     },
-    // 11: people and program credentials (only a token's SHA-256), and the audit trail, which
-    // only age removes (issue 48).
+    // 11: people and program credentials (only a token's SHA-256), browsers' sign-ins, which
+    // program credential each process reported with, and the audit trail, which only age
+    // removes (issue 48).
     Migration {
         sql: "CREATE TABLE users (
          name TEXT PRIMARY KEY, role TEXT NOT NULL, token_hash BLOB NOT NULL UNIQUE,
          created_at REAL NOT NULL, token_changed_at REAL NOT NULL);
      CREATE TABLE sign_ins (
          session_hash BLOB PRIMARY KEY, name TEXT NOT NULL, expires_at REAL NOT NULL);
+     CREATE TABLE process_claims (
+         process_key TEXT PRIMARY KEY, credential TEXT NOT NULL, claimed_at REAL NOT NULL);
      CREATE TABLE audit (
          id INTEGER PRIMARY KEY AUTOINCREMENT, time REAL NOT NULL, actor TEXT NOT NULL, action TEXT NOT NULL,
          process TEXT, data TEXT NOT NULL);
@@ -209,6 +212,8 @@ pub(super) const MIGRATIONS: &[Migration] = &[
          created_at DOUBLE PRECISION NOT NULL, token_changed_at DOUBLE PRECISION NOT NULL);
      CREATE TABLE sign_ins (
          session_hash BYTEA PRIMARY KEY, name TEXT NOT NULL, expires_at DOUBLE PRECISION NOT NULL);
+     CREATE TABLE process_claims (
+         process_key TEXT PRIMARY KEY, credential TEXT NOT NULL, claimed_at DOUBLE PRECISION NOT NULL);
      CREATE TABLE audit (
          id BIGSERIAL PRIMARY KEY, time DOUBLE PRECISION NOT NULL, actor TEXT NOT NULL, action TEXT NOT NULL,
          process TEXT, data TEXT NOT NULL);

@@ -204,8 +204,9 @@ pub fn check_name(name: &str) -> Result<()> {
 /// The users and program credentials of one store, with the cache of verified tokens.
 pub struct Users {
     store: Mutex<Store>,
-    /// Which program credential each process reported with (process key → credential name):
-    /// the first claims it, and another credential may not drive its pauses.
+    /// Which program credential each process reported with (process key → credential name), as
+    /// read from the store's `process_claims`: the first claims it, and another credential may
+    /// not drive its pauses.
     claims: Mutex<HashMap<String, String>>,
     cache: Mutex<HashMap<TokenHash, (Option<Identity>, Instant)>>,
     /// Whether any credential exists; re-read every [`CACHE_FOR`].
@@ -341,25 +342,37 @@ impl Users {
         Ok(token)
     }
 
-    /// `who` reports for `process_key`: the first program credential to do so owns it. `Err`
-    /// names the owner when it is another credential. Only program credentials claim.
+    /// `who` reports for `process_key`: the first program credential to do so owns it, on every
+    /// server of the database. `Err` names the owner when it is another credential. Only program
+    /// credentials claim. A claim never changes, so each server asks the store once per process.
     pub fn claim_process(&self, process_key: &str, who: &Identity) -> std::result::Result<(), String> {
         if who.holder != Holder::Program {
             return Ok(());
         }
-        let mut claims = self.claims.lock().unwrap_or_else(|p| p.into_inner());
-        if claims.len() >= 100_000 && !claims.contains_key(process_key) {
-            // Bounded: an old process's claim is the one forgotten (it polls no more).
-            if let Some(oldest) = claims.keys().next().cloned() {
-                claims.remove(&oldest);
+        let known = self.claims.lock().unwrap_or_else(|p| p.into_inner()).get(process_key).cloned();
+        let owner = match known {
+            Some(owner) => owner,
+            None => {
+                // A store that cannot answer lets the poll through rather than stop a program.
+                let Ok(owner) = store::claim(&self.store(), process_key, &who.name) else { return Ok(()) };
+                let mut claims = self.claims.lock().unwrap_or_else(|p| p.into_inner());
+                if claims.len() >= 100_000 {
+                    claims.clear();
+                }
+                claims.insert(process_key.to_string(), owner.clone());
+                owner
             }
-        }
-        let owner = claims.entry(process_key.to_string()).or_insert_with(|| who.name.clone());
-        if *owner == who.name {
+        };
+        if owner == who.name {
             Ok(())
         } else {
-            Err(owner.clone())
+            Err(owner)
         }
+    }
+
+    /// Forgets process claims older than `age`.
+    pub fn prune_claims(&self, age: Duration) -> Result<u64> {
+        store::prune_claims(&self.store(), crate::ids::now() - age.as_secs_f64())
     }
 
     /// Drops `name`'s cached tokens, so a change on this server takes effect at once.
@@ -392,6 +405,21 @@ mod tests {
             assert!(need.check(&Identity::owner()).is_ok());
             assert_eq!(Need::parse(need.as_str()), Some(need));
         }
+    }
+
+    #[test]
+    fn a_process_belongs_to_the_first_program_credential_on_every_server_of_the_store() {
+        let dir = tempfile::tempdir().unwrap();
+        let location = Location::Directory(dir.path().to_path_buf());
+        let (one, two) = (Users::open(&location).unwrap(), Users::open(&location).unwrap());
+        let worker = Identity { name: "worker".into(), holder: Holder::Program };
+        let intruder = Identity { name: "intruder".into(), holder: Holder::Program };
+        assert_eq!(one.claim_process("1700000000.5+42", &worker), Ok(()));
+        assert_eq!(two.claim_process("1700000000.5+42", &intruder), Err("worker".into()), "the other server knows");
+        assert_eq!(two.claim_process("1700000000.5+42", &worker), Ok(()));
+        let person = Identity { name: "dan".into(), holder: Holder::Person(Role::Debugger) };
+        assert_eq!(two.claim_process("1700000000.5+42", &person), Ok(()), "people are not limited by claims");
+        assert_eq!(one.prune_claims(Duration::ZERO).unwrap(), 1);
     }
 
     #[test]

@@ -127,3 +127,21 @@ pub(super) fn end_sign_in(store: &Store, hash: &TokenHash) -> Result<()> {
 pub(super) fn end_sign_ins_of(store: &Store, name: &str) -> Result<()> {
     store.execute("DELETE FROM sign_ins WHERE name = ?1", values![name]).map(drop)
 }
+
+/// The credential `process_key` belongs to: `name`, if none claimed it before (every server on
+/// the database sees the same first claim).
+pub(super) fn claim(store: &Store, process_key: &str, name: &str) -> Result<String> {
+    store.execute(
+        "INSERT INTO process_claims (process_key, credential, claimed_at) VALUES (?1, ?2, ?3)
+         ON CONFLICT (process_key) DO NOTHING",
+        values![process_key, name, ids::now()],
+    )?;
+    let owner = store.row("SELECT credential FROM process_claims WHERE process_key = ?1", values![process_key])?;
+    owner.map_or_else(|| Ok(name.to_string()), |row| row.text(0))
+}
+
+/// Forgets claims older than `before` (their processes are long gone; a program still polling
+/// claims its process again).
+pub(super) fn prune_claims(store: &Store, before: f64) -> Result<u64> {
+    store.execute("DELETE FROM process_claims WHERE claimed_at < ?1", values![before])
+}

@@ -285,6 +285,14 @@ async fn a_browser_signs_in_on_the_shared_runtime() {
         html.contains(r#"<p class="signed-in"><span class="who">vera (viewer)"#),
         "the top bar names who is signed in"
     );
+    assert!(html.contains(r#"<body class="role-viewer">"#), "the body names the role, which hides the controls");
+    let timeline = browser
+        .get(format!("{}/process/nope/timeline", team.server.base))
+        .header("cookie", &session)
+        .send()
+        .await
+        .unwrap();
+    assert!(timeline.text().await.unwrap().contains(r#"<body class="role-viewer">"#), "server-rendered pages too");
     let out = browser.get(format!("{}/logout", team.server.base)).header("cookie", &session).send().await.unwrap();
     assert_eq!(out.status(), 303);
     let after =
