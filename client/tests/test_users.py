@@ -77,9 +77,13 @@ def team(tmp_path_factory):
     }
     audit_log = data_dir.parent / "audit.jsonl"
     server = start_server("--eval-timeout", "10", "--audit-log", str(audit_log), data_dir=data_dir)
-    yield {"server": server, "tokens": tokens, "data_dir": data_dir, "audit_log": audit_log}
-    server.process.terminate()
-    server.process.wait(5)
+    team = {"server": server, "tokens": tokens, "data_dir": data_dir, "audit_log": audit_log}
+    yield team
+    # The server of the moment: a test restarts it.
+    for running in {id(server): server, id(team["server"]): team["server"]}.values():
+        if running.process.poll() is None:
+            running.process.terminate()
+            running.process.wait(5)
 
 
 def audit(team, *args, until=None):
