@@ -1,6 +1,8 @@
 //! Breakroom's pages. Server functions (in [`api`]) are the only way the pages reach the
 //! debugger; [`live`] turns the server's event stream into a signal pages refetch on.
 
+#[cfg(feature = "ssr")]
+mod access;
 pub mod api;
 pub mod breakpoint_api;
 pub mod controls;

@@ -121,16 +121,18 @@ pub fn check_pause_owner(debugger: &Debugger, caller: Option<&Caller>, pause_id:
     })
 }
 
-/// A REST operation of the OpenAPI document, with its declared need.
-struct Operation {
+/// A REST operation of the OpenAPI document: its declared need, and the body types it reads
+/// (`guard.rs` accepts those).
+pub(crate) struct Operation {
     method: Method,
     template: String,
     segments: Vec<String>,
     need: Need,
+    pub(crate) body_types: Vec<String>,
 }
 
 impl Operation {
-    fn matches(&self, method: &Method, path: &str) -> bool {
+    pub(crate) fn matches(&self, method: &Method, path: &str) -> bool {
         let mut given = path.split('/');
         &self.method == method
             && self.segments.iter().all(|want| {
@@ -153,9 +155,10 @@ impl Operation {
     }
 }
 
-/// Every REST operation and its need, read once from the document `/api/openapi.json` serves.
-/// An operation that declares no need is refused to everyone but the owner (a test fails on it).
-fn operations() -> &'static [Operation] {
+/// Every REST operation, its need and its body types, read once from the document
+/// `/api/openapi.json` serves, so an operation declares both in one place. An operation that
+/// declares no need is refused to everyone but the owner (a test fails on it).
+pub(crate) fn operations() -> &'static [Operation] {
     static TABLE: OnceLock<Vec<Operation>> = OnceLock::new();
     TABLE.get_or_init(|| {
         let doc = serde_json::to_value(crate::api::openapi()).unwrap_or(Value::Null);
@@ -164,11 +167,13 @@ fn operations() -> &'static [Operation] {
             for (method, operation) in item.as_object().into_iter().flatten() {
                 let Ok(method) = method.to_ascii_uppercase().parse::<Method>() else { continue };
                 let need = operation[NEEDS_EXTENSION].as_str().and_then(Need::parse).unwrap_or(Need::Admin);
+                let body_types = operation["requestBody"]["content"].as_object().into_iter().flatten();
                 table.push(Operation {
                     template: format!("{method} {path}"),
                     method,
                     segments: path.split('/').map(str::to_string).collect(),
                     need,
+                    body_types: body_types.map(|(content_type, _)| content_type.clone()).collect(),
                 });
             }
         }

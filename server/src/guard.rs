@@ -26,13 +26,12 @@
 //! passes the same rules and answers 204 with the path's `Allow`.
 
 use std::net::{IpAddr, SocketAddr};
-use std::sync::{Arc, OnceLock};
+use std::sync::Arc;
 
 use axum::extract::{Request, State};
 use axum::http::{header, HeaderMap, HeaderValue, Method, StatusCode};
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
-use serde_json::Value;
 
 use crate::cors::{self, AllowedOrigins};
 use crate::error::ApiError;
@@ -240,60 +239,19 @@ fn has_body(headers: &HeaderMap) -> bool {
     headers.contains_key(header::TRANSFER_ENCODING) || length.is_some_and(|l| l != "0")
 }
 
-/// The content types a request body may have on `method path`.
+/// The content types a request body may have on `method path`: what its OpenAPI operation
+/// documents (`access::operations`), so an endpoint that documents another body type is accepted
+/// with it without touching this file.
 fn accepted_body_types(method: &Method, path: &str) -> Vec<&'static str> {
-    if let Some(types) = documented_body_types().iter().find(|op| op.matches(method, path)) {
-        return types.content_types.iter().map(String::as_str).collect();
+    let documented =
+        crate::access::operations().iter().find(|op| !op.body_types.is_empty() && op.matches(method, path));
+    if let Some(op) = documented {
+        return op.body_types.iter().map(String::as_str).collect();
     }
     if path.starts_with("/rpc/") || path == "/login" {
         return vec![FORM, JSON];
     }
     vec![JSON]
-}
-
-/// An operation of the OpenAPI document that documents a request body.
-struct DocumentedBody {
-    method: Method,
-    segments: Vec<String>,
-    content_types: Vec<String>,
-}
-
-impl DocumentedBody {
-    fn matches(&self, method: &Method, path: &str) -> bool {
-        let mut given = path.split('/');
-        &self.method == method
-            && self.segments.iter().all(|want| {
-                let seg = given.next();
-                seg.is_some_and(|seg| want == seg || (want.starts_with('{') && !seg.is_empty()))
-            })
-            && given.next().is_none()
-    }
-}
-
-/// Read once from the same document `/api/openapi.json` serves, so an endpoint that documents
-/// another body type is accepted with it without touching this file.
-fn documented_body_types() -> &'static [DocumentedBody] {
-    static TABLE: OnceLock<Vec<DocumentedBody>> = OnceLock::new();
-    TABLE.get_or_init(|| {
-        let doc = serde_json::to_value(crate::api::openapi()).unwrap_or(Value::Null);
-        let mut table = Vec::new();
-        for (path, item) in doc["paths"].as_object().into_iter().flatten() {
-            for (method, operation) in item.as_object().into_iter().flatten() {
-                let (Ok(method), Some(content)) =
-                    (method.to_ascii_uppercase().parse::<Method>(), operation["requestBody"]["content"].as_object())
-                else {
-                    continue;
-                };
-                let content_types = content.keys().cloned().collect();
-                table.push(DocumentedBody {
-                    method,
-                    segments: path.split('/').map(str::to_string).collect(),
-                    content_types,
-                });
-            }
-        }
-        table
-    })
 }
 
 #[cfg(test)]
