@@ -88,9 +88,10 @@ pub struct AuditRecord {
     #[serde(default)]
     #[cfg_attr(feature = "openapi", schema(value_type = Object))]
     pub target: BTreeMap<String, String>,
-    /// What it was given: an eval's code, a resume's action, a breakpoint's fields.
+    /// What it was given: an eval's code, a resume's action, a breakpoint's fields (a JSON body as
+    /// it came, a form as an object, other text as a string, or null without a body).
     #[serde(default)]
-    #[cfg_attr(feature = "openapi", schema(value_type = Object))]
+    #[cfg_attr(feature = "openapi", schema(value_type = Value))]
     pub detail: Value,
     pub outcome: Outcome,
     /// The HTTP status answered (0 where there was none).

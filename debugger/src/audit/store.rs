@@ -22,6 +22,7 @@ pub struct AuditQuery {
     /// Only records after this id (to follow the trail).
     pub after: Option<i64>,
     /// At most this many (default 500, at most 10,000).
+    #[cfg_attr(feature = "openapi", param(minimum = 1, maximum = 10_000))]
     pub limit: Option<u32>,
 }
 

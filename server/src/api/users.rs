@@ -102,6 +102,12 @@ pub async fn rotate(State(debugger): State<Debugger>, Path(name): Path<String>) 
 #[utoipa::path(operation_id = "list_audit", extensions(("x-breakroom-needs" = json!(Need::Admin))), get, path = "/api/audit", tag = "access",
     params(AuditQuery), responses((status = 200, body = AuditList), (status = 400, body = ErrorBody)))]
 pub async fn audit(State(debugger): State<Debugger>, Query(query): Query<AuditQuery>) -> ApiResult<AuditList> {
+    if let Some(limit) = query.limit.filter(|l| !(1..=10_000).contains(l)) {
+        return Err(crate::error::ApiError::bad_request(
+            "invalid_limit",
+            format!("limit must be from 1 to 10000, not {limit}"),
+        ));
+    }
     let records = tokio::task::spawn_blocking(move || debugger.audit().read(&query))
         .await
         .map_err(|e| Error::storage(format!("the audit read failed: {e}")))??;

@@ -226,6 +226,11 @@ async fn without_users_the_owner_needs_nothing_on_loopback_and_only_the_token_wi
     let open = common::start().await;
     assert_eq!(open.get("/api/paused").await.0, 200);
     assert_eq!(open.get("/api/whoami").await.1, json!({"name": "owner", "role": "owner"}));
+    for bad in ["0", "10001", "99999999999", "x"] {
+        let (status, body) = open.get(&format!("/api/audit?limit={bad}")).await;
+        assert_eq!(status, 400, "limit={bad}: {body}");
+    }
+    assert_eq!(open.get("/api/audit?limit=10000").await.0, 200);
     let guarded = common::start_full(breakroom_debugger::Config::default(), Some("s3cret")).await;
     assert_eq!(guarded.get("/api/paused").await.0, 401);
     let response = guarded.http.get(format!("{}/api/users", guarded.base)).bearer_auth("s3cret").send().await.unwrap();
