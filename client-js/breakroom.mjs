@@ -13,12 +13,14 @@
 // one that stops answering is left for the next (round robin). If none can be reached, one line
 // is printed and calls run without pausing until a later call finds one back (asked at most
 // every 2 s); a paused call whose server goes away waits for it (BREAKROOM_RECONNECT_GRACE,
-// default 120 s). Wire format: docs/src/js-protocol.md.
+// default 120 s). An https:// server is checked against BREAKROOM_CA_FILE in Node when set (else
+// Node's roots). Wire format: docs/src/js-protocol.md.
 
 import { ACTION_CONTINUE, ACTION_MODIFY, ACTION_POLL, ACTION_RAISE, ACTION_REPLACE, ACTION_SKIP, CALL_EXCEPTION, CALL_SUCCESS, FORMAT_JSON, PAUSE_ALWAYS, POLL_READY, POLL_STOPPING, POLL_UNKNOWN, REQUEST_EVAL } from './lib/protocol.mjs';
 import { decodeItem, item, repr } from './lib/values.mjs';
 import { identity, IS_NODE, loadIdentity, parameterNames, stackFrames } from './lib/program.mjs';
 import { evaluate, helperAnswer, sessionScope } from './lib/evaluation.mjs';
+import { describeFailure, send } from './lib/transport.mjs';
 
 export { repr };
 
@@ -153,11 +155,11 @@ async function request(method, path, body) {
   const signal = state.servers.length > 1 ? AbortSignal.timeout(SILENCE_MS) : undefined;
   let response, text;
   try {
-    response = await fetch(url, { method, headers, body: body === undefined ? undefined : JSON.stringify(body), signal });
-    text = await response.text();
+    response = await send(url, { method, headers, body: body === undefined ? undefined : JSON.stringify(body), signal });
+    text = response.text;
   } catch (err) {
-    let detail = err && err.cause && err.cause.code ? err.cause.code : String(err && err.message);
-    if (err && err.name === 'TimeoutError') detail = `silent for ${SILENCE_MS / 1000} s`;
+    let detail = describeFailure(err, base);
+    if ((err && err.name === 'TimeoutError') || (signal && signal.aborted)) detail = `silent for ${SILENCE_MS / 1000} s`;
     throw new Offline(detail, failed(index, detail));
   }
   state.misses = 0;

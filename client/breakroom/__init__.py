@@ -55,7 +55,7 @@ __all__ = [
 def configure(url=None, *, labels=None, snapshot_budget=None):
     """Points the client at a server (instead of BREAKROOM_URL) and forgets the old one. Several
     addresses (a list, or one comma-separated string) fail over from one to the next; an entry
-    that is not an http:// URL is a ValueError naming it. `labels={"service": "api"}` replaces BREAKROOM_LABELS (snapshot breakpoints aimed with
+    that is not an http:// or https:// URL is a ValueError naming it. `labels={"service": "api"}` replaces BREAKROOM_LABELS (snapshot breakpoints aimed with
     `where`); `snapshot_budget=0.05` the share of time snapshots and logpoints may take
     (BREAKROOM_SNAPSHOT_BUDGET, 0.01 by default). Given only those, the client is kept."""
     if labels is not None:

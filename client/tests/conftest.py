@@ -26,16 +26,17 @@ def _binary():
 
 
 class Server:
-    def __init__(self, url, process):
+    def __init__(self, url, process, context=None):
         self.url = url
         self.process = process
+        self.context = context  # an https server's: ssl settings trusting the test CA
 
     def request(self, method, path, body=None, timeout=30):
         data = None if body is None else json.dumps(body).encode()
         req = urllib.request.Request(self.url + path, data=data, method=method)
         req.add_header("Content-Type", "application/json")
         try:
-            with urllib.request.urlopen(req, timeout=timeout) as resp:
+            with urllib.request.urlopen(req, timeout=timeout, context=self.context) as resp:
                 return resp.status, json.loads(resp.read() or b"{}")
         except urllib.error.HTTPError as err:
             return err.code, json.loads(err.read() or b"{}")
@@ -87,8 +88,9 @@ class Server:
         return body
 
 
-def start_server(*extra_args, data_dir=None):
-    """The real binary on a free port, with its history in `data_dir` (a fresh one by default)."""
+def start_server(*extra_args, data_dir=None, context=None):
+    """The real binary on a free port, with its history in `data_dir` (a fresh one by default).
+    `context`: the ssl settings for a server started with --tls-cert."""
     home = tempfile.mkdtemp(prefix="breakroom-test-")
     data_dir = data_dir or os.path.join(home, "data")
     proc = subprocess.Popen(
@@ -103,10 +105,11 @@ def start_server(*extra_args, data_dir=None):
     while time.time() < deadline:
         line = proc.stdout.readline()
         seen += line
-        match = re.search(r"Server running on (http://\S+)", line)
+        match = re.search(r"Server running on (https?://\S+)", line)
         if match:
-            srv = Server(match.group(1), proc)
+            srv = Server(match.group(1), proc, context)
             srv.data_dir = str(data_dir)
+            srv.home = home
             return srv
         if proc.poll() is not None:
             break

@@ -275,12 +275,12 @@ def test_a_bad_entry_in_the_list_is_an_error_naming_it(programs):
     program = programs(CHECKOUT, "http://127.0.0.1:5174,ftp://backup:21")
     out, err = program.communicate(timeout=20)
     assert program.returncode == 1 and out == ""
-    assert "ValueError: BREAKROOM_URL entry 2 of 2, 'ftp://backup:21', is not an http:// URL" in err, err
+    assert "ValueError: BREAKROOM_URL entry 2 of 2, 'ftp://backup:21', is not an http:// or https:// URL" in err, err
 
     runner = programs("print('never runs')", "http://127.0.0.1:5174, 127.0.0.1:5175", module=True)
     out, err = runner.communicate(timeout=20)
     assert runner.returncode == 2 and out == ""
-    assert err.strip() == "breakroom: BREAKROOM_URL entry 2 of 2, '127.0.0.1:5175', is not an http:// URL", err
+    assert err.strip() == "breakroom: BREAKROOM_URL entry 2 of 2, '127.0.0.1:5175', is not an http:// or https:// URL", err
 
 
 NODE_TICKS = """
@@ -370,10 +370,11 @@ def test_the_node_client_refuses_a_bad_entry_by_name():
 
 
 def test_a_list_of_addresses_is_parsed_with_spaces_and_a_trailing_comma():
-    entries = _servers.parse(" http://a:1 , http://[::1]:2/base/ ,")
-    assert [(s.url, s.host, s.port, s.base_path, s.host_header) for s in entries] == [
-        ("http://a:1", "a", 1, "", "a:1"),
-        ("http://[::1]:2/base", "::1", 2, "/base", "[::1]:2"),
+    entries = _servers.parse(" http://a:1 , http://[::1]:2/base/ , https://c ,")
+    assert [(s.url, s.host, s.port, s.base_path, s.host_header, s.tls) for s in entries] == [
+        ("http://a:1", "a", 1, "", "a:1", False),
+        ("http://[::1]:2/base", "::1", 2, "/base", "[::1]:2", False),
+        ("https://c", "c", 443, "", "c", True),
     ]
     assert [s.url for s in _servers.parse(["http://a", "http://b:5"])] == ["http://a", "http://b:5"]
     assert [s.url for s in _servers.parse("")] == [_servers.DEFAULT_URL]
@@ -382,9 +383,9 @@ def test_a_list_of_addresses_is_parsed_with_spaces_and_a_trailing_comma():
 @pytest.mark.parametrize(
     "spec, message",
     [
-        ("https://a", "BREAKROOM_URL must be an http:// URL, not 'https://a'"),
-        ("http://a,http://b:port", "BREAKROOM_URL entry 2 of 2, 'http://b:port', is not an http:// URL"),
-        ("localhost:5174,http://b", "BREAKROOM_URL entry 1 of 2, 'localhost:5174', is not an http:// URL"),
+        ("ftp://a", "BREAKROOM_URL must be an http:// or https:// URL, not 'ftp://a'"),
+        ("http://a,http://b:port", "BREAKROOM_URL entry 2 of 2, 'http://b:port', is not an http:// or https:// URL"),
+        ("localhost:5174,http://b", "BREAKROOM_URL entry 1 of 2, 'localhost:5174', is not an http:// or https:// URL"),
     ],
 )
 def test_an_entry_that_is_not_an_http_url_is_refused_by_name(spec, message):

@@ -24,7 +24,7 @@ pub struct AttachArgs {
 }
 
 pub async fn run(args: &AttachArgs) -> Result<i32, String> {
-    let server = Server::find();
+    let server = Server::find()?;
     if args.list {
         let listed: LocalPythonProcesses = server.get("/api/local-processes").await?;
         for p in &listed.processes {

@@ -111,7 +111,7 @@ pub fn describe(record: &BreakpointRecord) -> String {
 }
 
 pub async fn run(action: &BreakpointAction) -> Result<i32, String> {
-    let server = Server::find();
+    let server = Server::find()?;
     let patch = |id: &str, enabled: bool| {
         server
             .request(reqwest::Method::PATCH, &format!("/api/breakpoints/{id}"))

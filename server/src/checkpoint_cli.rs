@@ -147,7 +147,7 @@ pub fn render_timeline(timeline: &Timeline) -> String {
 }
 
 pub async fn run(command: &TimeTravel) -> Result<i32, String> {
-    let server = Server::find();
+    let server = Server::find()?;
     let post = |path: String, body: serde_json::Value| server.request(reqwest::Method::POST, &path).json(&body);
     match command {
         TimeTravel::Checkpoint { action: CheckpointAction::Create { label }, target } => {

@@ -83,6 +83,15 @@ impl AccessPolicy {
         Ok(self)
     }
 
+    /// Also answer `127.0.0.1:PORT` (and the other loopback names): the loopback listener a
+    /// TLS server keeps for the programs it starts (`tls.rs`).
+    pub fn also_loopback_port(mut self, port: u16) -> Self {
+        for name in ["127.0.0.1", "localhost", "[::1]"] {
+            self.hosts.push(AllowedHost { name: name.into(), port: Some(port) });
+        }
+        self
+    }
+
     /// The names a browser may use for a server on loopback `port`.
     pub fn loopback(port: u16, token: Option<String>) -> Self {
         AccessPolicy::new(SocketAddr::from(([127, 0, 0, 1], port)), token, &[]).expect("no names to parse")

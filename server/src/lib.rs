@@ -23,6 +23,7 @@ pub mod snapshot_cli;
 pub mod snapshot_pages;
 pub mod step_cli;
 pub mod timeline_page;
+pub mod tls;
 pub mod user_cli;
 
 use std::net::SocketAddr;
@@ -39,6 +40,9 @@ pub struct ServerOptions {
     pub max_body: usize,
     pub site: LeptosOptions,
     pub access: guard::AccessPolicy,
+    /// Where processes this server starts call back (`None`: the site's port on loopback). With
+    /// TLS it is the loopback plain-HTTP listener (`tls.rs`).
+    pub local_url: Option<String>,
 }
 
 /// The whole HTTP surface of one debugger.
@@ -46,7 +50,8 @@ pub fn router(debugger: Debugger, options: ServerOptions) -> Router {
     let leptos_options = options.site;
     // Launched processes call back on loopback, whatever address is bound.
     let port = leptos_options.site_addr.port();
-    debugger.processes().set_server_url(format!("http://127.0.0.1:{port}"));
+    let local_url = options.local_url.clone().unwrap_or_else(|| format!("http://127.0.0.1:{port}"));
+    debugger.processes().set_server_url(local_url);
     debugger.processes().watch_processes();
     debugger.runtimes().watch_idle();
     debugger.runtimes().warm_spares();

@@ -95,6 +95,13 @@ struct Cli {
     /// Also append every audit record to this file, as JSON lines (for a log shipper).
     #[arg(long, value_name = "FILE")]
     audit_log: Option<PathBuf>,
+    /// Serve HTTPS with this certificate chain (PEM; the server's certificate first), with
+    /// --tls-key. Plain HTTP to the port is refused. Also read from BREAKROOM_TLS_CERT.
+    #[arg(long, value_name = "FILE", env = "BREAKROOM_TLS_CERT", requires = "tls_key")]
+    tls_cert: Option<PathBuf>,
+    /// The private key of --tls-cert (PEM: PKCS#8, PKCS#1 or SEC1). Also read from BREAKROOM_TLS_KEY.
+    #[arg(long, value_name = "FILE", env = "BREAKROOM_TLS_KEY", requires = "tls_cert")]
+    tls_key: Option<PathBuf>,
     /// Also serve the Debug Adapter Protocol on this TCP port (loopback only), for an editor's
     /// `debugServer`; 0 picks a free one.
     #[arg(long, value_name = "PORT")]
@@ -224,7 +231,32 @@ async fn run(cli: Cli) -> Result<(), String> {
         Err(e) => return Err(format!("cannot listen on {requested}: {e}")),
     };
     let addr = listener.local_addr().map_err(|e| e.to_string())?;
-    let access = AccessPolicy::new(addr, token.clone(), &cli.allow_host)?.with_origins(&cli.allow_origin)?;
+    let tls = match (&cli.tls_cert, &cli.tls_key) {
+        (Some(cert), Some(key)) => Some(breakroom_server::tls::config(cert, key)?),
+        _ => None,
+    };
+    // With TLS, what the server starts on this machine calls back in plain HTTP on loopback
+    // (tls.rs): no certificate needs to name 127.0.0.1, and the traffic stays on the machine.
+    let local = match tls {
+        Some(_) => Some(
+            tokio::net::TcpListener::bind((std::net::Ipv4Addr::LOCALHOST, 0))
+                .await
+                .map_err(|e| format!("cannot listen on loopback for local programs: {e}"))?,
+        ),
+        None => None,
+    };
+    let local_port = local.as_ref().and_then(|l| l.local_addr().ok()).map(|a| a.port());
+    let mut access = AccessPolicy::new(addr, token.clone(), &cli.allow_host)?.with_origins(&cli.allow_origin)?;
+    if let Some(port) = local_port {
+        access = access.also_loopback_port(port);
+    }
+    if !addr.ip().is_loopback() && tls.is_none() {
+        println!(
+            "Warning: serving beyond loopback in plain HTTP. Tokens, arguments, locals and every eval's \
+             answer cross the network in clear: give --tls-cert and --tls-key, or put a reverse proxy \
+             that terminates TLS in front (docs: server.md)"
+        );
+    }
     if addr.ip().is_unspecified() && cli.allow_host.is_empty() {
         println!("Listening on every address: requests must use a loopback name or a name given with --allow-host");
     }
@@ -263,10 +295,21 @@ async fn run(cli: Cli) -> Result<(), String> {
             .map_err(|e| format!("cannot serve DAP on port {port}: {e}"))?;
         println!("DAP on {dap}");
     }
-    let app = router(debugger, ServerOptions { max_body: cli.max_body, site: site::leptos_options(addr), access });
-    write_port_file(addr.port());
-    println!("Server running on http://{addr}");
-    serve(listener, app).await.map_err(|e| e.to_string())
+    let local_url = local_port.map(|port| format!("http://127.0.0.1:{port}"));
+    let options = ServerOptions { max_body: cli.max_body, site: site::leptos_options(addr), access, local_url };
+    let app = router(debugger, options);
+    let (Some(config), Some(local), Some(local_port)) = (tls, local, local_port) else {
+        write_port_file(addr.port());
+        println!("Server running on http://{addr}");
+        return serve(listener, app).await.map_err(|e| e.to_string());
+    };
+    let app = breakroom_server::tls::secure_cookies(app);
+    // The port file is how programs and commands on this machine find the server: loopback.
+    write_port_file(local_port);
+    println!("Local programs call back on http://127.0.0.1:{local_port} (loopback only)");
+    tokio::spawn(serve(local, app.clone()));
+    println!("Server running on https://{addr}");
+    breakroom_server::tls::serve(listener, app, config).await.map_err(|e| e.to_string())
 }
 
 /// SIGINT or SIGTERM stop the server gracefully (issue 32): held polls answer `stopping`, so

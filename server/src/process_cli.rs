@@ -1,6 +1,7 @@
 //! `breakroom run | ps | logs | stop`: the command line's door to a running server's processes.
 //! The server is found as the Python client finds it: `BREAKROOM_URL`, else the port file the
 //! server writes (docs/src/protocol.md §2), else http://127.0.0.1:5174. `BREAKROOM_TOKEN` is sent when set.
+//! An https:// server is verified against the system's roots, or against `BREAKROOM_CA_FILE`.
 
 use std::io::Write;
 use std::path::PathBuf;
@@ -93,13 +94,50 @@ fn first_address(list: &str) -> Option<String> {
     Some(first.trim_end_matches('/').to_string())
 }
 
-impl Server {
-    pub(crate) fn find() -> Server {
-        Server {
-            base: server_url(),
-            http: reqwest::Client::new(),
-            token: std::env::var("BREAKROOM_TOKEN").ok().filter(|t| !t.is_empty()),
+/// An HTTP client that trusts `BREAKROOM_CA_FILE` (PEM) when set, else the system's roots.
+fn http_client() -> Result<reqwest::Client, String> {
+    let mut builder = reqwest::Client::builder();
+    if let Some(file) = std::env::var_os("BREAKROOM_CA_FILE").filter(|f| !f.is_empty()) {
+        let shown = std::path::Path::new(&file).display().to_string();
+        let pem = std::fs::read(&file).map_err(|e| format!("cannot read BREAKROOM_CA_FILE {shown}: {e}"))?;
+        let roots = reqwest::Certificate::from_pem_bundle(&pem)
+            .map_err(|e| format!("BREAKROOM_CA_FILE {shown} is not PEM certificates: {e}"))?;
+        if roots.is_empty() {
+            return Err(format!("BREAKROOM_CA_FILE {shown} holds no PEM certificate"));
         }
+        // Only the given CA: a server meant to be checked against it is not also trusted for
+        // some public CA's certificate.
+        builder = builder.tls_built_in_root_certs(false);
+        for root in roots {
+            builder = builder.add_root_certificate(root);
+        }
+    }
+    builder.build().map_err(|e| format!("cannot set up HTTPS: {}", error_chain(&e)))
+}
+
+/// An error with its causes (reqwest's own text hides them: "error sending request"), and what
+/// to do when the cause is a certificate this machine does not trust.
+pub(crate) fn error_chain(error: &dyn std::error::Error) -> String {
+    let mut text = error.to_string();
+    let mut source = error.source();
+    while let Some(cause) = source {
+        text.push_str(": ");
+        text.push_str(&cause.to_string());
+        source = cause.source();
+    }
+    if text.contains("certificate") {
+        text.push_str(" (set BREAKROOM_CA_FILE to the CA that signed the server's certificate)");
+    }
+    text
+}
+
+impl Server {
+    pub(crate) fn find() -> Result<Server, String> {
+        Ok(Server {
+            base: server_url(),
+            http: http_client()?,
+            token: std::env::var("BREAKROOM_TOKEN").ok().filter(|t| !t.is_empty()),
+        })
     }
 
     pub(crate) fn request(&self, method: reqwest::Method, path: &str) -> reqwest::RequestBuilder {
@@ -116,7 +154,10 @@ impl Server {
         &self,
         request: reqwest::RequestBuilder,
     ) -> Result<T, String> {
-        let response = request.send().await.map_err(|e| format!("cannot reach the server at {}: {e}", self.base))?;
+        let response = request
+            .send()
+            .await
+            .map_err(|e| format!("cannot reach the server at {}: {}", self.base, error_chain(&e)))?;
         let status = response.status();
         let body: Value = response.json().await.map_err(|e| format!("the server's answer is not JSON: {e}"))?;
         if !status.is_success() {
@@ -219,7 +260,7 @@ fn exit_code_of(process: &TrackedProcess) -> i32 {
 /// `breakroom run`: launches COMMAND on the server, prints its page, streams its output and
 /// returns its exit code. Ctrl+C asks the server to stop it.
 pub async fn run(args: &RunArgs) -> Result<i32, String> {
-    let server = Server::find();
+    let server = Server::find()?;
     let here = std::env::current_dir().map_err(|e| format!("cannot read the current directory: {e}"))?;
     let cwd = args.cwd.as_ref().map(|d| here.join(d)).unwrap_or(here);
     // The program runs with this shell's environment (its PATH, its virtualenv), not the server's.
@@ -322,7 +363,7 @@ async fn catch_up(server: &Server, id: &str, mut from: u64) -> Result<u64, Strin
 
 /// `breakroom ps`.
 pub async fn ps(args: &PsArgs) -> Result<i32, String> {
-    let server = Server::find();
+    let server = Server::find()?;
     let list: ProcessList = server.get(if args.all { "/api/processes?all=true" } else { "/api/processes" }).await?;
     println!("{:<10} {:<8} {:>8} {:>9}  {:<30} REASON", "ID", "STATUS", "PID", "UPTIME", "NAME");
     for p in list.processes {
@@ -343,7 +384,7 @@ pub async fn ps(args: &PsArgs) -> Result<i32, String> {
 
 /// `breakroom logs`.
 pub async fn logs(args: &LogsArgs) -> Result<i32, String> {
-    let server = Server::find();
+    let server = Server::find()?;
     let stream = if args.stderr { OutputStream::Stderr } else { OutputStream::Stdout };
     let mut from = 0;
     loop {
@@ -371,7 +412,7 @@ pub async fn logs(args: &LogsArgs) -> Result<i32, String> {
 
 /// `breakroom stop`.
 pub async fn stop(args: &StopArgs) -> Result<i32, String> {
-    let server = Server::find();
+    let server = Server::find()?;
     let process = server.stop(&args.id).await?;
     println!("stopping {} ({}): SIGTERM sent, SIGKILL in 2 s if it is still running", process.id, process.name);
     Ok(0)

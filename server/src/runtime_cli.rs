@@ -62,7 +62,7 @@ fn segment(workspace: &str) -> String {
 }
 
 pub async fn run(args: &RuntimeArgs) -> Result<i32, String> {
-    let server = Server::find();
+    let server = Server::find()?;
     match &args.action {
         Action::Exec { workspace, python, timeout, command } => {
             let command = if command.is_empty() {

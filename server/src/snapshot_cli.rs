@@ -81,7 +81,7 @@ pub fn add_spec(args: &AddArgs) -> Result<BreakpointSpec, String> {
 }
 
 pub async fn run(command: &SnapshotCommand) -> Result<i32, String> {
-    let server = Server::find();
+    let server = Server::find()?;
     match command {
         SnapshotCommand::Add(args) => {
             let body = add_spec(args)?;

@@ -43,7 +43,7 @@ async fn newest_pause(server: &Server) -> Result<String, String> {
 }
 
 pub async fn run(command: &StepCommand) -> Result<i32, String> {
-    let server = Server::find();
+    let server = Server::find()?;
     let (body, pause) = match command {
         StepCommand::Over { pause } => (StepRequest::new(StepKind::Over), pause),
         StepCommand::Into { pause } => (StepRequest::new(StepKind::Into), pause),

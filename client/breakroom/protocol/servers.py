@@ -1,10 +1,11 @@
 """The server addresses a program is given, and the one it talks to now (failover).
 
     BREAKROOM_URL=http://10.0.0.5:5174,http://10.0.0.6:5174
+    BREAKROOM_URL=https://debug.example.com:5174   (BREAKROOM_CA_FILE: the CA to trust, if not the system's)
 
-Each entry is an http:// URL. The client talks to the first that answers. When the one in use
-stops answering (connection refused or reset, a timeout), the next in the list is used from
-then on (round robin, wrapping): a paused call tells its pause there, the breakpoint channel
+Each entry is an http:// or https:// URL. The client talks to the first that answers. When the
+one in use stops answering (connection refused or reset, a timeout), the next in the list is used
+from then on (round robin, wrapping): a paused call tells its pause there, the breakpoint channel
 follows that server, queued snapshots go there. Nothing moves back to an address that comes
 back while the one in use answers.
 
@@ -29,38 +30,42 @@ SILENCE_TIMEOUT = 6.0
 class Server:
     """One address: where to connect and what to put in the request line and Host header."""
 
-    __slots__ = ("url", "host", "port", "base_path", "host_header")
+    __slots__ = ("url", "host", "port", "base_path", "host_header", "tls")
 
-    def __init__(self, url, host, port, base_path, host_header):
+    def __init__(self, url, host, port, base_path, host_header, tls=False):
         self.url = url
         self.host = host
         self.port = port
         self.base_path = base_path
         self.host_header = host_header
+        self.tls = tls  # https: the connection is wrapped in TLS (transport.py)
 
     def __repr__(self):
         return f"Server({self.url!r})"
 
 
 def parse_one(text, position=None):
-    """One entry as a `Server`; ValueError naming the entry when it is not an http:// URL.
-    `position`: (its number, how many) in a list."""
+    """One entry as a `Server`; ValueError naming the entry when it is not an http:// or
+    https:// URL. `position`: (its number, how many) in a list."""
     url = text.strip().rstrip("/")
     try:
         parsed = urllib.parse.urlsplit(url)
         port = parsed.port
     except ValueError:  # a port that is not a number, or out of range
         parsed, port = None, None
-    if parsed is None or parsed.scheme not in ("http", "") or not parsed.hostname:
+    if parsed is None or parsed.scheme not in ("http", "https", "") or not parsed.hostname:
         if position is None:
-            raise ValueError(f"BREAKROOM_URL must be an http:// URL, not {url!r}")
+            raise ValueError(f"BREAKROOM_URL must be an http:// or https:// URL, not {url!r}")
         number, count = position
-        raise ValueError(f"BREAKROOM_URL entry {number} of {count}, {text.strip()!r}, is not an http:// URL")
+        raise ValueError(
+            f"BREAKROOM_URL entry {number} of {count}, {text.strip()!r}, is not an http:// or https:// URL"
+        )
     host = parsed.hostname
+    tls = parsed.scheme == "https"
     bracketed = f"[{host}]" if ":" in host else host
     # The Host the server checks: the name this client connects to.
     host_header = bracketed if port is None else f"{bracketed}:{port}"
-    return Server(url, host, port or 80, parsed.path.rstrip("/"), host_header)
+    return Server(url, host, port or (443 if tls else 80), parsed.path.rstrip("/"), host_header, tls)
 
 
 def parse(spec):

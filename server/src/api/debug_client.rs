@@ -6,11 +6,12 @@ use axum::http::header;
 use axum::response::IntoResponse;
 
 /// The client's files, each module before those that import it; the entry last.
-const PARTS: [&str; 5] = [
+const PARTS: [&str; 6] = [
     include_str!("../../../client-js/lib/protocol.mjs"),
     include_str!("../../../client-js/lib/values.mjs"),
     include_str!("../../../client-js/lib/program.mjs"),
     include_str!("../../../client-js/lib/evaluation.mjs"),
+    include_str!("../../../client-js/lib/transport.mjs"),
     include_str!("../../../client-js/breakroom.mjs"),
 ];
 

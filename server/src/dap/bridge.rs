@@ -8,7 +8,7 @@ use reqwest::{Method, StatusCode};
 use crate::process_cli::Server;
 
 pub async fn run() -> Result<i32, String> {
-    let server = Server::find();
+    let server = Server::find()?;
     let response = server
         .request(Method::GET, super::PATH)
         .header(CONNECTION, "upgrade")
@@ -16,7 +16,8 @@ pub async fn run() -> Result<i32, String> {
         .send()
         .await
         .map_err(|e| {
-            format!("cannot reach the Breakroom server ({e}); start it with `breakroom`, or set BREAKROOM_URL")
+            let why = crate::process_cli::error_chain(&e);
+            format!("cannot reach the Breakroom server at {} ({why}); start it with `breakroom`, or set BREAKROOM_URL", server.base)
         })?;
     if response.status() != StatusCode::SWITCHING_PROTOCOLS {
         let status = response.status();

@@ -22,7 +22,7 @@ const VERSION: &str = "mcp-protocol-version";
 
 /// Runs until stdin ends and every answer has been written; the exit code.
 pub async fn run() -> Result<i32, String> {
-    let server = Server::find();
+    let server = Server::find()?;
     let (out, mut lines_out) = mpsc::unbounded_channel::<String>();
     let writer = tokio::spawn(async move {
         let mut stdout = tokio::io::stdout();
@@ -77,7 +77,10 @@ pub async fn run() -> Result<i32, String> {
                 let body = response.text().await.unwrap_or_default();
                 refused(&out, &message, &format!("the server answered {status}: {}", body.trim()));
             }
-            Err(e) => refused(&out, &message, &format!("cannot reach the server: {e}")),
+            Err(e) => {
+                let why = crate::process_cli::error_chain(&e);
+                refused(&out, &message, &format!("cannot reach the server at {}: {why}", server.base))
+            }
         }
         if listener.is_none() && message["method"] == "notifications/initialized" {
             let get =

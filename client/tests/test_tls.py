@@ -1,0 +1,325 @@
+"""HTTPS end to end (issue 49): a server started with --tls-cert and --tls-key, a throwaway CA made
+here with the openssl command, and the Python client, the JavaScript client, the CLI, the MCP and
+DAP bridges and the live stream talking to it over TLS. Plain HTTP to the TLS port and a CA that
+did not sign the server's certificate are refused, with errors that say why."""
+
+import json
+import os
+import re
+import shutil
+import socket
+import ssl
+import subprocess
+import sys
+import tempfile
+import textwrap
+import time
+import urllib.request
+from pathlib import Path
+
+import pytest
+
+from conftest import CLIENT_DIR, _binary, start_server
+
+pytestmark = pytest.mark.skipif(shutil.which("openssl") is None, reason="the openssl command makes the test CA")
+
+PROGRAM = """
+    import breakroom
+
+    def checkout(order_id):
+        total = order_id * 2
+        breakroom.set_trace()
+        return total
+
+    print("result", checkout(21), flush=True)
+"""
+
+
+def _openssl(*args, cwd):
+    subprocess.run(["openssl", *args], cwd=cwd, check=True, capture_output=True)
+
+
+def _make_ca(folder, name):
+    _openssl("req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes",
+             "-keyout", f"{name}.key", "-out", f"{name}.pem", "-days", "2", "-subj", f"/CN=Breakroom test {name}",
+             cwd=folder)
+    return folder / f"{name}.pem"
+
+
+@pytest.fixture(scope="module")
+def certificates():
+    """A CA, a server certificate it signed for localhost and 127.0.0.1, and a second CA that
+    signed nothing of the server's."""
+    folder = Path(tempfile.mkdtemp(prefix="breakroom-tls-"))
+    ca = _make_ca(folder, "ca")
+    other = _make_ca(folder, "other")
+    _openssl("req", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes", "-keyout", "server.key",
+             "-out", "server.csr", "-subj", "/CN=localhost", cwd=folder)
+    (folder / "ext.cnf").write_text(
+        "subjectAltName=DNS:localhost,IP:127.0.0.1\nbasicConstraints=CA:FALSE\nextendedKeyUsage=serverAuth\n"
+    )
+    _openssl("x509", "-req", "-in", "server.csr", "-CA", "ca.pem", "-CAkey", "ca.key", "-CAcreateserial",
+             "-out", "server.pem", "-days", "2", "-extfile", "ext.cnf", cwd=folder)
+    yield {"ca": ca, "other": other, "cert": folder / "server.pem", "key": folder / "server.key"}
+    shutil.rmtree(folder, ignore_errors=True)
+
+
+@pytest.fixture(scope="module")
+def tls_server(certificates):
+    context = ssl.create_default_context(cafile=str(certificates["ca"]))
+    srv = start_server("--tls-cert", str(certificates["cert"]), "--tls-key", str(certificates["key"]),
+                       "--eval-timeout", "10", context=context)
+    srv.port = int(srv.url.rsplit(":", 1)[1])
+    yield srv
+    srv.process.terminate()
+    srv.process.wait(5)
+
+
+def _program(source, server, **env):
+    fd, path = tempfile.mkstemp(suffix=".py", prefix="breakroom_tls_")
+    with os.fdopen(fd, "w") as f:
+        f.write(textwrap.dedent(source))
+    return subprocess.Popen(
+        [sys.executable, path], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        env={**os.environ, "PYTHONPATH": str(CLIENT_DIR), "BREAKROOM_URL": server.url, **env},
+    )
+
+
+def _pause_eval_continue(server, pid, function_name="checkout", expr="total + 1"):
+    pause = server.wait_for_pause(function_name, timeout=20, pid=pid)
+    session = server.start_session(pause["id"])
+    answer = server.output(session, expr)
+    server.resume(pause["id"])
+    return answer
+
+
+def test_the_server_speaks_https_and_says_so(tls_server):
+    assert tls_server.url.startswith("https://127.0.0.1:")
+    status, body = tls_server.get("/api/paused")
+    assert (status, body) == (200, {"paused": []})
+
+
+def test_a_python_program_pauses_evaluates_and_continues_over_tls(tls_server, certificates):
+    program = _program(PROGRAM, tls_server, BREAKROOM_CA_FILE=str(certificates["ca"]))
+    try:
+        assert _pause_eval_continue(tls_server, program.pid) == "43"
+        out, err = program.communicate(timeout=20)
+    finally:
+        program.kill()
+    assert program.returncode == 0, err
+    assert out.strip() == "result 42"
+
+
+def test_several_evals_reuse_one_kept_alive_tls_connection(tls_server, certificates):
+    """The eval fast path stays one round trip: the program's answers go over the connection it
+    already holds, so the server sees one TLS connection from it, not one per eval."""
+    source = """
+        import breakroom
+
+        def checkout(order_id):
+            total = order_id * 2
+            breakroom.set_trace()
+            return total
+
+        checkout(21)
+        from breakroom.protocol import transport
+        print("handshakes", transport._tls_handshakes, flush=True)
+    """
+    counting = Path(tempfile.mkdtemp(prefix="breakroom-tls-count-"))
+    (counting / "sitecustomize.py").write_text(textwrap.dedent("""
+        import ssl
+        from breakroom.protocol import transport
+
+        transport._tls_handshakes = 0
+        _wrap = ssl.SSLContext.wrap_socket
+
+        def _counted(self, *args, **kwargs):
+            transport._tls_handshakes += 1
+            return _wrap(self, *args, **kwargs)
+
+        ssl.SSLContext.wrap_socket = _counted
+    """))
+    program = _program(source, tls_server, BREAKROOM_CA_FILE=str(certificates["ca"]),
+                       PYTHONPATH=f"{counting}{os.pathsep}{CLIENT_DIR}")
+    try:
+        pause = tls_server.wait_for_pause("checkout", timeout=20, pid=program.pid)
+        session = tls_server.start_session(pause["id"])
+        answers = [tls_server.output(session, f"total + {n}") for n in range(20)]
+        tls_server.resume(pause["id"])
+        out, err = program.communicate(timeout=20)
+    finally:
+        program.kill()
+    assert answers == [str(42 + n) for n in range(20)]
+    handshakes = int(re.search(r"handshakes (\d+)", out).group(1))
+    # One connection per client thread that spoke (the paused call, the breakpoint channel), not
+    # one per eval.
+    assert 1 <= handshakes <= 3, (handshakes, err)
+
+
+def test_plain_http_to_the_tls_port_is_answered_with_a_400_naming_https(tls_server):
+    with socket.create_connection(("127.0.0.1", tls_server.port), timeout=10) as sock:
+        sock.sendall(f"GET /api/paused HTTP/1.1\r\nHost: 127.0.0.1:{tls_server.port}\r\n\r\n".encode())
+        answer = b""
+        while chunk := sock.recv(65536):
+            answer += chunk  # the server closes the connection after its one answer
+    head, _, body = answer.partition(b"\r\n\r\n")
+    assert head.startswith(b"HTTP/1.1 400"), head
+    assert json.loads(body)["error"] == "https_required"
+    assert "https://" in json.loads(body)["message"]
+
+
+def test_a_program_given_the_wrong_ca_runs_on_and_names_the_untrusted_url(tls_server, certificates):
+    program = _program(PROGRAM, tls_server, BREAKROOM_CA_FILE=str(certificates["other"]))
+    out, err = program.communicate(timeout=30)
+    assert program.returncode == 0, err
+    assert out.strip() == "result 42"  # never paused: the server was not trusted
+    assert f"the certificate of {tls_server.url} is not trusted" in err, err
+    assert "BREAKROOM_CA_FILE" in err
+    assert tls_server.paused() == []
+
+
+def test_a_program_given_an_http_url_for_the_tls_port_is_told_to_use_https(tls_server):
+    plain = type("Plain", (), {"url": tls_server.url.replace("https://", "http://")})()
+    program = _program(PROGRAM, plain)
+    out, err = program.communicate(timeout=30)
+    assert out.strip() == "result 42", err
+    assert "https_required" in err, err
+
+
+def test_a_process_the_server_launches_calls_back_on_loopback_and_pauses(tls_server):
+    fd, path = tempfile.mkstemp(suffix=".py", prefix="breakroom_tls_launch_")
+    with os.fdopen(fd, "w") as f:
+        f.write(textwrap.dedent(PROGRAM))
+    status, launched = tls_server.post("/api/processes", {"command": [sys.executable, path]})
+    assert status in (200, 201), launched
+    pid = launched["process"]["pid"] if "process" in launched else launched["pid"]
+    assert _pause_eval_continue(tls_server, pid) == "43"
+
+
+def test_the_port_file_names_the_loopback_port_local_commands_use(tls_server):
+    port = int(Path(tls_server.home, "port").read_text().strip())
+    assert port != tls_server.port
+    with urllib.request.urlopen(f"http://127.0.0.1:{port}/api/paused", timeout=10) as answer:
+        assert json.loads(answer.read()) == {"paused": []}
+
+
+def _cli(tls_server, *args, **env):
+    env = {**os.environ, "BREAKROOM_URL": tls_server.url, **env}
+    env.pop("BREAKROOM_CA_FILE", None) if "BREAKROOM_CA_FILE" not in env else None
+    return subprocess.run([_binary(), *args], capture_output=True, text=True, env=env, timeout=30)
+
+
+def test_cli_commands_verify_the_server_against_breakroom_ca_file(tls_server, certificates):
+    trusted = _cli(tls_server, "breakpoint", "list", BREAKROOM_CA_FILE=str(certificates["ca"]))
+    assert trusted.returncode == 0, trusted.stderr
+    untrusted = _cli(tls_server, "breakpoint", "list", BREAKROOM_CA_FILE=str(certificates["other"]))
+    assert untrusted.returncode == 1
+    assert f"cannot reach the server at {tls_server.url}" in untrusted.stderr
+    assert "certificate" in untrusted.stderr and "BREAKROOM_CA_FILE" in untrusted.stderr
+    missing = _cli(tls_server, "breakpoint", "list", BREAKROOM_CA_FILE="/nonexistent/ca.pem")
+    assert missing.returncode == 1
+    assert "cannot read BREAKROOM_CA_FILE /nonexistent/ca.pem" in missing.stderr
+
+
+def test_the_mcp_bridge_works_over_tls(tls_server, certificates):
+    lines = [
+        {"jsonrpc": "2.0", "id": 1, "method": "initialize",
+         "params": {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}},
+        {"jsonrpc": "2.0", "method": "notifications/initialized"},
+        {"jsonrpc": "2.0", "id": 2, "method": "tools/call",
+         "params": {"name": "breakpoint_list_paused", "arguments": {}}},
+    ]
+    env = {**os.environ, "BREAKROOM_URL": tls_server.url, "BREAKROOM_CA_FILE": str(certificates["ca"])}
+    script = "\n".join(json.dumps(line) for line in lines) + "\n"
+    done = subprocess.run([_binary(), "mcp"], input=script, capture_output=True, text=True, env=env, timeout=30)
+    assert done.returncode == 0, done.stderr
+    answers = {a.get("id"): a for a in map(json.loads, done.stdout.splitlines())}
+    assert answers[1]["result"]["serverInfo"]["name"] == "breakroom"
+    assert answers[2]["result"]["isError"] is False
+
+
+def _dap_message(body):
+    data = json.dumps(body).encode()
+    return b"Content-Length: %d\r\n\r\n" % len(data) + data
+
+
+def test_the_dap_upgrade_works_over_tls(tls_server, certificates):
+    env = {**os.environ, "BREAKROOM_URL": tls_server.url, "BREAKROOM_CA_FILE": str(certificates["ca"])}
+    bridge = subprocess.Popen([_binary(), "dap"], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                              stderr=subprocess.PIPE, env=env)
+    try:
+        bridge.stdin.write(_dap_message({"seq": 1, "type": "request", "command": "initialize",
+                                         "arguments": {"adapterID": "breakroom"}}))
+        bridge.stdin.flush()
+        header = bridge.stdout.readline()
+        assert header.startswith(b"Content-Length: "), (header, bridge.stderr.read1() if bridge.poll() else b"")
+        length = int(header.split(b":")[1])
+        bridge.stdout.readline()
+        answer = json.loads(bridge.stdout.read(length))
+    finally:
+        bridge.kill()
+        bridge.wait(5)
+    assert answer["type"] == "response" and answer["command"] == "initialize" and answer["success"] is True
+
+
+def test_the_live_stream_works_over_tls(tls_server, certificates):
+    context = ssl.create_default_context(cafile=str(certificates["ca"]))
+    with urllib.request.urlopen(tls_server.url + "/api/live", timeout=15, context=context) as stream:
+        assert stream.status == 200
+        program = _program(PROGRAM, tls_server, BREAKROOM_CA_FILE=str(certificates["ca"]))
+        try:
+            pause = tls_server.wait_for_pause("checkout", timeout=20, pid=program.pid)
+            # The stream was open before the pause: its event is in what the stream sent.
+            deadline = time.time() + 20
+            heard = ""
+            while pause["id"] not in heard and time.time() < deadline:
+                heard += stream.readline().decode()
+            assert pause["id"] in heard
+            tls_server.resume(pause["id"])
+            program.communicate(timeout=20)
+        finally:
+            program.kill()
+
+
+NODE_PROGRAM = """
+    import breakroom from %(client)s;
+    async function checkout(orderId) {
+      let total = orderId * 2;
+      ({ total } = await breakroom.pause({ total }));
+      return total;
+    }
+    console.log('result', await checkout(21));
+"""
+
+
+def _node(source, server, **env):
+    fd, path = tempfile.mkstemp(suffix=".mjs", prefix="breakroom_tls_")
+    client = CLIENT_DIR.parent / "client-js" / "breakroom.mjs"
+    with os.fdopen(fd, "w") as f:
+        f.write(textwrap.dedent(source % {"client": json.dumps(client.as_uri())}))
+    env = {**os.environ, "BREAKROOM_URL": server.url, **env}
+    return subprocess.Popen(["node", path], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+
+
+@pytest.mark.skipif(shutil.which("node") is None, reason="Node is not installed")
+def test_the_js_client_pauses_evaluates_and_continues_over_tls(tls_server, certificates):
+    program = _node(NODE_PROGRAM, tls_server, BREAKROOM_CA_FILE=str(certificates["ca"]))
+    try:
+        pause = tls_server.wait_for_pause("checkout", timeout=20, pid=program.pid)
+        session = tls_server.start_session(pause["id"])
+        assert tls_server.output(session, "total + 1") == "43"
+        tls_server.resume(pause["id"])
+        out, err = program.communicate(timeout=20)
+    finally:
+        program.kill()
+    assert program.returncode == 0, err
+    assert out.strip() == "result 42"
+
+
+@pytest.mark.skipif(shutil.which("node") is None, reason="Node is not installed")
+def test_the_js_client_given_the_wrong_ca_names_the_untrusted_url(tls_server, certificates):
+    program = _node(NODE_PROGRAM, tls_server, BREAKROOM_CA_FILE=str(certificates["other"]))
+    out, err = program.communicate(timeout=30)
+    assert program.returncode == 0, err
+    assert out.strip() == "result 42"
+    assert f"the certificate of {tls_server.url} is not trusted" in err, err
