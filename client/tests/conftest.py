@@ -110,6 +110,7 @@ def start_server(*extra_args, data_dir=None, context=None):
             srv = Server(match.group(1), proc, context)
             srv.data_dir = str(data_dir)
             srv.home = home
+            srv.started_with = seen  # what it printed up to its address
             return srv
         if proc.poll() is not None:
             break

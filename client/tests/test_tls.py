@@ -19,6 +19,7 @@ from pathlib import Path
 
 import pytest
 
+import tls_ca
 from conftest import CLIENT_DIR, _binary, start_server
 
 pytestmark = pytest.mark.skipif(shutil.which("openssl") is None, reason="the openssl command makes the test CA")
@@ -35,33 +36,11 @@ PROGRAM = """
 """
 
 
-def _openssl(*args, cwd):
-    subprocess.run(["openssl", *args], cwd=cwd, check=True, capture_output=True)
-
-
-def _make_ca(folder, name):
-    _openssl("req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes",
-             "-keyout", f"{name}.key", "-out", f"{name}.pem", "-days", "2", "-subj", f"/CN=Breakroom test {name}",
-             cwd=folder)
-    return folder / f"{name}.pem"
-
-
 @pytest.fixture(scope="module")
 def certificates():
-    """A CA, a server certificate it signed for localhost and 127.0.0.1, and a second CA that
-    signed nothing of the server's."""
-    folder = Path(tempfile.mkdtemp(prefix="breakroom-tls-"))
-    ca = _make_ca(folder, "ca")
-    other = _make_ca(folder, "other")
-    _openssl("req", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes", "-keyout", "server.key",
-             "-out", "server.csr", "-subj", "/CN=localhost", cwd=folder)
-    (folder / "ext.cnf").write_text(
-        "subjectAltName=DNS:localhost,IP:127.0.0.1\nbasicConstraints=CA:FALSE\nextendedKeyUsage=serverAuth\n"
-    )
-    _openssl("x509", "-req", "-in", "server.csr", "-CA", "ca.pem", "-CAkey", "ca.key", "-CAcreateserial",
-             "-out", "server.pem", "-days", "2", "-extfile", "ext.cnf", cwd=folder)
-    yield {"ca": ca, "other": other, "cert": folder / "server.pem", "key": folder / "server.key"}
-    shutil.rmtree(folder, ignore_errors=True)
+    made = tls_ca.make()
+    yield made
+    tls_ca.remove(made)
 
 
 @pytest.fixture(scope="module")
@@ -323,3 +302,53 @@ def test_the_js_client_given_the_wrong_ca_names_the_untrusted_url(tls_server, ce
     assert program.returncode == 0, err
     assert out.strip() == "result 42"
     assert f"the certificate of {tls_server.url} is not trusted" in err, err
+
+
+def test_a_server_given_an_unreadable_certificate_or_half_the_pair_says_so(certificates, tmp_path):
+    missing = subprocess.run([_binary(), "--memory", "--port", "0", "--tls-cert", "/nonexistent/cert.pem",
+                              "--tls-key", str(certificates["key"])], capture_output=True, text=True, timeout=30)
+    assert missing.returncode == 1
+    assert "cannot read the certificate /nonexistent/cert.pem" in missing.stderr, missing.stderr
+    not_pem = tmp_path / "cert.txt"
+    not_pem.write_text("not a certificate\n")
+    garbage = subprocess.run([_binary(), "--memory", "--port", "0", "--tls-cert", str(not_pem),
+                              "--tls-key", str(certificates["key"])], capture_output=True, text=True, timeout=30)
+    assert garbage.returncode == 1
+    assert f"{not_pem} holds no PEM certificate" in garbage.stderr, garbage.stderr
+    mismatched = subprocess.run([_binary(), "--memory", "--port", "0", "--tls-cert", str(certificates["cert"]),
+                                 "--tls-key", str(certificates["folder"] / "other.key")],
+                                capture_output=True, text=True, timeout=30)
+    assert mismatched.returncode == 1
+    assert "do not make a TLS identity" in mismatched.stderr, mismatched.stderr
+    half = subprocess.run([_binary(), "--memory", "--port", "0", "--tls-cert", str(certificates["cert"])],
+                          capture_output=True, text=True, timeout=30)
+    assert half.returncode != 0
+    assert "--tls-key" in half.stderr, half.stderr
+
+
+def test_cookies_set_over_tls_are_secure(certificates):
+    context = ssl.create_default_context(cafile=str(certificates["ca"]))
+    srv = start_server("--tls-cert", str(certificates["cert"]), "--tls-key", str(certificates["key"]),
+                       "--token", "tls-owner-token", context=context)
+    try:
+        request = urllib.request.Request(srv.url + "/?token=tls-owner-token")
+        with urllib.request.urlopen(request, timeout=15, context=context) as page:
+            cookies = page.headers.get_all("Set-Cookie")
+        assert cookies and all(c.endswith("; Secure") for c in cookies), cookies
+    finally:
+        srv.process.terminate()
+        srv.process.wait(5)
+
+
+@pytest.mark.parametrize("tls", [False, True], ids=["plain", "tls"])
+def test_serving_beyond_loopback_in_plain_http_warns_of_the_risk(certificates, tls):
+    args = ["--host", "0.0.0.0", "--token", "beyond-loopback"]
+    if tls:
+        args += ["--tls-cert", str(certificates["cert"]), "--tls-key", str(certificates["key"])]
+    srv = start_server(*args)
+    try:
+        warned = "cross the network in clear" in srv.started_with
+        assert warned is not tls, srv.started_with
+    finally:
+        srv.process.terminate()
+        srv.process.wait(5)
