@@ -14,6 +14,7 @@ import sys
 import tempfile
 import textwrap
 import time
+import urllib.error
 import urllib.request
 from pathlib import Path
 
@@ -180,6 +181,32 @@ def test_the_port_file_names_the_loopback_port_local_commands_use(tls_server):
     assert port != tls_server.port
     with urllib.request.urlopen(f"http://127.0.0.1:{port}/api/paused", timeout=10) as answer:
         assert json.loads(answer.read()) == {"paused": []}
+
+
+def test_the_loopback_port_keeps_the_guard_of_the_tls_port(tls_server, certificates):
+    """Who may call the loopback port: the same Host check (loopback names only) and the same
+    credentials as the TLS port."""
+    port = int(Path(tls_server.home, "port").read_text().strip())
+    request = urllib.request.Request(f"http://127.0.0.1:{port}/api/paused", headers={"Host": "evil.example"})
+    with pytest.raises(urllib.error.HTTPError) as refused:
+        urllib.request.urlopen(request, timeout=10)
+    assert refused.value.code == 403
+    assert json.loads(refused.value.read())["error"] == "forbidden_host"
+    context = ssl.create_default_context(cafile=str(certificates["ca"]))
+    srv = start_server("--tls-cert", str(certificates["cert"]), "--tls-key", str(certificates["key"]),
+                       "--token", "loopback-owner", context=context)
+    try:
+        local = int(Path(srv.home, "port").read_text().strip())
+        with pytest.raises(urllib.error.HTTPError) as refused:
+            urllib.request.urlopen(f"http://127.0.0.1:{local}/api/paused", timeout=10)
+        assert refused.value.code == 401
+        allowed = urllib.request.Request(f"http://127.0.0.1:{local}/api/paused",
+                                         headers={"Authorization": "Bearer loopback-owner"})
+        with urllib.request.urlopen(allowed, timeout=10) as answer:
+            assert json.loads(answer.read()) == {"paused": []}
+    finally:
+        srv.process.terminate()
+        srv.process.wait(5)
 
 
 def _cli(tls_server, *args, **env):
