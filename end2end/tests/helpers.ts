@@ -1,4 +1,5 @@
-import { spawn, ChildProcess } from "node:child_process";
+import { execFileSync, spawn, ChildProcess } from "node:child_process";
+import * as net from "node:net";
 import * as path from "node:path";
 import { expect, Page, test } from "@playwright/test";
 
@@ -44,4 +45,37 @@ export async function open(page: Page, url: string) {
 
 export async function screenshot(page: Page, name: string) {
   await page.screenshot({ path: path.join(__dirname, "..", "screenshots", `${name}.png`), fullPage: true });
+}
+
+/** A free TCP port on loopback, for a server of a test's own. */
+export function freePort(): Promise<number> {
+  return new Promise((resolve) => {
+    const probe = net.createServer().listen(0, "127.0.0.1", () => {
+      const port = (probe.address() as net.AddressInfo).port;
+      probe.close(() => resolve(port));
+    });
+  });
+}
+
+/** `breakroom --data-dir D ARGS`; the token a `user add` prints alone on its last line. */
+export function tokenFrom(dataDir: string, ...args: string[]): string {
+  const out = execFileSync(process.env.BREAKROOM_BINARY!, ["--data-dir", dataDir, ...args], { encoding: "utf8" });
+  return out.trim().split("\n").pop()!;
+}
+
+/** A server of a test's own on `port`, with `extra` flags; resolves once it is serving. */
+export function startServer(port: number, dataDir: string, home: string, extra: string[] = []): Promise<ChildProcess> {
+  const root = path.resolve(__dirname, "..", "..");
+  const server = spawn(process.env.BREAKROOM_BINARY!, ["--port", String(port), "--data-dir", dataDir, ...extra], {
+    env: { ...process.env, CIDELDILL_HOME: home, LEPTOS_SITE_ROOT: path.join(root, "target", "site") },
+    stdio: ["ignore", "pipe", "inherit"],
+  });
+  return new Promise((resolve, reject) => {
+    let seen = "";
+    server.stdout!.on("data", (chunk) => {
+      seen += chunk.toString();
+      if (seen.includes("Server running on")) resolve(server);
+    });
+    server.on("exit", (code) => reject(new Error(`breakroom exited with ${code}: ${seen}`)));
+  });
 }

@@ -1,46 +1,12 @@
-import { execFileSync, spawn, ChildProcess } from "node:child_process";
 import * as fs from "node:fs";
-import * as net from "node:net";
 import * as os from "node:os";
 import * as path from "node:path";
 import { expect, Page, test } from "@playwright/test";
-import { runProgram } from "./helpers";
+import { freePort, runProgram, startServer, tokenFrom } from "./helpers";
 
 // Users and roles in the browser (issue 48): a server of this test's own, with people and a
 // program credential made by the command line. A viewer signs in, sees who they are and the
 // paused program, and no control; a debugger sees the controls; a forced control is refused.
-
-const root = path.resolve(__dirname, "..", "..");
-
-function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const probe = net.createServer().listen(0, "127.0.0.1", () => {
-      const port = (probe.address() as net.AddressInfo).port;
-      probe.close(() => resolve(port));
-    });
-  });
-}
-
-/** `breakroom --data-dir D ARGS`; the token a `user add` prints alone on its last line. */
-function tokenFrom(dataDir: string, ...args: string[]): string {
-  const out = execFileSync(process.env.BREAKROOM_BINARY!, ["--data-dir", dataDir, ...args], { encoding: "utf8" });
-  return out.trim().split("\n").pop()!;
-}
-
-function startServer(port: number, dataDir: string, home: string): Promise<ChildProcess> {
-  const server = spawn(process.env.BREAKROOM_BINARY!, ["--port", String(port), "--data-dir", dataDir], {
-    env: { ...process.env, CIDELDILL_HOME: home, LEPTOS_SITE_ROOT: path.join(root, "target", "site") },
-    stdio: ["ignore", "pipe", "inherit"],
-  });
-  return new Promise((resolve, reject) => {
-    let seen = "";
-    server.stdout!.on("data", (chunk) => {
-      seen += chunk.toString();
-      if (seen.includes("Server running on")) resolve(server);
-    });
-    server.on("exit", (code) => reject(new Error(`breakroom exited with ${code}: ${seen}`)));
-  });
-}
 
 async function signIn(page: Page, url: string, next: string, token: string) {
   await page.goto(`${url}${next}`);
