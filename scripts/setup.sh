@@ -37,6 +37,14 @@ if ! command -v chromium >/dev/null 2>&1; then
   DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq chromium >/dev/null
 fi
 
+# The openssl command makes the throwaway CAs of the HTTPS tests (client/tests/tls_ca.py,
+# end2end/tests/tls.spec.ts); the server itself uses rustls.
+if ! command -v openssl >/dev/null 2>&1; then
+  say "apt-get install openssl"
+  $SUDO apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq openssl >/dev/null
+fi
+
 # PostgreSQL for the PostgreSQL store's tests, which initdb and run throwaway clusters of their own
 # (debugger/src/store/test_postgres.rs, client/tests/postgres_cluster.py); contrib has pg_trgm,
 # which the store's migrations create. The system-wide cluster is not wanted: the drop-in keeps
