@@ -379,3 +379,29 @@ def test_serving_beyond_loopback_in_plain_http_warns_of_the_risk(certificates, t
     finally:
         srv.process.terminate()
         srv.process.wait(5)
+
+
+def test_a_paused_program_comes_back_to_a_restarted_tls_server(certificates):
+    """The program's kept-alive TLS connections die with the server; it connects again, with a
+    new handshake, to the server started on the same port, and its pause is drivable there."""
+    context = ssl.create_default_context(cafile=str(certificates["ca"]))
+    tls = ["--tls-cert", str(certificates["cert"]), "--tls-key", str(certificates["key"])]
+    first = start_server(*tls, context=context)
+    port = first.url.rsplit(":", 1)[1]
+    program = _program(PROGRAM, first, BREAKROOM_CA_FILE=str(certificates["ca"]))
+    second = None
+    try:
+        first.wait_for_pause("checkout", timeout=20, pid=program.pid)
+        first.process.terminate()
+        first.process.wait(10)
+        second = start_server(*tls, "--port", port, data_dir=first.data_dir, context=context)
+        assert second.url == first.url
+        assert _pause_eval_continue(second, program.pid) == "43"
+        out, err = program.communicate(timeout=20)
+        assert out.strip() == "result 42", err
+    finally:
+        program.kill()
+        for server in (first, second):
+            if server is not None and server.process.poll() is None:
+                server.process.terminate()
+                server.process.wait(5)

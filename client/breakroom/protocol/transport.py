@@ -212,7 +212,11 @@ class Transport:
                 break
             except (OSError, ValueError) as exc:
                 self._drop_connection()
-                hopeless = isinstance(exc, (ConnectionRefusedError, socket.timeout, ssl.SSLError, TlsSetupError))
+                # A certificate that does not verify will not verify on a second try either; a
+                # kept-alive TLS connection the server closed (SSLEOFError) is retried like any.
+                hopeless = isinstance(
+                    exc, (ConnectionRefusedError, socket.timeout, ssl.SSLCertVerificationError, TlsSetupError)
+                )
                 if attempt == 2 or hopeless:
                     if isinstance(exc, ssl.SSLCertVerificationError):
                         detail = _untrusted(server, exc)
