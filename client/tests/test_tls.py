@@ -405,3 +405,18 @@ def test_a_paused_program_comes_back_to_a_restarted_tls_server(certificates):
             if server is not None and server.process.poll() is None:
                 server.process.terminate()
                 server.process.wait(5)
+
+
+def test_a_program_attached_by_pid_calls_back_on_loopback_and_pauses(tls_server):
+    """Attach injects the client with the server's local address: the loopback port, so the
+    attached program needs no certificate."""
+    from test_attach import SCENARIOS, Target, pause_at_tick_and_eval
+
+    target = Target(sys.executable, SCENARIOS["busy_loop"])
+    try:
+        target.wait_for_line("tick")
+        status, answer = tls_server.post("/api/processes/attach", {"pid": target.pid, "timeout_s": 60}, timeout=90)
+        assert status == 202, answer
+        pause_at_tick_and_eval(tls_server, target)
+    finally:
+        target.kill()
