@@ -56,11 +56,19 @@ pub struct Access {
     debugger: Debugger,
     max_body: usize,
     bad_tokens: Mutex<HashMap<IpAddr, (u32, Instant)>>,
+    /// Every request needs a credential even without users (people sign in through a provider).
+    credentials_required: bool,
 }
 
 impl Access {
     pub fn new(owner_token: Option<String>, debugger: Debugger, max_body: usize) -> Self {
-        Access { owner_token, debugger, max_body, bad_tokens: Mutex::new(HashMap::new()) }
+        Access { owner_token, debugger, max_body, bad_tokens: Mutex::new(HashMap::new()), credentials_required: false }
+    }
+
+    /// With `required`, a server without users is no owner's open server (issue 49).
+    pub fn requiring_credentials(mut self, required: bool) -> Self {
+        self.credentials_required = required;
+        self
     }
 
     /// Who a request's credential stands for: `Ok(None)` when it has none and one is needed,
@@ -73,7 +81,9 @@ impl Access {
         }
         match presented_token(request) {
             Some(token) => self.identify_token(&token).map(Some).ok_or(()),
-            None if self.owner_token.is_none() && !self.debugger.users().configured() => Ok(Some(Identity::owner())),
+            None if self.owner_token.is_none() && !self.credentials_required && !self.debugger.users().configured() => {
+                Ok(Some(Identity::owner()))
+            }
             None => Ok(None),
         }
     }
@@ -192,7 +202,7 @@ fn need_of(method: &Method, path: &str) -> (Need, Option<&'static Operation>) {
         return (op.need, Some(op));
     }
     match path {
-        "/login" | "/logout" => (Need::Open, None),
+        "/login" | "/logout" | "/login/oidc" | crate::oidc::CALLBACK_PATH => (Need::Open, None),
         // A page of an `--allow-origin` origin loads the client as a program would.
         "/api/debug-client.js" => (Need::ProgramOrViewer, None),
         _ if is_open_file(path) => (Need::Open, None),
@@ -203,7 +213,7 @@ fn need_of(method: &Method, path: &str) -> (Need, Option<&'static Operation>) {
 
 fn door_of(request: &Request) -> Door {
     let path = request.uri().path();
-    if path.starts_with("/rpc/") || path == "/login" || path == "/logout" {
+    if path.starts_with("/rpc/") || path == "/login" || path == "/logout" || path.starts_with("/login/oidc") {
         return Door::Page;
     }
     if path == crate::mcp::PATH {
@@ -447,6 +457,9 @@ mod tests {
         assert_eq!(need_of(&Method::POST, "/rpc/eval_form").0, Need::Viewer);
         assert_eq!(need_of(&Method::GET, "/api/nothing-here").0, Need::Viewer);
         assert_eq!(need_of(&Method::GET, "/login").0, Need::Open);
+        assert_eq!(need_of(&Method::GET, "/login/oidc").0, Need::Open);
+        assert_eq!(need_of(&Method::GET, "/login/oidc/callback").0, Need::Open);
+        assert_eq!(need_of(&Method::GET, "/login/oidc/other").0, Need::Viewer);
         assert_eq!(need_of(&Method::GET, "/pkg/breakroom.css").0, Need::Open);
         assert_eq!(need_of(&Method::GET, "/pkg/breakroom.wasm").0, Need::Viewer);
         assert_eq!(need_of(&Method::GET, "/snapshots.js").0, Need::Viewer);

@@ -12,6 +12,7 @@ pub mod error;
 pub mod guard;
 pub mod logging;
 pub mod mcp;
+pub mod oidc;
 pub mod port_file;
 pub mod preflight;
 pub mod process_cli;
@@ -39,6 +40,8 @@ pub struct ServerOptions {
     pub max_body: usize,
     pub site: LeptosOptions,
     pub access: guard::AccessPolicy,
+    /// Signing in through an OpenID Connect provider (`--oidc-issuer`), if configured.
+    pub oidc: Option<Arc<oidc::Oidc>>,
 }
 
 /// The whole HTTP surface of one debugger.
@@ -64,7 +67,9 @@ pub fn router(debugger: Debugger, options: ServerOptions) -> Router {
         .fallback(leptos_axum::file_and_error_handler(shell))
         .with_state(leptos_options);
     let mcp = mcp::service(debugger.clone(), options.max_body);
-    let access = Arc::new(access::Access::new(options.access.token.clone(), debugger.clone(), options.max_body));
+    let access = access::Access::new(options.access.token.clone(), debugger.clone(), options.max_body);
+    // People signing in through a provider are no rows of `users`: the server is not an open one.
+    let access = Arc::new(access.requiring_credentials(options.oidc.is_some()));
     let routes = api::routes()
         .route("/process/{id}/timeline", axum::routing::get(timeline_page::page))
         .route("/snapshots", axum::routing::get(snapshot_pages::list))
@@ -72,6 +77,9 @@ pub fn router(debugger: Debugger, options: ServerOptions) -> Router {
         .route("/login", axum::routing::get(sign_in::page).post(sign_in::submit))
         .route("/logout", axum::routing::get(sign_in::sign_out).post(sign_in::sign_out))
         .route("/audit", axum::routing::get(sign_in::audit))
+        .route("/login/oidc", axum::routing::get(oidc::start))
+        .route(oidc::CALLBACK_PATH, axum::routing::get(oidc::callback))
+        .layer(axum::Extension(options.oidc))
         .layer(axum::Extension(access.clone()))
         .with_state(debugger)
         .route_service(mcp::PATH, mcp)

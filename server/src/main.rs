@@ -99,6 +99,9 @@ struct Cli {
     /// `debugServer`; 0 picks a free one.
     #[arg(long, value_name = "PORT")]
     dap_port: Option<u16>,
+    /// Signing in through an OpenID Connect provider (issue 49).
+    #[command(flatten)]
+    oidc: breakroom_server::oidc::OidcArgs,
 }
 
 #[derive(Subcommand, Debug)]
@@ -263,7 +266,8 @@ async fn run(cli: Cli) -> Result<(), String> {
             .map_err(|e| format!("cannot serve DAP on port {port}: {e}"))?;
         println!("DAP on {dap}");
     }
-    let app = router(debugger, ServerOptions { max_body: cli.max_body, site: site::leptos_options(addr), access });
+    let oidc = breakroom_server::oidc::start_provider(&cli.oidc, addr).await?;
+    let app = router(debugger, ServerOptions { max_body: cli.max_body, site: site::leptos_options(addr), access, oidc });
     write_port_file(addr.port());
     println!("Server running on http://{addr}");
     serve(listener, app).await.map_err(|e| e.to_string())

@@ -17,6 +17,7 @@ use serde::Deserialize;
 use serde_json::Value;
 
 use crate::access::{cookie, Access, Caller, SESSION_COOKIE};
+use crate::oidc::Oidc;
 
 #[derive(Deserialize, Default)]
 pub struct Next {
@@ -33,15 +34,15 @@ pub struct SignInForm {
 }
 
 /// Only a path on this server: never `//elsewhere` or a scheme (an open redirect).
-fn local_path(next: Option<&str>) -> String {
+pub(crate) fn local_path(next: Option<&str>) -> String {
     match next {
         Some(p) if p.starts_with('/') && !p.starts_with("//") && !p.contains('\\') && !p.contains("://") => p.into(),
         _ => "/".into(),
     }
 }
 
-pub async fn page(Query(q): Query<Next>) -> Html<String> {
-    Html(sign_in_page(&local_path(q.next.as_deref()), None))
+pub async fn page(Extension(oidc): Extension<Option<Arc<Oidc>>>, Query(q): Query<Next>) -> Html<String> {
+    Html(crate::oidc::sign_in_page(oidc.as_deref(), &local_path(q.next.as_deref()), None))
 }
 
 fn record(debugger: &Debugger, who: Option<&Identity>, remote: &str, action: &str, outcome: Outcome, status: u16) {
@@ -113,13 +114,19 @@ pub async fn sign_out(State(debugger): State<Debugger>, request: Request) -> Res
     let who = request.extensions().get::<Caller>().map(|c| c.identity.clone());
     let addr = request.extensions().get::<axum::extract::ConnectInfo<std::net::SocketAddr>>().map(|c| c.0);
     // The door verified the cookie: `who` is whoever it signed in.
+    let mut location = None;
     if let Some(session) = cookie(&request, SESSION_COOKIE) {
-        let _ = debugger.users().sign_out(&session);
+        let ended = debugger.users().sign_out(&session).ok().flatten();
         record(&debugger, who.as_ref(), &remote(addr), "sign out", Outcome::Done, 303);
+        // Signed in through an identity provider: its session ends too (issue 49).
+        if let (Some(ended), Some(oidc)) = (ended, request.extensions().get::<Option<Arc<Oidc>>>().cloned().flatten()) {
+            location = oidc.end_session_url(&ended).await;
+        }
     }
     let mut response = StatusCode::SEE_OTHER.into_response();
     let headers = response.headers_mut();
-    headers.insert(header::LOCATION, HeaderValue::from_static("/login"));
+    let location = location.and_then(|l| HeaderValue::from_str(&l).ok());
+    headers.insert(header::LOCATION, location.unwrap_or(HeaderValue::from_static("/login")));
     for expired in [
         format!("{SESSION_COOKIE}=; Path=/; HttpOnly; SameSite=Strict; Max-Age=0"),
         "breakroom_token=; Path=/; HttpOnly; SameSite=Strict; Max-Age=0".to_string(),

@@ -79,6 +79,15 @@ impl Holder {
     }
 }
 
+/// A sign-in through an identity provider, as it ended.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SignedOut {
+    /// The provider (its issuer URL).
+    pub via: String,
+    /// What the provider's end-session endpoint takes as `id_token_hint`.
+    pub end_hint: Option<String>,
+}
+
 /// A credential a request came with, once verified.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Identity {
@@ -322,7 +331,27 @@ impl Users {
         Ok(who)
     }
 
-    pub fn sign_out(&self, session: &str) -> Result<()> {
+    /// A browser signs in as a person its identity provider vouched for (issue 49): no token
+    /// and no row in `users`, so the sign-in itself keeps the name, the role (from the person's
+    /// groups, fixed until it ends) and the provider (`via`). `end_hint` is what sign-out gives
+    /// back to the provider to end its session too (the ID token).
+    pub fn sign_in_person(
+        &self,
+        name: &str,
+        role: Role,
+        via: &str,
+        end_hint: Option<&str>,
+    ) -> Result<(String, Identity)> {
+        check_name(name)?;
+        let session = new_token();
+        let expires = crate::ids::now() + SIGN_IN_FOR.as_secs_f64();
+        store::add_person_sign_in(&self.store(), &hash_token(&session), name, role, via, end_hint, expires)?;
+        Ok((session, Identity { name: name.to_string(), holder: Holder::Person(role) }))
+    }
+
+    /// Ends a sign-in. For one made through an identity provider, answers the provider and the
+    /// hint to end its session with.
+    pub fn sign_out(&self, session: &str) -> Result<Option<SignedOut>> {
         let hash = hash_token(session);
         self.cache().remove(&hash);
         store::end_sign_in(&self.store(), &hash)
@@ -420,6 +449,25 @@ mod tests {
         let person = Identity { name: "dan".into(), holder: Holder::Person(Role::Debugger) };
         assert_eq!(two.claim_process("1700000000.5+42", &person), Ok(()), "people are not limited by claims");
         assert_eq!(one.prune_claims(Duration::ZERO).unwrap(), 1);
+    }
+
+    #[test]
+    fn a_person_the_provider_vouched_for_signs_in_with_their_role_and_signs_out_with_the_hint() {
+        let users = Users::on(Store::in_memory().unwrap()).unwrap();
+        let (session, who) = users.sign_in_person("ada@example.org", Role::Admin, "https://idp", Some("id.tok")).unwrap();
+        assert_eq!(who, Identity { name: "ada@example.org".into(), holder: Holder::Person(Role::Admin) });
+        assert_eq!(users.verify_session(&session).unwrap(), Some(who));
+        assert_eq!(users.verify(&session).unwrap(), None, "a sign-in is no token");
+        let ended = users.sign_out(&session).unwrap().unwrap();
+        assert_eq!((ended.via.as_str(), ended.end_hint.as_deref()), ("https://idp", Some("id.tok")));
+        assert_eq!(users.verify_session(&session).unwrap(), None);
+        assert_eq!(users.sign_out(&session).unwrap(), None, "ended once");
+        assert!(users.sign_in_person("<script>", Role::Viewer, "https://idp", None).is_err());
+        // A token sign-in still takes the user's role from `users`, and its sign-out has no hint.
+        let token = users.add("dan", Holder::Person(Role::Debugger)).unwrap();
+        let (session, _) = users.sign_in(&token).unwrap().unwrap();
+        assert_eq!(users.verify_session(&session).unwrap().unwrap().holder, Holder::Person(Role::Debugger));
+        assert_eq!(users.sign_out(&session).unwrap(), None);
     }
 
     #[test]
