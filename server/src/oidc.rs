@@ -131,7 +131,8 @@ impl OidcArgs {
             }
             return Ok(None);
         };
-        let issuer = IssuerUrl::new(issuer.trim_end_matches('/').to_string())
+        // Exactly as given: the ID token's `iss` must equal it, trailing slash and all.
+        let issuer = IssuerUrl::new(issuer.to_string())
             .map_err(|e| format!("--oidc-issuer {issuer:?} is not a URL: {e}"))?;
         let secure = |url: &openidconnect::url::Url| url.scheme() == "https" || (url.scheme() == "http" && is_loopback_host(url));
         if !secure(issuer.url()) {
@@ -474,6 +475,8 @@ pub struct CallbackParams {
     error: Option<String>,
     #[serde(default)]
     error_description: Option<String>,
+    #[serde(default)]
+    iss: Option<String>,
 }
 
 /// One audit record of a sign-in through the provider.
@@ -542,12 +545,11 @@ pub async fn callback(
         }
         response
     };
-    let via = json!({ "via": issuer });
     let Some(state) = params.state.as_deref().filter(|s| !s.is_empty()) else {
         return refused(
             StatusCode::BAD_REQUEST,
             "anonymous",
-            via,
+            json!({ "via": issuer, "reason": "no_state" }),
             "Sign-in failed",
             "The identity provider sent the browser back without the sign-in's state: start again from the sign-in \
              page.",
@@ -559,7 +561,7 @@ pub async fn callback(
         return refused(
             StatusCode::BAD_REQUEST,
             "anonymous",
-            via,
+            json!({ "via": issuer, "reason": "unknown_state" }),
             "Sign-in failed",
             "This sign-in is not one this server started, was already used, or took longer than 10 minutes: start \
              again from the sign-in page.",
@@ -570,10 +572,20 @@ pub async fn callback(
         return refused(
             StatusCode::BAD_REQUEST,
             "anonymous",
-            via,
+            json!({ "via": issuer, "reason": "other_browser" }),
             "Sign-in failed",
             "This sign-in was started in another browser (or this browser refused its cookie): start again from \
              the sign-in page here.",
+        );
+    }
+    // RFC 9207: a provider that names itself must be the one this sign-in went to (a mix-up).
+    if params.iss.as_deref().is_some_and(|iss| iss != issuer) {
+        return refused(
+            StatusCode::BAD_REQUEST,
+            "anonymous",
+            json!({ "via": issuer, "reason": "other_issuer" }),
+            "Sign-in failed",
+            "The answer came from another identity provider than the one this sign-in went to.",
         );
     }
     if let Some(error) = params.error.as_deref() {
@@ -582,7 +594,7 @@ pub async fn callback(
         return refused(
             status,
             "anonymous",
-            json!({ "via": issuer, "provider_error": error }),
+            json!({ "via": issuer, "reason": "provider_error", "provider_error": error }),
             "Sign-in refused",
             &format!("The identity provider did not sign you in: {error}{said}."),
         );
@@ -591,7 +603,7 @@ pub async fn callback(
         return refused(
             StatusCode::BAD_REQUEST,
             "anonymous",
-            via,
+            json!({ "via": issuer, "reason": "no_code" }),
             "Sign-in failed",
             "The identity provider sent the browser back without a code: start again from the sign-in page.",
         );
@@ -612,7 +624,7 @@ pub async fn callback(
             return refused(
                 StatusCode::BAD_REQUEST,
                 "anonymous",
-                json!({ "via": issuer, "provider_error": e.error().as_ref() }),
+                json!({ "via": issuer, "reason": "code_refused", "provider_error": e.error().as_ref() }),
                 "Sign-in failed",
                 &format!("The identity provider refused this sign-in's code ({e}): start again from the sign-in page."),
             )
@@ -634,7 +646,7 @@ pub async fn callback(
             return refused(
                 StatusCode::FORBIDDEN,
                 "anonymous",
-                json!({ "via": issuer, "id_token": e.to_string() }),
+                json!({ "via": issuer, "reason": "id_token", "id_token": e.to_string() }),
                 "Sign-in refused",
                 &format!("The identity provider's ID token did not verify: {e}."),
             )
@@ -651,7 +663,7 @@ pub async fn callback(
             return refused(
                 StatusCode::FORBIDDEN,
                 "anonymous",
-                json!({ "via": issuer, "id_token": "at_hash does not match the access token" }),
+                json!({ "via": issuer, "reason": "id_token", "id_token": "at_hash does not match the access token" }),
                 "Sign-in refused",
                 "The identity provider's access token is not the one its ID token names.",
             );
@@ -662,7 +674,7 @@ pub async fn callback(
         return refused(
             StatusCode::FORBIDDEN,
             "anonymous",
-            json!({ "via": issuer, "sub": subject }),
+            json!({ "via": issuer, "reason": "no_name", "sub": subject }),
             "Sign-in refused",
             &format!(
                 "The identity provider named you by no claim Breakroom can use ({}, email or sub, made of 1 to 64 \
@@ -683,6 +695,8 @@ pub async fn callback(
     let groups = groups.unwrap_or_default();
     let detail = json!({ "via": issuer, "sub": subject, groups_claim.as_str(): groups.iter().take(50).collect::<Vec<_>>() });
     let Some(role) = oidc.config.role_of(&groups) else {
+        let mut detail = detail;
+        detail["reason"] = json!("no_role");
         return refused(
             StatusCode::FORBIDDEN,
             &name,
@@ -744,7 +758,7 @@ mod tests {
         .config(LOOPBACK)
         .unwrap()
         .unwrap();
-        assert_eq!(config.issuer(), "https://idp.example/realms/x");
+        assert_eq!(config.issuer(), "https://idp.example/realms/x/");
         assert_eq!(config.redirect_url(), "http://localhost:5174/login/oidc/callback");
         assert_eq!(config.after_sign_out.as_str(), "http://localhost:5174/login");
         assert_eq!(config.role_of(&["staff".into(), "ops".into()]), Some(Role::Admin), "the highest role");
