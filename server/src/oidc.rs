@@ -423,19 +423,6 @@ fn flow_cookie(value: &str, max_age: u64) -> Option<HeaderValue> {
 pub async fn start(Extension(oidc): Extension<Option<Arc<Oidc>>>, Query(params): Query<StartParams>) -> Response {
     let Some(oidc) = oidc else { return not_configured() };
     let next = crate::sign_in::local_path(params.next.as_deref());
-    {
-        let mut flows = oidc.flows();
-        if flows.len() >= MOST_FLOWS {
-            flows.retain(|_, flow| flow.started.elapsed() < FLOW_FOR);
-        }
-        if flows.len() >= MOST_FLOWS {
-            return page(
-                StatusCode::SERVICE_UNAVAILABLE,
-                "Too many sign-ins",
-                "Too many sign-ins are under way at once: try again in a few minutes.",
-            );
-        }
-    }
     let metadata = match oidc.metadata().await {
         Ok(metadata) => metadata,
         Err(why) => return page(StatusCode::BAD_GATEWAY, "Identity provider unreachable", &why),
@@ -452,10 +439,21 @@ pub async fn start(Extension(oidc): Extension<Option<Arc<Oidc>>>, Query(params):
     }
     let (url, state, nonce) = request.url();
     let browser = new_token();
-    oidc.flows().insert(
-        state.secret().clone(),
-        Flow { browser: browser.clone(), nonce, verifier, next, started: Instant::now() },
-    );
+    {
+        let mut flows = oidc.flows();
+        if flows.len() >= MOST_FLOWS {
+            flows.retain(|_, flow| flow.started.elapsed() < FLOW_FOR);
+        }
+        // Still full (a flood of starts): the oldest goes. Refusing new ones instead would let a
+        // flood lock everyone out for as long as it lasts plus 10 minutes.
+        if flows.len() >= MOST_FLOWS {
+            let oldest = flows.iter().min_by_key(|(_, flow)| flow.started).map(|(state, _)| state.clone());
+            if let Some(oldest) = oldest {
+                flows.remove(&oldest);
+            }
+        }
+        flows.insert(state.secret().clone(), Flow { browser: browser.clone(), nonce, verifier, next, started: Instant::now() });
+    }
     let mut response = StatusCode::SEE_OTHER.into_response();
     if let (Ok(location), Some(cookie)) = (HeaderValue::from_str(url.as_str()), flow_cookie(&browser, FLOW_FOR.as_secs()))
     {

@@ -295,13 +295,19 @@ impl Users {
         store::list(&self.store())
     }
 
+    /// Removes a user and ends their sign-ins. A person who signed in through an identity
+    /// provider is no user, but removing their name ends their sign-ins too (issue 49): they
+    /// may sign in again while their groups allow it.
     pub fn remove(&self, name: &str) -> Result<()> {
         let store = self.store();
-        store::remove(&store, name)?;
-        store::end_sign_ins_of(&store, name)?;
+        let removed = store::remove(&store, name);
+        let ended = store::end_sign_ins_of(&store, name)?;
         drop(store);
         self.forget(name);
-        Ok(())
+        match removed {
+            Err(Error::NotFound(..)) if ended > 0 => Ok(()),
+            other => other,
+        }
     }
 
     /// A browser signs in with a person's token: the returned session token goes in a cookie.
@@ -461,6 +467,11 @@ mod tests {
         assert_eq!((ended.via.as_str(), ended.end_hint.as_deref()), ("https://idp", Some("id.tok")));
         assert_eq!(users.verify_session(&session).unwrap(), None);
         assert_eq!(users.sign_out(&session).unwrap(), None, "ended once");
+        // Removing the name ends a provider sign-in at once; a name with none is still unknown.
+        let (session, _) = users.sign_in_person("ada@example.org", Role::Admin, "https://idp", None).unwrap();
+        users.remove("ada@example.org").unwrap();
+        assert_eq!(users.verify_session(&session).unwrap(), None);
+        assert!(users.remove("ada@example.org").is_err());
         assert!(users.sign_in_person("<script>", Role::Viewer, "https://idp", None).is_err());
         // A token sign-in still takes the user's role from `users`, and its sign-out has no hint.
         let token = users.add("dan", Holder::Person(Role::Debugger)).unwrap();

@@ -148,8 +148,9 @@ pub(super) fn end_sign_in(store: &Store, hash: &TokenHash) -> Result<Option<Sign
     Ok(row.opt_text(0)?.map(|via| SignedOut { via, end_hint: row.opt_text(1).ok().flatten() }))
 }
 
-pub(super) fn end_sign_ins_of(store: &Store, name: &str) -> Result<()> {
-    store.execute("DELETE FROM sign_ins WHERE name = ?1", values![name]).map(drop)
+/// Ends every sign-in of `name`; answers how many there were.
+pub(super) fn end_sign_ins_of(store: &Store, name: &str) -> Result<u64> {
+    store.execute("DELETE FROM sign_ins WHERE name = ?1", values![name])
 }
 
 /// The credential `process_key` belongs to: `name`, if none claimed it before (every server on
