@@ -267,7 +267,8 @@ async fn run(cli: Cli) -> Result<(), String> {
         println!("DAP on {dap}");
     }
     let oidc = breakroom_server::oidc::start_provider(&cli.oidc, addr).await?;
-    let app = router(debugger, ServerOptions { max_body: cli.max_body, site: site::leptos_options(addr), access, oidc });
+    let app =
+        router(debugger, ServerOptions { max_body: cli.max_body, site: site::leptos_options(addr), access, oidc });
     write_port_file(addr.port());
     println!("Server running on http://{addr}");
     serve(listener, app).await.map_err(|e| e.to_string())

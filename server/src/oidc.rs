@@ -132,9 +132,11 @@ impl OidcArgs {
             return Ok(None);
         };
         // Exactly as given: the ID token's `iss` must equal it, trailing slash and all.
-        let issuer = IssuerUrl::new(issuer.to_string())
-            .map_err(|e| format!("--oidc-issuer {issuer:?} is not a URL: {e}"))?;
-        let secure = |url: &openidconnect::url::Url| url.scheme() == "https" || (url.scheme() == "http" && is_loopback_host(url));
+        let issuer =
+            IssuerUrl::new(issuer.to_string()).map_err(|e| format!("--oidc-issuer {issuer:?} is not a URL: {e}"))?;
+        let secure = |url: &openidconnect::url::Url| {
+            url.scheme() == "https" || (url.scheme() == "http" && is_loopback_host(url))
+        };
         if !secure(issuer.url()) {
             return Err(format!(
                 "--oidc-issuer {} must be https (plain http only for a provider on loopback): its keys vouch for \
@@ -415,8 +417,10 @@ fn not_configured() -> Response {
 
 fn flow_cookie(value: &str, max_age: u64) -> Option<HeaderValue> {
     // Lax, not Strict: the browser must send it when the provider's site sends it back here.
-    HeaderValue::from_str(&format!("{FLOW_COOKIE}={value}; Path=/login/oidc; HttpOnly; SameSite=Lax; Max-Age={max_age}"))
-        .ok()
+    HeaderValue::from_str(&format!(
+        "{FLOW_COOKIE}={value}; Path=/login/oidc; HttpOnly; SameSite=Lax; Max-Age={max_age}"
+    ))
+    .ok()
 }
 
 /// `GET /login/oidc`: off to the provider, to come back to `next` signed in.
@@ -452,10 +456,14 @@ pub async fn start(Extension(oidc): Extension<Option<Arc<Oidc>>>, Query(params):
                 flows.remove(&oldest);
             }
         }
-        flows.insert(state.secret().clone(), Flow { browser: browser.clone(), nonce, verifier, next, started: Instant::now() });
+        flows.insert(
+            state.secret().clone(),
+            Flow { browser: browser.clone(), nonce, verifier, next, started: Instant::now() },
+        );
     }
     let mut response = StatusCode::SEE_OTHER.into_response();
-    if let (Ok(location), Some(cookie)) = (HeaderValue::from_str(url.as_str()), flow_cookie(&browser, FLOW_FOR.as_secs()))
+    if let (Ok(location), Some(cookie)) =
+        (HeaderValue::from_str(url.as_str()), flow_cookie(&browser, FLOW_FOR.as_secs()))
     {
         response.headers_mut().insert(header::LOCATION, location);
         response.headers_mut().append(header::SET_COOKIE, cookie);
@@ -565,7 +573,8 @@ pub async fn callback(
              again from the sign-in page.",
         );
     };
-    let same_browser = cookie(&request, FLOW_COOKIE).is_some_and(|c| constant_time_eq(c.as_bytes(), flow.browser.as_bytes()));
+    let same_browser =
+        cookie(&request, FLOW_COOKIE).is_some_and(|c| constant_time_eq(c.as_bytes(), flow.browser.as_bytes()));
     if !same_browser {
         return refused(
             StatusCode::BAD_REQUEST,
@@ -613,7 +622,13 @@ pub async fn callback(
     let client = oidc.client(metadata);
     let exchange = match client.exchange_code(AuthorizationCode::new(code)) {
         Ok(exchange) => exchange,
-        Err(e) => return page(StatusCode::BAD_GATEWAY, "Sign-in failed", &format!("The provider's metadata names no token endpoint: {e}.")),
+        Err(e) => {
+            return page(
+                StatusCode::BAD_GATEWAY,
+                "Sign-in failed",
+                &format!("The provider's metadata names no token endpoint: {e}."),
+            )
+        }
     };
     let tokens = match exchange.set_pkce_verifier(flow.verifier).request_async(&oidc.http).await {
         Ok(tokens) => tokens,
@@ -628,7 +643,8 @@ pub async fn callback(
             )
         }
         Err(e) => {
-            let why = format!("The identity provider {issuer} could not be asked for the sign-in's tokens: {}.", chain(&e));
+            let why =
+                format!("The identity provider {issuer} could not be asked for the sign-in's tokens: {}.", chain(&e));
             return page(StatusCode::BAD_GATEWAY, "Sign-in failed", &why);
         }
     };
@@ -691,7 +707,8 @@ pub async fn callback(
         }
     }
     let groups = groups.unwrap_or_default();
-    let detail = json!({ "via": issuer, "sub": subject, groups_claim.as_str(): groups.iter().take(50).collect::<Vec<_>>() });
+    let detail =
+        json!({ "via": issuer, "sub": subject, groups_claim.as_str(): groups.iter().take(50).collect::<Vec<_>>() });
     let Some(role) = oidc.config.role_of(&groups) else {
         let mut detail = detail;
         detail["reason"] = json!("no_role");
@@ -709,7 +726,13 @@ pub async fn callback(
     let id_token = token.to_string();
     let (session, who) = match debugger.users().sign_in_person(&name, role, &issuer, Some(&id_token)) {
         Ok(signed_in) => signed_in,
-        Err(e) => return page(StatusCode::INTERNAL_SERVER_ERROR, "Sign-in failed", &format!("The sign-in could not be kept: {e}.")),
+        Err(e) => {
+            return page(
+                StatusCode::INTERNAL_SERVER_ERROR,
+                "Sign-in failed",
+                &format!("The sign-in could not be kept: {e}."),
+            )
+        }
     };
     record(&debugger, &name, role.as_str(), &remote, detail, Outcome::Done, 200);
     let mut response = Html(signed_in_page(&who.describe(), &flow.next)).into_response();
@@ -771,7 +794,10 @@ mod tests {
             "--oidc-client-id=b",
             "--oidc-redirect-url=https://debug.example/tools/login/oidc/callback",
         ]);
-        assert_eq!(behind.config(public).unwrap().unwrap().after_sign_out.as_str(), "https://debug.example/tools/login");
+        assert_eq!(
+            behind.config(public).unwrap().unwrap().after_sign_out.as_str(),
+            "https://debug.example/tools/login"
+        );
         for (bad, says) in [
             (vec!["--oidc-client-id=b"], "need --oidc-issuer"),
             (vec!["--oidc-issuer=http://idp.example", "--oidc-client-id=b"], "must be https"),

@@ -460,7 +460,8 @@ mod tests {
     #[test]
     fn a_person_the_provider_vouched_for_signs_in_with_their_role_and_signs_out_with_the_hint() {
         let users = Users::on(Store::in_memory().unwrap()).unwrap();
-        let (session, who) = users.sign_in_person("ada@example.org", Role::Admin, "https://idp", Some("id.tok")).unwrap();
+        let (session, who) =
+            users.sign_in_person("ada@example.org", Role::Admin, "https://idp", Some("id.tok")).unwrap();
         assert_eq!(who, Identity { name: "ada@example.org".into(), holder: Holder::Person(Role::Admin) });
         assert_eq!(users.verify_session(&session).unwrap(), Some(who));
         let ended = users.sign_out(&session).unwrap().unwrap();

@@ -38,7 +38,10 @@ async fn refusing_provider() -> String {
         .route(
             "/token",
             post(|| async {
-                (axum::http::StatusCode::BAD_REQUEST, Json(json!({ "error": "invalid_grant", "error_description": "no such code" })))
+                (
+                    axum::http::StatusCode::BAD_REQUEST,
+                    Json(json!({ "error": "invalid_grant", "error_description": "no such code" })),
+                )
             }),
         );
     tokio::spawn(async move { axum::serve(listener, app).await });
@@ -137,8 +140,9 @@ async fn callbacks_this_server_did_not_start_or_that_come_back_twice_sign_no_one
 
     // The right browser, but the answer names another issuer (a mix-up attack).
     let (state, cookie) = server.start().await;
-    let (status, _, page) =
-        server.get(&format!("/login/oidc/callback?code=c&state={state}&iss=https%3A%2F%2Fevil.example"), Some(&cookie)).await;
+    let (status, _, page) = server
+        .get(&format!("/login/oidc/callback?code=c&state={state}&iss=https%3A%2F%2Fevil.example"), Some(&cookie))
+        .await;
     assert_eq!(status, StatusCode::BAD_REQUEST);
     assert!(page.contains("another identity provider"), "{page}");
 
