@@ -224,6 +224,16 @@ impl OidcConfig {
         self.redirect.as_str()
     }
 
+    /// `; Secure` when browsers reach this server over https (the callback URL says how, also
+    /// behind a proxy that terminates TLS): the cookies then never travel in clear.
+    fn secure_cookies(&self) -> &'static str {
+        if self.redirect.url().scheme() == "https" {
+            "; Secure"
+        } else {
+            ""
+        }
+    }
+
     /// The highest role any of `groups` is mapped to, else the default role.
     pub fn role_of(&self, groups: &[String]) -> Option<Role> {
         let mapped = self.roles.iter().filter(|(_, group)| groups.contains(group)).map(|(role, _)| *role).max();
@@ -330,8 +340,7 @@ impl Oidc {
             }
             Err(e) => {
                 let why = format!(
-                    "The identity provider {} could not be reached: {}. Try again in a moment, or sign in with a \
-                     token.",
+                    "the identity provider {} could not be reached: {}",
                     self.config.issuer.as_str(),
                     chain(&e)
                 );
@@ -359,7 +368,12 @@ impl Oidc {
         if ended.via != self.config.issuer.as_str() {
             return None;
         }
-        let metadata = self.metadata().await.ok()?;
+        // What was fetched before, however old: sign-out should not wait on a refresh.
+        let cached = self.metadata.lock().await.as_ref().map(|(metadata, _)| metadata.clone());
+        let metadata = match cached {
+            Some(metadata) => metadata,
+            None => self.metadata().await.ok()?,
+        };
         let endpoint = metadata.additional_metadata().end_session_endpoint.clone()?;
         let mut request = LogoutRequest::from(endpoint)
             .set_client_id(self.config.client_id.clone())
@@ -383,7 +397,7 @@ pub async fn start_provider(args: &OidcArgs, bound: SocketAddr) -> Result<Option
             oidc.config.issuer(),
             oidc.config.redirect_url()
         ),
-        Err(why) => eprintln!("breakroom: {why} /login offers it anyway and tries again at each sign-in."),
+        Err(why) => eprintln!("breakroom: {why}; /login offers it anyway and tries again at each sign-in"),
     }
     Ok(Some(Arc::new(oidc)))
 }
@@ -392,7 +406,7 @@ pub async fn start_provider(args: &OidcArgs, bound: SocketAddr) -> Result<Option
 pub fn sign_in_page(oidc: Option<&Oidc>, next: &str, problem: Option<&str>) -> String {
     let Some(oidc) = oidc else { return breakroom_app::render::sign_in::sign_in_page(next, problem) };
     let start = format!("/login/oidc?next={}", form_urlencoded::byte_serialize(next.as_bytes()).collect::<String>());
-    let (name, unreachable) = (oidc.name(), oidc.unreachable());
+    let (name, unreachable) = (oidc.name(), oidc.unreachable().map(|why| advice(&why)));
     let link = ProviderLink { name: &name, start: &start, unreachable: unreachable.as_deref() };
     sign_in_page_with(next, problem, Some(&link))
 }
@@ -401,6 +415,15 @@ pub fn sign_in_page(oidc: Option<&Oidc>, next: &str, problem: Option<&str>) -> S
 pub struct StartParams {
     #[serde(default)]
     next: Option<String>,
+}
+
+/// An unreachable provider, as a page tells a person.
+fn advice(why: &str) -> String {
+    let mut text = why.to_string();
+    if let Some(first) = text.get(..1).map(str::to_uppercase) {
+        text.replace_range(..1, &first);
+    }
+    format!("{text}. Try again in a moment, or sign in with a token.")
 }
 
 fn page(status: StatusCode, title: &str, problem: &str) -> Response {
@@ -415,10 +438,11 @@ fn not_configured() -> Response {
     )
 }
 
-fn flow_cookie(value: &str, max_age: u64) -> Option<HeaderValue> {
+fn flow_cookie(oidc: &Oidc, value: &str, max_age: u64) -> Option<HeaderValue> {
     // Lax, not Strict: the browser must send it when the provider's site sends it back here.
     HeaderValue::from_str(&format!(
-        "{FLOW_COOKIE}={value}; Path=/login/oidc; HttpOnly; SameSite=Lax; Max-Age={max_age}"
+        "{FLOW_COOKIE}={value}; Path=/login/oidc; HttpOnly; SameSite=Lax; Max-Age={max_age}{}",
+        oidc.config.secure_cookies()
     ))
     .ok()
 }
@@ -429,7 +453,7 @@ pub async fn start(Extension(oidc): Extension<Option<Arc<Oidc>>>, Query(params):
     let next = crate::sign_in::local_path(params.next.as_deref());
     let metadata = match oidc.metadata().await {
         Ok(metadata) => metadata,
-        Err(why) => return page(StatusCode::BAD_GATEWAY, "Identity provider unreachable", &why),
+        Err(why) => return page(StatusCode::BAD_GATEWAY, "Identity provider unreachable", &advice(&why)),
     };
     let (challenge, verifier) = PkceCodeChallenge::new_random_sha256();
     let client = oidc.client(metadata);
@@ -463,7 +487,7 @@ pub async fn start(Extension(oidc): Extension<Option<Arc<Oidc>>>, Query(params):
     }
     let mut response = StatusCode::SEE_OTHER.into_response();
     if let (Ok(location), Some(cookie)) =
-        (HeaderValue::from_str(url.as_str()), flow_cookie(&browser, FLOW_FOR.as_secs()))
+        (HeaderValue::from_str(url.as_str()), flow_cookie(&oidc, &browser, FLOW_FOR.as_secs()))
     {
         response.headers_mut().insert(header::LOCATION, location);
         response.headers_mut().append(header::SET_COOKIE, cookie);
@@ -546,7 +570,7 @@ pub async fn callback(
     let refused = |status: StatusCode, actor: &str, detail: Value, title: &str, problem: &str| {
         record(&debugger, actor, "none", &remote, detail, Outcome::Refused, status.as_u16());
         let mut response = page(status, title, problem);
-        if let Some(expired) = flow_cookie("", 0) {
+        if let Some(expired) = flow_cookie(&oidc, "", 0) {
             response.headers_mut().append(header::SET_COOKIE, expired);
         }
         response
@@ -617,7 +641,7 @@ pub async fn callback(
     };
     let metadata = match oidc.metadata().await {
         Ok(metadata) => metadata,
-        Err(why) => return page(StatusCode::BAD_GATEWAY, "Identity provider unreachable", &why),
+        Err(why) => return page(StatusCode::BAD_GATEWAY, "Identity provider unreachable", &advice(&why)),
     };
     let client = oidc.client(metadata);
     let exchange = match client.exchange_code(AuthorizationCode::new(code)) {
@@ -736,13 +760,16 @@ pub async fn callback(
     };
     record(&debugger, &name, role.as_str(), &remote, detail, Outcome::Done, 200);
     let mut response = Html(signed_in_page(&who.describe(), &flow.next)).into_response();
-    let session_cookie =
-        format!("{SESSION_COOKIE}={session}; Path=/; HttpOnly; SameSite=Strict; Max-Age={}", SIGN_IN_FOR.as_secs());
+    let session_cookie = format!(
+        "{SESSION_COOKIE}={session}; Path=/; HttpOnly; SameSite=Strict; Max-Age={}{}",
+        SIGN_IN_FOR.as_secs(),
+        oidc.config.secure_cookies()
+    );
     let headers = response.headers_mut();
     if let Ok(value) = HeaderValue::from_str(&session_cookie) {
         headers.append(header::SET_COOKIE, value);
     }
-    if let Some(expired) = flow_cookie("", 0) {
+    if let Some(expired) = flow_cookie(&oidc, "", 0) {
         headers.append(header::SET_COOKIE, expired);
     }
     response
@@ -794,10 +821,9 @@ mod tests {
             "--oidc-client-id=b",
             "--oidc-redirect-url=https://debug.example/tools/login/oidc/callback",
         ]);
-        assert_eq!(
-            behind.config(public).unwrap().unwrap().after_sign_out.as_str(),
-            "https://debug.example/tools/login"
-        );
+        let behind = behind.config(public).unwrap().unwrap();
+        assert_eq!(behind.after_sign_out.as_str(), "https://debug.example/tools/login");
+        assert_eq!((behind.secure_cookies(), config.secure_cookies()), ("; Secure", ""));
         for (bad, says) in [
             (vec!["--oidc-client-id=b"], "need --oidc-issuer"),
             (vec!["--oidc-issuer=http://idp.example", "--oidc-client-id=b"], "must be https"),
