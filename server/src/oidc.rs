@@ -415,6 +415,19 @@ pub fn sign_in_page(oidc: Option<&Oidc>, next: &str, problem: Option<&str>) -> S
 pub struct StartParams {
     #[serde(default)]
     next: Option<String>,
+    /// Set on the hop to the callback's origin, so that a proxy rewriting `Host` cannot loop it.
+    #[serde(default)]
+    hop: Option<String>,
+}
+
+/// `host[:port]` of the callback URL, as a browser would send it in `Host`.
+fn callback_authority(config: &OidcConfig) -> Option<String> {
+    let url = config.redirect.url();
+    let host = url.host_str()?;
+    Some(match url.port() {
+        Some(port) => format!("{host}:{port}"),
+        None => host.to_string(),
+    })
 }
 
 /// An unreachable provider, as a page tells a person.
@@ -448,9 +461,28 @@ fn flow_cookie(oidc: &Oidc, value: &str, max_age: u64) -> Option<HeaderValue> {
 }
 
 /// `GET /login/oidc`: off to the provider, to come back to `next` signed in.
-pub async fn start(Extension(oidc): Extension<Option<Arc<Oidc>>>, Query(params): Query<StartParams>) -> Response {
+pub async fn start(
+    Extension(oidc): Extension<Option<Arc<Oidc>>>,
+    Query(params): Query<StartParams>,
+    headers: axum::http::HeaderMap,
+) -> Response {
     let Some(oidc) = oidc else { return not_configured() };
     let next = crate::sign_in::local_path(params.next.as_deref());
+    // The browser must start where the provider will send it back (`127.0.0.1:PORT` is not
+    // `localhost:PORT` to a cookie): first over to the callback's origin, once.
+    let host = headers.get(header::HOST).and_then(|h| h.to_str().ok());
+    let wanted = callback_authority(&oidc.config);
+    if params.hop.is_none() && host.is_some() && wanted.as_deref().is_some_and(|w| Some(w) != host) {
+        let mut there = oidc.config.redirect.url().clone();
+        let base = there.path().strip_suffix(CALLBACK_PATH).unwrap_or("").to_string();
+        there.set_path(&format!("{base}/login/oidc"));
+        there.query_pairs_mut().clear().append_pair("next", &next).append_pair("hop", "1");
+        let mut response = StatusCode::SEE_OTHER.into_response();
+        if let Ok(location) = HeaderValue::from_str(there.as_str()) {
+            response.headers_mut().insert(header::LOCATION, location);
+        }
+        return response;
+    }
     let metadata = match oidc.metadata().await {
         Ok(metadata) => metadata,
         Err(why) => return page(StatusCode::BAD_GATEWAY, "Identity provider unreachable", &advice(&why)),

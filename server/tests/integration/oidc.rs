@@ -76,7 +76,8 @@ async fn breakroom_with(issuer: &str) -> Server {
     let debugger = Debugger::for_tests(Config::default());
     tokio::spawn(serve(listener, router(debugger.clone(), options)));
     let http = reqwest::Client::builder().redirect(reqwest::redirect::Policy::none()).build().unwrap();
-    Server { base: format!("http://{addr}"), debugger, http }
+    // The name the default callback URL uses: a sign-in starts and ends on one origin.
+    Server { base: format!("http://localhost:{}", addr.port()), debugger, http }
 }
 
 impl Server {
@@ -118,6 +119,15 @@ async fn callbacks_this_server_did_not_start_or_that_come_back_twice_sign_no_one
     let (status, _, page) = server.get("/login", None).await;
     assert_eq!(status, StatusCode::OK);
     assert!(page.contains("Sign in with 127.0.0.1") && page.contains("/login/oidc?next=%2F"), "{page}");
+
+    // Started on another name for this server: over to the callback's origin first, once.
+    let port = server.base.rsplit(':').next().unwrap();
+    let other = server.http.get(format!("http://127.0.0.1:{port}/login/oidc?next=/audit")).send().await.unwrap();
+    assert_eq!(other.status(), StatusCode::SEE_OTHER);
+    assert_eq!(other.headers()[LOCATION], format!("http://localhost:{port}/login/oidc?next=%2Faudit&hop=1").as_str());
+    assert!(other.headers().get(SET_COOKIE).is_none());
+    let hopped = server.http.get(format!("http://127.0.0.1:{port}/login/oidc?next=/audit&hop=1")).send().await.unwrap();
+    assert!(hopped.headers()[LOCATION].to_str().unwrap().starts_with(&format!("{issuer}/auth?")), "no second hop");
 
     let (status, cookies, page) = server.get("/login/oidc/callback?code=stolen&state=forged", None).await;
     assert_eq!(status, StatusCode::BAD_REQUEST);
