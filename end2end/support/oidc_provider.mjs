@@ -4,7 +4,8 @@
 // from the internet, which the tests must not reach.
 //
 //   node oidc_provider.mjs
-// Environment: REDIRECT_URI (Breakroom's callback), POST_LOGOUT_URI (its /login), CLIENT_SECRET.
+// Environment: REDIRECT_URI (Breakroom's callback), POST_LOGOUT_URI (its /login), CLIENT_SECRET,
+// CONFORM_ID_TOKEN_CLAIMS.
 // Prints "OpenID provider on http://127.0.0.1:PORT" once it listens.
 import * as http from "node:http";
 import Provider from "oidc-provider";
@@ -52,8 +53,9 @@ const provider = new Provider(issuer, {
   pkce: { required: () => true },
   scopes: ["openid", "profile", "email", "groups"],
   claims: { openid: ["sub"], profile: ["preferred_username"], email: ["email"], groups: ["groups"] },
-  // The claims of the granted scopes go in the ID token, where Breakroom reads them first.
-  conformIdTokenClaims: false,
+  // The claims of the granted scopes go in the ID token, where Breakroom reads them first; with
+  // CONFORM_ID_TOKEN_CLAIMS=1 only at the userinfo endpoint, as many providers do.
+  conformIdTokenClaims: process.env.CONFORM_ID_TOKEN_CLAIMS === "1",
   cookies: { keys: ["a key for the tests only"] },
   features: {
     devInteractions: { enabled: false },

@@ -45,16 +45,23 @@ let url: string;
 let issuer: string;
 let providerName: string;
 
-test.beforeAll(async () => {
+/** A provider and a Breakroom signing in through it; with `userinfoOnly`, the provider's ID
+ * tokens carry no name and no groups, which Breakroom then reads from its userinfo endpoint. */
+async function startPair(userinfoOnly: boolean) {
   const port = await freePort();
-  url = `http://localhost:${port}`;
-  [provider, issuer] = await startUntil(
+  const url = `http://localhost:${port}`;
+  const [provider, issuer] = await startUntil(
     process.execPath,
     [path.join(__dirname, "..", "support", "oidc_provider.mjs")],
-    { ...process.env, REDIRECT_URI: `${url}/login/oidc/callback`, POST_LOGOUT_URI: `${url}/login`, CLIENT_SECRET: secret },
+    {
+      ...process.env,
+      REDIRECT_URI: `${url}/login/oidc/callback`,
+      POST_LOGOUT_URI: `${url}/login`,
+      CLIENT_SECRET: secret,
+      CONFORM_ID_TOKEN_CLAIMS: userinfoOnly ? "1" : "0",
+    },
     /OpenID provider on (http:\/\/\S+)/,
   );
-  providerName = new URL(issuer).hostname;
   const home = fs.mkdtempSync(path.join(os.tmpdir(), "breakroom-oidc-"));
   const args = [
     "--port", String(port), "--data-dir", path.join(home, "data"), "--token", owner,
@@ -63,7 +70,13 @@ test.beforeAll(async () => {
   ];
   // The secret comes from the environment, as the book advises, not the command line.
   const env = { ...process.env, BREAKROOM_OIDC_CLIENT_SECRET: secret, CIDELDILL_HOME: home, LEPTOS_SITE_ROOT: path.join(root, "target", "site") };
-  [breakroom] = await startUntil(process.env.BREAKROOM_BINARY!, args, env, /(Server running on)/);
+  const [breakroom] = await startUntil(process.env.BREAKROOM_BINARY!, args, env, /(Server running on)/);
+  return { provider, breakroom, url, issuer };
+}
+
+test.beforeAll(async () => {
+  ({ provider, breakroom, url, issuer } = await startPair(false));
+  providerName = new URL(issuer).hostname;
 });
 
 test.afterAll(() => {
@@ -146,4 +159,18 @@ test("a callback with a state this server never gave is refused, and signs no on
   expect(answer!.status()).toBe(400);
   await expect(page.getByRole("alert")).toContainText("not one this server started");
   expect((await page.request.get(`${url}/api/whoami`)).status()).toBe(401);
+});
+
+test("a provider that names people and their groups only at its userinfo endpoint signs them in all the same", async ({ page }) => {
+  const pair = await startPair(true);
+  try {
+    await page.goto(`${pair.url}/login?next=/processes`);
+    await page.getByRole("link", { name: `Sign in with ${providerName}` }).click();
+    await atTheProvider(page, "ada", "ada-password");
+    await expect(page).toHaveURL(`${pair.url}/processes`);
+    await expect(page.locator(".signed-in .who")).toHaveText("ada.lovelace (admin)");
+  } finally {
+    pair.breakroom.kill("SIGKILL");
+    pair.provider.kill("SIGKILL");
+  }
 });

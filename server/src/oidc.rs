@@ -36,7 +36,7 @@ use openidconnect::core::{
 use openidconnect::url::Host;
 use openidconnect::{
     AccessTokenHash, AdditionalClaims, AuthorizationCode, ClientId, ClientSecret, CsrfToken, EndpointMaybeSet,
-    EndpointNotSet, EndpointSet, IdToken, IdTokenClaims, IssuerUrl, LogoutRequest, Nonce, OAuth2TokenResponse,
+    EndpointNotSet, EndpointSet, IdToken, IssuerUrl, LogoutRequest, Nonce, OAuth2TokenResponse,
     PkceCodeChallenge, PkceCodeVerifier, PostLogoutRedirectUrl, ProviderMetadataWithLogout, RedirectUrl,
     RequestTokenError, Scope, TokenResponse,
 };
@@ -251,7 +251,6 @@ struct OtherClaims {
 impl AdditionalClaims for OtherClaims {}
 
 type PersonIdToken = IdToken<OtherClaims, CoreGenderClaim, CoreJweContentEncryptionAlgorithm, CoreJwsSigningAlgorithm>;
-type PersonClaims = IdTokenClaims<OtherClaims, CoreGenderClaim>;
 type DiscoveredClient =
     CoreClient<EndpointSet, EndpointNotSet, EndpointNotSet, EndpointNotSet, EndpointMaybeSet, EndpointMaybeSet>;
 
@@ -558,26 +557,22 @@ fn record(debugger: &Debugger, actor: &str, role: &str, remote: &str, detail: Va
     });
 }
 
-/// A string claim: the provider's own ones, else a standard one the crate reads.
-fn claim_text(claims: &PersonClaims, name: &str) -> Option<String> {
-    if let Some(Value::String(text)) = claims.additional_claims().claims.get(name) {
-        return Some(text.clone());
-    }
-    match name {
-        "preferred_username" => claims.preferred_username().map(|u| u.as_str().to_string()),
-        "email" => claims.email().map(|e| e.as_str().to_string()),
-        "sub" => Some(claims.subject().as_str().to_string()),
-        _ => None,
-    }
-}
-
 /// The person's name: the configured claim, else `email`, else `sub`, the first that is a name
 /// Breakroom can show and record (`users::check_name`).
-fn person_name(claims: &PersonClaims, name_claim: &str) -> Option<String> {
+fn person_name(claims: &Map<String, Value>, name_claim: &str) -> Option<String> {
     [name_claim, "email", "sub"]
         .into_iter()
-        .filter_map(|claim| claim_text(claims, claim))
+        .filter_map(|claim| claims.get(claim).and_then(Value::as_str))
         .find(|name| check_name(name).is_ok())
+        .map(str::to_string)
+}
+
+/// Claims as one JSON object, standard and others alike.
+fn claim_map(claims: &impl Serialize) -> Map<String, Value> {
+    match serde_json::to_value(claims) {
+        Ok(Value::Object(map)) => map,
+        _ => Map::new(),
+    }
 }
 
 /// A groups claim: a list of names, or one name. `None` when the claim is absent.
@@ -740,28 +735,32 @@ pub async fn callback(
         }
     }
     let subject = claims.subject().as_str().to_string();
-    let Some(name) = person_name(&claims, &oidc.config.name_claim) else {
+    let (name_claim, groups_claim) = (&oidc.config.name_claim, &oidc.config.groups_claim);
+    let mut all = claim_map(&claims);
+    if !all.contains_key(name_claim) || !all.contains_key(groups_claim) {
+        // Many providers put little in the ID token, and the rest (groups) at the userinfo
+        // endpoint. The crate checks its answer is about the same subject; the ID token wins.
+        if let Ok(request) = client.user_info(tokens.access_token().clone(), Some(claims.subject().clone())) {
+            if let Ok(info) = request.request_async::<OtherClaims, _, CoreGenderClaim>(&oidc.http).await {
+                for (claim, value) in claim_map(&info) {
+                    all.entry(claim).or_insert(value);
+                }
+            }
+        }
+    }
+    let Some(name) = person_name(&all, name_claim) else {
         return refused(
             StatusCode::FORBIDDEN,
             "anonymous",
             json!({ "via": issuer, "reason": "no_name", "sub": subject }),
             "Sign-in refused",
             &format!(
-                "The identity provider named you by no claim Breakroom can use ({}, email or sub, made of 1 to 64 \
-                 letters, digits, '-', '_', '.' or '@').",
-                oidc.config.name_claim
+                "The identity provider named you by no claim Breakroom can use ({name_claim}, email or sub, made of 1 \
+                 to 64 letters, digits, '-', '_', '.' or '@')."
             ),
         );
     };
-    let groups_claim = &oidc.config.groups_claim;
-    let mut groups = groups_in(&claims.additional_claims().claims, groups_claim);
-    if groups.is_none() {
-        // Many providers list groups only at the userinfo endpoint.
-        if let Ok(request) = client.user_info(tokens.access_token().clone(), Some(claims.subject().clone())) {
-            let info = request.request_async::<OtherClaims, _, CoreGenderClaim>(&oidc.http).await;
-            groups = info.ok().and_then(|info| groups_in(&info.additional_claims().claims, groups_claim));
-        }
-    }
+    let groups = groups_in(&all, groups_claim);
     let groups = groups.unwrap_or_default();
     let detail =
         json!({ "via": issuer, "sub": subject, groups_claim.as_str(): groups.iter().take(50).collect::<Vec<_>>() });
@@ -882,5 +881,14 @@ mod tests {
         assert_eq!(groups_in(&claims, "groups"), Some(vec!["a".to_string(), "b".to_string()]));
         assert_eq!(groups_in(&claims, "team"), Some(vec!["c".to_string()]));
         assert_eq!(groups_in(&claims, "roles"), None);
+        let named: Map<String, Value> =
+            serde_json::from_value(json!({"preferred_username": "Ada L", "email": "ada@example.org", "sub": "x"}))
+                .unwrap();
+        assert_eq!(person_name(&named, "preferred_username").as_deref(), Some("ada@example.org"), "a space");
+        assert_eq!(person_name(&named, "nickname").as_deref(), Some("ada@example.org"));
+        let opaque: Map<String, Value> = serde_json::from_value(json!({"sub": "248289761001"})).unwrap();
+        assert_eq!(person_name(&opaque, "preferred_username").as_deref(), Some("248289761001"));
+        let unusable: Map<String, Value> = serde_json::from_value(json!({"sub": "a b"})).unwrap();
+        assert_eq!(person_name(&unusable, "preferred_username"), None);
     }
 }
