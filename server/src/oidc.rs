@@ -36,9 +36,9 @@ use openidconnect::core::{
 use openidconnect::url::Host;
 use openidconnect::{
     AccessTokenHash, AdditionalClaims, AuthorizationCode, ClientId, ClientSecret, CsrfToken, EndpointMaybeSet,
-    EndpointNotSet, EndpointSet, IdToken, IssuerUrl, LogoutRequest, Nonce, OAuth2TokenResponse,
-    PkceCodeChallenge, PkceCodeVerifier, PostLogoutRedirectUrl, ProviderMetadataWithLogout, RedirectUrl,
-    RequestTokenError, Scope, TokenResponse,
+    EndpointNotSet, EndpointSet, IdToken, IssuerUrl, LogoutRequest, Nonce, OAuth2TokenResponse, PkceCodeChallenge,
+    PkceCodeVerifier, PostLogoutRedirectUrl, ProviderMetadataWithLogout, RedirectUrl, RequestTokenError, Scope,
+    TokenResponse,
 };
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Map, Value};
