@@ -9,7 +9,7 @@ use axum::extract::{Query, Request, State};
 use axum::http::{header, HeaderValue, StatusCode};
 use axum::response::{Html, IntoResponse, Response};
 use axum::{Extension, Form};
-use breakroom_app::render::sign_in::{audit_page, sign_in_page, AuditFilters, AuditRow};
+use breakroom_app::render::sign_in::{audit_page, AuditFilters, AuditRow};
 use breakroom_debugger::audit::{AuditQuery, AuditRecord, Door, Outcome};
 use breakroom_debugger::users::{Holder, Identity, Need, SIGN_IN_FOR};
 use breakroom_debugger::Debugger;
@@ -68,6 +68,7 @@ fn remote(request_remote: Option<std::net::SocketAddr>) -> String {
 pub async fn submit(
     State(debugger): State<Debugger>,
     Extension(access): Extension<Arc<Access>>,
+    Extension(oidc): Extension<Option<Arc<Oidc>>>,
     connect: Option<Extension<axum::extract::ConnectInfo<std::net::SocketAddr>>>,
     Form(form): Form<SignInForm>,
 ) -> Response {
@@ -76,12 +77,19 @@ pub async fn submit(
     let next = local_path(form.next.as_deref());
     if access.too_many_bad_tokens(addr.map(|a| a.ip()), false) {
         record(&debugger, None, &from, "sign in", Outcome::Refused, 429);
-        let page = sign_in_page(&next, Some("Too many bad tokens from this address: wait a minute."));
+        let page = crate::oidc::sign_in_page(
+            oidc.as_deref(),
+            &next,
+            Some("Too many bad tokens from this address: wait a minute."),
+        );
         return (StatusCode::TOO_MANY_REQUESTS, Html(page)).into_response();
     }
     let token = form.token.trim();
     let who = access.identify_token(token);
-    let refused = |message: &str| (StatusCode::UNAUTHORIZED, Html(sign_in_page(&next, Some(message)))).into_response();
+    let refused = |message: &str| {
+        (StatusCode::UNAUTHORIZED, Html(crate::oidc::sign_in_page(oidc.as_deref(), &next, Some(message))))
+            .into_response()
+    };
     let cookie_value = match who.as_ref().map(|w| w.holder) {
         None => {
             access.too_many_bad_tokens(addr.map(|a| a.ip()), true);

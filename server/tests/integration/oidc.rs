@@ -211,6 +211,12 @@ async fn an_unreachable_provider_is_named_and_the_server_stays_closed_without_us
     assert!(cookies.is_empty(), "no sign-in was started: {cookies:?}");
     let (_, _, page) = server.get("/login", None).await;
     assert!(page.contains("could not be reached"), "/login says so: {page}");
+    // A mistyped token keeps the way through the provider on the page that says so.
+    let refused =
+        server.http.post(format!("{}/login", server.base)).form(&[("token", "brk_nope")]).send().await.unwrap();
+    assert_eq!(refused.status(), StatusCode::UNAUTHORIZED);
+    let page = refused.text().await.unwrap();
+    assert!(page.contains("not known here") && page.contains("Sign in with 127.0.0.1"), "{page}");
     // No user exists, but people sign in through the provider: no request is the owner's.
     let (status, _, _) = server.get("/api/paused", None).await;
     assert_eq!(status, StatusCode::UNAUTHORIZED);
