@@ -56,19 +56,11 @@ pub struct Access {
     debugger: Debugger,
     max_body: usize,
     bad_tokens: Mutex<HashMap<IpAddr, (u32, Instant)>>,
-    /// Every request needs a credential even without users (people sign in through a provider).
-    credentials_required: bool,
 }
 
 impl Access {
     pub fn new(owner_token: Option<String>, debugger: Debugger, max_body: usize) -> Self {
-        Access { owner_token, debugger, max_body, bad_tokens: Mutex::new(HashMap::new()), credentials_required: false }
-    }
-
-    /// With `required`, a server without users is no owner's open server (issue 49).
-    pub fn requiring_credentials(mut self, required: bool) -> Self {
-        self.credentials_required = required;
-        self
+        Access { owner_token, debugger, max_body, bad_tokens: Mutex::new(HashMap::new()) }
     }
 
     /// Who a request's credential stands for: `Ok(None)` when it has none and one is needed,
@@ -81,9 +73,7 @@ impl Access {
         }
         match presented_token(request) {
             Some(token) => self.identify_token(&token).map(Some).ok_or(()),
-            None if self.owner_token.is_none() && !self.credentials_required && !self.debugger.users().configured() => {
-                Ok(Some(Identity::owner()))
-            }
+            None if self.owner_token.is_none() && !self.debugger.users().configured() => Ok(Some(Identity::owner())),
             None => Ok(None),
         }
     }

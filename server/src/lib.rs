@@ -67,9 +67,11 @@ pub fn router(debugger: Debugger, options: ServerOptions) -> Router {
         .fallback(leptos_axum::file_and_error_handler(shell))
         .with_state(leptos_options);
     let mcp = mcp::service(debugger.clone(), options.max_body);
-    let access = access::Access::new(options.access.token.clone(), debugger.clone(), options.max_body);
-    // People signing in through a provider are no rows of `users`: the server is not an open one.
-    let access = Arc::new(access.requiring_credentials(options.oidc.is_some()));
+    if options.oidc.is_some() {
+        // People sign in through a provider: no owner's open server, even before any user exists.
+        debugger.users().expect_people_from_provider();
+    }
+    let access = Arc::new(access::Access::new(options.access.token.clone(), debugger.clone(), options.max_body));
     let routes = api::routes()
         .route("/process/{id}/timeline", axum::routing::get(timeline_page::page))
         .route("/snapshots", axum::routing::get(snapshot_pages::list))

@@ -220,6 +220,8 @@ pub struct Users {
     cache: Mutex<HashMap<TokenHash, (Option<Identity>, Instant)>>,
     /// Whether any credential exists; re-read every [`CACHE_FOR`].
     any: AtomicBool,
+    /// People sign in through an identity provider (issue 49): credentials are needed anyway.
+    from_provider: AtomicBool,
     any_checked: Mutex<Instant>,
 }
 
@@ -236,6 +238,7 @@ impl Users {
             claims: Mutex::new(HashMap::new()),
             cache: Mutex::new(HashMap::new()),
             any: AtomicBool::new(any),
+            from_provider: AtomicBool::new(false),
             any_checked: Mutex::new(Instant::now()),
         })
     }
@@ -248,8 +251,19 @@ impl Users {
         self.cache.lock().unwrap_or_else(|p| p.into_inner())
     }
 
-    /// Whether this store has any user or program credential: then every request needs one.
+    /// People will sign in through an identity provider: from now on every request needs a
+    /// credential, and launched programs get credentials of their own, even before any user
+    /// or program credential exists.
+    pub fn expect_people_from_provider(&self) {
+        self.from_provider.store(true, Ordering::Relaxed);
+    }
+
+    /// Whether this store has any user or program credential (or people sign in through a
+    /// provider): then every request needs one.
     pub fn configured(&self) -> bool {
+        if self.from_provider.load(Ordering::Relaxed) {
+            return true;
+        }
         let mut checked = self.any_checked.lock().unwrap_or_else(|p| p.into_inner());
         if checked.elapsed() >= CACHE_FOR {
             if let Ok(n) = store::count(&self.store()) {
@@ -474,6 +488,9 @@ mod tests {
         assert_eq!(users.verify_session(&session).unwrap(), None);
         assert!(users.remove("ada@example.org").is_err());
         assert!(users.sign_in_person("<script>", Role::Viewer, "https://idp", None).is_err());
+        assert!(!users.configured(), "no user yet");
+        users.expect_people_from_provider();
+        assert!(users.configured(), "people sign in through the provider");
         // A token sign-in still takes the user's role from `users`, and its sign-out has no hint.
         let token = users.add("dan", Holder::Person(Role::Debugger)).unwrap();
         let (session, _) = users.sign_in(&token).unwrap().unwrap();
