@@ -125,6 +125,11 @@ test("a member of the admin group signs in through the provider as an admin; sig
   await expect(page).toHaveURL(`${url}/audit`);
   await expect(page.locator(".signed-in .who")).toHaveText("ada.lovelace (admin)");
   expect(await signIns(page, "ada.lovelace")).toHaveLength(2);
+  // A `next` that leaves the server (an open redirect) lands on its front page instead.
+  await page.goto(`${url}/login/oidc?next=${encodeURIComponent("//127.0.0.1:9/elsewhere")}`);
+  await expect(page).toHaveURL(`${url}/`);
+  await expect(page.locator(".signed-in .who")).toHaveText("ada.lovelace (admin)");
+  expect(await signIns(page, "ada.lovelace")).toHaveLength(3);
 
   // Sign-out ends Breakroom's sign-in and sends the browser to the provider to end its own.
   await page.getByRole("link", { name: "Sign out" }).click();
