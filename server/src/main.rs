@@ -266,7 +266,8 @@ async fn run(cli: Cli) -> Result<(), String> {
             .map_err(|e| format!("cannot serve DAP on port {port}: {e}"))?;
         println!("DAP on {dap}");
     }
-    let oidc = breakroom_server::oidc::start_provider(&cli.oidc, addr).await?;
+    // `false`: this server speaks plain HTTP (the default callback URL's scheme).
+    let oidc = breakroom_server::oidc::start_provider(&cli.oidc, addr, false).await?;
     let app =
         router(debugger, ServerOptions { max_body: cli.max_body, site: site::leptos_options(addr), access, oidc });
     write_port_file(addr.port());

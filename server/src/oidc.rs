@@ -124,6 +124,11 @@ impl OidcArgs {
     /// The configuration, if an issuer is given; `bound` is where this server listens, for the
     /// default callback URL.
     pub fn config(&self, bound: SocketAddr) -> Result<Option<OidcConfig>, String> {
+        self.config_on(bound, false)
+    }
+
+    /// The same, for a server that serves `https` (the default callback URL's scheme).
+    pub fn config_on(&self, bound: SocketAddr, https: bool) -> Result<Option<OidcConfig>, String> {
         let Some(issuer) = self.oidc_issuer.as_deref().map(str::trim).filter(|i| !i.is_empty()) else {
             let given = self.oidc_client_id.is_some() || !self.oidc_role.is_empty() || self.oidc_redirect_url.is_some();
             if given {
@@ -165,7 +170,10 @@ impl OidcArgs {
         };
         let redirect = match &self.oidc_redirect_url {
             Some(url) => url.trim().to_string(),
-            None if bound.ip().is_loopback() => format!("http://localhost:{}{CALLBACK_PATH}", bound.port()),
+            None if bound.ip().is_loopback() => {
+                let scheme = if https { "https" } else { "http" };
+                format!("{scheme}://localhost:{}{CALLBACK_PATH}", bound.port())
+            }
             None => {
                 return Err(format!(
                     "--oidc-issuer on {} needs --oidc-redirect-url https://NAME{CALLBACK_PATH}: the address the \
@@ -387,8 +395,8 @@ impl Oidc {
 
 /// The provider the flags configure, if any, asked for its metadata once: a provider that
 /// cannot be reached is reported and asked again at each sign-in, so the server starts anyway.
-pub async fn start_provider(args: &OidcArgs, bound: SocketAddr) -> Result<Option<Arc<Oidc>>, String> {
-    let Some(config) = args.config(bound)? else { return Ok(None) };
+pub async fn start_provider(args: &OidcArgs, bound: SocketAddr, https: bool) -> Result<Option<Arc<Oidc>>, String> {
+    let Some(config) = args.config_on(bound, https)? else { return Ok(None) };
     let oidc = Oidc::new(config)?;
     match oidc.metadata().await {
         Ok(_) => println!(
@@ -873,6 +881,10 @@ mod tests {
         let error = args(&["--oidc-issuer=https://idp.example", "--oidc-client-id=b"]).config(public).unwrap_err();
         assert!(error.contains("needs --oidc-redirect-url"), "{error}");
         assert!(args(&["--oidc-issuer=http://127.0.0.1:9000", "--oidc-client-id=b"]).config(LOOPBACK).is_ok());
+        let tls = args(&["--oidc-issuer=https://idp.example", "--oidc-client-id=b"]).config_on(LOOPBACK, true);
+        let tls = tls.unwrap().unwrap();
+        assert_eq!(tls.redirect_url(), "https://localhost:5174/login/oidc/callback");
+        assert_eq!(tls.secure_cookies(), "; Secure");
     }
 
     #[test]
