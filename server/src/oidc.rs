@@ -21,6 +21,7 @@ use std::net::SocketAddr;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
+use axum::extract::rejection::QueryRejection;
 use axum::extract::{ConnectInfo, Query, Request, State};
 use axum::http::{header, HeaderValue, StatusCode};
 use axum::response::{Html, IntoResponse, Response};
@@ -450,6 +451,15 @@ fn page(status: StatusCode, title: &str, problem: &str) -> Response {
     (status, Html(sign_in_refused_page(title, problem))).into_response()
 }
 
+/// A query string that cannot be read (a parameter twice, say): a page, not a bare 400.
+fn malformed(rejection: &QueryRejection) -> Response {
+    page(
+        StatusCode::BAD_REQUEST,
+        "Sign-in failed",
+        &format!("This sign-in's address is malformed ({}): start again from the sign-in page.", rejection.body_text()),
+    )
+}
+
 fn not_configured() -> Response {
     page(
         StatusCode::NOT_FOUND,
@@ -470,16 +480,22 @@ fn flow_cookie(oidc: &Oidc, value: &str, max_age: u64) -> Option<HeaderValue> {
 /// `GET /login/oidc`: off to the provider, to come back to `next` signed in.
 pub async fn start(
     Extension(oidc): Extension<Option<Arc<Oidc>>>,
-    Query(params): Query<StartParams>,
+    params: Result<Query<StartParams>, QueryRejection>,
     headers: axum::http::HeaderMap,
 ) -> Response {
     let Some(oidc) = oidc else { return not_configured() };
+    let Query(params) = match params {
+        Ok(params) => params,
+        Err(e) => return malformed(&e),
+    };
     let next = crate::sign_in::local_path(params.next.as_deref());
     // The browser must start where the provider will send it back (`127.0.0.1:PORT` is not
     // `localhost:PORT` to a cookie): first over to the callback's origin, once.
     let host = headers.get(header::HOST).and_then(|h| h.to_str().ok());
     let wanted = callback_authority(&oidc.config);
-    if params.hop.is_none() && host.is_some() && wanted.as_deref().is_some_and(|w| Some(w) != host) {
+    let elsewhere =
+        matches!((host, wanted.as_deref()), (Some(host), Some(wanted)) if !host.eq_ignore_ascii_case(wanted));
+    if params.hop.is_none() && elsewhere {
         let mut there = oidc.config.redirect.url().clone();
         let base = there.path().strip_suffix(CALLBACK_PATH).unwrap_or("").to_string();
         there.set_path(&format!("{base}/login/oidc"));
@@ -596,10 +612,14 @@ fn groups_in(claims: &Map<String, Value>, name: &str) -> Option<Vec<String>> {
 pub async fn callback(
     State(debugger): State<Debugger>,
     Extension(oidc): Extension<Option<Arc<Oidc>>>,
-    Query(params): Query<CallbackParams>,
+    params: Result<Query<CallbackParams>, QueryRejection>,
     request: Request,
 ) -> Response {
     let Some(oidc) = oidc else { return not_configured() };
+    let Query(params) = match params {
+        Ok(params) => params,
+        Err(e) => return malformed(&e),
+    };
     let remote = request.extensions().get::<ConnectInfo<SocketAddr>>().map_or("unknown".into(), |c| c.0.to_string());
     let issuer = oidc.config.issuer.as_str().to_string();
     let refused = |status: StatusCode, actor: &str, detail: Value, title: &str, problem: &str| {

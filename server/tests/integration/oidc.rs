@@ -133,6 +133,9 @@ async fn callbacks_this_server_did_not_start_or_that_come_back_twice_sign_no_one
     assert_eq!(status, StatusCode::BAD_REQUEST);
     assert!(page.contains("not one this server started"), "{page}");
     assert!(!signs_in(&cookies));
+    let (status, _, page) = server.get("/login/oidc/callback?code=a&state=x&state=y", None).await;
+    assert_eq!(status, StatusCode::BAD_REQUEST);
+    assert!(page.contains("<h1>Sign-in failed</h1>") && page.contains("duplicate field"), "a page: {page}");
     let (status, _, page) = server.get("/login/oidc/callback?code=stolen", None).await;
     assert_eq!(status, StatusCode::BAD_REQUEST);
     assert!(page.contains("without the sign-in&#39;s state") || page.contains("without the sign-in's state"), "{page}");
