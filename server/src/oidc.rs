@@ -675,7 +675,10 @@ pub async fn callback(
         );
     }
     if let Some(error) = params.error.as_deref() {
-        let said = params.error_description.as_deref().map_or(String::new(), |d| format!(" ({d})"));
+        // Whatever the address carries is kept short on the page and in the audit.
+        let short = |text: &str| text.chars().take(200).collect::<String>();
+        let error = short(error);
+        let said = params.error_description.as_deref().map_or(String::new(), |d| format!(" ({})", short(d)));
         let status = if error == "access_denied" { StatusCode::FORBIDDEN } else { StatusCode::BAD_REQUEST };
         return refused(
             status,
