@@ -62,8 +62,9 @@ if ! compgen -G '/usr/lib/postgresql/*/bin/initdb' >/dev/null \
 fi
 
 # Playwright drives Debian's Chromium (no browser download); binaryen gives a wasm-opt that
-# produces a wasm that hydrates (Debian's binaryen 108 does not).
-if [ ! -x end2end/node_modules/.bin/wasm-opt ] || [ ! -d end2end/node_modules/@playwright/test ] || [ ! -d end2end/node_modules/@vscode/debugadapter-testsupport ]; then
+# produces a wasm that hydrates (Debian's binaryen 108 does not); oidc-provider is the OpenID
+# provider the sign-in tests start (issue 49).
+if [ ! -x end2end/node_modules/.bin/wasm-opt ] || [ ! -d end2end/node_modules/@playwright/test ] || [ ! -d end2end/node_modules/@vscode/debugadapter-testsupport ] || [ ! -d end2end/node_modules/oidc-provider ]; then
   say "npm ci in end2end/"
   (cd end2end && PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1 npm ci --no-audit --no-fund --loglevel=error)
 fi

@@ -153,3 +153,21 @@ fn two_servers_asking_each_other_at_once_with_every_worker_busy_both_get_answers
         assert!(session_on_a.is_ok(), "B asking A: {session_on_a:?}");
     }
 }
+
+#[test]
+fn a_sign_in_through_an_identity_provider_on_one_server_is_known_on_the_other_until_it_ends_there() {
+    use breakroom_debugger::users::{Holder, Role};
+    let Some(servers) = two_servers() else { return };
+    let (one, two) = (&servers[0].1, &servers[1].1);
+    let (session, who) =
+        one.users().sign_in_person("ada.lovelace", Role::Admin, "https://idp", Some("id.token")).unwrap();
+    assert_eq!(two.users().verify_session(&session).unwrap(), Some(who));
+    // A token sign-in next to it still takes the role from `users` (a NULL role in `sign_ins`).
+    let token = one.users().add("dan", Holder::Person(Role::Debugger)).unwrap();
+    let (token_session, _) = one.users().sign_in(&token).unwrap().unwrap();
+    assert_eq!(two.users().verify_session(&token_session).unwrap().unwrap().holder, Holder::Person(Role::Debugger));
+    let ended = two.users().sign_out(&session).unwrap().unwrap();
+    assert_eq!((ended.via.as_str(), ended.end_hint.as_deref()), ("https://idp", Some("id.token")));
+    assert_eq!(two.users().sign_out(&token_session).unwrap(), None);
+    wait_until("the other server forgets the sign-in", || one.users().verify_session(&session).unwrap().is_none());
+}

@@ -192,7 +192,7 @@ fn need_of(method: &Method, path: &str) -> (Need, Option<&'static Operation>) {
         return (op.need, Some(op));
     }
     match path {
-        "/login" | "/logout" => (Need::Open, None),
+        "/login" | "/logout" | "/login/oidc" | crate::oidc::CALLBACK_PATH => (Need::Open, None),
         // A page of an `--allow-origin` origin loads the client as a program would.
         "/api/debug-client.js" => (Need::ProgramOrViewer, None),
         _ if is_open_file(path) => (Need::Open, None),
@@ -203,7 +203,7 @@ fn need_of(method: &Method, path: &str) -> (Need, Option<&'static Operation>) {
 
 fn door_of(request: &Request) -> Door {
     let path = request.uri().path();
-    if path.starts_with("/rpc/") || path == "/login" || path == "/logout" {
+    if path.starts_with("/rpc/") || path == "/login" || path == "/logout" || path.starts_with("/login/oidc") {
         return Door::Page;
     }
     if path == crate::mcp::PATH {
@@ -447,6 +447,9 @@ mod tests {
         assert_eq!(need_of(&Method::POST, "/rpc/eval_form").0, Need::Viewer);
         assert_eq!(need_of(&Method::GET, "/api/nothing-here").0, Need::Viewer);
         assert_eq!(need_of(&Method::GET, "/login").0, Need::Open);
+        assert_eq!(need_of(&Method::GET, "/login/oidc").0, Need::Open);
+        assert_eq!(need_of(&Method::GET, "/login/oidc/callback").0, Need::Open);
+        assert_eq!(need_of(&Method::GET, "/login/oidc/other").0, Need::Viewer);
         assert_eq!(need_of(&Method::GET, "/pkg/breakroom.css").0, Need::Open);
         assert_eq!(need_of(&Method::GET, "/pkg/breakroom.wasm").0, Need::Viewer);
         assert_eq!(need_of(&Method::GET, "/snapshots.js").0, Need::Viewer);

@@ -12,6 +12,7 @@ pub mod error;
 pub mod guard;
 pub mod logging;
 pub mod mcp;
+pub mod oidc;
 pub mod port_file;
 pub mod preflight;
 pub mod process_cli;
@@ -43,6 +44,8 @@ pub struct ServerOptions {
     /// Where processes this server starts call back (`None`: the site's port on loopback). With
     /// TLS it is the loopback plain-HTTP listener (`tls.rs`).
     pub local_url: Option<String>,
+    /// Signing in through an OpenID Connect provider (`--oidc-issuer`), if configured.
+    pub oidc: Option<Arc<oidc::Oidc>>,
 }
 
 /// The whole HTTP surface of one debugger.
@@ -69,6 +72,10 @@ pub fn router(debugger: Debugger, options: ServerOptions) -> Router {
         .fallback(leptos_axum::file_and_error_handler(shell))
         .with_state(leptos_options);
     let mcp = mcp::service(debugger.clone(), options.max_body);
+    if options.oidc.is_some() {
+        // People sign in through a provider: no owner's open server, even before any user exists.
+        debugger.users().expect_people_from_provider();
+    }
     let access = Arc::new(access::Access::new(options.access.token.clone(), debugger.clone(), options.max_body));
     let routes = api::routes()
         .route("/process/{id}/timeline", axum::routing::get(timeline_page::page))
@@ -77,6 +84,9 @@ pub fn router(debugger: Debugger, options: ServerOptions) -> Router {
         .route("/login", axum::routing::get(sign_in::page).post(sign_in::submit))
         .route("/logout", axum::routing::get(sign_in::sign_out).post(sign_in::sign_out))
         .route("/audit", axum::routing::get(sign_in::audit))
+        .route("/login/oidc", axum::routing::get(oidc::start))
+        .route(oidc::CALLBACK_PATH, axum::routing::get(oidc::callback))
+        .layer(axum::Extension(options.oidc))
         .layer(axum::Extension(access.clone()))
         .with_state(debugger)
         .route_service(mcp::PATH, mcp)

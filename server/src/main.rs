@@ -106,6 +106,9 @@ struct Cli {
     /// `debugServer`; 0 picks a free one.
     #[arg(long, value_name = "PORT")]
     dap_port: Option<u16>,
+    /// Signing in through an OpenID Connect provider (issue 49).
+    #[command(flatten)]
+    oidc: breakroom_server::oidc::OidcArgs,
 }
 
 #[derive(Subcommand, Debug)]
@@ -296,7 +299,10 @@ async fn run(cli: Cli) -> Result<(), String> {
         println!("DAP on {dap}");
     }
     let local_url = local_port.map(|port| format!("http://127.0.0.1:{port}"));
-    let options = ServerOptions { max_body: cli.max_body, site: site::leptos_options(addr), access, local_url };
+    // The provider's default callback URL has this server's scheme.
+    let oidc = breakroom_server::oidc::start_provider(&cli.oidc, addr, tls.is_some()).await?;
+    let options =
+        ServerOptions { max_body: cli.max_body, site: site::leptos_options(addr), access, local_url, oidc };
     let app = router(debugger, options);
     let (Some(config), Some(local), Some(local_port)) = (tls, local, local_port) else {
         write_port_file(addr.port());

@@ -9,7 +9,7 @@ use axum::extract::{Query, Request, State};
 use axum::http::{header, HeaderValue, StatusCode};
 use axum::response::{Html, IntoResponse, Response};
 use axum::{Extension, Form};
-use breakroom_app::render::sign_in::{audit_page, sign_in_page, AuditFilters, AuditRow};
+use breakroom_app::render::sign_in::{audit_page, AuditFilters, AuditRow};
 use breakroom_debugger::audit::{AuditQuery, AuditRecord, Door, Outcome};
 use breakroom_debugger::users::{Holder, Identity, Need, SIGN_IN_FOR};
 use breakroom_debugger::Debugger;
@@ -17,6 +17,7 @@ use serde::Deserialize;
 use serde_json::Value;
 
 use crate::access::{cookie, Access, Caller, SESSION_COOKIE};
+use crate::oidc::Oidc;
 
 #[derive(Deserialize, Default)]
 pub struct Next {
@@ -33,15 +34,15 @@ pub struct SignInForm {
 }
 
 /// Only a path on this server: never `//elsewhere` or a scheme (an open redirect).
-fn local_path(next: Option<&str>) -> String {
+pub(crate) fn local_path(next: Option<&str>) -> String {
     match next {
         Some(p) if p.starts_with('/') && !p.starts_with("//") && !p.contains('\\') && !p.contains("://") => p.into(),
         _ => "/".into(),
     }
 }
 
-pub async fn page(Query(q): Query<Next>) -> Html<String> {
-    Html(sign_in_page(&local_path(q.next.as_deref()), None))
+pub async fn page(Extension(oidc): Extension<Option<Arc<Oidc>>>, Query(q): Query<Next>) -> Html<String> {
+    Html(crate::oidc::sign_in_page(oidc.as_deref(), &local_path(q.next.as_deref()), None))
 }
 
 fn record(debugger: &Debugger, who: Option<&Identity>, remote: &str, action: &str, outcome: Outcome, status: u16) {
@@ -67,6 +68,7 @@ fn remote(request_remote: Option<std::net::SocketAddr>) -> String {
 pub async fn submit(
     State(debugger): State<Debugger>,
     Extension(access): Extension<Arc<Access>>,
+    Extension(oidc): Extension<Option<Arc<Oidc>>>,
     connect: Option<Extension<axum::extract::ConnectInfo<std::net::SocketAddr>>>,
     Form(form): Form<SignInForm>,
 ) -> Response {
@@ -75,12 +77,19 @@ pub async fn submit(
     let next = local_path(form.next.as_deref());
     if access.too_many_bad_tokens(addr.map(|a| a.ip()), false) {
         record(&debugger, None, &from, "sign in", Outcome::Refused, 429);
-        let page = sign_in_page(&next, Some("Too many bad tokens from this address: wait a minute."));
+        let page = crate::oidc::sign_in_page(
+            oidc.as_deref(),
+            &next,
+            Some("Too many bad tokens from this address: wait a minute."),
+        );
         return (StatusCode::TOO_MANY_REQUESTS, Html(page)).into_response();
     }
     let token = form.token.trim();
     let who = access.identify_token(token);
-    let refused = |message: &str| (StatusCode::UNAUTHORIZED, Html(sign_in_page(&next, Some(message)))).into_response();
+    let refused = |message: &str| {
+        (StatusCode::UNAUTHORIZED, Html(crate::oidc::sign_in_page(oidc.as_deref(), &next, Some(message))))
+            .into_response()
+    };
     let cookie_value = match who.as_ref().map(|w| w.holder) {
         None => {
             access.too_many_bad_tokens(addr.map(|a| a.ip()), true);
@@ -113,13 +122,19 @@ pub async fn sign_out(State(debugger): State<Debugger>, request: Request) -> Res
     let who = request.extensions().get::<Caller>().map(|c| c.identity.clone());
     let addr = request.extensions().get::<axum::extract::ConnectInfo<std::net::SocketAddr>>().map(|c| c.0);
     // The door verified the cookie: `who` is whoever it signed in.
+    let mut location = None;
     if let Some(session) = cookie(&request, SESSION_COOKIE) {
-        let _ = debugger.users().sign_out(&session);
+        let ended = debugger.users().sign_out(&session).ok().flatten();
         record(&debugger, who.as_ref(), &remote(addr), "sign out", Outcome::Done, 303);
+        // Signed in through an identity provider: its session ends too (issue 49).
+        if let (Some(ended), Some(oidc)) = (ended, request.extensions().get::<Option<Arc<Oidc>>>().cloned().flatten()) {
+            location = oidc.end_session_url(&ended).await;
+        }
     }
     let mut response = StatusCode::SEE_OTHER.into_response();
     let headers = response.headers_mut();
-    headers.insert(header::LOCATION, HeaderValue::from_static("/login"));
+    let location = location.and_then(|l| HeaderValue::from_str(&l).ok());
+    headers.insert(header::LOCATION, location.unwrap_or(HeaderValue::from_static("/login")));
     for expired in [
         format!("{SESSION_COOKIE}=; Path=/; HttpOnly; SameSite=Strict; Max-Age=0"),
         "breakroom_token=; Path=/; HttpOnly; SameSite=Strict; Max-Age=0".to_string(),

@@ -221,6 +221,18 @@ pub(super) const MIGRATIONS: &[Migration] = &[
      CREATE INDEX audit_by_actor ON audit (actor, id);
      CREATE INDEX audit_by_process ON audit (process, id);",
     },
+    // 12: sign-ins through an identity provider (issue 49): the person is no row of `users`, so
+    // the sign-in keeps their role and the provider (`via`), and the ID token that sign-out
+    // hands back to the provider (`end_hint`). A token sign-in leaves them NULL.
+    Migration {
+        sql: "ALTER TABLE sign_ins ADD COLUMN role TEXT;
+     ALTER TABLE sign_ins ADD COLUMN via TEXT;
+     ALTER TABLE sign_ins ADD COLUMN end_hint TEXT;",
+        then: None,
+        postgres: "ALTER TABLE sign_ins ADD COLUMN role TEXT;
+     ALTER TABLE sign_ins ADD COLUMN via TEXT;
+     ALTER TABLE sign_ins ADD COLUMN end_hint TEXT;",
+    },
 ];
 
 /// The advisory lock servers take turns under while they change the schema.

@@ -79,6 +79,15 @@ impl Holder {
     }
 }
 
+/// A sign-in through an identity provider, as it ended.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SignedOut {
+    /// The provider (its issuer URL).
+    pub via: String,
+    /// What the provider's end-session endpoint takes as `id_token_hint`.
+    pub end_hint: Option<String>,
+}
+
 /// A credential a request came with, once verified.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Identity {
@@ -211,6 +220,8 @@ pub struct Users {
     cache: Mutex<HashMap<TokenHash, (Option<Identity>, Instant)>>,
     /// Whether any credential exists; re-read every [`CACHE_FOR`].
     any: AtomicBool,
+    /// People sign in through an identity provider (issue 49): credentials are needed anyway.
+    from_provider: AtomicBool,
     any_checked: Mutex<Instant>,
 }
 
@@ -227,6 +238,7 @@ impl Users {
             claims: Mutex::new(HashMap::new()),
             cache: Mutex::new(HashMap::new()),
             any: AtomicBool::new(any),
+            from_provider: AtomicBool::new(false),
             any_checked: Mutex::new(Instant::now()),
         })
     }
@@ -239,8 +251,19 @@ impl Users {
         self.cache.lock().unwrap_or_else(|p| p.into_inner())
     }
 
-    /// Whether this store has any user or program credential: then every request needs one.
+    /// People will sign in through an identity provider: from now on every request needs a
+    /// credential, and launched programs get credentials of their own, even before any user
+    /// or program credential exists.
+    pub fn expect_people_from_provider(&self) {
+        self.from_provider.store(true, Ordering::Relaxed);
+    }
+
+    /// Whether this store has any user or program credential (or people sign in through a
+    /// provider): then every request needs one.
     pub fn configured(&self) -> bool {
+        if self.from_provider.load(Ordering::Relaxed) {
+            return true;
+        }
         let mut checked = self.any_checked.lock().unwrap_or_else(|p| p.into_inner());
         if checked.elapsed() >= CACHE_FOR {
             if let Ok(n) = store::count(&self.store()) {
@@ -286,13 +309,19 @@ impl Users {
         store::list(&self.store())
     }
 
+    /// Removes a user and ends their sign-ins. A person who signed in through an identity
+    /// provider is no user, but removing their name ends their sign-ins too (issue 49): they
+    /// may sign in again while their groups allow it.
     pub fn remove(&self, name: &str) -> Result<()> {
         let store = self.store();
-        store::remove(&store, name)?;
-        store::end_sign_ins_of(&store, name)?;
+        let removed = store::remove(&store, name);
+        let ended = store::end_sign_ins_of(&store, name)?;
         drop(store);
         self.forget(name);
-        Ok(())
+        match removed {
+            Err(Error::NotFound(..)) if ended > 0 => Ok(()),
+            other => other,
+        }
     }
 
     /// A browser signs in with a person's token: the returned session token goes in a cookie.
@@ -322,7 +351,27 @@ impl Users {
         Ok(who)
     }
 
-    pub fn sign_out(&self, session: &str) -> Result<()> {
+    /// A browser signs in as a person its identity provider vouched for (issue 49): no token
+    /// and no row in `users`, so the sign-in itself keeps the name, the role (from the person's
+    /// groups, fixed until it ends) and the provider (`via`). `end_hint` is what sign-out gives
+    /// back to the provider to end its session too (the ID token).
+    pub fn sign_in_person(
+        &self,
+        name: &str,
+        role: Role,
+        via: &str,
+        end_hint: Option<&str>,
+    ) -> Result<(String, Identity)> {
+        check_name(name)?;
+        let session = new_token();
+        let expires = crate::ids::now() + SIGN_IN_FOR.as_secs_f64();
+        store::add_person_sign_in(&self.store(), &hash_token(&session), name, role, via, end_hint, expires)?;
+        Ok((session, Identity { name: name.to_string(), holder: Holder::Person(role) }))
+    }
+
+    /// Ends a sign-in. For one made through an identity provider, answers the provider and the
+    /// hint to end its session with.
+    pub fn sign_out(&self, session: &str) -> Result<Option<SignedOut>> {
         let hash = hash_token(session);
         self.cache().remove(&hash);
         store::end_sign_in(&self.store(), &hash)
@@ -420,6 +469,33 @@ mod tests {
         let person = Identity { name: "dan".into(), holder: Holder::Person(Role::Debugger) };
         assert_eq!(two.claim_process("1700000000.5+42", &person), Ok(()), "people are not limited by claims");
         assert_eq!(one.prune_claims(Duration::ZERO).unwrap(), 1);
+    }
+
+    #[test]
+    fn a_person_the_provider_vouched_for_signs_in_with_their_role_and_signs_out_with_the_hint() {
+        let users = Users::on(Store::in_memory().unwrap()).unwrap();
+        let (session, who) =
+            users.sign_in_person("ada@example.org", Role::Admin, "https://idp", Some("id.tok")).unwrap();
+        assert_eq!(who, Identity { name: "ada@example.org".into(), holder: Holder::Person(Role::Admin) });
+        assert_eq!(users.verify_session(&session).unwrap(), Some(who));
+        let ended = users.sign_out(&session).unwrap().unwrap();
+        assert_eq!((ended.via.as_str(), ended.end_hint.as_deref()), ("https://idp", Some("id.tok")));
+        assert_eq!(users.verify_session(&session).unwrap(), None);
+        assert_eq!(users.sign_out(&session).unwrap(), None, "ended once");
+        // Removing the name ends a provider sign-in at once; a name with none is still unknown.
+        let (session, _) = users.sign_in_person("ada@example.org", Role::Admin, "https://idp", None).unwrap();
+        users.remove("ada@example.org").unwrap();
+        assert_eq!(users.verify_session(&session).unwrap(), None);
+        assert!(users.remove("ada@example.org").is_err());
+        assert!(users.sign_in_person("<script>", Role::Viewer, "https://idp", None).is_err());
+        assert!(!users.configured(), "no user yet");
+        users.expect_people_from_provider();
+        assert!(users.configured(), "people sign in through the provider");
+        // A token sign-in still takes the user's role from `users`, and its sign-out has no hint.
+        let token = users.add("dan", Holder::Person(Role::Debugger)).unwrap();
+        let (session, _) = users.sign_in(&token).unwrap().unwrap();
+        assert_eq!(users.verify_session(&session).unwrap().unwrap().holder, Holder::Person(Role::Debugger));
+        assert_eq!(users.sign_out(&session).unwrap(), None);
     }
 
     #[test]

@@ -3,7 +3,7 @@
 
 use serde::Serialize;
 
-use super::{Holder, Identity, Role, TokenHash};
+use super::{Holder, Identity, Role, SignedOut, TokenHash};
 use crate::error::{Error, Result};
 use crate::ids;
 use crate::store::{values, Store};
@@ -108,24 +108,49 @@ pub(super) fn add_sign_in(store: &Store, hash: &TokenHash, name: &str, expires_a
     Ok(())
 }
 
-/// The user a live sign-in stands for, with the role they have now.
+/// A sign-in through an identity provider, for `name` with `role`, until `expires_at`.
+pub(super) fn add_person_sign_in(
+    store: &Store,
+    hash: &TokenHash,
+    name: &str,
+    role: Role,
+    via: &str,
+    end_hint: Option<&str>,
+    expires_at: f64,
+) -> Result<()> {
+    store.execute("DELETE FROM sign_ins WHERE expires_at < ?1", values![ids::now()])?;
+    store.execute(
+        "INSERT INTO sign_ins (session_hash, name, expires_at, role, via, end_hint) VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+        values![&hash[..], name, expires_at, role.as_str(), via, end_hint],
+    )?;
+    Ok(())
+}
+
+/// The person a live sign-in stands for: a user with the role they have now, or someone the
+/// identity provider vouched for, with the role their groups gave them at sign-in.
 pub(super) fn by_sign_in(store: &Store, hash: &TokenHash) -> Result<Option<Identity>> {
     let row = store.row(
-        "SELECT u.name, u.role FROM sign_ins s JOIN users u ON u.name = s.name
+        "SELECT s.name, COALESCE(s.role, u.role) FROM sign_ins s LEFT JOIN users u ON u.name = s.name
          WHERE s.session_hash = ?1 AND s.expires_at > ?2",
         values![&hash[..], ids::now()],
     )?;
     let Some(row) = row else { return Ok(None) };
-    let (name, role) = (row.text(0)?, row.text(1)?);
+    // NULL: a token sign-in whose user has been removed.
+    let (name, Some(role)) = (row.text(0)?, row.opt_text(1)?) else { return Ok(None) };
     Ok(holder_from(&role).filter(|h| *h != Holder::Program).map(|holder| Identity { name, holder }))
 }
 
-pub(super) fn end_sign_in(store: &Store, hash: &TokenHash) -> Result<()> {
-    store.execute("DELETE FROM sign_ins WHERE session_hash = ?1", values![&hash[..]]).map(drop)
+/// Ends a sign-in; answers what its identity provider needs to end its own session too.
+pub(super) fn end_sign_in(store: &Store, hash: &TokenHash) -> Result<Option<SignedOut>> {
+    let row = store.row("SELECT via, end_hint FROM sign_ins WHERE session_hash = ?1", values![&hash[..]])?;
+    store.execute("DELETE FROM sign_ins WHERE session_hash = ?1", values![&hash[..]])?;
+    let Some(row) = row else { return Ok(None) };
+    Ok(row.opt_text(0)?.map(|via| SignedOut { via, end_hint: row.opt_text(1).ok().flatten() }))
 }
 
-pub(super) fn end_sign_ins_of(store: &Store, name: &str) -> Result<()> {
-    store.execute("DELETE FROM sign_ins WHERE name = ?1", values![name]).map(drop)
+/// Ends every sign-in of `name`; answers how many there were.
+pub(super) fn end_sign_ins_of(store: &Store, name: &str) -> Result<u64> {
+    store.execute("DELETE FROM sign_ins WHERE name = ?1", values![name])
 }
 
 /// The credential `process_key` belongs to: `name`, if none claimed it before (every server on

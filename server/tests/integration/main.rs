@@ -21,6 +21,7 @@ mod every_route_guarded;
 mod failure_logging;
 mod js_client;
 mod needs_table;
+mod oidc;
 mod openapi;
 mod page_shell;
 mod pages;
