@@ -71,6 +71,7 @@ async fn breakroom_with(issuer: &str) -> Server {
         max_body: 1024 * 1024,
         site: site::leptos_options(addr),
         access: AccessPolicy::loopback(addr.port(), None),
+        local_url: None,
         oidc: Some(Arc::new(oidc)),
     };
     let debugger = Debugger::for_tests(Config::default());
