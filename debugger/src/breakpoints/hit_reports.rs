@@ -193,12 +193,15 @@ impl HitCounts {
                 })
                 .collect()
         };
-        let process_key = crate::calls::methods::process_identity(
-            &report.get("process_pid").cloned(),
-            &report.get("process_start_time").cloned(),
-        )
-        .ok()
-        .map(|(pid, start)| ids::process_key(pid, start));
+        // Optional (a count is counted without it), but a pid or start time sent must be good.
+        let (pid, start) = (report.get("process_pid").cloned(), report.get("process_start_time").cloned());
+        let sent = |v: &Option<Value>| v.as_ref().is_some_and(|v| !v.is_null());
+        let process_key = if sent(&pid) || sent(&start) {
+            let (pid, start) = crate::calls::methods::process_identity(&pid, &start)?;
+            Some(ids::process_key(pid, start))
+        } else {
+            None
+        };
         Ok(HitCounts {
             event: HitEvent::HitCount,
             process_key,

@@ -12,8 +12,8 @@ use crate::ids;
 use crate::model::LiveEvent;
 
 /// `POST /api/snapshots` as a program sends it (see the book's "Snapshots" chapter for every
-/// field). A body that is not one is `invalid_snapshot`; a pid or start time that is not a
-/// number, `missing_process_identity`.
+/// field). A body that is not one is `invalid_snapshot`; a start time that is not a number,
+/// `missing_process_identity`; a pid that is not a whole number from 0 up, `invalid_process_pid`.
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Clone, Debug, PartialEq, Deserialize)]
 #[serde(remote = "Self")]
