@@ -40,6 +40,8 @@ pub struct BreakpointHit {
     /// `breakpoint_hit` or `log`.
     pub event: HitEvent,
     pub breakpoint_id: String,
+    /// A whole number from 0 (a browser page) to 2^32 - 1 (Windows' pids are unsigned).
+    #[cfg_attr(feature = "openapi", schema(minimum = 0, maximum = 4_294_967_295_i64))]
     pub process_pid: i64,
     pub process_start_time: f64,
     /// The program's process record (Breakroom's client sends it): a program that only logs is

@@ -13,13 +13,15 @@ use crate::model::LiveEvent;
 
 /// `POST /api/snapshots` as a program sends it (see the book's "Snapshots" chapter for every
 /// field). A body that is not one is `invalid_snapshot`; a start time that is not a number,
-/// `missing_process_identity`; a pid that is not a whole number from 0 up, `invalid_process_pid`.
+/// `missing_process_identity`; a pid that is not a whole number from 0 up, `invalid_process_identity`.
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Clone, Debug, PartialEq, Deserialize)]
 #[serde(remote = "Self")]
 pub struct SnapshotTaken {
     pub breakpoint_id: String,
     #[serde(deserialize_with = "process_pid")]
+    /// A whole number from 0 (a browser page) to 2^32 - 1 (Windows' pids are unsigned).
+    #[cfg_attr(feature = "openapi", schema(minimum = 0, maximum = 4_294_967_295_i64))]
     pub process_pid: i64,
     #[serde(deserialize_with = "process_start_time")]
     pub process_start_time: f64,
