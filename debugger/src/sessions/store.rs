@@ -449,7 +449,8 @@ impl Store {
 
     /// The page of a term that matches more than the cap: sessions newest first, a batch at a
     /// time (the inner LIMIT keeps PostgreSQL walking the index in order rather than checking
-    /// every session and sorting), until the offset and the page are filled.
+    /// every session and sorting), until the offset and the page are filled. Each text is read
+    /// by a scalar subquery: as `EXISTS` PostgreSQL may hash the whole match once, every session.
     fn walk_newest_first(
         &self,
         filters: &str,
@@ -461,7 +462,7 @@ impl Store {
         let query = format!(
             "SELECT s.rowid, s.started_at,
                  s.session_id IN (SELECT jsonb_array_elements_text((?5::text)::jsonb))
-                 OR EXISTS (SELECT 1 FROM session_text t WHERE t.rowid = s.rowid AND t.text LIKE ?4)
+                 OR (SELECT t.text FROM session_text t WHERE t.rowid = s.rowid) LIKE ?4
              FROM (SELECT s.rowid, s.started_at, s.session_id FROM sessions s
                    WHERE {filters} AND (CAST(?6 AS DOUBLE PRECISION) IS NULL OR s.started_at < ?6
                        OR (s.started_at = ?6 AND s.rowid < ?7))
