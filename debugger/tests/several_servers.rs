@@ -153,3 +153,62 @@ fn two_servers_asking_each_other_at_once_with_every_worker_busy_both_get_answers
         assert!(session_on_a.is_ok(), "B asking A: {session_on_a:?}");
     }
 }
+
+#[test]
+fn snapshot_and_logpoint_tallies_counted_on_two_servers_add_up_on_both() {
+    use breakroom_debugger::breakpoints::hit_reports::HitReport;
+    use breakroom_debugger::breakpoints::policy::{BreakpointAction, PolicyChanges};
+    use breakroom_debugger::snapshots::methods::SnapshotTaken;
+    let Some(servers) = two_servers() else { return };
+    let kept = |action| BreakpointOptions {
+        log_message: (action == BreakpointAction::Log).then(|| Some("at {i}".to_string())),
+        policy: PolicyChanges { action: Some(Some(action)), max_hits: Some(Some(1000)), ..Default::default() },
+        ..Default::default()
+    };
+    let add = |file: &str, action| {
+        servers[0].1.breakpoints().add_breakpoint_record(&BreakpointSpec::line(file, 3).with(kept(action))).unwrap()
+    };
+    let (snap, log) = (add("/srv/snap.py", BreakpointAction::Snapshot), add("/srv/log.py", BreakpointAction::Log));
+    wait_until("the other server to know both breakpoints", || {
+        servers[1].1.breakpoints().breakpoint_records().iter().filter(|r| r.id == snap.id || r.id == log.id).count()
+            == 2
+    });
+    // Both servers at once, as two programs' reports would reach them: 100 snapshots, 100 log
+    // lines and 100 reports of skipped and dropped hits each.
+    std::thread::scope(|scope| {
+        for (n, (_, debugger)) in servers.iter().enumerate() {
+            let (snap, log) = (&snap.id, &log.id);
+            scope.spawn(move || {
+                let me = json!({"process_pid": 6000 + n, "process_start_time": 1795331833.5});
+                for _ in 0..100 {
+                    let taken = json!({"breakpoint_id": snap, "taken_at": 1795331900.0, "frames": []});
+                    let taken: SnapshotTaken = serde_json::from_value(merged(&taken, &me)).unwrap();
+                    debugger.snapshots().take(taken).expect("the snapshot is kept");
+                    let line = json!({"event": "log", "breakpoint_id": log, "message": "at 1"});
+                    let line: HitReport = serde_json::from_value(merged(&line, &me)).unwrap();
+                    debugger.breakpoints().report_breakpoint_hit(line).expect("the line is kept");
+                    let skipped = json!({"event": "hit_count", "counts": {},
+                        "skipped_rate": {snap: 2, log: 1}, "skipped_quota": {snap: 1}, "dropped": {snap: 3}});
+                    let skipped: HitReport = serde_json::from_value(merged(&skipped, &me)).unwrap();
+                    debugger.breakpoints().report_breakpoint_hit(skipped).expect("the counts are taken");
+                }
+            });
+        }
+    });
+    for (_, debugger) in &servers {
+        let records = debugger.breakpoints().breakpoint_records();
+        let tally = |id: &str| records.iter().find(|r| r.id == id).unwrap().tally;
+        let (s, l) = (tally(&snap.id), tally(&log.id));
+        assert_eq!((s.captured, s.skipped_rate, s.skipped_quota, s.dropped), (200, 400, 200, 600), "{s:?}");
+        assert_eq!((l.captured, l.skipped_rate, l.skipped_quota, l.dropped), (200, 200, 0, 0), "{l:?}");
+    }
+}
+
+/// `a` with `b`'s fields added.
+fn merged(a: &serde_json::Value, b: &serde_json::Value) -> serde_json::Value {
+    let mut out = a.clone();
+    for (k, v) in b.as_object().unwrap() {
+        out[k] = v.clone();
+    }
+    out
+}

@@ -135,7 +135,9 @@ impl SnapshotService<'_> {
         let id = sent.breakpoint_id;
         st.records.check_snapshot_target(&id, now)?;
         let snapshot_id = st.store.put_snapshot(&snapshot, keep.max(1))?;
-        let (record, completed) = st.records.count_capture(&id, now)?;
+        let one = crate::breakpoints::policy::HitTally { captured: 1, ..Default::default() };
+        let counted = st.store.count_tally(&id, &one)?;
+        let (record, completed) = st.records.count_capture(&id, counted, now)?;
         st.save_record(&record)?;
         drop(st);
         if completed {
