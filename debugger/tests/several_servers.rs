@@ -14,6 +14,10 @@ use serde_json::json;
 
 /// Two servers joined on one fresh database, each with a runtime of its own for its listener.
 fn two_servers() -> Option<Vec<(tokio::runtime::Runtime, Debugger)>> {
+    two_servers_on(|| tokio::runtime::Builder::new_multi_thread().worker_threads(1).enable_all().build().unwrap())
+}
+
+fn two_servers_on(runtime: impl Fn() -> tokio::runtime::Runtime) -> Option<Vec<(tokio::runtime::Runtime, Debugger)>> {
     if !for_tests::postgres_chosen() {
         return None;
     }
@@ -21,7 +25,7 @@ fn two_servers() -> Option<Vec<(tokio::runtime::Runtime, Debugger)>> {
     let url = cluster.fresh_database().expect("a fresh database");
     let servers = (0..2)
         .map(|_| {
-            let runtime = tokio::runtime::Builder::new_multi_thread().worker_threads(1).enable_all().build().unwrap();
+            let runtime = runtime();
             let debugger = Debugger::connect(Config::default(), &url).expect("a server starts");
             runtime.block_on(async { debugger.join_cluster(&url).expect("it joins the others") });
             (runtime, debugger)
@@ -152,6 +156,37 @@ fn two_servers_asking_each_other_at_once_with_every_worker_busy_both_get_answers
         assert!(session_on_b.is_ok(), "A asking B: {session_on_b:?}");
         assert!(session_on_a.is_ok(), "B asking A: {session_on_a:?}");
     }
+}
+
+/// As the doors ask (`off_workers`): the wait for the other server is off the runtime's threads.
+/// Each server here has one thread in all, which must run the other's request meanwhile; a wait
+/// on it would hold both until the requests time out, and the sessions would not start.
+#[test]
+fn two_servers_of_one_thread_each_asking_each_other_at_once_both_get_answers() {
+    let one_thread = || tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
+    let Some(servers) = two_servers_on(one_thread) else { return };
+    let (a, b) = (&servers[0], &servers[1]);
+    let on_a = paused(&a.1, "held_by_a", 5011);
+    let on_b = paused(&b.1, "held_by_b", 5012);
+    for _ in 0..3 {
+        let (started_on_b, started_on_a) = std::thread::scope(|scope| {
+            let (to_b, to_a) = (on_b.clone(), on_a.clone());
+            let by_a = scope.spawn(move || ask_off_workers(a, to_b));
+            let by_b = scope.spawn(move || ask_off_workers(b, to_a));
+            (by_a.join().expect("no panic"), by_b.join().expect("no panic"))
+        });
+        assert!(started_on_b.is_ok(), "A asking B: {started_on_b:?}");
+        assert!(started_on_a.is_ok(), "B asking A: {started_on_a:?}");
+    }
+}
+
+/// Starts a session on `pause` (held by the other server) from this server's runtime, as a door.
+fn ask_off_workers(
+    (runtime, debugger): &(tokio::runtime::Runtime, Debugger),
+    pause: String,
+) -> breakroom_debugger::error::Result<String> {
+    let debugger = debugger.clone();
+    runtime.block_on(debugger.off_workers(move |d| d.sessions().start_session(&pause)))
 }
 
 #[test]
