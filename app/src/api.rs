@@ -286,13 +286,15 @@ pub async fn paused_html() -> Result<Option<String>, ServerFnError> {
 /// A JSON string, unlike the others: scripts and tests call it for the id.
 #[server(prefix = "/rpc", endpoint = "start_repl", output = JsonText)]
 pub async fn start_repl(pause_id: String) -> Result<String, ServerFnError> {
-    debugger(Need::Debugger)?.sessions().start_session(&pause_id).map_err(failed)
+    debugger(Need::Debugger)?.off_workers(move |d| d.sessions().start_session(&pause_id)).await.map_err(failed)
 }
 
 #[server(prefix = "/rpc", endpoint = "continue_call", output = PlainText)]
 pub async fn continue_call(pause_id: String) -> Result<(), ServerFnError> {
     use breakroom_debugger::pauses::ResumeRequest;
-    debugger(Need::Debugger)?.pauses().continue_pause(&pause_id, ResumeRequest::continue_()).map(|_| ()).map_err(failed)
+    let resume =
+        move |d: &breakroom_debugger::Debugger| d.pauses().continue_pause(&pause_id, ResumeRequest::continue_());
+    debugger(Need::Debugger)?.off_workers(resume).await.map(|_| ()).map_err(failed)
 }
 
 /// Skips the call, returning `value` (JSON; anything that is not JSON is taken as a string).
@@ -305,7 +307,8 @@ pub async fn skip_call(pause_id: String, value: String) -> Result<(), ServerFnEr
         fake_result: Some(CallValue(fake_result)),
         ..Default::default()
     };
-    debugger(Need::Debugger)?.pauses().continue_pause(&pause_id, request).map(|_| ()).map_err(failed)
+    let resume = move |d: &breakroom_debugger::Debugger| d.pauses().continue_pause(&pause_id, request);
+    debugger(Need::Debugger)?.off_workers(resume).await.map(|_| ()).map_err(failed)
 }
 
 /// Makes the call raise `exception_type(message)` instead of running.
@@ -319,7 +322,8 @@ pub async fn raise_in_call(pause_id: String, exception_type: String, message: St
         exception_message: Some(message),
         ..Default::default()
     };
-    debugger(Need::Debugger)?.pauses().continue_pause(&pause_id, request).map(|_| ()).map_err(failed)
+    let resume = move |d: &breakroom_debugger::Debugger| d.pauses().continue_pause(&pause_id, request);
+    debugger(Need::Debugger)?.off_workers(resume).await.map(|_| ()).map_err(failed)
 }
 
 /// Starts the HTML of an active session's page: the page adds the input box below it.

@@ -56,7 +56,10 @@ pub async fn debug_action(session_id: String, action: String, arg: String) -> Re
     match Control::parse(&action) {
         Some(Control::Continue) => {
             use breakroom_debugger::pauses::ResumeRequest;
-            debugger.pauses().continue_pause(&state.pause_id, ResumeRequest::continue_()).map(|_| ()).map_err(failed)
+            let id = state.pause_id.clone();
+            let resume =
+                move |d: &breakroom_debugger::Debugger| d.pauses().continue_pause(&id, ResumeRequest::continue_());
+            debugger.off_workers(resume).await.map(|_| ()).map_err(failed)
         }
         Some(Control::StepOver) => {
             debugger.steps().step(&state.pause_id, StepRequest::new(StepKind::Over)).await.map(|_| ()).map_err(failed)

@@ -18,8 +18,12 @@ pub async fn step_back_form(pause_id: String, repl: String) -> Result<(), Server
     if !repl.is_empty() {
         let followed =
             debugger.sessions().session(&repl).map_err(failed)?.is_some_and(|s| s.pause_id == travel.pause_id);
-        let session =
-            if followed { repl } else { debugger.sessions().start_session(&travel.pause_id).map_err(failed)? };
+        let session = if followed {
+            repl
+        } else {
+            let id = travel.pause_id.clone();
+            debugger.off_workers(move |d| d.sessions().start_session(&id)).await.map_err(failed)?
+        };
         leptos_axum::redirect(&format!("/repl/{session}"));
     }
     Ok(())

@@ -10,7 +10,9 @@
 //! `cargo bench -p breakroom-debugger --bench session_search` prints the figures. Options:
 //! `--sessions N` (large), `--small-sessions N`, `--entries N`, `--rounds N`. With
 //! `-- --postgres` the same runs on two databases of a throwaway PostgreSQL cluster
-//! (`store::test_postgres`), as `breakroom --database-url` keeps them (issue 35).
+//! (`store::test_postgres`) on PostgreSQL's default settings, as `breakroom --database-url`
+//! keeps them (issue 35); `--hold` then keeps the cluster after the figures, printing the large
+//! database's URL, so its plans can be read with `psql` and `EXPLAIN ANALYZE` (Ctrl-C ends it).
 
 use std::path::Path;
 use std::process::Command;
@@ -228,4 +230,12 @@ fn main() {
     }
     drop(debugger);
     let _ = std::fs::remove_dir_all(&base);
+    if let (Some(_), Location::Postgres(url)) = (&cluster, &large_dir) {
+        if args.iter().any(|a| a == "--hold") {
+            println!("holding the cluster: {url}");
+            loop {
+                std::thread::sleep(Duration::from_secs(3600));
+            }
+        }
+    }
 }

@@ -14,6 +14,10 @@ use serde_json::json;
 
 /// Two servers joined on one fresh database, each with a runtime of its own for its listener.
 fn two_servers() -> Option<Vec<(tokio::runtime::Runtime, Debugger)>> {
+    two_servers_on(|| tokio::runtime::Builder::new_multi_thread().worker_threads(1).enable_all().build().unwrap())
+}
+
+fn two_servers_on(runtime: impl Fn() -> tokio::runtime::Runtime) -> Option<Vec<(tokio::runtime::Runtime, Debugger)>> {
     if !for_tests::postgres_chosen() {
         return None;
     }
@@ -21,7 +25,7 @@ fn two_servers() -> Option<Vec<(tokio::runtime::Runtime, Debugger)>> {
     let url = cluster.fresh_database().expect("a fresh database");
     let servers = (0..2)
         .map(|_| {
-            let runtime = tokio::runtime::Builder::new_multi_thread().worker_threads(1).enable_all().build().unwrap();
+            let runtime = runtime();
             let debugger = Debugger::connect(Config::default(), &url).expect("a server starts");
             runtime.block_on(async { debugger.join_cluster(&url).expect("it joins the others") });
             (runtime, debugger)
@@ -170,4 +174,94 @@ fn a_sign_in_through_an_identity_provider_on_one_server_is_known_on_the_other_un
     assert_eq!((ended.via.as_str(), ended.end_hint.as_deref()), ("https://idp", Some("id.token")));
     assert_eq!(two.users().sign_out(&token_session).unwrap(), None);
     wait_until("the other server forgets the sign-in", || one.users().verify_session(&session).unwrap().is_none());
+}
+
+/// As the doors ask (`off_workers`): the wait for the other server is off the runtime's threads.
+/// Each server here has one thread in all, which must run the other's request meanwhile; a wait
+/// on it would hold both until the requests time out, and the sessions would not start.
+#[test]
+fn two_servers_of_one_thread_each_asking_each_other_at_once_both_get_answers() {
+    let one_thread = || tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
+    let Some(servers) = two_servers_on(one_thread) else { return };
+    let (a, b) = (&servers[0], &servers[1]);
+    let on_a = paused(&a.1, "held_by_a", 5011);
+    let on_b = paused(&b.1, "held_by_b", 5012);
+    for _ in 0..3 {
+        let (started_on_b, started_on_a) = std::thread::scope(|scope| {
+            let (to_b, to_a) = (on_b.clone(), on_a.clone());
+            let by_a = scope.spawn(move || ask_off_workers(a, to_b));
+            let by_b = scope.spawn(move || ask_off_workers(b, to_a));
+            (by_a.join().expect("no panic"), by_b.join().expect("no panic"))
+        });
+        assert!(started_on_b.is_ok(), "A asking B: {started_on_b:?}");
+        assert!(started_on_a.is_ok(), "B asking A: {started_on_a:?}");
+    }
+}
+
+/// Starts a session on `pause` (held by the other server) from this server's runtime, as a door.
+fn ask_off_workers(
+    (runtime, debugger): &(tokio::runtime::Runtime, Debugger),
+    pause: String,
+) -> breakroom_debugger::error::Result<String> {
+    let debugger = debugger.clone();
+    runtime.block_on(debugger.off_workers(move |d| d.sessions().start_session(&pause)))
+}
+
+#[test]
+fn snapshot_and_logpoint_tallies_counted_on_two_servers_add_up_on_both() {
+    use breakroom_debugger::breakpoints::hit_reports::HitReport;
+    use breakroom_debugger::breakpoints::policy::{BreakpointAction, PolicyChanges};
+    use breakroom_debugger::snapshots::methods::SnapshotTaken;
+    let Some(servers) = two_servers() else { return };
+    let kept = |action| BreakpointOptions {
+        log_message: (action == BreakpointAction::Log).then(|| Some("at {i}".to_string())),
+        policy: PolicyChanges { action: Some(Some(action)), max_hits: Some(Some(1000)), ..Default::default() },
+        ..Default::default()
+    };
+    let add = |file: &str, action| {
+        servers[0].1.breakpoints().add_breakpoint_record(&BreakpointSpec::line(file, 3).with(kept(action))).unwrap()
+    };
+    let (snap, log) = (add("/srv/snap.py", BreakpointAction::Snapshot), add("/srv/log.py", BreakpointAction::Log));
+    wait_until("the other server to know both breakpoints", || {
+        servers[1].1.breakpoints().breakpoint_records().iter().filter(|r| r.id == snap.id || r.id == log.id).count()
+            == 2
+    });
+    // Both servers at once, as two programs' reports would reach them: 100 snapshots, 100 log
+    // lines and 100 reports of skipped and dropped hits each.
+    std::thread::scope(|scope| {
+        for (n, (_, debugger)) in servers.iter().enumerate() {
+            let (snap, log) = (&snap.id, &log.id);
+            scope.spawn(move || {
+                let me = json!({"process_pid": 6000 + n, "process_start_time": 1795331833.5});
+                for _ in 0..100 {
+                    let taken = json!({"breakpoint_id": snap, "taken_at": 1795331900.0, "frames": []});
+                    let taken: SnapshotTaken = serde_json::from_value(merged(&taken, &me)).unwrap();
+                    debugger.snapshots().take(taken).expect("the snapshot is kept");
+                    let line = json!({"event": "log", "breakpoint_id": log, "message": "at 1"});
+                    let line: HitReport = serde_json::from_value(merged(&line, &me)).unwrap();
+                    debugger.breakpoints().report_breakpoint_hit(line).expect("the line is kept");
+                    let skipped = json!({"event": "hit_count", "counts": {},
+                        "skipped_rate": {snap: 2, log: 1}, "skipped_quota": {snap: 1}, "dropped": {snap: 3}});
+                    let skipped: HitReport = serde_json::from_value(merged(&skipped, &me)).unwrap();
+                    debugger.breakpoints().report_breakpoint_hit(skipped).expect("the counts are taken");
+                }
+            });
+        }
+    });
+    for (_, debugger) in &servers {
+        let records = debugger.breakpoints().breakpoint_records();
+        let tally = |id: &str| records.iter().find(|r| r.id == id).unwrap().tally;
+        let (s, l) = (tally(&snap.id), tally(&log.id));
+        assert_eq!((s.captured, s.skipped_rate, s.skipped_quota, s.dropped), (200, 400, 200, 600), "{s:?}");
+        assert_eq!((l.captured, l.skipped_rate, l.skipped_quota, l.dropped), (200, 200, 0, 0), "{l:?}");
+    }
+}
+
+/// `a` with `b`'s fields added.
+fn merged(a: &serde_json::Value, b: &serde_json::Value) -> serde_json::Value {
+    let mut out = a.clone();
+    for (k, v) in b.as_object().unwrap() {
+        out[k] = v.clone();
+    }
+    out
 }

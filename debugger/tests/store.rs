@@ -260,3 +260,79 @@ fn five_servers_starting_together_on_a_fresh_database_all_start() {
             .expect("the round's connections end");
     }
 }
+
+/// A closed session as the server leaves one: its transcript, then the header with its text.
+fn closed_session(store: &Store, i: usize, input: &str) {
+    use breakroom_debugger::model::{ReplSession, TranscriptEntry};
+    let started_at = 1_790_000_000.0 + i as f64;
+    let session = ReplSession {
+        session_id: format!("77-{started_at:.6}"),
+        pause_id: format!("pause-{i}"),
+        pid: 77,
+        started_at,
+        closed_at: Some(started_at + 0.5),
+        closed_reason: None,
+        function_name: "handle".into(),
+        call_id: Some(format!("call-{i}")),
+        process_key: "1795331833.500000+77".into(),
+        args: vec![],
+        kwargs: Default::default(),
+        pretty_args: vec![],
+        pretty_kwargs: Default::default(),
+        signature: "(request)".into(),
+        language: Default::default(),
+        transcript: vec![TranscriptEntry {
+            index: 0,
+            input: input.into(),
+            output: "None".into(),
+            stdout: String::new(),
+            is_error: false,
+            result_cid: None,
+            timestamp: started_at,
+        }],
+    };
+    store.append_entry(&session.session_id, &session.transcript[0]).unwrap();
+    store.put_closed_session(&session).unwrap();
+}
+
+#[test]
+fn a_search_counts_closed_sessions_exactly_up_to_a_thousand_and_lists_the_newest_matches() {
+    let dir = tempfile::tempdir().unwrap();
+    let at = for_tests::location(dir.path());
+    {
+        let store = Store::at(&at).unwrap();
+        store.begin().unwrap();
+        // 1,300 sessions: every one has "order_total", every third "third_kind", one "only_once".
+        for i in 0..1_300 {
+            let third = if i % 3 == 0 { " + third_kind" } else { "" };
+            let once = if i == 700 { " + only_once" } else { "" };
+            closed_session(&store, i, &format!("order_total{third}{once}"));
+        }
+        store.commit().unwrap();
+    }
+    let d = open(&at);
+    let search = |term: &str, page: usize| {
+        let query = SessionQuery { search: Some(term.into()), page, per_page: 50, ..Default::default() };
+        d.pauses().session_summaries(&query).unwrap()
+    };
+    let newest_first = |page: &breakroom_debugger::model::SessionPage<_>| {
+        page.sessions.iter().map(|s: &breakroom_debugger::model::SessionSummary| s.started_at).collect::<Vec<_>>()
+    };
+    // Found in every session: the count stops at the cap, the page is still the newest ones.
+    let every = search("order_total", 1);
+    assert_eq!((every.total, every.total_is_lower_bound, every.sessions.len()), (1_000, true, 50));
+    let expected: Vec<f64> = (0..50).map(|k| 1_790_000_000.0 + (1_299 - k) as f64).collect();
+    assert_eq!(newest_first(&every), expected);
+    let third_page = search("order_total", 3);
+    assert_eq!(newest_first(&third_page)[0], 1_790_000_000.0 + 1_199.0);
+    // Under the cap: exact, and only matching sessions, newest first.
+    let thirds = search("third_kind", 2);
+    assert_eq!((thirds.total, thirds.total_is_lower_bound, thirds.sessions.len()), (434, false, 50));
+    let times = newest_first(&thirds);
+    assert!(times.iter().all(|t| (*t as i64 - 1_790_000_000) % 3 == 0), "{times:?}");
+    assert_eq!(times[0], 1_790_000_000.0 + (1_299 - 50 * 3) as f64);
+    let once = search("only_once", 1);
+    assert_eq!((once.total, once.total_is_lower_bound, newest_first(&once)), (1, false, vec![1_790_000_700.0]));
+    let none = search("not_there", 1);
+    assert_eq!((none.total, none.total_is_lower_bound, none.sessions.len()), (0, false, 0));
+}

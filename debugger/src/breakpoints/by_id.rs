@@ -17,7 +17,7 @@ use indexmap::IndexMap;
 
 use super::gates::interpolate;
 
-use crate::breakpoints::policy::{BreakpointAction, BreakpointState};
+use crate::breakpoints::policy::{BreakpointAction, BreakpointState, HitTally};
 use crate::breakpoints::record::{BreakpointPatch, BreakpointRecord, BreakpointSpec, HitCondition, Refusal};
 use crate::model::Language;
 
@@ -58,10 +58,19 @@ impl Records {
         finished(id, record.limits.state(&record.tally, now))
     }
 
-    /// Counts a snapshot kept: the record as it is now, and whether that was its last one.
-    pub(crate) fn count_capture(&mut self, id: &str, now: f64) -> Result<(BreakpointRecord, bool)> {
+    /// Counts a snapshot kept, with the tally the database has after it (`counted`; none: this
+    /// server's own count): the record as it is now, and whether that was its last one.
+    pub(crate) fn count_capture(
+        &mut self,
+        id: &str,
+        counted: Option<HitTally>,
+        now: f64,
+    ) -> Result<(BreakpointRecord, bool)> {
         let Some(record) = self.by_id.get_mut(id) else { return Err(Error::BreakpointNotFound(id.to_string())) };
-        record.tally.captured += 1;
+        match counted {
+            Some(tally) => record.tally = tally,
+            None => record.tally.captured += 1,
+        }
         let completed = record.limits.state(&record.tally, now) != BreakpointState::Active;
         Ok((record.clone(), completed))
     }
@@ -115,10 +124,13 @@ impl BreakpointService<'_> {
     /// Every breakpoint, with the running processes a line breakpoint cannot reach.
     pub fn breakpoint_records(&self) -> Vec<BreakpointRecord> {
         let now = ids::now();
-        // Other servers on the database count hits too: the database has the total. (A store that
-        // cannot be read leaves this server's own count.)
-        let counted: std::collections::HashMap<String, u64> = match self.debugger.cluster() {
-            Some(_) => self.debugger.state().store.breakpoint_hits().unwrap_or_default().into_iter().collect(),
+        // Other servers on the database count hits and tallies too: the database has the totals.
+        // (A store that cannot be read leaves this server's own counts.)
+        let counted: std::collections::HashMap<String, (u64, HitTally)> = match self.debugger.cluster() {
+            Some(_) => {
+                let counts = self.debugger.state().store.breakpoint_counts().unwrap_or_default();
+                counts.into_iter().map(|(id, hits, tally)| (id, (hits, tally))).collect()
+            }
             None => Default::default(),
         };
         let (mut records, unreachable) = {
@@ -129,7 +141,9 @@ impl BreakpointService<'_> {
                 .values()
                 .map(|r| {
                     let mut r = r.clone();
-                    r.hit_count = counted.get(&r.id).copied().unwrap_or(r.hit_count);
+                    if let Some((hits, tally)) = counted.get(&r.id) {
+                        (r.hit_count, r.tally) = (*hits, *tally);
+                    }
                     r.state = r.limits.state(&r.tally, now);
                     r.armed_in = armed_in(&r, &st.records.follower_labels, &st.records.followers);
                     r

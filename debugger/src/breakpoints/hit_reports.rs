@@ -7,7 +7,7 @@ use std::collections::BTreeMap;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
-use crate::breakpoints::policy::{BreakpointAction, BreakpointState};
+use crate::breakpoints::policy::{BreakpointAction, BreakpointState, HitTally};
 use crate::error::{Error, Result};
 use crate::ids;
 use crate::model::{EventKind, LiveEvent};
@@ -40,6 +40,8 @@ pub struct BreakpointHit {
     /// `breakpoint_hit` or `log`.
     pub event: HitEvent,
     pub breakpoint_id: String,
+    /// A whole number from 0 (a browser page) to 2^32 - 1 (Windows' pids are unsigned).
+    #[cfg_attr(feature = "openapi", schema(minimum = 0, maximum = 4_294_967_295_i64))]
     pub process_pid: i64,
     pub process_start_time: f64,
     /// The program's process record (Breakroom's client sends it): a program that only logs is
@@ -193,12 +195,15 @@ impl HitCounts {
                 })
                 .collect()
         };
-        let process_key = crate::calls::methods::process_identity(
-            &report.get("process_pid").cloned(),
-            &report.get("process_start_time").cloned(),
-        )
-        .ok()
-        .map(|(pid, start)| ids::process_key(pid, start));
+        // Optional (a count is counted without it), but a pid or start time sent must be good.
+        let (pid, start) = (report.get("process_pid").cloned(), report.get("process_start_time").cloned());
+        let sent = |v: &Option<Value>| v.as_ref().is_some_and(|v| !v.is_null());
+        let process_key = if sent(&pid) || sent(&start) {
+            let (pid, start) = crate::calls::methods::process_identity(&pid, &start)?;
+            Some(ids::process_key(pid, start))
+        } else {
+            None
+        };
         Ok(HitCounts {
             event: HitEvent::HitCount,
             process_key,
@@ -251,11 +256,21 @@ impl super::BreakpointService<'_> {
             Some(n) => Some(n),
             None => st.store.count_breakpoint_hits(id, 1)?,
         };
+        let logged =
+            st.records.by_id.get(id).is_some_and(|r| kind == EventKind::Log && r.action == BreakpointAction::Log);
+        // A log line is counted in the database too: every server's lines go to one max_hits.
+        let tally = match logged {
+            true => st.store.count_tally(id, &HitTally { captured: 1, ..Default::default() })?,
+            false => None,
+        };
         let known = st.records.by_id.get_mut(id).map(|record| {
             record.hit_count = counted.unwrap_or(record.hit_count + 1);
             record.last_hit = Some(data.clone());
-            if kind == EventKind::Log && record.action == BreakpointAction::Log {
-                record.tally.captured += 1;
+            if logged {
+                match tally {
+                    Some(tally) => record.tally = tally,
+                    None => record.tally.captured += 1,
+                }
                 completed = record.limits.state(&record.tally, now) != BreakpointState::Active;
             }
             record.clone()
@@ -291,25 +306,33 @@ impl super::BreakpointService<'_> {
                 st.save_record(&record)?;
             }
         }
-        // Snapshot and logpoint hits a program skipped or could not send, as increments.
-        let fields = [
-            ("skipped_quota", &report.skipped_quota),
-            ("skipped_rate", &report.skipped_rate),
-            ("dropped", &report.dropped),
-        ];
-        for (field, increments) in fields {
-            for (id, n) in increments {
-                let Some(record) = st.records.by_id.get_mut(id) else { continue };
-                let tally = &mut record.tally;
-                let slot = match field {
-                    "skipped_quota" => &mut tally.skipped_quota,
-                    "skipped_rate" => &mut tally.skipped_rate,
-                    _ => &mut tally.dropped,
-                };
-                *slot = slot.saturating_add(*n);
-                let record = record.clone();
-                st.save_record(&record)?;
+        // Snapshot and logpoint hits a program skipped or could not send, as increments, added in
+        // the database (other servers add theirs).
+        let mut increments: BTreeMap<&String, HitTally> = BTreeMap::new();
+        for (id, n) in &report.skipped_quota {
+            increments.entry(id).or_default().skipped_quota = *n;
+        }
+        for (id, n) in &report.skipped_rate {
+            increments.entry(id).or_default().skipped_rate = *n;
+        }
+        for (id, n) in &report.dropped {
+            increments.entry(id).or_default().dropped = *n;
+        }
+        for (id, add) in increments {
+            if !st.records.by_id.contains_key(id) {
+                continue;
             }
+            let counted = st.store.count_tally(id, &add)?;
+            let Some(record) = st.records.by_id.get_mut(id) else { continue };
+            let t = &mut record.tally;
+            *t = counted.unwrap_or(HitTally {
+                captured: t.captured,
+                skipped_quota: t.skipped_quota.saturating_add(add.skipped_quota),
+                skipped_rate: t.skipped_rate.saturating_add(add.skipped_rate),
+                dropped: t.dropped.saturating_add(add.dropped),
+            });
+            let record = record.clone();
+            st.save_record(&record)?;
         }
         drop(st);
         self.debugger.publish(LiveEvent::BreakpointsChanged);

@@ -65,6 +65,11 @@ impl Book {
         self.named_requests.remove(pause_id)
     }
 
+    /// Whether this named request still waits for the pause's client to take it.
+    pub fn named_waiting(&self, pause_id: &str, token: &str) -> bool {
+        self.named_requests.get(pause_id).is_some_and(|t| t == token)
+    }
+
     /// The label asked for with a named request.
     pub fn named_label(&self, token: &str) -> Option<String> {
         self.named_labels.get(token).cloned()

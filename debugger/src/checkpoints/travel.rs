@@ -25,6 +25,17 @@ use crate::steps::methods::follow;
 /// How long a wake waits for the new line's pause, and a named checkpoint for its fork.
 const WAKE_TIMEOUT: Duration = Duration::from_secs(10);
 
+/// Nobody at the pause will take a checkpoint: its program is not polling there.
+fn not_polling(process_id: &str) -> Error {
+    Error::conflict(
+        "not_polling",
+        format!(
+            "process {process_id} is paused but its program is not waiting there (no poll from Breakroom's client): \
+             only a program polling at its pause takes a checkpoint"
+        ),
+    )
+}
+
 /// What happens to the line a travel leaves.
 #[derive(Clone, Copy, PartialEq)]
 enum Leave {
@@ -339,13 +350,40 @@ impl CheckpointService<'_> {
             if let Some(Some(reason)) = st.checkpoints.pause_mode(&pause_id) {
                 return Err(Error::conflict("checkpoint_refused", reason));
             }
+            if !st.pauses.get(&pause_id).is_some_and(|p| p.client_is_there()) {
+                return Err(not_polling(process_id));
+            }
             let (token, receiver) = st.checkpoints.request_named(&pause_id, label);
             if let Some(pause) = st.pauses.get(&pause_id) {
                 pause.wake.notify_waiters();
             }
             (pause_id, token, receiver)
         };
-        match tokio::time::timeout(WAKE_TIMEOUT, receiver).await {
+        // Until the client takes the request with a poll, it may turn out nobody will: a program
+        // that never polls, or that stopped, is answered then instead of after WAKE_TIMEOUT.
+        let waited = async {
+            let mut receiver = std::pin::pin!(receiver);
+            loop {
+                tokio::select! {
+                    taken = &mut receiver => return Some(taken),
+                    _ = tokio::time::sleep(Duration::from_millis(100)) => {}
+                }
+                let st = self.debugger.state();
+                let there = st.pauses.get(&pause_id).is_some_and(|p| p.client_is_there());
+                if st.checkpoints.named_waiting(&pause_id, &token) && !there {
+                    return None;
+                }
+            }
+        };
+        let taken = match tokio::time::timeout(WAKE_TIMEOUT, waited).await {
+            Ok(None) => {
+                self.debugger.state().checkpoints.cancel_named(&pause_id, &token);
+                return Err(not_polling(process_id));
+            }
+            Ok(Some(taken)) => Ok(taken),
+            Err(elapsed) => Err(elapsed),
+        };
+        match taken {
             Ok(Ok(id)) => self
                 .debugger
                 .state()

@@ -230,12 +230,13 @@ impl Cluster {
         }
     }
 
-    /// Asks the holder and blocks until it replies (quick requests, from synchronous doors).
+    /// Asks the holder and blocks until it replies (quick requests, from synchronous services).
     ///
-    /// On the server's runtime the wait hands this worker's other tasks to another thread first
-    /// (`block_in_place`): the requests other servers send here run as tasks of this runtime, so
-    /// two servers asking each other at once with every worker waiting would otherwise stall
-    /// until the requests time out.
+    /// The doors call those services through [`Debugger::off_workers`], so this wait is on the
+    /// blocking pool. Called on a runtime worker anyway, the wait hands the worker's other tasks
+    /// to another thread first (`block_in_place`): the requests other servers send here run as
+    /// tasks of this runtime, so two servers asking each other at once with every worker waiting
+    /// would otherwise stall until the requests time out.
     pub(crate) fn ask_now(&self, holder: &str, request: Request) -> Result<Value> {
         let (tx, rx) = mpsc::sync_channel(1);
         let id = self.send(holder, &request, Waiter::Blocking(tx))?;
@@ -363,7 +364,23 @@ impl Debugger {
         cluster.holder_of_session(session_id)
     }
 
-    /// `request` run by `holder`, for a door that answers at once.
+    /// Runs a door's call that may wait for another server's quick answer (`ask_holder_now`:
+    /// starting or closing a session, resuming a pause held there) on the blocking pool, so no
+    /// runtime worker waits on another server; alone, where it never waits, in place.
+    pub async fn off_workers<T: Send + 'static>(
+        &self,
+        call: impl FnOnce(&Debugger) -> Result<T> + Send + 'static,
+    ) -> Result<T> {
+        if self.cluster().is_none() {
+            return call(self);
+        }
+        let debugger = self.clone();
+        tokio::task::spawn_blocking(move || call(&debugger))
+            .await
+            .map_err(|e| Error::storage(format!("a call that asks another server failed: {e}")))?
+    }
+
+    /// `request` run by `holder`, for a door that answers at once (see [`Debugger::off_workers`]).
     pub(crate) fn ask_holder_now<T: serde::de::DeserializeOwned>(&self, holder: &str, request: Request) -> Result<T> {
         let cluster = self.cluster().ok_or_else(|| Error::storage("not in a cluster"))?;
         let value = cluster.ask_now(holder, request)?;

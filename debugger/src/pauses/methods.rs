@@ -60,6 +60,30 @@ pub struct PauseService<'a> {
     pub(crate) debugger: &'a Debugger,
 }
 
+/// A poll of Breakroom's client held at a pause, for as long as it is held (also when the
+/// request is dropped): what tells a checkpoint request whether anyone will take it.
+struct HeldPoll<'a> {
+    debugger: &'a Debugger,
+    pause_id: &'a str,
+}
+
+impl<'a> HeldPoll<'a> {
+    fn begin(debugger: &'a Debugger, pause_id: &'a str) -> Self {
+        if let Some(pause) = debugger.state().pauses.get_mut(pause_id) {
+            pause.poll_began();
+        }
+        HeldPoll { debugger, pause_id }
+    }
+}
+
+impl Drop for HeldPoll<'_> {
+    fn drop(&mut self) {
+        if let Some(pause) = self.debugger.state().pauses.get_mut(self.pause_id) {
+            pause.poll_ended();
+        }
+    }
+}
+
 impl PauseService<'_> {
     fn version_for(&self, take_eval: bool) -> Option<u64> {
         take_eval.then(|| *self.debugger.inner.breakpoint_version.borrow())
@@ -76,6 +100,7 @@ impl PauseService<'_> {
     /// (`stopping`: it waits for the next server); a cideldill client, which would die on
     /// either, is held and answered `waiting`.
     pub async fn poll(self, pause_id: &str, take_eval: bool) -> PollReply {
+        let _held = take_eval.then(|| HeldPoll::begin(self.debugger, pause_id));
         let deadline = tokio::time::Instant::now() + self.debugger.inner.config.poll_hold;
         let unknown = || PollReply::Waiting { eval: None, sessions: take_eval.then(Vec::new), checkpoint: None };
         let mut seen_sessions = None;

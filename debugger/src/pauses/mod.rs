@@ -9,6 +9,7 @@ pub use methods::PauseService;
 
 use std::collections::HashMap;
 use std::sync::Arc;
+use std::time::{Duration, Instant};
 
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -68,7 +69,15 @@ pub struct Pause {
     /// The server is still checking a breakpoint's condition in it: the call is held, but
     /// nobody is shown a pause that may be continued a moment later.
     pub deciding: bool,
+    /// Polls of Breakroom's client (those taking evals) held here now.
+    polls_held: usize,
+    /// When such a poll last ended, or the pause began: the client is back within moments.
+    client_seen: Instant,
 }
+
+/// How long Breakroom's client may be between two polls at a pause (it polls again at once; a
+/// busy machine can starve its thread for a while).
+const BETWEEN_POLLS: Duration = Duration::from_secs(2);
 
 impl Pause {
     pub fn new(id: String, call: CallData, reason: PauseReason, now: f64) -> Self {
@@ -84,7 +93,30 @@ impl Pause {
     }
 
     pub fn from_record(record: PauseRecord) -> Self {
-        Pause { record, evals: EvalQueue::default(), wake: Arc::new(Notify::new()), deciding: false }
+        Pause {
+            record,
+            evals: EvalQueue::default(),
+            wake: Arc::new(Notify::new()),
+            deciding: false,
+            polls_held: 0,
+            client_seen: Instant::now(),
+        }
+    }
+
+    /// Whether a client is there to act on what the poll hands out (a named checkpoint): polling
+    /// now, running an eval it was given, or between two polls. A program that never polls, or
+    /// stopped, is not.
+    pub fn client_is_there(&self) -> bool {
+        self.polls_held > 0 || self.evals.in_flight_request().is_some() || self.client_seen.elapsed() < BETWEEN_POLLS
+    }
+
+    pub(crate) fn poll_began(&mut self) {
+        self.polls_held += 1;
+    }
+
+    pub(crate) fn poll_ended(&mut self) {
+        self.polls_held = self.polls_held.saturating_sub(1);
+        self.client_seen = Instant::now();
     }
 
     pub fn is_paused(&self) -> bool {

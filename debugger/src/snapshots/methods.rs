@@ -12,14 +12,16 @@ use crate::ids;
 use crate::model::LiveEvent;
 
 /// `POST /api/snapshots` as a program sends it (see the book's "Snapshots" chapter for every
-/// field). A body that is not one is `invalid_snapshot`; a pid or start time that is not a
-/// number, `missing_process_identity`.
+/// field). A body that is not one is `invalid_snapshot`; a start time that is not a number,
+/// `missing_process_identity`; a pid that is not a whole number from 0 up, `invalid_process_identity`.
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Clone, Debug, PartialEq, Deserialize)]
 #[serde(remote = "Self")]
 pub struct SnapshotTaken {
     pub breakpoint_id: String,
     #[serde(deserialize_with = "process_pid")]
+    /// A whole number from 0 (a browser page) to 2^32 - 1 (Windows' pids are unsigned).
+    #[cfg_attr(feature = "openapi", schema(minimum = 0, maximum = 4_294_967_295_i64))]
     pub process_pid: i64,
     #[serde(deserialize_with = "process_start_time")]
     pub process_start_time: f64,
@@ -133,7 +135,9 @@ impl SnapshotService<'_> {
         let id = sent.breakpoint_id;
         st.records.check_snapshot_target(&id, now)?;
         let snapshot_id = st.store.put_snapshot(&snapshot, keep.max(1))?;
-        let (record, completed) = st.records.count_capture(&id, now)?;
+        let one = crate::breakpoints::policy::HitTally { captured: 1, ..Default::default() };
+        let counted = st.store.count_tally(&id, &one)?;
+        let (record, completed) = st.records.count_capture(&id, counted, now)?;
         st.save_record(&record)?;
         drop(st);
         if completed {

@@ -233,6 +233,30 @@ pub(super) const MIGRATIONS: &[Migration] = &[
      ALTER TABLE sign_ins ADD COLUMN via TEXT;
      ALTER TABLE sign_ins ADD COLUMN end_hint TEXT;",
     },
+    // 13: each breakpoint's tally of snapshots and log lines (kept, skipped past the time budget
+    // or the rate, dropped), incremented in place as its hits are, so that servers sharing the
+    // database add to it instead of overwriting each other's (issue 47).
+    Migration {
+        sql: "ALTER TABLE breakpoint_records ADD COLUMN captured INTEGER NOT NULL DEFAULT 0;
+     ALTER TABLE breakpoint_records ADD COLUMN skipped_quota INTEGER NOT NULL DEFAULT 0;
+     ALTER TABLE breakpoint_records ADD COLUMN skipped_rate INTEGER NOT NULL DEFAULT 0;
+     ALTER TABLE breakpoint_records ADD COLUMN dropped INTEGER NOT NULL DEFAULT 0;
+     UPDATE breakpoint_records SET
+         captured = COALESCE(json_extract(data, '$.tally.captured'), 0),
+         skipped_quota = COALESCE(json_extract(data, '$.tally.skipped_quota'), 0),
+         skipped_rate = COALESCE(json_extract(data, '$.tally.skipped_rate'), 0),
+         dropped = COALESCE(json_extract(data, '$.tally.dropped'), 0);",
+        then: None,
+        postgres: "ALTER TABLE breakpoint_records ADD COLUMN captured BIGINT NOT NULL DEFAULT 0;
+     ALTER TABLE breakpoint_records ADD COLUMN skipped_quota BIGINT NOT NULL DEFAULT 0;
+     ALTER TABLE breakpoint_records ADD COLUMN skipped_rate BIGINT NOT NULL DEFAULT 0;
+     ALTER TABLE breakpoint_records ADD COLUMN dropped BIGINT NOT NULL DEFAULT 0;
+     UPDATE breakpoint_records SET
+         captured = COALESCE((data::jsonb #>> '{tally,captured}')::bigint, 0),
+         skipped_quota = COALESCE((data::jsonb #>> '{tally,skipped_quota}')::bigint, 0),
+         skipped_rate = COALESCE((data::jsonb #>> '{tally,skipped_rate}')::bigint, 0),
+         dropped = COALESCE((data::jsonb #>> '{tally,dropped}')::bigint, 0);",
+    },
 ];
 
 /// The advisory lock servers take turns under while they change the schema.

@@ -117,7 +117,8 @@ pub async fn resume(
     JsonBody(req): JsonBody<ResumeRequest>,
 ) -> ApiResult<Resumed> {
     let checkpoint = debugger.checkpoints().checkpoint_on_continue(&pause_id);
-    match debugger.pauses().continue_pause(&pause_id, req) {
+    let id = pause_id.clone();
+    match debugger.off_workers(move |d| d.pauses().continue_pause(&id, req)).await {
         // The debug-client protocol answers success for a pause it does not know (docs/src/protocol.md §9).
         Ok(_) | Err(breakroom_debugger::Error::PauseNotFound(_)) => {
             Ok(Json(Resumed { status: OkStatus::Ok, pause_id, checkpoint }))

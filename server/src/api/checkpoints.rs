@@ -46,7 +46,7 @@ pub async fn newest_process(State(debugger): State<Debugger>) -> ApiResult<Value
     params(("id" = String, Path)), request_body = Option<NameRequest>,
     responses((status = 200, body = Checkpoint, description = "the paused program forked a checkpoint, named `label`"),
         (status = 400, body = ErrorBody), (status = 404, body = ErrorBody),
-        (status = 409, body = ErrorBody, description = "`checkpoints_off`, `not_paused`, `checkpoint_refused`, `snapshot_silent`")))]
+        (status = 409, body = ErrorBody, description = "`checkpoints_off`, `not_paused`, `checkpoint_refused`, `not_polling` (its program is not waiting at the pause: answered at once), `snapshot_silent`")))]
 pub async fn create(
     State(debugger): State<Debugger>,
     Path(id): Path<String>,

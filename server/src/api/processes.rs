@@ -68,8 +68,8 @@ pub struct OutputQuery {
     /// First line to return (`seq`); 0 by default. Page on with the answer's `next`.
     #[param(value_type = Option<u64>)]
     from: Option<String>,
-    /// Most lines to return: 1,000 by default, at most 10,000.
-    #[param(value_type = Option<u64>)]
+    /// Most lines to return: 1,000 by default, from 1 to 10,000.
+    #[param(value_type = Option<u64>, minimum = 1, maximum = 10_000)]
     limit: Option<String>,
 }
 
@@ -98,8 +98,15 @@ pub async fn output(
         })?),
     };
     let from = number("from", "invalid_from", q.from.as_deref(), 0)?;
-    let limit =
-        number("limit", "invalid_limit", q.limit.as_deref(), DEFAULT_LINES as u64)?.clamp(1, MAX_LINES as u64) as usize;
+    let limit = number("limit", "invalid_limit", q.limit.as_deref(), DEFAULT_LINES as u64)?;
+    // Refused rather than cut to the range: the caller would not know it got fewer than asked.
+    if !(1..=MAX_LINES as u64).contains(&limit) {
+        return Err(ApiError::bad_request(
+            "invalid_limit",
+            format!("limit must be from 1 to {MAX_LINES}, not {limit}"),
+        ));
+    }
+    let limit = limit as usize;
     Ok(Json(debugger.processes().process_output(&id, stream, from, limit).await?))
 }
 

@@ -26,7 +26,8 @@ pub struct StartBody {
     responses((status = 200, body = SessionStarted), (status = 400, body = ErrorBody),
         (status = 404, body = ErrorBody, description = "unknown pause"), (status = 409, body = ErrorBody, description = "the pause was resumed")))]
 pub async fn start(State(debugger): State<Debugger>, JsonBody(body): JsonBody<StartBody>) -> ApiResult<SessionStarted> {
-    let session_id = debugger.sessions().start_session(body.pause_id.as_deref().unwrap_or(""))?;
+    let pause_id = body.pause_id.unwrap_or_default();
+    let session_id = debugger.off_workers(move |d| d.sessions().start_session(&pause_id)).await?;
     Ok(Json(SessionStarted { session_id }))
 }
 
@@ -64,7 +65,7 @@ pub async fn eval(
 #[utoipa::path(operation_id = "close_session", extensions(("x-breakroom-needs" = json!(Need::Debugger))), post, path = "/api/repl/{session_id}/close", tag = "repl", params(("session_id" = String, Path)),
     responses((status = 200, body = StatusOk, description = "also when already closed"), (status = 404, body = ErrorBody)))]
 pub async fn close(State(debugger): State<Debugger>, Path(session_id): Path<String>) -> ApiResult<StatusOk> {
-    debugger.sessions().close_session(&session_id)?;
+    debugger.off_workers(move |d| d.sessions().close_session(&session_id)).await?;
     Ok(Json(StatusOk::new()))
 }
 

@@ -3,6 +3,7 @@
 
 use axum::extract::{Path, Query, State};
 use axum::Json;
+use breakroom_debugger::runtimes::registry::MAX_HISTORY_PAGE;
 use breakroom_debugger::runtimes::{
     ExecRequest, ExecResult, HistoryPage, RuntimeState, WorkspaceList, WorkspaceSummary,
 };
@@ -51,8 +52,8 @@ pub async fn reset(State(debugger): State<Debugger>, Path(workspace): Path<Strin
 #[derive(Deserialize, IntoParams)]
 #[into_params(parameter_in = Query)]
 pub struct HistoryQuery {
-    /// Newest entries to return: 20 by default, at most 1,000.
-    #[param(value_type = Option<u64>)]
+    /// Newest entries to return: 20 by default, from 1 to 1,000.
+    #[param(value_type = Option<u64>, minimum = 1, maximum = 1_000)]
     limit: Option<String>,
 }
 
@@ -70,7 +71,13 @@ pub async fn history(
             .parse()
             .map_err(|_| ApiError::bad_request("invalid_limit", format!("limit must be a whole number, not {v:?}")))?,
     };
-    let limit = usize::try_from(limit).unwrap_or(usize::MAX);
+    if !(1..=MAX_HISTORY_PAGE as u64).contains(&limit) {
+        return Err(ApiError::bad_request(
+            "invalid_limit",
+            format!("limit must be from 1 to {MAX_HISTORY_PAGE}, not {limit}"),
+        ));
+    }
+    let limit = limit as usize;
     Ok(Json(debugger.runtimes().history(&workspace, limit)?))
 }
 

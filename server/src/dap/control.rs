@@ -96,7 +96,10 @@ impl Dap {
         let (_, pause) = self.paused_thread(request)?;
         let reached = match control {
             Control::Continue => {
-                self.debugger().pauses().continue_pause(&pause, ResumeRequest::continue_())?;
+                let id = pause.clone();
+                self.debugger()
+                    .off_workers(move |d| d.pauses().continue_pause(&id, ResumeRequest::continue_()))
+                    .await?;
                 self.state().resumed(&pause);
                 return Ok(json!({"allThreadsContinued": false}));
             }
@@ -179,22 +182,25 @@ impl Dap {
             let _ = self.terminate();
         }
         if args.suspend_debuggee != Some(true) {
-            self.resume_reached();
+            self.resume_reached().await;
         }
         Ok(json!({}))
     }
 
     /// The editor went away without `disconnect`: as a disconnect that keeps programs running.
     pub async fn disconnect_quietly(&self) {
-        self.resume_reached();
+        self.resume_reached().await;
     }
 
     /// Resumes the pauses this connection stepped to that are still paused.
-    fn resume_reached(&self) {
+    async fn resume_reached(&self) {
         let reached: Vec<String> = self.state().reached.drain().collect();
         for pause in reached {
             if let Ok(Some((_, true))) = self.debugger().pauses().pause_call(&pause) {
-                let _ = self.debugger().pauses().continue_pause(&pause, ResumeRequest::continue_());
+                let resume = move |d: &breakroom_debugger::Debugger| {
+                    d.pauses().continue_pause(&pause, ResumeRequest::continue_())
+                };
+                let _ = self.debugger().off_workers(resume).await;
             }
         }
     }

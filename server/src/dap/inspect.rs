@@ -175,7 +175,7 @@ impl Dap {
         let handle = self.state().get_handle(args.variables_reference);
         let (pause, frame, globals, rows) = match handle {
             Some(Handle::Scope { pause, frame, scope }) => {
-                let session = self.repl_session(&pause)?;
+                let session = self.repl_session(&pause).await?;
                 let reply = match scope {
                     Scope::Globals => {
                         self.debugger().sessions().globals_panel(&session, Some(FrameIndex(frame)), None, 0).await?
@@ -194,7 +194,7 @@ impl Dap {
                 (pause, frame, scope == Scope::Globals, rows.into_iter().skip(start).take(count).collect::<Vec<_>>())
             }
             Some(Handle::Value { pause, frame, path, globals, .. }) => {
-                let session = self.repl_session(&pause)?;
+                let session = self.repl_session(&pause).await?;
                 let offset = args.start.unwrap_or(0);
                 let reply = if globals {
                     self.debugger()
@@ -240,7 +240,7 @@ impl Dap {
             Some(Handle::Value { .. }) => return Err(DapError::new("this value has no expression to assign through")),
             _ => return Err(DapError::new(format!("no variables reference {}", args.variables_reference))),
         };
-        let session = self.repl_session(&pause)?;
+        let session = self.repl_session(&pause).await?;
         let assigned = self
             .debugger()
             .sessions()
@@ -277,7 +277,7 @@ impl Dap {
         let outcome = match args.context.as_deref() {
             // The editor's console is the REPL: the session's transcript has it.
             Some("repl") | None => {
-                let session = self.repl_session(&pause)?;
+                let session = self.repl_session(&pause).await?;
                 self.debugger().sessions().eval_in_frame(&session, &args.expression, Some(FrameIndex(frame))).await?
             }
             _ => {
@@ -308,7 +308,7 @@ impl Dap {
         let before: usize = lines.iter().take(line_index).map(|l| l.chars().count() + 1).sum();
         let in_line = lines.get(line_index).map_or(0, |l| chars_at_utf16(l, units));
         let cursor = before + in_line;
-        let session = self.repl_session(&pause)?;
+        let session = self.repl_session(&pause).await?;
         let reply =
             self.debugger().sessions().complete(&session, &args.text, Some(cursor), Some(FrameIndex(frame))).await?;
         let start = reply["cursor_start"].as_u64().unwrap_or(cursor as u64) as usize;

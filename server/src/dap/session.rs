@@ -386,13 +386,14 @@ impl Dap {
     }
 
     /// This connection's REPL session on a pause (made on first use; it follows steps).
-    pub fn repl_session(&self, pause_id: &str) -> Result<String, DapError> {
+    pub async fn repl_session(&self, pause_id: &str) -> Result<String, DapError> {
         if let Some(session) = self.state().repl_sessions.get(pause_id) {
             if self.debugger().sessions().session(session)?.is_some_and(|s| s.is_active() && s.pause_id == pause_id) {
                 return Ok(session.clone());
             }
         }
-        let session = self.debugger().sessions().start_session(pause_id)?;
+        let id = pause_id.to_string();
+        let session = self.debugger().off_workers(move |d| d.sessions().start_session(&id)).await?;
         self.state().repl_sessions.insert(pause_id.to_string(), session.clone());
         Ok(session)
     }

@@ -166,8 +166,10 @@ pub fn tools() -> Vec<ToolSpec> {
                     let request: ResumeRequest = a.parse(&["pause_id"])?;
                     // Unlike the REST door (which answers success, as cideldill's HTTP server does), an
                     // agent is told that the pause it named does not exist, as cideldill's MCP does.
+                    let id = pause_id.clone();
                     let continued = d
-                        .pauses().continue_pause(&pause_id, request)
+                        .off_workers(move |d| d.pauses().continue_pause(&id, request))
+                        .await
                         .map_err(|e| ToolError::from(e).with("pause_id", pause_id.as_str()))?;
                     match continued {
                         Continued::Resumed => {

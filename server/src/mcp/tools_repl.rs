@@ -27,7 +27,7 @@ pub fn tools() -> Vec<ToolSpec> {
                     let pause_id = a.req("pause_id");
                     let session_id = match a.str("session_id") {
                         Some(id) => id.to_string(),
-                        None => open_session(&d, pause_id)?,
+                        None => open_session(&d, pause_id).await?,
                     };
                     let eval = d.sessions().eval(&session_id, a.req("expression"));
                     let outcome = match a.f64("timeout_s") {
@@ -61,7 +61,11 @@ pub fn tools() -> Vec<ToolSpec> {
             |d, a| {
                 Box::pin(async move {
                     let pause_id = a.req("pause_id");
-                    let session_id = d.sessions().start_session(pause_id).map_err(|e| ToolError::from(e).with("pause_id", pause_id))?;
+                    let id = pause_id.to_string();
+                    let session_id = d
+                        .off_workers(move |d| d.sessions().start_session(&id))
+                        .await
+                        .map_err(|e| ToolError::from(e).with("pause_id", pause_id))?;
                     Done::new(json!({"session_id": session_id, "pause_id": pause_id}), format!("session {session_id} open"))
                 })
             },
@@ -74,7 +78,10 @@ pub fn tools() -> Vec<ToolSpec> {
             |d, a| {
                 Box::pin(async move {
                     let session_id = a.req("session_id");
-                    d.sessions().close_session(session_id).map_err(|e| ToolError::from(e).with("session_id", session_id))?;
+                    let id = session_id.to_string();
+                    d.off_workers(move |d| d.sessions().close_session(&id))
+                        .await
+                        .map_err(|e| ToolError::from(e).with("session_id", session_id))?;
                     Done::new(json!({"status": "ok", "session_id": session_id}), format!("session {session_id} closed"))
                 })
             },
@@ -131,12 +138,13 @@ pub fn tools() -> Vec<ToolSpec> {
 }
 
 /// The pause's newest open session, or a new one.
-fn open_session(d: &Debugger, pause_id: &str) -> Result<String, ToolError> {
+async fn open_session(d: &Debugger, pause_id: &str) -> Result<String, ToolError> {
     let with_pause = |e| ToolError::from(e).with("pause_id", pause_id);
     for id in d.sessions().sessions_for_pause(pause_id).map_err(with_pause)?.iter().rev() {
         if d.sessions().session(id).map_err(with_pause)?.is_some_and(|s| s.closed_at.is_none()) {
             return Ok(id.clone());
         }
     }
-    d.sessions().start_session(pause_id).map_err(with_pause)
+    let id = pause_id.to_string();
+    d.off_workers(move |d| d.sessions().start_session(&id)).await.map_err(with_pause)
 }

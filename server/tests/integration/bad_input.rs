@@ -2,7 +2,7 @@
 
 use crate::common;
 
-use serde_json::Value;
+use serde_json::{json, Value};
 
 const POSTS: &[&str] = &[
     "/api/breakpoints",
@@ -141,6 +141,45 @@ async fn numbers_past_their_range_or_blank_are_refused_with_their_code() {
     }
     let (status, body) = server.get("/api/breakpoint-changes?process_pid=7&process_start_time=1.5").await;
     assert_eq!(status, 200, "{body}");
+    // A limit outside its range was cut to it: the caller got fewer lines than it asked for.
+    for limit in ["0", "10001", "99999999999"] {
+        let path = format!("/api/processes/x1/output?limit={limit}");
+        let (status, body) = server.get(&path).await;
+        assert_eq!((status, body["error"].as_str()), (400, Some("invalid_limit")), "{path}: {body}");
+        assert!(body["message"].as_str().unwrap().contains("from 1 to 10000"), "{body}");
+    }
+    let (status, body) = server.get("/api/processes/x1/output?limit=10000").await;
+    assert_eq!((status, body["error"].as_str()), (404, Some("process_not_found")), "{body}");
+}
+
+/// A hit report's pid was cut to a whole number (1.5, 1e30, -5 kept), and a count report's bad
+/// pid was dropped without a word (found by the fuzzer).
+#[tokio::test]
+async fn a_hit_report_with_a_pid_that_is_no_pid_is_refused_naming_it() {
+    let server = common::start().await;
+    let hit =
+        |pid: Value| json!({"event": "log", "breakpoint_id": "bp-1", "process_pid": pid, "process_start_time": 1.5});
+    let counts = |pid: Value| json!({"event": "hit_count", "counts": {"bp-1": 1}, "process_pid": pid, "process_start_time": 1.5});
+    for pid in [json!(-5), json!(1.5), json!(1e30), json!("7"), json!(4_294_967_296u64), json!([7])] {
+        for body in [hit(pid.clone()), counts(pid.clone())] {
+            let (status, reply) = server.post("/api/breakpoint-hits", body.clone()).await;
+            assert_eq!((status, reply["error"].as_str()), (400, Some("invalid_process_identity")), "{body}: {reply}");
+            assert!(reply["message"].as_str().unwrap().contains("process_pid"), "{reply}");
+        }
+    }
+    // A count names its program with both, or with neither.
+    let half = json!({"event": "hit_count", "counts": {"bp-1": 1}, "process_pid": 7});
+    let (status, reply) = server.post("/api/breakpoint-hits", half).await;
+    assert_eq!((status, reply["error"].as_str()), (400, Some("missing_process_identity")), "{reply}");
+    // A browser page's pid is 0; Windows' go up to 2^32 - 1; some writers send 7.0.
+    for pid in [json!(0), json!(4_294_967_295u64), json!(7.0)] {
+        for body in [hit(pid.clone()), counts(pid.clone())] {
+            let (status, reply) = server.post("/api/breakpoint-hits", body.clone()).await;
+            assert_eq!(status, 200, "{body}: {reply}");
+        }
+    }
+    let bare = json!({"event": "hit_count", "counts": {"bp-1": 1}});
+    assert_eq!(server.post("/api/breakpoint-hits", bare).await.0, 200);
 }
 
 #[tokio::test]
@@ -158,7 +197,6 @@ async fn a_function_registered_with_a_malformed_cid_is_refused() {
 /// the session manager looks for the pause, session or breakpoint it names.
 #[tokio::test]
 async fn typed_request_bodies_name_the_bad_field_with_its_code() {
-    use serde_json::json;
     let server = common::start().await;
     let cases = [
         ("/api/paused/nope/step", json!({}), "missing_kind"),
@@ -192,7 +230,7 @@ async fn typed_request_bodies_name_the_bad_field_with_its_code() {
         (
             "/api/snapshots",
             json!({"breakpoint_id": "bp-1", "process_pid": "x", "process_start_time": 1, "taken_at": 1, "frames": []}),
-            "missing_process_identity",
+            "invalid_process_identity",
         ),
         ("/api/call/event", json!({"event": "x"}), "missing_process_identity"),
         ("/api/call/event", json!({"process_pid": 1, "process_start_time": 1, "result_cid": 5}), "invalid_payload"),

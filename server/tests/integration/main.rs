@@ -12,6 +12,7 @@ mod bad_input;
 mod blocking_eval;
 mod breakpoint_cli;
 mod breakpoint_kinds;
+mod checkpoints;
 mod cideldill_js_client;
 mod client_protocol;
 mod continue_policy;

@@ -177,6 +177,13 @@ async fn bad_names_and_values_are_refused_by_name() {
     }
     let (status, reply) = server.get("/api/runtimes/w/history?limit=lots").await;
     assert_eq!((status, reply["error"].as_str()), (400, Some("invalid_limit")));
+    // Outside 1 to 1,000 it was cut to the range without a word.
+    for limit in ["0", "1001", "99999999999"] {
+        let (status, reply) = server.get(&format!("/api/runtimes/w/history?limit={limit}")).await;
+        assert_eq!((status, reply["error"].as_str()), (400, Some("invalid_limit")), "{limit}: {reply}");
+        assert!(reply["message"].as_str().unwrap().contains("from 1 to 1000"), "{reply}");
+    }
+    assert_eq!(server.get("/api/runtimes/w/history?limit=1000").await.0, 200);
     server.bash("one", "true").await;
     let (status, reply) =
         server.send(reqwest::Method::POST, "/api/runtimes/two/exec", Some(json!({"command": "true"}))).await;
