@@ -210,6 +210,14 @@ pub fn check_name(name: &str) -> Result<()> {
     }
 }
 
+/// What a cached verification was of: a sign-in session is never good as a token, nor a
+/// token as a session, so the two are cached apart.
+#[derive(Clone, Copy, PartialEq, Eq, Hash)]
+enum Presented {
+    Token,
+    Session,
+}
+
 /// The users and program credentials of one store, with the cache of verified tokens.
 pub struct Users {
     store: Mutex<Store>,
@@ -217,7 +225,7 @@ pub struct Users {
     /// read from the store's `process_claims`: the first claims it, and another credential may
     /// not drive its pauses.
     claims: Mutex<HashMap<String, String>>,
-    cache: Mutex<HashMap<TokenHash, (Option<Identity>, Instant)>>,
+    cache: Mutex<HashMap<(Presented, TokenHash), (Option<Identity>, Instant)>>,
     /// Whether any credential exists; re-read every [`CACHE_FOR`].
     any: AtomicBool,
     /// People sign in through an identity provider (issue 49): credentials are needed anyway.
@@ -247,8 +255,25 @@ impl Users {
         self.store.lock().unwrap_or_else(|p| p.into_inner())
     }
 
-    fn cache(&self) -> MutexGuard<'_, HashMap<TokenHash, (Option<Identity>, Instant)>> {
+    fn cache(&self) -> MutexGuard<'_, HashMap<(Presented, TokenHash), (Option<Identity>, Instant)>> {
         self.cache.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    fn cached(&self, key: &(Presented, TokenHash)) -> Option<Option<Identity>> {
+        match self.cache().get(key) {
+            Some((who, at)) if at.elapsed() < CACHE_FOR => Some(who.clone()),
+            _ => None,
+        }
+    }
+
+    fn remember(&self, key: (Presented, TokenHash), who: &Option<Identity>) {
+        let mut cache = self.cache();
+        // Unknown credentials are cached too (a client retrying a bad one costs no query), but
+        // the map is bounded: a flood of random ones empties it instead of growing it.
+        if cache.len() >= 10_000 {
+            cache.clear();
+        }
+        cache.insert(key, (who.clone(), Instant::now()));
     }
 
     /// People will sign in through an identity provider: from now on every request needs a
@@ -276,20 +301,12 @@ impl Users {
 
     /// The identity a token stands for, if any.
     pub fn verify(&self, token: &str) -> Result<Option<Identity>> {
-        let hash = hash_token(token);
-        if let Some((who, at)) = self.cache().get(&hash) {
-            if at.elapsed() < CACHE_FOR {
-                return Ok(who.clone());
-            }
+        let key = (Presented::Token, hash_token(token));
+        if let Some(who) = self.cached(&key) {
+            return Ok(who);
         }
-        let who = store::by_hash(&self.store(), &hash)?;
-        let mut cache = self.cache();
-        // Unknown tokens are cached too (a client retrying a bad token costs no query), but the
-        // map is bounded: a flood of random tokens empties it instead of growing it.
-        if cache.len() >= 10_000 {
-            cache.clear();
-        }
-        cache.insert(hash, (who.clone(), Instant::now()));
+        let who = store::by_hash(&self.store(), &key.1)?;
+        self.remember(key, &who);
         Ok(who)
     }
 
@@ -339,15 +356,12 @@ impl Users {
 
     /// The person a sign-in cookie stands for (cached like tokens).
     pub fn verify_session(&self, session: &str) -> Result<Option<Identity>> {
-        // Sessions and tokens share the cache: their hashes cannot collide in practice.
-        let hash = hash_token(session);
-        if let Some((who, at)) = self.cache().get(&hash) {
-            if at.elapsed() < CACHE_FOR {
-                return Ok(who.clone());
-            }
+        let key = (Presented::Session, hash_token(session));
+        if let Some(who) = self.cached(&key) {
+            return Ok(who);
         }
-        let who = store::by_sign_in(&self.store(), &hash)?;
-        self.cache().insert(hash, (who.clone(), Instant::now()));
+        let who = store::by_sign_in(&self.store(), &key.1)?;
+        self.remember(key, &who);
         Ok(who)
     }
 
@@ -373,7 +387,7 @@ impl Users {
     /// hint to end its session with.
     pub fn sign_out(&self, session: &str) -> Result<Option<SignedOut>> {
         let hash = hash_token(session);
-        self.cache().remove(&hash);
+        self.cache().remove(&(Presented::Session, hash));
         store::end_sign_in(&self.store(), &hash)
     }
 
@@ -496,6 +510,18 @@ mod tests {
         let (session, _) = users.sign_in(&token).unwrap().unwrap();
         assert_eq!(users.verify_session(&session).unwrap().unwrap().holder, Holder::Person(Role::Debugger));
         assert_eq!(users.sign_out(&session).unwrap(), None);
+    }
+
+    #[test]
+    fn a_sign_in_session_is_no_token_and_a_token_no_session_even_while_cached() {
+        let users = Users::on(Store::in_memory().unwrap()).unwrap();
+        let token = users.add("dan", Holder::Person(Role::Debugger)).unwrap();
+        let (session, _) = users.sign_in(&token).unwrap().unwrap();
+        // Each verified once, so each is in the cache.
+        assert!(users.verify_session(&session).unwrap().is_some());
+        assert!(users.verify(&token).unwrap().is_some());
+        assert_eq!(users.verify(&session).unwrap(), None, "a session cookie's value as a Bearer token");
+        assert_eq!(users.verify_session(&token).unwrap(), None, "a token as a session cookie");
     }
 
     #[test]
