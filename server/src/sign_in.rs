@@ -5,7 +5,7 @@
 
 use std::sync::Arc;
 
-use axum::extract::{Query, Request, State};
+use axum::extract::{Query, RawQuery, Request, State};
 use axum::http::{header, HeaderValue, StatusCode};
 use axum::response::{Html, IntoResponse, Response};
 use axum::{Extension, Form};
@@ -18,12 +18,6 @@ use serde_json::Value;
 
 use crate::access::{cookie, Access, Caller, SESSION_COOKIE};
 use crate::oidc::Oidc;
-
-#[derive(Deserialize, Default)]
-pub struct Next {
-    #[serde(default)]
-    next: Option<String>,
-}
 
 #[derive(Deserialize)]
 pub struct SignInForm {
@@ -41,8 +35,13 @@ pub(crate) fn local_path(next: Option<&str>) -> String {
     }
 }
 
-pub async fn page(Extension(oidc): Extension<Option<Arc<Oidc>>>, Query(q): Query<Next>) -> Html<String> {
-    Html(crate::oidc::sign_in_page(oidc.as_deref(), &local_path(q.next.as_deref()), None))
+/// The sign-in page. Its query is read leniently (the first `next`, anything else ignored): a
+/// mangled link still gets the page, never a bare-text 400.
+pub async fn page(Extension(oidc): Extension<Option<Arc<Oidc>>>, RawQuery(query): RawQuery) -> Html<String> {
+    let next = form_urlencoded::parse(query.unwrap_or_default().as_bytes())
+        .find(|(name, _)| name == "next")
+        .map(|(_, value)| value.into_owned());
+    Html(crate::oidc::sign_in_page(oidc.as_deref(), &local_path(next.as_deref()), None))
 }
 
 fn record(debugger: &Debugger, who: Option<&Identity>, remote: &str, action: &str, outcome: Outcome, status: u16) {

@@ -248,6 +248,12 @@ async fn a_browser_signs_in_on_the_shared_runtime() {
     let page = browser.get(format!("{}/", team.server.base)).header("accept", "text/html").send().await.unwrap();
     assert_eq!(page.status(), 303);
     assert_eq!(page.headers()["location"], "/login?next=%2F");
+    // A mangled link (two `next`) still gets the page, going to the first, never bare text.
+    let mangled =
+        browser.get(format!("{}/login?next=%2Frepls&next=%2F%2Fevil.example", team.server.base)).send().await.unwrap();
+    assert_eq!(mangled.status(), 200);
+    let mangled = mangled.text().await.unwrap();
+    assert!(mangled.contains("value=\"/repls\"") && !mangled.contains("evil.example"), "{mangled}");
     let refused = browser
         .post(format!("{}/login", team.server.base))
         .header("origin", &team.server.base)
