@@ -224,7 +224,7 @@ def test_cli_commands_verify_the_server_against_breakroom_ca_file(tls_server, ce
     assert "certificate" in untrusted.stderr and "BREAKROOM_CA_FILE" in untrusted.stderr
     missing = _cli(tls_server, "breakpoint", "list", BREAKROOM_CA_FILE="/nonexistent/ca.pem")
     assert missing.returncode == 1
-    assert "cannot read BREAKROOM_CA_FILE /nonexistent/ca.pem" in missing.stderr
+    assert "BREAKROOM_CA_FILE: cannot read /nonexistent/ca.pem" in missing.stderr, missing.stderr
 
 
 def test_the_mcp_bridge_works_over_tls(tls_server, certificates):

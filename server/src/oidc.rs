@@ -94,6 +94,10 @@ pub struct OidcArgs {
     /// sign-out.
     #[arg(long, value_name = "URL")]
     pub oidc_redirect_url: Option<String>,
+    /// The CA (PEM) that signed the provider's certificate, when it is a private one; only it is
+    /// trusted for the provider then. Default: the system's roots.
+    #[arg(long, value_name = "FILE")]
+    pub oidc_ca_file: Option<std::path::PathBuf>,
 }
 
 /// The checked flags.
@@ -109,6 +113,7 @@ pub struct OidcConfig {
     scopes: Vec<String>,
     redirect: RedirectUrl,
     after_sign_out: PostLogoutRedirectUrl,
+    ca_file: Option<std::path::PathBuf>,
 }
 
 /// Loopback hosts may be reached over plain http (a provider on the same machine, in tests).
@@ -220,6 +225,7 @@ impl OidcArgs {
             scopes: self.oidc_scope.iter().map(|s| s.trim().to_string()).filter(|s| !s.is_empty()).collect(),
             redirect,
             after_sign_out,
+            ca_file: self.oidc_ca_file.clone(),
         }))
     }
 }
@@ -300,10 +306,14 @@ fn chain(error: &dyn std::error::Error) -> String {
 
 impl Oidc {
     pub fn new(config: OidcConfig) -> Result<Oidc, String> {
-        let http = openidconnect::reqwest::Client::builder()
+        let mut builder = openidconnect::reqwest::Client::builder()
             // Following redirects would let a provider's answer send this server elsewhere (SSRF).
             .redirect(openidconnect::reqwest::redirect::Policy::none())
-            .timeout(Duration::from_secs(10))
+            .timeout(Duration::from_secs(10));
+        if let Some(file) = &config.ca_file {
+            builder = crate::tls::trust_only(builder, file).map_err(|e| format!("--oidc-ca-file: {e}"))?;
+        }
+        let http = builder
             .build()
             .map_err(|e| format!("cannot make an HTTP client for the identity provider: {}", chain(&e)))?;
         Ok(Oidc {
@@ -854,6 +864,20 @@ mod tests {
     }
 
     const LOOPBACK: SocketAddr = SocketAddr::new(std::net::IpAddr::V4(std::net::Ipv4Addr::LOCALHOST), 5174);
+
+    #[test]
+    fn a_provider_ca_file_that_cannot_be_used_is_named() {
+        let with = |file: &str| {
+            let flags = ["--oidc-issuer=https://idp.example/", "--oidc-client-id=breakroom", file];
+            Oidc::new(args(&flags).config(LOOPBACK).unwrap().unwrap()).err().unwrap_or_default()
+        };
+        assert!(with("--oidc-ca-file=/nonexistent/ca.pem").starts_with("--oidc-ca-file: cannot read /nonexistent/ca.pem"));
+        let not_pem = std::env::temp_dir().join(format!("breakroom-not-a-ca-{}.pem", std::process::id()));
+        std::fs::write(&not_pem, "no certificate here\n").unwrap();
+        let said = with(&format!("--oidc-ca-file={}", not_pem.display()));
+        let _ = std::fs::remove_file(&not_pem);
+        assert!(said.contains("holds no PEM certificate"), "{said}");
+    }
 
     #[test]
     fn flags_check_the_issuer_the_roles_and_the_callback() {

@@ -98,19 +98,7 @@ fn first_address(list: &str) -> Option<String> {
 fn http_client() -> Result<reqwest::Client, String> {
     let mut builder = reqwest::Client::builder();
     if let Some(file) = std::env::var_os("BREAKROOM_CA_FILE").filter(|f| !f.is_empty()) {
-        let shown = std::path::Path::new(&file).display().to_string();
-        let pem = std::fs::read(&file).map_err(|e| format!("cannot read BREAKROOM_CA_FILE {shown}: {e}"))?;
-        let roots = reqwest::Certificate::from_pem_bundle(&pem)
-            .map_err(|e| format!("BREAKROOM_CA_FILE {shown} is not PEM certificates: {e}"))?;
-        if roots.is_empty() {
-            return Err(format!("BREAKROOM_CA_FILE {shown} holds no PEM certificate"));
-        }
-        // Only the given CA: a server meant to be checked against it is not also trusted for
-        // some public CA's certificate.
-        builder = builder.tls_built_in_root_certs(false);
-        for root in roots {
-            builder = builder.add_root_certificate(root);
-        }
+        builder = crate::tls::trust_only(builder, std::path::Path::new(&file)).map_err(|e| format!("BREAKROOM_CA_FILE: {e}"))?;
     }
     builder.build().map_err(|e| format!("cannot set up HTTPS: {}", error_chain(&e)))
 }

@@ -135,3 +135,20 @@ pub fn secure_cookies(app: Router) -> Router {
         response
     }))
 }
+
+/// `builder` trusting only the CA certificates in `file` (PEM): a server meant to be checked
+/// against a private CA is not also trusted for some public CA's certificate.
+pub fn trust_only(mut builder: reqwest::ClientBuilder, file: &Path) -> Result<reqwest::ClientBuilder, String> {
+    let shown = file.display();
+    let pem = std::fs::read(file).map_err(|e| format!("cannot read {shown}: {e}"))?;
+    let roots =
+        reqwest::Certificate::from_pem_bundle(&pem).map_err(|e| format!("{shown} is not PEM certificates: {e}"))?;
+    if roots.is_empty() {
+        return Err(format!("{shown} holds no PEM certificate"));
+    }
+    builder = builder.tls_built_in_root_certs(false);
+    for root in roots {
+        builder = builder.add_root_certificate(root);
+    }
+    Ok(builder)
+}
