@@ -185,8 +185,9 @@ def test_a_breakpoint_in_a_top_level_loop_pauses_it_and_removing_it_stops_watchi
 
 
 @pytest.mark.parametrize("python", INTERPRETERS)
-def test_a_snapshot_and_a_logpoint_on_a_top_level_loop_arrive_without_pausing_it(server, programs, python):
-    program = programs(python, "module")
+@pytest.mark.parametrize("how", ["module", "attach"])
+def test_a_snapshot_and_a_logpoint_on_a_top_level_loop_arrive_without_pausing_it(server, programs, python, how):
+    program = programs(python, how)
     program.ticks_after(0, 1)
     snap = add(server, {"kind": "line", "file": program.path, "line": LOOP_LINE, "action": "snapshot",
                         "expressions": ["n * 2"], "max_hits": 2})
