@@ -18,11 +18,11 @@ from test_attach import INTERPRETERS, server  # noqa: F401  (the module's own se
 # A worker script's shape: its loop at the top level, never returning. Every 20,000 passes it
 # prints its count and whether its own frame is still watched: f_trace or its thread's C trace
 # function (3.11), sys.monitoring events on its code (3.12+).
-LOOP = """\
+WATCHED = """\
 import ctypes, sys, time
 
-def watched():
-    frame = sys._getframe(1)
+def watched(frame=None):
+    frame = frame or sys._getframe(1)
     if sys.version_info >= (3, 12):
         tools = [t for t in range(6) if sys.monitoring.get_tool(t) is not None]
         return any(sys.monitoring.get_local_events(t, frame.f_code) for t in tools)
@@ -35,7 +35,8 @@ def watched():
         get.restype = ctypes.c_void_p
         thread_traced = bool((ctypes.c_void_p * (found[1] + 1)).from_address(get())[found[1]])
     return frame.f_trace is not None or thread_traced
-
+"""
+LOOP = WATCHED + """
 print("ready", flush=True)
 n = 0
 while True:
@@ -45,15 +46,47 @@ while True:
 """
 LOOP_LINE = 1 + LOOP.splitlines().index("    n += 1  # LOOP")
 
+# An `async def` worker's loop and a generator's, begun before the breakpoint and suspended
+# (at an await, at a yield) between passes: their frames run no thread's stack when it is armed.
+SUSPENDING = {
+    "coroutine": WATCHED + """
+import asyncio
+
+async def worker():
+    n = 0
+    while True:
+        n += 1  # LOOP
+        if n % 2000 == 0:
+            print("tick", n, watched(), flush=True)
+        await asyncio.sleep(0)
+
+print("ready", flush=True)
+asyncio.run(worker())
+""",
+    "generator": WATCHED + """
+def numbers():
+    n = 0
+    while True:
+        n += 1  # LOOP
+        yield n
+
+passes = numbers()
+print("ready", flush=True)
+for n in passes:
+    if n % 20000 == 0:
+        print("tick", n, watched(passes.gi_frame), flush=True)
+""",
+}
+
 
 class Program:
     """The loop, started one of three ways, its output read as it comes."""
 
-    def __init__(self, server, python, how):
+    def __init__(self, server, python, how, source=LOOP):
         self.pid = None
         fd, self.path = tempfile.mkstemp(suffix=".py", prefix="breakroom_running_")
         with os.fdopen(fd, "w") as f:
-            f.write(LOOP)
+            f.write(source)
         os.chmod(self.path, 0o644)
         plain = {k: v for k, v in os.environ.items() if not k.startswith(("BREAKROOM", "PYTHON"))}
         client = {**plain, "PYTHONPATH": str(CLIENT_DIR), "BREAKROOM_URL": server.url, "PYTHONUNBUFFERED": "1"}
@@ -123,8 +156,8 @@ class Program:
 def programs(server):
     made = []
 
-    def make(python, how):
-        program = Program(server, python, how)
+    def make(python, how, source=LOOP):
+        program = Program(server, python, how, source)
         made.append(program)
         return program
 
@@ -155,13 +188,29 @@ def add(server, body):
 @pytest.mark.parametrize("how", ["module", "run", "attach"])
 def test_a_breakpoint_in_a_top_level_loop_pauses_it_and_removing_it_stops_watching(server, programs, python, how):
     program = programs(python, how)
+    pauses_armed_and_disarmed(server, program, "<module>", LOOP_LINE)
+
+
+@pytest.mark.parametrize("python", INTERPRETERS)
+@pytest.mark.parametrize("how", ["module", "attach"])
+@pytest.mark.parametrize("shape", list(SUSPENDING))
+def test_a_breakpoint_in_a_suspended_generator_or_coroutine_s_loop_pauses_it_and_goes(server, programs, python, how, shape):
+    source = SUSPENDING[shape]
+    program = programs(python, how, source)
+    line = 1 + source.splitlines().index("        n += 1  # LOOP")
+    pauses_armed_and_disarmed(server, program, {"coroutine": "worker", "generator": "numbers"}[shape], line)
+
+
+def pauses_armed_and_disarmed(server, program, function, line):
+    """A line breakpoint added while the loop runs pauses it (and again on the next pass, one
+    further on); removed, the loop runs on and nothing watches it any more."""
     assert program.ticks_after(0, 1)[0][1] is False, "nothing watches the loop before a breakpoint"
-    bp = add(server, {"kind": "line", "file": program.path, "line": LOOP_LINE})
+    bp = add(server, {"kind": "line", "file": program.path, "line": line})
     removed = False
     try:
         pause = paused_here(server, program.pid, program=program)
         top = pause["call_data"]["frames"][0]
-        assert (top["function"], top["lineno"]) == ("<module>", LOOP_LINE)
+        assert (top["function"], top["lineno"]) == (function, line)
         session = server.start_session(pause["id"])
         n = int(server.output(session, "n"))
         assert n > 0

@@ -46,7 +46,7 @@ from .rewrite import (
     hooked_keys,
     lines_with_code,
 )
-from .running_frames import RunningFrameTracer
+from .running_frames import SUSPENDING, RunningFrameTracer
 
 
 def canonic(filename, _cache={}):
@@ -79,6 +79,17 @@ class _File:
         self.compile_name = path  # the filename its live code was compiled with
         self.source = None  # ModuleSource, read when first armed
         self.by_line = {}  # landed line -> [BreakpointSpec]
+        self.has_suspending = None  # generators or coroutines in it: `suspends()`
+
+    def suspends(self):
+        """Whether the file has generators or coroutines (whose frames can wait to go on)."""
+        if self.has_suspending is None:
+            stack, self.has_suspending = [self.module_source().original_code], False
+            while stack and not self.has_suspending:
+                code = stack.pop()
+                self.has_suspending = bool(code.co_flags & SUSPENDING)
+                stack.extend(c for c in code.co_consts if isinstance(c, types.CodeType))
+        return self.has_suspending
 
     def module_source(self):
         if self.source is None:
@@ -287,12 +298,15 @@ class LineBreakpoints:
     def _trace_running(self, file):
         """Traces the frames of this file that run code without a hook for one of its armed
         lines: module-level code (a script's `while True:`), a loop that began before the
-        breakpoint, code that could not be swapped. Stops tracing those that no longer need it."""
+        breakpoint, code that could not be swapped, a generator or coroutine that began before
+        it and waits to go on (an `async def` worker's loop). Stops tracing those that no
+        longer need it."""
         needed = [frame for frame in self._frames_of(file.path) if self._unhooked_lines(frame.f_code, file)]
+        waiting = [frame for frame in self._suspended_frames(file) if self._unhooked_lines(frame.f_code, file)]
         for frame in self._tracer.traced_frames:
-            if frame not in needed and canonic(frame.f_code.co_filename) == file.path:
+            if frame not in needed and frame not in waiting and canonic(frame.f_code.co_filename) == file.path:
                 self._tracer.untrace([frame])
-        return self._tracer.trace(needed, file.by_line)
+        return self._tracer.trace(needed, file.by_line, waiting)
 
     def _unhooked_lines(self, code, file):
         """The file's armed lines that `code` itself runs and holds no hook for."""
@@ -300,6 +314,31 @@ class LineBreakpoints:
         if lines is None:
             lines = self._code_lines[code] = lines_with_code(code, nested=False)
         return (lines & file.by_line.keys()) - self._generated.get(code, set())
+
+    def _suspended_frames(self, file):
+        """The frames of this file's generators, coroutines and async generators that have not
+        finished: swapping code does not reach them. Running ones too: such a frame goes from
+        running to waiting and back while this looks (an event loop's thread runs on), so
+        `_frames_of` and this could each miss it; the tracer takes it as waiting either way."""
+        if not file.by_line or not self._tracer.available or not file.suspends():
+            return []
+        found = []
+        for obj in gc.get_objects():  # one list, made at once: each one alive then is in it
+            kind = type(obj)
+            if kind is types.GeneratorType:
+                code, frame = obj.gi_code, "gi_frame"
+            elif kind is types.CoroutineType:
+                code, frame = obj.cr_code, "cr_frame"
+            elif kind is types.AsyncGeneratorType:
+                code, frame = obj.ag_code, "ag_frame"
+            else:
+                continue
+            # The code first: reading a frame makes its object, wanted only for this file's.
+            if canonic(code.co_filename) == file.path:
+                frame = getattr(obj, frame)
+                if frame is not None:  # None: finished
+                    found.append(frame)
+        return found
 
     def _frames_of(self, path):
         found = []
