@@ -233,6 +233,50 @@ def pauses_armed_and_disarmed(server, program, function, line):
     assert not [p for p in server.paused() if p["call_data"]["process_pid"] == program.pid]
 
 
+# A coroutine that waits a second between passes, and a thread of the program's own beside
+# the event loop's, which says whether it is traced.
+WAITING_COROUTINE = WATCHED + """
+import asyncio, threading
+
+def bystander():
+    k = 0
+    while True:
+        k += 1
+        if k % 100000 == 0:
+            print("tick", k, watched(sys._getframe()), flush=True)
+
+async def worker():
+    n = 0
+    while True:
+        n += 1  # LOOP
+        await asyncio.sleep(1)
+
+threading.Thread(target=bystander, daemon=True).start()
+print("ready", flush=True)
+asyncio.run(worker())
+"""
+
+
+@pytest.mark.parametrize("python", INTERPRETERS)
+def test_a_waiting_coroutine_is_reached_without_tracing_the_threads_beside_its_event_loop(server, programs, python):
+    program = programs(python, "module", WAITING_COROUTINE)
+    line = 1 + WAITING_COROUTINE.splitlines().index("        n += 1  # LOOP")
+    program.ticks_after(0, 1)
+    seen = len(program.lines)
+    bp = add(server, {"kind": "line", "file": program.path, "line": line})
+    try:
+        pause = paused_here(server, program.pid, program=program)
+        assert pause["call_data"]["frames"][0]["function"] == "worker"
+        paused_at = len(program.lines)
+        server.resume(pause["id"])
+    finally:
+        server.request("DELETE", f"/api/breakpoints/{bp}")
+    # Armed while it waited (most of each second), it was reached when it went on; meanwhile
+    # only the event loop's thread was traced (3.11), never the bystander.
+    ticks = [line.split() for line in program.lines[seen:paused_at] if line.startswith("tick")]
+    assert ticks and all(watched == "False" for _, _, watched in ticks), ticks
+
+
 @pytest.mark.parametrize("python", INTERPRETERS)
 @pytest.mark.parametrize("how", ["module", "attach"])
 def test_a_snapshot_and_a_logpoint_on_a_top_level_loop_arrive_without_pausing_it(server, programs, python, how):

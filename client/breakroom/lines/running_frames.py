@@ -10,8 +10,8 @@ traced frame returns (or the breakpoint is disarmed).
 
 A generator's or coroutine's frame that is suspended when the breakpoint is armed (an
 `async def` worker's `while True:` waiting at an `await`) runs no thread's stack: it is traced
-too, and every thread's tracing is on until it resumes in one of them; from then on only that
-thread's. A yield or an await (a "return" event at a YIELD_VALUE) keeps the frame traced: it
+too: tracing is on in the threads where it may go on (an asyncio event loop's, for a
+coroutine; else every thread) until it resumes in one of them, then in that one only. A yield or an await (a "return" event at a YIELD_VALUE) keeps the frame traced: it
 will go on, on the same thread as a rule (an event loop's).
 
 What it costs while such a frame runs: the thread runs the interpreter's tracing path (every
@@ -34,6 +34,7 @@ _api = ctypes.pythonapi
 
 # CO_GENERATOR | CO_COROUTINE | CO_ASYNC_GENERATOR: code whose frames suspend and go on.
 SUSPENDING = 0x20 | 0x80 | 0x200
+_ASYNC = 0x80 | 0x200  # an event loop's to run on
 _YIELD_VALUE = dis.opmap["YIELD_VALUE"]
 _GONE = object()  # a frame no longer traced
 
@@ -206,10 +207,15 @@ class RunningFrameTracer:
             return 0
         count = 0
         with self._lock:
+            loop_threads = None
             for frame in suspended:
                 if frame in self._traced:
                     count += 1
-                elif self._trace_every_thread():
+                    continue
+                if frame.f_code.co_flags & _ASYNC and loop_threads is None:
+                    loop_threads = self._event_loop_threads()
+                threads = loop_threads if frame.f_code.co_flags & _ASYNC and loop_threads else None
+                if self._trace_threads(threads):
                     frame.f_trace_lines = True
                     frame.f_trace = self._local_trace(lines)
                     self._traced[frame] = None
@@ -235,11 +241,30 @@ class RunningFrameTracer:
                 count += 1
         return count
 
-    def _trace_every_thread(self):
-        """Tracing on in every thread that no other tracer owns, for a suspended frame that
-        may go on in any of them. Whether one at least is ours."""
-        any_ours = False
+    def _event_loop_threads(self):
+        """The states of the threads running an asyncio event loop (`run_forever` on their
+        stack): where a coroutine goes on. [] when none is seen (another loop, a C one)."""
+        asyncio = sys.modules.get("asyncio")
+        run_forever = getattr(getattr(getattr(asyncio, "BaseEventLoop", None), "run_forever", None), "__code__", None)
+        found = []
+        if run_forever is None:
+            return found
         for tstate in self._thread_states():
+            try:
+                frame = _api.PyThreadState_GetFrame(tstate)
+            except ValueError:  # no Python frame (NULL)
+                continue
+            while frame is not None and frame.f_code is not run_forever:
+                frame = frame.f_back
+            if frame is not None:
+                found.append(tstate)
+        return found
+
+    def _trace_threads(self, tstates=None):
+        """Tracing on in those threads (every thread by default) that no other tracer owns, for
+        a suspended frame that may go on in any of them. Whether one at least is ours."""
+        any_ours = False
+        for tstate in self._thread_states() if tstates is None else tstates:
             slots = (ctypes.c_void_p * (self._tracefunc_slot + 3)).from_address(tstate)
             current = slots[self._tracefunc_slot]
             if current == self._trampoline:
