@@ -279,12 +279,15 @@ def test_a_waiting_coroutine_is_reached_without_tracing_the_threads_beside_its_e
 
 @pytest.mark.parametrize("python", INTERPRETERS)
 @pytest.mark.parametrize("how", ["module", "attach"])
-def test_a_snapshot_and_a_logpoint_on_a_top_level_loop_arrive_without_pausing_it(server, programs, python, how):
-    program = programs(python, how)
+@pytest.mark.parametrize("shape", ["top-level", "coroutine"])
+def test_a_snapshot_and_a_logpoint_on_a_running_loop_arrive_without_pausing_it(server, programs, python, how, shape):
+    source = LOOP if shape == "top-level" else SUSPENDING[shape]
+    function, line = ("<module>", LOOP_LINE) if shape == "top-level" else ("worker", 1 + source.splitlines().index("        n += 1  # LOOP"))
+    program = programs(python, how, source)
     program.ticks_after(0, 1)
-    snap = add(server, {"kind": "line", "file": program.path, "line": LOOP_LINE, "action": "snapshot",
+    snap = add(server, {"kind": "line", "file": program.path, "line": line, "action": "snapshot",
                         "expressions": ["n * 2"], "max_hits": 2})
-    log = add(server, {"kind": "line", "file": program.path, "line": LOOP_LINE, "log_message": "at n={n}",
+    log = add(server, {"kind": "line", "file": program.path, "line": line, "log_message": "at n={n}",
                        "max_per_second": 2})
     try:
         deadline = time.time() + 60
@@ -301,7 +304,7 @@ def test_a_snapshot_and_a_logpoint_on_a_top_level_loop_arrive_without_pausing_it
     status, first = server.get(f"/api/snapshots/{snapshots[0]['snapshot_id']}")
     assert status == 200, first
     top = first["frames"][0]
-    assert (top["function"], top["line"]) == ("<module>", LOOP_LINE)
+    assert (top["function"], top["line"]) == (function, line)
     n = int({v["name"]: v["value"] for v in top["locals"]}["n"]["repr"])
     assert first["expressions"][0]["value"]["repr"] == str(n * 2)
     assert not [p for p in server.paused() if p["call_data"]["process_pid"] == program.pid], "it never paused"

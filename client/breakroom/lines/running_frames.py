@@ -9,10 +9,11 @@ frames call into Python, once per line. The thread's tracing is turned off again
 traced frame returns (or the breakpoint is disarmed).
 
 A generator's or coroutine's frame that is suspended when the breakpoint is armed (an
-`async def` worker's `while True:` waiting at an `await`) runs no thread's stack: it is traced
-too: tracing is on in the threads where it may go on (an asyncio event loop's, for a
-coroutine; else every thread) until it resumes in one of them, then in that one only. A yield or an await (a "return" event at a YIELD_VALUE) keeps the frame traced: it
-will go on, on the same thread as a rule (an event loop's).
+`async def` worker's `while True:` waiting at an `await`) runs no thread's stack. It is traced
+too, with tracing on in the threads where it may go on (those running an asyncio event loop,
+for a coroutine; else every thread) until it resumes in one of them, then in that one only. A
+yield or an await (a "return" event at a YIELD_VALUE) keeps the frame traced: it will go on,
+on the same thread as a rule (an event loop's).
 
 What it costs while such a frame runs: the thread runs the interpreter's tracing path (every
 instruction of every frame checks for a line change, in C) — roughly pdb's speed for that
