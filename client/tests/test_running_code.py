@@ -372,6 +372,40 @@ def test_fifty_step_overs_beside_a_cpu_bound_thread_land_line_by_line_and_the_in
     assert out.split() == ["done", str(sum(range(40)) - 40), "0.004"]
 
 
+# A program with its own switch interval, a breakpoint on its loop already there when it is
+# attached: it pauses while the client is still calling in.
+OWN_INTERVAL = """\
+import sys
+sys.setswitchinterval(0.004)  # the program's own
+print("ready", flush=True)
+n = 0
+while True:
+    n += 1  # LOOP
+    if n % 200000 == 0:
+        print("tick", n, sys.getswitchinterval(), flush=True)
+"""
+
+
+@pytest.mark.parametrize("python", INTERPRETERS)
+def test_paused_while_attaching_the_interval_is_short_and_the_program_s_own_comes_back(server, programs, python):
+    program = programs(python, "plain", OWN_INTERVAL)
+    line = 1 + OWN_INTERVAL.splitlines().index("    n += 1  # LOOP")
+    bp = add(server, {"kind": "line", "file": program.path, "line": line})
+    try:
+        status, answer = server.post("/api/processes/attach", {"pid": program.pid}, timeout=90)
+        assert status in (200, 202), answer
+        pause = paused_here(server, program.pid, program=program)
+        session = server.start_session(pause["id"])
+        assert float(server.output(session, "sys.getswitchinterval()")) < 0.001
+        server.request("DELETE", f"/api/breakpoints/{bp}")
+        seen = len(program.lines)
+        server.resume(pause["id"])
+    finally:
+        server.request("DELETE", f"/api/breakpoints/{bp}")
+    tick = program.wait_for("tick", after=seen)
+    assert tick.split()[2] == "0.004", tick
+
+
 # A hot loop whose snapshot breakpoint is past its rate at almost every arrival: those go
 # through the line's gate, and each is still counted.
 HOT = """\
