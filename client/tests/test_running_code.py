@@ -251,8 +251,8 @@ async def worker():
         n += 1  # LOOP
         await asyncio.sleep(1)
 
+print("ready", flush=True)  # before the bystander prints: a line each, never mixed
 threading.Thread(target=bystander, daemon=True).start()
-print("ready", flush=True)
 asyncio.run(worker())
 """
 
