@@ -217,9 +217,7 @@ class RunningFrameTracer:
                     loop_threads = self._event_loop_threads()
                 threads = loop_threads if frame.f_code.co_flags & _ASYNC and loop_threads else None
                 if self._trace_threads(threads):
-                    frame.f_trace_lines = True
-                    frame.f_trace = self._local_trace(lines)
-                    self._traced[frame] = None
+                    self._start(frame, lines, None)
                     count += 1
             for frame in frames:
                 if frame in self._traced:
@@ -236,11 +234,17 @@ class RunningFrameTracer:
                     if _api._PyEval_SetTrace(tstate, self._trampoline, None) != 0:
                         continue
                     self._installed[tstate] = _api.PyThreadState_GetID(tstate)
-                frame.f_trace_lines = True
-                frame.f_trace = self._local_trace(lines)
-                self._traced[frame] = tstate
+                self._start(frame, lines, tstate)
                 count += 1
         return count
+
+    def _start(self, frame, lines, tstate):
+        # Listed before its f_trace is set: the frame's thread may run its next line in between
+        # (the GIL changes hands between any two instructions), and an unlisted frame's trace
+        # function takes itself off.
+        self._traced[frame] = tstate
+        frame.f_trace_lines = True
+        frame.f_trace = self._local_trace(lines)
 
     def _event_loop_threads(self):
         """The states of the threads running an asyncio event loop (`run_forever` on their
