@@ -100,11 +100,15 @@ class Program:
         self.lines, self.errors = [], []
         threading.Thread(target=self._read, args=(self.process.stdout, self.lines), daemon=True).start()
         threading.Thread(target=self._read, args=(self.process.stderr, self.errors), daemon=True).start()
-        self.wait_for("ready")
-        self.pid = self.pid_of_loop(server)
-        if how == "attach":
-            status, answer = server.post("/api/processes/attach", {"pid": self.pid}, timeout=90)
-            assert status in (200, 202), answer
+        try:
+            self.wait_for("ready")
+            self.pid = self.pid_of_loop(server)
+            if how == "attach":
+                status, answer = server.post("/api/processes/attach", {"pid": self.pid}, timeout=90)
+                assert status in (200, 202), answer
+        except BaseException:  # the fixture never gets it: it would run on after the tests
+            self.kill()
+            raise
 
     def pid_of_loop(self, server):
         if self.process.args[0] != _binary():
@@ -145,7 +149,7 @@ class Program:
         if self.process.poll() is None:
             self.process.kill()
         self.process.wait(10)
-        if self.pid != self.process.pid:  # launched by the server: its own child
+        if self.pid is not None and self.pid != self.process.pid:  # launched by the server: its own child
             try:
                 os.kill(self.pid, 9)
             except ProcessLookupError:
