@@ -1,10 +1,11 @@
 """How long a line breakpoint added from the server takes to pause a program whose main thread
-is busy: a script's top-level loop that never sleeps, run by `python -m breakroom` (the real
-server, the real client), with some of the standard library imported as programs do. The breakpoint channel's thread arms the line; beside a thread that
+is busy: a script's top-level loop that never sleeps, run by `python -m breakroom` or started
+plain and attached by pid (`--attach`; the real server, the real client), with some of the
+standard library imported as programs do. The breakpoint channel's thread arms the line; beside a thread that
 holds the GIL, every moment it gives up the GIL (a syscall resolving a file name) costs it the
 program's switch interval.
 
-    python3 client/bench/arm_beside_busy.py [--python python3.12] [--tries 10]
+    python3 client/bench/arm_beside_busy.py [--python python3.12] [--tries 10] [--attach]
 
 Prints each try, then the percentiles from the add to the pause being listed.
 """
@@ -34,15 +35,28 @@ while True:
 LINE = 1 + PROGRAM.splitlines().index("    n += 1  # ARMED")
 
 
-def one_try(server, python, path):
+def one_try(server, python, path, attach):
     env = {k: v for k, v in os.environ.items() if not k.startswith(("BREAKROOM", "PYTHON"))}
-    env.update(PYTHONPATH=str(CLIENT_DIR), BREAKROOM_URL=server.url, PYTHONUNBUFFERED="1")
-    program = subprocess.Popen([python, "-m", "breakroom", path], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=env, text=True)
+    env["PYTHONUNBUFFERED"] = "1"
+    if attach:
+        command = [python, path]
+    else:
+        env.update(PYTHONPATH=str(CLIENT_DIR), BREAKROOM_URL=server.url)
+        command = [python, "-m", "breakroom", path]
+    program = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=env, text=True)
     ready = threading.Event()
     threading.Thread(target=lambda: [ready.set() for line in program.stdout if line.startswith("ready")], daemon=True).start()
     try:
         if not ready.wait(30):
             raise SystemExit("the program did not start")
+        if attach:
+            status, answer = server.post("/api/processes/attach", {"pid": program.pid}, timeout=90)
+            assert status in (200, 202), answer
+            deadline = time.monotonic() + 30
+            while not [p for p in server.get("/api/processes")[1]["processes"] if p.get("pid") == program.pid]:
+                if time.monotonic() > deadline:
+                    raise SystemExit("the attached program never called in")
+                time.sleep(0.05)
         time.sleep(0.5)  # its client has connected and the loop is under way
         started = time.monotonic()
         status, bp = server.post("/api/breakpoints", {"kind": "line", "file": path, "line": LINE})
@@ -65,6 +79,7 @@ def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--python", default=sys.executable)
     parser.add_argument("--tries", type=int, default=10)
+    parser.add_argument("--attach", action="store_true", help="start it plain and attach by pid")
     args = parser.parse_args()
     fd, path = tempfile.mkstemp(suffix=".py", prefix="breakroom_arm_busy_")
     with os.fdopen(fd, "w") as f:
@@ -73,9 +88,10 @@ def main():
     try:
         times = []
         for i in range(args.tries):
-            times.append(one_try(server, args.python, path))
+            times.append(one_try(server, args.python, path, args.attach))
             print(f"try {i + 1}: paused {times[-1] * 1000:.0f} ms after the add", flush=True)
-        report(f"{args.python}: add -> paused", sorted(times))
+        how = "attached by pid" if args.attach else "python -m breakroom"
+        report(f"{args.python}, {how}: add -> paused", sorted(times))
     finally:
         server.process.terminate()
         server.process.wait(5)

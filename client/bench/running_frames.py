@@ -2,7 +2,10 @@
 and what is left after it is removed: the real server, a real program run by `python -m
 breakroom` on this Python (or --python).
 
-    python3 client/bench/running_frames.py [--python python3.12] [--windows 8]
+    python3 client/bench/running_frames.py [--python python3.12] [--windows 8] [--coroutine]
+
+With --coroutine the same loop is an `async def` worker's, begun before the breakpoint, awaiting
+`asyncio.sleep(0)` at each pass (so its frame waits between passes, off every thread's stack).
 
 The program's top-level `while True:` does a few µs of work an iteration and prints its rate
 every 0.25 s of its own CPU time, per second of that time (a busy neighbour on the machine does not
@@ -42,7 +45,26 @@ while True:
             print(json.dumps({"rate": count / (now - started)}), flush=True)
             count, started = 0, now
 """
-LINE = 1 + PROGRAM.splitlines().index("    n += 1  # ARMED")
+
+COROUTINE = """\
+import asyncio, json, time
+
+async def worker():
+    n = 0
+    count, started = 0, time.process_time()
+    while True:
+        n += 1  # ARMED
+        x = sorted(str(i) for i in range(150))
+        count += 1
+        if count % 500 == 0:
+            now = time.process_time()
+            if now - started >= 0.25:
+                print(json.dumps({"rate": count / (now - started)}), flush=True)
+                count, started = 0, now
+        await asyncio.sleep(0)
+
+asyncio.run(worker())
+"""
 
 
 class Rates:
@@ -71,10 +93,13 @@ def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--python", default=sys.executable)
     parser.add_argument("--windows", type=int, default=8)
+    parser.add_argument("--coroutine", action="store_true", help="the loop in an async def worker")
     args = parser.parse_args()
+    source = COROUTINE if args.coroutine else PROGRAM
+    line = 1 + source.splitlines().index(next(t for t in source.splitlines() if t.endswith("# ARMED")))
     fd, path = tempfile.mkstemp(suffix=".py", prefix="breakroom_bench_running_")
     with os.fdopen(fd, "w") as f:
-        f.write(PROGRAM)
+        f.write(source)
     server = start_server()
     version = subprocess.run([args.python, "-c", "import sys; print(sys.version.split()[0])"], capture_output=True, text=True).stdout.strip()
     env = {**os.environ, "PYTHONPATH": str(CLIENT_DIR), "BREAKROOM_URL": server.url}
@@ -82,11 +107,11 @@ def main():
     try:
         rates = Rates(program)
         plain = rates.next_windows(args.windows)
-        status, bp = server.post("/api/breakpoints", {"kind": "line", "file": path, "line": LINE, "condition": "n < 0"})
+        status, bp = server.post("/api/breakpoints", {"kind": "line", "file": path, "line": line, "condition": "n < 0"})
         assert status == 200, bp
         armed = rates.next_windows(args.windows)
         server.request("DELETE", f"/api/breakpoints/{bp['id']}")
-        status, snap = server.post("/api/breakpoints", {"kind": "line", "file": path, "line": LINE, "action": "snapshot",
+        status, snap = server.post("/api/breakpoints", {"kind": "line", "file": path, "line": line, "action": "snapshot",
                                                         "max_per_second": 1, "max_hits": 1000})
         assert status == 200, snap
         gated = rates.next_windows(args.windows)
@@ -101,7 +126,8 @@ def main():
     def pct(rate):
         return 100 * (1 - rate / plain)
 
-    print(f"Python {version}, a top-level loop of ~{1e6 / plain:.1f} µs an iteration (CPU time), medians of {args.windows} windows")
+    shape = "an async def worker's loop" if args.coroutine else "a top-level loop"
+    print(f"Python {version}, {shape} of ~{1e6 / plain:.1f} µs an iteration (CPU time), medians of {args.windows} windows")
     print(f"  nothing armed                          {plain:,.0f} iterations/s")
     print(f"  line breakpoint, condition false       {armed:,.0f} iterations/s  overhead {pct(armed):.1f} %")
     print(f"  snapshot breakpoint, max 1/s (gated)   {gated:,.0f} iterations/s  overhead {pct(gated):.1f} %")

@@ -10,7 +10,10 @@ and real programs run by `python -m breakroom`:
    at p50 and p99. The snapshots' own `capture_ms` (the time the program waited, as the client
    measured it) is printed beside it.
 2. The cost of an arrival at a breakpoint past its rate limit (the common case at a hot line):
-   the fastest of 15 batches of calls, with and without the breakpoint.
+   in one process, batches of 20,000 calls of the armed function and of its twin (the same
+   source in another module, never armed) take turns; the fastest batch of each. Taking turns
+   in one process keeps the machine's drift (other builds on the cores) out of the difference,
+   which separate runs of a few seconds each could not.
 3. Throughput: the same function plus other work per iteration (6 JSON round trips, ~45 µs, a
    very hot loop; then 100, ~0.7 ms, a request handler's order of work), for --seconds; with a
    snapshot breakpoint hit on every iteration and limited to 10 captures a second (the default
@@ -55,6 +58,7 @@ PROGRAM = """\
     import json, os, sys, time
     sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
     from bench_handler import handle
+    from bench_twin import handle as twin  # the same source, never armed
 
     def other_work(i, rounds):
         for _ in range(rounds):
@@ -67,17 +71,21 @@ PROGRAM = """\
     class Timings:  # a class holds them: a snapshot leaves classes out of the module's frame
         times = []
 
+    for i in range(200):
+        twin(i)
+
     if mode == "arrivals":
-        # The cost of one arrival at the line, the fastest of several batches (the least
-        # disturbed by the machine): with a breakpoint past its rate limit, every arrival is one
-        # that is only counted.
-        best = float("inf")
+        # The cost of one arrival at the line: the armed function and its twin take turns, the
+        # fastest batch of each (the least disturbed by the machine); past its rate limit,
+        # every arrival is one that is only counted.
+        best = {"per_call": float("inf"), "twin_per_call": float("inf")}
         for _ in range(int(amount)):
-            t = time.perf_counter()
-            for i in range(20000):
-                handle(i)
-            best = min(best, (time.perf_counter() - t) / 20000)
-        print(json.dumps({"per_call": best}), flush=True)
+            for name, function in (("per_call", handle), ("twin_per_call", twin)):
+                t = time.perf_counter()
+                for i in range(20000):
+                    function(i)
+                best[name] = min(best[name], (time.perf_counter() - t) / 20000)
+        print(json.dumps(best), flush=True)
     elif mode == "hits":
         for i in range(int(amount)):
             t = time.perf_counter()
@@ -123,6 +131,7 @@ def main():
     parser.add_argument("--hits", type=int, default=1000)
     parser.add_argument("--seconds", type=float, default=5.0)
     parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--batches", type=int, default=40, help="batches of 20,000 calls per function")
     parser.add_argument("--hot-only", action="store_true", help="only the arrival past the rate and the 50 µs loop")
     args = parser.parse_args()
     folder = tempfile.mkdtemp(prefix="breakroom_bench_snap_")
@@ -130,8 +139,9 @@ def main():
     with open(path, "w") as f:
         f.write(textwrap.dedent(PROGRAM))
     handler = os.path.join(folder, "bench_handler.py")
-    with open(handler, "w") as f:
-        f.write(textwrap.dedent(HANDLER))
+    for name in ("bench_handler.py", "bench_twin.py"):
+        with open(os.path.join(folder, name), "w") as f:
+            f.write(textwrap.dedent(HANDLER))
     line = next(n for n, t in enumerate(textwrap.dedent(HANDLER).splitlines(), 1) if t.endswith("# SNAP"))
     server = start_server()
     version = subprocess.run([args.python, "-c", "import sys; print(sys.version.split()[0])"], capture_output=True, text=True).stdout.strip()
@@ -167,14 +177,19 @@ def capture_cost(server, args, path, handler, line, version):
 def hot_loops(server, args, path, handler, line):
     """An arrival past the rate limit, and a loop of ~50 µs with a snapshot hit every
     iteration (issue 46's gate): the loop's throughput between captures."""
-    plain_call = run_program(server, args.python, path, "arrivals", 15)["per_call"]
+    unarmed = run_program(server, args.python, path, "arrivals", args.batches)
     status, bp = server.post("/api/breakpoints", {"kind": "line", "file": handler, "line": line,
                                                   "action": "snapshot", "max_hits": 1000, "max_per_second": 1})
-    gated_call = run_program(server, args.python, path, "arrivals", 15)["per_call"]
+    armed = run_program(server, args.python, path, "arrivals", args.batches)
     server.request("DELETE", f"/api/breakpoints/{bp['id']}")
+    # Unarmed, the two modules differ only by where they sit in memory: that difference is the
+    # method's own error.
+    error_us = (unarmed["per_call"] - unarmed["twin_per_call"]) * 1e6
+    plain_call, gated_call = armed["twin_per_call"], armed["per_call"]
     added_us = (gated_call - plain_call) * 1e6
-    print(f"one call of the function (fastest of 15 batches of 20,000): {plain_call * 1e6:.2f} µs; "
-          f"with a snapshot breakpoint past its rate limit: {gated_call * 1e6:.2f} µs (+{added_us:.2f} µs an arrival)")
+    print(f"one call of the function (fastest of {args.batches} batches of 20,000 each, taking turns with its twin):"
+          f" {plain_call * 1e6:.3f} µs; with a snapshot breakpoint past its rate limit: {gated_call * 1e6:.3f} µs"
+          f" (+{added_us:.3f} µs an arrival; the method's error, both unarmed: {error_us:+.3f} µs)")
     for iteration_us in (50, 1000):
         print(f"  so a loop of {iteration_us} µs an iteration keeps {100 * iteration_us / (iteration_us + added_us):.2f} %"
               " of its throughput between captures")

@@ -17,6 +17,7 @@ import threading
 import breakroom
 
 from . import children
+from .process import switch_interval
 
 
 def start(url, token, follow_children):
@@ -33,14 +34,12 @@ def start(url, token, follow_children):
     client = breakroom.configure(url)
     # A busy main thread holds the GIL for its whole switch interval (5 ms) each time this
     # thread waits for it: calling in and arming the breakpoints take hundreds of such turns.
-    # Shorter turns while that happens only; the program's own setting comes back after.
-    interval = sys.getswitchinterval()
-    sys.setswitchinterval(min(interval, 0.0005))
-    try:
+    # Shorter turns while that happens only; the program's own setting comes back after. Held
+    # as a pause holds it: a breakpoint armed meanwhile may pause a thread before this ends,
+    # and the interval stays short until that pause is over too.
+    with switch_interval.Held():
         if not client.ensure_connected():
             print(f"breakroom: attached, but the server at {url} cannot be reached", file=sys.stderr)
-    finally:
-        sys.setswitchinterval(interval)
 
 
 def start_in_background(url, token, follow_children):

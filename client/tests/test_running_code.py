@@ -18,11 +18,11 @@ from test_attach import INTERPRETERS, server  # noqa: F401  (the module's own se
 # A worker script's shape: its loop at the top level, never returning. Every 20,000 passes it
 # prints its count and whether its own frame is still watched: f_trace or its thread's C trace
 # function (3.11), sys.monitoring events on its code (3.12+).
-LOOP = """\
+WATCHED = """\
 import ctypes, sys, time
 
-def watched():
-    frame = sys._getframe(1)
+def watched(frame=None):
+    frame = frame or sys._getframe(1)
     if sys.version_info >= (3, 12):
         tools = [t for t in range(6) if sys.monitoring.get_tool(t) is not None]
         return any(sys.monitoring.get_local_events(t, frame.f_code) for t in tools)
@@ -35,7 +35,8 @@ def watched():
         get.restype = ctypes.c_void_p
         thread_traced = bool((ctypes.c_void_p * (found[1] + 1)).from_address(get())[found[1]])
     return frame.f_trace is not None or thread_traced
-
+"""
+LOOP = WATCHED + """
 print("ready", flush=True)
 n = 0
 while True:
@@ -45,15 +46,47 @@ while True:
 """
 LOOP_LINE = 1 + LOOP.splitlines().index("    n += 1  # LOOP")
 
+# An `async def` worker's loop and a generator's, begun before the breakpoint and suspended
+# (at an await, at a yield) between passes: their frames run no thread's stack when it is armed.
+SUSPENDING = {
+    "coroutine": WATCHED + """
+import asyncio
+
+async def worker():
+    n = 0
+    while True:
+        n += 1  # LOOP
+        if n % 2000 == 0:
+            print("tick", n, watched(), flush=True)
+        await asyncio.sleep(0)
+
+print("ready", flush=True)
+asyncio.run(worker())
+""",
+    "generator": WATCHED + """
+def numbers():
+    n = 0
+    while True:
+        n += 1  # LOOP
+        yield n
+
+passes = numbers()
+print("ready", flush=True)
+for n in passes:
+    if n % 20000 == 0:
+        print("tick", n, watched(passes.gi_frame), flush=True)
+""",
+}
+
 
 class Program:
     """The loop, started one of three ways, its output read as it comes."""
 
-    def __init__(self, server, python, how):
+    def __init__(self, server, python, how, source=LOOP):
         self.pid = None
         fd, self.path = tempfile.mkstemp(suffix=".py", prefix="breakroom_running_")
         with os.fdopen(fd, "w") as f:
-            f.write(LOOP)
+            f.write(source)
         os.chmod(self.path, 0o644)
         plain = {k: v for k, v in os.environ.items() if not k.startswith(("BREAKROOM", "PYTHON"))}
         client = {**plain, "PYTHONPATH": str(CLIENT_DIR), "BREAKROOM_URL": server.url, "PYTHONUNBUFFERED": "1"}
@@ -67,11 +100,15 @@ class Program:
         self.lines, self.errors = [], []
         threading.Thread(target=self._read, args=(self.process.stdout, self.lines), daemon=True).start()
         threading.Thread(target=self._read, args=(self.process.stderr, self.errors), daemon=True).start()
-        self.wait_for("ready")
-        self.pid = self.pid_of_loop(server)
-        if how == "attach":
-            status, answer = server.post("/api/processes/attach", {"pid": self.pid}, timeout=90)
-            assert status in (200, 202), answer
+        try:
+            self.wait_for("ready")
+            self.pid = self.pid_of_loop(server)
+            if how == "attach":
+                status, answer = server.post("/api/processes/attach", {"pid": self.pid}, timeout=90)
+                assert status in (200, 202), answer
+        except BaseException:  # the fixture never gets it: it would run on after the tests
+            self.kill()
+            raise
 
     def pid_of_loop(self, server):
         if self.process.args[0] != _binary():
@@ -112,7 +149,7 @@ class Program:
         if self.process.poll() is None:
             self.process.kill()
         self.process.wait(10)
-        if self.pid != self.process.pid:  # launched by the server: its own child
+        if self.pid is not None and self.pid != self.process.pid:  # launched by the server: its own child
             try:
                 os.kill(self.pid, 9)
             except ProcessLookupError:
@@ -123,8 +160,8 @@ class Program:
 def programs(server):
     made = []
 
-    def make(python, how):
-        program = Program(server, python, how)
+    def make(python, how, source=LOOP):
+        program = Program(server, python, how, source)
         made.append(program)
         return program
 
@@ -155,13 +192,29 @@ def add(server, body):
 @pytest.mark.parametrize("how", ["module", "run", "attach"])
 def test_a_breakpoint_in_a_top_level_loop_pauses_it_and_removing_it_stops_watching(server, programs, python, how):
     program = programs(python, how)
+    pauses_armed_and_disarmed(server, program, "<module>", LOOP_LINE)
+
+
+@pytest.mark.parametrize("python", INTERPRETERS)
+@pytest.mark.parametrize("how", ["module", "attach"])
+@pytest.mark.parametrize("shape", list(SUSPENDING))
+def test_a_breakpoint_in_a_suspended_generator_or_coroutine_s_loop_pauses_it_and_goes(server, programs, python, how, shape):
+    source = SUSPENDING[shape]
+    program = programs(python, how, source)
+    line = 1 + source.splitlines().index("        n += 1  # LOOP")
+    pauses_armed_and_disarmed(server, program, {"coroutine": "worker", "generator": "numbers"}[shape], line)
+
+
+def pauses_armed_and_disarmed(server, program, function, line):
+    """A line breakpoint added while the loop runs pauses it (and again on the next pass, one
+    further on); removed, the loop runs on and nothing watches it any more."""
     assert program.ticks_after(0, 1)[0][1] is False, "nothing watches the loop before a breakpoint"
-    bp = add(server, {"kind": "line", "file": program.path, "line": LOOP_LINE})
+    bp = add(server, {"kind": "line", "file": program.path, "line": line})
     removed = False
     try:
         pause = paused_here(server, program.pid, program=program)
         top = pause["call_data"]["frames"][0]
-        assert (top["function"], top["lineno"]) == ("<module>", LOOP_LINE)
+        assert (top["function"], top["lineno"]) == (function, line)
         session = server.start_session(pause["id"])
         n = int(server.output(session, "n"))
         assert n > 0
@@ -184,13 +237,61 @@ def test_a_breakpoint_in_a_top_level_loop_pauses_it_and_removing_it_stops_watchi
     assert not [p for p in server.paused() if p["call_data"]["process_pid"] == program.pid]
 
 
+# A coroutine that waits a second between passes, and a thread of the program's own beside
+# the event loop's, which says whether it is traced.
+WAITING_COROUTINE = WATCHED + """
+import asyncio, threading
+
+def bystander():
+    k = 0
+    while True:
+        k += 1
+        if k % 100000 == 0:
+            print("tick", k, watched(sys._getframe()), flush=True)
+
+async def worker():
+    n = 0
+    while True:
+        n += 1  # LOOP
+        await asyncio.sleep(1)
+
+print("ready", flush=True)  # before the bystander prints: a line each, never mixed
+threading.Thread(target=bystander, daemon=True).start()
+asyncio.run(worker())
+"""
+
+
 @pytest.mark.parametrize("python", INTERPRETERS)
-def test_a_snapshot_and_a_logpoint_on_a_top_level_loop_arrive_without_pausing_it(server, programs, python):
-    program = programs(python, "module")
+def test_a_waiting_coroutine_is_reached_without_tracing_the_threads_beside_its_event_loop(server, programs, python):
+    program = programs(python, "module", WAITING_COROUTINE)
+    line = 1 + WAITING_COROUTINE.splitlines().index("        n += 1  # LOOP")
     program.ticks_after(0, 1)
-    snap = add(server, {"kind": "line", "file": program.path, "line": LOOP_LINE, "action": "snapshot",
+    seen = len(program.lines)
+    bp = add(server, {"kind": "line", "file": program.path, "line": line})
+    try:
+        pause = paused_here(server, program.pid, program=program)
+        assert pause["call_data"]["frames"][0]["function"] == "worker"
+        paused_at = len(program.lines)
+        server.resume(pause["id"])
+    finally:
+        server.request("DELETE", f"/api/breakpoints/{bp}")
+    # Armed while it waited (most of each second), it was reached when it went on; meanwhile
+    # only the event loop's thread was traced (3.11), never the bystander.
+    ticks = [line.split() for line in program.lines[seen:paused_at] if line.startswith("tick")]
+    assert ticks and all(watched == "False" for _, _, watched in ticks), ticks
+
+
+@pytest.mark.parametrize("python", INTERPRETERS)
+@pytest.mark.parametrize("how", ["module", "attach"])
+@pytest.mark.parametrize("shape", ["top-level", "coroutine"])
+def test_a_snapshot_and_a_logpoint_on_a_running_loop_arrive_without_pausing_it(server, programs, python, how, shape):
+    source = LOOP if shape == "top-level" else SUSPENDING[shape]
+    function, line = ("<module>", LOOP_LINE) if shape == "top-level" else ("worker", 1 + source.splitlines().index("        n += 1  # LOOP"))
+    program = programs(python, how, source)
+    program.ticks_after(0, 1)
+    snap = add(server, {"kind": "line", "file": program.path, "line": line, "action": "snapshot",
                         "expressions": ["n * 2"], "max_hits": 2})
-    log = add(server, {"kind": "line", "file": program.path, "line": LOOP_LINE, "log_message": "at n={n}",
+    log = add(server, {"kind": "line", "file": program.path, "line": line, "log_message": "at n={n}",
                        "max_per_second": 2})
     try:
         deadline = time.time() + 60
@@ -207,7 +308,7 @@ def test_a_snapshot_and_a_logpoint_on_a_top_level_loop_arrive_without_pausing_it
     status, first = server.get(f"/api/snapshots/{snapshots[0]['snapshot_id']}")
     assert status == 200, first
     top = first["frames"][0]
-    assert (top["function"], top["line"]) == ("<module>", LOOP_LINE)
+    assert (top["function"], top["line"]) == (function, line)
     n = int({v["name"]: v["value"] for v in top["locals"]}["n"]["repr"])
     assert first["expressions"][0]["value"]["repr"] == str(n * 2)
     assert not [p for p in server.paused() if p["call_data"]["process_pid"] == program.pid], "it never paused"
@@ -273,6 +374,40 @@ def test_fifty_step_overs_beside_a_cpu_bound_thread_land_line_by_line_and_the_in
     assert process.returncode == 0, err
     # The program's own interval is back once it runs on.
     assert out.split() == ["done", str(sum(range(40)) - 40), "0.004"]
+
+
+# A program with its own switch interval, a breakpoint on its loop already there when it is
+# attached: it pauses while the client is still calling in.
+OWN_INTERVAL = """\
+import sys
+sys.setswitchinterval(0.004)  # the program's own
+print("ready", flush=True)
+n = 0
+while True:
+    n += 1  # LOOP
+    if n % 200000 == 0:
+        print("tick", n, sys.getswitchinterval(), flush=True)
+"""
+
+
+@pytest.mark.parametrize("python", INTERPRETERS)
+def test_paused_while_attaching_the_interval_is_short_and_the_program_s_own_comes_back(server, programs, python):
+    program = programs(python, "plain", OWN_INTERVAL)
+    line = 1 + OWN_INTERVAL.splitlines().index("    n += 1  # LOOP")
+    bp = add(server, {"kind": "line", "file": program.path, "line": line})
+    try:
+        status, answer = server.post("/api/processes/attach", {"pid": program.pid}, timeout=90)
+        assert status in (200, 202), answer
+        pause = paused_here(server, program.pid, program=program)
+        session = server.start_session(pause["id"])
+        assert float(server.output(session, "sys.getswitchinterval()")) < 0.001
+        server.request("DELETE", f"/api/breakpoints/{bp}")
+        seen = len(program.lines)
+        server.resume(pause["id"])
+    finally:
+        server.request("DELETE", f"/api/breakpoints/{bp}")
+    tick = program.wait_for("tick", after=seen)
+    assert tick.split()[2] == "0.004", tick
 
 
 # A hot loop whose snapshot breakpoint is past its rate at almost every arrival: those go

@@ -46,7 +46,7 @@ from .rewrite import (
     hooked_keys,
     lines_with_code,
 )
-from .running_frames import RunningFrameTracer
+from .running_frames import SUSPENDING, RunningFrameTracer
 
 
 def canonic(filename, _cache={}):
@@ -71,6 +71,22 @@ def _hook_lines(code):
     return lines
 
 
+_SUSPENDING_TYPES = {
+    types.GeneratorType: ("gi_code", "gi_frame"),
+    types.CoroutineType: ("cr_code", "cr_frame"),
+    types.AsyncGeneratorType: ("ag_code", "ag_frame"),
+}
+
+
+def _waiting_frame(obj, kind, path):
+    """The frame of a generator or coroutine of the file `path`, unless it has finished."""
+    code_name, frame_name = _SUSPENDING_TYPES[kind]
+    # The code first: reading a frame makes its object, wanted only for this file's.
+    if canonic(getattr(obj, code_name).co_filename) != path:
+        return None
+    return getattr(obj, frame_name)  # None: finished
+
+
 class _File:
     """One file's armed breakpoints and what was done to its code."""
 
@@ -79,6 +95,17 @@ class _File:
         self.compile_name = path  # the filename its live code was compiled with
         self.source = None  # ModuleSource, read when first armed
         self.by_line = {}  # landed line -> [BreakpointSpec]
+        self.has_suspending = None  # generators or coroutines in it: `suspends()`
+
+    def suspends(self):
+        """Whether the file has generators or coroutines (whose frames can wait to go on)."""
+        if self.has_suspending is None:
+            stack, self.has_suspending = [self.module_source().original_code], False
+            while stack and not self.has_suspending:
+                code = stack.pop()
+                self.has_suspending = bool(code.co_flags & SUSPENDING)
+                stack.extend(c for c in code.co_consts if isinstance(c, types.CodeType))
+        return self.has_suspending
 
     def module_source(self):
         if self.source is None:
@@ -131,7 +158,8 @@ class LineBreakpoints:
                 raise BreakpointError(f"breakpoint {spec.id} exists already")
             path = canonic(spec.file)
             file = self._files.get(path) or _File(path)
-            live = self._live_functions(path)
+            waiting = []
+            live = self._live_functions(path, waiting)
             if live:
                 file.compile_name = live[0].__code__.co_filename
             elif file.source is None and not os.path.exists(path):
@@ -146,7 +174,7 @@ class LineBreakpoints:
             file.by_line.setdefault(landed, []).append(spec)
             self._open_gates(path, landed)
             try:
-                reach = self._apply(file, live)
+                reach = self._apply(file, live, waiting)
             except Exception as exc:  # leave the program as it was, and say why
                 self.remove(spec.id)
                 raise BreakpointError(f"{spec.file}:{spec.line}: {type(exc).__name__}: {exc}") from exc
@@ -164,7 +192,8 @@ class LineBreakpoints:
             self._open_gates(*self._landed[spec.id])
             if spec.condition != condition:  # compiled into the code: compile it again
                 path = self._landed[spec.id][0]
-                self._apply(self._files[path], self._live_functions(path))
+                waiting = []
+                self._apply(self._files[path], self._live_functions(path, waiting), waiting)
             return self._report(spec)
 
     def remove(self, breakpoint_id):
@@ -178,7 +207,8 @@ class LineBreakpoints:
             if not file.by_line[line]:
                 del file.by_line[line]
             self._open_gates(path, line)
-            self._apply(file, self._live_functions(path))
+            waiting = []
+            self._apply(file, self._live_functions(path, waiting), waiting)
             if not file.by_line:
                 del self._files[path]
 
@@ -224,14 +254,24 @@ class LineBreakpoints:
 
     # ---- arming: code, running frames, files to come ----------------------------------------
 
-    def _live_functions(self, path):
-        return [
-            obj
-            for obj in gc.get_objects()
-            if type(obj) is types.FunctionType and canonic(obj.__code__.co_filename) == path
-        ]
+    def _live_functions(self, path, waiting=None):
+        """The file's function objects; `waiting` (a list), when given, gets the frames of its
+        unfinished generators and coroutines in the same walk of the heap (`_suspended_frames`)."""
+        found = []
+        if self._monitor is not None:
+            waiting = None  # 3.12+: their code's events reach them
+        for obj in gc.get_objects():  # one list, made at once: each one alive then is in it
+            kind = type(obj)
+            if kind is types.FunctionType:
+                if canonic(obj.__code__.co_filename) == path:
+                    found.append(obj)
+            elif waiting is not None and kind in _SUSPENDING_TYPES:
+                frame = _waiting_frame(obj, kind, path)
+                if frame is not None:
+                    waiting.append(frame)
+        return found
 
-    def _apply(self, file, functions):
+    def _apply(self, file, functions, waiting=None):
         """Makes the file's live code match its armed lines."""
         lines = set(file.by_line)
         if self._monitor is not None:
@@ -270,7 +310,7 @@ class LineBreakpoints:
             else:
                 self._originals[func] = original
                 swapped += 1
-        running = self._trace_running(file)
+        running = self._trace_running(file, waiting)
         return {"functions": swapped, "running_frames": running, "stale_functions": stale, "pending": not (functions or running)}
 
     @staticmethod
@@ -284,15 +324,18 @@ class LineBreakpoints:
             if specs and all(spec.condition and not spec.read_only for spec in specs)
         }
 
-    def _trace_running(self, file):
+    def _trace_running(self, file, waiting=None):
         """Traces the frames of this file that run code without a hook for one of its armed
         lines: module-level code (a script's `while True:`), a loop that began before the
-        breakpoint, code that could not be swapped. Stops tracing those that no longer need it."""
+        breakpoint, code that could not be swapped, a generator or coroutine that began before
+        it and waits to go on (an `async def` worker's loop). Stops tracing those that no
+        longer need it."""
         needed = [frame for frame in self._frames_of(file.path) if self._unhooked_lines(frame.f_code, file)]
+        waiting = [frame for frame in self._suspended_frames(file, waiting) if self._unhooked_lines(frame.f_code, file)]
         for frame in self._tracer.traced_frames:
-            if frame not in needed and canonic(frame.f_code.co_filename) == file.path:
+            if frame not in needed and frame not in waiting and canonic(frame.f_code.co_filename) == file.path:
                 self._tracer.untrace([frame])
-        return self._tracer.trace(needed, file.by_line)
+        return self._tracer.trace(needed, file.by_line, waiting)
 
     def _unhooked_lines(self, code, file):
         """The file's armed lines that `code` itself runs and holds no hook for."""
@@ -300,6 +343,25 @@ class LineBreakpoints:
         if lines is None:
             lines = self._code_lines[code] = lines_with_code(code, nested=False)
         return (lines & file.by_line.keys()) - self._generated.get(code, set())
+
+    def _suspended_frames(self, file, seen=None):
+        """The frames of this file's generators, coroutines and async generators that have not
+        finished (`seen`: those the walk for its functions found): swapping code does not reach
+        them. Running ones too: such a frame goes from running to waiting and back while this
+        looks (an event loop's thread runs on), so `_frames_of` and this could each miss it;
+        the tracer takes it as waiting either way."""
+        if not file.by_line or not self._tracer.available or not file.suspends():
+            return []
+        if seen is not None:
+            return seen
+        found = []
+        for obj in gc.get_objects():
+            kind = type(obj)
+            if kind in _SUSPENDING_TYPES:
+                frame = _waiting_frame(obj, kind, file.path)
+                if frame is not None:
+                    found.append(frame)
+        return found
 
     def _frames_of(self, path):
         found = []
@@ -390,7 +452,8 @@ class LineBreakpoints:
         """Reaches what runs now (running frames, live functions) for every armed file."""
         with self._lock:
             for path, file in list(self._files.items()):
-                self._apply(file, self._live_functions(path))
+                waiting = []
+                self._apply(file, self._live_functions(path, waiting), waiting)
 
     def on_traced_line(self, frame):
         self._on_traced_line(frame)

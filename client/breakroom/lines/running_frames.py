@@ -8,6 +8,13 @@ trace function: a new call in that thread costs a C check and returns, and only 
 frames call into Python, once per line. The thread's tracing is turned off again when its last
 traced frame returns (or the breakpoint is disarmed).
 
+A generator's or coroutine's frame that is suspended when the breakpoint is armed (an
+`async def` worker's `while True:` waiting at an `await`) runs no thread's stack. It is traced
+too, with tracing on in the threads where it may go on (those running an asyncio event loop,
+for a coroutine; else every thread) until it resumes in one of them, then in that one only. A
+yield or an await (a "return" event at a YIELD_VALUE) keeps the frame traced: it will go on,
+on the same thread as a rule (an event loop's).
+
 What it costs while such a frame runs: the thread runs the interpreter's tracing path (every
 instruction of every frame checks for a line change, in C) — roughly pdb's speed for that
 thread, for as long as the old frames run. Threads without such frames pay nothing.
@@ -20,10 +27,26 @@ breakpoints only take effect at the functions' next calls.
 """
 
 import ctypes
+import dis
 import sys
 import threading
 
 _api = ctypes.pythonapi
+
+# CO_GENERATOR | CO_COROUTINE | CO_ASYNC_GENERATOR: code whose frames suspend and go on.
+SUSPENDING = 0x20 | 0x80 | 0x200
+_ASYNC = 0x80 | 0x200  # an event loop's to run on
+_YIELD_VALUE = dis.opmap["YIELD_VALUE"]
+_GONE = object()  # a frame no longer traced
+
+
+def suspends(frame):
+    """At a "return" event: whether the frame only yields (a yield, an await) and will go on."""
+    code = frame.f_code
+    if not code.co_flags & SUSPENDING:
+        return False
+    raw, at = code.co_code, frame.f_lasti
+    return 0 <= at < len(raw) and raw[at] == _YIELD_VALUE
 
 
 def _discover():
@@ -146,7 +169,7 @@ class RunningFrameTracer:
         found = discovered()
         self.available = found is not None
         self._trampoline, self._tracefunc_slot = found or (None, None)
-        self._traced = {}  # frame -> thread state address
+        self._traced = {}  # frame -> thread state address (None: suspended, its thread not known yet)
         self._installed = {}  # thread state address -> its id when we turned its tracing on
 
     # ---- which frames ----------------------------------------------------------------------
@@ -176,13 +199,26 @@ class RunningFrameTracer:
 
     # ---- tracing them ----------------------------------------------------------------------
 
-    def trace(self, frames, lines):
-        """Starts line events for `frames`, calling back at `lines` (a live container: the
+    def trace(self, frames, lines, suspended=()):
+        """Starts line events for `frames` (running on some thread's stack) and `suspended`
+        (generator and coroutine frames waiting to go on, or running now: their thread is
+        learnt at their next event either way), calling back at `lines` (a live container: the
         engine's armed lines of that file); returns how many are traced."""
         if not self.available:
             return 0
         count = 0
         with self._lock:
+            loop_threads = None
+            for frame in suspended:
+                if frame in self._traced:
+                    count += 1
+                    continue
+                if frame.f_code.co_flags & _ASYNC and loop_threads is None:
+                    loop_threads = self._event_loop_threads()
+                threads = loop_threads if frame.f_code.co_flags & _ASYNC and loop_threads else None
+                if self._trace_threads(threads):
+                    self._start(frame, lines, None)
+                    count += 1
             for frame in frames:
                 if frame in self._traced:
                     count += 1
@@ -198,24 +234,74 @@ class RunningFrameTracer:
                     if _api._PyEval_SetTrace(tstate, self._trampoline, None) != 0:
                         continue
                     self._installed[tstate] = _api.PyThreadState_GetID(tstate)
-                frame.f_trace_lines = True
-                frame.f_trace = self._local_trace(lines)
-                self._traced[frame] = tstate
+                self._start(frame, lines, tstate)
                 count += 1
         return count
 
+    def _start(self, frame, lines, tstate):
+        # Listed before its f_trace is set: the frame's thread may run its next line in between
+        # (the GIL changes hands between any two instructions), and an unlisted frame's trace
+        # function takes itself off.
+        self._traced[frame] = tstate
+        frame.f_trace_lines = True
+        frame.f_trace = self._local_trace(lines)
+
+    def _event_loop_threads(self):
+        """The states of the threads running an asyncio event loop (`run_forever` on their
+        stack): where a coroutine goes on. [] when none is seen (another loop, a C one)."""
+        asyncio = sys.modules.get("asyncio")
+        run_forever = getattr(getattr(getattr(asyncio, "BaseEventLoop", None), "run_forever", None), "__code__", None)
+        found = []
+        if run_forever is None:
+            return found
+        for tstate in self._thread_states():
+            try:
+                frame = _api.PyThreadState_GetFrame(tstate)
+            except ValueError:  # no Python frame (NULL)
+                continue
+            while frame is not None and frame.f_code is not run_forever:
+                frame = frame.f_back
+            if frame is not None:
+                found.append(tstate)
+        return found
+
+    def _trace_threads(self, tstates=None):
+        """Tracing on in those threads (every thread by default) that no other tracer owns, for
+        a suspended frame that may go on in any of them. Whether one at least is ours."""
+        any_ours = False
+        for tstate in self._thread_states() if tstates is None else tstates:
+            slots = (ctypes.c_void_p * (self._tracefunc_slot + 3)).from_address(tstate)
+            current = slots[self._tracefunc_slot]
+            if current == self._trampoline:
+                any_ours = True
+            elif not current and _api._PyEval_SetTrace(tstate, self._trampoline, None) == 0:
+                self._installed[tstate] = _api.PyThreadState_GetID(tstate)
+                any_ours = True
+        return any_ours
+
+    def _adopt(self, frame):
+        """A suspended frame went on in this thread: the others' tracing can go."""
+        with self._lock:
+            if self._traced.get(frame, _GONE) is None:
+                self._traced[frame] = _api.PyThreadState_Get()
+                self._release_threads()
+
     def _local_trace(self, lines):
-        # Called for every line of a traced frame: one set test before anything else.
-        on_line, done, traced = self._on_line, self._done, self._traced
+        # Called for every line of a traced frame: one dict and one set lookup, little else.
+        on_line, done, traced, adopt = self._on_line, self._done, self._traced, self._adopt
 
         def local_trace(frame, event, arg):
+            state = traced.get(frame, _GONE)
+            if state is None:
+                adopt(frame)
             if event == "line":
                 if frame.f_lineno in lines:
                     on_line(frame)
-            elif event == "return":
+                    state = traced.get(frame, _GONE)
+            elif event == "return" and not suspends(frame):
                 done(frame, from_own_thread=True)
                 return None
-            if frame not in traced:
+            if state is _GONE:
                 # Untraced meanwhile (the breakpoint went while this line paused): returning
                 # this function would arm the frame again. A step's own f_trace stays.
                 if frame.f_trace is local_trace:
@@ -228,13 +314,22 @@ class RunningFrameTracer:
 
     def _done(self, frame, from_own_thread):
         with self._lock:
-            tstate = self._traced.pop(frame, None)
-            if tstate is None:
+            tstate = self._traced.pop(frame, _GONE)
+            if tstate is _GONE:
                 return
             frame.f_trace = None
-            if tstate in self._installed and tstate not in self._traced.values():
-                thread_id = self._installed.pop(tstate)
-                if from_own_thread or self._still_alive(tstate, thread_id):
+            self._release_threads(tstate if from_own_thread else None)
+
+    def _release_threads(self, own=None):
+        """Tracing off in the threads we turned it on in that no traced frame needs now (none
+        while a suspended frame may go on in any of them)."""
+        needed = set(self._traced.values())
+        if None in needed:
+            return
+        for tstate, thread_id in list(self._installed.items()):
+            if tstate not in needed:
+                del self._installed[tstate]
+                if tstate == own or self._still_alive(tstate, thread_id):
                     _api._PyEval_SetTrace(tstate, None, None)
 
     def _still_alive(self, tstate, thread_id):
