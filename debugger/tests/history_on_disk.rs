@@ -113,7 +113,7 @@ fn a_version_2_data_directory_upgrades_and_keeps_its_history() {
     let dir = tempfile::tempdir().unwrap();
     let cid = write_version_2(dir.path());
     let d = Debugger::open(config(), dir.path()).unwrap();
-    assert_eq!(Store::open(dir.path()).unwrap().schema_version().unwrap(), 12);
+    assert_eq!(Store::open(dir.path()).unwrap().schema_version().unwrap(), 13);
 
     let closed = d.sessions().session("77-1795331841.000000").unwrap().expect("the closed session is kept");
     let inputs: Vec<&str> = closed.transcript.iter().map(|e| e.input.as_str()).collect();
