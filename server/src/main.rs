@@ -301,8 +301,7 @@ async fn run(cli: Cli) -> Result<(), String> {
     let local_url = local_port.map(|port| format!("http://127.0.0.1:{port}"));
     // The provider's default callback URL has this server's scheme.
     let oidc = breakroom_server::oidc::start_provider(&cli.oidc, addr, tls.is_some()).await?;
-    let options =
-        ServerOptions { max_body: cli.max_body, site: site::leptos_options(addr), access, local_url, oidc };
+    let options = ServerOptions { max_body: cli.max_body, site: site::leptos_options(addr), access, local_url, oidc };
     let app = router(debugger, options);
     let (Some(config), Some(local), Some(local_port)) = (tls, local, local_port) else {
         write_port_file(addr.port());

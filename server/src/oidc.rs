@@ -871,7 +871,9 @@ mod tests {
             let flags = ["--oidc-issuer=https://idp.example/", "--oidc-client-id=breakroom", file];
             Oidc::new(args(&flags).config(LOOPBACK).unwrap().unwrap()).err().unwrap_or_default()
         };
-        assert!(with("--oidc-ca-file=/nonexistent/ca.pem").starts_with("--oidc-ca-file: cannot read /nonexistent/ca.pem"));
+        assert!(
+            with("--oidc-ca-file=/nonexistent/ca.pem").starts_with("--oidc-ca-file: cannot read /nonexistent/ca.pem")
+        );
         let not_pem = std::env::temp_dir().join(format!("breakroom-not-a-ca-{}.pem", std::process::id()));
         std::fs::write(&not_pem, "no certificate here\n").unwrap();
         let said = with(&format!("--oidc-ca-file={}", not_pem.display()));

@@ -98,7 +98,8 @@ fn first_address(list: &str) -> Option<String> {
 fn http_client() -> Result<reqwest::Client, String> {
     let mut builder = reqwest::Client::builder();
     if let Some(file) = std::env::var_os("BREAKROOM_CA_FILE").filter(|f| !f.is_empty()) {
-        builder = crate::tls::trust_only(builder, std::path::Path::new(&file)).map_err(|e| format!("BREAKROOM_CA_FILE: {e}"))?;
+        builder = crate::tls::trust_only(builder, std::path::Path::new(&file))
+            .map_err(|e| format!("BREAKROOM_CA_FILE: {e}"))?;
     }
     builder.build().map_err(|e| format!("cannot set up HTTPS: {}", error_chain(&e)))
 }

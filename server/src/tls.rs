@@ -43,8 +43,8 @@ pub fn config(cert: &Path, key: &Path) -> Result<Arc<ServerConfig>, String> {
     if chain.is_empty() {
         return Err(format!("{} holds no PEM certificate (-----BEGIN CERTIFICATE-----)", cert.display()));
     }
-    let key = PrivateKeyDer::from_pem_file(key)
-        .map_err(|e| format!("cannot read the private key {}: {e}", key.display()))?;
+    let key =
+        PrivateKeyDer::from_pem_file(key).map_err(|e| format!("cannot read the private key {}: {e}", key.display()))?;
     let provider = Arc::new(rustls::crypto::ring::default_provider());
     let mut config = ServerConfig::builder_with_provider(provider)
         .with_safe_default_protocol_versions()

@@ -17,7 +17,10 @@ pub async fn run() -> Result<i32, String> {
         .await
         .map_err(|e| {
             let why = crate::process_cli::error_chain(&e);
-            format!("cannot reach the Breakroom server at {} ({why}); start it with `breakroom`, or set BREAKROOM_URL", server.base)
+            format!(
+                "cannot reach the Breakroom server at {} ({why}); start it with `breakroom`, or set BREAKROOM_URL",
+                server.base
+            )
         })?;
     if response.status() != StatusCode::SWITCHING_PROTOCOLS {
         let status = response.status();

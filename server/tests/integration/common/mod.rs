@@ -30,7 +30,8 @@ pub async fn start_on(debugger: Debugger, token: Option<&str>) -> TestServer {
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let addr: SocketAddr = listener.local_addr().unwrap();
     let access = AccessPolicy::loopback(addr.port(), token.map(str::to_string));
-    let options = ServerOptions { max_body: 1024 * 1024, site: site::leptos_options(addr), access, local_url: None, oidc: None };
+    let options =
+        ServerOptions { max_body: 1024 * 1024, site: site::leptos_options(addr), access, local_url: None, oidc: None };
     let app = router(debugger.clone(), options);
     tokio::spawn(serve(listener, app));
     TestServer { base: format!("http://{addr}"), debugger, http: reqwest::Client::new() }
@@ -42,7 +43,8 @@ pub async fn start_with_origins(origins: &[&str], token: Option<&str>) -> TestSe
     let addr: SocketAddr = listener.local_addr().unwrap();
     let origins: Vec<String> = origins.iter().map(|o| o.to_string()).collect();
     let access = AccessPolicy::loopback(addr.port(), token.map(str::to_string)).with_origins(&origins).unwrap();
-    let options = ServerOptions { max_body: 1024 * 1024, site: site::leptos_options(addr), access, local_url: None, oidc: None };
+    let options =
+        ServerOptions { max_body: 1024 * 1024, site: site::leptos_options(addr), access, local_url: None, oidc: None };
     let debugger = Debugger::for_tests(Config::default());
     tokio::spawn(serve(listener, router(debugger.clone(), options)));
     TestServer { base: format!("http://{addr}"), debugger, http: reqwest::Client::new() }
