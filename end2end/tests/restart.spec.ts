@@ -1,39 +1,11 @@
-import { spawn, ChildProcess } from "node:child_process";
 import * as fs from "node:fs";
-import * as net from "node:net";
 import * as os from "node:os";
 import * as path from "node:path";
 import { expect, test } from "@playwright/test";
-import { open, runProgram } from "./helpers";
+import { freePort, open, runProgram, startServer } from "./helpers";
 
 // A server of this test's own (the shared one must keep running), killed and started again on
 // the same port and data directory while a page is open on it (issue 32).
-
-const root = path.resolve(__dirname, "..", "..");
-
-function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const probe = net.createServer().listen(0, "127.0.0.1", () => {
-      const port = (probe.address() as net.AddressInfo).port;
-      probe.close(() => resolve(port));
-    });
-  });
-}
-
-function startServer(port: number, dataDir: string, home: string): Promise<ChildProcess> {
-  const server = spawn(process.env.BREAKROOM_BINARY!, ["--port", String(port), "--data-dir", dataDir], {
-    env: { ...process.env, CIDELDILL_HOME: home, LEPTOS_SITE_ROOT: path.join(root, "target", "site") },
-    stdio: ["ignore", "pipe", "inherit"],
-  });
-  return new Promise((resolve, reject) => {
-    let seen = "";
-    server.stdout!.on("data", (chunk) => {
-      seen += chunk.toString();
-      if (seen.includes("Server running on")) resolve(server);
-    });
-    server.on("exit", (code) => reject(new Error(`breakroom exited with ${code}: ${seen}`)));
-  });
-}
 
 test("the page says when the server is unreachable and recovers without a reload", async ({ page }) => {
   const home = fs.mkdtempSync(path.join(os.tmpdir(), "breakroom-restart-"));
