@@ -53,6 +53,7 @@ pub struct BreakpointHit {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub argv: Option<Vec<String>>,
     /// The program's own count of arrivals; none (an uncaught exception): one more hit.
+    #[cfg_attr(feature = "openapi", schema(minimum = 0, maximum = 9_223_372_036_854_775_807_i64))]
     #[serde(skip_serializing_if = "Option::is_none")]
     pub hit_count: Option<u64>,
     /// Everything the program sent but `event` (kind, action, reason, message, error, file,
@@ -135,7 +136,7 @@ impl HitReport {
             hostname: text("hostname"),
             process_id: text("process_id"),
             argv,
-            hit_count: report.get("hit_count").and_then(Value::as_u64),
+            hit_count: report.get("hit_count").and_then(count),
             details: HitDetails(details),
         }))
     }
@@ -147,6 +148,11 @@ const TEXT_DETAILS: &[&str] =
     &["kind", "action", "reason", "message", "error", "file", "function", "hostname", "process_id"];
 const COUNT_DETAILS: &[&str] = &["hit_count", "line"];
 
+/// A count as the stores keep it: a whole number that fits their signed 64-bit columns.
+fn count(value: &Value) -> Option<u64> {
+    value.as_u64().filter(|n| i64::try_from(*n).is_ok())
+}
+
 fn check_detail_types(report: &Value) -> Result<()> {
     let sent = |key: &str| report.get(key).filter(|v| !v.is_null());
     for key in TEXT_DETAILS {
@@ -155,8 +161,11 @@ fn check_detail_types(report: &Value) -> Result<()> {
         }
     }
     for key in COUNT_DETAILS {
-        if let Some(value) = sent(key).filter(|v| v.as_u64().is_none()) {
-            return Err(Error::invalid("invalid_hit", format!("{key} must be a whole number ≥ 0, not {value}")));
+        if let Some(value) = sent(key).filter(|v| count(v).is_none()) {
+            return Err(Error::invalid(
+                "invalid_hit",
+                format!("{key} must be a whole number from 0 to 2^63 - 1, not {value}"),
+            ));
         }
     }
     if let Some(argv) = sent("argv") {
@@ -175,9 +184,12 @@ impl HitCounts {
             .ok_or_else(|| Error::invalid("invalid_counts", "\"counts\" is an object of breakpoint id → hit count"))?;
         let counts = counts
             .iter()
-            .map(|(id, count)| match count.as_u64() {
-                Some(count) => Ok((id.clone(), count)),
-                None => Err(Error::invalid("invalid_counts", format!("the hit count of {id} is not a count: {count}"))),
+            .map(|(id, sent)| match count(sent) {
+                Some(n) => Ok((id.clone(), n)),
+                None => Err(Error::invalid(
+                    "invalid_counts",
+                    format!("the hit count of {id} is not a count from 0 to 2^63 - 1: {sent}"),
+                )),
             })
             .collect::<Result<_>>()?;
         let increments = |field: &str| -> Result<BTreeMap<String, u64>> {
@@ -187,7 +199,7 @@ impl HitCounts {
             })?;
             increments
                 .iter()
-                .map(|(id, n)| match n.as_u64() {
+                .map(|(id, n)| match count(n) {
                     Some(n) => Ok((id.clone(), n)),
                     None => {
                         Err(Error::invalid("invalid_counts", format!("the {field} count of {id} is not a count: {n}")))

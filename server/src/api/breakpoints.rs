@@ -40,8 +40,9 @@ pub struct NewBreakpoint {
     #[schema(value_type = Option<Value>)]
     #[serde(default, deserialize_with = "breakroom_debugger::client_shapes::signature")]
     signature: Option<String>,
-    /// `stop`, `go` or `yield`; other values are ignored, as the reference server does.
-    #[schema(value_type = Option<String>)]
+    /// `stop`, `go` or `yield`; any other value (of any JSON type) is ignored, as the reference
+    /// server does.
+    #[schema(value_type = Option<Value>)]
     #[serde(default, deserialize_with = "lenient_behavior")]
     behavior: Option<Behavior>,
 }

@@ -66,20 +66,21 @@ pub struct OutputQuery {
     #[param(value_type = Option<String>, pattern = "^(|stdout|stderr)$")]
     stream: Option<String>,
     /// First line to return (`seq`); 0 by default. Page on with the answer's `next`.
-    #[param(value_type = Option<u64>)]
+    #[param(value_type = Option<u64>, maximum = 9_223_372_036_854_775_807_i64)]
     from: Option<String>,
     /// Most lines to return: 1,000 by default, from 1 to 10,000.
     #[param(value_type = Option<u64>, minimum = 1, maximum = 10_000)]
     limit: Option<String>,
 }
 
-/// A whole number from the query; a bad one answers 400 `code` (`invalid_from`, `invalid_limit`).
+/// A whole number from the query, at most 2^63 - 1 (what the stores hold); a bad one answers
+/// 400 `code` (`invalid_from`, `invalid_limit`).
 fn number(name: &str, code: &'static str, value: Option<&str>, default: u64) -> Result<u64, ApiError> {
     match value.map(str::trim).filter(|v| !v.is_empty()) {
         None => Ok(default),
-        Some(v) => {
-            v.parse().map_err(|_| ApiError::bad_request(code, format!("{name} must be a whole number, not {v:?}")))
-        }
+        Some(v) => v.parse::<i64>().ok().and_then(|n| u64::try_from(n).ok()).ok_or_else(|| {
+            ApiError::bad_request(code, format!("{name} must be a whole number from 0 to 2^63 - 1, not {v:?}"))
+        }),
     }
 }
 

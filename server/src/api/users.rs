@@ -108,6 +108,12 @@ pub async fn audit(State(debugger): State<Debugger>, Query(query): Query<AuditQu
             format!("limit must be from 1 to 10000, not {limit}"),
         ));
     }
+    if let Some(since) = query.since.filter(|s| !s.is_finite()) {
+        return Err(crate::error::ApiError::bad_request(
+            "invalid_since",
+            format!("since must be a Unix time in seconds, not {since}"),
+        ));
+    }
     let records = tokio::task::spawn_blocking(move || debugger.audit().read(&query))
         .await
         .map_err(|e| Error::storage(format!("the audit read failed: {e}")))??;

@@ -150,6 +150,14 @@ async fn numbers_past_their_range_or_blank_are_refused_with_their_code() {
     }
     let (status, body) = server.get("/api/processes/x1/output?limit=10000").await;
     assert_eq!((status, body["error"].as_str()), (404, Some("process_not_found")), "{body}");
+    // Past what the stores hold (a signed 64-bit line number): refused, not wrapped around.
+    for from in ["9223372036854775808", "18446744073709551615", "-1"] {
+        let path = format!("/api/processes/x1/output?from={from}");
+        let (status, body) = server.get(&path).await;
+        assert_eq!((status, body["error"].as_str()), (400, Some("invalid_from")), "{path}: {body}");
+    }
+    let (status, body) = server.get("/api/processes/x1/output?from=9223372036854775807").await;
+    assert_eq!((status, body["error"].as_str()), (404, Some("process_not_found")), "{body}");
 }
 
 /// A hit report's pid was cut to a whole number (1.5, 1e30, -5 kept), and a count report's bad
@@ -226,6 +234,13 @@ async fn typed_request_bodies_name_the_bad_field_with_its_code() {
             json!({"event": "log", "breakpoint_id": "bp-1", "process_pid": 1, "process_start_time": 1, "hit_count": -1}),
             "invalid_hit",
         ),
+        (
+            "/api/breakpoint-hits",
+            json!({"event": "log", "breakpoint_id": "bp-1", "process_pid": 1, "process_start_time": 1,
+                   "hit_count": 9_223_372_036_854_775_808_u64}),
+            "invalid_hit",
+        ),
+        ("/api/breakpoint-hits", json!({"event": "hit_count", "counts": {"bp-1": u64::MAX}}), "invalid_counts"),
         ("/api/snapshots", json!({}), "invalid_snapshot"),
         (
             "/api/snapshots",

@@ -231,6 +231,10 @@ async fn without_users_the_owner_needs_nothing_on_loopback_and_only_the_token_wi
         assert_eq!(status, 400, "limit={bad}: {body}");
     }
     assert_eq!(open.get("/api/audit?limit=10000").await.0, 200);
+    for bad in ["nan", "inf", "-inf"] {
+        let (status, body) = open.get(&format!("/api/audit?since={bad}")).await;
+        assert_eq!((status, body["error"].as_str()), (400, Some("invalid_since")), "since={bad}: {body}");
+    }
     let guarded = common::start_full(breakroom_debugger::Config::default(), Some("s3cret")).await;
     assert_eq!(guarded.get("/api/paused").await.0, 401);
     let response = guarded.http.get(format!("{}/api/users", guarded.base)).bearer_auth("s3cret").send().await.unwrap();
