@@ -75,3 +75,8 @@ if ! python3 -c 'import pytest, requests, mcp' 2>/dev/null; then
   say "pip install pytest requests mcp"
   python3 -m pip install -q pytest requests mcp
 fi
+# The data libraries whose values the REPL shows as tables and images (client/tests/test_rich_outputs.py).
+if ! python3 -c 'import pandas, numpy, matplotlib, PIL' 2>/dev/null; then
+  say "pip install pandas numpy matplotlib pillow"
+  python3 -m pip install -q pandas numpy matplotlib pillow
+fi

@@ -71,6 +71,7 @@ fn session(i: usize, entries: usize, start: f64) -> ReplSession {
                 is_error: false,
                 result_cid: None,
                 timestamp: started_at + j as f64 * 0.2,
+                outputs: vec![],
             })
             .collect(),
     }

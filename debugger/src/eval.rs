@@ -90,6 +90,9 @@ pub struct EvalResult {
     #[cfg_attr(feature = "openapi", schema(format = Byte))]
     #[serde(default)]
     pub result_data: Option<String>,
+    /// The value's rich forms and what `display()` showed, in nbformat's shape (issue 52).
+    #[serde(default)]
+    pub outputs: Option<Vec<crate::outputs::RichOutput>>,
     /// `dill` (default: base64 pickle) or `json` (the value as JSON text, JS clients).
     #[cfg_attr(feature = "openapi", schema(pattern = "^(dill|json)$"))]
     #[serde(default)]

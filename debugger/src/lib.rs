@@ -16,7 +16,7 @@
 //!
 //! 1. `ids`, `error`, `kinds`, `wire`, `pickle`, `snippet`, `client_shapes`: foundations
 //! 2. `cid_store`, `display`: stored values and how they are shown
-//! 3. `model`, `live_events`, `search`, `eval`: the types the pages and the clients see
+//! 3. `model`, `outputs`, `live_events`, `search`, `eval`: the types the pages and the clients see
 //! 4. `store`: the one door to SQLite or PostgreSQL
 //! 5. `users`, `audit`: who may do what, and the record of what they did
 //! 6. `breakpoints`: breakpoints of every kind, their gates and hit counts
@@ -38,6 +38,7 @@ pub mod checkpoints;
 pub mod kinds;
 mod live_events;
 pub mod model;
+pub mod outputs;
 pub mod processes;
 pub mod runtimes;
 pub mod snapshots;

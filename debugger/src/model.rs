@@ -20,6 +20,9 @@ pub struct TranscriptEntry {
     pub is_error: bool,
     pub result_cid: Option<String>,
     pub timestamp: f64,
+    /// Rich forms of the value and what `display()` showed (tables, images, HTML), when any.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub outputs: Vec<crate::outputs::RichOutput>,
 }
 
 /// A REPL session on one pause. Its id is `{pid}-{started_at:.6}`.
@@ -183,6 +186,9 @@ pub struct EvalOutcome {
     pub stdout: String,
     pub is_error: bool,
     pub result_cid: Option<String>,
+    /// Jupyter-shaped outputs (nbformat): the value's rich forms and `display()`'s.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub outputs: Vec<crate::outputs::RichOutput>,
 }
 
 impl From<&TranscriptEntry> for EvalOutcome {
@@ -192,6 +198,7 @@ impl From<&TranscriptEntry> for EvalOutcome {
             stdout: entry.stdout.clone(),
             is_error: entry.is_error,
             result_cid: entry.result_cid.clone(),
+            outputs: entry.outputs.clone(),
         }
     }
 }

@@ -142,6 +142,7 @@ mod tests {
             is_error: false,
             result_cid: None,
             timestamp: 0.0,
+            outputs: vec![],
         }
     }
 

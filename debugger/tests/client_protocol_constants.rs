@@ -13,6 +13,7 @@ use breakroom_debugger::cid_store::SerializationFormat;
 use breakroom_debugger::eval::RequestKind;
 use breakroom_debugger::kinds::CallStatus;
 use breakroom_debugger::model::{EventKind, PauseReason};
+use breakroom_debugger::outputs::{self, OutputType};
 use breakroom_debugger::steps::{StepKind, StopKind};
 use breakroom_debugger::{Error, PollReply};
 use serde::Serialize;
@@ -104,10 +105,25 @@ fn server_values() -> BTreeMap<&'static str, String> {
         ("FORMAT_JSON", name_of(SerializationFormat::Json)),
         ("ERROR_CID_NOT_FOUND", Error::CidNotFound { missing: vec![] }.code().to_string()),
         ("ERROR_EVAL_NOT_FOUND", Error::EvalNotFound(String::new()).code().to_string()),
+        ("OUTPUT_EXECUTE_RESULT", name_of(OutputType::ExecuteResult)),
+        ("OUTPUT_DISPLAY_DATA", name_of(OutputType::DisplayData)),
+        ("MIME_PLAIN", outputs::MIME_PLAIN.into()),
+        ("MIME_HTML", outputs::MIME_HTML.into()),
+        ("MIME_MARKDOWN", outputs::MIME_MARKDOWN.into()),
+        ("MIME_LATEX", outputs::MIME_LATEX.into()),
+        ("MIME_PNG", outputs::MIME_PNG.into()),
+        ("MIME_JPEG", outputs::MIME_JPEG.into()),
+        ("MIME_SVG", outputs::MIME_SVG.into()),
+        ("MIME_JSON", outputs::MIME_JSON.into()),
+        ("MIME_TABLE", outputs::MIME_TABLE.into()),
+        ("MAX_IMAGE_BYTES", outputs::MAX_IMAGE_BYTES.to_string()),
+        ("MAX_HTML_BYTES", outputs::MAX_HTML_BYTES.to_string()),
+        ("MAX_ANSWER_BYTES", outputs::MAX_ANSWER_BYTES.to_string()),
     ])
 }
 
-/// `NAME = "value"` (Python) or `export const NAME = 'value';` (JavaScript) lines: name -> value.
+/// `NAME = "value"` or `NAME = 123` (Python) or `export const NAME = 'value';` (JavaScript)
+/// lines: name -> value.
 /// Any other line that assigns an upper-case name is refused, so a constant cannot hide from
 /// this test by being written another way.
 fn constants(source: &str, file: &str) -> BTreeMap<String, String> {
@@ -123,11 +139,10 @@ fn constants(source: &str, file: &str) -> BTreeMap<String, String> {
         let value = value.trim_end_matches(';');
         let quoted = value.len() >= 2
             && (value.starts_with('"') && value.ends_with('"') || value.starts_with('\'') && value.ends_with('\''));
-        assert!(quoted, "{file}: {name} is not one plain string: {line}");
-        assert!(
-            found.insert(name.to_string(), value[1..value.len() - 1].to_string()).is_none(),
-            "{file}: {name} twice"
-        );
+        let number = !value.is_empty() && value.chars().all(|c| c.is_ascii_digit());
+        assert!(quoted || number, "{file}: {name} is not one plain string or whole number: {line}");
+        let value = if quoted { &value[1..value.len() - 1] } else { value };
+        assert!(found.insert(name.to_string(), value.to_string()).is_none(), "{file}: {name} twice");
     }
     assert!(!found.is_empty(), "{file}: no constants read");
     found

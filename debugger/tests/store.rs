@@ -289,6 +289,7 @@ fn closed_session(store: &Store, i: usize, input: &str) {
             is_error: false,
             result_cid: None,
             timestamp: started_at,
+            outputs: vec![],
         }],
     };
     store.append_entry(&session.session_id, &session.transcript[0]).unwrap();

@@ -29,6 +29,7 @@ pub mod call_tree;
 pub mod callstack;
 pub mod debug;
 pub mod object;
+pub mod outputs;
 pub mod paused;
 pub mod process_family;
 pub mod processes;

@@ -102,6 +102,9 @@ fn transcript_entry(entry: &TranscriptEntry, language: Language) -> Markup {
             @if !entry.output.is_empty() {
                 pre.output.error[entry.is_error] { (entry.output) }
             }
+            @if !entry.outputs.is_empty() {
+                (super::outputs::rich_outputs(&entry.outputs))
+            }
             @if let Some(cid) = &entry.result_cid {
                 a.object-link.hint href={ "/object/" (cid) } title="the stored value" { "stored value" }
             }

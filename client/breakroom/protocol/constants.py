@@ -84,3 +84,21 @@ ERROR_METHOD_NOT_ALLOWED = "method_not_allowed"
 COUNT_SKIPPED_QUOTA = "skipped_quota"
 COUNT_SKIPPED_RATE = "skipped_rate"
 COUNT_DROPPED = "dropped"
+
+# An eval's rich outputs, in nbformat's shape: their `output_type` (outputs::OutputType).
+OUTPUT_EXECUTE_RESULT = "execute_result"
+OUTPUT_DISPLAY_DATA = "display_data"
+# The MIME types the client produces and the page knows (outputs::MIME_*).
+MIME_PLAIN = "text/plain"
+MIME_HTML = "text/html"
+MIME_MARKDOWN = "text/markdown"
+MIME_LATEX = "text/latex"
+MIME_PNG = "image/png"
+MIME_JPEG = "image/jpeg"
+MIME_SVG = "image/svg+xml"
+MIME_JSON = "application/json"
+MIME_TABLE = "application/vnd.breakroom.table+json"
+# Their bounds in bytes (outputs::MAX_*): one image, any other form, one answer's outputs.
+MAX_IMAGE_BYTES = 524288
+MAX_HTML_BYTES = 262144
+MAX_ANSWER_BYTES = 1048576

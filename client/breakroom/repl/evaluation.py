@@ -16,7 +16,9 @@ import threading
 import time
 import traceback
 
-from ..protocol.serialize import safe_repr, try_serialize
+from ..protocol.serialize import try_serialize
+from . import rich
+from .bounded import bounded_repr, is_huge
 
 REPL_FILENAME = "<repl>"
 TIMEOUT_ERROR = "TimeoutError: evaluation timed out"
@@ -61,25 +63,30 @@ class EvalTarget:
 
 
 class Outcome:
-    def __init__(self, result="", stdout="", error=None, value=None, has_value=False):
+    def __init__(self, result="", stdout="", error=None, value=None, has_value=False, outputs=None):
         self.result = result
         self.stdout = stdout
         self.error = error
         self.value = value
         self.has_value = has_value
+        self.outputs = outputs or []
 
     def wire(self):
         """The fields of a repl-result post."""
         cid = data = None
-        if self.error is None and self.has_value and self.value is not None:
+        # A huge value is not pickled: its answer stays quick; the REPL still holds it live.
+        if self.error is None and self.has_value and self.value is not None and not is_huge(self.value):
             cid, data = try_serialize(self.value)
-        return {
+        fields = {
             "result": self.result,
             "stdout": self.stdout,
             "error": self.error,
             "result_cid": cid,
             "result_data": data,
         }
+        if self.outputs:
+            fields["outputs"] = self.outputs
+        return fields
 
 
 class _OutputRouter:
@@ -178,8 +185,11 @@ def evaluate(source, target, namespace):
     env = dict(target.globals)
     env.update(frame_locals)
     env.update(namespace)
+    # `display` lives in the session's own names (never the program's), as IPython's does.
+    env.setdefault("display", rich.display)
     before = dict(env)
     buf = _Capture.start()
+    rich.start_collecting()
     try:
         try:
             if statements is not None:
@@ -187,11 +197,12 @@ def evaluate(source, target, namespace):
             value = eval(expression, env) if is_expression else None
         finally:
             _Capture.stop()
+            displayed = rich.stop_collecting()
     except BaseException as exc:  # SystemExit and KeyboardInterrupt from user code too
-        return Outcome(stdout=buf.getvalue(), error=_error_text(exc))
+        return Outcome(stdout=buf.getvalue(), error=_error_text(exc), outputs=rich.bound_answer(displayed))
 
     for name, new in env.items():
-        if name == "__builtins__" or (name in before and before[name] is new):
+        if name == "__builtins__" or new is rich.display or (name in before and before[name] is new):
             continue
         if name in frame_locals and name not in namespace:
             target.set_local(name, new)
@@ -205,8 +216,10 @@ def evaluate(source, target, namespace):
     if not is_expression or (value is None and stdout):
         # Like the interactive prompt, `print(...)` shows its output and not its None; a
         # silent None (`d.get(k)`) still shows "None" so the user sees an answer.
-        return Outcome(stdout=stdout)
-    return Outcome(result=safe_repr(value), stdout=stdout, value=value, has_value=True)
+        return Outcome(stdout=stdout, outputs=rich.bound_answer(displayed))
+    text = bounded_repr(value)
+    outputs = displayed + rich.outputs_for(value, plain=text)
+    return Outcome(result=text, stdout=stdout, value=value, has_value=True, outputs=rich.bound_answer(outputs))
 
 
 class _EvalThreads:

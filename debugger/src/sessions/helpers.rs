@@ -116,7 +116,13 @@ impl super::methods::SessionService<'_> {
         let result = self.ask_unrecorded_in(pause_id, expr.to_string(), frame).await?;
         let is_error = result.error.is_some();
         let output = result.error.or(result.result).unwrap_or_default();
-        Ok(EvalOutcome { output, stdout: result.stdout.unwrap_or_default(), is_error, result_cid: result.result_cid })
+        Ok(EvalOutcome {
+            output,
+            stdout: result.stdout.unwrap_or_default(),
+            is_error,
+            result_cid: result.result_cid,
+            outputs: crate::outputs::checked(result.outputs.unwrap_or_default()),
+        })
     }
 
     async fn ask_unrecorded_in(self, pause_id: &str, expr: String, frame: Option<FrameIndex>) -> Result<EvalResult> {

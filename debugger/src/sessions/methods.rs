@@ -279,7 +279,7 @@ impl SessionService<'_> {
                 _ => String::new(),
             },
         };
-        let entry = st.sessions.next_entry(
+        let mut entry = st.sessions.next_entry(
             session_id,
             request.expr.clone(),
             output,
@@ -288,6 +288,7 @@ impl SessionService<'_> {
             if is_error { None } else { result.result_cid },
             now,
         )?;
+        entry.outputs = crate::outputs::checked(result.outputs.unwrap_or_default());
         // Durable before the browser hears of it, in one commit. Until it is, the eval stays
         // where it was: a failed store is an error the client retries (it is handed the eval
         // again and answers from its record), never a waiter dropped as "session closed".

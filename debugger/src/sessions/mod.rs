@@ -92,6 +92,7 @@ impl Sessions {
             is_error,
             result_cid,
             timestamp: now,
+            outputs: vec![],
         })
     }
 

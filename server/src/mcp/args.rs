@@ -46,6 +46,8 @@ pub type ToolResult = Result<Done, ToolError>;
 pub struct Done {
     pub value: Value,
     pub text: String,
+    /// Images to show the agent besides the text: (MIME type, bare base64), e.g. an eval's plot.
+    pub images: Vec<(String, String)>,
 }
 
 impl Done {
@@ -54,7 +56,12 @@ impl Done {
             .map_err(|e| ToolError::new("internal_error", format!("answer not serializable: {e}")))?;
         // structuredContent must be an object: lists and scalars are wrapped.
         let value = if value.is_object() { value } else { json!({ "result": value }) };
-        Ok(Done { value, text: text.into() })
+        Ok(Done { value, text: text.into(), images: vec![] })
+    }
+
+    /// The same answer with images as content blocks of their own.
+    pub fn with_images(result: ToolResult, images: Vec<(String, String)>) -> ToolResult {
+        result.map(|done| Done { images, ..done })
     }
 }
 

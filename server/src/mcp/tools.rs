@@ -112,6 +112,7 @@ pub async fn call(
         Ok(done) => {
             let mut result = CallToolResult::structured(done.value);
             result.content = vec![ContentBlock::text(done.text)];
+            result.content.extend(done.images.into_iter().map(|(mime, data)| ContentBlock::image(data, mime)));
             result
         }
         Err(err) => {

@@ -4,6 +4,7 @@
 use std::time::Duration;
 
 use breakroom_debugger::model::{SessionQuery, SessionStatus};
+use breakroom_debugger::outputs;
 use breakroom_debugger::users::Need;
 use breakroom_debugger::Debugger;
 use serde_json::json;
@@ -46,10 +47,17 @@ pub fn tools() -> Vec<ToolSpec> {
                         (false, true) => outcome.stdout.clone(),
                         (false, false) => format!("{}{}", outcome.stdout, outcome.output),
                     };
+                    // A plot or an image the value showed: the agent sees it, not only its repr.
+                    let images = outcome
+                        .outputs
+                        .iter()
+                        .flat_map(|o| [outputs::MIME_PNG, outputs::MIME_JPEG].map(|mime| (mime, o.text(mime))))
+                        .filter_map(|(mime, data)| data.map(|d| (mime.to_string(), d.trim().to_string())))
+                        .collect();
                     let mut value = serde_json::to_value(&outcome).unwrap_or_default();
                     value["session_id"] = json!(session_id);
                     value["pause_id"] = json!(pause_id);
-                    Done::new(value, text)
+                    Done::with_images(Done::new(value, text), images)
                 })
             },
         ),

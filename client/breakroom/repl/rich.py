@@ -1,0 +1,278 @@
+"""An eval's value as outputs in Jupyter's shape: MIME bundles (issue 52).
+
+Each output is `{"output_type", "data": {mime: value}, "metadata"}`, as nbformat has it. What
+goes in `data`, in order:
+- known types first, in bounded forms, found by their type's module and name so nothing is
+  imported that the program has not imported: a pandas DataFrame or Series and a list of dicts
+  are a table (Breakroom's own JSON, shown as an escaped table); a numpy array is a summary and a
+  small PNG (`png.py`); a matplotlib figure and a PIL image are a PNG;
+- then the display protocol every data library implements: `_repr_mimebundle_`, then the
+  `_repr_*_` methods.
+`text/plain` is always there (the bounded repr). Each output, and the whole answer, has a size
+bound; past one, the form falls back to `text/plain` and the metadata says why.
+
+`display(x)` in the REPL adds a `display_data` output to the eval that calls it.
+"""
+
+import base64
+import io
+import sys
+import threading
+
+from ..protocol.constants import (
+    MAX_ANSWER_BYTES,
+    MAX_HTML_BYTES,
+    MAX_IMAGE_BYTES,
+    MIME_HTML,
+    MIME_JPEG,
+    MIME_JSON,
+    MIME_LATEX,
+    MIME_MARKDOWN,
+    MIME_PLAIN,
+    MIME_PNG,
+    MIME_SVG,
+    MIME_TABLE,
+    OUTPUT_DISPLAY_DATA,
+    OUTPUT_EXECUTE_RESULT,
+)
+from . import png
+from .bounded import bounded_repr
+
+TABLE_ROWS = 100  # rows a table shows at first
+TABLE_COLUMNS = 50
+CELL_CHARS = 200
+
+_IMAGES = (MIME_PNG, MIME_JPEG)
+_TEXT_FORMS = {MIME_HTML: "_repr_html_", MIME_SVG: "_repr_svg_", MIME_MARKDOWN: "_repr_markdown_",
+               MIME_LATEX: "_repr_latex_"}
+
+
+def outputs_for(value, output_type=OUTPUT_EXECUTE_RESULT, plain=None):
+    """The value's outputs: [] when it has no form but its repr (the answer's `output` is that)."""
+    data, notes = {}, []
+    try:
+        _known_forms(value, data)
+        if not data:
+            _display_protocol(value, data)
+    except Exception as exc:  # a broken _repr_*_ costs the rich form, never the answer
+        notes.append(f"its rich form failed: {exc.__class__.__name__}: {exc}")
+    if not data and not notes:
+        return []
+    data[MIME_PLAIN] = plain if plain is not None else bounded_repr(value)
+    _bound(data, notes)
+    metadata = {"breakroom": {"notes": notes}} if notes else {}
+    return [{"output_type": output_type, "data": data, "metadata": metadata}]
+
+
+def bound_answer(outputs):
+    """Drops the rich forms of the last outputs while the whole passes MAX_ANSWER_BYTES."""
+    total = sum(_size(o["data"]) for o in outputs)
+    for output in reversed(outputs):
+        if total <= MAX_ANSWER_BYTES:
+            break
+        before = _size(output["data"])
+        plain = output["data"].get(MIME_PLAIN, "")
+        output["data"] = {MIME_PLAIN: plain}
+        output.setdefault("metadata", {}).setdefault("breakroom", {}).setdefault("notes", []).append(
+            f"shown as text: the answer's outputs pass {MAX_ANSWER_BYTES // 1024} KB"
+        )
+        total -= before - _size(output["data"])
+    return outputs
+
+
+def _size(data):
+    return sum(len(v) if isinstance(v, str) else len(repr(v)) for v in data.values())
+
+
+def _bound(data, notes):
+    for mime in list(data):
+        value = data[mime]
+        limit = MAX_IMAGE_BYTES if mime in _IMAGES else MAX_HTML_BYTES if mime != MIME_PLAIN else None
+        size = len(value) if isinstance(value, str) else len(repr(value))
+        if limit is not None and size > limit:
+            del data[mime]
+            notes.append(f"{mime} left out: {size // 1024} KB, past its {limit // 1024} KB bound")
+
+
+def _kind(value):
+    kind = type(value)
+    return getattr(kind, "__module__", "") or "", kind.__name__
+
+
+def _of(module, package):
+    return module == package or module.startswith(package + ".")
+
+
+def _known_forms(value, data):
+    module, name = _kind(value)
+    if _of(module, "pandas") and name in ("DataFrame", "Series"):
+        data[MIME_TABLE] = _pandas_table(value if name == "DataFrame" else value.to_frame())
+    elif module == "numpy" and name == "ndarray":
+        _numpy_forms(value, data)
+    elif _of(module, "matplotlib") and hasattr(value, "savefig"):
+        data[MIME_PNG] = _savefig(value)
+    elif module.startswith("matplotlib.axes") and hasattr(getattr(value, "figure", None), "savefig"):
+        data[MIME_PNG] = _savefig(value.figure)
+    elif _of(module, "PIL") and hasattr(value, "save") and hasattr(value, "size"):
+        data[MIME_PNG] = _pil_png(value)
+    elif type(value) is list and value and all(type(row) is dict for row in value[:TABLE_ROWS]):
+        data[MIME_TABLE] = _dicts_table(value)
+
+
+def _display_protocol(value, data):
+    method = getattr(type(value), "_repr_mimebundle_", None)
+    if method is not None:
+        bundle = method(value, include=None, exclude=None)
+        if isinstance(bundle, tuple):
+            bundle = bundle[0]
+        if isinstance(bundle, dict):
+            for mime, form in bundle.items():
+                if isinstance(mime, str) and mime != MIME_PLAIN:
+                    _put(data, mime, form)
+        if data:
+            return
+    for mime, name in _TEXT_FORMS.items():
+        _put(data, mime, _call(value, name))
+    _put(data, MIME_PNG, _call(value, "_repr_png_"))
+    _put(data, MIME_JPEG, _call(value, "_repr_jpeg_"))
+    _put(data, MIME_JSON, _call(value, "_repr_json_"))
+
+
+def _call(value, name):
+    method = getattr(type(value), name, None)
+    if method is None:
+        return None
+    form = method(value)
+    return form[0] if isinstance(form, tuple) else form
+
+
+def _put(data, mime, form):
+    """One MIME form as nbformat keeps it: text as str, images as bare base64, JSON as is."""
+    if form is None:
+        return
+    if mime in _IMAGES:
+        data[mime] = base64.b64encode(form).decode("ascii") if isinstance(form, bytes) else str(form)
+    elif mime == MIME_JSON or mime.endswith("+json"):
+        data[mime] = form
+    elif isinstance(form, bytes):
+        data[mime] = form.decode("utf-8", "replace")
+    else:
+        data[mime] = str(form)
+
+
+# ---- known types ------------------------------------------------------------------------
+
+
+def _cell(value):
+    text = value if isinstance(value, str) else bounded_repr(value, CELL_CHARS)
+    return text if len(text) <= CELL_CHARS else text[:CELL_CHARS] + "…"
+
+
+def _pandas_table(frame):
+    head = frame.iloc[:TABLE_ROWS, :TABLE_COLUMNS]
+    return {
+        "columns": [_cell(c) if not isinstance(c, str) else c for c in head.columns],
+        "index": [_cell(i) if not isinstance(i, str) else i for i in head.index],
+        "rows": [[_cell(v) for v in row] for row in head.itertuples(index=False, name=None)],
+        "row_count": int(frame.shape[0]),
+        "column_count": int(frame.shape[1]),
+        "dtypes": {str(c): str(t) for c, t in list(frame.dtypes.items())[:TABLE_COLUMNS]},
+    }
+
+
+def _dicts_table(rows):
+    columns = []
+    for row in rows[:TABLE_ROWS]:
+        for key in row:
+            if key not in columns and len(columns) < TABLE_COLUMNS:
+                columns.append(key)
+    return {
+        "columns": [k if isinstance(k, str) else _cell(k) for k in columns],
+        "index": [str(i) for i in range(min(len(rows), TABLE_ROWS))],
+        "rows": [[_cell(row[k]) if k in row else "" for k in columns] for row in rows[:TABLE_ROWS]],
+        "row_count": len(rows),
+        "column_count": len(columns),
+    }
+
+
+def _numpy_forms(array, data):
+    np = sys.modules.get("numpy")
+    summary = f"array of shape {array.shape}, dtype {array.dtype}"
+    numeric = array.dtype.kind in "biuf" and array.size > 0
+    if numeric and np is not None:
+        with np.errstate(all="ignore"):
+            low, high, mean = np.nanmin(array), np.nanmax(array), np.nanmean(array)
+        summary += f"\nmin {low:.6g}, max {high:.6g}, mean {mean:.6g}"
+    data[MIME_MARKDOWN] = summary
+    if not numeric or np is None:
+        return
+    if array.ndim == 1:
+        step = max(1, -(-array.size // png.MAX_POINTS))
+        data[MIME_PNG] = _b64(png.line_plot([float(v) for v in array[::step]]))
+    elif array.ndim == 2:
+        rs = max(1, -(-array.shape[0] // png.MAX_CELLS))
+        cs = max(1, -(-array.shape[1] // png.MAX_CELLS))
+        sample = array[::rs, ::cs].astype(float)
+        data[MIME_PNG] = _b64(png.heatmap(sample.tolist()))
+        head = array[:TABLE_ROWS, :TABLE_COLUMNS]
+        data[MIME_TABLE] = {
+            "columns": [str(c) for c in range(head.shape[1])],
+            "index": [str(r) for r in range(head.shape[0])],
+            "rows": [[_cell(v) for v in row] for row in head.tolist()],
+            "row_count": int(array.shape[0]),
+            "column_count": int(array.shape[1]),
+        }
+
+
+def _savefig(figure):
+    buf = io.BytesIO()
+    figure.savefig(buf, format="png", dpi=80)
+    return _b64(buf.getvalue())
+
+
+def _pil_png(image):
+    picture = image
+    if max(image.size) > 1024:
+        picture = image.copy()
+        picture.thumbnail((1024, 1024))
+    buf = io.BytesIO()
+    try:
+        picture.save(buf, format="PNG")
+    except (OSError, ValueError):  # a mode PNG cannot hold (CMYK, float)
+        buf = io.BytesIO()
+        picture.convert("RGB").save(buf, format="PNG")
+    return _b64(buf.getvalue())
+
+
+def _b64(raw):
+    return base64.b64encode(raw).decode("ascii")
+
+
+# ---- display() ----------------------------------------------------------------------------
+
+_collecting = {}  # eval thread id -> the outputs its eval has displayed so far
+_lock = threading.Lock()
+
+
+def start_collecting():
+    with _lock:
+        _collecting[threading.get_ident()] = []
+
+
+def stop_collecting():
+    with _lock:
+        return _collecting.pop(threading.get_ident(), [])
+
+
+def display(*values):
+    """Shows each value as an output of the eval that calls it (IPython's `display`)."""
+    with _lock:
+        outputs = _collecting.get(threading.get_ident())
+    for value in values:
+        shown = outputs_for(value, OUTPUT_DISPLAY_DATA) or [
+            {"output_type": OUTPUT_DISPLAY_DATA, "data": {MIME_PLAIN: bounded_repr(value)}, "metadata": {}}
+        ]
+        if outputs is None:  # called outside an eval (a thread of the program): printed instead
+            print(shown[0]["data"][MIME_PLAIN])
+        else:
+            outputs.extend(shown)
