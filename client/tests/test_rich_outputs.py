@@ -6,6 +6,8 @@ hands images to agents; huge values answer at once."""
 import asyncio
 import base64
 import struct
+import urllib.error
+import urllib.request
 
 import pytest
 
@@ -143,3 +145,50 @@ def test_an_agent_gets_a_plot_as_image_content(data, server):
     images = [c for c in result.content if c.type == "image"]
     assert len(images) == 1 and images[0].mime_type == "image/png"
     assert png_size(images[0].data) == (512, 384)
+
+
+def test_a_tables_pages_are_read_from_the_live_object_sorted_there_when_asked(data, server):
+    session = data.new_session()
+    [output] = data.eval("df", session)["outputs"]
+    table = output["metadata"]["breakroom"]["table"]
+    assert table["rows"] == 5000 and table["url"].startswith(f"/api/repl/{session}/table/")
+    status, page = server.get(f"{table['url']}?offset=4300&limit=100")  # page 44
+    assert status == 200, page
+    assert (page["offset"], page["limit"], page["row_count"], len(page["rows"])) == (4300, 100, 5000, 100)
+    assert page["index"][0] == "4300" and page["rows"][-1] == ["4399", str(4399 * 4399), "row4399"]
+    status, page = server.get(f"{table['url']}?limit=2&sort=square&descending=true")
+    assert status == 200 and page["rows"] == [["4999", str(4999 * 4999), "row4999"], ["4998", str(4998 * 4998), "row4998"]]
+    # The program's object, not a copy: a change made in the REPL shows on the next page.
+    data.eval("df.loc[0, 'name'] = 'renamed'", session)
+    assert server.get(f"{table['url']}?limit=1")[1]["rows"] == [["0", "0", "renamed"]]
+
+
+def test_table_pages_refuse_bad_paging_and_name_what_is_gone(data, server):
+    session = data.new_session()
+    url = data.eval("rows", session)["outputs"][0]["metadata"]["breakroom"]["table"]["url"]
+    for query, code in [("limit=0", "invalid_pagination"), ("limit=1001", "invalid_pagination"),
+                        ("offset=-1", "invalid_pagination"), ("descending=maybe", "invalid_sort"),
+                        ("sort=nope", "invalid_sort")]:
+        status, body = server.get(f"{url}?{query}")
+        assert (status, body["error"]) == (400, code), (query, body)
+    status, body = server.get(f"/api/repl/{session}/table/t999")
+    assert (status, body["error"]) == (404, "table_gone"), body
+    assert "gone" in body["message"]
+
+
+def test_a_tables_own_page_lists_every_row_a_page_at_a_time_and_sorts(data, server):
+    session = data.new_session()
+    [output] = data.eval("df", session)["outputs"]
+    handle = output["metadata"]["breakroom"]["table"]["handle"]
+    page_url = f"/repl/{session}/table/{handle}"
+    req = urllib.request.Request(server.url + page_url + "?offset=100&sort=square&descending=true")
+    with urllib.request.urlopen(req) as resp:
+        page = resp.read().decode()
+    assert "rows 101–200 of 5000 · sorted by square, largest first" in page
+    assert "<td>row4899</td>" in page and "<td>row4999</td>" not in page
+    assert f'href="{page_url}?offset=0&amp;limit=100&amp;sort=square&amp;descending=true"' in page  # previous
+    try:
+        urllib.request.urlopen(server.url + f"/repl/{session}/table/t999")
+        raise AssertionError("a gone table's page answered 200")
+    except urllib.error.HTTPError as gone:
+        assert gone.code == 404 and "This table is gone" in gone.read().decode()

@@ -48,6 +48,8 @@ pub enum RequestKind {
     Complete,
     Variables,
     Expand,
+    /// A page of a table an eval showed (issue 52), read from the live object.
+    Table,
 }
 
 impl RequestKind {

@@ -72,7 +72,44 @@ pub struct Table {
     pub dtypes: BTreeMap<String, String>,
 }
 
+/// What `GET /api/repl/{session}/table/{handle}` asks for: rows `offset..offset + limit`
+/// (limit 1 to [`MAX_TABLE_PAGE`]), sorted by the column named `sort` first when given.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct TablePage {
+    pub offset: u64,
+    pub limit: u64,
+    pub sort: Option<String>,
+    pub descending: bool,
+}
+
+/// The most rows one page of a table holds.
+pub const MAX_TABLE_PAGE: u64 = 1_000;
+
+/// The route a table's pages come from, as its output's metadata gives it (root-relative).
+pub fn table_url(session_id: &str, handle: &str) -> String {
+    format!("/api/repl/{session_id}/table/{handle}")
+}
+
 impl RichOutput {
+    /// The client's handle of the live object behind this output's table, when it kept one.
+    pub fn table_handle(&self) -> Option<&str> {
+        self.metadata.get("breakroom")?.get("table")?.get("handle")?.as_str()
+    }
+
+    /// Names the route of the table's pages in the metadata (`breakroom.table.url`), for the
+    /// session the output belongs to.
+    pub fn link_table(&mut self, session_id: &str) {
+        let Some(handle) = self.table_handle().map(str::to_string) else { return };
+        let handle_ok = !handle.is_empty() && handle.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_');
+        if let Some(table) = self.metadata.get_mut("breakroom").and_then(|b| b.get_mut("table")) {
+            if handle_ok {
+                table["url"] = Value::String(table_url(session_id, &handle));
+            } else if let Some(t) = table.as_object_mut() {
+                t.remove("handle");
+            }
+        }
+    }
+
     /// A form as text, when it is one.
     pub fn text(&self, mime: &str) -> Option<&str> {
         self.data.get(mime).and_then(Value::as_str)

@@ -186,6 +186,12 @@ fn is_open_file(path: &str) -> bool {
     path == "/pkg/breakroom.css" || path == "/favicon.svg"
 }
 
+/// `/repl/{session}/table/{handle}`.
+fn is_table_page(path: &str) -> bool {
+    let parts: Vec<&str> = path.trim_start_matches('/').split('/').collect();
+    matches!(parts.as_slice(), ["repl", _, "table", _])
+}
+
 /// What `method path` needs, and its REST operation if it is one.
 fn need_of(method: &Method, path: &str) -> (Need, Option<&'static Operation>) {
     if let Some(op) = operations().iter().find(|op| op.matches(method, path)) {
@@ -196,6 +202,8 @@ fn need_of(method: &Method, path: &str) -> (Need, Option<&'static Operation>) {
         // A page of an `--allow-origin` origin loads the client as a program would.
         "/api/debug-client.js" => (Need::ProgramOrViewer, None),
         _ if is_open_file(path) => (Need::Open, None),
+        // A table's page sorts and reads the live object in the paused program.
+        _ if is_table_page(path) => (Need::Debugger, None),
         // Server functions and MCP tools check their own need; here they need a person.
         _ => (Need::Viewer, None),
     }
@@ -455,5 +463,12 @@ mod tests {
         assert_eq!(need_of(&Method::GET, "/snapshots.js").0, Need::Viewer);
         assert_eq!(need_of(&Method::GET, "/api/openapi.json").0, Need::Viewer);
         assert_eq!(need_of(&Method::GET, "/api/debug-client.js").0, Need::ProgramOrViewer);
+    }
+
+    #[test]
+    fn a_tables_page_and_route_need_a_debugger_they_run_code_in_the_program() {
+        assert_eq!(need_of(&Method::GET, "/repl/1-2.5/table/t1").0, Need::Debugger);
+        assert_eq!(need_of(&Method::GET, "/api/repl/1-2.5/table/t1").0, Need::Debugger);
+        assert_eq!(need_of(&Method::GET, "/repl/1-2.5/table").0, Need::Viewer);
     }
 }

@@ -23,6 +23,7 @@ pub mod site;
 pub mod snapshot_cli;
 pub mod snapshot_pages;
 pub mod step_cli;
+pub mod table_page;
 pub mod timeline_page;
 pub mod tls;
 pub mod user_cli;
@@ -81,6 +82,7 @@ pub fn router(debugger: Debugger, options: ServerOptions) -> Router {
         .route("/process/{id}/timeline", axum::routing::get(timeline_page::page))
         .route("/snapshots", axum::routing::get(snapshot_pages::list))
         .route("/snapshots/{id}", axum::routing::get(snapshot_pages::detail))
+        .route("/repl/{session_id}/table/{handle}", axum::routing::get(table_page::page))
         .route("/login", axum::routing::get(sign_in::page).post(sign_in::submit))
         .route("/logout", axum::routing::get(sign_in::sign_out).post(sign_in::sign_out))
         .route("/audit", axum::routing::get(sign_in::audit))

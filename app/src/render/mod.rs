@@ -40,6 +40,7 @@ pub mod shell;
 pub mod sign_in;
 pub mod snapshot;
 pub mod snapshots;
+pub mod table_page;
 pub mod time_travel;
 pub mod variables;
 

@@ -21,11 +21,17 @@ use breakroom_debugger::outputs::{
 const FRAME_POLICY: &str =
     "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; img-src data:; style-src 'unsafe-inline'\">";
 
-pub fn rich_outputs(outputs: &[RichOutput]) -> Markup {
+/// `session_id`: the session the outputs belong to, whose tables have pages of their own.
+pub fn rich_outputs(outputs: &[RichOutput], session_id: &str) -> Markup {
     html! {
         @for output in outputs {
             div.rich-output data-output-type=(output_type(output.output_type)) {
                 (one(output))
+                @if let (Some(handle), Some(table)) = (output.table_handle(), output.table()) {
+                    a.table-link href={ "/repl/" (session_id) "/table/" (handle) } {
+                        "all " (table.row_count) " rows, sortable →"
+                    }
+                }
                 @for note in output.notes() {
                     p.hint.rich-note { (note) }
                 }

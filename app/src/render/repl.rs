@@ -79,7 +79,7 @@ pub fn repl_session(session: &ReplSession, travel: Markup, debug: Markup) -> Str
             }
         }
         ol.transcript data-ms=(millis(session.started_at)) {
-            @for entry in &session.transcript { (transcript_entry(entry, session.language)) }
+            @for entry in &session.transcript { (transcript_entry(entry, session.language, &session.session_id)) }
         }
         @if !active {
             p.closed-note { (closed_note) }
@@ -88,7 +88,7 @@ pub fn repl_session(session: &ReplSession, travel: Markup, debug: Markup) -> Str
     titled(body, &format!("REPL · {}", session.function_name))
 }
 
-fn transcript_entry(entry: &TranscriptEntry, language: Language) -> Markup {
+fn transcript_entry(entry: &TranscriptEntry, language: Language, session_id: &str) -> Markup {
     // A step's mark (`→ prog.py:12 in checkout`): no input, not an eval.
     if entry.input.is_empty() {
         return html! { li.entry.step-mark data-input="" data-ms=(millis(entry.timestamp)) { (entry.output) } };
@@ -103,7 +103,7 @@ fn transcript_entry(entry: &TranscriptEntry, language: Language) -> Markup {
                 pre.output.error[entry.is_error] { (entry.output) }
             }
             @if !entry.outputs.is_empty() {
-                (super::outputs::rich_outputs(&entry.outputs))
+                (super::outputs::rich_outputs(&entry.outputs, session_id))
             }
             @if let Some(cid) = &entry.result_cid {
                 a.object-link.hint href={ "/object/" (cid) } title="the stored value" { "stored value" }

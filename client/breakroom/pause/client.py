@@ -29,10 +29,11 @@ from ..protocol.constants import (
     POLL_WAITING,
     REQUEST_COMPLETE,
     REQUEST_EXPAND,
+    REQUEST_TABLE,
     REQUEST_VARIABLES,
 )
 from ..protocol.transport import ServerError, ServerUnavailable, Transport
-from ..repl import complete, variables
+from ..repl import complete, rich, variables
 from ..repl.evaluation import EvalJob, Outcome
 from ..time_travel import checkpoints
 from .paused_call import Pause
@@ -40,7 +41,7 @@ from .paused_call import Pause
 DEFAULT_EVAL_TIMEOUT = 30.0
 FAST_EVAL_WAIT = 0.05
 # Requests the REPL page makes besides evals; answered in the waiting loop, never recorded.
-HELPER_KINDS = (REQUEST_COMPLETE, REQUEST_VARIABLES, REQUEST_EXPAND)
+HELPER_KINDS = (REQUEST_COMPLETE, REQUEST_VARIABLES, REQUEST_EXPAND, REQUEST_TABLE)
 # Not a server action: `_wait_at` returns it in a line just woken from a named checkpoint.
 WOKEN = "breakroom-woken"
 
@@ -383,7 +384,7 @@ class DebugClient:
                 return None, body
             self._post_result(pause, body)
             return None, None
-        job = EvalJob(source, target, namespace, self.timeout_for(request), report)
+        job = EvalJob(source, target, namespace, self.timeout_for(request), report, tables=pause.tables)
         job.start()
         # Most evals take milliseconds: answering them from here, with the next poll, makes an
         # eval one round trip; a slow one is reported by its thread or its timeout while this
@@ -410,6 +411,8 @@ class DebugClient:
                 if not isinstance(code, str) or type(cursor) is not int:
                     raise ValueError("complete needs code and cursor_pos")
                 reply = complete.complete(code, cursor, [namespace, target.locals(), target.globals])
+            elif kind == REQUEST_TABLE:
+                reply = rich.table_page(pause.tables, args)
             elif args.get("scope") == "globals":  # an editor's Globals scope (DAP)
                 reply = variables.panel_reply(kind, args, target.globals, None)
             else:

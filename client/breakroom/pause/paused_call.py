@@ -20,6 +20,9 @@ class Pause:
         self.answers = {}
         # Answers whose post failed (the server was away): sent with the next poll.
         self.unsent = []
+        # The live objects behind the tables evals showed, by handle: their pages are read from
+        # them while the call stays paused, and they go with the pause.
+        self.tables = {}
 
     def answered(self, body):
         eval_id = body.get("eval_id")

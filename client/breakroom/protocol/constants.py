@@ -72,6 +72,7 @@ EVENT_HIT_COUNT = "hit_count"
 REQUEST_COMPLETE = "complete"
 REQUEST_VARIABLES = "variables"
 REQUEST_EXPAND = "expand"
+REQUEST_TABLE = "table"
 
 # The `error` of the server's answers that the client acts on (error::Error::code).
 ERROR_CID_NOT_FOUND = "cid_not_found"

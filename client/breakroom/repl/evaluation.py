@@ -165,8 +165,9 @@ def _compile(source):
     return statements, expression
 
 
-def evaluate(source, target, namespace):
-    """Runs one REPL input. Never raises for anything the input does."""
+def evaluate(source, target, namespace, tables=None):
+    """Runs one REPL input. Never raises for anything the input does. `tables` (the pause's)
+    keeps the live objects behind the tables the answer shows, for their later pages."""
     try:
         statements, expression = _compile(source)
     except (SyntaxError, ValueError, OverflowError) as exc:
@@ -218,7 +219,7 @@ def evaluate(source, target, namespace):
         # silent None (`d.get(k)`) still shows "None" so the user sees an answer.
         return Outcome(stdout=stdout, outputs=rich.bound_answer(displayed))
     text = bounded_repr(value)
-    outputs = displayed + rich.outputs_for(value, plain=text)
+    outputs = displayed + rich.outputs_for(value, plain=text, tables=tables)
     return Outcome(result=text, stdout=stdout, value=value, has_value=True, outputs=rich.bound_answer(outputs))
 
 
@@ -266,10 +267,11 @@ class EvalJob:
     loop (fast evals, on its own connection), the eval thread when it ends, or the timeout, which
     answers `TimeoutError` and leaves the abandoned thread's late outcome unreported."""
 
-    def __init__(self, source, target, namespace, timeout, report):
+    def __init__(self, source, target, namespace, timeout, report, tables=None):
         self._source = source
         self._target = target
         self._namespace = namespace
+        self._tables = tables
         self._timeout = timeout
         self._report = report
         self._lock = threading.Lock()
@@ -284,7 +286,7 @@ class EvalJob:
         _THREADS.submit(self._run)
 
     def _run(self):
-        outcome = evaluate(self._source, self._target, self._namespace)
+        outcome = evaluate(self._source, self._target, self._namespace, self._tables)
         with self._lock:
             self._outcome = outcome
             self._finished.set()

@@ -47,8 +47,9 @@ _TEXT_FORMS = {MIME_HTML: "_repr_html_", MIME_SVG: "_repr_svg_", MIME_MARKDOWN: 
                MIME_LATEX: "_repr_latex_"}
 
 
-def outputs_for(value, output_type=OUTPUT_EXECUTE_RESULT, plain=None):
-    """The value's outputs: [] when it has no form but its repr (the answer's `output` is that)."""
+def outputs_for(value, output_type=OUTPUT_EXECUTE_RESULT, plain=None, tables=None):
+    """The value's outputs: [] when it has no form but its repr (the answer's `output` is that).
+    A table's object is kept in `tables` (the pause's), under a handle its metadata names."""
     data, notes = {}, []
     try:
         _known_forms(value, data)
@@ -60,8 +61,16 @@ def outputs_for(value, output_type=OUTPUT_EXECUTE_RESULT, plain=None):
         return []
     data[MIME_PLAIN] = plain if plain is not None else bounded_repr(value)
     _bound(data, notes)
-    metadata = {"breakroom": {"notes": notes}} if notes else {}
+    breakroom = {"notes": notes} if notes else {}
+    table = data.get(MIME_TABLE)
+    # Every table keeps its object: its next pages, and any sorting, are read from it.
+    if tables is not None and table is not None:
+        handle = f"t{len(tables) + 1}"
+        tables[handle] = value
+        breakroom["table"] = {"handle": handle, "rows": table["row_count"]}
+    metadata = {"breakroom": breakroom} if breakroom else {}
     return [{"output_type": output_type, "data": data, "metadata": metadata}]
+
 
 
 def bound_answer(outputs):
@@ -168,8 +177,8 @@ def _cell(value):
     return text if len(text) <= CELL_CHARS else text[:CELL_CHARS] + "…"
 
 
-def _pandas_table(frame):
-    head = frame.iloc[:TABLE_ROWS, :TABLE_COLUMNS]
+def _pandas_table(frame, rows=TABLE_ROWS):
+    head = frame.iloc[:rows, :TABLE_COLUMNS]
     return {
         "columns": [_cell(c) if not isinstance(c, str) else c for c in head.columns],
         "index": [_cell(i) if not isinstance(i, str) else i for i in head.index],
@@ -246,6 +255,71 @@ def _pil_png(image):
 
 def _b64(raw):
     return base64.b64encode(raw).decode("ascii")
+
+
+# ---- pages of a table, from its live object ---------------------------------------------------
+
+
+def table_page(tables, args):
+    """The rows `offset .. offset + limit` of a kept table, sorted by a column first when asked:
+    the same shape as the table's first page."""
+    value = tables.get(args.get("handle"))
+    if value is None:
+        return {"error": "table_gone", "message": "that table is gone: the pause that showed it ended or moved on"}
+    offset, limit = int(args.get("offset") or 0), int(args.get("limit") or TABLE_ROWS)
+    sort, descending = args.get("sort"), bool(args.get("descending"))
+    module, name = _kind(value)
+    if _of(module, "pandas"):
+        frame = value if name == "DataFrame" else value.to_frame()
+        if sort is not None:
+            matches = [c for c in frame.columns if str(c) == sort]
+            if not matches:
+                return _no_column(sort, [str(c) for c in frame.columns])
+            frame = frame.sort_values(by=matches[0], ascending=not descending, kind="stable")
+        page = _pandas_table(frame.iloc[offset : offset + limit], rows=limit)
+        page["row_count"] = int(frame.shape[0])
+        return page
+    if module == "numpy":
+        array, positions = value, range(value.shape[0])
+        if sort is not None:
+            if not (sort.isdigit() and int(sort) < array.shape[1]):
+                return _no_column(sort, [str(c) for c in range(array.shape[1])])
+            order = array[:, int(sort)].argsort(kind="stable")
+            positions = (order[::-1] if descending else order).tolist()
+            array = array[positions]
+        rows = array[offset : offset + limit, :TABLE_COLUMNS]
+        return {
+            "columns": [str(c) for c in range(min(array.shape[1], TABLE_COLUMNS))],
+            "index": [str(r) for r in positions[offset : offset + rows.shape[0]]],
+            "rows": [[_cell(v) for v in row] for row in rows.tolist()],
+            "row_count": int(array.shape[0]),
+        }
+    rows = list(range(len(value)))
+    columns = _dicts_table(value)["columns"]
+    if sort is not None:
+        if sort not in columns:
+            return _no_column(sort, columns)
+        rows.sort(key=lambda i: _order_key(value[i].get(sort)), reverse=descending)
+    shown = rows[offset : offset + limit]
+    return {
+        "columns": columns,
+        "index": [str(i) for i in shown],
+        "rows": [[_cell(value[i][k]) if k in value[i] else "" for k in columns] for i in shown],
+        "row_count": len(value),
+    }
+
+
+def _no_column(sort, columns):
+    return {"error": "invalid_sort", "message": f"no column {sort!r} to sort by; the columns: {', '.join(columns[:20])}"}
+
+
+def _order_key(cell):
+    """Numbers by value, everything else by its text, missing cells last."""
+    if cell is None:
+        return (2, 0, "")
+    if isinstance(cell, (int, float)) and not isinstance(cell, bool):
+        return (0, cell, "")
+    return (1, 0, str(cell))
 
 
 # ---- display() ----------------------------------------------------------------------------

@@ -76,6 +76,15 @@ impl super::methods::SessionService<'_> {
         self.ask(session_id, RequestKind::Expand, args.clone(), snippet::panel("expand", &args), frame).await
     }
 
+    /// A page of a table an eval of this session showed: rows `offset..offset + limit`, sorted
+    /// by `sort` first when given, read from the object the paused program still holds.
+    /// `table_gone` (404) once the program no longer holds it (its pause ended).
+    pub async fn table_page(self, session_id: &str, handle: &str, query: &crate::outputs::TablePage) -> Result<Value> {
+        let args = json!({"handle": handle, "offset": query.offset, "limit": query.limit,
+            "sort": query.sort, "descending": query.descending});
+        self.ask(session_id, RequestKind::Table, args.clone(), snippet::panel("table", &args), None).await
+    }
+
     /// The variables panel over a frame's globals instead of its locals (an editor's Globals
     /// scope): the rows, or with `path` one level under a row (`offset` as for expand).
     pub async fn globals_panel(
@@ -210,6 +219,14 @@ impl super::methods::SessionService<'_> {
             Some("invalid_path") => {
                 let message = value.get("message").and_then(Value::as_str).unwrap_or("invalid path");
                 Err(Error::invalid("invalid_path", message.to_string()))
+            }
+            Some(code @ ("table_gone" | "invalid_sort")) => {
+                let message = value.get("message").and_then(Value::as_str).unwrap_or(code).to_string();
+                Err(if code == "table_gone" {
+                    Error::not_found("table_gone", message)
+                } else {
+                    Error::invalid("invalid_sort", message)
+                })
             }
             Some(other) => {
                 Err(Error::ClientFailed(format!("{other}: {}", value.get("message").unwrap_or(&Value::Null))))

@@ -289,6 +289,9 @@ impl SessionService<'_> {
             now,
         )?;
         entry.outputs = crate::outputs::checked(result.outputs.unwrap_or_default());
+        for output in &mut entry.outputs {
+            output.link_table(session_id);
+        }
         // Durable before the browser hears of it, in one commit. Until it is, the eval stays
         // where it was: a failed store is an error the client retries (it is handed the eval
         // again and answers from its record), never a waiter dropped as "session closed".

@@ -14,6 +14,7 @@ mod processes;
 mod query;
 mod repl;
 mod repl_helpers;
+pub mod repl_tables;
 mod runtimes;
 mod snapshots;
 mod steps;
@@ -83,6 +84,7 @@ fn documented_routes() -> OpenApiRouter<Debugger> {
         .routes(routes!(repl_helpers::complete))
         .routes(routes!(repl_helpers::variables))
         .routes(routes!(repl_helpers::expand))
+        .routes(routes!(repl_tables::page))
         .routes(routes!(live::stream))
         .routes(routes!(events::list))
         .routes(routes!(processes::list, processes::launch))

@@ -1,0 +1,94 @@
+//! `/repl/{session}/table/{handle}`: every row of a table an eval showed, a page at a time and
+//! sortable by any column, read from the live object in the paused program (issue 52). Plain
+//! links, no script: the server renders it alone, like the timeline, so the wasm stays as it is.
+
+use maud::{html, Markup};
+
+use breakroom_debugger::outputs::Table;
+
+/// What the page shows: the session and handle it reads, and the page asked for.
+pub struct TableView<'a> {
+    pub session_id: &'a str,
+    pub handle: &'a str,
+    pub offset: u64,
+    pub limit: u64,
+    pub sort: Option<&'a str>,
+    pub descending: bool,
+}
+
+impl TableView<'_> {
+    fn link(&self, offset: u64, sort: Option<&str>, descending: bool) -> String {
+        let mut href = format!("/repl/{}/table/{}?offset={offset}&limit={}", self.session_id, self.handle, self.limit);
+        if let Some(sort) = sort {
+            href.push_str("&sort=");
+            href.push_str(&url_escape(sort));
+            if descending {
+                href.push_str("&descending=true");
+            }
+        }
+        href
+    }
+}
+
+/// A query value's own characters, percent-encoded (maud escapes it for the attribute after).
+fn url_escape(text: &str) -> String {
+    text.bytes()
+        .map(|b| match b {
+            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'_' | b'.' | b'~' => (b as char).to_string(),
+            other => format!("%{other:02X}"),
+        })
+        .collect()
+}
+
+pub fn table_page(view: &TableView, table: &Table) -> Markup {
+    let shown = table.rows.len() as u64;
+    let last = view.offset + shown;
+    html! {
+        p.back { a href={ "/repl/" (view.session_id) } { "← the REPL session" } }
+        h1 { "Table " (view.handle) }
+        p.hint.table-shape {
+            @if shown == 0 { "no rows here" } @else { "rows " (view.offset + 1) "–" (last) } " of " (table.row_count)
+            @if let Some(sort) = view.sort { " · sorted by " (sort) @if view.descending { ", largest first" } }
+        }
+        nav.table-pages {
+            @if view.offset > 0 {
+                a.prev href=(view.link(view.offset.saturating_sub(view.limit), view.sort, view.descending)) { "← previous" }
+            }
+            @if last < table.row_count {
+                a.next href=(view.link(last, view.sort, view.descending)) { "next →" }
+            }
+        }
+        div.rich-table {
+            div.table-scroll.full {
+                table {
+                    thead {
+                        tr {
+                            th {}
+                            @for column in &table.columns {
+                                @let descending = view.sort == Some(column.as_str()) && !view.descending;
+                                th { a.sort href=(view.link(0, Some(column), descending)) title="sort by this column" { (column) } }
+                            }
+                        }
+                    }
+                    tbody {
+                        @for (i, row) in table.rows.iter().enumerate() {
+                            tr {
+                                th.row-label { (table.index.get(i).map(String::as_str).unwrap_or("")) }
+                                @for cell in row { td { (cell) } }
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// The page once the object is no longer there (the pause ended or moved on).
+pub fn gone(session_id: &str, message: &str) -> Markup {
+    html! {
+        p.back { a href={ "/repl/" (session_id) } { "← the REPL session" } }
+        h1 { "Table gone" }
+        p.empty { (message) }
+    }
+}

@@ -1,0 +1,50 @@
+import { expect, test } from "@playwright/test";
+import { open, runProgram, screenshot } from "./helpers";
+
+// Rich values (issue 52): tables and images are the page's own escaped markup; HTML a program
+// made runs nothing: it is shown in a frame with an empty sandbox, and no dialog opens.
+
+test("a DataFrame shows as a table, a figure as an image, and a hostile _repr_html_ runs nothing", async ({ page }) => {
+  const program = runProgram("rich_values.py");
+  const dialogs: string[] = [];
+  page.on("dialog", async (dialog) => {
+    dialogs.push(dialog.message());
+    await dialog.dismiss();
+  });
+
+  await open(page, "/");
+  const card = page.locator(".paused-card", { hasText: "explore" });
+  await card.getByRole("button", { name: "Open REPL" }).click();
+  await expect(page).toHaveURL(/\/repl\/\d+-\d+\.\d{6}$/);
+  const title = await page.title();
+  const input = page.locator("textarea.repl-input");
+  const run = async (expr: string, entry: number) => {
+    await input.fill(expr);
+    await input.press("Enter");
+    const row = page.locator(".transcript .entry").nth(entry);
+    await expect(row.locator(".input")).toContainText(expr);
+    return row;
+  };
+
+  const table = (await run("df", 0)).locator(".rich-table");
+  await expect(table.locator(".table-shape")).toHaveText("5000 rows × 2 columns · the first 100 shown");
+  await expect(table.locator("tbody tr")).toHaveCount(100);
+  await expect(table.locator("tbody tr").nth(42).locator("td")).toHaveText(["42", "row42"]);
+
+  const image = (await run("fig", 1)).locator("img.rich-image");
+  await expect(image).toBeVisible();
+  // Decoded by the browser: a real picture, not a broken one.
+  await expect.poll(() => image.evaluate((img: HTMLImageElement) => img.naturalWidth)).toBe(512);
+
+  const frame = (await run("hostile", 2)).locator("iframe.rich-html");
+  await expect(frame).toHaveAttribute("sandbox", "");
+  await expect(page.frameLocator("iframe.rich-html").locator("b.inside")).toHaveText("inside the frame");
+  await screenshot(page, "repl-rich");
+
+  expect(dialogs).toEqual([]);
+  await expect(page).toHaveTitle(title);
+
+  await open(page, "/");
+  await page.locator(".paused-card", { hasText: "explore" }).getByRole("button", { name: "Continue" }).click();
+  expect(await program.exited).toBe(0);
+});
