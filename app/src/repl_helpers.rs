@@ -36,7 +36,7 @@ pub async fn complete_input(session_id: String, code: String, cursor_pos: u32) -
 #[server(prefix = "/rpc", endpoint = "variables_html", output = PlainText)]
 pub async fn variables_html(session_id: String) -> Result<String, ServerFnError> {
     let reply = debugger(Need::Debugger)?.sessions().variables(&session_id, None).await.map_err(failed)?;
-    Ok(crate::render::variables::rows(reply.get("variables"), reply.get("timed_out")))
+    Ok(crate::render::variables::rows(reply.get("variables"), reply.get("timed_out"), &session_id))
 }
 
 /// One level under a panel row (`path` is the row's JSON path), as HTML.
@@ -46,5 +46,5 @@ pub async fn expand_html(session_id: String, path: String, offset: u32) -> Resul
     let path: VariablePath = serde_json::from_str(&path).map_err(|_| failed(VariablePath::refusal()))?;
     let reply =
         debugger(Need::Debugger)?.sessions().expand(&session_id, &path, offset as usize, None).await.map_err(failed)?;
-    Ok(crate::render::variables::children(&reply))
+    Ok(crate::render::variables::children(&reply, &session_id))
 }

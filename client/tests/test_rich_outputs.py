@@ -192,3 +192,26 @@ def test_a_tables_own_page_lists_every_row_a_page_at_a_time_and_sorts(data, serv
         raise AssertionError("a gone table's page answered 200")
     except urllib.error.HTTPError as gone:
         assert gone.code == 404 and "This table is gone" in gone.read().decode()
+
+
+def test_the_variables_panel_marks_what_it_can_view_and_the_view_shows_it(data, server):
+    session = data.new_session()
+    status, panel = server.get(f"/api/repl/{session}/variables")
+    assert status == 200, panel
+    marked = {row["name"] for row in panel["variables"] if row.get("viewable")}
+    assert {"df", "fig", "arr", "grid", "img", "rows", "shouting"} <= marked
+    assert not marked & {"big"}  # a plain list of ints has no richer form
+    status, view = server.post(f"/api/repl/{session}/variables/view", {"path": [["var", "fig"]]})
+    assert status == 200, view
+    assert png_size(view["outputs"][0]["data"]["image/png"]) == (512, 384)
+    assert view["text"].startswith("<Figure size 640x480")
+    status, view = server.post(f"/api/repl/{session}/variables/view", {"path": [["var", "df"]]})
+    assert view["outputs"][0]["metadata"]["breakroom"]["table"]["url"].startswith(f"/api/repl/{session}/table/")
+    status, body = server.post(f"/api/repl/{session}/variables/view", {"path": [["var", "nothing_here"]]})
+    assert (status, body["error"]) == (400, "invalid_path"), body
+    status, body = server.post(f"/api/repl/{session}/variables/view", {})
+    assert (status, body["error"]) == (400, "invalid_path"), body
+    path = urllib.request.quote('[["var","df"]]', safe="")
+    with urllib.request.urlopen(f"{server.url}/repl/{session}/view?path={path}") as resp:
+        page = resp.read().decode()
+    assert "<h1>df</h1>" in page and "5000 rows × 3 columns" in page and "all 5000 rows, sortable" in page

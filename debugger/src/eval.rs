@@ -50,6 +50,8 @@ pub enum RequestKind {
     Expand,
     /// A page of a table an eval showed (issue 52), read from the live object.
     Table,
+    /// A panel row's value in its rich forms (a table, an image): the panel's "view".
+    View,
 }
 
 impl RequestKind {

@@ -57,6 +57,16 @@ pub struct RichOutput {
     pub metadata: Map<String, Value>,
 }
 
+/// A panel row's value as the panel's "view" shows it: its text and its rich forms.
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct View {
+    /// The value's bounded repr.
+    pub text: String,
+    #[serde(default)]
+    pub outputs: Vec<RichOutput>,
+}
+
 /// A table as the client sends it: the first rows of something with `row_count` rows, each cell
 /// already text.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]

@@ -44,7 +44,33 @@ test("a DataFrame shows as a table, a figure as an image, and a hostile _repr_ht
   expect(dialogs).toEqual([]);
   await expect(page).toHaveTitle(title);
 
+  // The variables panel offers a view of what has a richer form than its repr.
+  const view = page.locator('.var[data-name="fig"] a.var-view');
+  await expect(view).toBeVisible();
+  const viewUrl = await view.getAttribute("href");
+  await expect(page.locator('.var[data-name="hostile"] a.var-view')).toBeVisible();
+
+  // Every row, a page at a time, sorted in the program: the table's own page.
+  await page.locator(".transcript .entry").nth(0).getByRole("link", { name: "all 5000 rows, sortable →" }).click();
+  await expect(page.locator(".table-shape")).toHaveText("rows 1–100 of 5000");
+  const tablePage = page.url();
+  await page.getByRole("link", { name: "next →" }).click();
+  await expect(page.locator(".table-shape")).toHaveText("rows 101–200 of 5000");
+  await expect(page.locator("tbody tr").first().locator("td")).toHaveText(["100", "row100"]);
+  await page.getByRole("link", { name: "n", exact: true }).click();
+  await expect(page.locator(".table-shape")).toHaveText("rows 1–100 of 5000 · sorted by n");
+  await page.getByRole("link", { name: "n", exact: true }).click();
+  await expect(page.locator(".table-shape")).toHaveText("rows 1–100 of 5000 · sorted by n, largest first");
+  await expect(page.locator("tbody tr").first().locator("td")).toHaveText(["4999", "row4999"]);
+
+  await page.goto(viewUrl!);
+  await expect(page.locator("h1")).toHaveText("fig");
+  await expect.poll(() => page.locator("img.rich-image").evaluate((img: HTMLImageElement) => img.naturalWidth)).toBe(512);
+
   await open(page, "/");
   await page.locator(".paused-card", { hasText: "explore" }).getByRole("button", { name: "Continue" }).click();
   expect(await program.exited).toBe(0);
+  // The object went with the pause: its page says so.
+  await page.goto(tablePage);
+  await expect(page.locator("h1")).toHaveText("Table gone");
 });

@@ -186,10 +186,10 @@ fn is_open_file(path: &str) -> bool {
     path == "/pkg/breakroom.css" || path == "/favicon.svg"
 }
 
-/// `/repl/{session}/table/{handle}`.
+/// `/repl/{session}/table/{handle}` and `/repl/{session}/view`.
 fn is_table_page(path: &str) -> bool {
     let parts: Vec<&str> = path.trim_start_matches('/').split('/').collect();
-    matches!(parts.as_slice(), ["repl", _, "table", _])
+    matches!(parts.as_slice(), ["repl", _, "table", _] | ["repl", _, "view"])
 }
 
 /// What `method path` needs, and its REST operation if it is one.
@@ -470,5 +470,7 @@ mod tests {
         assert_eq!(need_of(&Method::GET, "/repl/1-2.5/table/t1").0, Need::Debugger);
         assert_eq!(need_of(&Method::GET, "/api/repl/1-2.5/table/t1").0, Need::Debugger);
         assert_eq!(need_of(&Method::GET, "/repl/1-2.5/table").0, Need::Viewer);
+        assert_eq!(need_of(&Method::GET, "/repl/1-2.5/view").0, Need::Debugger);
+        assert_eq!(need_of(&Method::POST, "/api/repl/1-2.5/variables/view").0, Need::Debugger);
     }
 }

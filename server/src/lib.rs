@@ -83,6 +83,7 @@ pub fn router(debugger: Debugger, options: ServerOptions) -> Router {
         .route("/snapshots", axum::routing::get(snapshot_pages::list))
         .route("/snapshots/{id}", axum::routing::get(snapshot_pages::detail))
         .route("/repl/{session_id}/table/{handle}", axum::routing::get(table_page::page))
+        .route("/repl/{session_id}/view", axum::routing::get(table_page::view))
         .route("/login", axum::routing::get(sign_in::page).post(sign_in::submit))
         .route("/logout", axum::routing::get(sign_in::sign_out).post(sign_in::sign_out))
         .route("/audit", axum::routing::get(sign_in::audit))

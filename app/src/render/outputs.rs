@@ -28,7 +28,8 @@ pub fn rich_outputs(outputs: &[RichOutput], session_id: &str) -> Markup {
             div.rich-output data-output-type=(output_type(output.output_type)) {
                 (one(output))
                 @if let (Some(handle), Some(table)) = (output.table_handle(), output.table()) {
-                    a.table-link href={ "/repl/" (session_id) "/table/" (handle) } {
+                    // A page the server renders alone: the app's router must not take the click.
+                    a.table-link href={ "/repl/" (session_id) "/table/" (handle) } rel="external" {
                         "all " (table.row_count) " rows, sortable →"
                     }
                 }

@@ -92,3 +92,16 @@ pub fn gone(session_id: &str, message: &str) -> Markup {
         p.empty { (message) }
     }
 }
+
+/// `/repl/{session}/view?path=…`: a panel row's value in its rich forms (the panel's "view").
+pub fn view_page(session_id: &str, name: &str, view: &breakroom_debugger::outputs::View) -> Markup {
+    html! {
+        p.back { a href={ "/repl/" (session_id) } { "← the REPL session" } }
+        h1 { (name) }
+        @if view.outputs.is_empty() {
+            pre.output { (view.text) }
+        } @else {
+            (super::outputs::rich_outputs(&view.outputs, session_id))
+        }
+    }
+}

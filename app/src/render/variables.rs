@@ -4,7 +4,20 @@
 use maud::{html, Markup};
 use serde_json::Value;
 
-fn row(entry: &Value) -> Markup {
+/// The panel's "view" of a row: its value's table or picture, on a page of its own.
+fn view_href(session_id: &str, path: &Value) -> String {
+    let path: String = path
+        .to_string()
+        .bytes()
+        .map(|b| match b {
+            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'_' | b'.' => (b as char).to_string(),
+            other => format!("%{other:02X}"),
+        })
+        .collect();
+    format!("/repl/{session_id}/view?path={path}")
+}
+
+fn row(entry: &Value, session_id: &str) -> Markup {
     let text = |key: &str| entry.get(key).and_then(Value::as_str).unwrap_or("");
     let expandable = entry.get("expandable").and_then(Value::as_bool).unwrap_or(false);
     let count = entry.get("count").and_then(Value::as_u64);
@@ -24,6 +37,10 @@ fn row(entry: &Value) -> Markup {
             @if let Some(cid) = stored {
                 " " a.object-link href={ "/object/" (cid) } title="the value stored at the call" { "as called" }
             }
+            @if let (Some(true), Some(path)) = (entry.get("viewable").and_then(Value::as_bool), entry.get("path")) {
+                " " a.var-view href=(view_href(session_id, path)) rel="external" target="_blank"
+                    title="its table or picture, on a page of its own" { "view" }
+            }
             code.var-repr { (text("repr")) }
             ul.var-children hidden {}
         }
@@ -31,14 +48,14 @@ fn row(entry: &Value) -> Markup {
 }
 
 /// The panel's top level: the frame's locals, then the session's own names.
-pub fn rows(variables: Option<&Value>, timed_out: Option<&Value>) -> String {
+pub fn rows(variables: Option<&Value>, timed_out: Option<&Value>, session_id: &str) -> String {
     let entries = variables.and_then(Value::as_array).map(Vec::as_slice).unwrap_or_default();
     let timed_out = timed_out.and_then(Value::as_bool).unwrap_or(false);
     let html = html! {
         @if entries.is_empty() {
             p.hint { "No variables." }
         } @else {
-            ul.var-list { @for entry in entries { (row(entry)) } }
+            ul.var-list { @for entry in entries { (row(entry, session_id)) } }
             @if timed_out {
                 p.hint { "Some reprs were skipped: the panel's time budget ran out." }
             }
@@ -48,12 +65,12 @@ pub fn rows(variables: Option<&Value>, timed_out: Option<&Value>) -> String {
 }
 
 /// The children of one row, as the `<li>`s of its `.var-children` list.
-pub fn children(reply: &Value) -> String {
+pub fn children(reply: &Value, session_id: &str) -> String {
     let entries = reply.get("children").and_then(Value::as_array).map(Vec::as_slice).unwrap_or_default();
     let truncated = reply.get("truncated").and_then(Value::as_bool).unwrap_or(false);
     let count = reply.get("count").and_then(Value::as_u64).unwrap_or(0);
     let html = html! {
-        @for entry in entries { (row(entry)) }
+        @for entry in entries { (row(entry, session_id)) }
         @if truncated {
             li.hint { "… " (count.saturating_sub(entries.len() as u64)) " more" }
         }
@@ -72,9 +89,17 @@ mod tests {
     fn program_data_in_the_panel_never_becomes_markup() {
         let row = json!({"name": "<b>x</b>", "type": "str", "repr": "'<script>'", "expandable": true,
             "path": [["var", "\"><img>"]], "cid": "ab", "scope": "local"});
-        let html = super::rows(Some(&json!([row])), None);
+        let html = super::rows(Some(&json!([row])), None, "1-2.5");
         assert!(!html.contains("<b>") && !html.contains("<script>") && !html.contains("\"><img>"), "{html}");
         assert!(html.contains(r#"href="/object/ab""#), "{html}");
         assert!(html.contains(r#"data-path="[[&quot;var&quot;,&quot;\&quot;&gt;&lt;img&gt;&quot;]]""#), "{html}");
+    }
+
+    #[test]
+    fn a_viewable_row_links_to_its_view_with_its_path_encoded() {
+        let row = json!({"name": "df", "type": "DataFrame", "repr": "…", "expandable": true,
+            "path": [["var", "df"]], "viewable": true});
+        let html = super::rows(Some(&json!([row])), None, "1-2.5");
+        assert!(html.contains(r#"href="/repl/1-2.5/view?path=%5B%5B%22var%22%2C%22df%22%5D%5D""#), "{html}");
     }
 }

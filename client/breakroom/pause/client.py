@@ -31,6 +31,7 @@ from ..protocol.constants import (
     REQUEST_EXPAND,
     REQUEST_TABLE,
     REQUEST_VARIABLES,
+    REQUEST_VIEW,
 )
 from ..protocol.transport import ServerError, ServerUnavailable, Transport
 from ..repl import complete, rich, variables
@@ -41,7 +42,7 @@ from .paused_call import Pause
 DEFAULT_EVAL_TIMEOUT = 30.0
 FAST_EVAL_WAIT = 0.05
 # Requests the REPL page makes besides evals; answered in the waiting loop, never recorded.
-HELPER_KINDS = (REQUEST_COMPLETE, REQUEST_VARIABLES, REQUEST_EXPAND, REQUEST_TABLE)
+HELPER_KINDS = (REQUEST_COMPLETE, REQUEST_VARIABLES, REQUEST_EXPAND, REQUEST_TABLE, REQUEST_VIEW)
 # Not a server action: `_wait_at` returns it in a line just woken from a named checkpoint.
 WOKEN = "breakroom-woken"
 
@@ -413,6 +414,8 @@ class DebugClient:
                 reply = complete.complete(code, cursor, [namespace, target.locals(), target.globals])
             elif kind == REQUEST_TABLE:
                 reply = rich.table_page(pause.tables, args)
+            elif kind == REQUEST_VIEW:
+                reply = rich.view(args.get("path"), target.locals(), namespace, pause.tables)
             elif args.get("scope") == "globals":  # an editor's Globals scope (DAP)
                 reply = variables.panel_reply(kind, args, target.globals, None)
             else:

@@ -73,6 +73,7 @@ REQUEST_COMPLETE = "complete"
 REQUEST_VARIABLES = "variables"
 REQUEST_EXPAND = "expand"
 REQUEST_TABLE = "table"
+REQUEST_VIEW = "view"
 
 # The `error` of the server's answers that the client acts on (error::Error::code).
 ERROR_CID_NOT_FOUND = "cid_not_found"

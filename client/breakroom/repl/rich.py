@@ -35,7 +35,7 @@ from ..protocol.constants import (
     OUTPUT_DISPLAY_DATA,
     OUTPUT_EXECUTE_RESULT,
 )
-from . import png
+from . import png, variables
 from .bounded import bounded_repr
 
 TABLE_ROWS = 100  # rows a table shows at first
@@ -255,6 +255,23 @@ def _pil_png(image):
 
 def _b64(raw):
     return base64.b64encode(raw).decode("ascii")
+
+
+# ---- the variables panel's "view" -----------------------------------------------------------
+
+
+def view(path, frame_locals, namespace, tables):
+    """A panel row's value (at `path`) as {"text", "outputs"}: its rich forms, its table kept
+    for its pages. The value is reached by its path, as the panel reaches it: no code is run
+    but the value's own display methods."""
+    if not isinstance(path, list) or not all(isinstance(step, list) and len(step) == 2 for step in path):
+        return {"error": "invalid_path", "message": "path must be a list of [kind, key] steps"}
+    try:
+        value = variables.resolve(path, frame_locals, namespace)
+    except variables.PathError as exc:
+        return {"error": "invalid_path", "message": str(exc)}
+    text = bounded_repr(value)
+    return {"text": text, "outputs": bound_answer(outputs_for(value, OUTPUT_DISPLAY_DATA, plain=text, tables=tables))}
 
 
 # ---- pages of a table, from its live object ---------------------------------------------------

@@ -255,6 +255,24 @@ def _is_container(value):
     return t in _SEQUENCES or t in _SETS or t is dict or (issubclass(t, dict) and _real_dict(value))
 
 
+# Types whose value the panel's "view" shows as a table or a picture (repl/rich.py), by their
+# type's module and name: nothing is imported to know.
+_VIEWABLE = {("pandas", "DataFrame"), ("pandas", "Series"), ("numpy", "ndarray"), ("matplotlib", "Figure"),
+             ("PIL", "Image")}
+_DISPLAY_METHODS = ("_repr_mimebundle_", "_repr_html_", "_repr_png_", "_repr_svg_", "_repr_jpeg_")
+
+
+def viewable(value):
+    """Whether the value has a richer form than its repr: a table, an image, HTML."""
+    kind = type(value)
+    package = (getattr(kind, "__module__", "") or "").split(".")[0]
+    if (package, kind.__name__) in _VIEWABLE or (package == "PIL" and hasattr(value, "save")):
+        return True
+    if kind is list and value and all(type(row) is dict for row in value[:100]):
+        return True
+    return any(getattr(kind, name, None) is not None for name in _DISPLAY_METHODS)
+
+
 def _entry(name, value, path, expression, limit, timeout_s, deadline, raw_kind=None):
     if raw_kind == "property":
         text, expandable = "<property: not evaluated>", False
@@ -274,6 +292,8 @@ def _entry(name, value, path, expression, limit, timeout_s, deadline, raw_kind=N
         "path": path,
         "expression": expression,
     }
+    if raw_kind != "property" and viewable(value):
+        entry["viewable"] = True
     if raw_kind != "property" and _is_container(value):
         entry["count"] = len(value) if type(value) in _SEQUENCES or type(value) in _SETS else dict.__len__(value)
     return entry

@@ -85,6 +85,20 @@ impl super::methods::SessionService<'_> {
         self.ask(session_id, RequestKind::Table, args.clone(), snippet::panel("table", &args), None).await
     }
 
+    /// A panel row's value (at `path`) in its rich forms, as an eval's outputs, and its text:
+    /// the panel's "view". Reads the value by its path; runs no code the caller wrote.
+    pub async fn view(self, session_id: &str, path: &VariablePath) -> Result<crate::outputs::View> {
+        let args = json!({"path": path});
+        let reply = self.ask(session_id, RequestKind::View, args.clone(), snippet::panel("view", &args), None).await?;
+        let mut view: crate::outputs::View = serde_json::from_value(reply)
+            .map_err(|e| Error::ClientFailed(format!("the program's view is not one: {e}")))?;
+        view.outputs = crate::outputs::checked(std::mem::take(&mut view.outputs));
+        for output in &mut view.outputs {
+            output.link_table(session_id);
+        }
+        Ok(view)
+    }
+
     /// The variables panel over a frame's globals instead of its locals (an editor's Globals
     /// scope): the rows, or with `path` one level under a row (`offset` as for expand).
     pub async fn globals_panel(

@@ -100,6 +100,9 @@ pub struct VariableEntry {
     /// A call argument's value as it was stored at the call (`/object/{cid}`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cid: Option<String>,
+    /// Its value has a richer form (a table, a picture): `…/variables/view` shows it.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub viewable: bool,
 }
 
 #[derive(Serialize, Deserialize, ToSchema)]

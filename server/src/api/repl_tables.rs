@@ -4,14 +4,15 @@
 
 use axum::extract::{Path, Query, State};
 use axum::Json;
-use breakroom_debugger::outputs::{Table, TablePage, MAX_TABLE_PAGE};
+use breakroom_debugger::eval::VariablePath;
+use breakroom_debugger::outputs::{Table, TablePage, View, MAX_TABLE_PAGE};
 use breakroom_debugger::users::Need;
 use breakroom_debugger::Debugger;
 use serde::{Deserialize, Serialize};
 use utoipa::{IntoParams, ToSchema};
 
 use super::wire::ErrorBody;
-use crate::error::{ApiError, ApiResult};
+use crate::error::{ApiError, ApiResult, JsonBody};
 
 #[derive(Deserialize, IntoParams)]
 #[into_params(parameter_in = Query)]
@@ -104,4 +105,27 @@ pub async fn page(
         sort: page.sort,
         descending: page.descending,
     }))
+}
+
+/// `POST /api/repl/{session_id}/variables/view`: which panel row.
+#[derive(Deserialize, ToSchema)]
+pub struct ViewBody {
+    /// A row's `path`, as the panel gave it.
+    #[schema(value_type = Vec<Vec<Object>>)]
+    #[serde(default)]
+    path: Option<VariablePath>,
+}
+
+#[utoipa::path(operation_id = "view_variable", extensions(("x-breakroom-needs" = json!(Need::Debugger))), post, path = "/api/repl/{session_id}/variables/view", tag = "repl",
+    request_body = ViewBody, params(("session_id" = String, Path)),
+    responses((status = 200, body = View, description = "the value's text and rich outputs (a table's pages named in its metadata)"),
+        (status = 400, body = ErrorBody, description = "`invalid_path`"), (status = 404, body = ErrorBody),
+        (status = 409, body = ErrorBody), (status = 502, body = ErrorBody), (status = 504, body = ErrorBody)))]
+pub async fn view(
+    State(debugger): State<Debugger>,
+    Path(session_id): Path<String>,
+    JsonBody(body): JsonBody<ViewBody>,
+) -> ApiResult<View> {
+    let path = body.path.ok_or_else(VariablePath::refusal)?;
+    Ok(Json(debugger.sessions().view(&session_id, &path).await?))
 }
