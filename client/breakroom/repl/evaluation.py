@@ -7,6 +7,7 @@ has go to the program itself.
 """
 
 import ast
+import builtins
 import code
 import ctypes
 import io
@@ -154,6 +155,14 @@ def _error_text(exc):
     return "Traceback (most recent call last):\n" + "".join(traceback.format_list(frames)) + last
 
 
+def _with_display(program_builtins):
+    """The program's builtins (a module or a dict) with `display` added, as a new dict."""
+    names = program_builtins if isinstance(program_builtins, dict) else vars(program_builtins)
+    if "display" in names:  # the program's own display wins
+        return program_builtins
+    return {**names, "display": rich.display}
+
+
 def _compile(source):
     """(statements, expression): input ending in an expression shows that expression's value,
     as the interactive prompt does (`import os; os.getpid()` shows the pid)."""
@@ -186,8 +195,9 @@ def evaluate(source, target, namespace, tables=None):
     env = dict(target.globals)
     env.update(frame_locals)
     env.update(namespace)
-    # `display` lives in the session's own names (never the program's), as IPython's does.
-    env.setdefault("display", rich.display)
+    # `display` is the REPL's own (IPython's): a builtin of the eval only, so neither the
+    # program's names, nor the session's, nor the variables panel gain it.
+    env["__builtins__"] = _with_display(env.get("__builtins__", builtins))
     before = dict(env)
     buf = _Capture.start()
     rich.start_collecting()
@@ -203,7 +213,7 @@ def evaluate(source, target, namespace, tables=None):
         return Outcome(stdout=buf.getvalue(), error=_error_text(exc), outputs=rich.bound_answer(displayed))
 
     for name, new in env.items():
-        if name == "__builtins__" or new is rich.display or (name in before and before[name] is new):
+        if name == "__builtins__" or (name in before and before[name] is new):
             continue
         if name in frame_locals and name not in namespace:
             target.set_local(name, new)
