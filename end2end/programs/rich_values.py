@@ -18,12 +18,12 @@ class Hostile:
 
 
 @breakroom.breakpoint
-def explore(n):
-    return n
+def explore(df, fig, hostile):
+    return len(df)
 
 
 df = pd.DataFrame({"n": range(5000), "name": [f"row{i}" for i in range(5000)]})
 fig, ax = plt.subplots()
 ax.plot([1, 3, 2])
 hostile = Hostile()
-explore(3)
+explore(df, fig, hostile)

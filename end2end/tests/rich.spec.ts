@@ -16,7 +16,6 @@ test("a DataFrame shows as a table, a figure as an image, and a hostile _repr_ht
   const card = page.locator(".paused-card", { hasText: "explore" });
   await card.getByRole("button", { name: "Open REPL" }).click();
   await expect(page).toHaveURL(/\/repl\/\d+-\d+\.\d{6}$/);
-  const title = await page.title();
   const input = page.locator("textarea.repl-input");
   const run = async (expr: string, entry: number) => {
     await input.fill(expr);
@@ -42,7 +41,7 @@ test("a DataFrame shows as a table, a figure as an image, and a hostile _repr_ht
   await screenshot(page, "repl-rich");
 
   expect(dialogs).toEqual([]);
-  await expect(page).toHaveTitle(title);
+  await expect(page).toHaveTitle("REPL · explore — Breakroom");
 
   // The variables panel offers a view of what has a richer form than its repr.
   const view = page.locator('.var[data-name="fig"] a.var-view');

@@ -41,6 +41,11 @@ pub fn rich_outputs(outputs: &[RichOutput], session_id: &str) -> Markup {
     }
 }
 
+/// Whether the outputs show the eval's value in a form richer than its text.
+pub fn shows_the_value(outputs: &[RichOutput]) -> bool {
+    outputs.iter().any(|o| o.output_type == OutputType::ExecuteResult && o.data.keys().any(|mime| mime != MIME_PLAIN))
+}
+
 fn output_type(kind: OutputType) -> &'static str {
     match kind {
         OutputType::ExecuteResult => "execute_result",

@@ -99,7 +99,8 @@ fn transcript_entry(entry: &TranscriptEntry, language: Language, session_id: &st
             @if !entry.stdout.is_empty() {
                 pre.stdout { (entry.stdout) }
             }
-            @if !entry.output.is_empty() {
+            // A value shown in a richer form (a table, a picture) is not shown as its repr too.
+            @if !entry.output.is_empty() && !super::outputs::shows_the_value(&entry.outputs) {
                 pre.output.error[entry.is_error] { (entry.output) }
             }
             @if !entry.outputs.is_empty() {
