@@ -240,7 +240,8 @@ fn check_rule(flag: &str, rule: &str) -> Result<()> {
             _ => {}
         }
     }
-    Regex::new(rule).map_err(|e| Error::invalid("invalid_rule", format!("{flag} {rule:?} is not a valid regex: {e}")))?;
+    Regex::new(rule)
+        .map_err(|e| Error::invalid("invalid_rule", format!("{flag} {rule:?} is not a valid regex: {e}")))?;
     Ok(())
 }
 
