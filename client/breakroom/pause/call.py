@@ -12,6 +12,7 @@ import inspect
 import linecache
 import sys
 
+from .. import redaction
 from ..lines import stepping
 from ..process import current, switch_interval
 from ..process.frames import is_hidden, visible, visible_stack
@@ -109,6 +110,19 @@ class Breakpoint:
             except (ServerUnavailable, ServerError) as exc:
                 client.go_offline(exc)
 
+    def positional_names(self, count):
+        """The parameter names of `count` positional arguments (None where unknown), so a
+        secret passed by position is redacted by its name as one passed by keyword is."""
+        names = []
+        if self.signature is not None:
+            for p in self.signature.parameters.values():
+                if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD):
+                    names.append(p.name)
+                elif p.kind == p.VAR_POSITIONAL:
+                    names.extend([p.name] * max(0, count - len(names)))
+                    break
+        return (names + [None] * count)[:count]
+
     def bind(self, args, kwargs):
         """The arguments by parameter name, defaults applied; None when they do not bind."""
         if self.signature is None:
@@ -159,7 +173,8 @@ class WrappedCall:
         try:
             stop = {"kind": STOP_CALL, **_where(self.caller)}
             reply = self.client.start_call(
-                bp.name, self.args, self.kwargs, bp.signature_text, self.frames, stop=stop
+                bp.name, self.args, self.kwargs, bp.signature_text, self.frames, stop=stop,
+                arg_names=bp.positional_names(len(self.args)),
             )
             self.call_id = reply["call_id"]
             self.target = self._repl_target(bound)
@@ -196,7 +211,10 @@ class WrappedCall:
         stop = {"kind": STOP_CALL, **_where(self.caller)}
         if reconnected_from:
             stop["reconnected_from"] = reconnected_from
-        reply = self.client.start_call(bp.name, args, kwargs, bp.signature_text, self.frames, wake=wake, stop=stop)
+        reply = self.client.start_call(
+            bp.name, args, kwargs, bp.signature_text, self.frames, wake=wake, stop=stop,
+            arg_names=bp.positional_names(len(args)),
+        )
         self.call_id = reply["call_id"]
         return reply
 
@@ -330,7 +348,7 @@ def _exception_text(exc):
         message = str(exc)
     except Exception:
         message = "<str() failed>"
-    text = type(exc).__qualname__ + (f": {message}" if message else "")
+    text = redaction.text(type(exc).__qualname__ + (f": {message}" if message else ""))
     return text if len(text) <= 500 else text[:499] + "…"
 
 

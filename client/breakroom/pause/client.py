@@ -11,6 +11,7 @@ import time
 import traceback
 import uuid
 
+from .. import redaction
 from ..process import current, record
 from ..protocol import reconnect, serialize
 from ..protocol.constants import (
@@ -153,9 +154,18 @@ class DebugClient:
 
     # ---- values ------------------------------------------------------------------------
 
+    @staticmethod
+    def sendable(value, name=None):
+        """What may leave the program for `value` (issue 50): a secret's value is never pickled,
+        the placeholder text is sent instead; secrets inside a value are replaced in a copy."""
+        if name is not None and redaction.is_secret_name(name):
+            return redaction.REDACTED
+        return redaction.scrub(value)[0]
+
     def item(self, value, force_data=False):
+        """A value already made `sendable`, as call/start carries it."""
         cid, data = serialize.serialize(value)
-        item = {"cid": cid, "client_ref": self._next_ref(), "repr": serialize.safe_repr(value, 500)}
+        item = {"cid": cid, "client_ref": self._next_ref(), "repr": redaction.text(serialize.safe_repr(value, 500))}
         if force_data or cid not in self.sent:
             item["data"] = base64.b64encode(data).decode("ascii")
         return item
@@ -187,7 +197,7 @@ class DebugClient:
 
     # ---- a call --------------------------------------------------------------------------
 
-    def start_call(self, name, args, kwargs, signature, frames, pause=None, wake=None, stop=None):
+    def start_call(self, name, args, kwargs, signature, frames, pause=None, wake=None, stop=None, arg_names=None):
         """Reports a call (or a set_trace/post-mortem pause) with the stack it was made from,
         and (`stop`) where and why it stops. A server that stopped answering with another
         address to try: the call is reported there."""
@@ -196,17 +206,20 @@ class DebugClient:
             if self._generation != servers.generation:
                 self._on_new_server()
             try:
-                return self._start_call(name, args, kwargs, signature, frames, pause, wake, stop)
+                return self._start_call(name, args, kwargs, signature, frames, pause, wake, stop, arg_names)
             except ServerUnavailable as exc:
                 if not exc.moved or attempt == len(servers) - 1:
                     raise
 
-    def _start_call(self, name, args, kwargs, signature, frames, pause, wake, stop):
+    def _start_call(self, name, args, kwargs, signature, frames, pause, wake, stop, arg_names=None):
         values = {}
+        arg_names = arg_names or ()
         payload = {
             "method_name": name,
             # This client steps (issue 30): a pause of it can be answered with a `step` action.
             "can_step": True,
+            # This client redacts what it sends (issue 50): the server need not do it again.
+            "redacts": True,
             # The thread that calls (issue 31: a debugger's thread; a fork keeps the ident).
             "thread": {"id": threading.get_ident(), "name": threading.current_thread().name},
             "args": [],
@@ -221,11 +234,14 @@ class DebugClient:
             **record.process_record(),
         }
         for i, a in enumerate(args):
-            payload["args"].append(self.item(a))
-            values[("args", i)] = a
+            arg_name = arg_names[i] if i < len(arg_names) else None
+            sent = self.sendable(a, arg_name)
+            payload["args"].append(self.item(sent))
+            values[("args", i)] = sent  # what a CID retry pickles again
         for k, v in kwargs.items():
-            payload["kwargs"][k] = self.item(v)
-            values[("kwargs", k)] = v
+            sent = self.sendable(v, k)
+            payload["kwargs"][k] = self.item(sent)
+            values[("kwargs", k)] = sent
         payload["frames"] = frames
         payload["call_site"]["stack_trace"] = [
             {k: f[k] for k in ("filename", "lineno", "function", "code_context")} for f in frames
@@ -242,10 +258,11 @@ class DebugClient:
         return self._start(payload, values)
 
     def complete_call(self, call_id, result=None, exc=None):
-        body = {"call_id": call_id, "timestamp": time.time(), **self.identity()}
+        body = {"call_id": call_id, "timestamp": time.time(), "redacts": True, **self.identity()}
         if exc is None:
+            result = self.sendable(result)
             cid, data = serialize.serialize(result)
-            body.update(status=CALL_SUCCESS, result_cid=cid, result_repr=serialize.safe_repr(result, 500))
+            body.update(status=CALL_SUCCESS, result_cid=cid, result_repr=redaction.text(serialize.safe_repr(result, 500)))
             if cid not in self.sent:
                 body["result_data"] = base64.b64encode(data).decode("ascii")
                 self.sent.add(cid)
@@ -253,8 +270,10 @@ class DebugClient:
             body.update(
                 status=CALL_EXCEPTION,
                 exception_type=_qualified_type(exc),
-                exception_message=str(exc),
-                exception_traceback="".join(traceback.format_exception(type(exc), exc, exc.__traceback__))[-4000:],
+                exception_message=redaction.text(str(exc)),
+                exception_traceback=redaction.text(
+                    "".join(traceback.format_exception(type(exc), exc, exc.__traceback__))[-4000:]
+                ),
             )
         return self.transport.post("/api/call/complete", body)
 
@@ -409,11 +428,16 @@ class DebugClient:
                 code, cursor = args.get("code"), args.get("cursor_pos")
                 if not isinstance(code, str) or type(cursor) is not int:
                     raise ValueError("complete needs code and cursor_pos")
-                reply = complete.complete(code, cursor, [namespace, target.locals(), target.globals])
-            elif args.get("scope") == "globals":  # an editor's Globals scope (DAP)
-                reply = variables.panel_reply(kind, args, target.globals, None)
+                reply = redaction.completions(complete.complete(code, cursor, [namespace, target.locals(), target.globals]))
             else:
-                reply = variables.panel_reply(kind, args, target.locals(), namespace)
+                scope = (target.globals, None) if args.get("scope") == "globals" else (target.locals(), namespace)
+                reply = variables.panel_reply(kind, args, *scope)
+                # Secrets replaced, and counted (issue 50). An expansion under a secret's name
+                # (a path made by hand) shows nothing of it.
+                path = args.get("path") if kind != REQUEST_VARIABLES else None
+                known = redaction.known_secrets(*scope)
+                secret = bool(path) and redaction.path_is_secret(None, path)
+                reply = redaction.panel(reply, expression_secret=secret, known=known)
             outcome = {"result": json.dumps(reply, default=str), "stdout": "", "error": None}
         except Exception as exc:  # a helper must never break the waiting loop
             outcome = {"result": "", "stdout": "", "error": f"{type(exc).__name__}: {exc}"}

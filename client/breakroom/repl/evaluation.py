@@ -16,9 +16,11 @@ import threading
 import time
 import traceback
 
+from .. import redaction
 from ..protocol.serialize import safe_repr, try_serialize
 
 REPL_FILENAME = "<repl>"
+_PLAIN = (int, float, bool, type(None))  # reprs that cannot show a string
 TIMEOUT_ERROR = "TimeoutError: evaluation timed out"
 
 
@@ -61,22 +63,29 @@ class EvalTarget:
 
 
 class Outcome:
-    def __init__(self, result="", stdout="", error=None, value=None, has_value=False):
+    def __init__(self, result="", stdout="", error=None, value=None, has_value=False, secret=False, known=()):
         self.result = result
         self.stdout = stdout
         self.error = error
         self.value = value
         self.has_value = has_value
+        self.secret = secret  # the expression names a secret (`user.password`): nothing of it leaves
+        self.known = known  # strings held under secret names where it ran, hidden wherever they show
 
     def wire(self):
-        """The fields of a repl-result post."""
+        """The fields of a repl-result post, secrets replaced (issue 50): value rules always; a
+        value shown by a secret's name is not shown, pickled or stored at all."""
         cid = data = None
-        if self.error is None and self.has_value and self.value is not None:
-            cid, data = try_serialize(self.value)
+        rules = redaction.rules()
+        known = self.known
+        result, hidden = (redaction.REDACTED, 1) if self.secret else rules.text(self.result, known)
+        if not hidden and self.error is None and self.has_value and self.value is not None:
+            value, hidden = redaction.scrub(self.value)
+            cid, data = try_serialize(value)
         return {
-            "result": self.result,
-            "stdout": self.stdout,
-            "error": self.error,
+            "result": result,
+            "stdout": rules.text(self.stdout, known)[0],
+            "error": rules.text(self.error, known)[0],
             "result_cid": cid,
             "result_data": data,
         }
@@ -152,16 +161,19 @@ def _compile(source):
     as the interactive prompt does (`import os; os.getpid()` shows the pid)."""
     tree = ast.parse(source, REPL_FILENAME, "exec")
     expression = None
+    secret = False
     if tree.body and isinstance(tree.body[-1], ast.Expr):
-        expression = compile(ast.Expression(tree.body.pop().value), REPL_FILENAME, "eval")
+        node = tree.body.pop().value
+        secret = redaction.expression_is_secret(node)
+        expression = compile(ast.Expression(node), REPL_FILENAME, "eval")
     statements = compile(tree, REPL_FILENAME, "exec") if tree.body else None
-    return statements, expression
+    return statements, expression, secret
 
 
 def evaluate(source, target, namespace):
     """Runs one REPL input. Never raises for anything the input does."""
     try:
-        statements, expression = _compile(source)
+        statements, expression, secret = _compile(source)
     except (SyntaxError, ValueError, OverflowError) as exc:
         # Only input that does not parse can be incomplete; compile_command (which compiles
         # up to three times) tells which, and its error is the one the interactive prompt shows.
@@ -206,7 +218,8 @@ def evaluate(source, target, namespace):
         # Like the interactive prompt, `print(...)` shows its output and not its None; a
         # silent None (`d.get(k)`) still shows "None" so the user sees an answer.
         return Outcome(stdout=stdout)
-    return Outcome(result=safe_repr(value), stdout=stdout, value=value, has_value=True)
+    known = redaction.known_secrets(frame_locals, namespace) if type(value) not in _PLAIN else ()
+    return Outcome(result=safe_repr(value), stdout=stdout, value=value, has_value=True, secret=secret, known=known)
 
 
 class _EvalThreads:

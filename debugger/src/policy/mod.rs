@@ -193,6 +193,36 @@ impl Policy {
         (out.into_owned(), count)
     }
 
+    /// A variables-panel answer (`variables` or `expand`) from a client that does not redact
+    /// (it sent no `redacted` count): the rules applied here, and the count added.
+    pub fn redact_panel(&self, reply: &mut serde_json::Value) {
+        if reply.get("redacted").is_some() || !reply.is_object() {
+            return;
+        }
+        let mut count = 0;
+        for key in ["variables", "children"] {
+            let Some(rows) = reply.get_mut(key).and_then(serde_json::Value::as_array_mut) else { continue };
+            for row in rows {
+                let name = row.get("name").and_then(serde_json::Value::as_str).unwrap_or("");
+                if self.name_matches(name) {
+                    row["repr"] = REDACTED.into();
+                    row["expandable"] = false.into();
+                    if let Some(fields) = row.as_object_mut() {
+                        fields.remove("count");
+                    }
+                    count += 1;
+                } else if let Some(text) = row.get("repr").and_then(serde_json::Value::as_str) {
+                    let (clean, n) = self.redact_text(text);
+                    if n > 0 {
+                        row["repr"] = clean.into();
+                        count += n;
+                    }
+                }
+            }
+        }
+        reply["redacted"] = count.into();
+    }
+
     /// The `--no-debug` rule a file (or module) falls under, if any.
     pub fn blocked(&self, file: &str) -> Option<&str> {
         self.no_debug.blocking(file)

@@ -52,6 +52,7 @@ impl super::methods::SessionService<'_> {
         let mut reply = self
             .ask(session_id, RequestKind::Variables, args.clone(), snippet::panel("variables", &args), frame)
             .await?;
+        self.debugger.inner.config.policy.redact_panel(&mut reply);
         let stored = self.session(session_id)?.map(|session| argument_cids(&session)).unwrap_or_default();
         for row in reply.get_mut("variables").and_then(Value::as_array_mut).into_iter().flatten() {
             let name = row.get("name").and_then(Value::as_str).unwrap_or("");
@@ -73,7 +74,10 @@ impl super::methods::SessionService<'_> {
         frame: Option<FrameIndex>,
     ) -> Result<Value> {
         let args = json!({"path": path, "offset": offset});
-        self.ask(session_id, RequestKind::Expand, args.clone(), snippet::panel("expand", &args), frame).await
+        let mut reply =
+            self.ask(session_id, RequestKind::Expand, args.clone(), snippet::panel("expand", &args), frame).await?;
+        self.debugger.inner.config.policy.redact_panel(&mut reply);
+        Ok(reply)
     }
 
     /// The variables panel over a frame's globals instead of its locals (an editor's Globals
@@ -90,7 +94,9 @@ impl super::methods::SessionService<'_> {
             Some(path) => (RequestKind::Expand, json!({"path": path, "offset": offset, "scope": "globals"})),
         };
         let name = if path.is_some() { "expand" } else { "variables" };
-        self.ask(session_id, kind, args.clone(), snippet::panel(name, &args), frame).await
+        let mut reply = self.ask(session_id, kind, args.clone(), snippet::panel(name, &args), frame).await?;
+        self.debugger.inner.config.policy.redact_panel(&mut reply);
+        Ok(reply)
     }
 
     /// Evaluates `expr` in a paused call outside any REPL session (a breakpoint condition):

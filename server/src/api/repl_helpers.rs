@@ -108,6 +108,9 @@ pub struct VariablesReply {
     /// The panel's time budget ran out: later rows show a placeholder repr.
     #[serde(default)]
     pub timed_out: bool,
+    /// How many values were replaced by `[redacted]` (issue 50).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub redacted: Option<usize>,
 }
 
 /// `?frame=N`: the stack frame (0 = innermost); the session's selected frame when absent.
@@ -153,6 +156,9 @@ pub struct ExpandReply {
     pub count: usize,
     pub offset: usize,
     pub truncated: bool,
+    /// How many values were replaced by `[redacted]` (issue 50).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub redacted: Option<usize>,
 }
 
 #[utoipa::path(operation_id = "expand_variable", extensions(("x-breakroom-needs" = json!(Need::Debugger))), post, path = "/api/repl/{session_id}/variables/expand", tag = "repl",
