@@ -185,3 +185,213 @@ def test_a_paused_calls_secrets_show_on_no_surface_while_the_rest_does(redacting
         p.program.kill()
 
 
+
+
+# ---- snapshots and logpoints, where the program never stops -------------------------------------------
+
+LINE_PROGRAM = """\
+import os
+
+
+class Account:
+    def __init__(self, user, api_token):
+        self.user = user
+        self.api_token = api_token
+
+
+def charge(user, password, note):
+    account = Account("alice-account", os.environ["T_ATTR"])
+    config = {"host": "db.local", "password": os.environ["T_NEST"]}
+    amount = 4242
+    return amount  # HERE
+
+
+print("charged", charge(os.environ["T_USER"], os.environ["T_PW"], os.environ["T_NOTE"]))
+"""
+
+
+def run_under_breakroom(server, source, env=None, tmp_path=None):
+    path = tmp_path / "charge_app.py"
+    path.write_text(source)
+    proc = subprocess.run(
+        [sys.executable, "-m", "breakroom", str(path)],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env={**os.environ, "PYTHONPATH": str(CLIENT_DIR), "BREAKROOM_URL": server.url, **ENV, **(env or {})},
+    )
+    return proc
+
+
+def wait_for(check, timeout=15):
+    deadline = time.time() + timeout
+    while time.time() < deadline:
+        found = check()
+        if found:
+            return found
+        time.sleep(0.05)
+    raise AssertionError("never happened")
+
+
+def test_a_snapshot_and_a_logpoint_show_no_secret_and_count_what_they_hid(redacting_server, tmp_path):
+    server = redacting_server
+    path = str(tmp_path / "charge_app.py")
+    line = LINE_PROGRAM.splitlines().index("    return amount  # HERE") + 1
+    status, snap = server.post(
+        "/api/breakpoints",
+        {"kind": "line", "file": path, "line": line, "action": "snapshot",
+         "expressions": ["password", "account.api_token", "config['password']", "note", "config", "amount"]},
+    )
+    assert status == 200, snap
+    status, log = server.post(
+        "/api/breakpoints",
+        {"kind": "line", "file": path, "line": line,
+         "log_message": "pw={password} tok={account.api_token} note={note} cfg={config} amount={amount}"},
+    )
+    assert status == 200, log
+    proc = run_under_breakroom(server, LINE_PROGRAM, tmp_path=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    assert "charged 4242" in proc.stdout
+    logged = [ln for ln in proc.stderr.splitlines() if ln.startswith("breakroom log")]
+    assert logged, proc.stderr
+    assert_clean("\n".join(logged), "the logpoint's message")
+    assert "pw=[redacted] tok=[redacted] note=paid with card [redacted] today" in logged[0]
+    assert "amount=4242" in logged[0]
+
+    snaps = wait_for(lambda: server.get(f"/api/snapshots?breakpoint_id={snap['id']}")[1]["snapshots"])
+    status, full = server.get(f"/api/snapshots/{snaps[0]['snapshot_id']}")
+    assert status == 200, full
+    text = json.dumps(full)
+    assert_clean(text, "the snapshot")
+    values = {e["expression"]: e.get("value", {}).get("repr") for e in full["expressions"]}
+    assert values["password"] == values["account.api_token"] == values["config['password']"] == "[redacted]"
+    assert values["amount"] == "4242"
+    assert "alice-account" in text and "bob-the-user" in text
+    assert full["redacted"] >= 6
+    assert_clean(fetch_text(server, f"/snapshots/{snaps[0]['snapshot_id']}"), "the snapshot page")
+    status, events = server.get("/api/events")
+    assert status == 200
+    assert_clean(json.dumps(events), "/api/events")
+
+
+def test_after_the_server_stops_no_secret_is_anywhere_in_its_data_directory(tmp_path):
+    server = start_server("--eval-timeout", "10")
+    try:
+        p = pause_program(server, PROGRAM, "charge", env=ENV)
+        for expr in ("password", "note", "config", "account.api_token", "args", "print(note)"):
+            p.output(expr)
+        server.get(f"/api/repl/{p.session_id}/variables")
+        p.resume()
+        assert p.finish()[0] == 0
+        path = str(tmp_path / "charge_app.py")
+        line = LINE_PROGRAM.splitlines().index("    return amount  # HERE") + 1
+        server.post("/api/breakpoints", {"kind": "line", "file": path, "line": line, "action": "snapshot",
+                                         "expressions": ["note", "config"]})
+        server.post("/api/breakpoints", {"kind": "line", "file": path, "line": line, "log_message": "{note} {password}"})
+        assert run_under_breakroom(server, LINE_PROGRAM, tmp_path=tmp_path).returncode == 0
+        wait_for(lambda: server.get("/api/snapshots")[1]["snapshots"])
+    finally:
+        server.process.terminate()
+        server.process.wait(10)
+    files = [f for f in Path(server.data_dir).rglob("*") if f.is_file()]
+    assert files, "the server kept nothing at all"
+    for f in files:
+        data = f.read_bytes()
+        for secret in SECRET_TEXTS:
+            assert secret.encode() not in data, f"{secret!r} is in {f}"
+
+
+def test_a_name_rule_of_the_servers_own_redacts_too():
+    server = start_server("--eval-timeout", "10", "--redact-names", "pin_code,otp")
+    try:
+        status, policy = server.get("/api/policy")
+        assert status == 200 and policy["names"][-2:] == ["pin_code", "otp"]
+        p = pause_program(server, """
+            import os
+            import breakroom
+
+            @breakroom.breakpoint
+            def unlock(door, card_pin_code):
+                return door
+
+            unlock("front-door", os.environ["T_PIN"])
+        """, "unlock", env={"T_PIN": "8841-pin"})
+        assert p.output("card_pin_code") == "[redacted]"
+        assert p.output("door") == "'front-door'"
+        assert "8841-pin" not in json.dumps(server.get("/api/paused")[1])
+        p.resume()
+        p.finish()
+    finally:
+        server.process.terminate()
+        server.process.wait(10)
+
+
+def test_a_name_rule_the_program_adds_with_configure_or_its_environment():
+    server = start_server("--eval-timeout", "10")
+    try:
+        p = pause_program(server, """
+            import os
+            import breakroom
+
+            breakroom.configure(redact_names=["member_no"])
+
+            @breakroom.breakpoint
+            def enrol(club, member_no, locker):
+                return club
+
+            enrol("chess", os.environ["T_MEMBER"], os.environ["T_LOCKER"])
+        """, "enrol", env={"BREAKROOM_REDACT_NAMES": "locker", "T_MEMBER": "M-5521-x", "T_LOCKER": "L-77-x"})
+        text = json.dumps(server.get("/api/paused")[1])
+        assert "M-5521-x" not in text and "L-77-x" not in text
+        assert p.output("member_no") == "[redacted]"
+        assert p.output("locker") == "[redacted]"
+        assert p.output("club") == "'chess'"
+        p.resume()
+        p.finish()
+    finally:
+        server.process.terminate()
+        server.process.wait(10)
+
+
+def test_a_rule_outside_the_shared_dialect_stops_the_server_naming_it():
+    from conftest import _binary
+
+    proc = subprocess.run([_binary(), "--memory", "--port", "0", "--redact-values", "(?i)x"],
+                          capture_output=True, text=True, timeout=30)
+    assert proc.returncode != 0
+    assert "(?i)x" in proc.stderr
+
+
+# ---- an unchanged cideldill client ------------------------------------------------------------------------------
+
+
+def test_an_unchanged_cideldill_clients_arguments_are_redacted_by_value_on_the_server(redacting_server):
+    import base64
+    import hashlib
+    import pickle
+
+    server = redacting_server
+    note = ENV["T_NOTE"]
+    data = pickle.dumps(note, protocol=4)
+    cid = hashlib.sha512(data).hexdigest()
+    pw = pickle.dumps(SECRETS["T_PW"], protocol=4)
+    status, _ = server.post("/api/breakpoints", {"function_name": "cd_charge", "timestamp": time.time()})
+    assert status == 200
+    status, action = server.post("/api/call/start", {
+        "method_name": "cd_charge",
+        "args": [{"cid": cid, "client_ref": 1, "data": base64.b64encode(data).decode()}],
+        "kwargs": {"password": {"cid": hashlib.sha512(pw).hexdigest(), "client_ref": 2,
+                                "data": base64.b64encode(pw).decode()}},
+        "call_site": {"timestamp": time.time(), "stack_trace": []},
+        "process_pid": os.getpid(),
+        "process_start_time": 1795331833.75,
+        "signature": "(note, password)",
+    })
+    assert status == 200 and action["action"] == "poll", action
+    text = json.dumps(server.get("/api/paused")[1])
+    assert_clean(text, "/api/paused of a cideldill call")
+    assert "paid with card [redacted] today" in text
+    status, _ = server.get(f"/api/objects/{cid}")
+    assert status == 404  # the secret's pickle was never stored
+    pause_id = action["poll_url"].rsplit("/", 1)[-1]
+    server.resume(pause_id)
