@@ -219,6 +219,9 @@ class BreakpointChannel:
             self._applied.pop(bp_id, None)
             before = None
         try:
+            rule = redaction.blocked(record.get("file"))
+            if rule is not None:  # the server refuses these; one armed before the rule is not
+                raise BreakpointError(f"{record.get('file')} is not debugged here (--no-debug {rule!r})")
             if before is None:
                 engine.add(record)
             elif any(before.get(k) != record.get(k) for k in OPTIONS):

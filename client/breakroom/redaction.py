@@ -400,6 +400,20 @@ def frame_blocked(frame):
     return r.blocked(frame.f_code.co_filename, frame.f_globals.get("__name__"))
 
 
+HIDDEN = "hidden by policy"
+
+
+def target_hidden(target):
+    """Why evals and the variables panel show nothing of an eval target's frame (`--no-debug`),
+    or None. A wrapped call's target has no frame: its function's file decides."""
+    frame = getattr(target, "frame", None)
+    if frame is not None:
+        rule = frame_blocked(frame)
+    else:
+        rule = blocked((getattr(target, "globals", None) or {}).get("__file__"), (getattr(target, "globals", None) or {}).get("__name__"))
+    return None if rule is None else f"{HIDDEN} (--no-debug {rule!r})"
+
+
 def warn(message):
     print(f"breakroom: {message}", file=sys.stderr)
 

@@ -395,3 +395,112 @@ def test_an_unchanged_cideldill_clients_arguments_are_redacted_by_value_on_the_s
     assert status == 404  # the secret's pickle was never stored
     pause_id = action["poll_url"].rsplit("/", 1)[-1]
     server.resume(pause_id)
+
+
+# ---- places that are not debugged ---------------------------------------------------------------------------------
+
+NO_DEBUG_MAIN = """\
+import os
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import breakroom  # noqa: E402
+from vault import keys  # noqa: E402
+
+
+def inner():
+    breakroom.set_trace()  # INNER
+    return 1
+
+
+def main():
+    breakroom.set_trace()
+    key = keys.fetch("k", None)  # CALL
+    print("got", key)  # AFTER
+    keys.fetch("k", inner)
+
+
+main()
+"""
+
+NO_DEBUG_KEYS = """\
+import os
+
+
+def fetch(name, then):
+    vault_secret = os.environ["T_PW"]
+    if then is not None:
+        then()
+    return name.upper() + str(len(vault_secret))  # INSIDE
+"""
+
+
+def test_a_no_debug_place_refuses_breakpoints_is_stepped_over_and_hides_its_frames(tmp_path):
+    server = start_server("--eval-timeout", "10", "--no-debug", "*/vault/*")
+    app = tmp_path / "app"
+    (app / "vault").mkdir(parents=True)
+    (app / "vault" / "__init__.py").write_text("")
+    keys = app / "vault" / "keys.py"
+    keys.write_text(NO_DEBUG_KEYS)
+    main = app / "main.py"
+    main.write_text(NO_DEBUG_MAIN)
+    proc = None
+    try:
+        status, policy = server.get("/api/policy")
+        assert policy["no_debug"] == ["*/vault/*"]
+        for body in ({"kind": "line", "file": str(keys), "line": 7},
+                     {"kind": "line", "file": str(keys), "line": 7, "action": "snapshot"},
+                     {"kind": "line", "file": str(keys), "line": 7, "log_message": "{vault_secret}"}):
+            status, refused = server.post("/api/breakpoints", body)
+            assert status == 400, refused
+            assert refused["error"] == "blocked_location"
+            assert "*/vault/*" in refused["message"]
+        status, ok = server.post("/api/breakpoints", {"kind": "line", "file": str(main), "line": 3, "log_message": "x"})
+        assert status == 200, ok
+        server.request("DELETE", f"/api/breakpoints/{ok['id']}")
+
+        proc = subprocess.Popen(
+            [sys.executable, str(main)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+            env={**os.environ, "PYTHONPATH": str(CLIENT_DIR), "BREAKROOM_URL": server.url, **ENV},
+        )
+        lines = NO_DEBUG_MAIN.splitlines()
+
+        def marker(n):
+            return lines[n - 1].rsplit("# ", 1)[-1]
+
+        pause = wait_for(lambda: [p for p in server.paused() if p["call_data"]["process_pid"] == proc.pid])[0]
+        session = server.start_session(pause["id"])
+        status, body = server.post(f"/api/paused/{pause['id']}/step", {"kind": "over"})
+        assert status == 200 and body["status"] == "stopped", body
+        assert marker(body["line"]) == "CALL"
+        # Into the vault's fetch: stepped over, the next stop is the caller's next line.
+        status, body = server.post(f"/api/paused/{body['pause_id']}/step", {"kind": "into"})
+        assert status == 200 and body["status"] == "stopped", body
+        assert body["function"] == "main" and marker(body["line"]) == "AFTER", body
+        server.resume(body["pause_id"])
+
+        # Paused in code the vault called: its frame shows where it is, nothing of what it holds.
+        pause = wait_for(lambda: [p for p in server.paused()
+                                  if p["call_data"]["process_pid"] == proc.pid and p["id"] != body["pause_id"]])[0]
+        text = json.dumps(pause)
+        assert SECRETS["T_PW"] not in text
+        session = server.start_session(pause["id"])
+        status, reply = server.post(f"/api/repl/{session}/eval", {"expr": "vault_secret", "frame": 1})
+        assert status == 200, reply
+        assert "hidden by policy" in reply["output"] and SECRETS["T_PW"] not in reply["output"]
+        status, panel = server.get(f"/api/repl/{session}/variables?frame=1")
+        assert status == 200, panel
+        assert panel["variables"] == [] and "hidden by policy" in panel["hidden"]
+        status, mine = server.get(f"/api/repl/{session}/variables?frame=0")
+        assert status == 200 and "hidden" not in mine
+        assert_clean(fetch_text(server, "/"), "/ with a hidden frame")
+        server.resume(pause["id"])
+        out, err = proc.communicate(timeout=15)
+        assert proc.returncode == 0, err
+        assert "got K" in out
+    finally:
+        if proc is not None and proc.poll() is None:
+            proc.kill()
+            proc.communicate()
+        server.process.terminate()
+        server.process.wait(10)

@@ -53,6 +53,20 @@ def stack_frames(frame, limit=64):
         filename = frame.f_code.co_filename
         if not is_hidden(filename):
             lineno = frame.f_lineno
+            rule = redaction.frame_blocked(frame)
+            if rule is not None:  # `--no-debug`: where it is, nothing of what it holds
+                frames.append(
+                    {
+                        "filename": filename,
+                        "lineno": lineno,
+                        "function": getattr(frame.f_code, "co_qualname", frame.f_code.co_name),
+                        "code_context": None,
+                        "locals": [],
+                        "hidden": f"{redaction.HIDDEN} (--no-debug {rule!r})",
+                    }
+                )
+                frame = frame.f_back
+                continue
             start = max(1, lineno - SOURCE_CONTEXT)
             lines = [linecache.getline(filename, n).rstrip("\n") for n in range(start, lineno + SOURCE_CONTEXT + 1)]
             while lines and lines[-1] == "" and len(lines) > lineno - start + 1:
@@ -167,6 +181,9 @@ class WrappedCall:
         run the call as it is."""
         if not self.client.ensure_connected():
             return False  # one clock read while the server is away
+        code = getattr(self.breakpoint.func, "__code__", None)
+        if code is not None and redaction.blocked(code.co_filename, getattr(self.breakpoint.func, "__module__", None)):
+            return False  # `--no-debug`: registered by name, it never arms here
         self.read_stack()
         bp = self.breakpoint
         bound = bp.bind(self.args, self.kwargs)
@@ -358,6 +375,8 @@ def pause_in_frame(client, frame, reason, extra=None, exc=None, stop=None, names
     action raises here; a `step` action arms the step and lets the program run on."""
     if not client.ensure_connected():
         return
+    if reason != PAUSE_EXCEPTION and redaction.frame_blocked(frame) is not None:
+        return  # `--no-debug` code does not stop (post-mortem still shows where, hidden)
     switch_interval.hold()
     step = None
     try:

@@ -402,6 +402,13 @@ class DebugClient:
                 return None, body
             self._post_result(pause, body)
             return None, None
+        hidden = redaction.target_hidden(target)
+        if hidden is not None:  # `--no-debug`: evals in this frame are refused
+            body = self._result_body(pause, request, Outcome(error=f"PermissionError: {hidden}: evals are refused here"))
+            if self.answers_with_poll:
+                return None, body
+            self._post_result(pause, body)
+            return None, None
         job = EvalJob(source, target, namespace, self.timeout_for(request), report)
         job.start()
         # Most evals take milliseconds: answering them from here, with the next poll, makes an
@@ -424,7 +431,10 @@ class DebugClient:
         try:
             target = pause.target_at(request.get("frame"))
             kind, args = request.get("kind"), request.get("args") or {}
-            if kind == REQUEST_COMPLETE:
+            hidden = redaction.target_hidden(target)
+            if hidden is not None:  # `--no-debug`: nothing of this frame is listed
+                reply = _hidden_reply(kind, args, hidden)
+            elif kind == REQUEST_COMPLETE:
                 code, cursor = args.get("code"), args.get("cursor_pos")
                 if not isinstance(code, str) or type(cursor) is not int:
                     raise ValueError("complete needs code and cursor_pos")
@@ -491,6 +501,22 @@ class DebugClient:
         if isinstance(item, dict) and item.get("data"):
             return serialize.loads(base64.b64decode(item["data"]))
         raise DebugProtocolError("Missing data for CID in response")
+
+
+def _hidden_reply(kind, args, hidden):
+    """A helper's answer in a frame that is not debugged: empty, saying why."""
+    if kind == REQUEST_COMPLETE:
+        return {
+            "status": "ok",
+            "matches": [],
+            "cursor_start": args.get("cursor_pos") or 0,
+            "cursor_end": args.get("cursor_pos") or 0,
+            "metadata": {"types": [], "_jupyter_types_experimental": [], "timed_out": False},
+        }
+    if kind == REQUEST_VARIABLES:
+        return {"variables": [], "timed_out": False, "redacted": 0, "hidden": hidden}
+    return {"path": args.get("path"), "children": [], "count": 0, "offset": 0, "truncated": False, "redacted": 0,
+            "hidden": hidden}
 
 
 def _positive_float(text, name):
