@@ -504,3 +504,99 @@ def test_a_no_debug_place_refuses_breakpoints_is_stepped_over_and_hides_its_fram
             proc.communicate()
         server.process.terminate()
         server.process.wait(10)
+
+
+# ---- agents (MCP) and editors (DAP) -------------------------------------------------------------------------------
+
+
+class Dap:
+    """A minimal DAP client over `breakroom dap` (the stdio bridge an editor launches)."""
+
+    def __init__(self, server):
+        from conftest import _binary
+
+        self.proc = subprocess.Popen([_binary(), "dap"], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                     stderr=subprocess.PIPE, env={**os.environ, "BREAKROOM_URL": server.url})
+        self.seq = 0
+
+    def _read(self):
+        header = self.proc.stdout.readline()
+        assert header.startswith(b"Content-Length: "), (header, self.proc.stderr.read1() if self.proc.poll() else b"")
+        length = int(header.split(b":")[1])
+        self.proc.stdout.readline()
+        return json.loads(self.proc.stdout.read(length))
+
+    def request(self, command, **arguments):
+        self.seq += 1
+        data = json.dumps({"seq": self.seq, "type": "request", "command": command, "arguments": arguments}).encode()
+        self.proc.stdin.write(b"Content-Length: %d\r\n\r\n" % len(data) + data)
+        self.proc.stdin.flush()
+        while True:
+            message = self._read()
+            if message.get("type") == "response" and message.get("request_seq") == self.seq:
+                assert message["success"], message
+                return message.get("body") or {}
+
+    def close(self):
+        self.proc.kill()
+        self.proc.wait(5)
+
+
+def test_mcp_tools_and_dap_requests_show_no_secret(redacting_server):
+    import asyncio
+
+    from test_mcp import connect, run
+
+    server = redacting_server
+    p = pause_program(server, PROGRAM, "charge", env=ENV)
+    try:
+        pause = p.pause
+        cids = [a.get("cid") for a in pause["call_data"].get("args", []) if isinstance(a, dict)]
+        assert cids, pause
+
+        async def body(agent, updates):
+            seen = []
+            frames = await agent.ok("list_frames", pause_id=p.pause_id)
+            seen.append(json.dumps(frames))
+            for cid in cids:
+                seen.append(json.dumps(await agent.ok("breakpoint_inspect_object", cid=cid)))
+            answer = await agent.ok("breakpoint_repl_eval", pause_id=p.pause_id, expression="password")
+            seen.append(json.dumps(answer))
+            return seen
+
+        seen = run(connect(server.url, body))
+        for text in seen:
+            assert_clean(text, "an MCP tool's answer")
+        assert any("bob-the-user" in t for t in seen)
+
+        p.resume()
+        p.finish()
+        # An editor sees a frame's locals: the program pauses in its own frame (set_trace).
+        p = pause_program(server, FRAME_PROGRAM, "charge", env=ENV)
+        dap = Dap(server)
+        try:
+            dap.request("initialize", adapterID="breakroom")
+            dap.request("attach")
+            threads = dap.request("threads")["threads"]
+            assert threads, threads
+            mine = [t for t in threads if f"(pid {p.program.process.pid})" in t["name"]]
+            assert mine, threads
+            stack = dap.request("stackTrace", threadId=mine[0]["id"])["stackFrames"]
+            assert stack, mine
+            frame_id = stack[0]["id"]
+            scopes = dap.request("scopes", frameId=frame_id)["scopes"]
+            variables = dap.request("variables", variablesReference=scopes[0]["variablesReference"])["variables"]
+            shown = {v["name"]: v["value"] for v in variables}
+            assert shown.get("password") == "[redacted]", (stack, scopes, variables)
+            assert shown["user"] == "'bob-the-user'"
+            assert_clean(json.dumps(variables), "DAP variables")
+            for expr in ("password", "note", "account.api_token", "config"):
+                answer = dap.request("evaluate", expression=expr, frameId=frame_id, context="hover")
+                assert_clean(json.dumps(answer), f"DAP evaluate {expr}")
+            assert dap.request("evaluate", expression="password", frameId=frame_id, context="hover")["result"] == "[redacted]"
+        finally:
+            dap.close()
+        p.resume()
+        p.finish()
+    finally:
+        p.program.kill()
