@@ -600,3 +600,38 @@ def test_mcp_tools_and_dap_requests_show_no_secret(redacting_server):
         p.finish()
     finally:
         p.program.kill()
+
+
+# ---- who may read the rules; what the audit trail keeps -------------------------------------------------------
+
+
+def test_the_policy_is_shown_to_viewers_and_above_and_the_audit_trail_keeps_no_secret(tmp_path):
+    from test_users import As, audit, cli, token_of
+
+    data_dir = tmp_path / "data"
+    vera = token_of(cli(data_dir, "user", "add", "vera", "--role", "viewer"))
+    dan = token_of(cli(data_dir, "user", "add", "dan", "--role", "debugger"))
+    worker = token_of(cli(data_dir, "token", "add-program", "worker"))
+    server = start_server("--eval-timeout", "10", "--no-debug", "*/vault/*", data_dir=data_dir)
+    try:
+        status, refused = server.get("/api/policy")
+        assert status == 401, refused
+        status, policy = As(server, vera).get("/api/policy")
+        assert status == 200 and policy["no_debug"] == ["*/vault/*"], policy
+        status, refused = As(server, worker).get("/api/policy")
+        assert status == 403, refused
+
+        # A debugger types a card number into an eval: the trail records the eval, not the number.
+        as_dan = As(server, dan)
+        p = pause_program(as_dan, PROGRAM, "charge", env={**ENV, "BREAKROOM_TOKEN": worker})
+        status, answer = as_dan.post(f"/api/repl/{p.session_id}/eval", {"expr": f"len('{CARD}')"})
+        assert status == 200 and answer["output"] == "19", answer
+        records = audit({"data_dir": data_dir}, until=lambda rs: any("len(" in json.dumps(r) for r in rs))
+        text = json.dumps(records)
+        assert "len(" in text
+        assert_clean(text, "the audit trail")
+        as_dan.post(f"/api/paused/{p.pause_id}/continue", {"action": "continue"})
+        p.finish()
+    finally:
+        server.process.terminate()
+        server.process.wait(10)

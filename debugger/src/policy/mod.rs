@@ -223,6 +223,34 @@ impl Policy {
         reply["redacted"] = count.into();
     }
 
+    /// Every string in a JSON value redacted, and the value under every key a name rule
+    /// matches (an audit record's request body: eval code, a form). How many were replaced.
+    pub fn redact_json(&self, value: &mut serde_json::Value) -> usize {
+        use serde_json::Value;
+        match value {
+            Value::String(text) => {
+                let (clean, n) = self.redact_text(text);
+                if n > 0 {
+                    *text = clean;
+                }
+                n
+            }
+            Value::Array(items) => items.iter_mut().map(|v| self.redact_json(v)).sum(),
+            Value::Object(fields) => fields
+                .iter_mut()
+                .map(|(key, v)| {
+                    if self.name_matches(key) && !v.is_null() {
+                        *v = Value::String(REDACTED.into());
+                        1
+                    } else {
+                        self.redact_json(v)
+                    }
+                })
+                .sum(),
+            _ => 0,
+        }
+    }
+
     /// The `--no-debug` rule a file (or module) falls under, if any.
     pub fn blocked(&self, file: &str) -> Option<&str> {
         self.no_debug.blocking(file)

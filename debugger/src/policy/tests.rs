@@ -97,3 +97,14 @@ fn no_debug_globs_cross_slashes_and_module_names_cover_their_files() {
     assert_eq!(err.code(), "blocked_location");
     assert!(err.to_string().contains("*/vault/*"));
 }
+
+#[test]
+fn json_keeps_its_shape_and_loses_its_secrets() {
+    let policy = Policy::default();
+    let mut value = serde_json::json!({"expr": "charge('4111 1111 1111 1111')", "password": "pw", "n": 3, "list": ["AKIAIOSFODNN7EXAMPLE"]});
+    assert_eq!(policy.redact_json(&mut value), 3);
+    assert_eq!(
+        value,
+        serde_json::json!({"expr": "charge('[redacted]')", "password": "[redacted]", "n": 3, "list": ["[redacted]"]})
+    );
+}

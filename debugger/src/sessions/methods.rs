@@ -279,15 +279,16 @@ impl SessionService<'_> {
                 _ => String::new(),
             },
         };
-        let entry = st.sessions.next_entry(
-            session_id,
-            request.expr.clone(),
-            output,
-            result.stdout.unwrap_or_default(),
-            is_error,
-            if is_error { None } else { result.result_cid },
-            now,
-        )?;
+        // The value rules again (issue 50), whoever the client is: a cideldill client's answer
+        // is redacted only here. Redacted text means the pickled value held the secret too: it
+        // is not kept.
+        let policy = &self.debugger.inner.config.policy;
+        let (output, hidden) = policy.redact_text(&output);
+        let stdout = policy.redact_text(&result.stdout.unwrap_or_default()).0;
+        let (result_cid, new_object) =
+            if hidden > 0 || is_error { (None, None) } else { (result.result_cid, new_object) };
+        let entry =
+            st.sessions.next_entry(session_id, request.expr.clone(), output, stdout, is_error, result_cid, now)?;
         // Durable before the browser hears of it, in one commit. Until it is, the eval stays
         // where it was: a failed store is an error the client retries (it is handed the eval
         // again and answers from its record), never a waiter dropped as "session closed".
