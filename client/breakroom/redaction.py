@@ -46,8 +46,14 @@ DEFAULT_VALUES = (
     r"\bBearer\s+[A-Za-z0-9._~+/=-]+",
 )
 CARD_NUMBER = r"\b\d(?:[ -]?\d){12,18}\b"
+# What each default value rule cannot match without (a cheap `in` test first: the regexes cost
+# microseconds per hundred characters, and most text holds none of these).
+DEFAULT_HINTS = (("eyJ",), ("AKIA", "ASIA", "AGPA", "AIDA", "AROA", "AIPA", "ANPA", "ANVA", "APKA"), ("-----BEGIN",), ("Bearer",))
 KEY_VALUE = r"""([A-Za-z_][A-Za-z0-9_.-]*)(['"]?)(\s*[=:]\s*)('[^']*'|"[^"]*"|[^\s,;&)}\]]+)"""
 
+NAME_CACHE = 4096
+TEXT_CACHE = 4096
+TEXT_CACHE_CHARS = 512  # longer texts are rarely seen twice; at most 2 MB remembered
 # How deep, and how many items, a value is looked through for secrets before it is pickled.
 SCAN_DEPTH = 4
 SCAN_ITEMS = 1000
@@ -84,25 +90,62 @@ class Rules:
         self.no_debug = tuple(no_debug)
         self.name_re = re.compile("|".join(f"(?:{r})" for r in self.names), re.IGNORECASE) if self.names else None
         self.value_re = re.compile("|".join(f"(?:{r})" for r in self.values)) if self.values else None
+        # The default value rules are tried only where their hints are; others always.
+        hinted = [(r, h) for r, h in zip(DEFAULT_VALUES, DEFAULT_HINTS) if r in self.values]
+        hints = [h for _, h in hinted for h in h]
+        self._hint_re = re.compile("|".join(re.escape(h) for h in hints)) if hints else None
+        others = [r for r in self.values if r not in DEFAULT_VALUES]
+        self._always_values = bool(others)
+        self._names_seen = {}
+        self._texts_seen = {}
         self._module_rules = tuple(r for r in self.no_debug if _is_module_rule(r))
         self._glob_rules = tuple(r for r in self.no_debug if not _is_module_rule(r))
 
     def name_matches(self, name):
-        return self.name_re is not None and type(name) is str and self.name_re.search(name) is not None
+        if type(name) is not str:
+            return False
+        # The same names come back at every hit and every panel: remembered (a dict lookup is
+        # a tenth of the case-insensitive search), up to NAME_CACHE of them.
+        hit = self._names_seen.get(name)
+        if hit is not None:
+            return hit
+        hit = self.name_re is not None and self.name_re.search(name) is not None
+        if len(self._names_seen) >= NAME_CACHE:
+            self._names_seen.clear()
+        self._names_seen[name] = hit
+        return hit
 
     def text(self, text, known=()):
         """(text with its secrets replaced, how many were). `known`: strings the program holds
         under a secret's name, replaced wherever else they show (`args`, a list holding one)."""
         if type(text) is not str or not text:
             return text, 0
-        count = 0
+        if len(text) <= TEXT_CACHE_CHARS:
+            # A loop's snapshots and a panel opened again show the same texts: remembered.
+            done = self._texts_seen.get(text)
+            if done is None:
+                done = self._text(text)
+                if len(self._texts_seen) >= TEXT_CACHE:
+                    self._texts_seen.clear()
+                self._texts_seen[text] = done
+        else:
+            done = self._text(text)
+        if not known:
+            return done
+        text, count = done
         for secret in known:
             if secret in text:
                 count += text.count(secret)
                 text = text.replace(secret, REDACTED)
-        if self.value_re is not None and self.value_re.search(text):
-            text, n = self.value_re.subn(REDACTED, text)
-            count += n
+        return text, count
+
+    def _text(self, text):
+        count = 0
+        hinted = self._hint_re is not None and self._hint_re.search(text)
+        if self.value_re is not None and (self._always_values or hinted):
+            if self.value_re.search(text):
+                text, n = self.value_re.subn(REDACTED, text)
+                count += n
         if self.cards and _card_re.search(text):
             hits = [0]
 
@@ -114,7 +157,9 @@ class Rules:
 
             text = _card_re.sub(card, text)
             count += hits[0]
-        if self.name_re is not None and self.name_re.search(text):
+        # KEY=value and 'key': value need one of these: most text is passed over without the
+        # case-insensitive search, the costliest of the three.
+        if self.name_re is not None and ("=" in text or ":" in text) and self.name_re.search(text):
             hits = [0]
 
             def pair(m):
@@ -355,6 +400,9 @@ def placeholder(value):
     }
 
 
+_NO_TEXT_TYPES = ("int", "float", "bool", "NoneType")
+
+
 def panel(reply, expression_secret=False, known=()):
     """A variables-panel answer (`variables` or `expand`) with secrets replaced, and how many."""
     if not isinstance(reply, dict):
@@ -372,7 +420,7 @@ def panel(reply, expression_secret=False, known=()):
                     count += 1
                 row["expandable"] = False
                 row.pop("count", None)
-            else:
+            elif row.get("type") not in _NO_TEXT_TYPES or len(row.get("repr") or "") > 12:
                 row["repr"], n = r.text(row.get("repr"), known)
                 count += n
     reply["redacted"] = count

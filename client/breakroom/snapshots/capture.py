@@ -79,6 +79,10 @@ def _cut_bytes(text, limit):
     return data[: max(0, limit - 3)].decode("utf-8", "ignore") + "…", True
 
 
+_NO_TEXT = (bool, float, type(None))
+CARD_MIN = 10**12
+
+
 class Capture:
     """One snapshot being built: the running size estimate, the deadline, whether it was cut."""
 
@@ -99,7 +103,7 @@ class Capture:
 
     def named(self, name, obj, level=0):
         """The node of `obj` shown as `name` (a local, a key, an attribute)."""
-        if self.rules.name_matches(name):
+        if name[:1] != "[" and self.rules.name_matches(name):  # `[3]`: a list's index, never a name
             return self.hidden(obj)
         return self.value(obj, level)
 
@@ -119,8 +123,11 @@ class Capture:
             node["repr"], cut, error = self._repr(obj)
         except BaseException as exc:  # a type's __module__/__qualname__ read that failed, say
             node["repr"], cut, error = "<unavailable>", False, f"{type(exc).__name__}"
-        node["repr"], n = self.rules.text(node["repr"], self.known)
-        self.redacted += n
+        t = type(obj)
+        # Numbers hide nothing but a card number (13 digits or more); True, False, None nothing.
+        if not (t in _NO_TEXT or (t is int and -CARD_MIN < obj < CARD_MIN)):
+            node["repr"], n = self.rules.text(node["repr"], self.known)
+            self.redacted += n
         if cut:
             node["truncated"] = True
         if error:
