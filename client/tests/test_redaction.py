@@ -6,6 +6,7 @@ pages show) holds none of them."""
 
 import json
 import os
+import shutil
 import subprocess
 import sys
 import time
@@ -191,6 +192,7 @@ def test_a_paused_calls_secrets_show_on_no_surface_while_the_rest_does(redacting
 
 LINE_PROGRAM = """\
 import os
+import shutil
 
 
 class Account:
@@ -401,6 +403,7 @@ def test_an_unchanged_cideldill_clients_arguments_are_redacted_by_value_on_the_s
 
 NO_DEBUG_MAIN = """\
 import os
+import shutil
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -425,6 +428,7 @@ main()
 
 NO_DEBUG_KEYS = """\
 import os
+import shutil
 
 
 def fetch(name, then):
@@ -605,7 +609,7 @@ def test_mcp_tools_and_dap_requests_show_no_secret(redacting_server):
 # ---- who may read the rules; what the audit trail keeps -------------------------------------------------------
 
 
-def test_the_policy_is_shown_to_viewers_and_above_and_the_audit_trail_keeps_no_secret(tmp_path):
+def test_the_policy_is_shown_to_viewers_and_programs_only_and_the_audit_trail_keeps_no_secret(tmp_path):
     from test_users import As, audit, cli, token_of
 
     data_dir = tmp_path / "data"
@@ -618,8 +622,8 @@ def test_the_policy_is_shown_to_viewers_and_above_and_the_audit_trail_keeps_no_s
         assert status == 401, refused
         status, policy = As(server, vera).get("/api/policy")
         assert status == 200 and policy["no_debug"] == ["*/vault/*"], policy
-        status, refused = As(server, worker).get("/api/policy")
-        assert status == 403, refused
+        status, for_program = As(server, worker).get("/api/policy")
+        assert status == 200 and for_program == policy, for_program  # the JavaScript client reads it
 
         # A debugger types a card number into an eval: the trail records the eval, not the number.
         as_dan = As(server, dan)
@@ -635,3 +639,60 @@ def test_the_policy_is_shown_to_viewers_and_above_and_the_audit_trail_keeps_no_s
     finally:
         server.process.terminate()
         server.process.wait(10)
+
+
+# ---- the JavaScript client ----------------------------------------------------------------------------------------------
+
+NODE_PROGRAM = """
+import breakroom from %(client)s;
+breakroom.configure({ redactNames: 'member_no' });
+
+async function charge(user, password, note, member_no) {
+  return `${user}:${note.length}`;
+}
+
+const wrapped = breakroom.withDebug(charge);
+console.log('charged', await wrapped('bob-the-user', process.env.T_PW, process.env.T_NOTE, 'M-5521-x'));
+"""
+
+
+@pytest.mark.skipif(shutil.which("node") is None, reason="Node is not installed")
+def test_the_javascript_client_holds_the_same_rules_and_redacts_before_sending(redacting_server, tmp_path):
+    server = redacting_server
+    module = CLIENT_DIR.parent / "client-js" / "lib" / "redaction.mjs"
+    check = tmp_path / "defaults.mjs"
+    check.write_text(f"import {{ DEFAULT_NAMES, DEFAULT_VALUES }} from {json.dumps(module.as_uri())};\n"
+                     "console.log(JSON.stringify({ names: DEFAULT_NAMES, values: DEFAULT_VALUES }));\n")
+    done = subprocess.run(["node", str(check)], capture_output=True, text=True, timeout=30)
+    assert done.returncode == 0, done.stderr
+    status, policy = server.get("/api/policy")
+    assert json.loads(done.stdout) == {"names": policy["names"], "values": policy["values"]}
+
+    status, _ = server.post("/api/breakpoints", {"function_name": "charge"})
+    assert status == 200
+    source = tmp_path / "charge.mjs"
+    client = CLIENT_DIR.parent / "client-js" / "breakroom.mjs"
+    source.write_text(NODE_PROGRAM % {"client": json.dumps(client.as_uri())})
+    program = subprocess.Popen(["node", str(source)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                               env={**os.environ, "BREAKROOM_URL": server.url, **ENV})
+    try:
+        pause = server.wait_for_pause("charge", timeout=20, pid=program.pid)
+        text = json.dumps(server.get("/api/paused")[1])
+        assert_clean(text, "/api/paused of a JavaScript call")
+        assert "M-5521-x" not in text and "bob-the-user" in text
+        session = server.start_session(pause["id"])
+        assert server.output(session, "password") == "[redacted]"
+        assert server.output(session, "member_no") == "[redacted]"
+        assert "[redacted]" in server.output(session, "note")
+        assert_clean(server.output(session, "note"), "a JavaScript eval")
+        assert_clean(server.output(session, "args"), "a JavaScript eval of args")
+        status, panel = server.get(f"/api/repl/{session}/variables")
+        assert status == 200, panel
+        assert_clean(json.dumps(panel), "the JavaScript variables panel")
+        assert panel["redacted"] >= 3
+        server.resume(pause["id"])
+        out, err = program.communicate(timeout=20)
+        assert program.returncode == 0, err
+        assert out.startswith("charged bob-the-user:")
+    finally:
+        program.kill()

@@ -1,5 +1,6 @@
 //! `GET /api/policy`: the redaction rules and the places not debugged that are in force
-//! (issue 50), for viewers and above. Programs receive the same on their breakpoint channel.
+//! (issue 50), for viewers and above, and for programs: the Python client receives the same on
+//! its breakpoint channel, the JavaScript client (which has none) reads it here.
 
 use axum::extract::State;
 use axum::Json;
@@ -10,7 +11,7 @@ use breakroom_debugger::Debugger;
 use super::wire::ErrorBody;
 use crate::error::ApiResult;
 
-#[utoipa::path(operation_id = "get_policy", extensions(("x-breakroom-needs" = json!(Need::Viewer))), get, path = "/api/policy", tag = "browser",
+#[utoipa::path(operation_id = "get_policy", extensions(("x-breakroom-needs" = json!(Need::ProgramOrViewer))), get, path = "/api/policy", tag = "browser",
     responses((status = 200, body = PolicyWire), (status = 401, body = ErrorBody), (status = 403, body = ErrorBody)))]
 pub async fn get(State(debugger): State<Debugger>) -> ApiResult<PolicyWire> {
     Ok(Json(debugger.config().policy.wire()))
