@@ -276,31 +276,59 @@ def test_a_snapshot_and_a_logpoint_show_no_secret_and_count_what_they_hid(redact
     assert_clean(json.dumps(events), "/api/events")
 
 
+def exercise_every_store(server, tmp_path):
+    """Pauses, evals, the panel, a snapshot and a logpoint with the secrets: all a server stores."""
+    p = pause_program(server, PROGRAM, "charge", env=ENV)
+    for expr in ("password", "note", "config", "account.api_token", "args", "print(note)"):
+        p.output(expr)
+    server.get(f"/api/repl/{p.session_id}/variables")
+    p.resume()
+    assert p.finish()[0] == 0
+    path = str(tmp_path / "charge_app.py")
+    line = LINE_PROGRAM.splitlines().index("    return amount  # HERE") + 1
+    server.post("/api/breakpoints", {"kind": "line", "file": path, "line": line, "action": "snapshot",
+                                     "expressions": ["note", "config"]})
+    server.post("/api/breakpoints", {"kind": "line", "file": path, "line": line, "log_message": "{note} {password}"})
+    assert run_under_breakroom(server, LINE_PROGRAM, tmp_path=tmp_path).returncode == 0
+    wait_for(lambda: server.get("/api/snapshots")[1]["snapshots"])
+
+
+def assert_no_secret_bytes(data, where):
+    for secret in SECRET_TEXTS:
+        for form in (secret.encode(), secret.encode().hex().encode()):
+            assert form not in data, f"{secret!r} is in {where}"
+
+
 def test_after_the_server_stops_no_secret_is_anywhere_in_its_data_directory(tmp_path):
     server = start_server("--eval-timeout", "10")
     try:
-        p = pause_program(server, PROGRAM, "charge", env=ENV)
-        for expr in ("password", "note", "config", "account.api_token", "args", "print(note)"):
-            p.output(expr)
-        server.get(f"/api/repl/{p.session_id}/variables")
-        p.resume()
-        assert p.finish()[0] == 0
-        path = str(tmp_path / "charge_app.py")
-        line = LINE_PROGRAM.splitlines().index("    return amount  # HERE") + 1
-        server.post("/api/breakpoints", {"kind": "line", "file": path, "line": line, "action": "snapshot",
-                                         "expressions": ["note", "config"]})
-        server.post("/api/breakpoints", {"kind": "line", "file": path, "line": line, "log_message": "{note} {password}"})
-        assert run_under_breakroom(server, LINE_PROGRAM, tmp_path=tmp_path).returncode == 0
-        wait_for(lambda: server.get("/api/snapshots")[1]["snapshots"])
+        exercise_every_store(server, tmp_path)
     finally:
         server.process.terminate()
         server.process.wait(10)
     files = [f for f in Path(server.data_dir).rglob("*") if f.is_file()]
     assert files, "the server kept nothing at all"
     for f in files:
-        data = f.read_bytes()
-        for secret in SECRET_TEXTS:
-            assert secret.encode() not in data, f"{secret!r} is in {f}"
+        assert_no_secret_bytes(f.read_bytes(), f)
+
+
+def test_after_the_server_stops_no_secret_is_in_any_table_of_its_postgresql_database(postgres_cluster, tmp_path):
+    url = postgres_cluster.fresh_database()
+    server = start_server("--eval-timeout", "10", "--database-url", url)
+    try:
+        exercise_every_store(server, tmp_path)
+    finally:
+        server.process.terminate()
+        server.process.wait(10)
+    # Every table, whole: pg_dump writes text as it is and bytea as hex.
+    dump = subprocess.run(
+        [os.path.join(postgres_cluster.bin, "pg_dump"), "--data-only", "-h", "127.0.0.1", "-p",
+         str(postgres_cluster.port), "-U", "postgres", url.rsplit("/", 1)[-1]],
+        capture_output=True, timeout=120,
+    )
+    assert dump.returncode == 0, dump.stderr
+    assert b"COPY public." in dump.stdout and b"bob-the-user" in dump.stdout, "the dump holds the session"
+    assert_no_secret_bytes(dump.stdout, "the PostgreSQL database")
 
 
 def test_a_name_rule_of_the_servers_own_redacts_too():
