@@ -116,7 +116,7 @@ class Decision:
         if self.message is not None:
             body["message"] = self.message
         if self.error is not None:
-            body["error"] = self.error
+            body["error"] = redaction.text(self.error)  # a condition's exception may quote a value
         return body
 
     def __repr__(self):
