@@ -480,6 +480,13 @@ def test_a_no_debug_place_refuses_breakpoints_is_stepped_over_and_hides_its_fram
     try:
         status, policy = server.get("/api/policy")
         assert policy["no_debug"] == ["*/vault/*"]
+        # The breakpoints panel lists the rules in force.
+        req = urllib.request.Request(server.url + "/rpc/breakpoints_html", data=b"", method="POST",
+                                     headers={"Content-Type": "application/x-www-form-urlencoded"})
+        with urllib.request.urlopen(req, timeout=30) as resp:
+            panel_html = resp.read().decode()
+        assert "not debugged (--no-debug): <code>*/vault/*</code>" in panel_html
+        assert "password, passwd, secret" in panel_html
         for body in ({"kind": "line", "file": str(keys), "line": 7},
                      {"kind": "line", "file": str(keys), "line": 7, "action": "snapshot"},
                      {"kind": "line", "file": str(keys), "line": 7, "log_message": "{vault_secret}"}):
