@@ -19,7 +19,6 @@ import ast
 import fnmatch
 import os
 import re
-import sys
 import threading
 
 from .protocol.serialize import safe_repr
@@ -461,9 +460,6 @@ def target_hidden(target):
         rule = blocked((getattr(target, "globals", None) or {}).get("__file__"), (getattr(target, "globals", None) or {}).get("__name__"))
     return None if rule is None else f"{HIDDEN} (--no-debug {rule!r})"
 
-
-def warn(message):
-    print(f"breakroom: {message}", file=sys.stderr)
 
 
 def completions(reply):

@@ -15,7 +15,8 @@ import urllib.request
 from pathlib import Path
 
 import pytest
-from conftest import CLIENT_DIR, Program, pause_program, start_server
+from conftest import CLIENT_DIR, pause_program, start_server
+from test_stepping import INTERPRETERS  # 3.11 steps with f_trace, 3.12+ with sys.monitoring
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the package, in-process
 
@@ -467,7 +468,8 @@ def fetch(name, then):
 """
 
 
-def test_a_no_debug_place_refuses_breakpoints_is_stepped_over_and_hides_its_frames(tmp_path):
+@pytest.mark.parametrize("python", INTERPRETERS)
+def test_a_no_debug_place_refuses_breakpoints_is_stepped_over_and_hides_its_frames(tmp_path, python):
     server = start_server("--eval-timeout", "10", "--no-debug", "*/vault/*")
     app = tmp_path / "app"
     (app / "vault").mkdir(parents=True)
@@ -499,7 +501,7 @@ def test_a_no_debug_place_refuses_breakpoints_is_stepped_over_and_hides_its_fram
         server.request("DELETE", f"/api/breakpoints/{ok['id']}")
 
         proc = subprocess.Popen(
-            [sys.executable, str(main)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+            [python, str(main)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
             env={**os.environ, "PYTHONPATH": str(CLIENT_DIR), "BREAKROOM_URL": server.url, **ENV},
         )
         lines = NO_DEBUG_MAIN.splitlines()
