@@ -733,3 +733,45 @@ def test_the_javascript_client_holds_the_same_rules_and_redacts_before_sending(r
         assert out.startswith("charged bob-the-user:")
     finally:
         program.kill()
+
+
+def test_an_unchanged_cideldill_clients_eval_answers_are_redacted_by_value_on_the_server(redacting_server):
+    from cideldill_driver import ProtocolDriver
+
+    server = redacting_server
+    driver = ProtocolDriver(server.url, "cd_evals")
+    thread = driver.start()
+    try:
+        session = server.start_session(driver.pause_id)
+        answer = server.output(session, f"'paid with ' + {CARD!r}")
+        assert answer == "'paid with [redacted]'"
+        assert server.output(session, "total * 7") == "42"
+        # What was typed is kept as typed (the book says so); what the program answered is not.
+        outputs = [(e["output"], e["stdout"]) for e in server.session(session)["transcript"]]
+        assert_clean(json.dumps(outputs), "a cideldill session's answers")
+    finally:
+        server.resume(driver.pause_id)
+        thread.join(10)
+
+
+def test_a_snapshot_from_a_client_that_does_not_redact_is_redacted_on_the_server(redacting_server):
+    server = redacting_server
+    status, bp = server.post("/api/breakpoints", {"kind": "line", "file": "/srv/app/pay.py", "line": 3,
+                                                  "action": "snapshot"})
+    assert status == 200, bp
+    status, kept = server.post("/api/snapshots", {
+        "breakpoint_id": bp["id"], "process_pid": 4242, "process_start_time": 1795331833.75, "taken_at": time.time(),
+        "file": "/srv/app/pay.py", "line": 3, "function": "pay",
+        "frames": [{"file": "/srv/app/pay.py", "line": 3, "function": "pay", "locals": [
+            {"name": "password", "value": {"type": "str", "repr": repr(SECRETS["T_PW"])}},
+            {"name": "note", "value": {"type": "str", "repr": repr(ENV["T_NOTE"])}},
+            {"name": "user", "value": {"type": "str", "repr": "'bob-the-user'"}},
+        ]}],
+        "expressions": [{"expression": "token_text", "value": {"type": "str", "repr": repr(JWT)}}],
+    })
+    assert status == 201, kept
+    status, full = server.get(f"/api/snapshots/{kept['snapshot_id']}")
+    assert status == 200, full
+    assert_clean(json.dumps(full), "a snapshot an older client sent")
+    assert "bob-the-user" in json.dumps(full)
+    assert full["redacted"] == 5  # the password, the card, the JWT and the AWS key in the note, the JWT
