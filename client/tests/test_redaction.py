@@ -271,7 +271,9 @@ def test_a_snapshot_and_a_logpoint_show_no_secret_and_count_what_they_hid(redact
     assert values["amount"] == "4242"
     assert "alice-account" in text and "bob-the-user" in text
     assert full["redacted"] >= 6
-    assert_clean(fetch_text(server, f"/snapshots/{snaps[0]['snapshot_id']}"), "the snapshot page")
+    page = fetch_text(server, f"/snapshots/{snaps[0]['snapshot_id']}")
+    assert_clean(page, "the snapshot page")
+    assert f'<dd class="snapshot-redacted">{full["redacted"]} values</dd>' in page
     status, events = server.get("/api/events")
     assert status == 200
     assert_clean(json.dumps(events), "/api/events")
