@@ -1,6 +1,6 @@
 """What redaction costs the program (issue 50), on this Python.
 
-    python3 client/bench/redaction.py [--rounds 3000]
+    python3 client/bench/redaction.py [--rounds 3000] [--round-trip [--bin target/release/breakroom]]
 
 Two measures, each with the default rules and with no rules at all (the same code with empty
 rule lists, so the difference is the rules' own cost):
@@ -9,6 +9,11 @@ rule lists, so the difference is the rules' own cost):
   `password` among them), built as a snapshot breakpoint builds it (`take.build`: the capture
   of the frame's values, on this thread);
 * the variables panel of the same frame, as the client answers it (the rows, then the rules).
+
+With `--round-trip`, the eval round trip (eval_round_trip.py's) is also timed against two servers
+taking turns, 500 evals a turn: one with the default rules, one with `--no-default-redaction`
+(the program then has no rules either), so the difference is what the rules cost an eval on both
+sides.
 
 Rounds alternate between the settings so drift on a busy machine falls on all alike. The rules
 remember the names and short texts they have seen (a loop's snapshots and a panel opened again
@@ -74,10 +79,44 @@ def panel_once(frame):
     return time.perf_counter() - started
 
 
+def round_trip(turns=4, evals=500):
+    """p50 of the eval round trip with the default rules and with none, servers taking turns."""
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
+    from _timing import time_evals
+    from conftest import FRAME, pause_program, start_server
+
+    setups = {"rules": start_server(), "none": start_server("--no-default-redaction")}
+    try:
+        paused = {label: pause_program(server, FRAME, "process") for label, server in setups.items()}
+        times = {label: [] for label in setups}
+        for _ in range(turns):
+            for label, server in setups.items():
+                times[label] += time_evals(server.url, paused[label].session_id, evals, warmup=50)
+        for p in paused.values():
+            p.program.kill()
+    finally:
+        for server in setups.values():
+            server.process.kill()
+            server.process.wait()
+    base, with_rules = statistics.median(times["none"]), statistics.median(times["rules"])
+    print(
+        f"eval round trip, {len(times['none'])} evals each: p50 {base * 1000:.3f} ms without rules, "
+        f"{with_rules * 1000:.3f} ms with the default rules ({(with_rules - base) * 1000:+.3f} ms)"
+    )
+
+
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--rounds", type=int, default=3000)
+    parser.add_argument("--round-trip", action="store_true")
+    parser.add_argument("--bin", default=None)
     args = parser.parse_args()
+    if args.round_trip:
+        if args.bin:
+            import os
+
+            os.environ["BREAKROOM_BIN"] = args.bin
+        round_trip()
     frame = frame_with_20_locals(7)
     # Locals of this one frame only: its callers here are the benchmark itself.
     policy = take.Policy("bp-bench", {"capture": {"frames": 1}})

@@ -108,3 +108,19 @@ fn json_keeps_its_shape_and_loses_its_secrets() {
         serde_json::json!({"expr": "charge('[redacted]')", "password": "[redacted]", "n": 3, "list": ["[redacted]"]})
     );
 }
+
+#[test]
+fn every_default_value_rule_has_its_hints() {
+    assert_eq!(DEFAULT_HINTS.len(), DEFAULT_VALUES.len());
+    // A hint the rule's own match must contain, else the rule would be skipped where it matches.
+    let samples = [
+        "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxIn0.sig",
+        "AKIAIOSFODNN7EXAMPLE",
+        "-----BEGIN PRIVATE KEY-----\nabc\n-----END PRIVATE KEY-----",
+        "Bearer abc.def",
+    ];
+    let policy = Policy::default();
+    for sample in samples {
+        assert_eq!(policy.redact_text(sample).0, REDACTED, "{sample}");
+    }
+}
