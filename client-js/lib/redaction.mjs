@@ -112,9 +112,30 @@ export function applyPolicy(policy) {
   current = build();
 }
 
+// Rules separated by commas; a comma inside `{…}` or `[…]`, or escaped, is the rule's own.
+function splitRules(text) {
+  const rules = [];
+  let depth = 0;
+  let escaped = false;
+  let start = 0;
+  for (let i = 0; i < text.length; i++) {
+    const c = text[i];
+    if (escaped) escaped = false;
+    else if (c === '\\') escaped = true;
+    else if (c === '{' || c === '[') depth += 1;
+    else if (c === '}' || c === ']') depth -= 1;
+    else if (c === ',' && depth <= 0) {
+      rules.push(text.slice(start, i));
+      start = i + 1;
+    }
+  }
+  rules.push(text.slice(start));
+  return rules.map((r) => r.trim()).filter(Boolean);
+}
+
 /** The program's own rules: a regex, a list, or commas between several. */
 export function addRules({ redactNames, redactValues } = {}) {
-  const split = (given) => (given === undefined ? [] : [].concat(given).flatMap((g) => String(g).split(',')).map((r) => r.trim()).filter(Boolean));
+  const split = (given) => (given === undefined ? [] : [].concat(given).flatMap((g) => splitRules(String(g))));
   own.names.push(...split(redactNames));
   own.values.push(...split(redactValues));
   current = build();

@@ -76,7 +76,24 @@ def luhn(text):
 
 
 def _split(text):
-    return [r.strip() for r in (text or "").split(",") if r.strip()]
+    """Rules separated by commas; a comma inside `{…}` or `[…]`, or escaped, is the rule's own
+    (`\\d{2,4}`). The server splits the same way (policy::split_rules)."""
+    rules, depth, escaped, start = [], 0, False, 0
+    text = text or ""
+    for i, c in enumerate(text):
+        if escaped:
+            escaped = False
+        elif c == "\\":
+            escaped = True
+        elif c in "{[":
+            depth += 1
+        elif c in "}]":
+            depth -= 1
+        elif c == "," and depth <= 0:
+            rules.append(text[start:i])
+            start = i + 1
+    rules.append(text[start:])
+    return [r.strip() for r in rules if r.strip()]
 
 
 class Rules:

@@ -777,3 +777,30 @@ def test_a_snapshot_from_a_client_that_does_not_redact_is_redacted_on_the_server
     assert_clean(json.dumps(full), "a snapshot an older client sent")
     assert "bob-the-user" in json.dumps(full)
     assert full["redacted"] == 5  # the password, the card, the JWT and the AWS key in the note, the JWT
+
+
+def test_commas_separate_rules_except_inside_a_repetition_or_a_class():
+    assert redaction._split(r"pin_code, otp,ORDER-\d{6,8},[a,b]x,a\,b") == ["pin_code", "otp", r"ORDER-\d{6,8}", "[a,b]x", r"a\,b"]
+
+
+def test_a_value_rule_with_a_comma_in_a_repetition_redacts_what_it_matches():
+    server = start_server("--eval-timeout", "10", "--redact-values", r"ORDER-\d{6,8}")
+    try:
+        status, policy = server.get("/api/policy")
+        assert policy["values"][-1] == r"ORDER-\d{6,8}", policy
+        p = pause_program(server, """
+            import os
+            import breakroom
+
+            @breakroom.breakpoint
+            def ship(label):
+                return label
+
+            ship("box " + os.environ["T_ORDER"])
+        """, "ship", env={"T_ORDER": "ORDER-1234567"})
+        assert p.output("label") == "'box [redacted]'"
+        p.resume()
+        p.finish()
+    finally:
+        server.process.terminate()
+        server.process.wait(10)

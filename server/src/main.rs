@@ -108,11 +108,11 @@ struct Cli {
     dap_port: Option<u16>,
     /// A name rule (regex, case-insensitive, anywhere in the name) whose values are redacted
     /// before they leave a program, added to the defaults. Repeatable; commas separate several.
-    #[arg(long = "redact-names", value_name = "REGEX", value_delimiter = ',')]
+    #[arg(long = "redact-names", value_name = "REGEX")]
     redact_names: Vec<String>,
     /// A value rule (regex) whose matches inside any string are redacted, added to the defaults.
     /// Repeatable; commas separate several.
-    #[arg(long = "redact-values", value_name = "REGEX", value_delimiter = ',')]
+    #[arg(long = "redact-values", value_name = "REGEX")]
     redact_values: Vec<String>,
     /// Turn off the default redaction rules (secret-looking names, card numbers, JWTs, AWS key
     /// ids, PEM private keys, Bearer credentials): only --redact-names/--redact-values apply.

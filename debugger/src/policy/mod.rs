@@ -149,7 +149,7 @@ impl Policy {
                     .map_err(|e| Error::invalid("invalid_rule", format!("value rule {r:?}: {e}")))
             })
             .collect::<Result<_>>()?;
-        policy.no_debug = NoDebug::new(&split_rules(no_debug))?;
+        policy.no_debug = NoDebug::new(no_debug)?;
         Ok(policy)
     }
 
@@ -289,9 +289,28 @@ impl Policy {
     }
 }
 
-/// Several rules in one value are separated by commas (`BREAKROOM_REDACT_NAMES=a,b`).
-fn split_rules(given: &[String]) -> Vec<String> {
-    given.iter().flat_map(|g| g.split(',')).map(str::trim).filter(|r| !r.is_empty()).map(String::from).collect()
+/// Several rules in one value are separated by commas (`pin_code,otp`); a comma inside `{…}` or
+/// `[…]`, or escaped, belongs to its rule (`\d{2,4}`). The clients split the same way.
+pub fn split_rules(given: &[String]) -> Vec<String> {
+    let mut rules = Vec::new();
+    for text in given {
+        let (mut depth, mut escaped, mut start) = (0i32, false, 0);
+        for (i, c) in text.char_indices() {
+            match c {
+                _ if escaped => escaped = false,
+                '\\' => escaped = true,
+                '{' | '[' => depth += 1,
+                '}' | ']' => depth -= 1,
+                ',' if depth <= 0 => {
+                    rules.push(text[start..i].to_string());
+                    start = i + 1;
+                }
+                _ => {}
+            }
+        }
+        rules.push(text[start..].to_string());
+    }
+    rules.into_iter().map(|r| r.trim().to_string()).filter(|r| !r.is_empty()).collect()
 }
 
 /// Refuses what the three regex engines do not read alike: inline flags and named groups

@@ -124,3 +124,9 @@ fn every_default_value_rule_has_its_hints() {
         assert_eq!(policy.redact_text(sample).0, REDACTED, "{sample}");
     }
 }
+
+#[test]
+fn commas_separate_rules_but_not_inside_a_repetition_or_a_class() {
+    let given = vec![r"pin_code, otp".to_string(), r"ORDER-\d{6,8},[a,b]x,a\,b".to_string()];
+    assert_eq!(split_rules(&given), vec!["pin_code", "otp", r"ORDER-\d{6,8}", "[a,b]x", r"a\,b"]);
+}
