@@ -19,7 +19,8 @@
 import { ACTION_CONTINUE, ACTION_MODIFY, ACTION_POLL, ACTION_RAISE, ACTION_REPLACE, ACTION_SKIP, CALL_EXCEPTION, CALL_SUCCESS, FORMAT_JSON, PAUSE_ALWAYS, POLL_READY, POLL_STOPPING, POLL_UNKNOWN, REQUEST_EVAL } from './lib/protocol.mjs';
 import { decodeItem, item, repr } from './lib/values.mjs';
 import { identity, IS_NODE, loadIdentity, parameterNames, stackFrames } from './lib/program.mjs';
-import { evaluate, helperAnswer, sessionScope } from './lib/evaluation.mjs';
+import { evaluateRedacted, helperRedacted, sessionScope } from './lib/evaluation.mjs';
+import { addRules, applyPolicy, knownSecrets, rules } from './lib/redaction.mjs';
 import { describeFailure, send } from './lib/transport.mjs';
 
 export { repr };
@@ -45,8 +46,10 @@ const state = {
   replacements: new Map(),
 };
 
-/** Options: `serverUrl`, `token`, `enabled` (false: calls run without asking the server). */
+/** Options: `serverUrl`, `token`, `enabled` (false: calls run without asking the server),
+ * `redactNames` and `redactValues` (regexes added to the redaction rules, issue 50). */
 export function configure(options = {}) {
+  if (options.redactNames !== undefined || options.redactValues !== undefined) addRules(options);
   if (options.serverUrl) useServers(options.serverUrl);
   if (options.token !== undefined) state.token = options.token;
   if (options.enabled !== undefined) state.enabled = !!options.enabled;
@@ -230,9 +233,9 @@ async function waitAtPause(pauseId, locals) {
     }
     const { own, scope } = namespaces.get(ev.session_id);
     if (ev.kind && ev.kind !== REQUEST_EVAL) {
-      answer.result = JSON.stringify(helperAnswer(ev.kind, ev.args || {}, locals, own));
+      answer.result = JSON.stringify(helperRedacted(ev.kind, ev.args || {}, locals, own));
     } else {
-      Object.assign(answer, await evaluate(ev.expr, scope, ev.timeout_s || 30));
+      Object.assign(answer, await evaluateRedacted(ev.expr, scope, ev.timeout_s || 30, locals));
     }
     try {
       reply = await request('POST', `/api/poll/${encodeURIComponent(pauseId)}?evals=1`, answer);
@@ -303,11 +306,28 @@ async function startCall(name, shown, args, extra) {
   }
 }
 
+// The server's redaction rules, read once (a server without /api/policy: the defaults stay).
+let policyRead = false;
+async function loadPolicy() {
+  if (policyRead) return;
+  policyRead = true;
+  try {
+    applyPolicy(await request('GET', '/api/policy'));
+  } catch (err) {
+    if (err instanceof Offline) policyRead = false;
+  }
+}
+
 async function startCallOnce(name, shown, args, extra) {
   await loadIdentity();
+  await loadPolicy();
+  const named = Object.fromEntries(shown.map((n, i) => [n, args[i]]));
+  const known = knownSecrets(named);
   return request('POST', '/api/call/start', {
     method_name: name,
-    args: await Promise.all(args.map(item)),
+    // This client redacts what it sends (issue 50).
+    redacts: true,
+    args: await Promise.all(args.map((a, i) => item(a, shown[i], known))),
     kwargs: {},
     signature: `(${shown.join(', ')})`,
     call_site: { timestamp: Date.now() / 1000, stack_trace: extra.frames },
@@ -327,14 +347,14 @@ async function startCallOnce(name, shown, args, extra) {
 }
 
 async function completeCall(callId, outcome) {
-  const body = { call_id: callId, timestamp: Date.now() / 1000 };
+  const body = { call_id: callId, timestamp: Date.now() / 1000, redacts: true };
   if ('error' in outcome) {
     const err = outcome.error;
     Object.assign(body, {
       status: CALL_EXCEPTION,
       exception_type: (err && err.name) || 'Error',
-      exception_message: err && err.message !== undefined ? String(err.message) : repr(err),
-      exception_traceback: err && err.stack ? String(err.stack) : undefined,
+      exception_message: rules().text(err && err.message !== undefined ? String(err.message) : repr(err))[0],
+      exception_traceback: err && err.stack ? rules().text(String(err.stack))[0] : undefined,
     });
   } else {
     const value = await item(outcome.result);

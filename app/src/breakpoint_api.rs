@@ -16,6 +16,7 @@ pub async fn breakpoints_html() -> Result<Option<String>, ServerFnError> {
     let records =
         crate::render::breakpoint_records::breakpoint_records(&debugger.breakpoints().breakpoint_records(), now);
     html.push_str(&records.into_string());
+    html.push_str(&crate::render::breakpoint_records::policy(&debugger.config().policy.wire()).into_string());
     Ok(Some(html))
 }
 

@@ -4,6 +4,7 @@
 
 import { REQUEST_COMPLETE, REQUEST_VARIABLES } from './protocol.mjs';
 import { repr } from './values.mjs';
+import { REDACTED, expressionIsSecret, knownSecrets, rules } from './redaction.mjs';
 
 const EVAL_EXPR = '__breakroom_expr__';
 
@@ -39,6 +40,36 @@ function keepDeclarations(code) {
 }
 
 const CONSOLE_METHODS = ['log', 'info', 'warn', 'error', 'debug'];
+
+/** An eval's answer with secrets replaced (issue 50): by value always; by name when the input
+ * names a secret (`user.password`); strings held under secret names in `locals`, anywhere. */
+export async function evaluateRedacted(code, scope, timeoutS, locals) {
+  const answer = await evaluate(code, scope, timeoutS);
+  const known = knownSecrets(locals);
+  if ('result' in answer) answer.result = expressionIsSecret(code) && answer.result ? REDACTED : rules().text(answer.result, known)[0];
+  for (const key of ['stdout', 'error']) if (key in answer) answer[key] = rules().text(answer[key], known)[0];
+  return answer;
+}
+
+/** A helper's answer with secrets replaced, counted in `redacted`. */
+export function helperRedacted(kind, args, locals, own) {
+  const answer = helperAnswer(kind, args, locals, own);
+  if (!Array.isArray(answer.variables)) return answer;
+  const known = knownSecrets(locals, own);
+  let count = 0;
+  for (const row of answer.variables) {
+    if (rules().nameMatches(row.name)) {
+      row.repr = REDACTED;
+      count += 1;
+    } else {
+      const [text, n] = rules().text(row.repr, known);
+      row.repr = text;
+      count += n;
+    }
+  }
+  answer.redacted = count;
+  return answer;
+}
 
 export async function evaluate(code, scope, timeoutS) {
   const printed = [];

@@ -4,6 +4,7 @@
 // these parts' one-line imports are dropped and their exports become plain declarations).
 
 import { FORMAT_JSON } from './protocol.mjs';
+import { REDACTED, rules } from './redaction.mjs';
 
 let clientRef = 0;
 
@@ -70,12 +71,24 @@ async function sha512Hex(text) {
   return Array.from(new Uint8Array(digest), (b) => b.toString(16).padStart(2, '0')).join('');
 }
 
-// A serialized item: the value as JSON text under its CID, with its display text.
-export async function item(value) {
-  const data = jsonText(value);
+// A serialized item: the value as JSON text under its CID, with its display text. Under a
+// secret's `name` the value is never serialized; secrets inside it are replaced (issue 50).
+export async function item(value, name, known = []) {
+  const redacted = name !== undefined && rules().nameMatches(name);
+  let data = redacted ? JSON.stringify(REDACTED) : jsonText(value);
+  const [shown] = redacted ? [REDACTED] : rules().text(repr(value), known);
+  const [clean, hidden] = rules().text(data, known);
+  if (hidden) {
+    try {
+      JSON.parse(clean);
+      data = clean;
+    } catch (_) {
+      data = JSON.stringify(shown); // a card number that was a JSON number: its display text
+    }
+  }
   const cid = await sha512Hex(data);
   clientRef += 1;
-  const out = { client_ref: clientRef, serialization_format: FORMAT_JSON, repr: repr(value) };
+  const out = { client_ref: clientRef, serialization_format: FORMAT_JSON, repr: shown };
   if (cid) Object.assign(out, { cid, data });
   return out;
 }

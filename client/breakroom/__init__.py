@@ -20,6 +20,7 @@ import inspect
 import sys
 
 from . import breakpoint_channel as _channel
+from . import redaction as _redaction
 from .breakpoints.kinds import BreakpointError, BreakpointSpec
 from .lines.engine import LineBreakpoints as _LineBreakpoints
 from .pause.call import Breakpoint, WrappedCall, pause_in_frame
@@ -52,17 +53,23 @@ __all__ = [
 ]
 
 
-def configure(url=None, *, labels=None, snapshot_budget=None):
+def configure(url=None, *, labels=None, snapshot_budget=None, redact_names=None, redact_values=None):
     """Points the client at a server (instead of BREAKROOM_URL) and forgets the old one. Several
     addresses (a list, or one comma-separated string) fail over from one to the next; an entry
     that is not an http:// or https:// URL is a ValueError naming it. `labels={"service": "api"}` replaces BREAKROOM_LABELS (snapshot breakpoints aimed with
     `where`); `snapshot_budget=0.05` the share of time snapshots and logpoints may take
-    (BREAKROOM_SNAPSHOT_BUDGET, 0.01 by default). Given only those, the client is kept."""
+    (BREAKROOM_SNAPSHOT_BUDGET, 0.01 by default). `redact_names` and `redact_values` (a regex or
+    a list; BREAKROOM_REDACT_NAMES / BREAKROOM_REDACT_VALUES) add redaction rules to the
+    server's and the defaults (issue 50). Given only those, the client is kept."""
+    if redact_names is not None or redact_values is not None:
+        _redaction.configure(redact_names, redact_values)
     if labels is not None:
         _labels.configure(labels)
     if snapshot_budget is not None:
         _snapshots.configure_budget(snapshot_budget)
-    if url is not None or (labels is None and snapshot_budget is None):
+    only_options = labels is not None or snapshot_budget is not None
+    only_options = only_options or redact_names is not None or redact_values is not None
+    if url is not None or not only_options:
         return _current.replace_client(url)
     return _current.client()
 

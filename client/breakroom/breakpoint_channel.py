@@ -19,6 +19,7 @@ import threading
 import time
 import urllib.parse
 
+from . import redaction
 from .breakpoints.kinds import SNAPSHOT_FIELDS, BreakpointError
 from .breakpoints.uncaught import UncaughtErrors
 from .lines import interrupt, starts
@@ -130,6 +131,9 @@ class BreakpointChannel:
         # Only to that server: a version of one server means nothing to another.
         reply = self.transport.get(path, generation=generation)
         version = reply.get("version")
+        # The server's redaction rules first: the breakpoints below compile their log messages
+        # under them (issue 50). An older server sends none: the defaults stay.
+        redaction.apply_policy(reply.get("policy"))
         records = reply.get("breakpoints")
         if isinstance(records, list):
             self.apply(records)
@@ -215,6 +219,9 @@ class BreakpointChannel:
             self._applied.pop(bp_id, None)
             before = None
         try:
+            rule = redaction.blocked(record.get("file"))
+            if rule is not None:  # the server refuses these; one armed before the rule is not
+                raise BreakpointError(f"{record.get('file')} is not debugged here (--no-debug {rule!r})")
             if before is None:
                 engine.add(record)
             elif any(before.get(k) != record.get(k) for k in OPTIONS):

@@ -15,6 +15,7 @@ LAZY_MARK = "lazy:"
 # those before it. "" is the package itself (`breakroom/__init__`, the public API).
 CONCEPTS = [
     "protocol",  # the wire: constants, transport, servers, reconnect, serialize
+    "redaction",  # what never leaves the program: redaction rules, places not debugged
     "process",  # this process: its one client and line engine, record, labels, frames
     "repl",  # evaluation, completion, the variables panel
     "children",  # child processes followed

@@ -14,7 +14,7 @@
 //! fails on a new use against the order; the uses that still go against it are listed there, by
 //! name, and may only be taken away.
 //!
-//! 1. `ids`, `error`, `kinds`, `wire`, `pickle`, `snippet`, `client_shapes`: foundations
+//! 1. `ids`, `error`, `kinds`, `wire`, `pickle`, `snippet`, `client_shapes`, `policy`: foundations
 //! 2. `cid_store`, `display`: stored values and how they are shown
 //! 3. `model`, `outputs`, `live_events`, `search`, `eval`: the types the pages and the clients see
 //! 4. `store`: the one door to SQLite or PostgreSQL
@@ -73,6 +73,8 @@ pub mod interrupts;
 pub mod pauses;
 #[cfg(feature = "runtime")]
 pub mod pickle;
+#[cfg(feature = "runtime")]
+pub mod policy;
 #[cfg(feature = "runtime")]
 mod search;
 #[cfg(feature = "runtime")]

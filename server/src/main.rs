@@ -106,6 +106,22 @@ struct Cli {
     /// `debugServer`; 0 picks a free one.
     #[arg(long, value_name = "PORT")]
     dap_port: Option<u16>,
+    /// A name rule (regex, case-insensitive, anywhere in the name) whose values are redacted
+    /// before they leave a program, added to the defaults. Repeatable; commas separate several.
+    #[arg(long = "redact-names", value_name = "REGEX")]
+    redact_names: Vec<String>,
+    /// A value rule (regex) whose matches inside any string are redacted, added to the defaults.
+    /// Repeatable; commas separate several.
+    #[arg(long = "redact-values", value_name = "REGEX")]
+    redact_values: Vec<String>,
+    /// Turn off the default redaction rules (secret-looking names, card numbers, JWTs, AWS key
+    /// ids, PEM private keys, Bearer credentials): only --redact-names/--redact-values apply.
+    #[arg(long)]
+    no_default_redaction: bool,
+    /// A place that is not debugged: a file path glob whose `*` crosses `/` (`*/vault/*`) or a
+    /// module name (`myapp.auth`). Breakpoints there are refused; its frames show no locals.
+    #[arg(long = "no-debug", value_name = "GLOB")]
+    no_debug: Vec<String>,
     /// Signing in through an OpenID Connect provider (issue 49).
     #[command(flatten)]
     oidc: breakroom_server::oidc::OidcArgs,
@@ -271,6 +287,13 @@ async fn run(cli: Cli) -> Result<(), String> {
         runtimes: runtime_config(&cli, addr.ip())?,
         audit_keep: Duration::from_secs(cli.audit_days * 86_400),
         audit_log: cli.audit_log.clone(),
+        policy: breakroom_debugger::policy::Policy::new(
+            !cli.no_default_redaction,
+            &cli.redact_names,
+            &cli.redact_values,
+            &cli.no_debug,
+        )
+        .map_err(|e| format!("{e}"))?,
         ..Config::default()
     };
     if !config.runtimes.enabled {

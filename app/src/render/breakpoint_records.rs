@@ -35,6 +35,28 @@ const OPTIONS: &[(&str, &str, &str)] = &[
     ("log_message", "log", "n={n}: logs instead of pausing"),
 ];
 
+/// The redaction rules and the places not debugged in force (issue 50), under the breakpoints:
+/// what the programs replace by `[redacted]` before they send, and where nothing is debugged.
+pub fn policy(policy: &breakroom_debugger::policy::PolicyWire) -> Markup {
+    html! {
+        details.policy {
+            summary {
+                "Redaction: " (policy.names.len()) " name rules, "
+                (policy.values.len() + usize::from(policy.cards)) " value rules"
+                @if !policy.no_debug.is_empty() { "; not debugged: " (policy.no_debug.join(", ")) }
+            }
+            ul.policy-rules {
+                li { "names (any case, anywhere in the name): " code { (policy.names.join(", ")) } }
+                li { "values (anywhere in text): " code { (policy.values.join("  ")) }
+                    @if policy.cards { " and card numbers passing the Luhn check" } }
+                @if !policy.no_debug.is_empty() {
+                    li { "not debugged (--no-debug): " code { (policy.no_debug.join(", ")) } }
+                }
+            }
+        }
+    }
+}
+
 pub fn breakpoint_records(records: &[BreakpointRecord], now: f64) -> Markup {
     html! {
         div.breakpoint-records {

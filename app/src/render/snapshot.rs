@@ -68,6 +68,7 @@ fn metadata(s: &Snapshot) -> Markup {
             dd { @match s.capture_ms { Some(ms) => (format!("{ms:.2} ms")), None => span.hint { "not measured" } } }
             dt { "size" } dd { (s.size_bytes) " bytes" }
             dt { "truncated" } dd.snapshot-truncated { @if s.truncated { "yes" } @else { "no" } }
+            @if let Some(n) = s.redacted { dt { "redacted" } dd.snapshot-redacted { (n) " values" } }
             dt { "labels" }
             dd {
                 @if s.labels.is_empty() { span.hint { "none" } } @else { (label_badges(s.labels.iter())) }

@@ -20,6 +20,7 @@ then is the hit counted, and the hit condition is checked against that count; a 
 logs instead of pausing.
 """
 
+import ast
 import itertools
 import re
 import threading
@@ -32,6 +33,7 @@ from ..protocol.constants import (
     BREAKPOINT_PAUSE,
     BREAKPOINT_SNAPSHOT,
 )
+from .. import redaction
 from ..protocol.serialize import safe_repr
 from ..snapshots import read_only
 
@@ -114,7 +116,7 @@ class Decision:
         if self.message is not None:
             body["message"] = self.message
         if self.error is not None:
-            body["error"] = self.error
+            body["error"] = redaction.text(self.error)  # a condition's exception may quote a value
         return body
 
     def __repr__(self):
@@ -239,7 +241,8 @@ class BreakpointSpec:
             pattern_re = re.compile(pattern) if pattern else None
         except re.error as exc:
             raise BreakpointError(f"pattern {pattern!r}: {exc}") from None
-        log_code = _compile_expression("f" + repr(log_message), "log_message", guarded) if log_message else None
+        log_code = _compile_expression(_log_source(log_message), "log_message", guarded) if log_message else None
+        self._log_rules = redaction.rules()
         self.condition, self.hit_condition, self.pattern, self.log_message = condition, hit_condition, pattern, log_message
         self._condition_code, self._hits, self._pattern_re, self._log_code = condition_code, hits, pattern_re, log_code
 
@@ -369,6 +372,13 @@ class BreakpointSpec:
         return ", ".join(parts)
 
     def _interpolate(self, globals_, locals_):
+        if self._log_rules is not redaction.rules():  # the rules changed since it was compiled
+            guarded = (self._action or LOG) != PAUSE
+            self._log_code = _compile_expression(_log_source(self.log_message), "log_message", guarded)
+            self._log_rules = redaction.rules()
+        return redaction.text(self._message(globals_, locals_))
+
+    def _message(self, globals_, locals_):
         try:
             if self.read_only:
                 return read_only.guarded_eval(self._log_code, globals_, locals_)
@@ -388,6 +398,25 @@ class BreakpointSpec:
             if cls.__name__ in wanted or f"{cls.__module__}.{cls.__qualname__}" in wanted:
                 return True
         return False
+
+
+def _log_source(log_message):
+    """A log message as f-string source, with each `{…}` that names a secret (`{password}`,
+    `{user.token}`, `{cfg['api_key']}`) replaced by `[redacted]`: never evaluated (issue 50)."""
+    source = "f" + repr(log_message)
+    try:
+        tree = ast.parse(source, mode="eval")
+    except SyntaxError:
+        return source  # compiling it says what is wrong
+    if not isinstance(tree.body, ast.JoinedStr):
+        return source
+    parts = tree.body.values
+    changed = False
+    for i, part in enumerate(parts):
+        if isinstance(part, ast.FormattedValue) and redaction.expression_is_secret(part.value):
+            parts[i] = ast.Constant(redaction.REDACTED)
+            changed = True
+    return ast.unparse(tree) if changed else source
 
 
 def _compile_expression(source, what, guarded=False):

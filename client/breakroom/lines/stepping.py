@@ -27,6 +27,7 @@ import os
 import sys
 import threading
 
+from .. import redaction
 from ..process import current, frames, switch_interval
 from ..protocol.constants import (
     STEP_INTO,
@@ -113,7 +114,16 @@ class _Step:
         filename = frame.f_code.co_filename
         if self.only_file is not None:
             return os.path.realpath(filename) == self.only_file
-        return not frames.is_hidden(filename)
+        if frames.is_hidden(filename):
+            return False
+        # Code that is not debugged (`--no-debug`) is stepped over, not into: with all it calls.
+        if redaction.rules().no_debug:
+            caller = frame
+            while caller is not None and caller is not self.frame:
+                if redaction.frame_blocked(caller) is not None:
+                    return False
+                caller = caller.f_back
+        return True
 
     def _stop(self, frame, extra, how):
         if self.done:

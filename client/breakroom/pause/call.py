@@ -12,6 +12,7 @@ import inspect
 import linecache
 import sys
 
+from .. import redaction
 from ..lines import stepping
 from ..process import current, switch_interval
 from ..process.frames import is_hidden, visible, visible_stack
@@ -52,6 +53,20 @@ def stack_frames(frame, limit=64):
         filename = frame.f_code.co_filename
         if not is_hidden(filename):
             lineno = frame.f_lineno
+            rule = redaction.frame_blocked(frame)
+            if rule is not None:  # `--no-debug`: where it is, nothing of what it holds
+                frames.append(
+                    {
+                        "filename": filename,
+                        "lineno": lineno,
+                        "function": getattr(frame.f_code, "co_qualname", frame.f_code.co_name),
+                        "code_context": None,
+                        "locals": [],
+                        "hidden": f"{redaction.HIDDEN} (--no-debug {rule!r})",
+                    }
+                )
+                frame = frame.f_back
+                continue
             start = max(1, lineno - SOURCE_CONTEXT)
             lines = [linecache.getline(filename, n).rstrip("\n") for n in range(start, lineno + SOURCE_CONTEXT + 1)]
             while lines and lines[-1] == "" and len(lines) > lineno - start + 1:
@@ -109,6 +124,19 @@ class Breakpoint:
             except (ServerUnavailable, ServerError) as exc:
                 client.go_offline(exc)
 
+    def positional_names(self, count):
+        """The parameter names of `count` positional arguments (None where unknown), so a
+        secret passed by position is redacted by its name as one passed by keyword is."""
+        names = []
+        if self.signature is not None:
+            for p in self.signature.parameters.values():
+                if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD):
+                    names.append(p.name)
+                elif p.kind == p.VAR_POSITIONAL:
+                    names.extend([p.name] * max(0, count - len(names)))
+                    break
+        return (names + [None] * count)[:count]
+
     def bind(self, args, kwargs):
         """The arguments by parameter name, defaults applied; None when they do not bind."""
         if self.signature is None:
@@ -153,13 +181,17 @@ class WrappedCall:
         run the call as it is."""
         if not self.client.ensure_connected():
             return False  # one clock read while the server is away
+        code = getattr(self.breakpoint.func, "__code__", None)
+        if code is not None and redaction.blocked(code.co_filename, getattr(self.breakpoint.func, "__module__", None)):
+            return False  # `--no-debug`: registered by name, it never arms here
         self.read_stack()
         bp = self.breakpoint
         bound = bp.bind(self.args, self.kwargs)
         try:
             stop = {"kind": STOP_CALL, **_where(self.caller)}
             reply = self.client.start_call(
-                bp.name, self.args, self.kwargs, bp.signature_text, self.frames, stop=stop
+                bp.name, self.args, self.kwargs, bp.signature_text, self.frames, stop=stop,
+                arg_names=bp.positional_names(len(self.args)),
             )
             self.call_id = reply["call_id"]
             self.target = self._repl_target(bound)
@@ -196,7 +228,10 @@ class WrappedCall:
         stop = {"kind": STOP_CALL, **_where(self.caller)}
         if reconnected_from:
             stop["reconnected_from"] = reconnected_from
-        reply = self.client.start_call(bp.name, args, kwargs, bp.signature_text, self.frames, wake=wake, stop=stop)
+        reply = self.client.start_call(
+            bp.name, args, kwargs, bp.signature_text, self.frames, wake=wake, stop=stop,
+            arg_names=bp.positional_names(len(args)),
+        )
         self.call_id = reply["call_id"]
         return reply
 
@@ -330,7 +365,7 @@ def _exception_text(exc):
         message = str(exc)
     except Exception:
         message = "<str() failed>"
-    text = type(exc).__qualname__ + (f": {message}" if message else "")
+    text = redaction.text(type(exc).__qualname__ + (f": {message}" if message else ""))
     return text if len(text) <= 500 else text[:499] + "…"
 
 
@@ -340,6 +375,8 @@ def pause_in_frame(client, frame, reason, extra=None, exc=None, stop=None, names
     action raises here; a `step` action arms the step and lets the program run on."""
     if not client.ensure_connected():
         return
+    if reason != PAUSE_EXCEPTION and redaction.frame_blocked(frame) is not None:
+        return  # `--no-debug` code does not stop (post-mortem still shows where, hidden)
     switch_interval.hold()
     step = None
     try:

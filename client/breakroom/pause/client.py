@@ -11,6 +11,7 @@ import time
 import traceback
 import uuid
 
+from .. import redaction
 from ..process import current, record
 from ..protocol import reconnect, serialize
 from ..protocol.constants import (
@@ -155,9 +156,18 @@ class DebugClient:
 
     # ---- values ------------------------------------------------------------------------
 
+    @staticmethod
+    def sendable(value, name=None):
+        """What may leave the program for `value` (issue 50): a secret's value is never pickled,
+        the placeholder text is sent instead; secrets inside a value are replaced in a copy."""
+        if name is not None and redaction.is_secret_name(name):
+            return redaction.REDACTED
+        return redaction.scrub(value)[0]
+
     def item(self, value, force_data=False):
+        """A value already made `sendable`, as call/start carries it."""
         cid, data = serialize.serialize(value)
-        item = {"cid": cid, "client_ref": self._next_ref(), "repr": serialize.safe_repr(value, 500)}
+        item = {"cid": cid, "client_ref": self._next_ref(), "repr": redaction.text(serialize.safe_repr(value, 500))}
         if force_data or cid not in self.sent:
             item["data"] = base64.b64encode(data).decode("ascii")
         return item
@@ -189,7 +199,7 @@ class DebugClient:
 
     # ---- a call --------------------------------------------------------------------------
 
-    def start_call(self, name, args, kwargs, signature, frames, pause=None, wake=None, stop=None):
+    def start_call(self, name, args, kwargs, signature, frames, pause=None, wake=None, stop=None, arg_names=None):
         """Reports a call (or a set_trace/post-mortem pause) with the stack it was made from,
         and (`stop`) where and why it stops. A server that stopped answering with another
         address to try: the call is reported there."""
@@ -198,17 +208,20 @@ class DebugClient:
             if self._generation != servers.generation:
                 self._on_new_server()
             try:
-                return self._start_call(name, args, kwargs, signature, frames, pause, wake, stop)
+                return self._start_call(name, args, kwargs, signature, frames, pause, wake, stop, arg_names)
             except ServerUnavailable as exc:
                 if not exc.moved or attempt == len(servers) - 1:
                     raise
 
-    def _start_call(self, name, args, kwargs, signature, frames, pause, wake, stop):
+    def _start_call(self, name, args, kwargs, signature, frames, pause, wake, stop, arg_names=None):
         values = {}
+        arg_names = arg_names or ()
         payload = {
             "method_name": name,
             # This client steps (issue 30): a pause of it can be answered with a `step` action.
             "can_step": True,
+            # This client redacts what it sends (issue 50): the server need not do it again.
+            "redacts": True,
             # The thread that calls (issue 31: a debugger's thread; a fork keeps the ident).
             "thread": {"id": threading.get_ident(), "name": threading.current_thread().name},
             "args": [],
@@ -223,11 +236,14 @@ class DebugClient:
             **record.process_record(),
         }
         for i, a in enumerate(args):
-            payload["args"].append(self.item(a))
-            values[("args", i)] = a
+            arg_name = arg_names[i] if i < len(arg_names) else None
+            sent = self.sendable(a, arg_name)
+            payload["args"].append(self.item(sent))
+            values[("args", i)] = sent  # what a CID retry pickles again
         for k, v in kwargs.items():
-            payload["kwargs"][k] = self.item(v)
-            values[("kwargs", k)] = v
+            sent = self.sendable(v, k)
+            payload["kwargs"][k] = self.item(sent)
+            values[("kwargs", k)] = sent
         payload["frames"] = frames
         payload["call_site"]["stack_trace"] = [
             {k: f[k] for k in ("filename", "lineno", "function", "code_context")} for f in frames
@@ -244,10 +260,11 @@ class DebugClient:
         return self._start(payload, values)
 
     def complete_call(self, call_id, result=None, exc=None):
-        body = {"call_id": call_id, "timestamp": time.time(), **self.identity()}
+        body = {"call_id": call_id, "timestamp": time.time(), "redacts": True, **self.identity()}
         if exc is None:
+            result = self.sendable(result)
             cid, data = serialize.serialize(result)
-            body.update(status=CALL_SUCCESS, result_cid=cid, result_repr=serialize.safe_repr(result, 500))
+            body.update(status=CALL_SUCCESS, result_cid=cid, result_repr=redaction.text(serialize.safe_repr(result, 500)))
             if cid not in self.sent:
                 body["result_data"] = base64.b64encode(data).decode("ascii")
                 self.sent.add(cid)
@@ -255,8 +272,10 @@ class DebugClient:
             body.update(
                 status=CALL_EXCEPTION,
                 exception_type=_qualified_type(exc),
-                exception_message=str(exc),
-                exception_traceback="".join(traceback.format_exception(type(exc), exc, exc.__traceback__))[-4000:],
+                exception_message=redaction.text(str(exc)),
+                exception_traceback=redaction.text(
+                    "".join(traceback.format_exception(type(exc), exc, exc.__traceback__))[-4000:]
+                ),
             )
         return self.transport.post("/api/call/complete", body)
 
@@ -385,6 +404,13 @@ class DebugClient:
                 return None, body
             self._post_result(pause, body)
             return None, None
+        hidden = redaction.target_hidden(target)
+        if hidden is not None:  # `--no-debug`: evals in this frame are refused
+            body = self._result_body(pause, request, Outcome(error=f"PermissionError: {hidden}: evals are refused here"))
+            if self.answers_with_poll:
+                return None, body
+            self._post_result(pause, body)
+            return None, None
         job = EvalJob(source, target, namespace, self.timeout_for(request), report, tables=pause.tables)
         job.start()
         # Most evals take milliseconds: answering them from here, with the next poll, makes an
@@ -407,19 +433,29 @@ class DebugClient:
         try:
             target = pause.target_at(request.get("frame"))
             kind, args = request.get("kind"), request.get("args") or {}
-            if kind == REQUEST_COMPLETE:
+            hidden = redaction.target_hidden(target)
+            if hidden is not None:  # `--no-debug`: nothing of this frame is listed
+                reply = _hidden_reply(kind, args, hidden)
+            elif kind == REQUEST_COMPLETE:
                 code, cursor = args.get("code"), args.get("cursor_pos")
                 if not isinstance(code, str) or type(cursor) is not int:
                     raise ValueError("complete needs code and cursor_pos")
-                reply = complete.complete(code, cursor, [namespace, target.locals(), target.globals])
+                reply = redaction.completions(complete.complete(code, cursor, [namespace, target.locals(), target.globals]))
             elif kind == REQUEST_TABLE:
                 reply = rich.table_page(pause.tables, args)
+                if "error" not in reply:
+                    rich.redacted_table(reply, redaction.known_secrets(target.locals(), namespace))
             elif kind == REQUEST_VIEW:
                 reply = rich.view(args.get("path"), target.locals(), namespace, pause.tables)
-            elif args.get("scope") == "globals":  # an editor's Globals scope (DAP)
-                reply = variables.panel_reply(kind, args, target.globals, None)
             else:
-                reply = variables.panel_reply(kind, args, target.locals(), namespace)
+                scope = (target.globals, None) if args.get("scope") == "globals" else (target.locals(), namespace)
+                reply = variables.panel_reply(kind, args, *scope)
+                # Secrets replaced, and counted (issue 50). An expansion under a secret's name
+                # (a path made by hand) shows nothing of it.
+                path = args.get("path") if kind != REQUEST_VARIABLES else None
+                known = redaction.known_secrets(*scope)
+                secret = bool(path) and redaction.path_is_secret(None, path)
+                reply = redaction.panel(reply, expression_secret=secret, known=known)
             outcome = {"result": json.dumps(reply, default=str), "stdout": "", "error": None}
         except Exception as exc:  # a helper must never break the waiting loop
             outcome = {"result": "", "stdout": "", "error": f"{type(exc).__name__}: {exc}"}
@@ -473,6 +509,22 @@ class DebugClient:
         if isinstance(item, dict) and item.get("data"):
             return serialize.loads(base64.b64decode(item["data"]))
         raise DebugProtocolError("Missing data for CID in response")
+
+
+def _hidden_reply(kind, args, hidden):
+    """A helper's answer in a frame that is not debugged: empty, saying why."""
+    if kind == REQUEST_COMPLETE:
+        return {
+            "status": "ok",
+            "matches": [],
+            "cursor_start": args.get("cursor_pos") or 0,
+            "cursor_end": args.get("cursor_pos") or 0,
+            "metadata": {"types": [], "_jupyter_types_experimental": [], "timed_out": False},
+        }
+    if kind == REQUEST_VARIABLES:
+        return {"variables": [], "timed_out": False, "redacted": 0, "hidden": hidden}
+    return {"path": args.get("path"), "children": [], "count": 0, "offset": 0, "truncated": False, "redacted": 0,
+            "hidden": hidden}
 
 
 def _positive_float(text, name):

@@ -17,11 +17,13 @@ import threading
 import time
 import traceback
 
+from .. import redaction
 from ..protocol.serialize import try_serialize
 from . import rich
 from .bounded import bounded_repr, is_huge
 
 REPL_FILENAME = "<repl>"
+_PLAIN = (int, float, bool, type(None))  # reprs that cannot show a string
 TIMEOUT_ERROR = "TimeoutError: evaluation timed out"
 
 
@@ -64,24 +66,32 @@ class EvalTarget:
 
 
 class Outcome:
-    def __init__(self, result="", stdout="", error=None, value=None, has_value=False, outputs=None):
+    def __init__(self, result="", stdout="", error=None, value=None, has_value=False, outputs=None, secret=False,
+                 known=()):
         self.result = result
         self.stdout = stdout
         self.error = error
         self.value = value
         self.has_value = has_value
         self.outputs = outputs or []
+        self.secret = secret  # the expression names a secret (`user.password`): nothing of it leaves
+        self.known = known  # strings held under secret names where it ran, hidden wherever they show
 
     def wire(self):
-        """The fields of a repl-result post."""
+        """The fields of a repl-result post, secrets replaced (issue 50): value rules always; a
+        value shown by a secret's name is not shown, pickled or stored at all."""
         cid = data = None
+        rules = redaction.rules()
+        known = self.known
+        result, hidden = (redaction.REDACTED, 1) if self.secret else rules.text(self.result, known)
         # A huge value is not pickled: its answer stays quick; the REPL still holds it live.
-        if self.error is None and self.has_value and self.value is not None and not is_huge(self.value):
-            cid, data = try_serialize(self.value)
+        if not hidden and self.error is None and self.has_value and self.value is not None and not is_huge(self.value):
+            value, hidden = redaction.scrub(self.value)
+            cid, data = try_serialize(value)
         fields = {
-            "result": self.result,
-            "stdout": self.stdout,
-            "error": self.error,
+            "result": result,
+            "stdout": rules.text(self.stdout, known)[0],
+            "error": rules.text(self.error, known)[0],
             "result_cid": cid,
             "result_data": data,
         }
@@ -168,17 +178,20 @@ def _compile(source):
     as the interactive prompt does (`import os; os.getpid()` shows the pid)."""
     tree = ast.parse(source, REPL_FILENAME, "exec")
     expression = None
+    secret = False
     if tree.body and isinstance(tree.body[-1], ast.Expr):
-        expression = compile(ast.Expression(tree.body.pop().value), REPL_FILENAME, "eval")
+        node = tree.body.pop().value
+        secret = redaction.expression_is_secret(node)
+        expression = compile(ast.Expression(node), REPL_FILENAME, "eval")
     statements = compile(tree, REPL_FILENAME, "exec") if tree.body else None
-    return statements, expression
+    return statements, expression, secret
 
 
 def evaluate(source, target, namespace, tables=None):
     """Runs one REPL input. Never raises for anything the input does. `tables` (the pause's)
     keeps the live objects behind the tables the answer shows, for their later pages."""
     try:
-        statements, expression = _compile(source)
+        statements, expression, secret = _compile(source)
     except (SyntaxError, ValueError, OverflowError) as exc:
         # Only input that does not parse can be incomplete; compile_command (which compiles
         # up to three times) tells which, and its error is the one the interactive prompt shows.
@@ -210,7 +223,7 @@ def evaluate(source, target, namespace, tables=None):
             _Capture.stop()
             displayed = rich.stop_collecting()
     except BaseException as exc:  # SystemExit and KeyboardInterrupt from user code too
-        return Outcome(stdout=buf.getvalue(), error=_error_text(exc), outputs=rich.bound_answer(displayed))
+        return Outcome(stdout=buf.getvalue(), error=_error_text(exc), outputs=rich.redacted(rich.bound_answer(displayed)))
 
     for name, new in env.items():
         if name == "__builtins__" or (name in before and before[name] is new):
@@ -227,10 +240,14 @@ def evaluate(source, target, namespace, tables=None):
     if not is_expression or (value is None and stdout):
         # Like the interactive prompt, `print(...)` shows its output and not its None; a
         # silent None (`d.get(k)`) still shows "None" so the user sees an answer.
-        return Outcome(stdout=stdout, outputs=rich.bound_answer(displayed))
+        return Outcome(stdout=stdout, outputs=rich.redacted(rich.bound_answer(displayed)))
+    known = redaction.known_secrets(frame_locals, namespace) if type(value) not in _PLAIN else ()
     text = bounded_repr(value)
-    outputs = displayed + rich.outputs_for(value, plain=text, tables=tables)
-    return Outcome(result=text, stdout=stdout, value=value, has_value=True, outputs=rich.bound_answer(outputs))
+    # A value shown by a secret's name has no outputs at all (and no table kept for pages).
+    outputs = displayed + ([] if secret else rich.outputs_for(value, plain=text, tables=tables))
+    outputs = rich.redacted(rich.bound_answer(outputs), known)
+    return Outcome(result=text, stdout=stdout, value=value, has_value=True, outputs=outputs, secret=secret,
+                   known=known)
 
 
 class _EvalThreads:

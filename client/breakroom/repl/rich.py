@@ -35,6 +35,7 @@ from ..protocol.constants import (
     OUTPUT_DISPLAY_DATA,
     OUTPUT_EXECUTE_RESULT,
 )
+from .. import redaction
 from . import png, variables
 from .bounded import bounded_repr
 
@@ -71,6 +72,35 @@ def outputs_for(value, output_type=OUTPUT_EXECUTE_RESULT, plain=None, tables=Non
     metadata = {"breakroom": breakroom} if breakroom else {}
     return [{"output_type": output_type, "data": data, "metadata": metadata}]
 
+
+
+def redacted(outputs, known=()):
+    """The outputs with secrets replaced (issue 50): value rules on every text form and table
+    cell; a table's columns named like a secret have every cell replaced. Images cannot be
+    scanned and are left as they are (the book says so)."""
+    rules = redaction.rules()
+    for output in outputs:
+        data = output.get("data") or {}
+        for mime, form in list(data.items()):
+            if isinstance(form, str) and mime not in _IMAGES:
+                data[mime] = rules.text(form, known)[0]
+            elif mime == MIME_TABLE and isinstance(form, dict):
+                redacted_table(form, known)
+    return outputs
+
+
+def redacted_table(table, known=()):
+    """A table (its first page or a later one) with secrets replaced, in place; returns it."""
+    rules = redaction.rules()
+    secret_columns = [rules.name_matches(c) for c in table.get("columns", [])]
+    for row in table.get("rows", []):
+        for i, cell in enumerate(row):
+            if i < len(secret_columns) and secret_columns[i]:
+                row[i] = redaction.REDACTED
+            elif isinstance(cell, str):
+                row[i] = rules.text(cell, known)[0]
+    table["index"] = [rules.text(label, known)[0] if isinstance(label, str) else label for label in table.get("index", [])]
+    return table
 
 
 def bound_answer(outputs):
@@ -270,8 +300,12 @@ def view(path, frame_locals, namespace, tables):
         value = variables.resolve(path, frame_locals, namespace)
     except variables.PathError as exc:
         return {"error": "invalid_path", "message": str(exc)}
-    text = bounded_repr(value)
-    return {"text": text, "outputs": bound_answer(outputs_for(value, OUTPUT_DISPLAY_DATA, plain=text, tables=tables))}
+    if redaction.path_is_secret(None, path):  # under a secret's name: nothing of it is shown
+        return {"text": redaction.REDACTED, "outputs": []}
+    known = redaction.known_secrets(frame_locals, namespace)
+    text = redaction.rules().text(bounded_repr(value), known)[0]
+    outputs = outputs_for(value, OUTPUT_DISPLAY_DATA, plain=text, tables=tables)
+    return {"text": text, "outputs": redacted(bound_answer(outputs), known)}
 
 
 # ---- pages of a table, from its live object ---------------------------------------------------

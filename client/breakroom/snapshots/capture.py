@@ -17,6 +17,7 @@ import itertools
 import time
 import types
 
+from .. import redaction
 from ..process.frames import visible_stack
 from ..repl.static_read import _class_lookup, _mro, _type_dict, _Unresolved, instance_dict
 from . import offthread, read_only
@@ -78,6 +79,10 @@ def _cut_bytes(text, limit):
     return data[: max(0, limit - 3)].decode("utf-8", "ignore") + "…", True
 
 
+_NO_TEXT = (bool, float, type(None))
+CARD_MIN = 10**12
+
+
 class Capture:
     """One snapshot being built: the running size estimate, the deadline, whether it was cut."""
 
@@ -86,6 +91,21 @@ class Capture:
         self.deadline = deadline  # perf_counter time; past it, values are left out
         self.used = used
         self.truncated = False
+        self.rules = redaction.rules()  # one set for the whole snapshot
+        self.redacted = 0  # values replaced by `[redacted]` (issue 50)
+        self.known = []  # strings held under secret names in the frames captured
+
+    def hidden(self, obj):
+        """The node of a value shown under a secret's name: its type, never its value."""
+        self.redacted += 1
+        self._fits(len(redaction.REDACTED) + NODE_OVERHEAD)
+        return {"type": type_name(obj), "repr": redaction.REDACTED}
+
+    def named(self, name, obj, level=0):
+        """The node of `obj` shown as `name` (a local, a key, an attribute)."""
+        if name[:1] != "[" and self.rules.name_matches(name):  # `[3]`: a list's index, never a name
+            return self.hidden(obj)
+        return self.value(obj, level)
 
     def _fits(self, cost):
         if self.used + cost > self.limits.total_bytes:
@@ -103,10 +123,16 @@ class Capture:
             node["repr"], cut, error = self._repr(obj)
         except BaseException as exc:  # a type's __module__/__qualname__ read that failed, say
             node["repr"], cut, error = "<unavailable>", False, f"{type(exc).__name__}"
+        t = type(obj)
+        # Numbers hide nothing but a card number (13 digits or more); True, False, None nothing.
+        if not (t in _NO_TEXT or (t is int and -CARD_MIN < obj < CARD_MIN)):
+            node["repr"], n = self.rules.text(node["repr"], self.known)
+            self.redacted += n
         if cut:
             node["truncated"] = True
         if error:
-            node["error"] = error
+            node["error"], n = self.rules.text(error)
+            self.redacted += n
         if not self._fits(len(node["type"]) + len(node["repr"]) + NODE_OVERHEAD):
             return None
         t = type(obj)
@@ -126,7 +152,7 @@ class Capture:
                 self.truncated = True
                 break
             name, _ = _cut_bytes(name, 200)
-            value = self.value(child, level + 1) if self._fits(len(name) + NODE_OVERHEAD) else None
+            value = self.named(name, child, level + 1) if self._fits(len(name) + NODE_OVERHEAD) else None
             if value is None:
                 break
             children.append({"name": name, "value": value})
@@ -306,11 +332,13 @@ def _fill_locals(capture, node, local_items):
     """A frame's `locals`, as many as items, time and the snapshot's size allow."""
     locals_ = []
     node["locals"] = locals_
-    for name, value in itertools.islice(local_items, capture.limits.items):
+    local_items = list(itertools.islice(local_items, capture.limits.items))
+    capture.known.extend(redaction.known_secrets(dict(local_items)))
+    for name, value in local_items:
         if time.perf_counter() > capture.deadline:
             capture.truncated = True
             return
-        child = capture.value(value) if capture._fits(len(name) + NODE_OVERHEAD) else None
+        child = capture.named(name, value) if capture._fits(len(name) + NODE_OVERHEAD) else None
         if child is None:
             return
         locals_.append({"name": name, "value": child})
@@ -363,6 +391,11 @@ def expressions(capture, compiled, globals_, locals_):
     results = []
     for text, code in compiled:
         entry = {"expression": text}
+        if redaction.source_is_secret(text):  # `user.password`: not even evaluated
+            entry["value"] = capture.hidden(None)
+            entry["value"]["type"] = "redacted"
+            results.append(entry)
+            continue
         deadline = min(time.perf_counter() + 10 * REPR_TIME_S, capture.deadline)
         try:
             value = offthread.bounded(lambda code=code: read_only.guarded_eval(code, globals_, locals_), deadline)
@@ -371,7 +404,7 @@ def expressions(capture, compiled, globals_, locals_):
         except offthread.TimedOut:
             entry["error"] = "timed out"
         except BaseException as exc:
-            entry["error"] = f"{type(exc).__name__}: {_safe_str(exc)}"
+            entry["error"] = capture.rules.text(f"{type(exc).__name__}: {_safe_str(exc)}")[0]
         else:
             node = capture.value(value)
             if node is None:

@@ -385,6 +385,9 @@ def build(bp_id, policy, top, thread, where, first=None, globals_=None, locals_=
         "expressions": values,
         "truncated": room.truncated,
         "size_bytes": room.used,
+        # How many values were replaced by `[redacted]`; its presence also tells the server
+        # this client redacts (issue 50).
+        "redacted": room.redacted,
     }
 
 

@@ -94,6 +94,8 @@ pub struct BreakpointSnapshot {
     pub breakpoints: Vec<BreakpointRecord>,
     /// Pause orders for the program asking (`Debugger::interrupt`).
     pub interrupts: Vec<crate::interrupts::Interrupt>,
+    /// The redaction rules and places not debugged, which the program applies (issue 50).
+    pub policy: crate::policy::PolicyWire,
 }
 
 /// A program holding the breakpoint channel: who it is, its main thread's ident, and (when it
@@ -197,6 +199,11 @@ impl BreakpointService<'_> {
         let mut st = self.debugger.state();
         let mut record = BreakpointRecord::from_spec(String::new(), spec, ids::now()).map_err(spec_error)?;
         crate::snapshots::read_only::check_record(&record).map_err(spec_error)?;
+        // Places that are not debugged (`--no-debug`): refused, naming the rule.
+        let policy = &self.debugger.inner.config.policy;
+        for place in [record.file.as_deref(), record.function_name.as_deref()].into_iter().flatten() {
+            policy.check_location(place)?;
+        }
         // Handed out by the database: two servers adding at once get two ids.
         let position = st.store.next_breakpoint_position()?;
         record.id = format!("bp-{position}");
@@ -339,7 +346,8 @@ impl BreakpointService<'_> {
             .into_iter()
             .filter(|r| r.state == BreakpointState::Active && r.limits.arms_in(&labels))
             .collect();
-        BreakpointSnapshot { version, breakpoints, interrupts }
+        let policy = self.debugger.inner.config.policy.wire();
+        BreakpointSnapshot { version, breakpoints, interrupts, policy }
     }
 
     pub(crate) fn breakpoints_changed(&self) {

@@ -251,7 +251,9 @@ impl super::BreakpointService<'_> {
             });
         }
         let hit_count = hit.hit_count;
-        let data = Value::Object(hit.details.0);
+        let mut data = Value::Object(hit.details.0);
+        // A logpoint's message from a client that does not redact (issue 50); idempotent on ours.
+        self.debugger.inner.config.policy.redact_json(&mut data);
         let now = ids::now();
         let mut st = self.debugger.state();
         let mut completed = false;

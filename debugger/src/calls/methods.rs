@@ -33,7 +33,8 @@ pub struct CallService<'a> {
 }
 
 impl CallService<'_> {
-    pub fn start_call(&self, req: CallStart) -> Result<CallStartReply> {
+    pub fn start_call(&self, mut req: CallStart) -> Result<CallStartReply> {
+        super::redact::call_start(&self.debugger.inner.config.policy, &mut req);
         let (pid, start_time) = process_identity(&req.process_pid, &req.process_start_time)?;
         let method_name = req
             .method_name
@@ -148,7 +149,8 @@ impl CallService<'_> {
     }
 
     /// Returns a post-completion pause's poll action when the call pauses again.
-    pub fn complete_call(&self, req: CallComplete) -> Result<Option<Action>> {
+    pub fn complete_call(&self, mut req: CallComplete) -> Result<Option<Action>> {
+        super::redact::call_complete(&self.debugger.inner.config.policy, &mut req);
         let now = ids::now();
         // A bad format is refused even without data, so a client learns of it at once.
         SerializationFormat::parse(req.result_serialization_format.as_deref())?;

@@ -2,6 +2,7 @@
 //! server answers with, and the record kept of every call.
 
 pub(crate) mod methods;
+mod redact;
 
 pub use methods::CallService;
 pub(crate) mod retries;
@@ -90,6 +91,10 @@ pub struct CallStart {
     /// `{"refusal": null}`, or will refuse, `{"refusal": "why"}`.
     #[serde(default)]
     pub checkpoints: Option<Value>,
+    /// Breakroom extension (issue 50): this client applies the redaction rules itself; without
+    /// it the server applies the value rules to the call's values before keeping them.
+    #[serde(default)]
+    pub redacts: Option<bool>,
     /// Breakroom extension (issue 30): this client can step (answer a pause with `step`).
     #[serde(default)]
     pub can_step: Option<bool>,
@@ -137,6 +142,9 @@ pub struct CallComplete {
     /// Breakroom extension: the client's repr of the result.
     #[serde(default)]
     pub result_repr: Option<String>,
+    /// Breakroom extension (issue 50): this client applies the redaction rules itself.
+    #[serde(default)]
+    pub redacts: Option<bool>,
     #[serde(default)]
     pub exception_type: Option<String>,
     #[serde(default)]

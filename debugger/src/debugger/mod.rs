@@ -55,6 +55,8 @@ pub struct Config {
     pub audit_keep: Duration,
     /// A file the audit trail is also appended to, as JSON lines (`--audit-log`).
     pub audit_log: Option<std::path::PathBuf>,
+    /// Redaction rules and places not debugged (issue 50), sent to programs on their channel.
+    pub policy: crate::policy::Policy,
 }
 
 impl Default for Config {
@@ -68,6 +70,7 @@ impl Default for Config {
             snapshots_kept: 10_000,
             audit_keep: Duration::from_secs(90 * 86_400),
             audit_log: None,
+            policy: crate::policy::Policy::default(),
         }
     }
 }

@@ -39,6 +39,7 @@ const FILES: &[(&str, &str)] = &[
     ("protocol/serialize.py", include_str!("../../../client/breakroom/protocol/serialize.py")),
     ("protocol/servers.py", include_str!("../../../client/breakroom/protocol/servers.py")),
     ("protocol/transport.py", include_str!("../../../client/breakroom/protocol/transport.py")),
+    ("redaction.py", include_str!("../../../client/breakroom/redaction.py")),
     ("repl/__init__.py", include_str!("../../../client/breakroom/repl/__init__.py")),
     ("repl/bounded.py", include_str!("../../../client/breakroom/repl/bounded.py")),
     ("repl/complete.py", include_str!("../../../client/breakroom/repl/complete.py")),

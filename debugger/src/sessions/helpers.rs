@@ -52,6 +52,7 @@ impl super::methods::SessionService<'_> {
         let mut reply = self
             .ask(session_id, RequestKind::Variables, args.clone(), snippet::panel("variables", &args), frame)
             .await?;
+        self.debugger.inner.config.policy.redact_panel(&mut reply);
         let stored = self.session(session_id)?.map(|session| argument_cids(&session)).unwrap_or_default();
         for row in reply.get_mut("variables").and_then(Value::as_array_mut).into_iter().flatten() {
             let name = row.get("name").and_then(Value::as_str).unwrap_or("");
@@ -73,7 +74,10 @@ impl super::methods::SessionService<'_> {
         frame: Option<FrameIndex>,
     ) -> Result<Value> {
         let args = json!({"path": path, "offset": offset});
-        self.ask(session_id, RequestKind::Expand, args.clone(), snippet::panel("expand", &args), frame).await
+        let mut reply =
+            self.ask(session_id, RequestKind::Expand, args.clone(), snippet::panel("expand", &args), frame).await?;
+        self.debugger.inner.config.policy.redact_panel(&mut reply);
+        Ok(reply)
     }
 
     /// A page of a table an eval of this session showed: rows `offset..offset + limit`, sorted
@@ -93,7 +97,10 @@ impl super::methods::SessionService<'_> {
         let mut view: crate::outputs::View = serde_json::from_value(reply)
             .map_err(|e| Error::ClientFailed(format!("the program's view is not one: {e}")))?;
         view.outputs = crate::outputs::checked(std::mem::take(&mut view.outputs));
+        let policy = &self.debugger.inner.config.policy;
+        view.text = policy.redact_text(&view.text).0;
         for output in &mut view.outputs {
+            crate::sessions::methods::redact_output(policy, output);
             output.link_table(session_id);
         }
         Ok(view)
@@ -113,7 +120,9 @@ impl super::methods::SessionService<'_> {
             Some(path) => (RequestKind::Expand, json!({"path": path, "offset": offset, "scope": "globals"})),
         };
         let name = if path.is_some() { "expand" } else { "variables" };
-        self.ask(session_id, kind, args.clone(), snippet::panel(name, &args), frame).await
+        let mut reply = self.ask(session_id, kind, args.clone(), snippet::panel(name, &args), frame).await?;
+        self.debugger.inner.config.policy.redact_panel(&mut reply);
+        Ok(reply)
     }
 
     /// Evaluates `expr` in a paused call outside any REPL session (a breakpoint condition):
@@ -139,12 +148,18 @@ impl super::methods::SessionService<'_> {
         let result = self.ask_unrecorded_in(pause_id, expr.to_string(), frame).await?;
         let is_error = result.error.is_some();
         let output = result.error.or(result.result).unwrap_or_default();
+        // The value rules again, for a client that does not redact (issue 50).
+        let policy = &self.debugger.inner.config.policy;
+        let mut outputs = crate::outputs::checked(result.outputs.unwrap_or_default());
+        for output in &mut outputs {
+            crate::sessions::methods::redact_output(policy, output);
+        }
         Ok(EvalOutcome {
-            output,
-            stdout: result.stdout.unwrap_or_default(),
+            output: policy.redact_text(&output).0,
+            stdout: policy.redact_text(&result.stdout.unwrap_or_default()).0,
             is_error,
             result_cid: result.result_cid,
-            outputs: crate::outputs::checked(result.outputs.unwrap_or_default()),
+            outputs,
         })
     }
 

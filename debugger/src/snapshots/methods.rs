@@ -51,6 +51,10 @@ pub struct SnapshotTaken {
     pub size_bytes: u64,
     #[serde(default)]
     pub capture_ms: Option<f64>,
+    /// How many values the program replaced by `[redacted]` (issue 50). Absent: a client that
+    /// does not redact, whose snapshot the server redacts before keeping it.
+    #[serde(default)]
+    pub redacted: Option<u64>,
 }
 
 /// The derived reader (`remote = "Self"`), with every error of its own `invalid_snapshot`.
@@ -112,6 +116,13 @@ impl SnapshotService<'_> {
             });
         }
         let now = ids::now();
+        let mut sent = sent;
+        let redacted = match sent.redacted {
+            Some(n) => n,
+            None => {
+                super::redact::snapshot(&self.debugger.inner.config.policy, &mut sent.frames, &mut sent.expressions)
+            }
+        };
         let snapshot = Snapshot {
             snapshot_id: String::new(),
             breakpoint_id: sent.breakpoint_id.clone(),
@@ -129,6 +140,7 @@ impl SnapshotService<'_> {
             truncated: sent.truncated,
             size_bytes: sent.size_bytes,
             capture_ms: sent.capture_ms.filter(|ms| ms.is_finite()),
+            redacted: Some(redacted),
         };
         let keep = self.debugger.inner.config.snapshots_kept;
         let mut st = self.debugger.state();

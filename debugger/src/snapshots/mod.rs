@@ -13,6 +13,8 @@ pub use methods::SnapshotService;
 #[cfg(feature = "runtime")]
 pub mod read_only;
 #[cfg(feature = "runtime")]
+mod redact;
+#[cfg(feature = "runtime")]
 mod store;
 
 use std::collections::BTreeMap;
@@ -56,6 +58,9 @@ pub struct Snapshot {
     /// The time the hit added to the program, as it measured it.
     #[serde(default)]
     pub capture_ms: Option<f64>,
+    /// How many values were replaced by `[redacted]` (issue 50); absent in older records.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub redacted: Option<u64>,
 }
 
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]

@@ -86,6 +86,7 @@ mod tests {
             truncated: false,
             size_bytes: 0,
             capture_ms: None,
+            redacted: None,
         }
     }
 

@@ -95,6 +95,9 @@ pub struct BreakpointChanges {
     pub breakpoints: Vec<BreakpointRecord>,
     /// Pause orders for the program asking: each names a thread to pause at its next line.
     pub interrupts: Vec<Interrupt>,
+    /// The redaction rules and places not debugged: the program applies them before it sends
+    /// anything (issue 50). A client that does not know this field ignores it.
+    pub policy: breakroom_debugger::policy::PolicyWire,
 }
 
 #[utoipa::path(operation_id = "breakpoint_changes", extensions(("x-breakroom-needs" = json!(Need::Program))), get, path = "/api/breakpoint-changes", tag = "client", params(ChangesQuery),
@@ -140,9 +143,9 @@ pub async fn changes(State(debugger): State<Debugger>, Query(q): Query<ChangesQu
         role: q.role.as_deref().and_then(breakroom_debugger::processes::ProcessRole::reported),
         labels,
     });
-    let BreakpointSnapshot { version, breakpoints, interrupts } =
+    let BreakpointSnapshot { version, breakpoints, interrupts, policy } =
         debugger.breakpoints().breakpoint_changes(since, follower).await;
-    Ok(Json(BreakpointChanges { version, breakpoints, interrupts }))
+    Ok(Json(BreakpointChanges { version, breakpoints, interrupts, policy }))
 }
 
 #[utoipa::path(operation_id = "report_breakpoint_hit", extensions(("x-breakroom-needs" = json!(Need::Program))), post, path = "/api/breakpoint-hits", tag = "client", request_body = HitReport,

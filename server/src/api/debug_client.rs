@@ -6,8 +6,9 @@ use axum::http::header;
 use axum::response::IntoResponse;
 
 /// The client's files, each module before those that import it; the entry last.
-const PARTS: [&str; 6] = [
+const PARTS: [&str; 7] = [
     include_str!("../../../client-js/lib/protocol.mjs"),
+    include_str!("../../../client-js/lib/redaction.mjs"),
     include_str!("../../../client-js/lib/values.mjs"),
     include_str!("../../../client-js/lib/program.mjs"),
     include_str!("../../../client-js/lib/evaluation.mjs"),

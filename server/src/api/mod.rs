@@ -10,6 +10,7 @@ mod checkpoints;
 pub mod debug_client;
 mod events;
 mod live;
+mod policy;
 mod processes;
 mod query;
 mod repl;
@@ -123,6 +124,7 @@ fn documented_routes() -> OpenApiRouter<Debugger> {
         .routes(routes!(users::rotate))
         .routes(routes!(users::audit))
         .routes(routes!(users::whoami))
+        .routes(routes!(policy::get))
 }
 
 /// The OpenAPI 3.1 description of every route below.

@@ -111,6 +111,12 @@ pub struct VariablesReply {
     /// The panel's time budget ran out: later rows show a placeholder repr.
     #[serde(default)]
     pub timed_out: bool,
+    /// How many values were replaced by `[redacted]` (issue 50).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub redacted: Option<usize>,
+    /// Why nothing of this frame is listed: its code is not debugged (`--no-debug`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub hidden: Option<String>,
 }
 
 /// `?frame=N`: the stack frame (0 = innermost); the session's selected frame when absent.
@@ -156,6 +162,12 @@ pub struct ExpandReply {
     pub count: usize,
     pub offset: usize,
     pub truncated: bool,
+    /// How many values were replaced by `[redacted]` (issue 50).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub redacted: Option<usize>,
+    /// Why nothing of this frame is listed: its code is not debugged (`--no-debug`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub hidden: Option<String>,
 }
 
 #[utoipa::path(operation_id = "expand_variable", extensions(("x-breakroom-needs" = json!(Need::Debugger))), post, path = "/api/repl/{session_id}/variables/expand", tag = "repl",

@@ -76,6 +76,7 @@ const EXPECTED: &[(&str, &str)] = &[
     ("post", "/api/paused/{pause_id}/step-back"),
     ("post", "/api/paused/{pause_id}/step"),
     ("get", "/api/paused/{pause_id}/frames"),
+    ("get", "/api/policy"),
     ("post", "/api/paused/{pause_id}/reverse-continue"),
     ("post", "/api/repl/{session_id}/frame"),
     ("get", "/api/processes/{id}/timeline"),
