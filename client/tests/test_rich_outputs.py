@@ -35,7 +35,13 @@ DATA = """
         def _repr_html_(self):
             return '<script>document.title = "owned"</script><img src=x onerror="alert(1)"><b>loud</b>'
 
+    class Leaky:
+        def _repr_html_(self):
+            return "<p>key AKIAIOSFODNN7EXAMPLE in use</p>"
+
     def inspect():
+        accounts = pd.DataFrame({"user": ["ann", "bob"], "password": ["hunter2-swordfish", "correct-horse"]})
+        leaky = Leaky()
         fig, ax = plt.subplots()
         ax.plot([1, 3, 2])
         df = pd.DataFrame({"n": range(5000), "square": [i * i for i in range(5000)], "name": [f"row{i}" for i in range(5000)]})
@@ -215,3 +221,18 @@ def test_the_variables_panel_marks_what_it_can_view_and_the_view_shows_it(data, 
     with urllib.request.urlopen(f"{server.url}/repl/{session}/view?path={path}") as resp:
         page = resp.read().decode()
     assert "<h1>df</h1>" in page and "5000 rows × 3 columns" in page and "all 5000 rows, sortable" in page
+
+
+def test_rich_outputs_and_table_pages_go_through_the_redaction_rules(data, server):
+    session = data.new_session()
+    answer = data.eval("accounts", session)
+    assert "hunter2" not in str(answer) and "correct-horse" not in str(answer), answer
+    [output] = answer["outputs"]
+    table = output["data"]["application/vnd.breakroom.table+json"]
+    assert table["rows"] == [["ann", "[redacted]"], ["bob", "[redacted]"]]  # a column named like a secret
+    status, page = server.get(output["metadata"]["breakroom"]["table"]["url"] + "?sort=password")
+    assert status == 200 and [row[1] for row in page["rows"]] == ["[redacted]", "[redacted]"], page
+    [output] = data.eval("leaky", session)["outputs"]
+    assert output["data"]["text/html"] == "<p>key [redacted] in use</p>"  # an AWS key id, by value
+    status, view = server.post(f"/api/repl/{session}/variables/view", {"path": [["var", "accounts"]]})
+    assert "hunter2" not in str(view) and "correct-horse" not in str(view)

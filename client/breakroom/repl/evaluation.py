@@ -242,7 +242,7 @@ def evaluate(source, target, namespace, tables=None):
         # silent None (`d.get(k)`) still shows "None" so the user sees an answer.
         return Outcome(stdout=stdout, outputs=rich.redacted(rich.bound_answer(displayed)))
     known = redaction.known_secrets(frame_locals, namespace) if type(value) not in _PLAIN else ()
-    text = bounded_repr(value)
+    text = bounded_repr(rich.masked(value))
     # A value shown by a secret's name has no outputs at all (and no table kept for pages).
     outputs = displayed + ([] if secret else rich.outputs_for(value, plain=text, tables=tables))
     outputs = rich.redacted(rich.bound_answer(outputs), known)

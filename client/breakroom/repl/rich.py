@@ -89,6 +89,22 @@ def redacted(outputs, known=()):
     return outputs
 
 
+def masked(value):
+    """For a pandas object with columns named like a secret: a copy with those columns'
+    values replaced, for its text (which the value rules cannot read by column). Else `value`."""
+    module, name = _kind(value)
+    if not (_of(module, "pandas") and name in ("DataFrame", "Series")):
+        return value
+    rules = redaction.rules()
+    try:
+        if name == "Series":
+            return value.map(lambda _: redaction.REDACTED) if rules.name_matches(str(value.name)) else value
+        secret = [c for c in value.columns if rules.name_matches(str(c))]
+        return value.assign(**{str(c): redaction.REDACTED for c in secret}) if secret else value
+    except Exception:  # an odd frame (duplicate or non-text column names): its text stays as is
+        return value
+
+
 def redacted_table(table, known=()):
     """A table (its first page or a later one) with secrets replaced, in place; returns it."""
     rules = redaction.rules()
@@ -303,7 +319,7 @@ def view(path, frame_locals, namespace, tables):
     if redaction.path_is_secret(None, path):  # under a secret's name: nothing of it is shown
         return {"text": redaction.REDACTED, "outputs": []}
     known = redaction.known_secrets(frame_locals, namespace)
-    text = redaction.rules().text(bounded_repr(value), known)[0]
+    text = redaction.rules().text(bounded_repr(masked(value)), known)[0]
     outputs = outputs_for(value, OUTPUT_DISPLAY_DATA, plain=text, tables=tables)
     return {"text": text, "outputs": redacted(bound_answer(outputs), known)}
 
