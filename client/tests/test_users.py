@@ -322,3 +322,25 @@ def test_the_command_line_and_stdio_bridges_send_breakroom_token(team):
     assert done.returncode != 0 and "debugger role" in done.stderr, (done.stdout, done.stderr)
     records = audit(team, "--user", "vera", until=lambda rs: any(r["door"] == "cli" for r in rs))
     assert any(r["door"] == "cli" and r["outcome"] == "refused" for r in records), records
+
+
+def test_a_viewer_may_not_page_or_view_tables_they_run_code_in_the_program(team):
+    server, tokens = team["server"], team["tokens"]
+    dan, vera = As(server, tokens["dan"]), As(server, tokens["vera"])
+    program = Program(PROGRAM, server, env={"BREAKROOM_TOKEN": tokens["worker"]})
+    try:
+        pause = dan.wait_for_pause("compute", pid=program.process.pid)
+        session = dan.start_session(pause["id"])
+        status, answer = dan.post(f"/api/repl/{session}/eval", {"expr": "rows = [{'n': i} for i in range(300)]; rows"})
+        assert status == 200, answer
+        url = answer["outputs"][0]["metadata"]["breakroom"]["table"]["url"]
+        handle = url.rsplit("/", 1)[1]
+        assert dan.get(f"{url}?offset=200")[0] == 200
+        for path in (url, f"/repl/{session}/table/{handle}", f"/repl/{session}/view?path=%5B%5B%22var%22%2C%22rows%22%5D%5D"):
+            status, body = vera.get(path)
+            assert (status, body.get("error")) == (403, "not_allowed"), (path, body)
+        status, body = vera.post(f"/api/repl/{session}/variables/view", {"path": [["var", "rows"]]})
+        assert (status, body["error"]) == (403, "not_allowed"), body
+        dan.resume(pause["id"])
+    finally:
+        program.kill()
