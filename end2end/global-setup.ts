@@ -15,7 +15,7 @@ export default async function globalSetup() {
     .sort((a, b) => fs.statSync(b).mtimeMs - fs.statSync(a).mtimeMs)[0];
   const binary = process.env.BREAKROOM_BIN || newest;
   if (!binary || !fs.existsSync(binary)) {
-    throw new Error(`${binary || "target/release/breakroom"} is missing: build it with 'cargo leptos build --release --split' first`);
+    throw new Error(`${binary || "target/release/breakroom"} is missing: build it with scripts/build.sh first`);
   }
   const home = fs.mkdtempSync(path.join(os.tmpdir(), "breakroom-e2e-"));
   const server = spawn(binary, ["--port", "0", "--dap-port", "0", "--eval-timeout", "10", "--data-dir", path.join(home, "data")], {

@@ -69,6 +69,12 @@ if [ ! -x end2end/node_modules/.bin/wasm-opt ] || [ ! -d end2end/node_modules/@p
   (cd end2end && PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1 npm ci --no-audit --no-fund --loglevel=error)
 fi
 
+# maturin packs the server binary and the client into one wheel (scripts/package.sh, issue 53).
+if ! maturin --version 2>/dev/null | grep -q '^maturin 1\.'; then
+  say "pip install maturin"
+  python3 -m pip install -q 'maturin>=1.9,<2'
+fi
+
 # requests: the token tests make the calls an unchanged cideldill client makes, with requests.
 # mcp: the official MCP SDK is the agent in client/tests/test_mcp.py.
 if ! python3 -c 'import pytest, requests, mcp' 2>/dev/null; then

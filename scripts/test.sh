@@ -9,10 +9,19 @@ scripts/setup.sh
 step() { printf '\n== %s\n' "$*"; }
 started=$(date +%s)
 
-step "build: release binary and site, the wasm split per page (cargo leptos build --release --split)"
-cargo leptos build --release --split
+step "build: release binary with its site inside, the wasm split per page (scripts/build.sh: cargo leptos build --release --split --precompress)"
+scripts/build.sh
 step "what each page downloads (scripts/wasm-size.sh, in Chromium)"
 scripts/wasm-size.sh
+
+step "the wheel (scripts/package.sh: maturin packs the binary just built, compiling nothing), installed in a fresh venv"
+scripts/package.sh
+wheel_dir=$(mktemp -d)
+trap 'rm -rf "$wheel_dir"' EXIT
+python3 -m venv "$wheel_dir/venv"
+"$wheel_dir/venv/bin/pip" install -q dist/breakroom-*.whl
+# client/tests/test_wheel.py and end2end/tests/wheel.spec.ts start its breakroom from elsewhere.
+export BREAKROOM_WHEEL_VENV="$wheel_dir/venv"
 
 step "Rust tests (cargo test --release --workspace)"
 cargo test --release --workspace

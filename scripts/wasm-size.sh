@@ -4,7 +4,7 @@
 # response, gzip -9 of each, split into the part every page shares and the page's own chunks,
 # and the page's first paint (median of 5 loads). Fails when a page is over 250,000 B gzip or a
 # file is fetched twice; first paint is printed against 300 ms, not enforced (it is a timing).
-# Run after `cargo leptos build --release --split` (scripts/test.sh does).
+# Run after scripts/build.sh (`cargo leptos build --release --split --precompress`; scripts/test.sh does).
 # BREAKROOM_BIN and LEPTOS_SITE_ROOT measure another build; WASM_BUDGET_BYTES and
 # FIRST_PAINT_BUDGET_MS change the budgets.
 set -euo pipefail

@@ -3,8 +3,9 @@
     BREAKROOM_FOLLOW_CHILDREN=1   set by `breakroom run`, `python -m breakroom` and attach
 
 A new interpreter it starts (`subprocess`, `os.system`, multiprocessing's spawn and forkserver)
-inherits `PYTHONPATH` with the client's directory, where `sitecustomize.py` calls in on a thread
-of its own. A fork calls in from the at-fork hook, before the child runs on. The server files
+inherits `PYTHONPATH` with the client's directory, where `sitecustomize.py` imports the hook
+(`breakroom_hook`, also imported by the `.pth` file of an installed client), which calls in on a
+thread of its own. A fork calls in from the at-fork hook, before the child runs on. The server files
 each under its nearest debugged ancestor. Breakroom's own forks (time-travel checkpoints) are not
 children. A child that cannot follow (started with `env=` that drops these variables, or with
 `python -I`/`-E`/`-S`) is reported by its parent as not followed.
@@ -49,14 +50,14 @@ def enable(url=None, token=None):
     if _hooked[0]:
         return
     _hooked[0] = True
-    site = sys.modules.get("sitecustomize")
-    if hasattr(os, "register_at_fork") and not getattr(site, "BREAKROOM_HOOK", False):
+    hook = sys.modules.get("breakroom_hook")
+    if hasattr(os, "register_at_fork") and not getattr(hook, "BREAKROOM_HOOK", False):
         os.register_at_fork(after_in_child=after_fork_in_child)
     _watch_spawns()
 
 
 def connect_child(forked=False):
-    """A child of a debugged program calls in (from `sitecustomize`, on its own thread)."""
+    """A child of a debugged program calls in (from `breakroom_hook`, on its own thread)."""
     if forked:
         record.mark_forked()
     enable()  # its own children follow too
@@ -112,13 +113,13 @@ def _blind_spot(args, env):
 
 def _watch_spawns():
     """Tells the server of Python children started where the hook cannot reach them (those
-    `sitecustomize` noted before the client was there, and all from now on)."""
+    `breakroom_hook` noted before the client was there, and all from now on)."""
     import subprocess  # lazy: only a process that follows its children pays for this import
 
     execute = subprocess.Popen._execute_child
     execute = getattr(execute, "breakroom_wrapped", execute)
-    site = sys.modules.get("sitecustomize")
-    for pid, args, env in list(getattr(site, "early_spawns", ())):
+    hook = sys.modules.get("breakroom_hook")
+    for pid, args, env in list(getattr(hook, "early_spawns", ())):
         _judge(pid, args, env)
 
     def _execute_child(self, args, *rest, **kwargs):

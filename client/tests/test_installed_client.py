@@ -1,5 +1,6 @@
 """The client as `pip install ./client` installs it, in a fresh virtual environment, not the
-checkout on PYTHONPATH: every module imports, and a program using it pauses at a real server."""
+checkout on PYTHONPATH: every module imports, a program using it pauses at a real server, and the
+Python processes a debugged program starts are debugged too (the `.pth` hook, issue 53)."""
 
 import os
 import pathlib
@@ -111,3 +112,62 @@ def test_a_program_using_the_installed_client_pauses_at_the_server(venv_python, 
     where, result = out.split()
     assert "site-packages" in where and not where.startswith(str(CLIENT_DIR)), where
     assert result == "42"
+
+
+CHILD = """
+print("child ran", flush=True)
+"""
+
+# The parent pauses once its child has run: the child, which never imports breakroom, is listed
+# under it only if the hook called in from the child.
+PARENT = """
+import subprocess, sys
+import breakroom
+
+child = subprocess.Popen([sys.executable, sys.argv[1]], stdout=subprocess.PIPE, text=True, stdin=subprocess.DEVNULL)
+output = child.communicate()[0]
+breakroom.set_trace()
+print(output.strip(), child.pid, child.returncode, flush=True)
+"""
+
+
+def follows_a_child(python, server, tmp_path):
+    """`python -m breakroom parent.py` with nothing but the install to import (no PYTHONPATH):
+    the child it starts is debugged too (listed under it, connected by the hook), as with
+    `PYTHONPATH=client`; the parent pauses, is evaluated in and continues."""
+    (tmp_path / "child.py").write_text(CHILD)
+    (tmp_path / "parent.py").write_text(PARENT)
+    process = subprocess.Popen(
+        [python, "-m", "breakroom", "parent.py", "child.py"],
+        cwd=tmp_path,
+        env={
+            **{k: v for k, v in os.environ.items() if not k.startswith(("BREAKROOM_", "PYTHON"))},
+            "BREAKROOM_URL": server.url,
+        },
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        pause = server.wait_for_pause("<module>", timeout=30, pid=process.pid)
+        session = server.start_session(pause["id"])
+        child_pid = int(server.output(session, "child.pid"))
+        assert server.output(session, "output") == repr("child ran\n")
+        everyone = server.get("/api/processes")[1]["processes"]
+        parent = next(p for p in everyone if p["pid"] == process.pid and p["status"] == "paused")
+        children = [p for p in everyone if p["id"] in parent["children"]]
+        assert [p["pid"] for p in children] == [child_pid], (parent, everyone)
+        assert children[0]["origin"] == "connected" and children[0]["role"] == "child", children
+        server.resume(pause["id"])
+        out, err = process.communicate(timeout=30)
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.communicate()
+    assert process.returncode == 0, err
+    assert out.split() == ["child", "ran", str(child_pid), "0"], (out, err)
+
+
+def test_a_child_of_a_program_using_the_installed_client_is_debugged_too(venv_python, tmp_path, server):
+    follows_a_child(venv_python, server, tmp_path)

@@ -70,7 +70,7 @@ pub fn router(debugger: Debugger, options: ServerOptions) -> Router {
             let leptos_options = leptos_options.clone();
             move || shell(leptos_options.clone())
         })
-        .fallback(leptos_axum::file_and_error_handler(shell))
+        .fallback(site_or_not_found(leptos_options.clone()))
         .with_state(leptos_options);
     let mcp = mcp::service(debugger.clone(), options.max_body);
     if options.oidc.is_some() {
@@ -100,6 +100,30 @@ pub fn router(debugger: Debugger, options: ServerOptions) -> Router {
         .layer(axum::middleware::from_fn(guard::body_rules))
         .layer(axum::middleware::from_fn_with_state(access, guard::credentials))
         .layer(axum::middleware::from_fn_with_state(Arc::new(options.access), guard::check))
+}
+
+/// The site's files (from the binary, or `--site-dir`), else leptos's 404 page.
+fn site_or_not_found(
+    options: LeptosOptions,
+) -> impl Fn(
+    axum::http::Uri,
+    axum::extract::State<LeptosOptions>,
+    axum::extract::Request,
+) -> std::pin::Pin<Box<dyn std::future::Future<Output = axum::response::Response> + Send>>
+       + Clone
+       + Send
+       + Sync
+       + 'static {
+    let embedded = site::serves_embedded(&options);
+    let files_or_404 = leptos_axum::file_and_error_handler(shell);
+    move |uri, state, request| {
+        if embedded {
+            if let Some(file) = site::embedded_file(&request) {
+                return Box::pin(std::future::ready(file));
+            }
+        }
+        files_or_404(uri, state, request)
+    }
 }
 
 /// Audit records older than `--audit-days` go once a day (and when the server starts), and

@@ -12,8 +12,18 @@ use breakroom_server::guard::AccessPolicy;
 use breakroom_server::{router, serve, site, ServerOptions};
 use clap::{Parser, Subcommand};
 
+/// `breakroom --version`: the version, the commit it was built from and the embedded site's fingerprint.
+const VERSION: &str = concat!(
+    env!("CARGO_PKG_VERSION"),
+    " (commit ",
+    env!("BREAKROOM_COMMIT"),
+    ", site ",
+    env!("BREAKROOM_SITE_FINGERPRINT"),
+    ")"
+);
+
 #[derive(Parser, Debug)]
-#[command(name = "breakroom", version, about = "A web debugger for live Python programs")]
+#[command(name = "breakroom", version = VERSION, about = "A web debugger for live Python programs")]
 struct Cli {
     #[command(subcommand)]
     command: Option<Command>,
@@ -125,6 +135,10 @@ struct Cli {
     /// Signing in through an OpenID Connect provider (issue 49).
     #[command(flatten)]
     oidc: breakroom_server::oidc::OidcArgs,
+    /// Serve the site (wasm, js, css) from this directory instead of the copy built into the
+    /// binary; `cargo leptos watch` sets LEPTOS_SITE_ROOT to its target/site.
+    #[arg(long, value_name = "DIR", env = "LEPTOS_SITE_ROOT")]
+    site_dir: Option<PathBuf>,
 }
 
 #[derive(Subcommand, Debug)]
@@ -324,7 +338,13 @@ async fn run(cli: Cli) -> Result<(), String> {
     let local_url = local_port.map(|port| format!("http://127.0.0.1:{port}"));
     // The provider's default callback URL has this server's scheme.
     let oidc = breakroom_server::oidc::start_provider(&cli.oidc, addr, tls.is_some()).await?;
-    let options = ServerOptions { max_body: cli.max_body, site: site::leptos_options(addr), access, local_url, oidc };
+    let options = ServerOptions {
+        max_body: cli.max_body,
+        site: site::leptos_options_at(addr, site::choose_site(cli.site_dir.clone())),
+        access,
+        local_url,
+        oidc,
+    };
     let app = router(debugger, options);
     let (Some(config), Some(local), Some(local_port)) = (tls, local, local_port) else {
         write_port_file(addr.port());

@@ -61,6 +61,9 @@ const FILES: &[(&str, &str)] = &[
 
 /// The child hook (issue 33), beside the package: on `PYTHONPATH`, Python imports it at start.
 const SITECUSTOMIZE: &str = include_str!("../../../client/sitecustomize.py");
+/// What `sitecustomize.py` imports: the hook itself (issue 53 moved it there, for the `.pth` of
+/// an installed client to import too).
+const HOOK: &str = include_str!("../../../client/breakroom_hook.py");
 
 /// Writes the package to `{dir}/breakroom/` (rewritten at every start, so an upgraded server
 /// ships its own client) and returns `dir`, the entry for `PYTHONPATH`.
@@ -75,6 +78,7 @@ pub fn install(dir: &Path) -> std::io::Result<PathBuf> {
         std::fs::write(file, text)?;
     }
     std::fs::write(dir.join("sitecustomize.py"), SITECUSTOMIZE)?;
+    std::fs::write(dir.join("breakroom_hook.py"), HOOK)?;
     Ok(dir.to_path_buf())
 }
 
@@ -96,9 +100,11 @@ pub fn install_readable(dir: &Path) -> std::io::Result<PathBuf> {
         std::fs::write(&file, text)?;
         std::fs::set_permissions(&file, std::fs::Permissions::from_mode(0o644))?;
     }
-    let hook = dir.join("sitecustomize.py");
-    std::fs::write(&hook, SITECUSTOMIZE)?;
-    std::fs::set_permissions(&hook, std::fs::Permissions::from_mode(0o644))?;
+    for (name, text) in [("sitecustomize.py", SITECUSTOMIZE), ("breakroom_hook.py", HOOK)] {
+        let hook = dir.join(name);
+        std::fs::write(&hook, text)?;
+        std::fs::set_permissions(&hook, std::fs::Permissions::from_mode(0o644))?;
+    }
     Ok(dir.to_path_buf())
 }
 
