@@ -207,12 +207,12 @@ def run_program(server):
         p.kill()
 
 
-def pause_program(server, source, function_name, env=None, programs=None):
+def pause_program(server, source, function_name, env=None, programs=None, timeout=10):
     program = Program(source, server, env)
     if programs is not None:
         programs.append(program)
     try:
-        pause = server.wait_for_pause(function_name, pid=program.process.pid)
+        pause = server.wait_for_pause(function_name, timeout=timeout, pid=program.process.pid)
     except AssertionError:
         program.process.kill()
         out, err = program.process.communicate()

@@ -59,7 +59,8 @@ DATA = """
 
 @pytest.fixture(scope="module")
 def data(server):
-    paused = pause_program(server, DATA, "inspect")
+    # Importing pandas, numpy, matplotlib and PIL takes seconds on a busy machine.
+    paused = pause_program(server, DATA, "inspect", timeout=90)
     yield paused
     paused.program.kill()
 

@@ -14,6 +14,8 @@ test("a DataFrame shows as a table, a figure as an image, and a hostile _repr_ht
 
   await open(page, "/");
   const card = page.locator(".paused-card", { hasText: "explore" });
+  // The program imports pandas and matplotlib first: seconds on a busy machine.
+  await expect(card).toBeVisible({ timeout: 60_000 });
   await card.getByRole("button", { name: "Open REPL" }).click();
   await expect(page).toHaveURL(/\/repl\/\d+-\d+\.\d{6}$/);
   const input = page.locator("textarea.repl-input");
