@@ -21,23 +21,13 @@ impl TableView<'_> {
         let mut href = format!("/repl/{}/table/{}?offset={offset}&limit={}", self.session_id, self.handle, self.limit);
         if let Some(sort) = sort {
             href.push_str("&sort=");
-            href.push_str(&url_escape(sort));
+            href.push_str(&super::encode(sort));
             if descending {
                 href.push_str("&descending=true");
             }
         }
         href
     }
-}
-
-/// A query value's own characters, percent-encoded (maud escapes it for the attribute after).
-fn url_escape(text: &str) -> String {
-    text.bytes()
-        .map(|b| match b {
-            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'_' | b'.' | b'~' => (b as char).to_string(),
-            other => format!("%{other:02X}"),
-        })
-        .collect()
 }
 
 pub fn table_page(view: &TableView, table: &Table) -> Markup {

@@ -6,15 +6,7 @@ use serde_json::Value;
 
 /// The panel's "view" of a row: its value's table or picture, on a page of its own.
 fn view_href(session_id: &str, path: &Value) -> String {
-    let path: String = path
-        .to_string()
-        .bytes()
-        .map(|b| match b {
-            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'_' | b'.' => (b as char).to_string(),
-            other => format!("%{other:02X}"),
-        })
-        .collect();
-    format!("/repl/{session_id}/view?path={path}")
+    format!("/repl/{session_id}/view?path={}", super::encode(&path.to_string()))
 }
 
 fn row(entry: &Value, session_id: &str) -> Markup {

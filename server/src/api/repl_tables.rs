@@ -45,19 +45,10 @@ pub struct TablePageReply {
     pub descending: bool,
 }
 
-fn whole(name: &str, value: Option<&str>, default: u64) -> Result<u64, ApiError> {
-    match value.map(str::trim).filter(|v| !v.is_empty()) {
-        None => Ok(default),
-        Some(v) => v.parse::<i64>().ok().and_then(|n| u64::try_from(n).ok()).ok_or_else(|| {
-            ApiError::bad_request("invalid_pagination", format!("{name} must be a whole number, not {v:?}"))
-        }),
-    }
-}
-
 impl TableQuery {
     pub fn page(self) -> Result<TablePage, ApiError> {
-        let offset = whole("offset", self.offset.as_deref(), 0)?;
-        let limit = whole("limit", self.limit.as_deref(), 100)?;
+        let offset = super::query::count("offset", self.offset.as_deref())?.unwrap_or(0) as u64;
+        let limit = super::query::count("limit", self.limit.as_deref())?.unwrap_or(100) as u64;
         if !(1..=MAX_TABLE_PAGE).contains(&limit) {
             return Err(ApiError::bad_request(
                 "invalid_pagination",
