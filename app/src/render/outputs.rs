@@ -129,3 +129,19 @@ fn table_markup(table: &Table) -> Markup {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn unknown_html_is_only_ever_an_escaped_srcdoc_of_a_sandboxed_frame() {
+        let output: RichOutput = serde_json::from_value(json!({"output_type": "execute_result",
+            "data": {"text/html": "<script>alert(1)</script>\"><img src=x onerror=alert(2)>", "text/plain": "x"}}))
+        .expect("an output");
+        let html = rich_outputs(&[output], "1-2.5").into_string();
+        assert!(!html.contains("<script>") && !html.contains("<img"), "{html}");
+        assert!(html.contains(r#"sandbox="""#) && html.contains("srcdoc=\"&lt;meta"), "{html}");
+    }
+}

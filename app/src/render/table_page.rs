@@ -95,3 +95,37 @@ pub fn view_page(session_id: &str, name: &str, view: &breakroom_debugger::output
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_programs_column_names_cells_and_sort_never_become_markup() {
+        let table = Table {
+            columns: vec!["<script>alert(1)</script>".into()],
+            index: vec!["<b>0</b>".into()],
+            rows: vec![vec!["<img src=x onerror=alert(2)>".into()]],
+            row_count: 1,
+            ..Table::default()
+        };
+        let view = TableView {
+            session_id: "1-2.5",
+            handle: "t1",
+            offset: 0,
+            limit: 100,
+            sort: Some("\"><x>"),
+            descending: false,
+        };
+        let html = table_page(&view, &table).into_string();
+        assert!(
+            !html.contains("<script>") && !html.contains("<img") && !html.contains("<b>0") && !html.contains("\"><x>"),
+            "{html}"
+        );
+        assert!(
+            html.contains("&lt;script&gt;alert(1)&lt;/script&gt;")
+                && html.contains("sort=%3Cscript%3Ealert%281%29%3C%2Fscript%3E"),
+            "{html}"
+        );
+    }
+}
