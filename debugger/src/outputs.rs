@@ -120,6 +120,14 @@ impl RichOutput {
         }
     }
 
+    /// Drops any claim of a live table behind this output (`breakroom.table`): for outputs kept
+    /// where no program answers for the table, as a snapshot's.
+    pub fn forget_table(&mut self) {
+        if let Some(b) = self.metadata.get_mut("breakroom").and_then(Value::as_object_mut) {
+            b.remove("table");
+        }
+    }
+
     /// A form as text, when it is one.
     pub fn text(&self, mime: &str) -> Option<&str> {
         self.data.get(mime).and_then(Value::as_str)
@@ -152,6 +160,32 @@ impl RichOutput {
             }
             if let Some(list) = notes.as_array_mut() {
                 list.push(Value::String(text));
+            }
+        }
+    }
+}
+
+#[cfg(feature = "runtime")]
+impl RichOutput {
+    /// Its text forms and table cells through the value rules, in place (issue 50); images
+    /// cannot be scanned and stay as they are.
+    pub fn redact(&mut self, policy: &crate::policy::Policy) {
+        fn walk(policy: &crate::policy::Policy, value: &mut Value) {
+            match value {
+                Value::String(text) => {
+                    let (redacted, count) = policy.redact_text(text);
+                    if count > 0 {
+                        *text = redacted;
+                    }
+                }
+                Value::Array(items) => items.iter_mut().for_each(|v| walk(policy, v)),
+                Value::Object(fields) => fields.values_mut().for_each(|v| walk(policy, v)),
+                _ => {}
+            }
+        }
+        for (mime, form) in self.data.iter_mut() {
+            if !mime.starts_with("image/") || mime == MIME_SVG {
+                walk(policy, form);
             }
         }
     }

@@ -21,13 +21,14 @@ use breakroom_debugger::outputs::{
 const FRAME_POLICY: &str =
     "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; img-src data:; style-src 'unsafe-inline'\">";
 
-/// `session_id`: the session the outputs belong to, whose tables have pages of their own.
-pub fn rich_outputs(outputs: &[RichOutput], session_id: &str) -> Markup {
+/// `session_id`: the REPL session the outputs belong to, whose tables have pages of their own;
+/// None for outputs no live program stands behind (a snapshot's).
+pub fn rich_outputs(outputs: &[RichOutput], session_id: Option<&str>) -> Markup {
     html! {
         @for output in outputs {
             div.rich-output data-output-type=(output_type(output.output_type)) {
                 (one(output))
-                @if let (Some(handle), Some(table)) = (output.table_handle(), output.table()) {
+                @if let (Some(session_id), Some(handle), Some(table)) = (session_id, output.table_handle(), output.table()) {
                     // A page the server renders alone: the app's router must not take the click.
                     a.table-link href={ "/repl/" (session_id) "/table/" (handle) } rel="external" {
                         "all " (table.row_count) " rows, sortable →"
@@ -140,7 +141,7 @@ mod tests {
         let output: RichOutput = serde_json::from_value(json!({"output_type": "execute_result",
             "data": {"text/html": "<script>alert(1)</script>\"><img src=x onerror=alert(2)>", "text/plain": "x"}}))
         .expect("an output");
-        let html = rich_outputs(&[output], "1-2.5").into_string();
+        let html = rich_outputs(&[output], Some("1-2.5")).into_string();
         assert!(!html.contains("<script>") && !html.contains("<img"), "{html}");
         assert!(html.contains(r#"sandbox="""#) && html.contains("srcdoc=\"&lt;meta"), "{html}");
     }

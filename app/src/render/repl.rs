@@ -104,7 +104,7 @@ fn transcript_entry(entry: &TranscriptEntry, language: Language, session_id: &st
                 pre.output.error[entry.is_error] { (entry.output) }
             }
             @if !entry.outputs.is_empty() {
-                (super::outputs::rich_outputs(&entry.outputs, session_id))
+                (super::outputs::rich_outputs(&entry.outputs, Some(session_id)))
             }
             @if let Some(cid) = &entry.result_cid {
                 a.object-link.hint href={ "/object/" (cid) } title="the stored value" { "stored value" }

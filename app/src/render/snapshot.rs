@@ -127,6 +127,10 @@ fn variable(name: &str, value: &CapturedValue) -> Markup {
         }
         @if value.truncated { " " span.badge.truncated title="cut at the capture limits" { "cut" } }
     };
+    // A DataFrame's or an array's table and picture, as the REPL shows them (issue 52).
+    let rich = html! {
+        @if !value.outputs.is_empty() { div.snapshot-outputs { (super::outputs::rich_outputs(&value.outputs, None)) } }
+    };
     let shown = value.children.len() as u64;
     let more = value.length.map_or(0, |n| n.saturating_sub(shown));
     html! {
@@ -142,6 +146,7 @@ fn variable(name: &str, value: &CapturedValue) -> Markup {
                     }
                 }
             }
+            (rich)
         }
     }
 }
@@ -198,6 +203,25 @@ mod tests {
         let html = snapshot_page(&snapshot()).into_string();
         assert!(html.contains(r#"<span class="var-name">len(items) &lt; 9</span>"#), "{html}");
         assert!(html.contains("would run O.p"), "{html}");
+    }
+
+    #[test]
+    fn a_data_value_shows_its_table_and_picture_after_its_line_with_cells_as_text() {
+        let mut snap = snapshot();
+        let value = &mut snap.frames[0].locals.as_mut().expect("locals")[1].value;
+        value.outputs = serde_json::from_value(json!([{"output_type": "execute_result", "data": {
+            "text/plain": "[1, 2]", "image/png": "iVBORw0KGgo=",
+            "application/vnd.breakroom.table+json": {"columns": ["<th>"], "index": ["0"], "rows": [["<td onclick=x>"]],
+                                                       "row_count": 5, "column_count": 1}},
+            "metadata": {"breakroom": {"table": {"handle": "t1", "rows": 5}}}}]))
+        .expect("outputs");
+        let html = snapshot_page(&snap).into_string();
+        assert!(html.contains(r#"<div class="snapshot-outputs">"#), "{html}");
+        assert!(html.contains(r#"src="data:image/png;base64,iVBORw0KGgo=""#), "{html}");
+        assert!(html.contains("&lt;td onclick=x&gt;") && !html.contains("<td onclick"), "{html}");
+        assert!(!html.contains("/table/t1"), "a snapshot's table has no live pages: {html}");
+        let (line, outputs) = (html.find("var-count\">(5)").expect("the line"), html.find("snapshot-outputs"));
+        assert!(outputs.is_some_and(|at| at > line), "the forms come after the value's line");
     }
 
     #[test]

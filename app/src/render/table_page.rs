@@ -91,7 +91,7 @@ pub fn view_page(session_id: &str, name: &str, view: &breakroom_debugger::output
         @if view.outputs.is_empty() {
             pre.output { (view.text) }
         } @else {
-            (super::outputs::rich_outputs(&view.outputs, session_id))
+            (super::outputs::rich_outputs(&view.outputs, Some(session_id)))
         }
     }
 }

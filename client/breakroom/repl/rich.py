@@ -74,6 +74,33 @@ def outputs_for(value, output_type=OUTPUT_EXECUTE_RESULT, plain=None, tables=Non
 
 
 
+def is_data(value):
+    """Whether `value` has a data form `data_outputs` draws: cheap, it runs nothing."""
+    module, name = _kind(value)
+    return (
+        (_of(module, "pandas") and name in ("DataFrame", "Series"))
+        or (module == "numpy" and name == "ndarray")
+        or (type(value) is list and bool(value) and type(value[0]) is dict)
+    )
+
+
+def data_outputs(value, plain, rows, cells):
+    """A snapshot's rich forms of `value` (issue 52): data only, smaller than the REPL's:
+    tables of the first `rows` rows, an array's summary and its picture of at most `cells`
+    cells a side. Never a figure or an image (drawing a figure sets its dpi while it draws, and
+    an image may read its file: a snapshot does neither to a running program), and never the
+    display protocol (the program's own code). [] when `value` has no such form."""
+    data = {}
+    _known_forms(value, data, rows=rows, cells=cells, drawn=False)
+    if not data:
+        return []
+    data[MIME_PLAIN] = plain
+    notes = []
+    _bound(data, notes)
+    metadata = {"breakroom": {"notes": notes}} if notes else {}
+    return [{"output_type": OUTPUT_EXECUTE_RESULT, "data": data, "metadata": metadata}]
+
+
 def redacted(outputs, known=()):
     """The outputs with secrets replaced (issue 50): value rules on every text form and table
     cell; a table's columns named like a secret have every cell replaced. Images cannot be
@@ -89,6 +116,21 @@ def redacted(outputs, known=()):
     return outputs
 
 
+MASK_ROWS = 1_000  # past this, only the rows a repr shows are copied to be masked
+
+
+class _MaskedText:
+    """The text of a large pandas object with secret columns: its first and last rows masked,
+    then its shape, as pandas' own repr ends; so the mask copies 20 rows, not millions."""
+
+    def __init__(self, head, shape):
+        self.head, self.shape = head, shape
+
+    def __repr__(self):
+        size = f"{self.shape[0]} rows x {self.shape[1]} columns" if len(self.shape) == 2 else f"{self.shape[0]} rows"
+        return f"{self.head!r}\n\n[{size}; the first and last 10 shown]"
+
+
 def masked(value):
     """For a pandas object with columns named like a secret: a copy with those columns'
     values replaced, for its text (which the value rules cannot read by column). Else `value`."""
@@ -98,9 +140,19 @@ def masked(value):
     rules = redaction.rules()
     try:
         if name == "Series":
-            return value.map(lambda _: redaction.REDACTED) if rules.name_matches(str(value.name)) else value
-        secret = [c for c in value.columns if rules.name_matches(str(c))]
-        return value.assign(**{str(c): redaction.REDACTED for c in secret}) if secret else value
+            secret = rules.name_matches(str(value.name))
+        else:
+            secret = [c for c in value.columns if rules.name_matches(str(c))]
+        if not secret:
+            return value
+        pandas = sys.modules.get("pandas")
+        big = len(value) > MASK_ROWS and pandas is not None
+        shown = pandas.concat([value.iloc[:10], value.iloc[-10:]]) if big else value
+        if name == "Series":
+            shown = shown.map(lambda _: redaction.REDACTED)
+        else:
+            shown = shown.assign(**{str(c): redaction.REDACTED for c in secret})
+        return _MaskedText(shown, value.shape) if big else shown
     except Exception:  # an odd frame (duplicate or non-text column names): its text stays as is
         return value
 
@@ -158,20 +210,25 @@ def _of(module, package):
     return module == package or module.startswith(package + ".")
 
 
-def _known_forms(value, data):
+def _known_forms(value, data, rows=TABLE_ROWS, cells=png.MAX_CELLS, drawn=True):
+    """`rows`: a table's first rows; `cells`: a heatmap's cells a side; `drawn`: figures and
+    images too (not in snapshots, see `data_outputs`)."""
     module, name = _kind(value)
     if _of(module, "pandas") and name in ("DataFrame", "Series"):
-        data[MIME_TABLE] = _pandas_table(value if name == "DataFrame" else value.to_frame())
+        data[MIME_TABLE] = _pandas_table(value if name == "DataFrame" else value.to_frame(), rows)
     elif module == "numpy" and name == "ndarray":
-        _numpy_forms(value, data)
+        _numpy_forms(value, data, rows, cells)
+    elif not drawn:
+        if type(value) is list and value and all(type(row) is dict for row in value[:rows]):
+            data[MIME_TABLE] = _dicts_table(value, rows)
     elif _of(module, "matplotlib") and hasattr(value, "savefig"):
         data[MIME_PNG] = _savefig(value)
     elif module.startswith("matplotlib.axes") and hasattr(getattr(value, "figure", None), "savefig"):
         data[MIME_PNG] = _savefig(value.figure)
     elif _of(module, "PIL") and hasattr(value, "save") and hasattr(value, "size"):
         data[MIME_PNG] = _pil_png(value)
-    elif type(value) is list and value and all(type(row) is dict for row in value[:TABLE_ROWS]):
-        data[MIME_TABLE] = _dicts_table(value)
+    elif type(value) is list and value and all(type(row) is dict for row in value[:rows]):
+        data[MIME_TABLE] = _dicts_table(value, rows)
 
 
 def _display_protocol(value, data):
@@ -218,7 +275,12 @@ def _put(data, mime, form):
 # ---- known types ------------------------------------------------------------------------
 
 
+_PLAIN_CELLS = (int, float, bool, type(None))
+
+
 def _cell(value):
+    if type(value) in _PLAIN_CELLS:  # most cells of most tables: no bounding machinery needed
+        return repr(value)
     text = value if isinstance(value, str) else bounded_repr(value, CELL_CHARS)
     return text if len(text) <= CELL_CHARS else text[:CELL_CHARS] + "…"
 
@@ -235,22 +297,22 @@ def _pandas_table(frame, rows=TABLE_ROWS):
     }
 
 
-def _dicts_table(rows):
+def _dicts_table(rows, shown=TABLE_ROWS):
     columns = []
-    for row in rows[:TABLE_ROWS]:
+    for row in rows[:shown]:
         for key in row:
             if key not in columns and len(columns) < TABLE_COLUMNS:
                 columns.append(key)
     return {
         "columns": [k if isinstance(k, str) else _cell(k) for k in columns],
-        "index": [str(i) for i in range(min(len(rows), TABLE_ROWS))],
-        "rows": [[_cell(row[k]) if k in row else "" for k in columns] for row in rows[:TABLE_ROWS]],
+        "index": [str(i) for i in range(min(len(rows), shown))],
+        "rows": [[_cell(row[k]) if k in row else "" for k in columns] for row in rows[:shown]],
         "row_count": len(rows),
         "column_count": len(columns),
     }
 
 
-def _numpy_forms(array, data):
+def _numpy_forms(array, data, rows=TABLE_ROWS, cells=png.MAX_CELLS):
     np = sys.modules.get("numpy")
     summary = f"array of shape {array.shape}, dtype {array.dtype}"
     numeric = array.dtype.kind in "biuf" and array.size > 0
@@ -263,13 +325,12 @@ def _numpy_forms(array, data):
         return
     if array.ndim == 1:
         step = max(1, -(-array.size // png.MAX_POINTS))
-        data[MIME_PNG] = _b64(png.line_plot([float(v) for v in array[::step]]))
+        data[MIME_PNG] = _b64(png.line_plot(np, array[::step]))
     elif array.ndim == 2:
-        rs = max(1, -(-array.shape[0] // png.MAX_CELLS))
-        cs = max(1, -(-array.shape[1] // png.MAX_CELLS))
-        sample = array[::rs, ::cs].astype(float)
-        data[MIME_PNG] = _b64(png.heatmap(sample.tolist()))
-        head = array[:TABLE_ROWS, :TABLE_COLUMNS]
+        rs = max(1, -(-array.shape[0] // cells))
+        cs = max(1, -(-array.shape[1] // cells))
+        data[MIME_PNG] = _b64(png.heatmap(np, array[::rs, ::cs]))
+        head = array[:rows, :TABLE_COLUMNS]
         data[MIME_TABLE] = {
             "columns": [str(c) for c in range(head.shape[1])],
             "index": [str(r) for r in range(head.shape[0])],

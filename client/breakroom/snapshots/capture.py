@@ -7,7 +7,10 @@ A value is `{"type", "repr", "children"?, "length"?, "truncated"?, "error"?}`; a
 * `items` children per container (and locals per frame);
 * `string_bytes` per string or repr: a 10 MB string costs a slice of its first bytes;
 * `total_bytes` for the whole snapshot, estimated as it is built: past it, values are left out
-  and the snapshot says `truncated`.
+  and the snapshot says `truncated`;
+* `rich_bytes` for the tables and pictures of the locals and watch values that are data (a
+  DataFrame, an array, a list of dicts: `repl.rich.data_outputs`), drawn after everything else
+  while time and this room remain; 0 draws none (issue 52).
 Objects are read statically (instance dict and slot descriptors, no properties, no
 `__getattr__`). The only program code run is a `__repr__` written in Python, each under a time
 limit (`offthread.bounded`); a type whose repr once ran out of time is not asked again.
@@ -18,12 +21,18 @@ import time
 import types
 
 from .. import redaction
+from ..protocol.constants import MIME_PLAIN, OUTPUT_EXECUTE_RESULT
 from ..process.frames import visible_stack
+from ..repl import rich
 from ..repl.static_read import _class_lookup, _mro, _type_dict, _Unresolved, instance_dict
 from . import offthread, read_only
 
-DEFAULTS = {"frames": 5, "depth": 3, "items": 100, "string_bytes": 1024, "total_bytes": 65536}
-CAPS = {"frames": 50, "depth": 10, "items": 1000, "string_bytes": 65536, "total_bytes": 1048576}
+DEFAULTS = {"frames": 5, "depth": 3, "items": 100, "string_bytes": 1024, "total_bytes": 65536, "rich_bytes": 131072}
+CAPS = {"frames": 50, "depth": 10, "items": 1000, "string_bytes": 65536, "total_bytes": 1048576, "rich_bytes": 1048576}
+LEAST = {"rich_bytes": 0}  # the limits that may be 0; the others are at least 1
+DATA_ROWS = 20  # a snapshot table's rows (at most `items`)
+DATA_CELLS = 64  # a snapshot heatmap's cells a side
+DATA_TIME_S = 0.05  # the tables and pictures' own deadline, after the values' (the program waits)
 REPR_TIME_S = 0.010
 MAX_STACK = 256  # frames listed (file, line, function) beyond which a stack is cut
 NODE_OVERHEAD = 40  # JSON punctuation and keys of one child, in the size estimate
@@ -51,7 +60,8 @@ def blame_hung_repr():
 
 class Limits:
     """A breakpoint's `capture` object with defaults for what is missing and caps on the rest;
-    anything that is not a positive integer is taken as missing (the server validates too)."""
+    anything that is not a whole number from its least (1, or 0 for `rich_bytes`) is taken as
+    missing (the server validates too)."""
 
     __slots__ = tuple(DEFAULTS)
 
@@ -59,7 +69,7 @@ class Limits:
         capture = capture if isinstance(capture, dict) else {}
         for name, default in DEFAULTS.items():
             value = capture.get(name)
-            ok = isinstance(value, int) and not isinstance(value, bool) and value > 0
+            ok = isinstance(value, int) and not isinstance(value, bool) and value >= LEAST.get(name, 1)
             setattr(self, name, min(value, CAPS[name]) if ok else default)
 
 
@@ -94,6 +104,8 @@ class Capture:
         self.rules = redaction.rules()  # one set for the whole snapshot
         self.redacted = 0  # values replaced by `[redacted]` (issue 50)
         self.known = []  # strings held under secret names in the frames captured
+        self.data = []  # (node, value) of the locals and watch values that are data, to draw
+        self.rich_used = 0
 
     def hidden(self, obj):
         """The node of a value shown under a secret's name: its type, never its value."""
@@ -130,6 +142,8 @@ class Capture:
             self.redacted += n
         if cut:
             node["truncated"] = True
+        if level == 0 and self.limits.rich_bytes and rich.is_data(obj):
+            self.data.append((node, obj))
         if error:
             node["error"], n = self.rules.text(error)
             self.redacted += n
@@ -224,7 +238,8 @@ class Capture:
         deadline = min(time.perf_counter() + REPR_TIME_S, self.deadline)
         _in_repr[0] = t
         try:
-            text = offthread.bounded(lambda: repr(obj), deadline)
+            # A DataFrame's column named like a secret is masked in its text too (issue 50).
+            text = offthread.bounded(lambda: repr(rich.masked(obj)), deadline)
             if type(text) is not str:
                 return f"<{type_name(obj)} object>", False, "repr did not return str"
         except offthread.TimedOut:
@@ -383,6 +398,35 @@ def frames(capture, top, first=None):
             break
         _fill_locals(capture, node, iter(source()))
     return nodes
+
+
+def data_forms(capture):
+    """The tables and pictures of the data values met (`Capture.data`), in the order met, while
+    their time (DATA_TIME_S) and the `rich_bytes` room last; a value left without its form says
+    why."""
+    rows = min(capture.limits.items, DATA_ROWS)
+    deadline = time.perf_counter() + DATA_TIME_S
+    for node, obj in capture.data:
+        why = None
+        try:
+            outputs = offthread.bounded(lambda obj=obj: rich.data_outputs(obj, node["repr"], rows, DATA_CELLS), deadline)
+        except offthread.TimedOut:
+            outputs, why = [], f"drawing took past the snapshot's {DATA_TIME_S * 1000:.0f} ms for them"
+        except Exception as exc:  # a frame changed under us, an odd dtype: the repr stays
+            outputs, why = [], f"drawing it failed: {type(exc).__name__}"
+        if outputs:
+            rich.redacted(outputs, capture.known)
+            size = sum(len(v) if isinstance(v, str) else len(repr(v)) for o in outputs for v in o["data"].values())
+            if capture.rich_used + size > capture.limits.rich_bytes:
+                outputs, why = [], f"it passes the snapshot's rich_bytes room ({capture.limits.rich_bytes} bytes)"
+            else:
+                capture.rich_used += size
+        if why is not None:
+            note = f"its table or picture was left out: {why}"
+            outputs = [{"output_type": OUTPUT_EXECUTE_RESULT, "data": {MIME_PLAIN: node["repr"]},
+                        "metadata": {"breakroom": {"notes": [note]}}}]
+        if outputs:
+            node["outputs"] = outputs
 
 
 def expressions(capture, compiled, globals_, locals_):

@@ -373,6 +373,7 @@ def build(bp_id, policy, top, thread, where, first=None, globals_=None, locals_=
     # The watch expressions first: they are what was asked for, and get the room they need.
     values = capture.expressions(room, policy.expressions, globals_, locals_) if policy.expressions else []
     frames = capture.frames(room, top, first)
+    capture.data_forms(room)  # last: the values themselves come first
     return {
         "breakpoint_id": bp_id,
         "labels": labels.current(),
@@ -384,7 +385,7 @@ def build(bp_id, policy, top, thread, where, first=None, globals_=None, locals_=
         "frames": frames,
         "expressions": values,
         "truncated": room.truncated,
-        "size_bytes": room.used,
+        "size_bytes": room.used + room.rich_used,
         # How many values were replaced by `[redacted]`; its presence also tells the server
         # this client redacts (issue 50).
         "redacted": room.redacted,

@@ -55,17 +55,40 @@ pub struct CaptureLimits {
     pub string_bytes: u32,
     /// One snapshot, all told; past it the rest is left out and the snapshot says `truncated`.
     pub total_bytes: u32,
+    /// The tables and pictures of the values that are data (issue 52), all told, beside
+    /// `total_bytes`; 0 draws none. Absent in records from before it: the default.
+    #[serde(default = "default_rich_bytes")]
+    pub rich_bytes: u32,
+}
+
+const DEFAULT_RICH_BYTES: u32 = 128 * 1024;
+
+fn default_rich_bytes() -> u32 {
+    DEFAULT_RICH_BYTES
 }
 
 impl Default for CaptureLimits {
     fn default() -> Self {
-        CaptureLimits { frames: 5, depth: 3, items: 100, string_bytes: 1024, total_bytes: 64 * 1024 }
+        CaptureLimits {
+            frames: 5,
+            depth: 3,
+            items: 100,
+            string_bytes: 1024,
+            total_bytes: 64 * 1024,
+            rich_bytes: DEFAULT_RICH_BYTES,
+        }
     }
 }
 
-/// (field, ceiling): a body may ask for less or more than the default, never past these.
-const CAPTURE_CEILINGS: [(&str, u32); 5] =
-    [("frames", 50), ("depth", 10), ("items", 1000), ("string_bytes", 64 * 1024), ("total_bytes", 1024 * 1024)];
+/// (field, least, ceiling): a body may ask for less or more than the default, within these.
+const CAPTURE_BOUNDS: [(&str, u32, u32); 6] = [
+    ("frames", 1, 50),
+    ("depth", 1, 10),
+    ("items", 1, 1000),
+    ("string_bytes", 1, 64 * 1024),
+    ("total_bytes", 1, 1024 * 1024),
+    ("rich_bytes", 0, 1024 * 1024),
+];
 
 pub const MAX_EXPRESSIONS: usize = 20;
 pub const MAX_EXPRESSION_CHARS: usize = 1000;
@@ -345,10 +368,13 @@ impl Policy {
 
 /// Capture limits built in Rust: each within its ceiling.
 fn check_capture(limits: &CaptureLimits) -> Result<(), SpecError> {
-    let given = [limits.frames, limits.depth, limits.items, limits.string_bytes, limits.total_bytes];
-    for ((name, ceiling), n) in CAPTURE_CEILINGS.into_iter().zip(given) {
-        if !(1..=ceiling).contains(&n) {
-            return Err(refuse("invalid_capture", format!("{name:?} is a whole number from 1 to {ceiling}, not {n}")));
+    let given = [limits.frames, limits.depth, limits.items, limits.string_bytes, limits.total_bytes, limits.rich_bytes];
+    for ((name, least, ceiling), n) in CAPTURE_BOUNDS.into_iter().zip(given) {
+        if !(least..=ceiling).contains(&n) {
+            return Err(refuse(
+                "invalid_capture",
+                format!("{name:?} is a whole number from {least} to {ceiling}, not {n}"),
+            ));
         }
     }
     Ok(())
@@ -387,20 +413,21 @@ fn capture(value: Option<&Value>) -> Result<Option<CaptureLimits>, SpecError> {
         Some(Value::Object(obj)) => obj,
         Some(other) => return Err(refuse("invalid_capture", format!("\"capture\" is an object, not {other}"))),
     };
-    if let Some(key) = obj.keys().find(|k| !CAPTURE_CEILINGS.iter().any(|(name, _)| name == k)) {
-        let known: Vec<&str> = CAPTURE_CEILINGS.iter().map(|(n, _)| *n).collect();
+    if let Some(key) = obj.keys().find(|k| !CAPTURE_BOUNDS.iter().any(|(name, _, _)| name == k)) {
+        let known: Vec<&str> = CAPTURE_BOUNDS.iter().map(|(n, _, _)| *n).collect();
         return Err(refuse("invalid_capture", format!("capture has no {key:?} (it has {})", known.join(", "))));
     }
     let mut limits = CaptureLimits::default();
-    for (name, ceiling) in CAPTURE_CEILINGS {
-        let Some(n) = whole_number(obj.get(name), name, 1, u64::from(ceiling))? else { continue };
+    for (name, least, ceiling) in CAPTURE_BOUNDS {
+        let Some(n) = whole_number(obj.get(name), name, u64::from(least), u64::from(ceiling))? else { continue };
         let n = n as u32; // at most the ceiling
         match name {
             "frames" => limits.frames = n,
             "depth" => limits.depth = n,
             "items" => limits.items = n,
             "string_bytes" => limits.string_bytes = n,
-            _ => limits.total_bytes = n,
+            "total_bytes" => limits.total_bytes = n,
+            _ => limits.rich_bytes = n,
         }
     }
     Ok(Some(limits))

@@ -100,7 +100,7 @@ impl super::methods::SessionService<'_> {
         let policy = &self.debugger.inner.config.policy;
         view.text = policy.redact_text(&view.text).0;
         for output in &mut view.outputs {
-            crate::sessions::methods::redact_output(policy, output);
+            output.redact(policy);
             output.link_table(session_id);
         }
         Ok(view)
@@ -152,7 +152,7 @@ impl super::methods::SessionService<'_> {
         let policy = &self.debugger.inner.config.policy;
         let mut outputs = crate::outputs::checked(result.outputs.unwrap_or_default());
         for output in &mut outputs {
-            crate::sessions::methods::redact_output(policy, output);
+            output.redact(policy);
         }
         Ok(EvalOutcome {
             output: policy.redact_text(&output).0,

@@ -291,7 +291,7 @@ impl SessionService<'_> {
             st.sessions.next_entry(session_id, request.expr.clone(), output, stdout, is_error, result_cid, now)?;
         entry.outputs = crate::outputs::checked(result.outputs.unwrap_or_default());
         for output in &mut entry.outputs {
-            redact_output(policy, output);
+            output.redact(policy);
             output.link_table(session_id);
         }
         // Durable before the browser hears of it, in one commit. Until it is, the eval stays
@@ -489,27 +489,4 @@ pub(crate) fn persist_answer(
 
 pub(crate) fn request_event(request: &EvalRequest) -> Value {
     json!({"eval_id": request.eval_id, "expr": request.expr})
-}
-
-/// An output's text forms and table cells through the value rules (images cannot be scanned).
-pub(crate) fn redact_output(policy: &crate::policy::Policy, output: &mut crate::outputs::RichOutput) {
-    use serde_json::Value;
-    fn walk(policy: &crate::policy::Policy, value: &mut Value) {
-        match value {
-            Value::String(text) => {
-                let (redacted, count) = policy.redact_text(text);
-                if count > 0 {
-                    *text = redacted;
-                }
-            }
-            Value::Array(items) => items.iter_mut().for_each(|v| walk(policy, v)),
-            Value::Object(fields) => fields.values_mut().for_each(|v| walk(policy, v)),
-            _ => {}
-        }
-    }
-    for (mime, form) in output.data.iter_mut() {
-        if !mime.starts_with("image/") || mime == crate::outputs::MIME_SVG {
-            walk(policy, form);
-        }
-    }
 }

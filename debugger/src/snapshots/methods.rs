@@ -80,6 +80,24 @@ fn process_start_time<'de, D: serde::Deserializer<'de>>(de: D) -> Result<f64, D:
         .map_err(|e| crate::wire::refuse(e.code(), &e))
 }
 
+/// Every value's tables and pictures within the bounds of an eval's (a client's own bounds are
+/// smaller), and none that claims a REPL table to page: a snapshot's program has moved on.
+fn checked_outputs(frames: &mut [SnapshotFrame], expressions: &mut [WatchValue]) {
+    fn value(v: &mut super::CapturedValue) {
+        if !v.outputs.is_empty() {
+            v.outputs = crate::outputs::checked(std::mem::take(&mut v.outputs));
+            for output in &mut v.outputs {
+                output.forget_table();
+            }
+        }
+        v.children.iter_mut().for_each(|c| value(&mut c.value));
+    }
+    for frame in frames {
+        frame.locals.iter_mut().flatten().for_each(|l| value(&mut l.value));
+    }
+    expressions.iter_mut().filter_map(|w| w.value.as_mut()).for_each(value);
+}
+
 /// What a program is told of its snapshot.
 #[derive(Clone, Debug, serde::Serialize)]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
@@ -117,6 +135,7 @@ impl SnapshotService<'_> {
         }
         let now = ids::now();
         let mut sent = sent;
+        checked_outputs(&mut sent.frames, &mut sent.expressions);
         let redacted = match sent.redacted {
             Some(n) => n,
             None => {

@@ -110,6 +110,10 @@ pub struct CapturedValue {
     /// Why the value could not be read (a raising or too slow `__repr__`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub error: Option<String>,
+    /// A local or watch value that is data (a DataFrame, an array, a list of dicts): its
+    /// table or picture, bounded by the breakpoint's `capture.rich_bytes` (issue 52).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub outputs: Vec<crate::outputs::RichOutput>,
 }
 
 /// A watch expression and what it came to.

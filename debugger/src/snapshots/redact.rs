@@ -1,5 +1,6 @@
 //! A snapshot from a client that does not redact (an older Breakroom client, issue 50): the
-//! server applies the rules to every name and repr in it before keeping it.
+//! server applies the rules to every name, repr and table or picture text in it before
+//! keeping it.
 
 use super::{CapturedValue, CapturedVariable, SnapshotFrame, WatchValue};
 use crate::policy::{Policy, REDACTED};
@@ -13,6 +14,9 @@ fn value(policy: &Policy, value: &mut CapturedValue) -> u64 {
         let (text, n) = policy.redact_text(error);
         *error = text;
         count += n as usize;
+    }
+    for output in &mut value.outputs {
+        output.redact(policy);
     }
     count as u64 + variables(policy, &mut value.children)
 }
@@ -28,6 +32,7 @@ fn variables(policy: &Policy, list: &mut [CapturedVariable]) -> u64 {
                 length: None,
                 truncated: false,
                 error: None,
+                outputs: Vec::new(),
             };
             count += 1;
         } else {

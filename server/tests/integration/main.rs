@@ -31,3 +31,4 @@ mod repl_helpers;
 mod roles;
 mod runtimes;
 mod security;
+mod snapshot_outputs;
