@@ -3,6 +3,7 @@ dicts keeps their tables and pictures, bounded by the breakpoint's `capture.rich
 secret columns masked; the snapshot page shows them escaped. Real pandas and numpy, the real
 server, a program that never stops."""
 
+import asyncio
 import base64
 import urllib.request
 
@@ -12,6 +13,8 @@ from test_snapshots import add, line_of, printed_ticks, programs, snapshots_of, 
 
 pytest.importorskip("pandas")
 pytest.importorskip("numpy")
+from mcp import ClientSession  # noqa: E402
+from mcp.client.streamable_http import streamable_http_client  # noqa: E402
 
 DATA = """\
     import time
@@ -99,6 +102,21 @@ def test_the_snapshot_page_shows_the_tables_and_pictures_escaped(server, program
     assert "&lt;script&gt;alert(1)&lt;/script&gt;" in page and "<script>alert(1)" not in page
     assert "&lt;b&gt;3&lt;/b&gt;" in page and "<b>3</b>" not in page
     assert "sk-test-0123456789abcdef" not in page
+
+
+def test_an_agent_reading_the_snapshot_sees_its_pictures_as_image_content(server, programs):
+    snap = one_snapshot(server, programs)
+
+    async def ask():
+        async with streamable_http_client(f"{server.url}/mcp") as (read, write):
+            async with ClientSession(read, write) as session:
+                await session.initialize()
+                return await session.call_tool("snapshot_get", {"snapshot_id": snap["snapshot_id"]})
+
+    result = asyncio.run(ask())
+    images = [c for c in result.content if c.type == "image"]
+    assert [i.mime_type for i in images] == ["image/png", "image/png"], "the two arrays' pictures"
+    assert all(base64.b64decode(i.data).startswith(PNG_HEADER) for i in images)
 
 
 def test_rich_bytes_zero_keeps_only_the_values_and_a_small_room_says_what_it_left_out(server, programs):

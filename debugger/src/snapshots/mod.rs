@@ -116,6 +116,27 @@ pub struct CapturedValue {
     pub outputs: Vec<crate::outputs::RichOutput>,
 }
 
+impl Snapshot {
+    /// Every picture in it (`(mime, base64)`, in the order of the frames' locals, then the watch
+    /// expressions): what an agent is shown as image content beside the snapshot's JSON.
+    pub fn images(&self) -> Vec<(String, String)> {
+        fn walk(value: &CapturedValue, out: &mut Vec<(String, String)>) {
+            for output in &value.outputs {
+                for mime in [crate::outputs::MIME_PNG, crate::outputs::MIME_JPEG] {
+                    if let Some(data) = output.text(mime) {
+                        out.push((mime.to_string(), data.trim().to_string()));
+                    }
+                }
+            }
+            value.children.iter().for_each(|c| walk(&c.value, out));
+        }
+        let mut out = Vec::new();
+        self.frames.iter().flat_map(|f| f.locals.iter().flatten()).for_each(|l| walk(&l.value, &mut out));
+        self.expressions.iter().filter_map(|w| w.value.as_ref()).for_each(|v| walk(v, &mut out));
+        out
+    }
+}
+
 /// A watch expression and what it came to.
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]

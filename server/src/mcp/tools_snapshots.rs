@@ -70,14 +70,16 @@ pub fn tools() -> Vec<ToolSpec> {
         ToolSpec::new(
             "snapshot_get",
             Need::Viewer,
-            "One snapshot: every frame (file, line, function), the captured frames' locals as a value tree (type, repr, children), and each watch expression's value or error.",
+            "One snapshot: every frame (file, line, function), the captured frames' locals as a value tree (type, repr, children, and for data such as DataFrames and arrays their table and picture as `outputs`), and each watch expression's value or error. Pictures also come as image content.",
             object(json!({"snapshot_id": {"type": "string"}}), &["snapshot_id"]),
             |d, a| {
                 Box::pin(async move {
                     let snapshot = d.snapshots().get(a.req("snapshot_id"))?;
                     let text = format!("{} from {} at {}:{}", snapshot.snapshot_id, snapshot.breakpoint_id,
                         snapshot.file.as_deref().unwrap_or("?"), snapshot.line.unwrap_or(0));
-                    Done::new(snapshot, text)
+                    // The tables' and arrays' pictures: the agent sees them, not only their text.
+                    let images = snapshot.images();
+                    Done::with_images(Done::new(snapshot, text), images)
                 })
             },
         ),
