@@ -227,6 +227,38 @@ test("an editor stops a launched program on entry, pauses it while it runs, and 
   }
 });
 
+test("an editor pages a ten-million-item list a hundred items at a time", async () => {
+  const big = path.join(programs, "dap_big.py");
+  const dc = await adapter();
+  try {
+    await dc.setBreakpointsRequest({ source: { path: big }, breakpoints: [{ line: line(6) }] });
+    const stopped = dc.waitForEvent("stopped");
+    await dc.configurationDoneRequest();
+    await dc.launchRequest({ program: big } as any);
+    const threadId = (await stopped).body.threadId;
+    const frame = await topFrame(dc, threadId);
+    const list = (await locals(dc, frame.id)).find((v) => v.name === "big")!;
+    expect(list.indexedVariables).toBe(10_000_000);
+    expect(list.value.length).toBeLessThan(200_000); // its repr is bounded, never the whole list
+
+    const first = (await dc.variablesRequest({ variablesReference: list.variablesReference })).body.variables;
+    expect(first.length).toBe(100);
+    expect(first[0].value).toBe("0");
+    const page = await dc.variablesRequest({
+      variablesReference: list.variablesReference,
+      filter: "indexed",
+      start: 4_999_950,
+      count: 100,
+    });
+    expect(page.body.variables.map((v) => v.value)).toEqual(
+      Array.from({ length: 100 }, (_, i) => String(4_999_950 + i)),
+    );
+    await dc.continueRequest({ threadId });
+  } finally {
+    await dc.stop();
+  }
+});
+
 test("an editor's hit condition, logpoint and reverse continue, with the sources it has loaded", async () => {
   const hits = path.join(programs, "dap_hits.py");
   const dc = await adapter();
