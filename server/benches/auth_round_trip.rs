@@ -8,8 +8,6 @@
 //!
 //! Prints figures; it asserts nothing (goal: users and audit add at most 0.1 ms to the p50).
 
-// This benchmark starts its servers in directories of its own (`start_server_in`).
-#[allow(dead_code)]
 #[path = "support/paused.rs"]
 mod paused;
 mod support;
@@ -20,7 +18,7 @@ use std::time::{Duration, Instant};
 
 use paused::{pause, post, spawn_client};
 use serde_json::json;
-use support::{rss_mb, start_server_in, Server};
+use support::{bench_home, rss_mb, start_server_in, Server};
 
 const SAMPLES: usize = 2_000;
 const ROUNDS: usize = 3;
@@ -51,7 +49,7 @@ struct Setup {
 }
 
 async fn setup(label: &str, with_users: bool) -> Setup {
-    let home = std::env::temp_dir().join(format!("breakroom-bench-auth-{label}-{}", std::process::id()));
+    let home = bench_home(&format!("auth-{label}"));
     let (person, program) = if with_users {
         (
             Some(add(&home, &["user", "add", "dan", "--role", "debugger"])),

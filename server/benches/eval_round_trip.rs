@@ -13,7 +13,7 @@ mod support;
 
 use std::time::{Duration, Instant};
 
-use paused::{pause, post, spawn_client, start_server};
+use paused::{pause, post, spawn_client};
 use serde_json::json;
 use support::rss_mb;
 
@@ -50,7 +50,7 @@ fn report(label: &str, times: &[Duration], rss: f64) {
 
 #[tokio::main]
 async fn main() {
-    let server = start_server();
+    let server = support::start_server_in(&support::bench_home("eval"), &[]);
     let base = server.base.clone();
     let pid = server.child.id();
     let caller = reqwest::Client::new();

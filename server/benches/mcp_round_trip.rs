@@ -15,7 +15,7 @@ mod support;
 
 use std::time::{Duration, Instant};
 
-use paused::{pause, post, spawn_client, start_server};
+use paused::{pause, post, spawn_client};
 use serde_json::{json, Value};
 use support::rss_mb;
 
@@ -113,7 +113,7 @@ fn report(label: &str, times: &[Duration]) {
 
 #[tokio::main]
 async fn main() {
-    let server = start_server();
+    let server = support::start_server_in(&support::bench_home("mcp"), &[]);
     let base = server.base.clone();
     let caller = reqwest::Client::new();
 

@@ -163,7 +163,7 @@ async fn run(label: &str, server: &Server, env: Value) {
 
 #[tokio::main]
 async fn main() {
-    let home = std::env::temp_dir().join(format!("breakroom-bench-output-{}", std::process::id()));
+    let home = support::bench_home("output");
     let server = start_server_in(&home, &[]);
     println!("server RSS at start: {:.1} MB", rss_mb(server.child.id()));
     run("1,000,000 lines, Python unbuffered (one write per line, the default under Breakroom):", &server, json!({}))

@@ -18,7 +18,7 @@ const LATER: usize = 1_000;
 
 /// A server allowing more workspaces than the first-command runs open.
 fn start_server() -> Server {
-    let home = std::env::temp_dir().join(format!("breakroom-runtime-bench-{}", std::process::id()));
+    let home = support::bench_home("runtime");
     support::start_server_in(&home, &["--runtime-max", "100"])
 }
 

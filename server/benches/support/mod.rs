@@ -2,7 +2,7 @@
 //! resident memory. The scripted paused call is in `paused.rs`, for the benchmarks that use it.
 
 use std::io::{BufRead, BufReader};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 
 /// A running server, killed when dropped.
@@ -16,6 +16,12 @@ impl Drop for Server {
         let _ = self.child.kill();
         let _ = self.child.wait();
     }
+}
+
+/// A fresh data directory for one run of a benchmark: `breakroom-bench-LABEL-PID` in the
+/// temporary directory.
+pub fn bench_home(label: &str) -> PathBuf {
+    std::env::temp_dir().join(format!("breakroom-bench-{label}-{}", std::process::id()))
 }
 
 /// `breakroom` with its home in `home` and `extra` arguments; its later output is drained so

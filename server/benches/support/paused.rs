@@ -3,15 +3,8 @@
 
 use serde_json::{json, Value};
 
-use crate::support::{start_server_in, Server};
-
 /// SHA-512 of the protocol-4 pickle of int 6 (`gARLBi4=`).
 pub const INT_6_CID: &str = "12d43901ed6aa2f0823ab23b98eaa65a21536ea1c6cb33d4f410a4f9c6d715173bdb44b77600995e5625248b122d580ccc263c62e95a0aea9113b5813a7eb94e";
-
-/// `breakroom` (or `BREAKROOM_BIN`) with its data under a fresh directory of this process.
-pub fn start_server() -> Server {
-    start_server_in(&std::env::temp_dir().join(format!("breakroom-bench-{}", std::process::id())), &[])
-}
 
 pub async fn post(http: &reqwest::Client, url: String, body: Value) -> Value {
     http.post(url).json(&body).send().await.expect("post").json().await.expect("json")
