@@ -1,5 +1,5 @@
-//! Closed sets of values that travel as names (snake_case): a call's status and the
-//! breakpoint behaviours. Built for the browser too, like `model`, which re-exports them.
+//! Closed sets of values that travel as names (snake_case): a call's status, the breakpoint
+//! behaviours, and the kinds of step and of stop. Built for the browser too, like `model`, which re-exports them.
 
 use serde::{Deserialize, Serialize};
 
@@ -137,4 +137,58 @@ impl Language {
             Language::Javascript => "JavaScript",
         }
     }
+}
+
+/// How a step runs (`kind` of `POST /api/paused/{id}/step`, `step` of the client's action).
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum StepKind {
+    /// The next line of this frame (or of its caller when it returns).
+    Over,
+    /// The first line of the next function called, else as over.
+    Into,
+    /// Until this frame returns: the caller just after the call, with `__return__`.
+    Out,
+    /// Until `file:line` is reached (a one-shot breakpoint for this thread).
+    ToLine,
+}
+
+impl StepKind {
+    pub const ALL: [StepKind; 4] = [StepKind::Over, StepKind::Into, StepKind::Out, StepKind::ToLine];
+
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            StepKind::Over => "over",
+            StepKind::Into => "into",
+            StepKind::Out => "out",
+            StepKind::ToLine => "to_line",
+        }
+    }
+
+    pub fn parse(text: &str) -> Option<Self> {
+        Self::ALL.into_iter().find(|kind| kind.as_str() == text)
+    }
+}
+
+/// Why a pause stopped where it did, as the client reports it.
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum StopKind {
+    /// Before (or after) a wrapped function's call.
+    Call,
+    /// A line breakpoint.
+    Line,
+    /// `set_trace()` / `breakpoint()`.
+    SetTrace,
+    /// A step stopped here.
+    Step,
+    /// Post-mortem, where an exception was raised.
+    Exception,
+    /// Paused while running, at the next line it reached (`POST /api/processes/{id}/interrupt`,
+    /// DAP's `pause`).
+    Interrupt,
+    /// The program's first line (`python -m breakroom --stop-on-entry`, DAP's `stopOnEntry`).
+    Entry,
 }

@@ -4,7 +4,7 @@
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-pub use crate::kinds::{AfterBehavior, Behavior, CallStatus, GlobalBehavior, Language};
+pub use crate::kinds::{AfterBehavior, Behavior, CallStatus, GlobalBehavior, Language, StepKind, StopKind};
 pub use crate::live_events::{LiveEvent, LiveEventKind};
 
 /// One exchange in a REPL session: what the user typed and what the paused program answered.
@@ -175,7 +175,7 @@ pub struct PausedCall {
     pub language: Language,
     /// Where and why it stopped, when the client said (a line breakpoint, a step, …).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub stop: Option<crate::steps::PauseStop>,
+    pub stop: Option<PauseStop>,
 }
 
 /// What the paused program answered to one eval.
@@ -417,6 +417,100 @@ impl<'de> Deserialize<'de> for FrameIndex {
                 "invalid_frame",
                 format_args!("frame must be a frame index from 0, not {value}"),
             )),
+        }
+    }
+}
+
+/// `stop` of call/start (Breakroom's client): where and why the program stopped.
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct PauseStop {
+    pub kind: StopKind,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub file: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub line: Option<i64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub function: Option<String>,
+    /// The line breakpoint that stopped it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub breakpoint_id: Option<String>,
+    /// The step that stopped here.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub step: Option<StepKind>,
+    /// How the step ended: `line`, `return` (the caller, just after the call) or `exception`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub how: Option<String>,
+    /// The pause the step started from.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub previous_pause_id: Option<String>,
+    /// The exception shown at a post-mortem or step-exception stop: `KeyError: 'missing'`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub exception: Option<String>,
+    /// The pause this one was on a server that went away (issue 32): the program told the
+    /// server that came back of the same stop.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reconnected_from: Option<String>,
+}
+
+impl PauseStop {
+    /// `prog.py:10 in checkout`, the file by its base name.
+    pub fn place(&self) -> Option<String> {
+        let file = self.file.as_deref()?;
+        let base = file.rsplit(['/', '\\']).next().unwrap_or(file);
+        let mut place = match self.line {
+            Some(line) => format!("{base}:{line}"),
+            None => base.to_string(),
+        };
+        if let Some(function) = self.function.as_deref().filter(|f| !f.is_empty()) {
+            place.push_str(" in ");
+            place.push_str(function);
+        }
+        Some(place)
+    }
+
+    /// Why it stopped, for people: `line breakpoint bp-2`, `step over`, `breakpoint()`.
+    pub fn why(&self) -> String {
+        let why = self.kind_why();
+        match self.reconnected_from {
+            Some(_) => format!("{why}, told again after a server restart"),
+            None => why,
+        }
+    }
+
+    fn kind_why(&self) -> String {
+        match self.kind {
+            StopKind::Call => "before the call".into(),
+            StopKind::Line => match &self.breakpoint_id {
+                Some(id) => format!("line breakpoint {id}"),
+                None => "line breakpoint".into(),
+            },
+            StopKind::SetTrace => "breakpoint()".into(),
+            StopKind::Interrupt => "paused while running".into(),
+            StopKind::Entry => "the program's first line".into(),
+            StopKind::Exception => match &self.exception {
+                Some(exception) => format!("post-mortem: {exception}"),
+                None => "post-mortem".into(),
+            },
+            StopKind::Step => {
+                let kind = self.step.map(|k| k.as_str().replace('_', " ")).unwrap_or_default();
+                match self.how.as_deref() {
+                    Some("return") => format!("step {kind}: returned"),
+                    Some("exception") => match &self.exception {
+                        Some(exception) => format!("step {kind}: {exception}"),
+                        None => format!("step {kind}: exception"),
+                    },
+                    _ => format!("step {kind}"),
+                }
+            }
+        }
+    }
+
+    /// `prog.py:10 in checkout — line breakpoint bp-2`.
+    pub fn describe(&self) -> String {
+        match self.place() {
+            Some(place) => format!("{place} — {}", self.why()),
+            None => self.why(),
         }
     }
 }

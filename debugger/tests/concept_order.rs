@@ -27,19 +27,12 @@ const STILL_AGAINST_THE_ORDER: &[(&str, &str)] = &[
     ("cluster", "debugger"),
     ("interrupts", "debugger"),
     ("live_events", "processes"),
-    ("model", "steps"),
-    ("pauses", "cluster"),
     ("pauses", "debugger"),
     ("processes", "debugger"),
-    ("sessions", "cluster"),
     ("sessions", "debugger"),
     ("snapshots", "debugger"),
     ("steps", "checkpoints"),
-    ("steps", "cluster"),
     ("steps", "debugger"),
-    ("store", "breakpoints"),
-    ("store", "calls"),
-    ("store", "sessions"),
 ];
 
 /// Names `lib.rs` re-exports at the crate's root, and the module each comes from.

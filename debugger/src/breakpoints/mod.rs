@@ -26,6 +26,8 @@ pub mod hit_reports;
 pub mod policy;
 pub mod record;
 #[cfg(feature = "runtime")]
+mod settings_store;
+#[cfg(feature = "runtime")]
 mod store;
 
 #[cfg(feature = "runtime")]

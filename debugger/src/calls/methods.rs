@@ -103,7 +103,7 @@ impl CallService<'_> {
         };
         let condition_call = (!conditions.is_empty()).then(|| call.clone());
         let process_key = call.process_key.clone();
-        let interrupted = call.stop.as_ref().is_some_and(|s| s.kind == crate::steps::StopKind::Interrupt);
+        let interrupted = call.stop.as_ref().is_some_and(|s| s.kind == crate::kinds::StopKind::Interrupt);
         let mut stepped = vec![];
         let (action, pause_id) = match decision {
             StartDecision::Continue => (Action::Continue, None),
@@ -390,7 +390,7 @@ fn call_data(
     let language = language(req.language.as_deref(), preferred_format, pid)?;
     let stop = match req.stop {
         None | Some(Value::Null) => None,
-        Some(value) => Some(serde_json::from_value::<crate::steps::PauseStop>(value).map_err(|e| {
+        Some(value) => Some(serde_json::from_value::<crate::model::PauseStop>(value).map_err(|e| {
             Error::invalid("invalid_stop", format!("stop must be {{kind, file, line, function, …}}: {e}"))
         })?),
     };

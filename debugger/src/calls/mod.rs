@@ -3,6 +3,7 @@
 
 pub(crate) mod methods;
 mod redact;
+mod reports_store;
 
 pub use methods::CallService;
 pub(crate) mod retries;
@@ -100,7 +101,7 @@ pub struct CallStart {
     pub can_step: Option<bool>,
     /// Breakroom extension (issue 30): where and why the program stopped (a line breakpoint,
     /// `breakpoint()`, a step, post-mortem, a wrapped call).
-    #[cfg_attr(feature = "openapi", schema(value_type = Option<crate::steps::PauseStop>))]
+    #[cfg_attr(feature = "openapi", schema(value_type = Option<crate::model::PauseStop>))]
     #[serde(default)]
     pub stop: Option<Value>,
     /// Breakroom extension (issue 31): the thread making the call, `{"id": ident, "name"}`.
@@ -195,7 +196,7 @@ pub enum Action {
     },
     /// Breakroom's client only (issue 30): run on until the step stops, then pause there.
     Step {
-        step: crate::steps::StepKind,
+        step: crate::kinds::StepKind,
         #[serde(default, skip_serializing_if = "Option::is_none")]
         file: Option<String>,
         #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -277,7 +278,7 @@ pub struct CallData {
     pub can_step: bool,
     /// Where and why it stopped, when the client said.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub stop: Option<crate::steps::PauseStop>,
+    pub stop: Option<crate::model::PauseStop>,
     /// The thread making the call, when the client said (Breakroom's Python client).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub thread: Option<CallThread>,

@@ -22,8 +22,7 @@ pub(crate) const LEASE_S: f64 = 5.0;
 /// How often it is renewed: several renewals fit in one lease, so a busy machine does not lose it.
 const RENEW_EVERY: Duration = Duration::from_secs(1);
 
-/// Why a woken server closes the pauses and sessions it held.
-pub const LEASE_LOST_REASON: &str = "server stopped answering";
+pub use crate::pauses::LEASE_LOST_REASON;
 
 /// The condition, on a row `p` with a `server_id`, that its server is alive: its lease runs and
 /// its listening connection is open (a killed server's connection closes at once).

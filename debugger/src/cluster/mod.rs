@@ -31,7 +31,7 @@ mod lease;
 mod requests;
 use lease::live_server;
 pub use lease::LEASE_LOST_REASON;
-pub use requests::Request;
+pub(crate) use requests::Request;
 
 /// The channel every server listens on.
 const CHANNEL: &str = "breakroom";
@@ -171,7 +171,7 @@ impl Cluster {
 
     /// The live pauses other live servers hold, in the order they paused.
     /// Their records, as stored, in one query (a listing asks this every time).
-    pub(crate) fn pauses_held_elsewhere(&self) -> Result<Vec<crate::store::PauseRecord>> {
+    pub(crate) fn pauses_held_elsewhere(&self) -> Result<Vec<crate::calls::store::PauseRecord>> {
         let rows = self.db.query(
             concat!(
                 "SELECT s.data FROM cluster_pauses p JOIN pauses s ON s.pause_id = p.pause_id
@@ -381,19 +381,32 @@ impl Debugger {
     }
 
     /// `request` run by `holder`, for a door that answers at once (see [`Debugger::off_workers`]).
-    pub(crate) fn ask_holder_now<T: serde::de::DeserializeOwned>(&self, holder: &str, request: Request) -> Result<T> {
+    pub(crate) fn ask_holder_now<T: serde::de::DeserializeOwned>(
+        &self,
+        holder: &str,
+        request: impl Into<Request>,
+    ) -> Result<T> {
+        let request = request.into();
         let cluster = self.cluster().ok_or_else(|| Error::storage("not in a cluster"))?;
         let value = cluster.ask_now(holder, request)?;
         serde_json::from_value(value).map_err(|e| Error::storage_caused("another server's reply", e))
     }
 
     /// `request` run by `holder`, waiting as long as the program may take.
-    pub(crate) async fn ask_holder<T: serde::de::DeserializeOwned>(&self, holder: &str, request: Request) -> Result<T> {
+    pub(crate) async fn ask_holder<T: serde::de::DeserializeOwned>(
+        &self,
+        holder: &str,
+        request: impl Into<Request>,
+    ) -> Result<T> {
+        let request = request.into();
         let cluster = self.cluster().ok_or_else(|| Error::storage("not in a cluster"))?.clone();
         // The holder's own wait for its program, and the trip there and back.
         let wait = self.inner.config.eval_timeout + Duration::from_secs(5);
         let session_id = match &request {
-            Request::Eval { session_id, .. } | Request::CloseSession { session_id } => Some(session_id.clone()),
+            Request::Session(
+                crate::sessions::methods::SessionCall::Eval { session_id, .. }
+                | crate::sessions::methods::SessionCall::CloseSession { session_id },
+            ) => Some(session_id.clone()),
             _ => None,
         };
         let value = cluster.ask(holder, request, wait).await.inspect_err(|_| {

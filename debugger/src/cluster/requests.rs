@@ -7,20 +7,38 @@ use serde_json::Value;
 use super::{Cluster, Notice, Reply, Waiter, CHANNEL, MAX_PAYLOAD};
 use crate::error::{Error, Result};
 use crate::live_events::LiveEvent;
-use crate::pauses::ResumeRequest;
-use crate::steps::StepRequest;
+use crate::pauses::methods::PauseCall;
+use crate::sessions::methods::SessionCall;
+use crate::steps::methods::StepCall;
 use crate::store::values;
 use crate::Debugger;
 
-/// A door's call, for the server that holds its pause.
+/// A door's call, for the server that holds its pause or session: each concept names its
+/// own calls, and the tag `call` tells them apart on the wire.
 #[derive(Clone, Debug, Serialize, Deserialize)]
-#[serde(tag = "call", rename_all = "snake_case")]
-pub enum Request {
-    StartSession { pause_id: String },
-    Eval { session_id: String, expr: String, frame: Option<crate::model::FrameIndex> },
-    CloseSession { session_id: String },
-    Resume { pause_id: String, request: ResumeRequest },
-    Step { pause_id: String, request: StepRequest },
+#[serde(untagged)]
+pub(crate) enum Request {
+    Session(SessionCall),
+    Pause(PauseCall),
+    Step(StepCall),
+}
+
+impl From<SessionCall> for Request {
+    fn from(call: SessionCall) -> Self {
+        Request::Session(call)
+    }
+}
+
+impl From<PauseCall> for Request {
+    fn from(call: PauseCall) -> Self {
+        Request::Pause(call)
+    }
+}
+
+impl From<StepCall> for Request {
+    fn from(call: StepCall) -> Self {
+        Request::Step(call)
+    }
 }
 
 fn json<T: Serialize>(value: T) -> Result<Value> {
@@ -31,13 +49,21 @@ impl Request {
     /// Runs the call here, where its pause is.
     async fn run(self, debugger: &Debugger) -> Result<Value> {
         match self {
-            Request::StartSession { pause_id } => json(debugger.sessions().start_session(&pause_id)?),
-            Request::Eval { session_id, expr, frame } => {
+            Request::Session(SessionCall::StartSession { pause_id }) => {
+                json(debugger.sessions().start_session(&pause_id)?)
+            }
+            Request::Session(SessionCall::Eval { session_id, expr, frame }) => {
                 json(debugger.sessions().eval_in_frame(&session_id, &expr, frame).await?)
             }
-            Request::CloseSession { session_id } => json(debugger.sessions().close_session(&session_id)?),
-            Request::Resume { pause_id, request } => json(debugger.pauses().resume(&pause_id, request)?),
-            Request::Step { pause_id, request } => json(debugger.steps().step(&pause_id, request).await?),
+            Request::Session(SessionCall::CloseSession { session_id }) => {
+                json(debugger.sessions().close_session(&session_id)?)
+            }
+            Request::Pause(PauseCall::Resume { pause_id, request }) => {
+                json(debugger.pauses().resume(&pause_id, request)?)
+            }
+            Request::Step(StepCall::Step { pause_id, request }) => {
+                json(debugger.steps().step(&pause_id, request).await?)
+            }
         }
     }
 }

@@ -11,6 +11,7 @@ use serde_json::Value;
 use tokio::sync::broadcast;
 
 use crate::breakpoints::by_name::{Breakpoints, RegisteredFunction};
+use crate::calls::store::PauseRecord;
 use crate::calls::{Action, CallRecord};
 use crate::cid_store::{SerializedItem, StoredObject, VerifiedObject};
 use crate::display::pretty_item;
@@ -20,7 +21,7 @@ use crate::ids;
 use crate::model::{EventKind, LiveEvent, RecordedEvent, ReplSession};
 use crate::pauses::Pause;
 use crate::sessions::Sessions;
-use crate::store::{EventSelection, PauseRecord, Store};
+use crate::store::{EventSelection, Store};
 
 #[doc(hidden)]
 pub mod for_tests;
@@ -263,9 +264,6 @@ impl State {
         self.pauses.get(pause_id).map_or(Ok(()), |p| self.store.put_pause(&p.record))
     }
 }
-
-/// Why sessions and pauses found open in the store are closed when it is opened again.
-pub const RESTART_REASON: &str = "server restarted";
 
 pub(crate) struct Inner {
     state: Mutex<State>,
@@ -531,11 +529,11 @@ fn restore(st: &mut State, now: f64, held_elsewhere: &HashSet<String>) -> Result
         let pause = Pause::from_record(record);
         let pause_id = pause.record.pause_id.clone();
         st.pauses.add(pause);
-        close_pause(st, &pause_id, Action::Continue, now, Some(RESTART_REASON))?;
+        close_pause(st, &pause_id, Action::Continue, now, Some(crate::pauses::RESTART_REASON))?;
     }
     // Sessions whose pause was lost or resumed without closing them.
     for session_id in st.sessions.open_ids() {
-        close_one_session(st, &session_id, now, Some(RESTART_REASON))?;
+        close_one_session(st, &session_id, now, Some(crate::pauses::RESTART_REASON))?;
     }
     Ok(())
 }

@@ -12,6 +12,13 @@ use serde_json::json;
 
 use crate::debugger::{Debugger, State};
 
+/// A door's call on a pause another server holds, sent to that server to run (`cluster`).
+#[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
+#[serde(tag = "call", rename_all = "snake_case")]
+pub(crate) enum PauseCall {
+    Resume { pause_id: String, request: ResumeRequest },
+}
+
 /// The answer to a client's poll.
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Clone, Debug, PartialEq, Serialize)]
@@ -119,7 +126,7 @@ impl PauseService<'_> {
                     // Or by a server that woke after its lease ran out (its programs moved on).
                     let lost = matches!(
                         record.resumed_reason.as_deref(),
-                        Some(crate::debugger::RESTART_REASON | crate::cluster::LEASE_LOST_REASON)
+                        Some(super::RESTART_REASON | super::LEASE_LOST_REASON)
                     );
                     if take_eval && lost {
                         return PollReply::Unknown;
@@ -215,7 +222,7 @@ impl PauseService<'_> {
     /// for an unknown pause (which the protocol answers with success).
     pub fn resume(&self, pause_id: &str, request: ResumeRequest) -> Result<bool> {
         if let Some(holder) = self.debugger.pause_held_elsewhere(pause_id)? {
-            let request = crate::cluster::Request::Resume { pause_id: pause_id.to_string(), request };
+            let request = PauseCall::Resume { pause_id: pause_id.to_string(), request };
             return self.debugger.ask_holder_now(&holder, request);
         }
         let now = ids::now();

@@ -15,12 +15,12 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use tokio::sync::Notify;
 
+use crate::calls::store::PauseRecord;
 use crate::calls::{Action, CallData};
 use crate::cid_store::SerializationFormat;
 use crate::error::{Error, Result};
 use crate::eval::EvalQueue;
 use crate::model::PauseReason;
-use crate::store::PauseRecord;
 
 /// The pauses not yet resumed, in the order they paused; a pause leaves memory when it is
 /// resumed (the store keeps it).
@@ -135,6 +135,12 @@ impl Pause {
 }
 
 /// How a paused call goes on: the `action` of a resume request.
+/// Why sessions and pauses found open in the store are closed when it is opened again.
+pub const RESTART_REASON: &str = "server restarted";
+/// Why a server that woke after its lease ran out closes the pauses and sessions it held
+/// (`cluster`): their programs have moved on to another server.
+pub const LEASE_LOST_REASON: &str = "server stopped answering";
+
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]

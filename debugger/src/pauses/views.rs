@@ -1,13 +1,13 @@
 //! Read-side views the pages and the API show: paused calls, call stacks, processes, call
 //! trees and call records. Live pauses come from memory; everything else from the store.
 
+use crate::calls::store::PauseRecord;
 use crate::calls::CallRecord;
 use crate::display::text_of;
 use crate::error::Result;
 use crate::model::{
     CallStackView, CallTreeNode, PausedCall, ProcessSummary, SessionLink, SessionPage, SessionQuery, SessionSummary,
 };
-use crate::store::PauseRecord;
 use serde_json::{json, Value};
 use std::collections::HashMap;
 
@@ -26,7 +26,7 @@ impl super::methods::PauseService<'_> {
     }
 
     /// The pauses other servers on the same database hold (issue 35), as stored.
-    fn pauses_elsewhere(&self) -> Vec<crate::store::PauseRecord> {
+    fn pauses_elsewhere(&self) -> Vec<PauseRecord> {
         let Some(cluster) = self.debugger.cluster() else { return vec![] };
         // A listing shows what this server has when the database cannot be asked.
         cluster.pauses_held_elsewhere().unwrap_or_default()

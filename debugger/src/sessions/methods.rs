@@ -14,8 +14,17 @@ use tokio::sync::oneshot;
 use crate::debugger::{Debugger, State};
 use crate::search::Needle;
 use crate::sessions::helpers;
+use crate::sessions::store::{AnsweredEval, SessionFilter, SessionRow};
 use crate::sessions::{DEFAULT_PER_PAGE, MAX_PER_PAGE};
-use crate::store::{AnsweredEval, SessionFilter, SessionRow};
+
+/// A door's call on a pause or a session another server holds, sent to that server to run (`cluster`).
+#[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
+#[serde(tag = "call", rename_all = "snake_case")]
+pub(crate) enum SessionCall {
+    StartSession { pause_id: String },
+    Eval { session_id: String, expr: String, frame: Option<FrameIndex> },
+    CloseSession { session_id: String },
+}
 
 /// REPL sessions, their evals and the REPL's helper requests: what the doors reach as `debugger.sessions()`.
 #[derive(Clone, Copy)]
@@ -29,7 +38,7 @@ impl SessionService<'_> {
             return Err(Error::MissingField { code: "missing_pause_id", field: "pause_id" });
         }
         if let Some(holder) = self.debugger.pause_held_elsewhere(pause_id)? {
-            let request = crate::cluster::Request::StartSession { pause_id: pause_id.to_string() };
+            let request = SessionCall::StartSession { pause_id: pause_id.to_string() };
             return self.debugger.ask_holder_now(&holder, request);
         }
         let now = ids::now();
@@ -124,7 +133,7 @@ impl SessionService<'_> {
     /// Closes a session (idempotent); its waiting evals answer "session closed".
     pub fn close_session(&self, session_id: &str) -> Result<()> {
         if let Some(holder) = self.debugger.session_held_elsewhere(session_id)? {
-            let request = crate::cluster::Request::CloseSession { session_id: session_id.to_string() };
+            let request = SessionCall::CloseSession { session_id: session_id.to_string() };
             return self.debugger.ask_holder_now(&holder, request);
         }
         let now = ids::now();
@@ -159,8 +168,7 @@ impl SessionService<'_> {
             return Err(Error::MissingField { code: "missing_expr", field: "expr" });
         }
         if let Some(holder) = self.debugger.session_held_elsewhere(session_id)? {
-            let request =
-                crate::cluster::Request::Eval { session_id: session_id.to_string(), expr: expr.to_string(), frame };
+            let request = SessionCall::Eval { session_id: session_id.to_string(), expr: expr.to_string(), frame };
             return self.debugger.ask_holder(&holder, request).await;
         }
         let (reply, answer) = oneshot::channel();

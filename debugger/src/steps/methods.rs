@@ -15,6 +15,13 @@ use crate::sessions::methods::persist_entry;
 use crate::steps::in_flight::InFlight;
 use crate::steps::{FrameView, StepKind, StepReply, StepRequest, StopKind};
 
+/// A door's call on a pause another server holds, sent to that server to run (`cluster`).
+#[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
+#[serde(tag = "call", rename_all = "snake_case")]
+pub(crate) enum StepCall {
+    Step { pause_id: String, request: StepRequest },
+}
+
 /// How long `POST /api/paused/{id}/step` waits for the stop before answering `running`.
 pub const STEP_ANSWER_WAIT: Duration = Duration::from_secs(2);
 
@@ -72,7 +79,7 @@ impl StepService<'_> {
     pub async fn step(self, pause_id: &str, req: StepRequest) -> Result<StepReply> {
         if let Some(holder) = self.debugger.pause_held_elsewhere(pause_id)? {
             order(req.clone())?;
-            let request = crate::cluster::Request::Step { pause_id: pause_id.to_string(), request: req };
+            let request = StepCall::Step { pause_id: pause_id.to_string(), request: req };
             return self.debugger.ask_holder(&holder, request).await;
         }
         let order = order(req)?;

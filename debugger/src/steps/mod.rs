@@ -1,7 +1,8 @@
 //! Stepping a paused program forward (issue 30): over, into, out, to a line. The client steps
 //! (only Breakroom's Python client can); the server sends the order, keeps the pause's REPL
 //! sessions open while the thread runs, and moves them to the pause where the step stops.
-//! Also where every pause says it is (`PauseStop`) and its frames. Built for the browser too.
+//! The kinds of step and stop are in `kinds`, where a pause says it stopped (`PauseStop`) in
+//! `model`. Built for the browser too.
 
 #[cfg(feature = "runtime")]
 pub(crate) mod in_flight;
@@ -12,153 +13,8 @@ pub use methods::StepService;
 
 use serde::{Deserialize, Serialize};
 
-/// How a step runs (`kind` of `POST /api/paused/{id}/step`, `step` of the client's action).
-#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum StepKind {
-    /// The next line of this frame (or of its caller when it returns).
-    Over,
-    /// The first line of the next function called, else as over.
-    Into,
-    /// Until this frame returns: the caller just after the call, with `__return__`.
-    Out,
-    /// Until `file:line` is reached (a one-shot breakpoint for this thread).
-    ToLine,
-}
-
-impl StepKind {
-    pub const ALL: [StepKind; 4] = [StepKind::Over, StepKind::Into, StepKind::Out, StepKind::ToLine];
-
-    pub const fn as_str(self) -> &'static str {
-        match self {
-            StepKind::Over => "over",
-            StepKind::Into => "into",
-            StepKind::Out => "out",
-            StepKind::ToLine => "to_line",
-        }
-    }
-
-    pub fn parse(text: &str) -> Option<Self> {
-        Self::ALL.into_iter().find(|kind| kind.as_str() == text)
-    }
-}
-
-/// Why a pause stopped where it did, as the client reports it.
-#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum StopKind {
-    /// Before (or after) a wrapped function's call.
-    Call,
-    /// A line breakpoint.
-    Line,
-    /// `set_trace()` / `breakpoint()`.
-    SetTrace,
-    /// A step stopped here.
-    Step,
-    /// Post-mortem, where an exception was raised.
-    Exception,
-    /// Paused while running, at the next line it reached (`POST /api/processes/{id}/interrupt`,
-    /// DAP's `pause`).
-    Interrupt,
-    /// The program's first line (`python -m breakroom --stop-on-entry`, DAP's `stopOnEntry`).
-    Entry,
-}
-
-/// `stop` of call/start (Breakroom's client): where and why the program stopped.
-#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct PauseStop {
-    pub kind: StopKind,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub file: Option<String>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub line: Option<i64>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub function: Option<String>,
-    /// The line breakpoint that stopped it.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub breakpoint_id: Option<String>,
-    /// The step that stopped here.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub step: Option<StepKind>,
-    /// How the step ended: `line`, `return` (the caller, just after the call) or `exception`.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub how: Option<String>,
-    /// The pause the step started from.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub previous_pause_id: Option<String>,
-    /// The exception shown at a post-mortem or step-exception stop: `KeyError: 'missing'`.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub exception: Option<String>,
-    /// The pause this one was on a server that went away (issue 32): the program told the
-    /// server that came back of the same stop.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub reconnected_from: Option<String>,
-}
-
-impl PauseStop {
-    /// `prog.py:10 in checkout`, the file by its base name.
-    pub fn place(&self) -> Option<String> {
-        let file = self.file.as_deref()?;
-        let base = file.rsplit(['/', '\\']).next().unwrap_or(file);
-        let mut place = match self.line {
-            Some(line) => format!("{base}:{line}"),
-            None => base.to_string(),
-        };
-        if let Some(function) = self.function.as_deref().filter(|f| !f.is_empty()) {
-            place.push_str(" in ");
-            place.push_str(function);
-        }
-        Some(place)
-    }
-
-    /// Why it stopped, for people: `line breakpoint bp-2`, `step over`, `breakpoint()`.
-    pub fn why(&self) -> String {
-        let why = self.kind_why();
-        match self.reconnected_from {
-            Some(_) => format!("{why}, told again after a server restart"),
-            None => why,
-        }
-    }
-
-    fn kind_why(&self) -> String {
-        match self.kind {
-            StopKind::Call => "before the call".into(),
-            StopKind::Line => match &self.breakpoint_id {
-                Some(id) => format!("line breakpoint {id}"),
-                None => "line breakpoint".into(),
-            },
-            StopKind::SetTrace => "breakpoint()".into(),
-            StopKind::Interrupt => "paused while running".into(),
-            StopKind::Entry => "the program's first line".into(),
-            StopKind::Exception => match &self.exception {
-                Some(exception) => format!("post-mortem: {exception}"),
-                None => "post-mortem".into(),
-            },
-            StopKind::Step => {
-                let kind = self.step.map(|k| k.as_str().replace('_', " ")).unwrap_or_default();
-                match self.how.as_deref() {
-                    Some("return") => format!("step {kind}: returned"),
-                    Some("exception") => match &self.exception {
-                        Some(exception) => format!("step {kind}: {exception}"),
-                        None => format!("step {kind}: exception"),
-                    },
-                    _ => format!("step {kind}"),
-                }
-            }
-        }
-    }
-
-    /// `prog.py:10 in checkout — line breakpoint bp-2`.
-    pub fn describe(&self) -> String {
-        match self.place() {
-            Some(place) => format!("{place} — {}", self.why()),
-            None => self.why(),
-        }
-    }
-}
+pub use crate::kinds::{StepKind, StopKind};
+pub use crate::model::PauseStop;
 
 /// `POST /api/paused/{pause_id}/step`. Each field is checked as it is read, with its own 400
 /// code (`wire`): `missing_kind`, `invalid_step_kind`, `missing_file`, `invalid_line`.

@@ -26,15 +26,11 @@ mod events;
 mod migrations;
 mod objects;
 pub mod postgres;
-mod settings;
 pub mod sql;
 #[doc(hidden)]
 pub mod test_postgres;
 
-pub use crate::calls::store::PauseRecord;
-pub use crate::sessions::store::{AnsweredEval, SessionFilter, SessionRow};
 pub use events::EventSelection;
-pub use settings::Settings;
 pub(crate) use sql::values;
 use sql::{Db, Dialect, Row, SqlValue};
 
@@ -259,7 +255,7 @@ impl Store {
     }
 
     /// Appends a row to a table that keeps only its newest `keep` rows (by `id`), and trims it.
-    fn append_bounded(&self, table: &str, insert: &str, values: &[SqlValue], keep: usize) -> Result<()> {
+    pub(crate) fn append_bounded(&self, table: &str, insert: &str, values: &[SqlValue], keep: usize) -> Result<()> {
         self.atomically(|store| {
             store.execute(insert, values)?;
             let trim =

@@ -2,9 +2,9 @@
 
 use serde_json::Value;
 
-use super::{json_text, parse, values, Store};
-use crate::breakpoints::by_name::{Breakpoint, GlobalBehavior};
+use super::by_name::{Breakpoint, GlobalBehavior};
 use crate::error::Result;
+use crate::store::{json_text, parse, values, Store};
 
 /// What the debugger keeps in memory from the store: the configuration, not the history.
 #[derive(Default)]
