@@ -514,3 +514,16 @@ impl PauseStop {
         }
     }
 }
+
+/// One pause order for a running program.
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Interrupt {
+    pub interrupt_id: String,
+    /// The process record asked.
+    pub process_id: String,
+    /// The thread's ident (`threading.get_ident()`); none: the program's main thread.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub thread: Option<i64>,
+    pub requested_at: f64,
+}

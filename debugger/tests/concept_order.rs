@@ -15,10 +15,8 @@ const STILL_AGAINST_THE_ORDER: &[(&str, &str)] = &[
     ("attach", "debugger"),
     ("breakpoints", "calls"),
     ("breakpoints", "debugger"),
-    ("breakpoints", "interrupts"),
     ("breakpoints", "pauses"),
     ("breakpoints", "processes"),
-    ("breakpoints", "snapshots"),
     ("calls", "debugger"),
     ("calls", "pauses"),
     ("calls", "processes"),
@@ -31,7 +29,6 @@ const STILL_AGAINST_THE_ORDER: &[(&str, &str)] = &[
     ("processes", "debugger"),
     ("sessions", "debugger"),
     ("snapshots", "debugger"),
-    ("steps", "checkpoints"),
     ("steps", "debugger"),
 ];
 

@@ -93,7 +93,7 @@ pub struct BreakpointSnapshot {
     pub version: u64,
     pub breakpoints: Vec<BreakpointRecord>,
     /// Pause orders for the program asking (`Debugger::interrupt`).
-    pub interrupts: Vec<crate::interrupts::Interrupt>,
+    pub interrupts: Vec<crate::model::Interrupt>,
     /// The redaction rules and places not debugged, which the program applies (issue 50).
     pub policy: crate::policy::PolicyWire,
 }
@@ -198,7 +198,7 @@ impl BreakpointService<'_> {
     pub fn add_breakpoint_record(&self, spec: &BreakpointSpec) -> Result<BreakpointRecord> {
         let mut st = self.debugger.state();
         let mut record = BreakpointRecord::from_spec(String::new(), spec, ids::now()).map_err(spec_error)?;
-        crate::snapshots::read_only::check_record(&record).map_err(spec_error)?;
+        super::read_only::check_record(&record).map_err(spec_error)?;
         // Places that are not debugged (`--no-debug`): refused, naming the rule.
         let policy = &self.debugger.inner.config.policy;
         for place in [record.file.as_deref(), record.function_name.as_deref()].into_iter().flatten() {
@@ -246,7 +246,7 @@ impl BreakpointService<'_> {
         let mut st = self.debugger.state();
         let current = st.records.by_id.get(id).ok_or_else(|| Error::BreakpointNotFound(id.to_string()))?;
         let mut next = current.patched(changes, ids::now()).map_err(spec_error)?;
-        crate::snapshots::read_only::check_record(&next).map_err(spec_error)?;
+        super::read_only::check_record(&next).map_err(spec_error)?;
         let recount = next.hit_condition != current.hit_condition;
         if recount {
             next.hit_count = 0; // a new hit condition counts from the start

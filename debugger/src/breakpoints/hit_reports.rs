@@ -113,7 +113,7 @@ impl HitReport {
             .and_then(Value::as_str)
             .ok_or(Error::MissingField { code: "missing_breakpoint_id", field: "breakpoint_id" })?
             .to_string();
-        let (process_pid, process_start_time) = crate::calls::methods::process_identity(
+        let (process_pid, process_start_time) = crate::ids::process_identity(
             &report.get("process_pid").cloned(),
             &report.get("process_start_time").cloned(),
         )?;
@@ -211,7 +211,7 @@ impl HitCounts {
         let (pid, start) = (report.get("process_pid").cloned(), report.get("process_start_time").cloned());
         let sent = |v: &Option<Value>| v.as_ref().is_some_and(|v| !v.is_null());
         let process_key = if sent(&pid) || sent(&start) {
-            let (pid, start) = crate::calls::methods::process_identity(&pid, &start)?;
+            let (pid, start) = crate::ids::process_identity(&pid, &start)?;
             Some(ids::process_key(pid, start))
         } else {
             None

@@ -24,6 +24,9 @@ mod gates;
 pub mod hit_reports;
 /// A breakpoint's action (pause, log, snapshot), capture limits and hit bounds.
 pub mod policy;
+/// The check that snapshot and log breakpoints' expressions only read.
+#[cfg(feature = "runtime")]
+pub mod read_only;
 pub mod record;
 #[cfg(feature = "runtime")]
 mod settings_store;

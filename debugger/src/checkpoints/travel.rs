@@ -14,8 +14,8 @@ use std::time::Duration;
 use crate::checkpoints::book::DEFAULT_CAP;
 use crate::checkpoints::memory::{parent_pid, pinned_bytes};
 use crate::checkpoints::model::{
-    BranchDiff, BranchSide, Checkpoint, CheckpointReport, DiffCall, DiffEntry, HoldReply, StepBackRequest, Timeline,
-    Travel, NOT_REWOUND,
+    BranchDiff, BranchSide, Checkpoint, CheckpointReport, CheckpointStatus, DiffCall, DiffEntry, HoldReply,
+    StepBackRequest, Timeline, Travel, NOT_REWOUND,
 };
 use crate::debugger::Debugger;
 use crate::processes::{launch, liveness};
@@ -172,6 +172,38 @@ impl CheckpointService<'_> {
         } else {
             self.rewind(&cp_id).await
         }
+    }
+
+    /// `POST /api/paused/{pause_id}/reverse-continue`: back to the newest checkpoint before this
+    /// pause that was taken at a breakpoint's pause (not a step's) on its line.
+    pub async fn reverse_continue(self, pause_id: &str) -> Result<Travel> {
+        let cp_id = {
+            let st = self.debugger.state();
+            let record = st.pause_record(pause_id)?.ok_or_else(|| Error::PauseNotFound(pause_id.to_string()))?;
+            let mut at = st.checkpoints.before(&record.call.process_key, pause_id);
+            let mut found = None;
+            while let Some(id) = at {
+                let Some(cp) = st.checkpoints.checkpoint(&id) else { break };
+                let at_step = st
+                    .pause_record(&cp.pause_id)?
+                    .is_some_and(|p| p.call.stop.as_ref().is_some_and(|s| s.kind == crate::kinds::StopKind::Step));
+                if cp.status == CheckpointStatus::Held && cp.pause_id != pause_id && !at_step {
+                    found = Some(id);
+                    break;
+                }
+                at = cp.parent.clone();
+            }
+            found.ok_or_else(|| {
+                Error::conflict(
+                    "no_breakpoint_checkpoint",
+                    format!(
+                        "no checkpoint of an earlier breakpoint pause before pause {pause_id}: turn checkpoints on \
+                         (breakroom.checkpoints()) and continue from a breakpoint first"
+                    ),
+                )
+            })?
+        };
+        self.rewind(&cp_id).await
     }
 
     /// Back to a checkpoint on its branch; the live line is killed.

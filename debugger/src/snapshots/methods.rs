@@ -68,14 +68,12 @@ impl<'de> Deserialize<'de> for SnapshotTaken {
 fn process_pid<'de, D: serde::Deserializer<'de>>(de: D) -> Result<i64, D::Error> {
     let pid = Value::deserialize(de)?;
     let start = Some(Value::from(0.0));
-    crate::calls::methods::process_identity(&Some(pid), &start)
-        .map(|(pid, _)| pid)
-        .map_err(|e| crate::wire::refuse(e.code(), &e))
+    crate::ids::process_identity(&Some(pid), &start).map(|(pid, _)| pid).map_err(|e| crate::wire::refuse(e.code(), &e))
 }
 
 fn process_start_time<'de, D: serde::Deserializer<'de>>(de: D) -> Result<f64, D::Error> {
     let start = Value::deserialize(de)?;
-    crate::calls::methods::process_identity(&Some(Value::from(0)), &Some(start))
+    crate::ids::process_identity(&Some(Value::from(0)), &Some(start))
         .map(|(_, start)| start)
         .map_err(|e| crate::wire::refuse(e.code(), &e))
 }

@@ -1,7 +1,7 @@
 //! Snapshots (issue 34): what a snapshot breakpoint captured in a program that did not stop —
 //! its stack, the top frames' locals as a bounded value tree, and its watch expressions' values.
 //!
-//! - [`read_only`]: the check that snapshot and log expressions only read.
+//! (The check that snapshot and log expressions only read is the breakpoints' `read_only`.)
 //! - `methods`: the `Debugger`'s doors — a program sends a snapshot (kept while its breakpoint is
 //!   active: the first `max_hits` to arrive), pages and agents list and open them.
 //! - `store`: the SQLite table, trimmed to the newest `Config::snapshots_kept`.
@@ -10,8 +10,6 @@
 pub mod methods;
 #[cfg(feature = "runtime")]
 pub use methods::SnapshotService;
-#[cfg(feature = "runtime")]
-pub mod read_only;
 #[cfg(feature = "runtime")]
 mod redact;
 #[cfg(feature = "runtime")]

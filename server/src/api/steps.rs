@@ -49,7 +49,7 @@ pub async fn frames(State(debugger): State<Debugger>, Path(pause_id): Path<Strin
         (status = 404, body = ErrorBody),
         (status = 409, body = ErrorBody, description = "`no_breakpoint_checkpoint`, `checkpoint_dropped`, `checkpoint_ended`, `snapshot_silent`")))]
 pub async fn reverse_continue(State(debugger): State<Debugger>, Path(pause_id): Path<String>) -> ApiResult<Travel> {
-    Ok(Json(debugger.steps().reverse_continue(&pause_id).await?))
+    Ok(Json(debugger.checkpoints().reverse_continue(&pause_id).await?))
 }
 
 #[derive(Deserialize, ToSchema)]

@@ -110,7 +110,7 @@ impl Dap {
             Control::StepBack => {
                 Some(self.debugger().checkpoints().step_back(&pause, Default::default()).await?.pause_id)
             }
-            Control::ReverseContinue => Some(self.debugger().steps().reverse_continue(&pause).await?.pause_id),
+            Control::ReverseContinue => Some(self.debugger().checkpoints().reverse_continue(&pause).await?.pause_id),
         };
         self.state().resumed(&pause);
         if let Some(reached) = reached {
