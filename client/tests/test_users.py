@@ -140,9 +140,10 @@ def test_a_program_with_a_program_token_pauses_a_debugger_evaluates_a_viewer_may
     assert last["door"] == "rest" and last["role"] == "debugger" and last["outcome"] == "done"
     assert last["detail"] == {"expr": "a * b + 1000"} or last["detail"].get("expr") == "a * b + 1000", last
     assert last["target"]["session_id"] == session
+    assert Server(server.url, server.process).get("/api/paused")[0] == 401  # this test's own refusal
     refused = audit(team, "--user", "vera", until=bool)
     assert any(r["outcome"] == "refused" and r["status"] == 403 and "/api/repl/start" in r["action"] for r in refused)
-    anonymous = audit(team, "--user", "anonymous", until=bool)
+    anonymous = audit(team, "--user", "anonymous", until=lambda rs: any(r["status"] == 401 for r in rs))
     assert any(r["status"] == 401 for r in anonymous)
     assert not any(tokens["dan"] in json.dumps(r) for r in audit(team)), "a record never holds a token"
 
