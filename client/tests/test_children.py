@@ -35,7 +35,9 @@ FAMILY = f"""
     CHILD = {CHILD!r}
 
     def square(x):
-        time.sleep(0.3)
+        # Long enough for a worker to call in on its own thread before the pool terminates it,
+        # on a loaded machine too (a worker killed first is never listed).
+        time.sleep(1.0)
         return x * x
 
     if __name__ == "__main__":
