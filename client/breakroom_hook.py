@@ -129,7 +129,7 @@ if os.environ.get("BREAKROOM_FOLLOW_CHILDREN") == "1" and os.environ.get("BREAKR
 
     if "subprocess" not in sys.modules:
         sys.meta_path.insert(0, _SubprocessWatch())
-    if os.environ.get("BREAKROOM_INHERITED_BREAKPOINTS"):
+    if os.environ.get("BREAKROOM_INHERITED_BREAKPOINTS") or os.environ.get("BREAKROOM_INHERITED_OWN_BREAKPOINTS"):
         _inherit()
     _start()
     atexit.register(_wait_at_exit)

@@ -21,7 +21,7 @@ import types
 import breakroom
 
 from . import children
-from .lines import stepping
+from .lines import starts, stepping
 from .pause import call
 from .pause.post_mortem import pause_where_raised
 from .process import current
@@ -84,24 +84,34 @@ def parse(argv):
     return options, ("script", argv[i]), argv[i + 1 :]
 
 
-def break_spec(text, default_file):
-    """`FILE:LINE` (or `LINE`, in the script) as a line breakpoint's JSON."""
+def break_spec(text, default_file, number):
+    """`FILE:LINE` (or `LINE`, in the script) as a line breakpoint's JSON. Its id, `break-N`,
+    is the process's own: the server's breakpoints are `bp-N`, and the two never meet."""
     file, _, line = text.strip().rpartition(":")
     if not line.isdigit():
         raise UsageError(f"--break {text!r}: expected FILE:LINE")
-    return {"kind": BREAKPOINT_LINE, "file": os.path.abspath(file or default_file or ""), "line": int(line)}
+    path = os.path.abspath(file or default_file or "")
+    return {"kind": BREAKPOINT_LINE, "file": path, "line": int(line), "id": f"break-{number}"}
 
 
 def arm(breaks, default_file):
+    """Arms the `--break` breakpoints here, and hands them down: a child this program starts
+    (debugged too, unless --no-children) arms them before its first line."""
     engine = current.line_engine()
-    for text in breaks:
+    armed = []
+    for number, text in enumerate(breaks, 1):
         try:
-            report = engine.add(break_spec(text, default_file))
+            spec = break_spec(text, default_file, number)
+            if engine.armed(spec["id"]):  # inherited from a parent run the same way: armed already
+                continue
+            report = engine.add(spec)
         except (breakroom.BreakpointError, UsageError) as exc:
             print(f"breakroom: breakpoint {text}: {exc}", file=sys.stderr)
             continue
+        armed.append(spec)
         moved = f" (moved from line {report['requested_line']}: no code there)" if report["moved"] else ""
         print(f"breakroom: breakpoint {report['id']} at {report['file']}:{report['line']}{moved}", file=sys.stderr)
+    starts.hand_down_own(armed)
     return engine
 
 

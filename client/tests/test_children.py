@@ -180,6 +180,43 @@ def test_python_m_breakroom_follows_children_unless_told_not_to(server):
     assert alone["children"] == []
 
 
+def test_a_break_option_pauses_the_child_that_runs_its_file_and_no_server_record_is_made(server):
+    child = write(
+        """
+        import sys
+        total = int(sys.argv[1])
+        total += 1  # BREAK
+        print("child", total, flush=True)
+        """,
+        "breakroom_break_child_",
+    )
+    parent = write(
+        f"""
+        import subprocess, sys
+        subprocess.run([sys.executable, {child!r}, "41"])
+        print("parent done", flush=True)
+        """,
+        "breakroom_break_parent_",
+    )
+    line = next(n for n, text in enumerate(open(child).read().splitlines(), 1) if text.endswith("# BREAK"))
+    env = {**os.environ, "PYTHONPATH": str(CLIENT_DIR), "BREAKROOM_URL": server.url}
+    env.pop("BREAKROOM_FOLLOW_CHILDREN", None)
+    running = subprocess.Popen([sys.executable, "-m", "breakroom", "--break", f"{child}:{line}", parent], env=env,
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        pause = server.wait_for_pause("<module>", timeout=30)
+        stop = pause["call_data"]["stop"]
+        assert (stop["file"], stop["line"], stop["breakpoint_id"]) == (os.path.realpath(child), line, "break-1"), stop
+        assert pause["call_data"]["process_pid"] != running.pid, "the child paused, not the parent"
+        assert not [b for b in server.get("/api/breakpoints")[1]["items"] if b.get("file") == child]
+        server.resume(pause["id"])
+        out, err = running.communicate(timeout=30)
+        assert running.returncode == 0, err
+        assert out == "child 42\nparent done\n", (out, err)
+    finally:
+        running.kill()
+
+
 def test_an_attached_program_s_later_children_are_filed_under_it(server):
     body = textwrap.dedent(SCENARIOS["sleep"]).replace(
         "time.sleep(3600)", f"import subprocess\nsubprocess.run([sys.executable, {CHILD!r}, '2'])\ntime.sleep(3600)"

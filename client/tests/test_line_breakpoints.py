@@ -378,7 +378,7 @@ def test_python_m_breakroom_arms_break_options_before_the_first_line(server):
         p.resume()
         code, out, err = running.finish()
         assert (code, out) == (0, "args: ['x']\n3.5\n"), err
-        assert f"breakpoint bp-1 at {os.path.realpath(path)}:{line}" in err
+        assert f"breakpoint break-1 at {os.path.realpath(path)}:{line}" in err
     finally:
         running.kill()
 

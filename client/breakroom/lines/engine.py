@@ -196,6 +196,11 @@ class LineBreakpoints:
                 self._apply(self._files[path], self._live_functions(path, waiting), waiting)
             return self._report(spec)
 
+    def armed(self, breakpoint_id):
+        """Whether a breakpoint of this id is armed here."""
+        with self._lock:
+            return str(breakpoint_id) in self._specs
+
     def remove(self, breakpoint_id):
         """Disarms one: its functions get their code back when no other breakpoint needs it."""
         with self._lock:

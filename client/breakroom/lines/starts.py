@@ -26,6 +26,9 @@ from ..process import current
 from . import monitoring, running_frames
 
 INHERITED = "BREAKROOM_INHERITED_BREAKPOINTS"
+# The process's own line breakpoints (`python -m breakroom --break`), which no server holds:
+# children arm them as their own, and the channel never takes them away.
+INHERITED_OWN = "BREAKROOM_INHERITED_OWN_BREAKPOINTS"
 MAX_INHERITED = 64 * 1024  # characters: an environment variable's room, with margin
 
 
@@ -50,6 +53,13 @@ def hand_down(records):
         os.environ.pop(INHERITED, None)  # too many to hand down: they come with the channel
     else:
         os.environ[INHERITED] = text
+
+
+def hand_down_own(records):
+    """In `python -m breakroom`: its `--break` breakpoints, for every child it starts."""
+    text = json.dumps(list(records), separators=(",", ":")) if records else ""
+    if text and len(text) <= MAX_INHERITED:
+        os.environ[INHERITED_OWN] = text
 
 
 class StartWatch:
@@ -170,10 +180,13 @@ def inherit_from_parent():
     its parent had when it started it are armed here now."""
     text = os.environ.get(INHERITED)
     records = inherited_records(text) if text else []
-    if not records:
-        return
-    armed = inherit(current.line_engine(), records)
-    current.channel()._inherited.update(armed)  # the channel takes them as applied
+    if records:
+        armed = inherit(current.line_engine(), records)
+        current.channel()._inherited.update(armed)  # the channel takes them as applied
+    own = os.environ.get(INHERITED_OWN)
+    own_records = inherited_records(own) if own else []
+    if own_records:
+        inherit(current.line_engine(), own_records)  # this process's own from now on
 
 
 def channel_answered():
