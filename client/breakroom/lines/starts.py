@@ -23,6 +23,7 @@ import sys
 import threading
 
 from ..process import current
+from ..protocol.constants import BREAKPOINT_LINE
 from . import monitoring, running_frames
 
 INHERITED = "BREAKROOM_INHERITED_BREAKPOINTS"
@@ -41,7 +42,7 @@ def inherited_records(text):
         return []
     if not isinstance(records, list):
         return []
-    return [r for r in records if isinstance(r, dict) and r.get("kind") == "line" and r.get("id")]
+    return [r for r in records if isinstance(r, dict) and r.get("kind") == BREAKPOINT_LINE and r.get("id")]
 
 
 def hand_down(records):
