@@ -15,7 +15,6 @@ const STILL_AGAINST_THE_ORDER: &[(&str, &str)] = &[
     ("attach", "debugger"),
     ("breakpoints", "calls"),
     ("breakpoints", "debugger"),
-    ("breakpoints", "pauses"),
     ("breakpoints", "processes"),
     ("calls", "debugger"),
     ("calls", "pauses"),

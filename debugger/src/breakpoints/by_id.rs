@@ -19,7 +19,6 @@ use super::gates::interpolate;
 
 use crate::breakpoints::policy::{BreakpointAction, BreakpointState, HitTally};
 use crate::breakpoints::record::{BreakpointPatch, BreakpointRecord, BreakpointSpec, HitCondition, Refusal};
-use crate::model::Language;
 
 /// What the server holds of breakpoints by id.
 #[derive(Default)]
@@ -363,70 +362,19 @@ impl BreakpointService<'_> {
 }
 
 impl BreakpointService<'_> {
-    /// Function breakpoints with a condition, for any client (an unchanged cideldill one too):
-    /// the call is held, the condition is evaluated in it (a request like an eval, outside any
-    /// REPL session: nothing is recorded but the hit), and the call is continued when no
-    /// condition holds. Nobody is shown the pause until one does. A condition that raises
-    /// keeps the pause and records the error.
-    pub(crate) fn check_conditions(&self, pause_id: String, ids: Vec<String>, call: CallData) {
-        // Without a runtime (a synchronous caller) the pause simply stays: nothing is skipped.
-        let Ok(runtime) = tokio::runtime::Handle::try_current() else {
-            self.show_pause(&pause_id);
-            return;
-        };
-        let debugger = self.debugger.clone();
-        runtime.spawn(async move {
-            let _ = debugger.breakpoints().decide_conditions(&pause_id, &ids, &call).await;
-        });
-    }
-
-    async fn decide_conditions(self, pause_id: &str, ids: &[String], call: &CallData) -> Result<()> {
-        let mut pause = false;
-        for id in ids {
-            let Some(condition) = self.debugger.state().records.by_id.get(id).and_then(|r| r.condition.clone()) else {
-                continue;
-            };
-            // Evaluated in the program's own language.
-            let (test, truth) = match call.language {
-                Language::Python => (format!("bool({condition})"), "True"),
-                Language::Javascript => (format!("Boolean({condition})"), "true"),
-            };
-            let (held, error) = match self.debugger.sessions().ask_unrecorded(pause_id, test).await {
-                Ok(answer) => {
-                    // A JS client may send the value as JSON text only.
-                    let json = answer.result_serialization_format.as_deref() == Some("json");
-                    let shown = answer.result.or(if json { answer.result_data } else { None });
-                    match answer.error {
-                        Some(error) => (true, Some(error)),
-                        None => (shown.as_deref().map(str::trim) == Some(truth), None),
-                    }
-                }
-                // The call went on without us (its program ended, a user resumed it).
-                Err(Error::SessionClosed(_)) => return Ok(()),
-                Err(e) => (true, Some(e.to_string())),
-            };
-            if held && self.condition_hit(id, &condition, error, call)? {
-                pause = true;
-            }
-        }
-        if pause {
-            self.show_pause(pause_id);
-        } else {
-            self.debugger.pauses().resume(pause_id, crate::pauses::ResumeRequest::continue_())?;
-        }
-        Ok(())
-    }
-
-    /// A pause held for a condition check is shown after all.
-    fn show_pause(&self, pause_id: &str) {
-        let shown = self.debugger.state().pauses.get_mut(pause_id).map(|pause| pause.deciding = false).is_some();
-        if shown {
-            self.debugger.publish(LiveEvent::PauseAdded { pause_id: pause_id.to_string() });
-        }
+    /// A function breakpoint's condition (None: it has none, or it is gone).
+    pub(crate) fn condition_of(&self, id: &str) -> Option<String> {
+        self.debugger.state().records.by_id.get(id).and_then(|r| r.condition.clone())
     }
 
     /// A condition held (or raised) at a call: counts the hit and logs it; whether it pauses.
-    fn condition_hit(&self, id: &str, condition: &str, error: Option<String>, call: &CallData) -> Result<bool> {
+    pub(crate) fn condition_hit(
+        &self,
+        id: &str,
+        condition: &str,
+        error: Option<String>,
+        call: &CallData,
+    ) -> Result<bool> {
         let now = ids::now();
         let mut guard = self.debugger.state();
         let st = &mut *guard;

@@ -141,7 +141,7 @@ impl CallService<'_> {
         if let Some(pause_id) = pause_id {
             match condition_call {
                 // Shown only once a condition holds (`decide_conditions`).
-                Some(call) => self.debugger.breakpoints().check_conditions(pause_id, conditions, call),
+                Some(call) => self.debugger.pauses().check_conditions(pause_id, conditions, call),
                 None => self.debugger.publish(LiveEvent::PauseAdded { pause_id }),
             }
         }

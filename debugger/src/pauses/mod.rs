@@ -2,6 +2,7 @@
 //! (after it returned or raised) and is resumed once, with an action. Resumed pauses are kept:
 //! their call stack and REPL sessions stay readable.
 
+mod conditions;
 pub(crate) mod methods;
 pub(crate) mod views;
 
