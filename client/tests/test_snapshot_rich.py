@@ -76,6 +76,7 @@ def test_a_snapshot_keeps_the_tables_and_pictures_of_the_data_in_its_frame(serve
     assert table["columns"] == ["order", "api_key", "note"]
     assert table["rows"][19][0] == "19" and table["rows"][0][2] == "<script>alert(1)</script>"
     assert {row[1] for row in table["rows"]} == {"[redacted]"}, "a column named like a secret is masked"
+    assert "sk-test" not in local["frame"]["repr"] and snap["redacted"] >= 1, "in the repr too, and counted"
     assert "handle" not in str(local["frame"]["outputs"]), "no live table is claimed: the program moved on"
 
     signal = forms(local["signal"])

@@ -128,3 +128,44 @@ test("a snapshot breakpoint added from the panel captures a running loop, live o
 
   await request.delete(`/api/breakpoints/${id}`);
 });
+
+test("a snapshot of a frame holding data shows the DataFrame's table and the array's picture, as text and an image", async ({
+  page,
+  request,
+}) => {
+  const dialogs: string[] = [];
+  page.on("dialog", (d) => (dialogs.push(d.message()), d.dismiss()));
+  const file = path.join(__dirname, "..", "programs", "snapshot_data.py");
+  const line = fs.readFileSync(file, "utf8").split("\n").findIndex((l) => l.includes("# LOOP")) + 1;
+  const program = runProgram("snapshot_data.py");
+  await expect.poll(() => lastCount(program.output()), { timeout: 60_000 }).toBeGreaterThan(0);
+
+  const added = await request.post("/api/breakpoints", {
+    data: { kind: "line", file, line, action: "snapshot", max_hits: 1 },
+  });
+  expect(added.ok()).toBe(true);
+  const id = (await added.json()).id;
+  let snapshotId = "";
+  await expect
+    .poll(async () => {
+      const listed = await (await request.get(`/api/snapshots?breakpoint_id=${id}`)).json();
+      snapshotId = listed.snapshots[0]?.snapshot_id ?? "";
+      return snapshotId;
+    }, { timeout: 30_000 })
+    .not.toBe("");
+
+  await page.goto(`/snapshots/${snapshotId}`);
+  const locals = page.locator("li.snapshot-frame").first();
+  const orders = locals.locator('li.var[data-name="orders"] .snapshot-outputs .rich-table');
+  await expect(orders.locator("tbody tr")).toHaveCount(20);
+  await expect(orders.locator("tbody tr").nth(7).locator("td")).toHaveText(["7", "[redacted]", "<img src=x onerror=alert(1)>"]);
+  const picture = locals.locator('li.var[data-name="signal"] .snapshot-outputs img.rich-image');
+  await expect.poll(() => picture.evaluate((img: HTMLImageElement) => img.naturalWidth)).toBe(480);
+  await expect(page.locator("body")).not.toContainText("sk-test-abcdef0123456789");
+  await screenshot(page, "snapshot-data");
+  expect(await page.evaluate(() => document.querySelectorAll("main script, main img[src='x']").length)).toBe(0);
+  expect(dialogs).toEqual([]);
+  const counted = lastCount(program.output());
+  await expect.poll(() => lastCount(program.output())).toBeGreaterThan(counted); // it never stopped
+});
+

@@ -239,7 +239,10 @@ class Capture:
         _in_repr[0] = t
         try:
             # A DataFrame's column named like a secret is masked in its text too (issue 50).
-            text = offthread.bounded(lambda: repr(rich.masked(obj)), deadline)
+            shown = offthread.bounded(lambda: rich.masked(obj), deadline)
+            if shown is not obj:
+                self.redacted += 1
+            text = offthread.bounded(lambda: repr(shown), deadline)
             if type(text) is not str:
                 return f"<{type_name(obj)} object>", False, "repr did not return str"
         except offthread.TimedOut:
