@@ -176,6 +176,13 @@ pub struct PausedCall {
     /// Where and why it stopped, when the client said (a line breakpoint, a step, …).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub stop: Option<crate::steps::PauseStop>,
+    /// The pause stops a thread that runs an event loop, so every task of it waits (issue 51).
+    /// A pause that suspends only its task (a coroutine Breakroom rewrote) is `false`.
+    #[serde(default)]
+    pub blocking: bool,
+    /// Why it blocks the loop, when it does.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub blocking_reason: Option<String>,
 }
 
 /// What the paused program answered to one eval.

@@ -1,0 +1,271 @@
+"""Pausing a request, not the service (issue 51): a FastAPI app under uvicorn, paused in its
+handlers by line breakpoints and `await breakroom.set_trace_async()`, while its health route
+goes on answering; two paused requests continued in reverse order; a synchronous frame under a
+coroutine, which still stops the loop and says so. On Python 3.11 (code rewritten) and pyenv's
+3.12 and 3.13 (sys.monitoring for the rest, rewritten coroutines) when installed."""
+
+import json
+import os
+import socket
+import subprocess
+import tempfile
+import textwrap
+import threading
+import time
+import urllib.error
+import urllib.request
+
+import pytest
+from conftest import CLIENT_DIR, PausedProgram
+from test_stepping import INTERPRETERS
+
+APP = """
+import asyncio
+import json
+import os
+
+import breakroom
+import uvicorn
+from fastapi import FastAPI
+
+app = FastAPI()
+
+
+async def helper(n):
+    await asyncio.sleep(0.01)
+    return n * 10
+
+
+async def numbers(k):
+    for i in range(k):
+        await asyncio.sleep(0)
+        yield i
+
+
+@app.get("/health")
+async def health():
+    return {"ok": True}
+
+
+@app.get("/work/{n}")
+async def work(n: int):
+    doubled = n * 2
+    result = doubled + 1  # BP
+    return {"n": n, "result": result}
+
+
+@app.get("/trace/{n}")
+async def trace(n: int):
+    here = n + 100
+    await breakroom.set_trace_async()
+    return {"here": here}
+
+
+def sync_part(n):
+    inside = n + 7
+    breakroom.set_trace()
+    return inside
+
+
+@app.get("/sync/{n}")
+async def sync_route(n: int):
+    return {"v": sync_part(n)}
+
+
+engine = breakroom.line_breakpoints()
+for spec in json.loads(os.environ.get("BP", "[]")):
+    engine.add({"kind": "line", "file": __file__, **spec})
+uvicorn.run(app, host="127.0.0.1", port=int(os.environ["PORT"]), log_level="warning")
+"""
+
+BP_LINE = next(n for n, text in enumerate(textwrap.dedent(APP).splitlines(), 1) if text.endswith("# BP"))
+
+
+def _free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+class Service:
+    """The app under uvicorn, run with the client against the test's server."""
+
+    def __init__(self, server, python, bp=()):
+        self.server = server
+        self.port = _free_port()
+        fd, self.path = tempfile.mkstemp(suffix=".py", prefix="breakroom_asgi_")
+        with os.fdopen(fd, "w") as f:
+            f.write(textwrap.dedent(APP))
+        env = {**os.environ, "PYTHONPATH": str(CLIENT_DIR), "BREAKROOM_URL": server.url, "PYTHONUNBUFFERED": "1",
+               "PORT": str(self.port), "BP": json.dumps([{"file": self.path, **b} for b in bp])}
+        self.process = subprocess.Popen([python, self.path], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                        text=True, env=env)
+        deadline = time.monotonic() + 60
+        while True:
+            try:
+                if self.get("/health", timeout=1) == {"ok": True}:
+                    break
+            except OSError:
+                pass
+            if self.process.poll() is not None or time.monotonic() > deadline:
+                self.kill()
+                raise AssertionError(f"the app did not start: {self.process.communicate()}")
+            time.sleep(0.05)
+
+    def get(self, path, timeout=30):
+        with urllib.request.urlopen(f"http://127.0.0.1:{self.port}{path}", timeout=timeout) as resp:
+            return json.loads(resp.read())
+
+    def request_in_background(self, path):
+        """`path` asked on a thread: (thread, box), box["answer"] once it answered."""
+        box = {}
+
+        def ask():
+            try:
+                box["answer"] = self.get(path)
+            except Exception as exc:  # told to the test through the box
+                box["error"] = exc
+
+        thread = threading.Thread(target=ask, daemon=True)
+        thread.start()
+        return thread, box
+
+    def health_seconds(self, timeout=5):
+        started = time.monotonic()
+        assert self.get("/health", timeout=timeout) == {"ok": True}
+        return time.monotonic() - started
+
+    def pauses(self):
+        return [p for p in self.server.paused() if p["call_data"]["process_pid"] == self.process.pid]
+
+    def wait_for_pauses(self, count, timeout=20):
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            found = self.pauses()
+            if len(found) >= count:
+                return found
+            if self.process.poll() is not None:
+                break
+            time.sleep(0.02)
+        self.kill()
+        raise AssertionError(f"{count} pauses never listed: {self.pauses()}; {self.process.communicate()}")
+
+    def kill(self):
+        if self.process.poll() is None:
+            self.process.kill()
+            self.process.communicate()
+
+
+@pytest.fixture
+def service(server):
+    started = []
+
+    def start(python, bp=()):
+        if python is None:
+            pytest.skip("interpreter not installed")
+        s = Service(server, python, bp)
+        started.append(s)
+        return s
+
+    yield start
+    for s in started:
+        s.kill()
+
+
+def _answered(box, timeout=15):
+    deadline = time.monotonic() + timeout
+    while "answer" not in box and "error" not in box and time.monotonic() < deadline:
+        time.sleep(0.01)
+    assert "answer" in box, box
+    return box["answer"]
+
+
+@pytest.mark.parametrize("python", INTERPRETERS)
+def test_a_line_breakpoint_in_a_handler_pauses_that_request_while_health_answers(server, service, python):
+    app = service(python, bp=[{"line": BP_LINE}])
+    usual = max(app.health_seconds() for _ in range(5))
+    thread, box = app.request_in_background("/work/4")
+    (pause,) = app.wait_for_pauses(1)
+    assert pause["call_data"]["method_name"] == "work"
+    assert pause["blocking"] is False, pause
+    assert pause["call_data"]["stop"]["line"] == BP_LINE
+    # The loop runs on: the health route answers while the request is paused.
+    assert app.health_seconds() < max(1.0, 10 * usual)
+    assert "answer" not in box
+    paused = PausedProgram(server, app, pause)
+    assert paused.output("doubled") == "8"
+    assert paused.output("n") == "4"
+    # `await` at top level runs as a task on the paused task's loop, which is free.
+    assert paused.output("await helper(n)") == "40"
+    assert paused.output("[x async for x in numbers(3)]") == "[0, 1, 2]"
+    paused.eval("later = await helper(doubled)")
+    assert paused.output("later") == "80"
+    paused.resume()
+    assert _answered(box) == {"n": 4, "result": 9}
+
+
+@pytest.mark.parametrize("python", INTERPRETERS)
+def test_two_paused_requests_continued_in_reverse_order_each_return_their_own_result(server, service, python):
+    app = service(python, bp=[{"line": BP_LINE}])
+    _, first = app.request_in_background("/work/1")
+    app.wait_for_pauses(1)
+    _, second = app.request_in_background("/work/2")
+    pauses = app.wait_for_pauses(2)
+    by_n = {}
+    for pause in pauses:
+        paused = PausedProgram(server, app, pause)
+        by_n[int(paused.output("n"))] = paused
+    assert sorted(by_n) == [1, 2]
+    # Evaluated and changed in any order: each pause is its own frame.
+    assert by_n[2].output("doubled") == "4"
+    assert by_n[1].output("doubled") == "2"
+    by_n[2].eval("doubled = 40")
+    by_n[2].resume()  # the later one first
+    assert _answered(second) == {"n": 2, "result": 41}
+    assert "answer" not in first  # still paused
+    assert app.health_seconds() < 5
+    by_n[1].resume()
+    assert _answered(first) == {"n": 1, "result": 3}
+
+
+@pytest.mark.parametrize("python", INTERPRETERS)
+def test_set_trace_async_pauses_the_task_without_stopping_the_loop(server, service, python):
+    app = service(python)
+    _, box = app.request_in_background("/trace/5")
+    (pause,) = app.wait_for_pauses(1)
+    assert pause["call_data"]["stop"]["kind"] == "set_trace"
+    assert pause["call_data"]["stop"]["function"] == "trace"
+    assert pause["blocking"] is False, pause
+    assert app.health_seconds() < 5
+    paused = PausedProgram(server, app, pause)
+    assert paused.output("here") == "105"
+    paused.resume()
+    assert _answered(box) == {"here": 105}
+
+
+@pytest.mark.parametrize("python", INTERPRETERS)
+def test_a_sync_frame_under_a_coroutine_still_blocks_the_loop_and_says_so(server, service, python):
+    app = service(python)
+    _, box = app.request_in_background("/sync/3")
+    (pause,) = app.wait_for_pauses(1)
+    assert pause["blocking"] is True, pause
+    assert "synchronous frame called from a coroutine" in pause["blocking_reason"]
+    assert "blocking the event loop" in _page(server, "/")
+    # The loop's thread is stopped: the health route cannot answer until the pause ends.
+    _, health = app.request_in_background("/health")
+    paused = PausedProgram(server, app, pause)
+    assert paused.output("inside") == "10"
+    # `await` would need the loop this very pause stops: refused, saying why.
+    status, body = server.post(f"/api/repl/{paused.session_id}/eval", {"expr": "await helper(1)"})
+    assert status == 409 and body["error"] == "loop_blocked", (status, body)
+    assert "stops the event loop's thread" in body["message"], body
+    assert paused.output("inside + 1") == "11"  # the session goes on
+    assert "answer" not in health and "error" not in health
+    paused.resume()
+    assert _answered(box) == {"v": 10}
+    assert _answered(health) == {"ok": True}
+
+
+def _page(server, path):
+    with urllib.request.urlopen(server.url + path, timeout=30) as resp:
+        return resp.read().decode()
