@@ -269,3 +269,38 @@ def test_a_sync_frame_under_a_coroutine_still_blocks_the_loop_and_says_so(server
 def _page(server, path):
     with urllib.request.urlopen(server.url + path, timeout=30) as resp:
         return resp.read().decode()
+
+
+@pytest.mark.parametrize("python", INTERPRETERS)
+def test_the_tasks_route_lists_both_paused_handlers_with_their_stacks_and_the_servers_own_tasks(server, service, python):
+    app = service(python, bp=[{"line": BP_LINE}])
+    app.request_in_background("/work/1")
+    app.wait_for_pauses(1)
+    app.request_in_background("/work/2")
+    pauses = app.wait_for_pauses(2)
+    process_ids = {p["process_id"] for p in pauses}
+    assert len(process_ids) == 1 and None not in process_ids, pauses
+    (process_id,) = process_ids
+    status, body = server.get(f"/api/processes/{process_id}/tasks")
+    assert status == 200, body
+    tasks = body["tasks"]
+    paused = [t for t in tasks if t["state"] == "paused"]
+    assert sorted(t["pause_id"] for t in paused) == sorted(p["id"] for p in pauses), tasks
+    for task in paused:
+        assert [f["function"] for f in task["stack"]][-1] == "work", task
+        assert task["stack"][-1]["line"] == BP_LINE and task["stack"][-1]["file"] == app.path, task
+        assert set(task) >= {"id", "name", "state", "stack", "awaiting", "created_at_stack", "pause_id"}
+    # uvicorn's own serving task is there too, waiting (the loop runs on).
+    others = [t for t in tasks if t["state"] != "paused"]
+    assert any(any(f["function"].endswith("serve") for f in t["stack"]) for t in others), tasks
+    assert all(t["pause_id"] is None for t in others)
+    # The list was read without stopping the loop: health answers, and it does not stop any pause.
+    assert app.health_seconds() < 5
+    assert len(app.pauses()) == 2
+    for pause in pauses:
+        server.resume(pause["id"])
+
+
+def test_the_tasks_route_refuses_an_unknown_process_with_404(server):
+    status, body = server.get("/api/processes/no-such-process/tasks")
+    assert status == 404, body

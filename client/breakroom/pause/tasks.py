@@ -21,7 +21,7 @@ import weakref
 
 from .. import redaction
 from ..process import current
-from ..process.frames import visible, visible_stack
+from ..process.frames import is_hidden, visible, visible_stack
 from ..protocol.constants import PAUSE_ALWAYS, STOP_SET_TRACE
 from .call import act_on, pause_in_frame, stack_frames, wait_in_frame
 
@@ -101,3 +101,107 @@ async def set_trace_async(*, frame=None):
         pause_in_frame(current.client(), frame, PAUSE_ALWAYS)
         return
     await waiting
+
+
+# ---- the tasks, listed (GET /api/processes/{id}/tasks) ----------------------------------------
+
+STACK_LIMIT = 64
+AWAITING_LIMIT = 300
+
+
+def list_tasks():
+    """Every asyncio task of every loop in this process, read from the calling thread (the
+    breakpoint channel's) without stopping any loop: name, state, its coroutines' stack (its
+    own first, then what each awaits), what it waits on, where it was created (with the loop's
+    debug mode), and its pause id when it is paused here. Read from the tasks' own coroutine
+    frames and their `cr_await` chains (3.11-3.13). 3.14's `asyncio.capture_call_graph` is not
+    used: it reads only the calling thread's tasks, and this thread runs none."""
+    asyncio = sys.modules.get("asyncio")
+    if asyncio is None:
+        return []
+    current = getattr(asyncio.tasks, "_current_tasks", {})
+    with _paused_lock:
+        paused = dict(paused_tasks)
+    loops = {}
+    found = []
+    for task in _every_task(asyncio):
+        loop = task.get_loop()
+        loop_id = loops.setdefault(id(loop), f"loop-{len(loops) + 1}")
+        if task in paused:
+            state = "paused"
+        elif task.done():
+            state = "cancelled" if task.cancelled() else "done"
+        elif current.get(loop) is task:
+            state = "running"
+        else:
+            state = "pending"
+        found.append(
+            {
+                "id": f"task-{id(task):x}",
+                "name": _text(task.get_name()),
+                "state": state,
+                "stack": _coroutine_stack(task.get_coro()),
+                "awaiting": None if state == "paused" else _awaiting(asyncio, task),
+                "created_at_stack": _created_at(task),
+                "pause_id": paused.get(task),
+                "loop_id": loop_id,
+            }
+        )
+    found.sort(key=lambda t: (t["loop_id"], t["name"]))
+    return found
+
+
+def _every_task(asyncio):
+    """The tasks asyncio keeps track of (3.11: `_all_tasks`; 3.12+: `_scheduled_tasks` and
+    `_eager_tasks`). Their loops' threads may add or drop one while this copies: tried again."""
+    sources = [getattr(asyncio.tasks, name, None) for name in ("_all_tasks", "_scheduled_tasks", "_eager_tasks")]
+    for _ in range(100):
+        try:
+            found = set()
+            for source in sources:
+                if source is not None:
+                    found.update(list(source))
+            return found
+        except RuntimeError:  # changed size during iteration
+            continue
+    return set()
+
+
+def _text(value):
+    text = redaction.text(str(value))
+    return text if len(text) <= AWAITING_LIMIT else text[: AWAITING_LIMIT - 1] + "…"
+
+
+def _coroutine_stack(coro):
+    frames = []
+    seen = 0
+    while coro is not None and seen < STACK_LIMIT:
+        seen += 1
+        frame = getattr(coro, "cr_frame", None) or getattr(coro, "gi_frame", None) or getattr(coro, "ag_frame", None)
+        if frame is not None and not is_hidden(frame.f_code.co_filename):
+            code = frame.f_code
+            frames.append({"file": code.co_filename, "line": frame.f_lineno or code.co_firstlineno,
+                           "function": getattr(code, "co_qualname", code.co_name)})
+        inner = getattr(coro, "cr_await", None)
+        if inner is None:
+            inner = getattr(coro, "gi_yieldfrom", None)
+        coro = inner if inner is not None and hasattr(inner, "send") else None
+    return frames
+
+
+def _awaiting(asyncio, task):
+    waiter = getattr(task, "_fut_waiter", None)
+    if waiter is None:
+        return None
+    if isinstance(waiter, asyncio.Task):
+        return _text(f"task {waiter.get_name()}")
+    try:
+        return _text(repr(waiter))
+    except Exception:  # a future's repr runs its callbacks' reprs: program code
+        return type(waiter).__name__
+
+
+def _created_at(task):
+    summary = getattr(task, "_source_traceback", None) or []
+    return [{"file": f.filename, "line": f.lineno or 0, "function": f.name}
+            for f in summary if not is_hidden(f.filename)][-STACK_LIMIT:]
