@@ -297,8 +297,29 @@ def test_the_tasks_route_lists_both_paused_handlers_with_their_stacks_and_the_se
     # The list was read without stopping the loop: health answers, and it does not stop any pause.
     assert app.health_seconds() < 5
     assert len(app.pauses()) == 2
+    # The command line and the MCP tool say the same.
+    cli = subprocess.run([os.environ.get("BREAKROOM_BIN", ""), "tasks", process_id], capture_output=True, text=True,
+                         timeout=30, env={**os.environ, "BREAKROOM_URL": server.url})
+    assert cli.returncode == 0, cli.stderr
+    assert f"{os.path.basename(app.path)}:{BP_LINE} in work" in cli.stdout and "2 paused by Breakroom" in cli.stdout, cli.stdout
+    listed = _mcp_list_tasks(server, process_id)
+    assert sorted(t["pause_id"] for t in listed["tasks"] if t["pause_id"]) == sorted(p["id"] for p in pauses)
     for pause in pauses:
         server.resume(pause["id"])
+
+
+def _mcp_list_tasks(server, process_id):
+    test_mcp = pytest.importorskip("test_mcp")  # the official MCP SDK is the agent
+
+    got = {}
+
+    async def body(agent, _updates):
+        got.update(await agent.ok("list_tasks", process_id=process_id))
+        missing = await agent.call("list_tasks", process_id="no-such-process")
+        assert missing.is_error, missing
+
+    test_mcp.run(test_mcp.connect(server.url, body))
+    return got
 
 
 def test_the_tasks_route_refuses_an_unknown_process_with_404(server):
