@@ -15,12 +15,13 @@ A `raise` resume raises in the task; a step is armed in the loop's thread when t
 Nothing here imports asyncio: a program that has not imported it runs no loop (sys.modules).
 """
 
+import queue
 import sys
 import threading
 import weakref
 
 from .. import redaction
-from ..process import current
+from ..process import current, switch_interval
 from ..process.frames import is_hidden, visible, visible_stack
 from ..protocol.constants import PAUSE_ALWAYS, STOP_SET_TRACE
 from .call import act_on, pause_in_frame, stack_frames, wait_in_frame
@@ -54,10 +55,18 @@ def suspend_task(frame, extra, stop, reason=PAUSE_ALWAYS):
     with _paused_lock:
         paused_tasks[task] = None
 
+    # The GIL's turns short until the server has the pause (process.switch_interval): the loop's
+    # thread may be busy meanwhile, and this thread would wait out its 5 ms turns.
+    switch_interval.hold()
+    told = []
+
     def started(pause_id):
         with _paused_lock:
             if task in paused_tasks:
                 paused_tasks[task] = pause_id
+        if not told:
+            told.append(True)
+            switch_interval.release()
 
     def wait():
         try:
@@ -65,13 +74,47 @@ def suspend_task(frame, extra, stop, reason=PAUSE_ALWAYS):
                                      loop=loop, started=started), None)
         except BaseException as exc:  # raised in the task, where the program sees it
             outcome = (None, exc)
+        if not told:
+            told.append(True)
+            switch_interval.release()
         try:
             loop.call_soon_threadsafe(_settle, future, outcome)
         except RuntimeError:  # the loop closed meanwhile: nothing waits any more
             pass
 
-    threading.Thread(target=wait, name="breakroom-task-pause", daemon=True).start()
+    _WAITERS.submit(wait)
     return _resumed(future, task, client, frame, reason, extra, stop)
+
+
+class _Waiters:
+    """The threads paused tasks wait on, one per pause. A thread whose pause ended is kept for
+    the next (up to MAX_IDLE): starting one costs a context switch, and each keeps its own
+    kept-alive connection to the server, which a new thread would open again."""
+
+    MAX_IDLE = 4
+
+    def __init__(self):
+        self._lock = threading.Lock()
+        self._idle = []
+
+    def submit(self, job):
+        with self._lock:
+            jobs = self._idle.pop() if self._idle else None
+        if jobs is None:
+            jobs = queue.SimpleQueue()
+            threading.Thread(target=self._serve, args=(jobs,), name="breakroom-task-pause", daemon=True).start()
+        jobs.put(job)
+
+    def _serve(self, jobs):
+        while True:
+            jobs.get()()
+            with self._lock:
+                if len(self._idle) >= self.MAX_IDLE:
+                    return
+                self._idle.append(jobs)
+
+
+_WAITERS = _Waiters()
 
 
 def _settle(future, outcome):
