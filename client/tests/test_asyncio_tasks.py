@@ -62,7 +62,7 @@ async def trace(n: int):
 
 
 def sync_part(n):
-    inside = n + 7
+    inside = n + 7  # SYNC
     breakroom.set_trace()
     return inside
 
@@ -79,6 +79,7 @@ uvicorn.run(app, host="127.0.0.1", port=int(os.environ["PORT"]), log_level="warn
 """
 
 BP_LINE = next(n for n, text in enumerate(textwrap.dedent(APP).splitlines(), 1) if text.endswith("# BP"))
+SYNC_LINE = next(n for n, text in enumerate(textwrap.dedent(APP).splitlines(), 1) if text.endswith("# SYNC"))
 
 
 def _free_port():
@@ -182,7 +183,9 @@ def _answered(box, timeout=15):
 
 @pytest.mark.parametrize("python", INTERPRETERS)
 def test_a_line_breakpoint_in_a_handler_pauses_that_request_while_health_answers(server, service, python):
-    app = service(python, bp=[{"line": BP_LINE}])
+    # A second breakpoint, in a plain function, recompiles the handler's file once more: the
+    # handler must still await its pause (its code is kept, not swapped for an equal one).
+    app = service(python, bp=[{"line": BP_LINE}, {"line": SYNC_LINE}])
     usual = max(app.health_seconds() for _ in range(5))
     thread, box = app.request_in_background("/work/4")
     (pause,) = app.wait_for_pauses(1)

@@ -446,6 +446,10 @@ class LineBreakpoints:
             if original_by_key[key].co_code != original.co_code and original is code:
                 continue  # the file changed since it was loaded: leave it
             wanted = new_by_key[key] if key in hooked else original
+            if wanted is not original and code == wanted:
+                # The same hooks compiled again: equal codes are one key of the weak dicts, and
+                # the one swapped out would take the entry with it when it is collected.
+                wanted = code
             if wanted is not original:
                 self._generated[wanted] = _hook_lines(wanted)
                 for inner in _inner_codes(wanted):
