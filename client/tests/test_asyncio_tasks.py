@@ -214,6 +214,10 @@ def test_two_paused_requests_continued_in_reverse_order_each_return_their_own_re
     app.wait_for_pauses(1)
     _, second = app.request_in_background("/work/2")
     pauses = app.wait_for_pauses(2)
+    # Each paused task waits on a thread of its own, named after the task: what DAP lists.
+    threads = [p["call_data"]["thread"] for p in pauses]
+    assert threads[0]["id"] != threads[1]["id"], threads
+    assert all(t["name"].startswith("asyncio task Task-") for t in threads), threads
     by_n = {}
     for pause in pauses:
         paused = PausedProgram(server, app, pause)

@@ -68,12 +68,20 @@ def suspend_task(frame, extra, stop, reason=PAUSE_ALWAYS):
             told.append(True)
             switch_interval.release()
 
+    name = f"asyncio task {task.get_name()}"
+
     def wait():
+        # The pause's thread is named after its task: editors list each paused task as a thread
+        # of its own (DAP), under this name.
+        me = threading.current_thread()
+        before, me.name = me.name, name
         try:
             outcome = (wait_in_frame(client, frame, reason, extra, None, stop, None, stack=stack, outer=outer,
                                      loop=loop, started=started), None)
         except BaseException as exc:  # raised in the task, where the program sees it
             outcome = (None, exc)
+        finally:
+            me.name = before
         if not told:
             told.append(True)
             switch_interval.release()
