@@ -332,3 +332,10 @@ def _mcp_list_tasks(server, process_id):
 def test_the_tasks_route_refuses_an_unknown_process_with_404(server):
     status, body = server.get("/api/processes/no-such-process/tasks")
     assert status == 404, body
+
+
+def test_a_bad_task_list_is_refused_with_a_4xx_naming_the_problem(server):
+    status, body = server.post("/api/task-lists", {"ask_id": "tasks-x", "tasks": [{"id": 1}]})
+    assert status == 400 and body["error"] == "invalid_json" and "expected a string" in body["message"], (status, body)
+    status, body = server.post("/api/task-lists", {"ask_id": "tasks-never-asked", "tasks": []})
+    assert status == 409 and body["error"] == "unknown_task_ask", (status, body)
