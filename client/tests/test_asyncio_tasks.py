@@ -72,6 +72,26 @@ async def sync_route(n: int):
     return {"v": sync_part(n)}
 
 
+TICKS = {"n": 0}
+
+
+async def ticker():
+    while True:
+        await asyncio.sleep(0.005)
+        TICKS["n"] += 1  # TICK
+
+
+@app.on_event("startup")
+async def start_ticker():
+    app.state.ticker = asyncio.get_running_loop().create_task(ticker(), name="ticker")
+
+
+@app.get("/ticks")
+async def ticks():
+    return TICKS
+
+
+breakroom.configure().ensure_connected()  # follows the server's breakpoints from now on
 engine = breakroom.line_breakpoints()
 for spec in json.loads(os.environ.get("BP", "[]")):
     engine.add({"kind": "line", "file": __file__, **spec})
@@ -79,6 +99,7 @@ uvicorn.run(app, host="127.0.0.1", port=int(os.environ["PORT"]), log_level="warn
 """
 
 BP_LINE = next(n for n, text in enumerate(textwrap.dedent(APP).splitlines(), 1) if text.endswith("# BP"))
+TICK_LINE = next(n for n, text in enumerate(textwrap.dedent(APP).splitlines(), 1) if text.endswith("# TICK"))
 SYNC_LINE = next(n for n, text in enumerate(textwrap.dedent(APP).splitlines(), 1) if text.endswith("# SYNC"))
 
 
@@ -339,3 +360,29 @@ def test_a_bad_task_list_is_refused_with_a_4xx_naming_the_problem(server):
     assert status == 400 and body["error"] == "invalid_json" and "expected a string" in body["message"], (status, body)
     status, body = server.post("/api/task-lists", {"ask_id": "tasks-never-asked", "tasks": []})
     assert status == 409 and body["error"] == "unknown_task_ask", (status, body)
+
+
+@pytest.mark.parametrize("python", INTERPRETERS)
+def test_a_coroutine_running_before_its_breakpoint_was_set_still_blocks_the_loop_and_says_so(server, service, python):
+    app = service(python)
+    first = app.get("/ticks")["n"]
+    deadline = time.monotonic() + 10
+    while app.get("/ticks")["n"] == first and time.monotonic() < deadline:
+        time.sleep(0.01)
+    # Its first hit only: the tick goes on once continued, whenever the removal reaches it.
+    status, record = server.post("/api/breakpoints", {"kind": "line", "file": app.path, "line": TICK_LINE, "hit_condition": "1"})
+    assert status == 200, record
+    try:
+        (pause,) = app.wait_for_pauses(1)
+        assert pause["call_data"]["stop"]["function"] == "ticker"
+        assert pause["blocking"] is True, pause
+        assert "started before the breakpoint was set" in pause["blocking_reason"], pause
+        _, health = app.request_in_background("/health")
+        paused = PausedProgram(server, app, pause)
+        status, body = server.post(f"/api/repl/{paused.session_id}/eval", {"expr": "await asyncio.sleep(0)"})
+        assert status == 409 and body["error"] == "loop_blocked", (status, body)
+        assert "answer" not in health  # the loop's thread is the one paused
+    finally:
+        server.request("DELETE", f"/api/breakpoints/{record['id']}")
+    paused.resume()
+    assert _answered(health) == {"ok": True}
