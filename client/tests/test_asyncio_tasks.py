@@ -386,3 +386,29 @@ def test_a_coroutine_running_before_its_breakpoint_was_set_still_blocks_the_loop
         server.request("DELETE", f"/api/breakpoints/{record['id']}")
     paused.resume()
     assert _answered(health) == {"ok": True}
+
+
+@pytest.mark.parametrize("python", INTERPRETERS)
+def test_a_step_from_a_suspended_handler_stops_at_its_next_line_blocking_and_says_so(server, service, python):
+    app = service(python, bp=[{"line": BP_LINE}])
+    _, box = app.request_in_background("/work/6")
+    (pause,) = app.wait_for_pauses(1)
+    assert pause["blocking"] is False
+    status, body = server.post(f"/api/paused/{pause['id']}/step", {"kind": "over"})
+    assert status == 200, body
+    deadline = time.monotonic() + 15
+    while time.monotonic() < deadline:
+        stepped = [p for p in app.pauses() if p["id"] != pause["id"]]
+        if stepped:
+            break
+        time.sleep(0.02)
+    else:
+        raise AssertionError(f"the step never stopped: {app.pauses()}")
+    (stepped,) = stepped
+    assert stepped["call_data"]["stop"]["kind"] == "step"
+    assert stepped["call_data"]["stop"]["line"] == BP_LINE + 1
+    # Stepping in a coroutine is not suspended yet: the stop blocks the loop, and says so.
+    assert stepped["blocking"] is True and "step" in stepped["blocking_reason"], stepped
+    assert PausedProgram(server, app, stepped).output("result") == "13"
+    server.resume(stepped["id"])
+    assert _answered(box) == {"n": 6, "result": 13}
