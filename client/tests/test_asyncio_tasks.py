@@ -54,6 +54,15 @@ async def work(n: int):
     return {"n": n, "result": result}
 
 
+@app.get("/steps/{n}")
+async def steps(n: int):
+    a = n + 1  # STEP1
+    await asyncio.sleep(0)
+    b = a * 2
+    c = b + await helper(1)
+    return {"c": c}
+
+
 @app.get("/trace/{n}")
 async def trace(n: int):
     here = n + 100
@@ -99,6 +108,7 @@ uvicorn.run(app, host="127.0.0.1", port=int(os.environ["PORT"]), log_level="warn
 """
 
 BP_LINE = next(n for n, text in enumerate(textwrap.dedent(APP).splitlines(), 1) if text.endswith("# BP"))
+STEP1_LINE = next(n for n, text in enumerate(textwrap.dedent(APP).splitlines(), 1) if text.endswith("# STEP1"))
 TICK_LINE = next(n for n, text in enumerate(textwrap.dedent(APP).splitlines(), 1) if text.endswith("# TICK"))
 SYNC_LINE = next(n for n, text in enumerate(textwrap.dedent(APP).splitlines(), 1) if text.endswith("# SYNC"))
 
@@ -389,26 +399,31 @@ def test_a_coroutine_running_before_its_breakpoint_was_set_still_blocks_the_loop
 
 
 @pytest.mark.parametrize("python", INTERPRETERS)
-def test_a_step_from_a_suspended_handler_stops_at_its_next_line_blocking_and_says_so(server, service, python):
-    app = service(python, bp=[{"line": BP_LINE}])
-    _, box = app.request_in_background("/work/6")
+def test_stepping_over_three_lines_of_a_suspended_handler_while_health_answers(server, service, python):
+    app = service(python, bp=[{"line": STEP1_LINE}])
+    _, box = app.request_in_background("/steps/4")
     (pause,) = app.wait_for_pauses(1)
-    assert pause["blocking"] is False
-    status, body = server.post(f"/api/paused/{pause['id']}/step", {"kind": "over"})
-    assert status == 200, body
-    deadline = time.monotonic() + 15
-    while time.monotonic() < deadline:
-        stepped = [p for p in app.pauses() if p["id"] != pause["id"]]
-        if stepped:
-            break
-        time.sleep(0.02)
-    else:
-        raise AssertionError(f"the step never stopped: {app.pauses()}")
-    (stepped,) = stepped
-    assert stepped["call_data"]["stop"]["kind"] == "step"
-    assert stepped["call_data"]["stop"]["line"] == BP_LINE + 1
-    # Stepping in a coroutine is not suspended yet: the stop blocks the loop, and says so.
-    assert stepped["blocking"] is True and "step" in stepped["blocking_reason"], stepped
-    assert PausedProgram(server, app, stepped).output("result") == "13"
-    server.resume(stepped["id"])
-    assert _answered(box) == {"n": 6, "result": 13}
+    session = server.start_session(pause["id"])
+    for line in (STEP1_LINE + 1, STEP1_LINE + 2, STEP1_LINE + 3):
+        status, body = server.post(f"/api/paused/{pause['id']}/step", {"kind": "over"})
+        assert status == 200, body
+        deadline = time.monotonic() + 15
+        while time.monotonic() < deadline:
+            stepped = [p for p in app.pauses() if p["id"] != pause["id"]]
+            if stepped:
+                break
+            time.sleep(0.02)
+        else:
+            raise AssertionError(f"the step never stopped: {app.pauses()}")
+        (pause,) = stepped
+        stop = pause["call_data"]["stop"]
+        assert (stop["kind"], stop["step"], stop["line"], stop["function"]) == ("step", "over", line, "steps"), stop
+        # Still its task alone: the loop runs on between steps.
+        assert pause["blocking"] is False, pause
+        assert app.health_seconds() < 5
+        assert "answer" not in box
+    # The session followed the steps: it evaluates where the task now is.
+    assert server.output(session, "(a, b)") == "(5, 10)"
+    assert server.output(session, "await helper(2)") == "20"
+    server.resume(pause["id"])
+    assert _answered(box) == {"c": 20}

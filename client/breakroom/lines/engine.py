@@ -42,6 +42,8 @@ from .rewrite import (
     HIT_NAME,
     HOOK_NAME,
     HOOK_NAMES,
+    STEP_HOOK_NAME,
+    STEPS_NAME,
     ModuleSource,
     NoCodeThere,
     code_key,
@@ -88,6 +90,16 @@ class _NoPause:
 
 
 _NO_PAUSE = _NoPause()
+
+# Steps over armed in rewritten coroutines (issue 51): id(frame) -> (frame, on_line), where
+# `on_line(frame, line)` gives what the coroutine awaits at its next line. Read by the step
+# hooks compiled into those coroutines, as the builtin __breakroom_steps__ (empty: no cost).
+coroutine_steps = {}
+
+
+def has_step_hooks(code):
+    """Whether `code` was rewritten with a step hook before each statement."""
+    return STEP_HOOK_NAME in code.co_names
 
 _SUSPENDING_TYPES = {
     types.GeneratorType: ("gi_code", "gi_frame"),
@@ -161,6 +173,9 @@ class LineBreakpoints:
         self._monitor = monitoring.MonitoredLines(self._on_monitored_line) if monitoring.available else None
         setattr(builtins, HOOK_NAME, self._hook)
         setattr(builtins, ASYNC_HOOK_NAME, self._hook_async)
+        setattr(builtins, STEP_HOOK_NAME, self._step_async)
+        setattr(builtins, STEPS_NAME, coroutine_steps)
+        self._stepped_to = {}  # id(frame) -> the line a step stopped it at (its breakpoint skips once)
         setattr(builtins, HIT_NAME, ConditionHeld)
         self._finder = _HookingFinder(self)
         sys.meta_path.insert(0, self._finder)
@@ -502,6 +517,8 @@ class LineBreakpoints:
         thread talks to the server, so the loop runs every other task meanwhile. Without a
         running loop and a task to suspend, it pauses here, as the plain hook does."""
         frame = sys._getframe(1)
+        if self._stepped_to and self._stepped_to.pop(id(frame), None) == line:
+            return _NO_PAUSE  # a step stopped on this very line: one pause is enough
         file = self._files.get(canonic(frame.f_code.co_filename))
         specs = file.by_line.get(line) if file is not None else None
         if not specs:
@@ -516,6 +533,19 @@ class LineBreakpoints:
             self._pause_program(*wanted[0])
             return _NO_PAUSE
         return waiting
+
+    def _step_async(self, line):
+        """The step hook of a rewritten coroutine: a step over armed in this frame stops here."""
+        frame = sys._getframe(1)
+        armed = coroutine_steps.pop(id(frame), None)
+        if armed is None:
+            return _NO_PAUSE
+        if armed[0] is not frame:  # another frame that had the same id: not this one's
+            coroutine_steps[id(armed[0])] = armed
+            return _NO_PAUSE
+        self._stepped_to[id(frame)] = line
+        waiting = armed[1](frame, line)
+        return _NO_PAUSE if waiting is None else waiting
 
     # ---- a child's first moments (lines.starts) ------------------------------------------------
 

@@ -30,6 +30,11 @@ HOOK_NAME = "__breakroom_line__"
 # suspends the coroutine's task only (issue 51): the event loop runs its other tasks meanwhile.
 ASYNC_HOOK_NAME = "__breakroom_line_async__"
 HOOK_NAMES = (HOOK_NAME, ASYNC_HOOK_NAME)
+# Before every statement of an `async def` Breakroom rewrote: `if __breakroom_steps__: await
+# __breakroom_step_async__(LINE)`, so a step over stops at the next line with its task suspended
+# (issue 51). While no coroutine steps, it costs one builtin lookup.
+STEP_HOOK_NAME = "__breakroom_step_async__"
+STEPS_NAME = "__breakroom_steps__"
 # Raised by an inline condition that holds, so that the false case runs no call at all.
 HIT_NAME = "__BreakroomConditionHeld__"
 
@@ -151,11 +156,16 @@ class ModuleSource:
         tree = ast.parse(self.source, self.filename)
         anchors = []
         _anchors(tree.body, 0, anchors)
-        placements = [_place(anchors, n, self.filename)[::-1] for n in set(lines)]
-        # Inserting shifts later indexes of the same body: insert from the back.
-        placements.sort(key=lambda p: (-p[0].index, -p[1]))
-        for anchor, line in placements:
-            hook = _hook_statement(line, conditions.get(line), self.filename, anchor.in_async)
+        placements = [(*_place(anchors, n, self.filename)[::-1], 0) for n in set(lines)]
+        placements += [(anchor, anchor.first_line, 1) for anchor in anchors if anchor.in_async]
+        # Inserting shifts later indexes of the same body: insert from the back. At one place,
+        # the step hook goes before the breakpoint's (inserted last, it ends up first).
+        placements.sort(key=lambda p: (-p[0].index, -p[1], p[2]))
+        for anchor, line, step in placements:
+            if step:
+                hook = _step_hook_statement(line)
+            else:
+                hook = _hook_statement(line, conditions.get(line), self.filename, anchor.in_async)
             anchor.body.insert(anchor.index, hook)
         return compile(tree, self.filename, "exec", dont_inherit=True)
 
@@ -194,6 +204,15 @@ def _hook_statement(line, conditions=None, filename=None, in_async=False):
             node.lineno = node.end_lineno = line
             node.col_offset = node.end_col_offset = 0
     return hook
+
+
+def _step_hook_statement(line):
+    stmt = ast.parse(f"if {STEPS_NAME}:\n    await {STEP_HOOK_NAME}({line})\n").body[0]
+    for node in ast.walk(stmt):
+        if "lineno" in node._attributes:
+            node.lineno = node.end_lineno = line
+            node.col_offset = node.end_col_offset = 0
+    return stmt
 
 
 def _bare_hook_statement(line, conditions, in_async=False):

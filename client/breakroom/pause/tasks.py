@@ -23,7 +23,8 @@ import weakref
 from .. import redaction
 from ..process import current, switch_interval
 from ..process.frames import is_hidden, visible, visible_stack
-from ..protocol.constants import PAUSE_ALWAYS, STOP_SET_TRACE
+from ..lines.engine import coroutine_steps, has_step_hooks
+from ..protocol.constants import ACTION_STEP, PAUSE_ALWAYS, STEP_OVER, STEPPED_LINE, STOP_SET_TRACE, STOP_STEP
 from .call import act_on, pause_in_frame, stack_frames, wait_in_frame
 
 # The tasks paused here now: task -> its pause id (None until the server answered).
@@ -37,7 +38,7 @@ def running_loop():
     return None if asyncio is None else asyncio._get_running_loop()
 
 
-def suspend_task(frame, extra, stop, reason=PAUSE_ALWAYS):
+def suspend_task(frame, extra, stop, reason=PAUSE_ALWAYS, namespaces=None):
     """An awaitable that pauses `frame`'s asyncio task alone, or None when this thread runs no
     loop, no task, or the server is out of reach (the caller pauses as before then)."""
     loop = running_loop()
@@ -76,7 +77,7 @@ def suspend_task(frame, extra, stop, reason=PAUSE_ALWAYS):
         me = threading.current_thread()
         before, me.name = me.name, name
         try:
-            outcome = (wait_in_frame(client, frame, reason, extra, None, stop, None, stack=stack, outer=outer,
+            outcome = (wait_in_frame(client, frame, reason, extra, None, stop, namespaces, stack=stack, outer=outer,
                                      loop=loop, started=started), None)
         except BaseException as exc:  # raised in the task, where the program sees it
             outcome = (None, exc)
@@ -138,8 +139,27 @@ async def _resumed(future, task, client, frame, reason, extra, stop):
             paused_tasks.pop(task, None)
     if error is not None:
         raise error
-    if action is not None:
+    if action is not None and not _step_in_task(client, frame, action):
         act_on(client, frame, reason, extra, stop, action)
+
+
+def _step_in_task(client, frame, action):
+    """A step over from a coroutine Breakroom rewrote: armed for the step hook before its next
+    statement, so it stops there with its task suspended again. False: stepped as before (into,
+    out, to a line, or code without step hooks), blocking the loop at its stops."""
+    if action.get("action") != ACTION_STEP or action.get("step") != STEP_OVER or not has_step_hooks(frame.f_code):
+        return False
+    stop = {"kind": STOP_STEP, "step": STEP_OVER, "how": STEPPED_LINE, "previous_pause_id": action.get("from_pause_id")}
+    namespaces = action.get("namespaces")
+
+    def on_line(here, line):
+        waiting = suspend_task(here, None, stop, namespaces=namespaces)
+        if waiting is None:
+            pause_in_frame(client, here, PAUSE_ALWAYS, stop=stop, namespaces=namespaces)
+        return waiting
+
+    coroutine_steps[id(frame)] = (frame, on_line)
+    return True
 
 
 async def set_trace_async(*, frame=None):
