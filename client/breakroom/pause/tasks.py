@@ -139,11 +139,11 @@ async def _resumed(future, task, client, frame, reason, extra, stop):
             paused_tasks.pop(task, None)
     if error is not None:
         raise error
-    if action is not None and not _step_in_task(client, frame, action):
+    if action is not None and not _step_in_task(client, frame, action, task):
         act_on(client, frame, reason, extra, stop, action)
 
 
-def _step_in_task(client, frame, action):
+def _step_in_task(client, frame, action, task):
     """A step over from a coroutine Breakroom rewrote: armed for the step hook before its next
     statement, so it stops there with its task suspended again. False: stepped as before (into,
     out, to a line, or code without step hooks), blocking the loop at its stops."""
@@ -158,7 +158,16 @@ def _step_in_task(client, frame, action):
             pause_in_frame(client, here, PAUSE_ALWAYS, stop=stop, namespaces=namespaces)
         return waiting
 
-    coroutine_steps[id(frame)] = (frame, on_line)
+    armed = (frame, on_line)
+    coroutine_steps[id(frame)] = armed
+
+    def forget(_task):
+        # A step over the coroutine's last line finds no next line in it: the program runs on,
+        # and the step is dropped with its task (the frame is not kept longer than that).
+        if coroutine_steps.get(id(frame)) is armed:
+            coroutine_steps.pop(id(frame), None)
+
+    task.add_done_callback(forget)
     return True
 
 
