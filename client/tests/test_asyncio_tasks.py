@@ -1,6 +1,6 @@
-"""Pausing a request, not the service (issue 51): a FastAPI app under uvicorn, paused in its
-handlers by line breakpoints and `await breakroom.set_trace_async()`, while its health route
-goes on answering; two paused requests continued in reverse order; a synchronous frame under a
+"""Pausing a request, not the service (issue 51): a FastAPI app under uvicorn (and an aiohttp
+one), paused in its handlers by line breakpoints and `await breakroom.set_trace_async()`, while
+its health route goes on answering; three steps over with the task suspended; two paused requests continued in reverse order; a synchronous frame under a
 coroutine, which still stops the loop and says so. On Python 3.11 (code rewritten) and pyenv's
 3.12 and 3.13 (sys.monitoring for the rest, rewritten coroutines) when installed."""
 
@@ -8,6 +8,7 @@ import json
 import os
 import socket
 import subprocess
+import sys
 import tempfile
 import textwrap
 import threading
@@ -22,6 +23,7 @@ from test_stepping import INTERPRETERS
 APP = """
 import asyncio
 import json
+import sys
 import os
 
 import breakroom
@@ -427,3 +429,46 @@ def test_stepping_over_three_lines_of_a_suspended_handler_while_health_answers(s
     assert server.output(session, "await helper(2)") == "20"
     server.resume(pause["id"])
     assert _answered(box) == {"c": 20}
+
+
+AIOHTTP_APP = """
+import json
+import sys
+import os
+
+import breakroom
+from aiohttp import web
+
+
+async def health(request):
+    return web.json_response({"ok": True})
+
+
+async def work(request):
+    n = int(request.match_info["n"])
+    result = n * 3  # BP
+    return web.json_response({"result": result})
+
+
+app = web.Application()
+app.add_routes([web.get("/health", health), web.get("/work/{n}", work)])
+engine = breakroom.line_breakpoints()
+for spec in json.loads(os.environ.get("BP", "[]")):
+    engine.add({"kind": "line", "file": __file__, **spec})
+web.run_app(app, host="127.0.0.1", port=int(os.environ["PORT"]), print=None)
+"""
+
+
+@pytest.mark.parametrize("python", INTERPRETERS)
+def test_an_aiohttp_handler_pauses_alone_while_health_answers(server, service, python, monkeypatch):
+    monkeypatch.setattr(sys.modules[__name__], "APP", AIOHTTP_APP)
+    line = next(n for n, text in enumerate(textwrap.dedent(AIOHTTP_APP).splitlines(), 1) if text.endswith("# BP"))
+    app = service(python, bp=[{"line": line}])
+    _, box = app.request_in_background("/work/7")
+    (pause,) = app.wait_for_pauses(1)
+    assert pause["call_data"]["method_name"] == "work" and pause["blocking"] is False, pause
+    assert app.health_seconds() < 5
+    paused = PausedProgram(server, app, pause)
+    assert paused.output("n") == "7"
+    paused.resume()
+    assert _answered(box) == {"result": 21}
