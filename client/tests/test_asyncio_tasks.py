@@ -342,6 +342,11 @@ def test_the_tasks_route_lists_both_paused_handlers_with_their_stacks_and_the_se
                          timeout=30, env={**os.environ, "BREAKROOM_URL": server.url})
     assert cli.returncode == 0, cli.stderr
     assert f"{os.path.basename(app.path)}:{BP_LINE} in work" in cli.stdout and "2 paused by Breakroom" in cli.stdout, cli.stdout
+    # The Tasks page: the same list, a tree of who awaits whom, as escaped text.
+    page = _page(server, f"/process/{process_id}/tasks")
+    assert "Tasks ·" in page and "2 paused by Breakroom" in page, page[:2000]
+    assert page.count('class="task state-paused"') == 2 and f":{BP_LINE} in work" in page, page[:4000]
+    assert f'href="/process/{process_id}/tasks"' in _page(server, f"/process/{process_id}")
     listed = _mcp_list_tasks(server, process_id)
     assert sorted(t["pause_id"] for t in listed["tasks"] if t["pause_id"]) == sorted(p["id"] for p in pauses)
     for pause in pauses:
