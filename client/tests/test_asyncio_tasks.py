@@ -6,6 +6,7 @@ coroutine, which still stops the loop and says so. On Python 3.11 (code rewritte
 
 import json
 import os
+import re
 import socket
 import subprocess
 import sys
@@ -25,6 +26,7 @@ import asyncio
 import json
 import sys
 import os
+import re
 
 import breakroom
 import uvicorn
@@ -440,6 +442,7 @@ AIOHTTP_APP = """
 import json
 import sys
 import os
+import re
 
 import breakroom
 from aiohttp import web
@@ -477,3 +480,54 @@ def test_an_aiohttp_handler_pauses_alone_while_health_answers(server, service, p
     assert paused.output("n") == "7"
     paused.resume()
     assert _answered(box) == {"result": 21}
+
+
+@pytest.fixture
+def dap_server():
+    from conftest import start_server
+
+    srv = start_server("--dap-port", "0")
+    found = re.search(r"DAP on 127\.0\.0\.1:(\d+)", srv.started_with)
+    if found is None:
+        srv.process.terminate()
+        pytest.fail(f"no DAP port in: {srv.started_with}")
+    srv.dap_port = int(found.group(1))
+    yield srv
+    srv.process.terminate()
+    srv.process.wait(5)
+
+
+def test_an_editor_sees_one_thread_per_paused_task_and_continues_one_alone(dap_server):
+    sys.path.insert(0, str(CLIENT_DIR / "bench"))
+    from dap import Dap  # the DAP client the editor benchmark speaks
+
+    app = Service(dap_server, sys.executable, [{"line": BP_LINE}])
+    try:
+        _, first = app.request_in_background("/work/1")
+        app.wait_for_pauses(1)
+        _, second = app.request_in_background("/work/2")
+        app.wait_for_pauses(2)
+        dap = Dap(dap_server.dap_port)
+        dap.request("initialize", adapterID="test", linesStartAt1=True, columnsStartAt1=True)
+        dap.request("attach")
+        dap.request("configurationDone")
+        deadline = time.monotonic() + 10
+        while True:
+            threads = [t for t in dap.request("threads")["threads"] if "asyncio task" in t["name"]]
+            if len(threads) == 2 or time.monotonic() > deadline:
+                break
+            time.sleep(0.05)
+        assert len(threads) == 2 and len({t["id"] for t in threads}) == 2, threads
+        # Continue the thread whose top frame has n == 2: that request answers, the other waits.
+        for thread in threads:
+            frame = dap.request("stackTrace", threadId=thread["id"])["stackFrames"][0]["id"]
+            n = dap.request("evaluate", expression="n", frameId=frame, context="repl")["result"]
+            if n == "2":
+                dap.request("continue", threadId=thread["id"])
+        assert _answered(second) == {"n": 2, "result": 5}
+        assert "answer" not in first and len(app.pauses()) == 1
+        assert app.health_seconds() < 5
+        dap_server.resume(app.pauses()[0]["id"])
+        assert _answered(first) == {"n": 1, "result": 3}
+    finally:
+        app.kill()
