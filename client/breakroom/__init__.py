@@ -11,7 +11,7 @@
 `BREAKROOM_URL` picks the server (default http://127.0.0.1:5174); several, comma-separated,
 fail over from one to the next. `breakroom.set_trace()`
 (or `PYTHONBREAKPOINT=breakroom.set_trace` and a plain `breakpoint()`) pauses in the caller's
-own frame; `breakroom.post_mortem()` and `breakroom.install_excepthook()` pause in the frame
+own frame, and `await breakroom.set_trace_async()` in a coroutine pauses its task alone; `breakroom.post_mortem()` and `breakroom.install_excepthook()` pause in the frame
 that raised.
 """
 
@@ -27,6 +27,8 @@ from .pause.call import Breakpoint, WrappedCall, pause_in_frame
 from .pause.call import pause_at_breakpoint as _pause_at_breakpoint
 from .pause.client import DebugClient, DebugProtocolError
 from .pause.post_mortem import install_excepthook, post_mortem
+from .pause.tasks import set_trace_async
+from .pause.tasks import suspend_task as _suspend_task
 from .process import current as _current
 from .process import labels as _labels
 from .protocol.constants import PAUSE_ALWAYS as _PAUSE_ALWAYS
@@ -36,7 +38,7 @@ from .time_travel import checkpoints as _checkpoints
 
 # The process's one client and line engine are kept in `process.current`, which the layers
 # below reach without importing this module.
-_current.provide(DebugClient, lambda: _LineBreakpoints(_pause_at_breakpoint), _channel)
+_current.provide(DebugClient, lambda: _LineBreakpoints(_pause_at_breakpoint, suspend=_suspend_task), _channel)
 
 __all__ = [
     "breakpoint",
@@ -49,6 +51,7 @@ __all__ = [
     "line_breakpoints",
     "post_mortem",
     "set_trace",
+    "set_trace_async",
     "with_debug",
 ]
 

@@ -25,6 +25,7 @@ from .breakpoints.uncaught import UncaughtErrors
 from .lines import interrupt, starts
 from .pause import post_mortem
 from .pause.call import pause_in_frame
+from .pause.tasks import list_tasks
 from .process import current, labels, switch_interval
 from .process.record import process_record
 from .protocol.constants import (
@@ -59,6 +60,7 @@ class BreakpointChannel:
     def __init__(self, url, identity, line_engine, install_excepthook, get_client):
         self._get_client = get_client
         self._interrupted = set()  # interrupt ids armed here
+        self._tasks_answered = set()  # task-list asks answered here (issue 51)
         self.transport = Transport(url, timeout=HOLD_TIMEOUT)
         self.identity = identity  # () -> process_pid and process_start_time
         self._line_engine = line_engine  # () -> the LineBreakpoints, created on first use
@@ -140,6 +142,9 @@ class BreakpointChannel:
         interrupts = reply.get("interrupts")
         if isinstance(interrupts, list):
             self.interrupt(interrupts)
+        asks = reply.get("task_asks")
+        if isinstance(asks, list):
+            self.answer_task_asks(asks)
         self.version = version
         self.generation = generation
 
@@ -252,6 +257,26 @@ class BreakpointChannel:
             why_not = interrupt.request(thread, self._pause_here)
             if why_not is not None:
                 print(f"breakroom: cannot pause here: {why_not}", file=sys.stderr)
+
+    def answer_task_asks(self, asks):
+        """The server asks for this program's asyncio tasks (issue 51): listed and sent from a
+        thread of their own, so no loop stops and the channel goes on holding."""
+        for ask in asks:
+            if not isinstance(ask, str) or ask in self._tasks_answered:
+                continue
+            self._tasks_answered.add(ask)
+            threading.Thread(target=self._answer_tasks, args=(ask,), name="breakroom-tasks", daemon=True).start()
+
+    def _answer_tasks(self, ask):
+        try:
+            tasks = list_tasks()
+        except Exception as exc:  # the list must never break the program
+            print(f"breakroom: cannot list the tasks: {type(exc).__name__}: {exc}", file=sys.stderr)
+            tasks = []
+        try:
+            self.transport.post("/api/task-lists", {"ask_id": ask, "tasks": tasks})
+        except (ServerUnavailable, ServerError):
+            pass  # asked again, or answered 409 by then
 
     def _pause_here(self, frame):
         pause_in_frame(self._get_client(), frame, PAUSE_ALWAYS, stop={"kind": STOP_INTERRUPT})

@@ -345,3 +345,17 @@ def test_a_viewer_may_not_page_or_view_tables_they_run_code_in_the_program(team)
         dan.resume(pause["id"])
     finally:
         program.kill()
+
+
+def test_the_task_list_is_read_by_viewers_and_refused_without_a_credential_or_to_a_program(team):
+    server, tokens = team["server"], team["tokens"]
+    path = "/api/processes/no-such-process/tasks"
+    status, body = Server(server.url, server.process).get(path)
+    assert (status, body["error"]) == (401, "token_required")
+    status, body = As(server, tokens["worker"]).get(path)  # a program credential: the protocol only
+    assert (status, body["error"]) == (403, "not_allowed"), body
+    status, body = As(server, tokens["vera"]).get(path)  # a viewer gets through to the answer
+    assert status == 404, body
+    # And the program's side of it is the program protocol's: a viewer may not post a list.
+    status, body = As(server, tokens["vera"]).post("/api/task-lists", {"ask_id": "tasks-x", "tasks": []})
+    assert (status, body["error"]) == (403, "not_allowed"), body

@@ -55,6 +55,10 @@ impl ErrorKind {
     }
 }
 
+/// An eval refused, not run (issue 51): it awaits, and its pause stops the thread of the loop
+/// it would run on. The client answers with it (`refused`); the eval is answered 409.
+pub const LOOP_BLOCKED: &str = "loop_blocked";
+
 #[derive(Debug, thiserror::Error, Clone, PartialEq)]
 pub enum Error {
     #[error("{field} is required")]

@@ -63,7 +63,8 @@ impl RequestKind {
 /// Who waits for a request's answer: the browser's eval gets the transcript entry it made, a
 /// helper request the client's raw answer.
 pub enum Reply {
-    Transcript(oneshot::Sender<TranscriptEntry>),
+    /// The entry, or the refusal the client answered instead (`loop_blocked`, issue 51).
+    Transcript(oneshot::Sender<std::result::Result<TranscriptEntry, crate::error::Error>>),
     Raw(oneshot::Sender<EvalResult>),
 }
 
@@ -101,6 +102,10 @@ pub struct EvalResult {
     #[cfg_attr(feature = "openapi", schema(pattern = "^(dill|json)$"))]
     #[serde(default)]
     pub result_serialization_format: Option<String>,
+    /// The eval was refused, not run: `loop_blocked` (it awaits, and the pause stops the thread
+    /// of the loop it would run on). `error` says why; the eval is answered 409 with this code.
+    #[serde(default)]
+    pub refused: Option<String>,
 }
 
 /// An eval request with the channel its waiting browser request listens on. Dropping it

@@ -176,6 +176,13 @@ pub struct PausedCall {
     /// Where and why it stopped, when the client said (a line breakpoint, a step, …).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub stop: Option<PauseStop>,
+    /// The pause stops a thread that runs an event loop, so every task of it waits (issue 51).
+    /// A pause that suspends only its task (a coroutine Breakroom rewrote) is `false`.
+    #[serde(default)]
+    pub blocking: bool,
+    /// Why it blocks the loop, when it does.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub blocking_reason: Option<String>,
 }
 
 /// What the paused program answered to one eval.
@@ -451,6 +458,14 @@ pub struct PauseStop {
     /// server that came back of the same stop.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub reconnected_from: Option<String>,
+    /// The pause stops its whole thread although that thread runs an event loop (issue 51):
+    /// every other task of the loop waits too. Pauses in a coroutine whose code Breakroom
+    /// rewrote suspend only their task and leave this out.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub blocking: Option<bool>,
+    /// Why it blocks the loop: `a synchronous frame called from a coroutine`, ….
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub blocking_reason: Option<String>,
 }
 
 impl PauseStop {
@@ -471,11 +486,24 @@ impl PauseStop {
 
     /// Why it stopped, for people: `line breakpoint bp-2`, `step over`, `breakpoint()`.
     pub fn why(&self) -> String {
-        let why = self.kind_why();
-        match self.reconnected_from {
-            Some(_) => format!("{why}, told again after a server restart"),
-            None => why,
+        let mut why = self.kind_why();
+        if self.reconnected_from.is_some() {
+            why.push_str(", told again after a server restart");
         }
+        if self.is_blocking() {
+            why.push_str(", blocking the event loop");
+            if let Some(reason) = self.blocking_reason.as_deref().filter(|r| !r.is_empty()) {
+                why.push_str(" (");
+                why.push_str(reason);
+                why.push(')');
+            }
+        }
+        why
+    }
+
+    /// Whether the pause stops an event loop's thread (`blocking`).
+    pub fn is_blocking(&self) -> bool {
+        self.blocking == Some(true)
     }
 
     fn kind_why(&self) -> String {

@@ -107,6 +107,7 @@ fn server_values() -> BTreeMap<&'static str, String> {
         ("FORMAT_JSON", name_of(SerializationFormat::Json)),
         ("ERROR_CID_NOT_FOUND", Error::CidNotFound { missing: vec![] }.code().to_string()),
         ("ERROR_EVAL_NOT_FOUND", Error::EvalNotFound(String::new()).code().to_string()),
+        ("ERROR_LOOP_BLOCKED", Error::conflict(breakroom_debugger::error::LOOP_BLOCKED, "").code().to_string()),
         ("OUTPUT_EXECUTE_RESULT", name_of(OutputType::ExecuteResult)),
         ("OUTPUT_DISPLAY_DATA", name_of(OutputType::DisplayData)),
         ("MIME_PLAIN", outputs::MIME_PLAIN.into()),

@@ -154,6 +154,8 @@ enum Command {
     Run(breakroom_server::process_cli::RunArgs),
     /// List the running server's processes (running and recently finished; --all: history).
     Ps(breakroom_server::process_cli::PsArgs),
+    /// List a running program's asyncio tasks with their stacks, without stopping its loops.
+    Tasks(breakroom_server::process_cli::TasksArgs),
     /// Print a launched process's stdout (or --stderr); --follow waits for more.
     Logs(breakroom_server::process_cli::LogsArgs),
     /// Stop a process: SIGTERM, then SIGKILL after 2 s.
@@ -213,6 +215,7 @@ async fn main() {
         }
         Some(Command::Run(args)) => exit_with(breakroom_server::process_cli::run(args).await),
         Some(Command::Ps(args)) => exit_with(breakroom_server::process_cli::ps(args).await),
+        Some(Command::Tasks(args)) => exit_with(breakroom_server::process_cli::tasks(args).await),
         Some(Command::Logs(args)) => exit_with(breakroom_server::process_cli::logs(args).await),
         Some(Command::Stop(args)) => exit_with(breakroom_server::process_cli::stop(args).await),
         Some(Command::Attach(args)) => exit_with(breakroom_server::attach_cli::run(args).await),

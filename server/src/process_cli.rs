@@ -52,6 +52,15 @@ pub struct PsArgs {
 }
 
 #[derive(clap::Args, Debug)]
+pub struct TasksArgs {
+    /// The process id (`breakroom ps` lists them).
+    id: String,
+    /// Print the server's JSON answer as it is.
+    #[arg(long)]
+    json: bool,
+}
+
+#[derive(clap::Args, Debug)]
 pub struct LogsArgs {
     /// The process id (`breakroom ps` lists them).
     id: String,
@@ -368,6 +377,36 @@ pub async fn ps(args: &PsArgs) -> Result<i32, String> {
             p.reason.as_deref().unwrap_or("")
         );
     }
+    Ok(0)
+}
+
+/// `breakroom tasks PROCESS` (issue 51): the program's asyncio tasks, read without stopping its
+/// loops; each task's stack follows it, outermost first.
+pub async fn tasks(args: &TasksArgs) -> Result<i32, String> {
+    let server = Server::find()?;
+    let list: serde_json::Value = server.get(&format!("/api/processes/{}/tasks", args.id)).await?;
+    if args.json {
+        println!("{list:#}");
+        return Ok(0);
+    }
+    let tasks = list["tasks"].as_array().cloned().unwrap_or_default();
+    println!("{:<24} {:<10} {:<38} AWAITING", "NAME", "STATE", "PAUSE");
+    for task in &tasks {
+        let text = |key: &str| task[key].as_str().unwrap_or("-").to_string();
+        let awaiting: String = text("awaiting").chars().take(60).collect();
+        println!("{:<24} {:<10} {:<38} {}", text("name"), text("state"), text("pause_id"), awaiting);
+        for frame in task["stack"].as_array().into_iter().flatten() {
+            let file = frame["file"].as_str().unwrap_or("?");
+            let base = file.rsplit('/').next().unwrap_or(file);
+            println!(
+                "    {base}:{} in {}",
+                frame["line"].as_i64().unwrap_or(0),
+                frame["function"].as_str().unwrap_or("?")
+            );
+        }
+    }
+    let paused = tasks.iter().filter(|t| t["pause_id"].is_string()).count();
+    println!("{} tasks, {paused} paused by Breakroom", tasks.len());
     Ok(0)
 }
 

@@ -142,6 +142,8 @@ mod tests {
             previous_pause_id: None,
             exception: None,
             reconnected_from: None,
+            blocking: Some(true),
+            blocking_reason: Some("<sync> frame".into()),
         };
         let view = DebugView {
             frames: &frames,
@@ -157,7 +159,10 @@ mod tests {
             !out.contains("<script>") && !out.contains("<b>") && !out.contains("<evil>") && !out.contains("<2>"),
             "{out}"
         );
-        assert!(out.contains("&lt;evil&gt;.py:2 in f&lt;script&gt; — line breakpoint bp-&lt;1&gt;"), "{out}");
+        assert!(
+            out.contains("&lt;evil&gt;.py:2 in f&lt;script&gt; — line breakpoint bp-&lt;1&gt;, blocking the event loop (&lt;sync&gt; frame)"),
+            "{out}"
+        );
         assert!(out.contains(r#"<span class="line current" data-line="2">"#), "{out}");
     }
 }

@@ -169,6 +169,7 @@ pub fn process_page(
             nav.links {
                 a.button href={ "/process/" (p.id) "/timeline" } rel="external" { "Timeline" }
                 " " a.button href={ "/snapshots?process_id=" (super::encode(&p.id)) } rel="external" { "Snapshots" }
+                " " a.button href={ "/process/" (p.id) "/tasks" } rel="external" { "Tasks" }
             }
         }
         @match ending(p) {

@@ -24,6 +24,7 @@ import dis
 import gc
 import importlib.machinery
 import importlib.util
+import inspect
 import linecache
 import os
 import sys
@@ -37,8 +38,12 @@ from ..protocol.constants import BREAKPOINT_LINE, EVENT_BREAKPOINT_HIT, EVENT_LO
 from ..snapshots import gates, offthread, take
 from . import monitoring
 from .rewrite import (
+    ASYNC_HOOK_NAME,
     HIT_NAME,
     HOOK_NAME,
+    HOOK_NAMES,
+    STEP_HOOK_NAME,
+    STEPS_NAME,
     ModuleSource,
     NoCodeThere,
     code_key,
@@ -65,11 +70,36 @@ def _hook_lines(code):
     """The lines whose hook call a (rewritten) code object holds."""
     lines, previous = set(), None
     for ins in dis.get_instructions(code):
-        if previous is not None and previous.argval == HOOK_NAME and ins.opname == "LOAD_CONST":
+        if previous is not None and previous.argval in HOOK_NAMES and ins.opname == "LOAD_CONST":
             lines.add(ins.argval)
         previous = ins
     return lines
 
+
+# A coroutine's or an async generator's code: its hooks are awaited (issue 51).
+_ASYNC_CODE = inspect.CO_COROUTINE | inspect.CO_ASYNC_GENERATOR
+
+
+class _NoPause:
+    """What an awaited hook gives when the line does not pause: awaiting it does nothing."""
+
+    __slots__ = ()
+
+    def __await__(self):
+        return iter(())
+
+
+_NO_PAUSE = _NoPause()
+
+# Steps over armed in rewritten coroutines (issue 51): id(frame) -> (frame, on_line), where
+# `on_line(frame, line)` gives what the coroutine awaits at its next line. Read by the step
+# hooks compiled into those coroutines, as the builtin __breakroom_steps__ (empty: no cost).
+coroutine_steps = {}
+
+
+def has_step_hooks(code):
+    """Whether `code` was rewritten with a step hook before each statement."""
+    return STEP_HOOK_NAME in code.co_names
 
 _SUSPENDING_TYPES = {
     types.GeneratorType: ("gi_code", "gi_frame"),
@@ -120,8 +150,11 @@ class _File:
 class LineBreakpoints:
     """Line breakpoints by id; `hit(frame, line)` decides and pauses or logs."""
 
-    def __init__(self, pause, stream=None):
+    def __init__(self, pause, stream=None, suspend=None):
         self._pause_program = pause  # (frame, extra, stop): pauses there (`pause.call.pause_at_breakpoint`)
+        # (frame, extra, stop) -> an awaitable that pauses only the frame's asyncio task, or
+        # None when it cannot (no running loop, not a task): `pause.tasks.suspend_task`.
+        self._suspend_task = suspend
         self._stream = stream  # where logpoints and condition errors are printed (stderr)
         self._lock = threading.RLock()
         self._specs = {}  # id -> BreakpointSpec
@@ -139,6 +172,10 @@ class LineBreakpoints:
         self._tracer = RunningFrameTracer(self._on_traced_line)
         self._monitor = monitoring.MonitoredLines(self._on_monitored_line) if monitoring.available else None
         setattr(builtins, HOOK_NAME, self._hook)
+        setattr(builtins, ASYNC_HOOK_NAME, self._hook_async)
+        setattr(builtins, STEP_HOOK_NAME, self._step_async)
+        setattr(builtins, STEPS_NAME, coroutine_steps)
+        self._stepped_to = {}  # id(frame) -> the line a step stopped it at (its breakpoint skips once)
         setattr(builtins, HIT_NAME, ConditionHeld)
         self._finder = _HookingFinder(self)
         sys.meta_path.insert(0, self._finder)
@@ -381,11 +418,15 @@ class LineBreakpoints:
     def _apply_monitoring(self, file, functions, lines):
         """Python ≥ 3.12: LINE events on the code objects holding an armed line (every file's,
         since the monitor takes the whole set); running frames get them too."""
+        self._swap_coroutines(file, functions, lines)
         armed, holders = {}, set()
         for path, f in self._files.items():
             wanted = set(f.by_line)
             for func in functions if path == file.path else self._live_functions(path):
                 stack = [func.__code__]
+                original = self._originals.get(func)
+                if original is not None:  # coroutines started before it was swapped run this
+                    stack.append(original)
                 while stack:
                     code = stack.pop()
                     stack.extend(c for c in code.co_consts if isinstance(c, types.CodeType))
@@ -402,6 +443,46 @@ class LineBreakpoints:
         self._monitor.set(armed)
         running = [frame for frame in self._frames_of(file.path) if frame.f_code in armed]
         return {"functions": len(holders), "running_frames": len(running), "stale_functions": 0, "pending": not functions}
+
+    def _swap_coroutines(self, file, functions, lines):
+        """3.12+: a coroutine function holding an armed line gets code whose hook is awaited, so
+        the pause suspends its task only (issue 51); a LINE event cannot make a coroutine
+        yield. Coroutines already running keep the old code, which stays monitored: they pause
+        as before, blocking their loop. Other functions are left to sys.monitoring."""
+        if self._suspend_task is None:
+            return
+        source = file.module_source()
+        original_by_key = codes_by_key(source.original_code)
+        hooked, new_by_key = set(), {}
+        if lines and any(code.co_flags & _ASYNC_CODE for code in original_by_key.values()):
+            rewritten = source.compile_with_hooks(lines, self._inline_conditions(file))
+            hooked, new_by_key = hooked_keys(rewritten), codes_by_key(rewritten)
+        for func in functions:
+            code = func.__code__
+            original = self._originals.get(func, code)
+            key = code_key(original)
+            if not original.co_flags & _ASYNC_CODE or original_by_key.get(key) is None:
+                continue
+            if original_by_key[key].co_code != original.co_code and original is code:
+                continue  # the file changed since it was loaded: leave it
+            wanted = new_by_key[key] if key in hooked else original
+            if wanted is not original and code == wanted:
+                # The same hooks compiled again: equal codes are one key of the weak dicts, and
+                # the one swapped out would take the entry with it when it is collected.
+                wanted = code
+            if wanted is not original:
+                self._generated[wanted] = _hook_lines(wanted)
+                for inner in _inner_codes(wanted):
+                    self._generated.setdefault(inner, _hook_lines(inner))
+            if code is not wanted:
+                try:
+                    func.__code__ = wanted
+                except ValueError:  # its closure does not fit the new code: leave it
+                    continue
+            if wanted is original:
+                self._originals.pop(func, None)
+            else:
+                self._originals[func] = original
 
     def code_for_import(self, path, data, compile_name):
         """The code a file being imported (or run as __main__) gets: with hooks at its armed
@@ -434,6 +515,42 @@ class LineBreakpoints:
         if specs:
             held = len(specs) == 1 and sys.exc_info()[0] is ConditionHeld
             self.hit(frame, line, specs, condition_held=held)
+
+    def _hook_async(self, line):
+        """The awaited hook of an `async def` (issue 51): decides on the loop's thread, then
+        gives what the coroutine awaits. A pause is a future its task waits on while a worker
+        thread talks to the server, so the loop runs every other task meanwhile. Without a
+        running loop and a task to suspend, it pauses here, as the plain hook does."""
+        frame = sys._getframe(1)
+        if self._stepped_to and self._stepped_to.pop(id(frame), None) == line:
+            return _NO_PAUSE  # a step stopped on this very line: one pause is enough
+        file = self._files.get(canonic(frame.f_code.co_filename))
+        specs = file.by_line.get(line) if file is not None else None
+        if not specs:
+            return _NO_PAUSE
+        held = len(specs) == 1 and sys.exc_info()[0] is ConditionHeld
+        wanted = []
+        self.hit(frame, line, specs, condition_held=held, pause=lambda *args: wanted.append(args))
+        if not wanted:
+            return _NO_PAUSE
+        waiting = self._suspend_task(*wanted[0]) if self._suspend_task is not None else None
+        if waiting is None:
+            self._pause_program(*wanted[0])
+            return _NO_PAUSE
+        return waiting
+
+    def _step_async(self, line):
+        """The step hook of a rewritten coroutine: a step over armed in this frame stops here."""
+        frame = sys._getframe(1)
+        armed = coroutine_steps.pop(id(frame), None)
+        if armed is None:
+            return _NO_PAUSE
+        if armed[0] is not frame:  # another frame that had the same id: not this one's
+            coroutine_steps[id(armed[0])] = armed
+            return _NO_PAUSE
+        self._stepped_to[id(frame)] = line
+        waiting = armed[1](frame, line)
+        return _NO_PAUSE if waiting is None else waiting
 
     # ---- a child's first moments (lines.starts) ------------------------------------------------
 
@@ -478,9 +595,10 @@ class LineBreakpoints:
         if specs:
             self.hit(frame, line, specs)
 
-    def hit(self, frame, line, specs, condition_held=False):
-        """Decides every breakpoint at this line; logs each logpoint; pauses at most once.
-        Kept lean: a breakpoint whose condition is false costs this call and the condition."""
+    def hit(self, frame, line, specs, condition_held=False, pause=None):
+        """Decides every breakpoint at this line; logs each logpoint; pauses at most once
+        (with `pause(frame, extra, stop)` when given: the awaited hook's). Kept lean: a
+        breakpoint whose condition is false costs this call and the condition."""
         thread = threading.get_ident()
         if thread in self._in_hit or offthread.is_worker():
             return  # a condition, a log message or a snapshot's repr running code with breakpoints
@@ -506,7 +624,9 @@ class LineBreakpoints:
                 else:
                     self._record(EVENT_BREAKPOINT_HIT, decision, frame, line)
                     pause_for = pause_for or decision
-            if pause_for is not None:
+            if pause_for is not None and pause is not None:
+                self._pause(frame, pause_for, pause)
+            elif pause_for is not None:
                 self._pause(frame, pause_for)
             elif reached is not None:
                 reached.on_reach(frame)
@@ -570,12 +690,12 @@ class LineBreakpoints:
             except Exception as exc:  # the server wiring must not break the program
                 print(f"breakroom: breakpoint listener failed: {exc}", file=sys.stderr)
 
-    def _pause(self, frame, decision):
+    def _pause(self, frame, decision, pause=None):
         extra = {"breakpoint_hit": decision.wire()}  # the name the REPL sees
         if decision.error is not None:
             extra["condition_error"] = decision.error
         stop = {"kind": STOP_LINE, "breakpoint_id": decision.spec.id}
-        self._pause_program(frame, extra, stop)
+        (pause or self._pause_program)(frame, extra, stop)
 
     def close(self):
         """Disarms everything and takes the hooks out (tests, and a client shutting down)."""
@@ -585,6 +705,15 @@ class LineBreakpoints:
             sys.meta_path.remove(self._finder)
         if self._monitor is not None:
             self._monitor.close()
+
+
+def _inner_codes(code):
+    stack = list(code.co_consts)
+    while stack:
+        const = stack.pop()
+        if isinstance(const, types.CodeType):
+            yield const
+            stack.extend(const.co_consts)
 
 
 class _OneShot:

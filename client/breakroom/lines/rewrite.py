@@ -26,6 +26,15 @@ from ..snapshots import gates
 from ..snapshots.gates import CLOCK_NAME, GATES_NAME, NEXT_NAME, SKIPS_NAME
 
 HOOK_NAME = "__breakroom_line__"
+# In an `async def`, the hook is awaited: `await __breakroom_line_async__(LINE)`. A pause there
+# suspends the coroutine's task only (issue 51): the event loop runs its other tasks meanwhile.
+ASYNC_HOOK_NAME = "__breakroom_line_async__"
+HOOK_NAMES = (HOOK_NAME, ASYNC_HOOK_NAME)
+# Before every statement of an `async def` Breakroom rewrote: `if __breakroom_steps__: await
+# __breakroom_step_async__(LINE)`, so a step over stops at the next line with its task suspended
+# (issue 51). While no coroutine steps, it costs one builtin lookup.
+STEP_HOOK_NAME = "__breakroom_step_async__"
+STEPS_NAME = "__breakroom_steps__"
 # Raised by an inline condition that holds, so that the false case runs no call at all.
 HIT_NAME = "__BreakroomConditionHeld__"
 
@@ -63,38 +72,46 @@ def lines_with_code(module_code, nested=True):
 class _Anchor:
     """Where a hook for a line goes: `body.insert(index, hook)`."""
 
-    def __init__(self, first_line, depth, body, index):
+    def __init__(self, first_line, depth, body, index, in_async=False):
         self.first_line = first_line
         self.depth = depth
         self.body = body
         self.index = index
+        self.in_async = in_async  # directly in an `async def`'s body: the hook is awaited
 
 
-def _anchors(body, depth, found):
+def _anchors(body, depth, found, in_async=False):
     for index, stmt in enumerate(body):
         decorators = getattr(stmt, "decorator_list", None) or []
         first_line = min([stmt.lineno] + [d.lineno for d in decorators])
         end_line = getattr(stmt, "end_lineno", None) or stmt.lineno
         if isinstance(stmt, (ast.For, ast.AsyncFor, ast.While)):
-            anchor = _Anchor(first_line, depth, stmt.body, 0)
+            anchor = _Anchor(first_line, depth, stmt.body, 0, in_async)
         else:
-            anchor = _Anchor(first_line, depth, body, index)
+            anchor = _Anchor(first_line, depth, body, index, in_async)
         anchor.end_line = end_line
         found.append(anchor)
+        # A function's body is its own: awaited hooks in an `async def`'s, plain ones elsewhere.
+        if isinstance(stmt, ast.AsyncFunctionDef):
+            inner = True
+        elif isinstance(stmt, (ast.FunctionDef, ast.ClassDef)):
+            inner = False
+        else:
+            inner = in_async
         for field in ("body", "orelse", "finalbody"):
             child = getattr(stmt, field, None)
             if isinstance(child, list) and child and isinstance(child[0], ast.stmt):
-                _anchors(child, depth + 1, found)
+                _anchors(child, depth + 1, found, inner)
         for handler in getattr(stmt, "handlers", None) or []:
-            header = _Anchor(handler.lineno, depth + 1, handler.body, 0)
+            header = _Anchor(handler.lineno, depth + 1, handler.body, 0, in_async)
             header.end_line = handler.lineno
             found.append(header)
-            _anchors(handler.body, depth + 2, found)
+            _anchors(handler.body, depth + 2, found, in_async)
         for case in getattr(stmt, "cases", None) or []:
-            header = _Anchor(case.pattern.lineno, depth + 1, case.body, 0)
+            header = _Anchor(case.pattern.lineno, depth + 1, case.body, 0, in_async)
             header.end_line = case.pattern.lineno
             found.append(header)
-            _anchors(case.body, depth + 2, found)
+            _anchors(case.body, depth + 2, found, in_async)
 
 
 class ModuleSource:
@@ -139,11 +156,17 @@ class ModuleSource:
         tree = ast.parse(self.source, self.filename)
         anchors = []
         _anchors(tree.body, 0, anchors)
-        placements = [_place(anchors, n, self.filename)[::-1] for n in set(lines)]
-        # Inserting shifts later indexes of the same body: insert from the back.
-        placements.sort(key=lambda p: (-p[0].index, -p[1]))
-        for anchor, line in placements:
-            anchor.body.insert(anchor.index, _hook_statement(line, conditions.get(line), self.filename))
+        placements = [(*_place(anchors, n, self.filename)[::-1], 0) for n in set(lines)]
+        placements += [(anchor, anchor.first_line, 1) for anchor in anchors if anchor.in_async]
+        # Inserting shifts later indexes of the same body: insert from the back. At one place,
+        # the step hook goes before the breakpoint's (inserted last, it ends up first).
+        placements.sort(key=lambda p: (-p[0].index, -p[1], p[2]))
+        for anchor, line, step in placements:
+            if step:
+                hook = _step_hook_statement(line)
+            else:
+                hook = _hook_statement(line, conditions.get(line), self.filename, anchor.in_async)
+            anchor.body.insert(anchor.index, hook)
         return compile(tree, self.filename, "exec", dont_inherit=True)
 
     def _same_free_variables(self, code):
@@ -164,10 +187,10 @@ def _place(anchors, target, filename):
     return anchor.first_line, anchor
 
 
-def _hook_statement(line, conditions=None, filename=None):
+def _hook_statement(line, conditions=None, filename=None, in_async=False):
     """The hook for `line`, behind its gate (snapshots.gates): while the gate is closed the line
     costs a clock read and a counted skip, and no call into the engine."""
-    hook = _bare_hook_statement(line, conditions)
+    hook = _bare_hook_statement(line, conditions, in_async)
     if filename is not None:
         slot = gates.shared().slot((filename, line))
         stmt = ast.parse(
@@ -183,16 +206,29 @@ def _hook_statement(line, conditions=None, filename=None):
     return hook
 
 
-def _bare_hook_statement(line, conditions):
+def _step_hook_statement(line):
+    stmt = ast.parse(f"if {STEPS_NAME}:\n    await {STEP_HOOK_NAME}({line})\n").body[0]
+    for node in ast.walk(stmt):
+        if "lineno" in node._attributes:
+            node.lineno = node.end_lineno = line
+            node.col_offset = node.end_col_offset = 0
+    return stmt
+
+
+def _bare_hook_statement(line, conditions, in_async=False):
+    call = ast.Call(func=ast.Name(id=ASYNC_HOOK_NAME if in_async else HOOK_NAME, ctx=ast.Load()),
+                    args=[ast.Constant(line)], keywords=[])
+    hook = ast.Expr(ast.Await(call) if in_async else call)
     if conditions:
         # Each condition parsed on its own (as the breakpoint compiled it), so a comment or a
         # newline in one cannot reach into the statement around it.
         tests = [ast.parse(c.strip(), mode="eval").body for c in conditions]
         test = tests[0] if len(tests) == 1 else ast.BoolOp(op=ast.Or(), values=tests)
-        stmt = ast.parse(f"try:\n    if _: raise {HIT_NAME}\nexcept Exception:\n    {HOOK_NAME}({line})\n").body[0]
+        stmt = ast.parse(f"try:\n    if _: raise {HIT_NAME}\nexcept Exception:\n    pass\n").body[0]
         stmt.body[0].test = test
+        stmt.handlers[0].body = [hook]
     else:
-        stmt = ast.Expr(ast.Call(func=ast.Name(id=HOOK_NAME, ctx=ast.Load()), args=[ast.Constant(line)], keywords=[]))
+        stmt = hook
     return stmt
 
 
@@ -211,7 +247,7 @@ def hooked_keys(module_code):
     keys = set()
 
     def visit(code):
-        holds = HOOK_NAME in code.co_names
+        holds = HOOK_NAME in code.co_names or ASYNC_HOOK_NAME in code.co_names
         for const in code.co_consts:
             if hasattr(const, "co_code") and visit(const):
                 holds = True

@@ -34,6 +34,7 @@ from ..protocol.constants import (
     STEPPED_RETURN,
     STOP_CALL,
     STOP_EXCEPTION,
+    STOP_LINE,
     STOP_SET_TRACE,
     STOP_STEP,
 )
@@ -43,6 +44,8 @@ from ..snapshots import take
 from .client import DebugProtocolError
 
 SOURCE_CONTEXT = 5
+# A coroutine's or an async generator's code.
+ASYNC_CODE = inspect.CO_COROUTINE | inspect.CO_ASYNC_GENERATOR
 
 
 def stack_frames(frame, limit=64):
@@ -389,26 +392,50 @@ def pause_in_frame(client, frame, reason, extra=None, exc=None, stop=None, names
 
 def _pause_in_frame(client, frame, reason, extra, exc, stop, namespaces):
     """The pause itself; returns the step it armed, or None."""
+    stop = {**(stop or {}), **blocking(frame, stop, reason)}
+    action = wait_in_frame(client, frame, reason, extra, exc, stop, namespaces)
+    return None if action is None else act_on(client, frame, reason, extra, stop, action)
+
+
+def wait_in_frame(client, frame, reason, extra, exc, stop, namespaces, stack=None, outer=None, loop=None,
+                  started=None):
+    # `loop`: the loop of a task suspended alone; a blocking pause's loop is refused to `await`.
+    """Tells the server of the pause in `frame` and waits for its resume action (None: the
+    server went away). `stack` and `outer` (the server's stack, the frames `frame: N` reaches)
+    are read here unless given: a suspended coroutine's are read on its loop's thread before
+    the wait moves to a worker (issue 51), where `loop` is the loop a REPL `await` runs on.
+    `started(pause_id)` is told the pause's id once the server has it."""
     name = _qualname(frame.f_code)
     stop = {"kind": STOP_EXCEPTION if reason == PAUSE_EXCEPTION else STOP_SET_TRACE, **(stop or {}), **_where(frame)}
     shown = exc if exc is not None else (extra or {}).get("exception")
     if isinstance(shown, BaseException):
         stop["exception"] = _exception_text(shown)
+    if stack is None:
+        stack = stack_frames(frame)
+    if outer is None:
+        outer = visible_stack(frame)[1:] if visible(frame) is frame else []
     try:
-        reply = client.start_call(name, [], {}, "", stack_frames(frame), pause=reason, stop=stop)
-        target = EvalTarget(frame.f_globals, frame=frame, added=extra)
+        reply = client.start_call(name, [], {}, "", stack, pause=reason, stop=stop)
+        target = EvalTarget(frame.f_globals, frame=frame, added=extra, loop=loop)
+        if stop.get("blocking"):
+            target.loop_blocked = (
+                f"this pause stops the event loop's thread ({stop.get('blocking_reason')}), so nothing can be "
+                "awaited on it; pause in a coroutine instead (a line breakpoint set before the request began, "
+                "or `await breakroom.set_trace_async()`)"
+            )
         call = {"id": reply["call_id"]}
+        if started is not None:
+            started((reply.get("poll_url") or "").rstrip("/").rsplit("/", 1)[-1] or None)
 
         def restart(wake, reconnected_from=None):
             # A line woken from a checkpoint, or a server that restarted meanwhile: pauses here
             # again, in the same frame.
             told = {**stop, "reconnected_from": reconnected_from} if reconnected_from else stop
-            again = client.start_call(name, [], {}, "", stack_frames(frame), pause=reason, wake=wake, stop=told)
+            again = client.start_call(name, [], {}, "", stack, pause=reason, wake=wake, stop=told)
             call["id"] = again["call_id"]
             return again
 
         def frames():
-            outer = visible_stack(frame)[1:] if visible(frame) is frame else []
             return [target] + [EvalTarget(f.f_globals, frame=f) for f in outer]
 
         action = client.wait(reply, target, restart=restart, frames=frames, namespaces=namespaces)
@@ -416,15 +443,42 @@ def _pause_in_frame(client, frame, reason, extra, exc, stop, namespaces):
     except ServerUnavailable as err:
         client.go_offline(err)
         return None
+    return action
+
+
+def act_on(client, frame, reason, extra, stop, action):
+    """What a resume action does in the paused frame's own thread: a `raise` raises, a `step`
+    is armed (returned)."""
     kind = action.get("action")
     if kind == ACTION_RAISE:
         raise_action(action)
     if kind == ACTION_STEP and reason != PAUSE_EXCEPTION:
         order = _order(action)
         if order is not None:
-            shown = (extra or {}).get("exception") if stop.get("how") == STEPPED_EXCEPTION else None
+            shown = (extra or {}).get("exception") if (stop or {}).get("how") == STEPPED_EXCEPTION else None
             return stepping.arm(order, frame, _on_stop(client, order, action), shown)
     return None
+
+
+def blocking(frame, stop, reason=None):
+    """`blocking` and its reason for a pause that stops this thread while it runs an asyncio
+    event loop (issue 51): every task of the loop waits. {} when no loop runs here."""
+    asyncio = sys.modules.get("asyncio")  # not imported: no loop can be running
+    if asyncio is None or asyncio._get_running_loop() is None:
+        return {}
+    kind = (stop or {}).get("kind") or (STOP_EXCEPTION if reason == PAUSE_EXCEPTION else STOP_SET_TRACE)
+    if frame.f_code.co_flags & ASYNC_CODE:
+        if kind == STOP_LINE:
+            why = "this coroutine started before the breakpoint was set; it cannot be made to yield"
+        elif kind == STOP_STEP:
+            why = "a step stops the event loop's thread"
+        elif kind == STOP_SET_TRACE:
+            why = "set_trace() stops the event loop's thread; `await breakroom.set_trace_async()` does not"
+        else:
+            why = "this stop cannot suspend its task alone"
+    else:
+        why = "a synchronous frame called from a coroutine: the event loop's thread is stopped"
+    return {"blocking": True, "blocking_reason": why}
 
 
 def pause_at_breakpoint(frame, extra, stop):

@@ -78,6 +78,9 @@ REQUEST_VIEW = "view"
 # The `error` of the server's answers that the client acts on (error::Error::code).
 ERROR_CID_NOT_FOUND = "cid_not_found"
 ERROR_EVAL_NOT_FOUND = "eval_not_found"
+# An eval refused, not run (issue 51): it awaits, and the pause stops its loop's thread. Sent as
+# a repl-result's `refused`; the server answers the eval 409 with it.
+ERROR_LOOP_BLOCKED = "loop_blocked"
 # The router's own answers for a route this server does not have (an older server).
 ERROR_NOT_FOUND = "not_found"
 ERROR_METHOD_NOT_ALLOWED = "method_not_allowed"

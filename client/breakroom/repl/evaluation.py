@@ -18,11 +18,15 @@ import time
 import traceback
 
 from .. import redaction
+from ..protocol.constants import ERROR_LOOP_BLOCKED
 from ..protocol.serialize import try_serialize
 from . import rich
 from .bounded import bounded_repr, is_huge
 
 REPL_FILENAME = "<repl>"
+# Input may `await` at top level (issue 51): `await db.fetch(1)`, `[x async for x in s]`.
+_COMPILE_FLAGS = ast.PyCF_ALLOW_TOP_LEVEL_AWAIT
+_CO_COROUTINE = 0x0080  # inspect.CO_COROUTINE: code compiled from input that awaits
 _PLAIN = (int, float, bool, type(None))  # reprs that cannot show a string
 TIMEOUT_ERROR = "TimeoutError: evaluation timed out"
 
@@ -35,11 +39,16 @@ class EvalTarget:
     own names, but the variables panel, completion and an editor's scopes list only the
     program's names."""
 
-    def __init__(self, globals_, locals_=None, frame=None, added=None):
+    def __init__(self, globals_, locals_=None, frame=None, added=None, loop=None):
         self.globals = globals_
         self._locals = dict(locals_ or {})
         self.frame = frame
         self.added = dict(added or {})
+        # The asyncio loop a top-level `await` runs on: the loop of a task suspended alone
+        # (issue 51). None elsewhere.
+        self.loop = loop
+        # Why an `await` cannot run: the paused thread runs the loop itself (None: it can).
+        self.loop_blocked = None
 
     def locals(self):
         """The program's own names: the frame's locals, or a wrapped call's arguments."""
@@ -67,7 +76,8 @@ class EvalTarget:
 
 class Outcome:
     def __init__(self, result="", stdout="", error=None, value=None, has_value=False, outputs=None, secret=False,
-                 known=()):
+                 known=(), refused=None):
+        self.refused = refused  # a code the server answers the eval with instead (ERROR_LOOP_BLOCKED)
         self.result = result
         self.stdout = stdout
         self.error = error
@@ -97,6 +107,8 @@ class Outcome:
         }
         if self.outputs:
             fields["outputs"] = self.outputs
+        if self.refused is not None:
+            fields["refused"] = self.refused
         return fields
 
 
@@ -182,9 +194,30 @@ def _compile(source):
     if tree.body and isinstance(tree.body[-1], ast.Expr):
         node = tree.body.pop().value
         secret = redaction.expression_is_secret(node)
-        expression = compile(ast.Expression(node), REPL_FILENAME, "eval")
-    statements = compile(tree, REPL_FILENAME, "exec") if tree.body else None
+        expression = compile(ast.Expression(node), REPL_FILENAME, "eval", flags=_COMPILE_FLAGS)
+    statements = compile(tree, REPL_FILENAME, "exec", flags=_COMPILE_FLAGS) if tree.body else None
     return statements, expression, secret
+
+
+class LoopBlocked(Exception):
+    """Input awaits, and the loop it would run on is stopped by this very pause."""
+
+
+def _run(compiled, env, target):
+    """Runs compiled input; input that awaits runs as a task on the paused task's loop (it is
+    free: only that task is suspended), or on a loop of its own when the paused thread has none."""
+    if not compiled.co_flags & _CO_COROUTINE:
+        return eval(compiled, env)
+    coroutine = eval(compiled, env)
+    if target.loop_blocked is not None:
+        coroutine.close()
+        raise LoopBlocked(target.loop_blocked)
+    if target.loop is not None:
+        asyncio = sys.modules["asyncio"]  # the paused task's loop runs: asyncio is imported
+        return asyncio.run_coroutine_threadsafe(coroutine, target.loop).result()
+    import asyncio  # lazy: heavy, and only input that awaits in a program without a loop needs it
+
+    return asyncio.run(coroutine)
 
 
 def evaluate(source, target, namespace, tables=None):
@@ -217,11 +250,13 @@ def evaluate(source, target, namespace, tables=None):
     try:
         try:
             if statements is not None:
-                exec(statements, env)
-            value = eval(expression, env) if is_expression else None
+                _run(statements, env, target)
+            value = _run(expression, env, target) if is_expression else None
         finally:
             _Capture.stop()
             displayed = rich.stop_collecting()
+    except LoopBlocked as exc:
+        return Outcome(error=f"{ERROR_LOOP_BLOCKED}: {exc}", refused=ERROR_LOOP_BLOCKED)
     except BaseException as exc:  # SystemExit and KeyboardInterrupt from user code too
         return Outcome(stdout=buf.getvalue(), error=_error_text(exc), outputs=rich.redacted(rich.bound_answer(displayed)))
 

@@ -93,6 +93,8 @@ pub struct BreakpointSnapshot {
     pub breakpoints: Vec<BreakpointRecord>,
     /// Pause orders for the program asking (`Debugger::interrupt`).
     pub interrupts: Vec<crate::model::Interrupt>,
+    /// Task lists asked of the program asking (issue 51): it answers each on `POST /api/task-lists`.
+    pub task_asks: Vec<String>,
     /// The redaction rules and places not debugged, which the program applies (issue 50).
     pub policy: crate::policy::PolicyWire,
 }
@@ -337,6 +339,7 @@ impl BreakpointService<'_> {
         }
         let version = *watch.borrow();
         let interrupts = key.as_ref().map(|k| self.debugger.state().interrupts.for_key(k)).unwrap_or_default();
+        let task_asks = key.as_ref().map(|k| self.debugger.state().interrupts.task_asks_for(k)).unwrap_or_default();
         // What this program arms: active breakpoints whose `where` its labels match.
         let labels =
             key.and_then(|k| self.debugger.state().records.follower_labels.get(&k).cloned()).unwrap_or_default();
@@ -346,7 +349,7 @@ impl BreakpointService<'_> {
             .filter(|r| r.state == BreakpointState::Active && r.limits.arms_in(&labels))
             .collect();
         let policy = self.debugger.inner.config.policy.wire();
-        BreakpointSnapshot { version, breakpoints, interrupts, policy }
+        BreakpointSnapshot { version, breakpoints, interrupts, task_asks, policy }
     }
 
     pub(crate) fn breakpoints_changed(&self) {

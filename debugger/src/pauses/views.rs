@@ -61,11 +61,17 @@ impl super::methods::PauseService<'_> {
             .map(|record| {
                 let sessions = st.store.sessions_of_pause(&record.pause_id)?;
                 let session_ids: Vec<String> = sessions.into_iter().map(|link| link.session_id).collect();
+                // The process registry has its own lock and never waits for `State`'s.
+                let process_id = self.debugger.processes().process_id_for_key(&record.call.process_key);
+                let stop = record.call.stop.as_ref();
                 Ok(json!({
                     "id": record.pause_id,
                     "paused_at": record.paused_at,
                     "repl_sessions": session_ids,
                     "call_data": record.call,
+                    "process_id": process_id,
+                    "blocking": stop.is_some_and(|s| s.is_blocking()),
+                    "blocking_reason": stop.filter(|s| s.is_blocking()).and_then(|s| s.blocking_reason.clone()),
                 }))
             })
             .collect()
@@ -178,6 +184,8 @@ pub(super) fn paused_call(st: &State, pause: &PauseRecord) -> PausedCall {
         paused_at: pause.paused_at,
         active_sessions,
         language: call.language,
+        blocking: call.stop.as_ref().is_some_and(|s| s.is_blocking()),
+        blocking_reason: call.stop.as_ref().filter(|s| s.is_blocking()).and_then(|s| s.blocking_reason.clone()),
         stop: call.stop.clone(),
     }
 }

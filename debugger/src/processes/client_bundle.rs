@@ -27,6 +27,7 @@ const FILES: &[(&str, &str)] = &[
     ("pause/client.py", include_str!("../../../client/breakroom/pause/client.py")),
     ("pause/paused_call.py", include_str!("../../../client/breakroom/pause/paused_call.py")),
     ("pause/post_mortem.py", include_str!("../../../client/breakroom/pause/post_mortem.py")),
+    ("pause/tasks.py", include_str!("../../../client/breakroom/pause/tasks.py")),
     ("process/__init__.py", include_str!("../../../client/breakroom/process/__init__.py")),
     ("process/current.py", include_str!("../../../client/breakroom/process/current.py")),
     ("process/frames.py", include_str!("../../../client/breakroom/process/frames.py")),

@@ -201,7 +201,8 @@ impl SessionService<'_> {
             pause_id
         };
         match tokio::time::timeout(self.debugger.inner.config.eval_timeout, answer).await {
-            Ok(Ok(entry)) => Ok(EvalOutcome::from(&entry)),
+            Ok(Ok(Ok(entry))) => Ok(EvalOutcome::from(&entry)),
+            Ok(Ok(Err(refused))) => Err(refused),
             Ok(Err(_closed)) => Err(Error::SessionClosed(session_id.to_string())),
             Err(_elapsed) => {
                 let mut st = self.debugger.state();
@@ -221,6 +222,7 @@ impl SessionService<'_> {
     }
 
     /// The client's answer to an eval: appended to the transcript and handed to the waiter.
+    /// A `loop_blocked` refusal is handed to the waiter as a 409 and not recorded.
     pub fn submit_eval_result(&self, result: EvalResult) -> Result<()> {
         let (Some(eval_id), Some(session_id), Some(pause_id)) =
             (result.eval_id.as_deref(), result.session_id.as_deref(), result.pause_id.as_deref())
@@ -276,6 +278,19 @@ impl SessionService<'_> {
             }
             return Ok(());
         }
+        if result.refused.as_deref() == Some(crate::error::LOOP_BLOCKED) {
+            // Not run (issue 51): the eval awaits and its loop's thread is the one paused. Its
+            // caller is answered 409 with why; the transcript is left as it was.
+            let pending = pause.evals.finish(eval_id);
+            pause.wake.notify_waiters();
+            drop(st);
+            if let Some(PendingEval { reply: Reply::Transcript(reply), .. }) = pending {
+                let why = result.error.unwrap_or_default();
+                let why = why.strip_prefix("loop_blocked: ").unwrap_or(&why).to_string();
+                let _ = reply.send(Err(Error::conflict(crate::error::LOOP_BLOCKED, why)));
+            }
+            return Ok(());
+        }
         let (request, requested_at) = (peeked.request.clone(), peeked.requested_at);
         let is_error = result.error.is_some();
         let output = match (result.error, result.result) {
@@ -313,7 +328,7 @@ impl SessionService<'_> {
         });
         drop(st);
         if let Some(PendingEval { reply: Reply::Transcript(reply), .. }) = pending {
-            let _ = reply.send(entry.clone());
+            let _ = reply.send(Ok(entry.clone()));
         }
         self.debugger.publish(LiveEvent::TranscriptAppended { session_id: session_id.to_string(), entry });
         Ok(())

@@ -95,6 +95,8 @@ pub struct BreakpointChanges {
     pub breakpoints: Vec<BreakpointRecord>,
     /// Pause orders for the program asking: each names a thread to pause at its next line.
     pub interrupts: Vec<Interrupt>,
+    /// Task lists asked of the program (issue 51): it answers each on `POST /api/task-lists`.
+    pub task_asks: Vec<String>,
     /// The redaction rules and places not debugged: the program applies them before it sends
     /// anything (issue 50). A client that does not know this field ignores it.
     pub policy: breakroom_debugger::policy::PolicyWire,
@@ -143,9 +145,9 @@ pub async fn changes(State(debugger): State<Debugger>, Query(q): Query<ChangesQu
         role: q.role.as_deref().and_then(breakroom_debugger::processes::ProcessRole::reported),
         labels,
     });
-    let BreakpointSnapshot { version, breakpoints, interrupts, policy } =
+    let BreakpointSnapshot { version, breakpoints, interrupts, task_asks, policy } =
         debugger.breakpoints().breakpoint_changes(since, follower).await;
-    Ok(Json(BreakpointChanges { version, breakpoints, interrupts, policy }))
+    Ok(Json(BreakpointChanges { version, breakpoints, interrupts, task_asks, policy }))
 }
 
 #[utoipa::path(operation_id = "report_breakpoint_hit", extensions(("x-breakroom-needs" = json!(Need::Program))), post, path = "/api/breakpoint-hits", tag = "client", request_body = HitReport,

@@ -94,6 +94,8 @@ fn documented_routes() -> OpenApiRouter<Debugger> {
         .routes(routes!(processes::output))
         .routes(routes!(processes::stop))
         .routes(routes!(processes::interrupt))
+        .routes(routes!(processes::tasks))
+        .routes(routes!(processes::report_tasks))
         .routes(routes!(attach::attach))
         .routes(routes!(attach::local))
         .routes(routes!(attach::not_followed))

@@ -4,13 +4,13 @@
 use axum::extract::{Path, Query, State};
 use axum::http::StatusCode;
 use axum::Json;
-use breakroom_debugger::interrupts::Interrupt;
+use breakroom_debugger::interrupts::{Interrupt, TaskReport, TaskView};
 use breakroom_debugger::processes::{
     LaunchRequest, OutputPage, OutputStream, ProcessDetail, ProcessList, TrackedProcess,
 };
 use breakroom_debugger::users::Need;
 use breakroom_debugger::{Debugger, Error};
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 use utoipa::{IntoParams, ToSchema};
 
 use super::wire::{ErrorBody, StatusOk};
@@ -152,4 +152,29 @@ pub async fn interrupt(
         })?),
     };
     Ok((StatusCode::ACCEPTED, Json(debugger.interrupts().ask(&id, thread)?)))
+}
+
+/// `GET /api/processes/{id}/tasks`.
+#[derive(Serialize, ToSchema)]
+pub struct TaskList {
+    /// Every asyncio task of every loop in the process.
+    pub tasks: Vec<TaskView>,
+}
+
+#[utoipa::path(operation_id = "list_tasks", extensions(("x-breakroom-needs" = json!(Need::Viewer))), get, path = "/api/processes/{id}/tasks", tag = "processes", params(("id" = String, Path)),
+    responses((status = 200, body = TaskList, description = "read by the program without stopping its loops"),
+        (status = 404, body = ErrorBody),
+        (status = 409, body = ErrorBody, description = "`process_ended`, `cannot_list_tasks` (no breakpoint channel) or `program_not_answering`")))]
+pub async fn tasks(State(debugger): State<Debugger>, Path(id): Path<String>) -> ApiResult<TaskList> {
+    Ok(Json(TaskList { tasks: debugger.interrupts().list_tasks(&id).await? }))
+}
+
+#[utoipa::path(operation_id = "report_tasks", extensions(("x-breakroom-needs" = json!(Need::Program))), post, path = "/api/task-lists", tag = "client", request_body = TaskReport,
+    responses((status = 200, body = StatusOk), (status = 400, body = ErrorBody), (status = 409, body = ErrorBody, description = "`unknown_task_ask`")))]
+pub async fn report_tasks(
+    State(debugger): State<Debugger>,
+    JsonBody(report): JsonBody<TaskReport>,
+) -> ApiResult<StatusOk> {
+    debugger.interrupts().report_tasks(report)?;
+    Ok(Json(StatusOk::new()))
 }

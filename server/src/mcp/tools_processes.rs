@@ -103,6 +103,21 @@ pub fn tools() -> Vec<ToolSpec> {
             },
         ),
         ToolSpec::new(
+            "list_tasks",
+            Need::Viewer,
+            "Every asyncio task of every event loop in a running program (one running Breakroom's Python client), read without stopping any loop: `id`, `name`, `state` (running, pending, paused by Breakroom, done, cancelled), `stack` (file, line, function; the task's coroutine first, then what it awaits), `awaiting`, `created_at_stack` (with the loop's debug mode) and `pause_id` when Breakroom paused it.",
+            id_schema(),
+            |d, a| {
+                Box::pin(async move {
+                    let id = a.req("process_id");
+                    let tasks = d.interrupts().list_tasks(id).await.map_err(|e| ToolError::from(e).with("process_id", id))?;
+                    let paused = tasks.iter().filter(|t| t.pause_id.is_some()).count();
+                    let text = format!("{}, {paused} paused by Breakroom", count(tasks.len(), "task"));
+                    Done::new(json!({"tasks": tasks}), text)
+                })
+            },
+        ),
+        ToolSpec::new(
             "process_attach",
             Need::Admin,
             "Attaches to a running Python 3.11+ process of the server's machine by pid (no restart): Breakroom's client is put into it and calls in; it is then a process like any other (line breakpoints, pauses, REPL), and the Python processes it starts follow unless `follow_children` is false. Answers the process record and how the client got in.",

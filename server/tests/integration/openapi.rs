@@ -69,6 +69,8 @@ const EXPECTED: &[(&str, &str)] = &[
     ("get", "/api/processes/{id}/output"),
     ("post", "/api/processes/{id}/stop"),
     ("post", "/api/processes/{id}/interrupt"),
+    ("get", "/api/processes/{id}/tasks"),
+    ("post", "/api/task-lists"),
     ("get", "/api/runtimes"),
     ("post", "/api/runtimes/{workspace}/exec"),
     ("get", "/api/runtimes/{workspace}/state"),

@@ -1,0 +1,287 @@
+"""Pauses that suspend one asyncio task while its event loop runs on (issue 51).
+
+A line breakpoint in an `async def` is compiled in as `await __breakroom_line_async__(LINE)`
+(lines.rewrite); `await breakroom.set_trace_async()` is the same stop asked for by hand. Either
+way the decision is made on the loop's thread, the stack is read there (a suspended coroutine's
+frame has no callers), and then the coroutine awaits a future of its loop. A worker thread of
+its own reports the pause to the server and waits for the resume, serving REPL evals (in the
+suspended frame) meanwhile, exactly as a blocked thread would; the resume action resolves the
+future. The loop runs every other task, timer and request in between. Several such pauses of one
+process are independent: each has its own thread, pause id and future.
+
+A `raise` resume raises in the task; a step is armed in the loop's thread when the task goes on
+(the step's stops then block the loop, and say so).
+
+Nothing here imports asyncio: a program that has not imported it runs no loop (sys.modules).
+"""
+
+import queue
+import sys
+import threading
+import weakref
+
+from .. import redaction
+from ..process import current, switch_interval
+from ..process.frames import is_hidden, visible, visible_stack
+from ..lines.engine import coroutine_steps, has_step_hooks
+from ..protocol.constants import ACTION_STEP, PAUSE_ALWAYS, STEP_OVER, STEPPED_LINE, STOP_SET_TRACE, STOP_STEP
+from .call import act_on, pause_in_frame, stack_frames, wait_in_frame
+
+# The tasks paused here now: task -> its pause id (None until the server answered).
+paused_tasks = weakref.WeakKeyDictionary()
+_paused_lock = threading.Lock()
+
+
+def running_loop():
+    """This thread's running asyncio loop, or None (without importing asyncio)."""
+    asyncio = sys.modules.get("asyncio")
+    return None if asyncio is None else asyncio._get_running_loop()
+
+
+def suspend_task(frame, extra, stop, reason=PAUSE_ALWAYS, namespaces=None):
+    """An awaitable that pauses `frame`'s asyncio task alone, or None when this thread runs no
+    loop, no task, or the server is out of reach (the caller pauses as before then)."""
+    loop = running_loop()
+    if loop is None or redaction.frame_blocked(frame) is not None:
+        return None  # `--no-debug` code: pause_in_frame does not stop it either
+    task = sys.modules["asyncio"].current_task(loop)
+    if task is None:
+        return None
+    client = current.client()
+    if not client.ensure_connected():
+        return None
+    stack = stack_frames(frame)
+    outer = visible_stack(frame)[1:] if visible(frame) is frame else []
+    future = loop.create_future()
+    with _paused_lock:
+        paused_tasks[task] = None
+
+    # The GIL's turns short until the server has the pause (process.switch_interval): the loop's
+    # thread may be busy meanwhile, and this thread would wait out its 5 ms turns.
+    switch_interval.hold()
+    told = []
+
+    def started(pause_id):
+        with _paused_lock:
+            if task in paused_tasks:
+                paused_tasks[task] = pause_id
+        if not told:
+            told.append(True)
+            switch_interval.release()
+
+    name = f"asyncio task {task.get_name()}"
+
+    def wait():
+        # The pause's thread is named after its task: editors list each paused task as a thread
+        # of its own (DAP), under this name.
+        me = threading.current_thread()
+        before, me.name = me.name, name
+        try:
+            outcome = (wait_in_frame(client, frame, reason, extra, None, stop, namespaces, stack=stack, outer=outer,
+                                     loop=loop, started=started), None)
+        except BaseException as exc:  # raised in the task, where the program sees it
+            outcome = (None, exc)
+        finally:
+            me.name = before
+        if not told:
+            told.append(True)
+            switch_interval.release()
+        try:
+            loop.call_soon_threadsafe(_settle, future, outcome)
+        except RuntimeError:  # the loop closed meanwhile: nothing waits any more
+            pass
+
+    _WAITERS.submit(wait)
+    return _resumed(future, task, client, frame, reason, extra, stop)
+
+
+class _Waiters:
+    """The threads paused tasks wait on, one per pause. A thread whose pause ended is kept for
+    the next (up to MAX_IDLE): starting one costs a context switch, and each keeps its own
+    kept-alive connection to the server, which a new thread would open again."""
+
+    MAX_IDLE = 4
+
+    def __init__(self):
+        self._lock = threading.Lock()
+        self._idle = []
+
+    def submit(self, job):
+        with self._lock:
+            jobs = self._idle.pop() if self._idle else None
+        if jobs is None:
+            jobs = queue.SimpleQueue()
+            threading.Thread(target=self._serve, args=(jobs,), name="breakroom-task-pause", daemon=True).start()
+        jobs.put(job)
+
+    def _serve(self, jobs):
+        while True:
+            jobs.get()()
+            with self._lock:
+                if len(self._idle) >= self.MAX_IDLE:
+                    return
+                self._idle.append(jobs)
+
+
+_WAITERS = _Waiters()
+
+
+def _settle(future, outcome):
+    if not future.done():  # a cancelled task does not take the action
+        future.set_result(outcome)
+
+
+async def _resumed(future, task, client, frame, reason, extra, stop):
+    try:
+        action, error = await future
+    finally:
+        with _paused_lock:
+            paused_tasks.pop(task, None)
+    if error is not None:
+        raise error
+    if action is not None and not _step_in_task(client, frame, action, task):
+        act_on(client, frame, reason, extra, stop, action)
+
+
+def _step_in_task(client, frame, action, task):
+    """A step over from a coroutine Breakroom rewrote: armed for the step hook before its next
+    statement, so it stops there with its task suspended again. False: stepped as before (into,
+    out, to a line, or code without step hooks), blocking the loop at its stops."""
+    if action.get("action") != ACTION_STEP or action.get("step") != STEP_OVER or not has_step_hooks(frame.f_code):
+        return False
+    stop = {"kind": STOP_STEP, "step": STEP_OVER, "how": STEPPED_LINE, "previous_pause_id": action.get("from_pause_id")}
+    namespaces = action.get("namespaces")
+
+    def on_line(here, line):
+        waiting = suspend_task(here, None, stop, namespaces=namespaces)
+        if waiting is None:
+            pause_in_frame(client, here, PAUSE_ALWAYS, stop=stop, namespaces=namespaces)
+        return waiting
+
+    armed = (frame, on_line)
+    coroutine_steps[id(frame)] = armed
+
+    def forget(_task):
+        # A step over the coroutine's last line finds no next line in it: the program runs on,
+        # and the step is dropped with its task (the frame is not kept longer than that).
+        if coroutine_steps.get(id(frame)) is armed:
+            coroutine_steps.pop(id(frame), None)
+
+    task.add_done_callback(forget)
+    return True
+
+
+async def set_trace_async(*, frame=None):
+    """`await breakroom.set_trace_async()`: pauses here, in the caller's frame, suspending only
+    the caller's task (its loop runs on). Without a running loop and task it pauses as
+    `set_trace()` does."""
+    frame = frame or sys._getframe(1)
+    waiting = suspend_task(frame, None, {"kind": STOP_SET_TRACE})
+    if waiting is None:
+        pause_in_frame(current.client(), frame, PAUSE_ALWAYS)
+        return
+    await waiting
+
+
+# ---- the tasks, listed (GET /api/processes/{id}/tasks) ----------------------------------------
+
+STACK_LIMIT = 64
+AWAITING_LIMIT = 300
+
+
+def list_tasks():
+    """Every asyncio task of every loop in this process, read from the calling thread (the
+    breakpoint channel's) without stopping any loop: name, state, its coroutines' stack (its
+    own first, then what each awaits), what it waits on, where it was created (with the loop's
+    debug mode), and its pause id when it is paused here. Read from the tasks' own coroutine
+    frames and their `cr_await` chains (3.11-3.13). 3.14's `asyncio.capture_call_graph` is not
+    used: it reads only the calling thread's tasks, and this thread runs none."""
+    asyncio = sys.modules.get("asyncio")
+    if asyncio is None:
+        return []
+    current = getattr(asyncio.tasks, "_current_tasks", {})
+    with _paused_lock:
+        paused = dict(paused_tasks)
+    loops = {}
+    found = []
+    for task in _every_task(asyncio):
+        loop = task.get_loop()
+        loop_id = loops.setdefault(id(loop), f"loop-{len(loops) + 1}")
+        if task in paused:
+            state = "paused"
+        elif task.done():
+            state = "cancelled" if task.cancelled() else "done"
+        elif current.get(loop) is task:
+            state = "running"
+        else:
+            state = "pending"
+        found.append(
+            {
+                "id": f"task-{id(task):x}",
+                "name": _text(task.get_name()),
+                "state": state,
+                "stack": _coroutine_stack(task.get_coro()),
+                "awaiting": None if state == "paused" else _awaiting(asyncio, task),
+                "created_at_stack": _created_at(task),
+                "pause_id": paused.get(task),
+                "loop_id": loop_id,
+            }
+        )
+    found.sort(key=lambda t: (t["loop_id"], t["name"]))
+    return found
+
+
+def _every_task(asyncio):
+    """The tasks asyncio keeps track of (3.11: `_all_tasks`; 3.12+: `_scheduled_tasks` and
+    `_eager_tasks`). Their loops' threads may add or drop one while this copies: tried again."""
+    sources = [getattr(asyncio.tasks, name, None) for name in ("_all_tasks", "_scheduled_tasks", "_eager_tasks")]
+    for _ in range(100):
+        try:
+            found = set()
+            for source in sources:
+                if source is not None:
+                    found.update(list(source))
+            return found
+        except RuntimeError:  # changed size during iteration
+            continue
+    return set()
+
+
+def _text(value):
+    text = redaction.text(str(value))
+    return text if len(text) <= AWAITING_LIMIT else text[: AWAITING_LIMIT - 1] + "…"
+
+
+def _coroutine_stack(coro):
+    frames = []
+    seen = 0
+    while coro is not None and seen < STACK_LIMIT:
+        seen += 1
+        frame = getattr(coro, "cr_frame", None) or getattr(coro, "gi_frame", None) or getattr(coro, "ag_frame", None)
+        if frame is not None and not is_hidden(frame.f_code.co_filename):
+            code = frame.f_code
+            frames.append({"file": code.co_filename, "line": frame.f_lineno or code.co_firstlineno,
+                           "function": getattr(code, "co_qualname", code.co_name)})
+        inner = getattr(coro, "cr_await", None)
+        if inner is None:
+            inner = getattr(coro, "gi_yieldfrom", None)
+        coro = inner if inner is not None and hasattr(inner, "send") else None
+    return frames
+
+
+def _awaiting(asyncio, task):
+    waiter = getattr(task, "_fut_waiter", None)
+    if waiter is None:
+        return None
+    if isinstance(waiter, asyncio.Task):
+        return _text(f"task {waiter.get_name()}")
+    try:
+        return _text(repr(waiter))
+    except Exception:  # a future's repr runs its callbacks' reprs: program code
+        return type(waiter).__name__
+
+
+def _created_at(task):
+    summary = getattr(task, "_source_traceback", None) or []
+    return [{"file": f.filename, "line": f.lineno or 0, "function": f.name}
+            for f in summary if not is_hidden(f.filename)][-STACK_LIMIT:]
