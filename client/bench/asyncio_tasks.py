@@ -168,6 +168,13 @@ def main():
         while len(paused()) < 10:
             time.sleep(0.01)
         ten = health_times(app, args.health)
+        # The task list a person opens meanwhile: every task of the service, read by the program.
+        process_id = paused()[0]["process_id"]
+        listing = []
+        for _ in range(30):
+            started = time.perf_counter()
+            tasks = api.call("GET", f"/api/processes/{process_id}/tasks")["tasks"]
+            listing.append(time.perf_counter() - started)
         for p in paused():
             api.call("POST", f"/api/paused/{p['id']}/continue", {"action": "continue"})
         for t in askers:
@@ -176,6 +183,8 @@ def main():
         print(f"health p50 with none paused: {pct(none, 0.5):.3f} ms (p90 {pct(none, 0.9):.3f} ms), n={len(none)}")
         print(f"health p50 with 10 paused:   {pct(ten, 0.5):.3f} ms (p90 {pct(ten, 0.9):.3f} ms), n={len(ten)}")
         print(f"  difference: {pct(ten, 0.5) - pct(none, 0.5):+.3f} ms (goal at most +1 ms)")
+        print(f"task list with 10 paused ({len(tasks)} tasks): p50 {pct(listing, 0.5):.2f} ms, "
+              f"p90 {pct(listing, 0.9):.2f} ms, n={len(listing)}")
 
         for route, what in (("work", "async def, its task suspended"), ("plain", "plain def on a worker thread, blocked")):
             listed, depth = [], 0

@@ -15,13 +15,13 @@ A `raise` resume raises in the task; a step is armed in the loop's thread when t
 Nothing here imports asyncio: a program that has not imported it runs no loop (sys.modules).
 """
 
-import queue
 import sys
 import threading
 import weakref
 
 from .. import redaction
 from ..process import current, switch_interval
+from ..process.kept_threads import KeptThreads
 from ..process.frames import is_hidden, visible, visible_stack
 from ..lines.engine import coroutine_steps, has_step_hooks
 from ..protocol.constants import ACTION_STEP, PAUSE_ALWAYS, STEP_OVER, STEPPED_LINE, STOP_SET_TRACE, STOP_STEP
@@ -95,35 +95,8 @@ def suspend_task(frame, extra, stop, reason=PAUSE_ALWAYS, namespaces=None):
     return _resumed(future, task, client, frame, reason, extra, stop)
 
 
-class _Waiters:
-    """The threads paused tasks wait on, one per pause. A thread whose pause ended is kept for
-    the next (up to MAX_IDLE): starting one costs a context switch, and each keeps its own
-    kept-alive connection to the server, which a new thread would open again."""
-
-    MAX_IDLE = 4
-
-    def __init__(self):
-        self._lock = threading.Lock()
-        self._idle = []
-
-    def submit(self, job):
-        with self._lock:
-            jobs = self._idle.pop() if self._idle else None
-        if jobs is None:
-            jobs = queue.SimpleQueue()
-            threading.Thread(target=self._serve, args=(jobs,), name="breakroom-task-pause", daemon=True).start()
-        jobs.put(job)
-
-    def _serve(self, jobs):
-        while True:
-            jobs.get()()
-            with self._lock:
-                if len(self._idle) >= self.MAX_IDLE:
-                    return
-                self._idle.append(jobs)
-
-
-_WAITERS = _Waiters()
+# The threads paused tasks wait on, one per pause, kept for the next pause (up to 4).
+_WAITERS = KeptThreads("breakroom-task-pause", max_idle=4)
 
 
 def _settle(future, outcome):

@@ -11,13 +11,13 @@ import builtins
 import code
 import ctypes
 import io
-import queue
 import sys
 import threading
 import time
 import traceback
 
 from .. import redaction
+from ..process.kept_threads import KeptThreads
 from ..protocol.constants import ERROR_LOOP_BLOCKED
 from ..protocol.serialize import try_serialize
 from . import rich
@@ -285,42 +285,14 @@ def evaluate(source, target, namespace, tables=None):
                    known=known)
 
 
-class _EvalThreads:
-    """Eval threads kept for the next eval. Starting a thread costs a context-switch round trip
-    (Thread.start waits until it runs), several times the cost of a short eval; a kept thread
-    waits on a queue instead. A thread stuck in a runaway eval is simply not idle, and the next
-    eval gets another one."""
-
-    MAX_IDLE = 2
-
-    def __init__(self):
-        self._lock = threading.Lock()
-        self._idle = []
-
-    def submit(self, job):
-        with self._lock:
-            jobs = self._idle.pop() if self._idle else None
-        if jobs is None:
-            jobs = queue.SimpleQueue()
-            threading.Thread(target=self._serve, args=(jobs,), name="breakroom-eval", daemon=True).start()
-        jobs.put(job)
-
-    def _serve(self, jobs):
-        while True:
-            jobs.get()()
-            with self._lock:
-                if len(self._idle) >= self.MAX_IDLE:
-                    return
-                self._idle.append(jobs)
-
-
-_THREADS = _EvalThreads()
+# Eval threads kept for the next eval; a thread stuck in a runaway eval is not idle.
+_THREADS = KeptThreads("breakroom-eval", max_idle=2)
 
 
 def forget_eval_threads():
     """In a forked child: the kept eval threads were not copied, their queues serve no one."""
     global _THREADS
-    _THREADS = _EvalThreads()
+    _THREADS = KeptThreads("breakroom-eval", max_idle=2)
 
 
 class EvalJob:

@@ -31,6 +31,7 @@ const FILES: &[(&str, &str)] = &[
     ("process/__init__.py", include_str!("../../../client/breakroom/process/__init__.py")),
     ("process/current.py", include_str!("../../../client/breakroom/process/current.py")),
     ("process/frames.py", include_str!("../../../client/breakroom/process/frames.py")),
+    ("process/kept_threads.py", include_str!("../../../client/breakroom/process/kept_threads.py")),
     ("process/labels.py", include_str!("../../../client/breakroom/process/labels.py")),
     ("process/record.py", include_str!("../../../client/breakroom/process/record.py")),
     ("process/switch_interval.py", include_str!("../../../client/breakroom/process/switch_interval.py")),
