@@ -173,21 +173,22 @@ def redacted_table(table, known=()):
 
 def bound_answer(outputs):
     """Drops the rich forms of the last outputs while the whole passes MAX_ANSWER_BYTES."""
-    total = sum(_size(o["data"]) for o in outputs)
+    total = sum(size_of(o["data"]) for o in outputs)
     for output in reversed(outputs):
         if total <= MAX_ANSWER_BYTES:
             break
-        before = _size(output["data"])
+        before = size_of(output["data"])
         plain = output["data"].get(MIME_PLAIN, "")
         output["data"] = {MIME_PLAIN: plain}
         output.setdefault("metadata", {}).setdefault("breakroom", {}).setdefault("notes", []).append(
             f"shown as text: the answer's outputs pass {MAX_ANSWER_BYTES // 1024} KB"
         )
-        total -= before - _size(output["data"])
+        total -= before - size_of(output["data"])
     return outputs
 
 
-def _size(data):
+def size_of(data):
+    """The bytes an output's forms take, as the bounds count them."""
     return sum(len(v) if isinstance(v, str) else len(repr(v)) for v in data.values())
 
 

@@ -419,7 +419,7 @@ def data_forms(capture):
             outputs, why = [], f"drawing it failed: {type(exc).__name__}"
         if outputs:
             rich.redacted(outputs, capture.known)
-            size = sum(len(v) if isinstance(v, str) else len(repr(v)) for o in outputs for v in o["data"].values())
+            size = sum(rich.size_of(o["data"]) for o in outputs)
             if capture.rich_used + size > capture.limits.rich_bytes:
                 outputs, why = [], f"it passes the snapshot's rich_bytes room ({capture.limits.rich_bytes} bytes)"
             else:
