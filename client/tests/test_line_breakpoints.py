@@ -334,6 +334,58 @@ def test_the_debuggers_own_names_are_evaluable_but_never_listed_as_the_programs(
     assert p.finish()[0] == 0
 
 
+def test_the_debuggers_own_names_are_absent_from_dir_and_globals_in_the_repl(server, program):
+    prog = program(WORK, [{"line": "AFTER", "condition": "total / missing"}])
+    p = pause_of(server, prog, "work")
+    own = "{'breakpoint_hit', 'condition_error'}"
+    assert p.output(f"sorted({own} & set(dir()))") == "[]"
+    assert p.output(f"sorted({own} & set(globals()))") == "[]"
+    assert p.output(f"sorted({own} & set(locals()))") == "[]"
+    # Still there for input, and for a function the REPL defines.
+    assert p.output("(lambda: breakpoint_hit['kind'])()") == "'line'"
+    p.resume()
+    assert p.finish()[0] == 0
+
+
+def test_the_programs_global_wins_over_the_debuggers_name_of_the_same_spelling(server, program):
+    source = CRASH.replace("import sys", "import sys\n    exception = 'the program says'")
+    p = pause_of(server, program(source, args=[]), "divide")
+    assert p.output("exception") == "'the program says'"
+    assert p.output("(a, b)") == "(7, 0)"
+    p.resume()
+    assert p.finish()[0] == 1
+
+
+def test_an_editor_sees_no_breakpoint_hit_in_scopes_variables_or_completions(server, program):
+    from test_redaction import Dap
+
+    prog = program(WORK, [{"line": "AFTER", "condition": "total / missing"}])
+    p = pause_of(server, prog, "work")
+    dap = Dap(server)
+    try:
+        dap.request("initialize", adapterID="breakroom")
+        dap.request("attach")
+        threads = [t for t in dap.request("threads")["threads"] if f"(pid {prog.process.pid})" in t["name"]]
+        assert threads
+        frame_id = dap.request("stackTrace", threadId=threads[0]["id"])["stackFrames"][0]["id"]
+        listed = {}
+        for scope in dap.request("scopes", frameId=frame_id)["scopes"]:
+            rows = dap.request("variables", variablesReference=scope["variablesReference"])["variables"]
+            listed[scope["name"]] = {row["name"] for row in rows}
+        assert listed["Locals"] == {"items", "total", "n"}
+        assert "work" in listed["Globals"]
+        own = {"breakpoint_hit", "condition_error"}
+        assert [name for names in listed.values() for name in names if name in own] == []
+        targets = dap.request("completions", frameId=frame_id, text="breakpoint_", column=12)["targets"]
+        assert "breakpoint_hit" not in [t["label"] for t in targets]
+        answer = dap.request("evaluate", expression="breakpoint_hit['kind']", frameId=frame_id, context="repl")
+        assert answer["result"] == "'line'"
+    finally:
+        dap.close()
+    p.resume()
+    assert p.finish()[0] == 0
+
+
 CRASH = """
     import sys
 

@@ -34,10 +34,11 @@ TIMEOUT_ERROR = "TimeoutError: evaluation timed out"
 class EvalTarget:
     """Globals and locals of the paused code, with a way to write a local back.
 
-    `added` holds the names the debugger itself defines at a stop (`exception`, `breakpoint_hit`,
-    `condition_error`; the book's python.md lists them): evaluation sees them, under the frame's
-    own names, but the variables panel, completion and an editor's scopes list only the
-    program's names."""
+    `added` holds the names the debugger itself defines at a stop (`exception`, `__return__`,
+    `breakpoint_hit`, `condition_error`; the book's python.md lists them). Evaluation serves
+    them as builtins of the eval only: every name of the program (local, global) and of the
+    session wins over them, and nothing that lists names (the variables panel, completion, an
+    editor's scopes, `dir()` or `globals()` in the REPL, snapshots) finds them."""
 
     def __init__(self, globals_, locals_=None, frame=None, added=None, loop=None):
         self.globals = globals_
@@ -56,14 +57,7 @@ class EvalTarget:
             return dict(self.frame.f_locals)
         return dict(self._locals)
 
-    def eval_locals(self):
-        """What REPL input sees: the program's names over the debugger's."""
-        return {**self.added, **self.locals()}
-
     def set_local(self, name, value):
-        if name in self.added and name not in self.locals():
-            self.added[name] = value
-            return
         if self.frame is None:
             self._locals[name] = value
             return
@@ -177,12 +171,14 @@ def _error_text(exc):
     return "Traceback (most recent call last):\n" + "".join(traceback.format_list(frames)) + last
 
 
-def _with_display(program_builtins):
-    """The program's builtins (a module or a dict) with `display` added, as a new dict."""
+def _eval_builtins(program_builtins, added):
+    """The program's builtins (a module or a dict) with `display` and the debugger's names at
+    this stop (`added`) under them, as a new dict: the program's own builtins win."""
     names = program_builtins if isinstance(program_builtins, dict) else vars(program_builtins)
-    if "display" in names:  # the program's own display wins
+    extra = {**added, "display": rich.display}
+    if all(name in names for name in extra):
         return program_builtins
-    return {**names, "display": rich.display}
+    return {**extra, **names}
 
 
 def _compile(source):
@@ -236,14 +232,15 @@ def evaluate(source, target, namespace, tables=None):
         return Outcome(error=_error_text(exc))
     is_expression = expression is not None
 
-    frame_locals = target.eval_locals()
+    frame_locals = target.locals()
     # One dict for globals and locals, so functions defined in the REPL see session names.
     env = dict(target.globals)
     env.update(frame_locals)
     env.update(namespace)
-    # `display` is the REPL's own (IPython's): a builtin of the eval only, so neither the
-    # program's names, nor the session's, nor the variables panel gain it.
-    env["__builtins__"] = _with_display(env.get("__builtins__", builtins))
+    # `display` (IPython's) and the debugger's names at this stop (`breakpoint_hit`...) are
+    # builtins of the eval only: neither the program's names, nor the session's, nor the
+    # variables panel, nor `dir()` gain them, and a program's name of the same spelling wins.
+    env["__builtins__"] = _eval_builtins(env.get("__builtins__", builtins), target.added)
     before = dict(env)
     buf = _Capture.start()
     rich.start_collecting()
