@@ -7,6 +7,8 @@ use leptos::server_fn::codec::{Encoding, Post};
 use leptos::server_fn::error::FromServerFnError;
 use leptos::server_fn::{ContentType, Decodes, Encodes, Format, FormatType};
 
+use crate::transcript::{ShownEntry, TranscriptPage};
+
 /// The pages' server functions answer with text (HTML, a session id, or nothing), sent as it is:
 /// the wasm then has no JSON decoder at all (serde_json's alone was some 15 KB gzip of every
 /// page's download).
@@ -119,6 +121,97 @@ impl Decodes<String> for JsonStringEncoding {
     fn decode(bytes: leptos::server_fn::Bytes) -> Result<String, NotText> {
         json_string(&text(&bytes)?).ok_or(NotText)
     }
+}
+
+/// Typed replies (issue 45) travel as JSON text: the server writes it with serde_json, the page
+/// reads it with the browser's own JSON parser and `serde_wasm_bindgen`, so the wasm still has no
+/// JSON decoder of its own.
+#[cfg(feature = "ssr")]
+fn to_json<T: serde::Serialize>(value: &T) -> Result<String, NotText> {
+    serde_json::to_string(value).map_err(|_| NotText)
+}
+
+#[cfg(not(feature = "ssr"))]
+fn to_json<T>(_: &T) -> Result<String, NotText> {
+    Err(NotText)
+}
+
+/// The value JSON text stands for, read as [`to_json`] says.
+pub fn from_json<T: serde::de::DeserializeOwned>(json: &str) -> Option<T> {
+    #[cfg(feature = "ssr")]
+    return serde_json::from_str(json).ok();
+    #[cfg(not(feature = "ssr"))]
+    {
+        let value = js_sys::JSON::parse(json).ok()?;
+        serde_wasm_bindgen::from_value(value).ok()
+    }
+}
+
+macro_rules! typed_text {
+    ($($t:ty),*) => {$(
+        impl Encodes<$t> for TextEncoding {
+            type Error = NotText;
+            fn encode(output: &$t) -> Result<leptos::server_fn::Bytes, NotText> {
+                to_json(output).map(Into::into)
+            }
+        }
+
+        impl Decodes<$t> for TextEncoding {
+            type Error = NotText;
+            fn decode(bytes: leptos::server_fn::Bytes) -> Result<$t, NotText> {
+                from_json(&text(&bytes)?).ok_or(NotText)
+            }
+        }
+    )*};
+}
+
+typed_text!(ShownEntry, Option<TranscriptPage>);
+
+/// Typed page data as it travels from the server-rendered document into the hydrating page:
+/// JSON text inside [`PageCodec`]'s envelope.
+pub type PageData<T> = Result<Option<T>, ServerFnError>;
+
+pub struct DataCodec;
+
+impl<T: serde::Serialize> codee::Encoder<PageData<T>> for DataCodec {
+    type Error = NotText;
+    type Encoded = String;
+
+    fn encode(value: &PageData<T>) -> Result<String, NotText> {
+        let text = match value {
+            Ok(Some(data)) => Ok(Some(to_json(data)?)),
+            Ok(None) => Ok(None),
+            Err(e) => Err(e.clone()),
+        };
+        <PageCodec as codee::Encoder<PageHtml>>::encode(&text)
+    }
+}
+
+impl<T: serde::de::DeserializeOwned> codee::Decoder<PageData<T>> for DataCodec {
+    type Error = NotText;
+    type Encoded = str;
+
+    fn decode(encoded: &str) -> Result<PageData<T>, NotText> {
+        match <PageCodec as codee::Decoder<PageHtml>>::decode(encoded)? {
+            Ok(Some(json)) => from_json(&json).map(|data| Ok(Some(data))).ok_or(NotText),
+            Ok(None) => Ok(Ok(None)),
+            Err(e) => Ok(Err(e)),
+        }
+    }
+}
+
+/// Typed page data from a server function, rendered into the page during server rendering and
+/// refetched whenever `source` changes.
+pub fn data_resource<S, T, Fut>(
+    source: impl Fn() -> S + Send + Sync + 'static,
+    fetcher: impl Fn(S) -> Fut + Send + Sync + 'static,
+) -> Resource<PageData<T>, DataCodec>
+where
+    S: Clone + PartialEq + Send + Sync + 'static,
+    T: serde::Serialize + serde::de::DeserializeOwned + Clone + Send + Sync + 'static,
+    Fut: std::future::Future<Output = PageData<T>> + Send + 'static,
+{
+    Resource::new_with_options(source, fetcher, false)
 }
 
 /// The string a JSON string literal (`"…"`, with its escapes) stands for; None for anything else.
@@ -329,6 +422,9 @@ pub async fn raise_in_call(pause_id: String, exception_type: String, message: St
 /// Starts the HTML of an active session's page: the page adds the input box below it.
 pub const ACTIVE_SESSION: &str = r#"<span hidden class="session-active"></span>"#;
 
+/// Where a REPL session's HTML leaves room for its transcript, which the page renders itself.
+pub const TRANSCRIPT_SLOT: &str = "<!--transcript-->";
+
 /// A REPL session's page above the input box (see `crate::render::repl_session`).
 #[server(prefix = "/rpc", endpoint = "repl_page", output = PlainText)]
 pub async fn repl_page(session_id: String) -> Result<Option<String>, ServerFnError> {
@@ -343,10 +439,51 @@ pub async fn repl_page(session_id: String) -> Result<Option<String>, ServerFnErr
     Ok(Some(crate::render::repl_session(&session, travel, debug)))
 }
 
-/// Waits for the paused program's answer (which the page shows from the live stream).
+/// Waits for the paused program's answer: the new entry, which the page appends where it is
+/// (other viewers get it from the live stream).
 #[server(prefix = "/rpc", endpoint = "eval_in_session", output = PlainText)]
-pub async fn eval_in_session(session_id: String, expr: String) -> Result<(), ServerFnError> {
-    debugger(Need::Debugger)?.sessions().eval(&session_id, &expr).await.map(|_| ()).map_err(failed)
+pub async fn eval_in_session(session_id: String, expr: String) -> Result<ShownEntry, ServerFnError> {
+    let outcome = debugger(Need::Debugger)?.sessions().eval(&session_id, &expr).await.map_err(failed)?;
+    let entry = outcome.entry(&expr).ok_or_else(|| ServerFnError::new("the answer was not recorded"))?;
+    Ok(crate::transcript::shown(&entry, &session_id))
+}
+
+/// A session's newest entries ([`crate::transcript::PAGE_ENTRIES`] of them), what its page opens with.
+#[server(prefix = "/rpc", endpoint = "repl_transcript", output = PlainText)]
+pub async fn repl_transcript(session_id: String) -> Result<Option<TranscriptPage>, ServerFnError> {
+    let Some(total) = transcript_length(&session_id)? else { return Ok(None) };
+    entries_of(&session_id, total.saturating_sub(crate::transcript::PAGE_ENTRIES), total)
+}
+
+/// Entries `start..end` of a session's transcript (clamped to it; at most [`MAX_ENTRIES`]): the
+/// earlier ones a reader asks for, or those a page missed while its live stream was away.
+#[server(prefix = "/rpc", endpoint = "repl_entries", output = PlainText)]
+pub async fn repl_entries(session_id: String, start: usize, end: usize) -> Result<Option<TranscriptPage>, ServerFnError> {
+    entries_of(&session_id, start, end.min(start.saturating_add(MAX_ENTRIES)))
+}
+
+/// The most entries one `repl_entries` answers with.
+pub const MAX_ENTRIES: usize = 10_000;
+
+#[cfg(feature = "ssr")]
+fn transcript_length(session_id: &str) -> Result<Option<usize>, ServerFnError> {
+    let debugger = debugger(Need::Viewer)?;
+    Ok(debugger.sessions().session(session_id).map_err(failed)?.map(|s| s.transcript.len()))
+}
+
+#[cfg(feature = "ssr")]
+fn entries_of(session_id: &str, start: usize, end: usize) -> Result<Option<TranscriptPage>, ServerFnError> {
+    let debugger = debugger(Need::Viewer)?;
+    let Some(session) = debugger.sessions().session(session_id).map_err(failed)? else { return Ok(None) };
+    let total = session.transcript.len();
+    let (start, end) = (start.min(total), end.min(total).max(start.min(total)));
+    Ok(Some(TranscriptPage {
+        entries: session.transcript[start..end].iter().map(|e| crate::transcript::shown(e, session_id)).collect(),
+        first_index: start,
+        total,
+        language: session.language,
+        started_ms: crate::transcript::millis(session.started_at),
+    }))
 }
 
 /// `/repls`: the filter form and one page of sessions. `from` and `to` are `YYYY-MM-DD` dates

@@ -17,6 +17,7 @@ pub mod repl_helpers;
 pub mod routes;
 pub mod runtime_api;
 pub mod time_travel_api;
+pub mod transcript;
 
 use leptos::prelude::*;
 use leptos_meta::{provide_meta_context, MetaTags};

@@ -16,6 +16,13 @@ pub struct Live {
     pub breakpoints: RwSignal<u64>,
     /// Tracked processes started, printed, ended or were forgotten.
     pub processes: RwSignal<u64>,
+    /// The stream (re)opened: events may have been missed while it was away.
+    pub reconnects: RwSignal<u64>,
+    /// The REPL session whose new entries this page shows, if any: the stream keeps them in
+    /// `appended` (the event carries the entry, so nothing is refetched for it).
+    pub watching: RwSignal<Option<String>>,
+    /// Entries of `watching` that arrived on the stream, oldest first, until the page takes them.
+    pub appended: RwSignal<Vec<crate::transcript::ShownEntry>>,
 }
 
 impl Live {
@@ -26,12 +33,15 @@ impl Live {
             calls: RwSignal::new(0),
             breakpoints: RwSignal::new(0),
             processes: RwSignal::new(0),
+            reconnects: RwSignal::new(0),
+            watching: RwSignal::new(None),
+            appended: RwSignal::new(vec![]),
         }
     }
 
     /// Refetch everything (after an action of this page, or when events were missed).
     pub fn bump_all(&self) {
-        for signal in [self.pauses, self.sessions, self.calls, self.breakpoints, self.processes] {
+        for signal in [self.pauses, self.sessions, self.calls, self.breakpoints, self.processes, self.reconnects] {
             signal.update(|n| *n += 1);
         }
     }
@@ -154,11 +164,18 @@ fn connect(live: Live) {
     let on_message = Closure::<dyn FnMut(web_sys::MessageEvent)>::new(move |event: web_sys::MessageEvent| {
         // The browser's own JSON parser: the main wasm then needs no JSON value type of its own.
         let data = event.data().as_string().unwrap_or_default();
-        let kind = web_sys::js_sys::JSON::parse(&data)
-            .and_then(|event| web_sys::js_sys::Reflect::get(&event, &"type".into()))
-            .ok()
-            .and_then(|kind| kind.as_string())
-            .unwrap_or_default();
+        let event = web_sys::js_sys::JSON::parse(&data).unwrap_or_default();
+        let field = |name: &str| web_sys::js_sys::Reflect::get(&event, &name.into()).ok().and_then(|v| v.as_string());
+        let kind = field("type").unwrap_or_default();
+        if kind == wire::TRANSCRIPT_APPENDED {
+            let watched = live.watching.with_untracked(|w| w.is_some() && *w == field("session_id"));
+            if let Some(appended) =
+                watched.then(|| serde_wasm_bindgen::from_value::<crate::transcript::live::Appended>(event)).and_then(Result::ok)
+            {
+                let entry = appended.entry.shown(&appended.session_id);
+                live.appended.update(|list| list.push(entry));
+            }
+        }
         live.on_event(&kind);
     });
     source.set_onmessage(Some(on_message.as_ref().unchecked_ref()));

@@ -196,11 +196,36 @@ pub struct EvalOutcome {
     /// Jupyter-shaped outputs (nbformat): the value's rich forms and `display()`'s.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub outputs: Vec<crate::outputs::RichOutput>,
+    /// The answer's place in the session's transcript, and when it was answered (epoch seconds):
+    /// a page appends it where it belongs, once, whether it heard of it here or live. None for
+    /// an answer no transcript records (a watch expression's, a DAP hover's).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub index: Option<usize>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub timestamp: Option<f64>,
+}
+
+impl EvalOutcome {
+    /// The transcript entry this answer is, for the input `expr`, when a transcript records it.
+    pub fn entry(&self, expr: &str) -> Option<TranscriptEntry> {
+        Some(TranscriptEntry {
+            index: self.index?,
+            input: expr.to_string(),
+            output: self.output.clone(),
+            stdout: self.stdout.clone(),
+            is_error: self.is_error,
+            result_cid: self.result_cid.clone(),
+            timestamp: self.timestamp?,
+            outputs: self.outputs.clone(),
+        })
+    }
 }
 
 impl From<&TranscriptEntry> for EvalOutcome {
     fn from(entry: &TranscriptEntry) -> Self {
         EvalOutcome {
+            index: Some(entry.index),
+            timestamp: Some(entry.timestamp),
             output: entry.output.clone(),
             stdout: entry.stdout.clone(),
             is_error: entry.is_error,

@@ -7,6 +7,7 @@ pub mod paused;
 pub mod processes;
 pub mod repl;
 mod repl_complete;
+mod transcript;
 pub mod repls;
 pub mod runtimes;
 mod variables;

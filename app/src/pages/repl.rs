@@ -1,18 +1,22 @@
 //! `/repl/{pid}-{timestamp}`: one REPL session, live while its call is paused, read-only after.
-//! The draft, the busy state and the input history position live at page level: the session
-//! is re-rendered whenever it changes (here or in another tab), and typing must survive that.
+//! The server renders the session's header and debug toolbar (refetched when a pause changes);
+//! the transcript is typed data the page holds and appends to (`crate::pages::transcript`). The
+//! draft, the busy state and the input history position live at page level: the header and the
+//! input box below it are re-rendered when the session's pause changes, and typing must survive
+//! that.
 
 use leptos::prelude::*;
 use leptos_router::hooks::use_params_map;
 
 use wasm_bindgen::JsCast;
 
-use crate::api::{eval_in_session, repl_page, server_resource, ACTIVE_SESSION};
+use crate::api::{data_resource, eval_in_session, repl_page, repl_transcript, server_resource, ACTIVE_SESSION, TRANSCRIPT_SLOT};
 use crate::controls::Control;
 use crate::debug_api::debug_action;
 use crate::live::use_live;
 use crate::pages::input_history::recall;
 use crate::pages::repl_complete::{Completer, CompletionList, Completions};
+use crate::pages::transcript::{Transcript, TranscriptState};
 use crate::pages::variables::VariablesPanel;
 use crate::pages::{title_in, NotFound, PageTitle};
 
@@ -36,7 +40,10 @@ pub fn ReplPage() -> impl IntoView {
     let params = use_params_map();
     let session_id = move || params.read().get("session_id").unwrap_or_default();
     let live = use_live();
-    let page = server_resource(move || (session_id(), live.sessions.get()), |(id, _)| repl_page(id));
+    // Bumped after a debug action of this page: its header shows where the program is now.
+    let refresh = RwSignal::new(0u64);
+    let head = server_resource(move || (session_id(), live.pauses.get(), refresh.get()), |(id, _, _)| repl_page(id));
+    let opened = data_resource(session_id, repl_transcript);
     let state = PromptState {
         draft: RwSignal::new(String::new()),
         busy: RwSignal::new(None),
@@ -46,40 +53,95 @@ pub fn ReplPage() -> impl IntoView {
         focused: RwSignal::new(false),
         completions: RwSignal::new(None),
     };
-    let replay = Replay::new();
+    let transcript = TranscriptState::new();
+    let replay = Replay::new(transcript);
     Effect::new(move |_| replay.show(replay.shown.get()));
+    // This session's entries come with the live events that announce them.
+    Effect::new(move |_| live.watching.set(Some(session_id())));
+    on_cleanup(move || live.watching.set(None));
+    Effect::new(move |_| {
+        live.appended.track();
+        for entry in live.appended.try_update_untracked(std::mem::take).unwrap_or_default() {
+            transcript.add(entry);
+        }
+    });
+    // Events missed while the stream was away: fetch the entries after the last one held.
+    Effect::new(move |opened_before: Option<()>| {
+        live.reconnects.track();
+        if opened_before.is_some() {
+            transcript.catch_up();
+        }
+    });
+    let loading = || view! { <p class="hint">"Loading…"</p> };
+    // The header's HTML, split where the transcript goes, and whether the session is active.
+    let head_parts = move || async move {
+        head.await.map(|page| {
+            page.map(|html| {
+                let active = html.starts_with(ACTIVE_SESSION);
+                let (above, below) = html.split_once(TRANSCRIPT_SLOT).unwrap_or((&html, ""));
+                (above.to_string(), below.to_string(), active)
+            })
+        })
+    };
     view! {
-        <Transition fallback=|| view! { <p class="hint">"Loading…"</p> }>
-            {move || Suspend::new(async move {
-                match page.await {
-                    Err(e) => view! { <p class="error">{e.to_string()}</p> }.into_any(),
-                    Ok(None) => view! { <NotFound/> }.into_any(),
-                    Ok(Some(html)) => {
+        <div class="repl-layout">
+            <div class="repl-main">
+                <Transition fallback=loading>
+                    {move || Suspend::new(async move {
+                        match head_parts().await {
+                            Err(e) => view! { <p class="error">{e.to_string()}</p> }.into_any(),
+                            Ok(None) => view! { <NotFound/> }.into_any(),
+                            Ok(Some((above, _, active))) => {
+                                let session_id = params.read_untracked().get("session_id").unwrap_or_default();
+                                let title = title_in(&above).map(|text| view! { <PageTitle text/> });
+                                view! { {title} <SessionHead html=above session_id active replay refresh/> }.into_any()
+                            }
+                        }
+                    })}
+                </Transition>
+                <Transition fallback=|| ()>
+                    {move || Suspend::new(async move {
+                        let Ok(Some(page)) = opened.await else { return ().into_any() };
+                        transcript.load(&params.read_untracked().get("session_id").unwrap_or_default(), page);
+                        let active = Signal::derive(move || {
+                            head.get().and_then(Result::ok).flatten().is_some_and(|h| h.starts_with(ACTIVE_SESSION))
+                        });
+                        view! { <Transcript state=transcript active replaying=replay.shown.into()/> }.into_any()
+                    })}
+                </Transition>
+                <Transition fallback=|| ()>
+                    {move || Suspend::new(async move {
+                        let Ok(Some((_, below, active))) = head_parts().await else { return ().into_any() };
                         let session_id = params.read_untracked().get("session_id").unwrap_or_default();
-                        let title = title_in(&html).map(|text| view! { <PageTitle text/> });
-                        view! { {title} <Session html session_id replay state/> }.into_any()
-                    }
-                }
-            })}
-        </Transition>
+                        let prompt = active.then(|| view! { <Prompt session_id state transcript/> });
+                        view! { <div class="page-body" inner_html=below></div> {prompt} }.into_any()
+                    })}
+                </Transition>
+            </div>
+            <Transition fallback=|| ()>
+                {move || Suspend::new(async move {
+                    let Ok(Some((_, _, true))) = head_parts().await else { return ().into_any() };
+                    let session_id = params.read_untracked().get("session_id").unwrap_or_default();
+                    view! { <VariablesPanel session_id/> }.into_any()
+                })}
+            </Transition>
+        </div>
     }
 }
 
-/// The session: the server's HTML (header, replay controls, transcript), and below it the input
-/// box of an active session. The replay drives the server's elements by their classes.
+/// The session's header, debug toolbar and replay controls (server HTML): its debug controls
+/// act on the program, and F5/F10/F11 do the same while the session is active.
 #[component]
-fn Session(html: String, session_id: String, replay: Replay, state: PromptState) -> impl IntoView {
-    let active = html.starts_with(ACTIVE_SESSION);
-    let live = use_live();
+fn SessionHead(html: String, session_id: String, active: bool, replay: Replay, refresh: RwSignal<u64>) -> impl IntoView {
     // The debug controls: the server acts on the control's `data-action` (see render::debug);
-    // a step's stop then arrives as a live event, and everything else refetches here.
+    // a step's stop then arrives as a live event, and everything else refetches the header.
     let act = {
         let session_id = session_id.clone();
         move |action: String, arg: String| {
             let session_id = session_id.clone();
             leptos::task::spawn_local(async move {
                 let _ = debug_action(session_id, action, arg).await;
-                live.sessions.update(|n| *n += 1);
+                refresh.update(|n| *n += 1);
             });
         }
     };
@@ -119,22 +181,7 @@ fn Session(html: String, session_id: String, replay: Replay, state: PromptState)
         };
         replay.speed.set(speed);
     };
-    let panel = active.then(|| view! { <VariablesPanel session_id=session_id.clone()/> });
-    view! {
-        <div class="repl-layout" class:with-panel=active>
-            <div class="repl-main">
-                <div class="page-body" inner_html=html on:click=on_click on:change=on_change></div>
-                {if active { view! { <Prompt session_id state/> }.into_any() } else { ().into_any() }}
-            </div>
-            {panel}
-        </div>
-    }
-}
-
-/// The transcript's entries, in order (server HTML).
-fn entries() -> Vec<web_sys::Element> {
-    let Ok(list) = document().query_selector_all(".transcript .entry") else { return vec![] };
-    (0..list.length()).filter_map(|i| list.item(i)?.dyn_into().ok()).collect()
+    view! { <div class="page-body" inner_html=html on:click=on_click on:change=on_change></div> }
 }
 
 /// Replaying a closed session's transcript: its entries appear again at the pace they were
@@ -146,21 +193,19 @@ struct Replay {
     speed: RwSignal<f64>,
     /// Bumped by every start and stop, so a timer from an earlier run does nothing.
     run: RwSignal<u64>,
+    transcript: TranscriptState,
 }
 
 impl Replay {
-    fn new() -> Self {
-        Replay { shown: RwSignal::new(None), speed: RwSignal::new(1.0), run: RwSignal::new(0) }
+    fn new(transcript: TranscriptState) -> Self {
+        Replay { shown: RwSignal::new(None), speed: RwSignal::new(1.0), run: RwSignal::new(0), transcript }
     }
 
-    /// Shows the first `shown` entries (all for None), and the controls for that state.
+    /// The controls for showing the first `shown` entries (all for None); the entries hide
+    /// themselves (`crate::pages::transcript`).
     fn show(self, shown: Option<usize>) {
         let document = document();
-        let entries = entries();
-        let total = entries.len();
-        for (i, entry) in entries.into_iter().enumerate() {
-            let _ = entry.class_list().toggle_with_force("replay-hidden", shown.is_some_and(|n| i >= n));
-        }
+        let total = self.transcript.entries.with_untracked(Vec::len);
         let set_hidden = |selector: &str, hidden: bool| {
             if let Ok(Some(element)) = document.query_selector(selector) {
                 let _ = if hidden { element.set_attribute("hidden", "") } else { element.remove_attribute("hidden") };
@@ -179,24 +224,23 @@ impl Replay {
         self.shown.set(None);
     }
 
-    /// Replays from the start: the times are the session's start, then one per entry.
+    /// Replays from the start, with every entry loaded first: the times are the session's
+    /// start, then one per entry.
     fn start(self) {
-        let millis = |element: Option<web_sys::Element>| {
-            element.and_then(|e| e.get_attribute("data-ms")).and_then(|ms| ms.parse::<i64>().ok()).unwrap_or(0)
-        };
-        let start = millis(document().query_selector(".transcript").ok().flatten());
-        let times: Vec<f64> = std::iter::once(start)
-            .chain(entries().into_iter().map(|e| millis(Some(e))))
-            .map(|ms| ms as f64 / 1000.0)
-            .collect();
         self.run.update(|r| *r += 1);
         self.shown.set(Some(0));
-        self.step(std::sync::Arc::new(times), self.run.get_untracked());
+        let run = self.run.get_untracked();
+        let begin = move || self.step(std::sync::Arc::new(self.transcript.times()), run);
+        if self.transcript.first_index.get_untracked() > 0 {
+            self.transcript.load_earlier(true, begin);
+        } else {
+            begin();
+        }
     }
 
     fn step(self, times: std::sync::Arc<Vec<f64>>, run: u64) {
         let Some(n) = self.shown.get_untracked() else { return };
-        if n + 1 >= times.len() {
+        if n + 1 >= times.len() || self.run.get_untracked() != run {
             self.shown.set(None);
             return;
         }
@@ -223,16 +267,11 @@ fn prompted(text: &str) -> String {
     out
 }
 
-/// Runs `expr` in the session; the answer arrives as a live update.
-async fn evaluate(session_id: String, expr: String) -> Result<(), String> {
-    eval_in_session(session_id, expr).await.map(|_| ()).map_err(|e| e.to_string())
-}
 
 /// The input box: Enter evaluates, Shift+Enter adds a line, ↑/↓ walk the session's inputs,
 /// Tab and Ctrl+Space complete.
 #[component]
-fn Prompt(session_id: String, state: PromptState) -> impl IntoView {
-    let live = use_live();
+fn Prompt(session_id: String, state: PromptState, transcript: TranscriptState) -> impl IntoView {
     let textarea = NodeRef::<leptos::html::Textarea>::new();
     let PromptState { draft, busy, error, history_pos, stash, focused, completions } = state;
     let completer = Completer { draft, list: completions, textarea, session_id: StoredValue::new(session_id.clone()) };
@@ -246,13 +285,17 @@ fn Prompt(session_id: String, state: PromptState) -> impl IntoView {
         history_pos.set(None);
         let session_id = session_id.clone();
         leptos::task::spawn_local(async move {
-            let outcome = evaluate(session_id, expr).await;
+            // The answer is appended from this reply, not refetched (the live event carrying it
+            // too finds it there).
+            let outcome = eval_in_session(session_id, expr).await;
             busy.set(None);
             match outcome {
-                Ok(()) => draft.set(String::new()),
-                Err(e) => error.set(Some(e)),
+                Ok(entry) => {
+                    transcript.add(entry);
+                    draft.set(String::new());
+                }
+                Err(e) => error.set(Some(e.to_string())),
             }
-            live.sessions.update(|n| *n += 1);
         });
     };
     let on_keydown = move |ev: web_sys::KeyboardEvent| {
@@ -276,7 +319,7 @@ fn Prompt(session_id: String, state: PromptState) -> impl IntoView {
             return;
         }
         // The session's inputs, oldest first: the transcript's entries carry them.
-        let history: Vec<String> = entries().iter().filter_map(|e| e.get_attribute("data-input")).collect();
+        let history = transcript.inputs();
         let text = draft.get_untracked();
         let caret = textarea.get_untracked().and_then(|t| t.selection_start().ok().flatten()).unwrap_or(0) as usize;
         let Some(step) = recall(&key, &text, caret, history.len(), history_pos.get_untracked()) else { return };
@@ -290,9 +333,10 @@ fn Prompt(session_id: String, state: PromptState) -> impl IntoView {
             None => stash.get_untracked(),
         });
     };
-    // Re-rendered after every change of the session: keep the newest entry and the input in
-    // view, and the focus where it was.
+    // After every answer, here or another viewer's, and every re-render: keep the newest entry
+    // and the input in view, and the focus where it was.
     Effect::new(move |_| {
+        transcript.entries.track();
         let running = busy.get().is_some();
         if let (Some(element), false) = (textarea.get(), running) {
             let options = web_sys::ScrollIntoViewOptions::new();

@@ -82,11 +82,6 @@ fn options<'a>(options: impl IntoIterator<Item = (&'a str, &'a str)>, current: &
     }
 }
 
-/// Epoch milliseconds: the browser reads them without a float parser.
-fn millis(epoch: f64) -> i64 {
-    (epoch * 1000.0).round() as i64
-}
-
 /// Links to REPL sessions, with their state, or `empty` as a hint when there are none.
 pub fn session_links(sessions: &[SessionLink], empty: &str) -> Markup {
     html! {

@@ -2,16 +2,14 @@
 
 use maud::{html, Markup, PreEscaped};
 
-use breakroom_debugger::model::{Language, ReplSession, TranscriptEntry};
+use breakroom_debugger::model::ReplSession;
 
-use super::{millis, titled};
+use super::titled;
 use crate::format::timestamp;
-use crate::highlight;
 
-/// Header, replay controls (a closed session with entries; the page's handlers find them by
-/// their classes), transcript, closing note. The transcript carries what the page's handlers
-/// need: each entry's input (`data-input`, for ↑/↓) and the times (`data-ms`, milliseconds, for
-/// the replay's pace). An active session's HTML starts with [`crate::api::ACTIVE_SESSION`].
+/// Header, debug toolbar, replay controls (a closed session with entries; the page's handlers
+/// find them by their classes), then where the transcript goes ([`crate::api::TRANSCRIPT_SLOT`])
+/// and the closing note. An active session's HTML starts with [`crate::api::ACTIVE_SESSION`].
 pub fn repl_session(session: &ReplSession, travel: Markup, debug: Markup) -> String {
     let active = session.is_active();
     let status = if active { "Active" } else { "Closed" };
@@ -26,15 +24,6 @@ pub fn repl_session(session: &ReplSession, travel: Markup, debug: Markup) -> Str
         None => format!("/call-tree/{}", session.process_key),
     };
     let id = &session.session_id;
-    let hint = match (active, session.language) {
-        (true, Language::Python) => {
-            "Type Python below: it runs inside the paused program, with the call's variables in scope."
-        }
-        (true, Language::Javascript) => {
-            "Type JavaScript below: it runs inside the paused program, with the call's arguments in scope."
-        }
-        (false, _) => "This session ended without any input.",
-    };
     let closed_note = match &session.closed_reason {
         Some(reason) => format!("Session closed — {reason}"),
         None => "Breakpoint resumed — session closed".to_string(),
@@ -60,9 +49,7 @@ pub fn repl_session(session: &ReplSession, travel: Markup, debug: Markup) -> Str
             }
         }
         (debug)
-        @if session.transcript.is_empty() {
-            p.hint { (hint) }
-        } @else if !active {
+        @if !session.transcript.is_empty() && !active {
             div.replay {
                 button.replay-start { "▶ Replay" }
                 button.replay-stop hidden { "■ Stop" }
@@ -78,57 +65,11 @@ pub fn repl_session(session: &ReplSession, travel: Markup, debug: Markup) -> Str
                 }
             }
         }
-        ol.transcript data-ms=(millis(session.started_at)) {
-            @for entry in &session.transcript { (transcript_entry(entry, session.language, &session.session_id)) }
-        }
+        // The transcript is the page's own (`crate::pages::transcript`): it goes here.
+        (PreEscaped(crate::api::TRANSCRIPT_SLOT))
         @if !active {
             p.closed-note { (closed_note) }
         }
     };
     titled(body, &format!("REPL · {}", session.function_name))
-}
-
-fn transcript_entry(entry: &TranscriptEntry, language: Language, session_id: &str) -> Markup {
-    // A step's mark (`→ prog.py:12 in checkout`): no input, not an eval.
-    if entry.input.is_empty() {
-        return html! { li.entry.step-mark data-input="" data-ms=(millis(entry.timestamp)) { (entry.output) } };
-    }
-    html! {
-        li.entry.failed[entry.is_error] data-input=(entry.input) data-ms=(millis(entry.timestamp)) {
-            (input_lines(&entry.input, language))
-            @if !entry.stdout.is_empty() {
-                pre.stdout { (entry.stdout) }
-            }
-            // A value shown in a richer form (a table, a picture) is not shown as its repr too.
-            @if !entry.output.is_empty() && !super::outputs::shows_the_value(&entry.outputs) {
-                pre.output.error[entry.is_error] { (entry.output) }
-            }
-            @if !entry.outputs.is_empty() {
-                (super::outputs::rich_outputs(&entry.outputs, Some(session_id)))
-            }
-            @if let Some(cid) = &entry.result_cid {
-                a.object-link.hint href={ "/object/" (cid) } title="the stored value" { "stored value" }
-            }
-        }
-    }
-}
-
-/// REPL input as its language's prompt shows it (Python `>>> `, Node `> `, then `... `),
-/// highlighted in that language: each token a span whose class is the token's kind.
-fn input_lines(text: &str, language: Language) -> Markup {
-    let first = match language {
-        Language::Python => ">>> ",
-        Language::Javascript => "> ",
-    };
-    html! {
-        pre.input {
-            @for (i, line) in text.split('\n').enumerate() {
-                @if i > 0 { "\n" }
-                span.prompt { (if i == 0 { first } else { "... " }) }
-                @for (kind, piece) in highlight::tokens_in(line, language) {
-                    span class=(kind.class()) { (piece) }
-                }
-            }
-        }
-    }
 }

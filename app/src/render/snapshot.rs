@@ -124,7 +124,7 @@ fn variable(name: &str, value: &CapturedValue) -> Markup {
         @match &value.error {
             Some(error) => span.error.var-error { "could not read: " (error) },
             // A table or a picture shows the value better than its repr (a DataFrame's is many lines).
-            None if super::outputs::shows_the_value(&value.outputs) => {}
+            None if crate::transcript::shows_the_value(&value.outputs) => {}
             None => code.var-repr { (value.repr) },
         }
         @if value.truncated { " " span.badge.truncated title="cut at the capture limits" { "cut" } }

@@ -160,6 +160,8 @@ impl super::methods::SessionService<'_> {
             is_error,
             result_cid: result.result_cid,
             outputs,
+            index: None,
+            timestamp: None,
         })
     }
 
