@@ -124,10 +124,25 @@ impl Decodes<String> for JsonStringEncoding {
 }
 
 /// Typed replies (issue 45) travel as JSON text: the server writes it with serde_json, the page
-/// reads it with the browser's own JSON parser and `serde_wasm_bindgen`, so the wasm still has no
-/// JSON decoder of its own.
+/// reads it with the browser's own JSON parser (`crate::transcript::browser`), so the wasm still
+/// has no JSON decoder of its own.
 #[cfg(feature = "ssr")]
-fn to_json<T: serde::Serialize>(value: &T) -> Result<String, NotText> {
+pub trait Typed: serde::Serialize + serde::de::DeserializeOwned {}
+#[cfg(feature = "ssr")]
+impl<T: serde::Serialize + serde::de::DeserializeOwned> Typed for T {}
+
+#[cfg(all(feature = "hydrate", not(feature = "ssr")))]
+pub trait Typed: crate::transcript::browser::FromJs {}
+#[cfg(all(feature = "hydrate", not(feature = "ssr")))]
+impl<T: crate::transcript::browser::FromJs> Typed for T {}
+
+#[cfg(not(any(feature = "ssr", feature = "hydrate")))]
+pub trait Typed {}
+#[cfg(not(any(feature = "ssr", feature = "hydrate")))]
+impl<T> Typed for T {}
+
+#[cfg(feature = "ssr")]
+fn to_json<T: Typed>(value: &T) -> Result<String, NotText> {
     serde_json::to_string(value).map_err(|_| NotText)
 }
 
@@ -136,14 +151,16 @@ fn to_json<T>(_: &T) -> Result<String, NotText> {
     Err(NotText)
 }
 
-/// The value JSON text stands for, read as [`to_json`] says.
-pub fn from_json<T: serde::de::DeserializeOwned>(json: &str) -> Option<T> {
+/// The value JSON text stands for, read as [`to_json`] wrote it.
+pub fn from_json<T: Typed>(json: &str) -> Option<T> {
     #[cfg(feature = "ssr")]
     return serde_json::from_str(json).ok();
-    #[cfg(not(feature = "ssr"))]
+    #[cfg(all(feature = "hydrate", not(feature = "ssr")))]
+    return crate::transcript::browser::parse(json);
+    #[cfg(not(any(feature = "ssr", feature = "hydrate")))]
     {
-        let value = js_sys::JSON::parse(json).ok()?;
-        serde_wasm_bindgen::from_value(value).ok()
+        let _ = json;
+        None
     }
 }
 
@@ -173,7 +190,7 @@ pub type PageData<T> = Result<Option<T>, ServerFnError>;
 
 pub struct DataCodec;
 
-impl<T: serde::Serialize> codee::Encoder<PageData<T>> for DataCodec {
+impl<T: Typed> codee::Encoder<PageData<T>> for DataCodec {
     type Error = NotText;
     type Encoded = String;
 
@@ -187,7 +204,7 @@ impl<T: serde::Serialize> codee::Encoder<PageData<T>> for DataCodec {
     }
 }
 
-impl<T: serde::de::DeserializeOwned> codee::Decoder<PageData<T>> for DataCodec {
+impl<T: Typed> codee::Decoder<PageData<T>> for DataCodec {
     type Error = NotText;
     type Encoded = str;
 
@@ -208,7 +225,7 @@ pub fn data_resource<S, T, Fut>(
 ) -> Resource<PageData<T>, DataCodec>
 where
     S: Clone + PartialEq + Send + Sync + 'static,
-    T: serde::Serialize + serde::de::DeserializeOwned + Clone + Send + Sync + 'static,
+    T: Typed + Clone + Send + Sync + 'static,
     Fut: std::future::Future<Output = PageData<T>> + Send + 'static,
 {
     Resource::new_with_options(source, fetcher, false)
@@ -458,7 +475,11 @@ pub async fn repl_transcript(session_id: String) -> Result<Option<TranscriptPage
 /// Entries `start..end` of a session's transcript (clamped to it; at most [`MAX_ENTRIES`]): the
 /// earlier ones a reader asks for, or those a page missed while its live stream was away.
 #[server(prefix = "/rpc", endpoint = "repl_entries", output = PlainText)]
-pub async fn repl_entries(session_id: String, start: usize, end: usize) -> Result<Option<TranscriptPage>, ServerFnError> {
+pub async fn repl_entries(
+    session_id: String,
+    start: usize,
+    end: usize,
+) -> Result<Option<TranscriptPage>, ServerFnError> {
     entries_of(&session_id, start, end.min(start.saturating_add(MAX_ENTRIES)))
 }
 

@@ -157,6 +157,7 @@ pub fn use_live() -> Live {
 
 #[cfg(feature = "hydrate")]
 fn connect(live: Live) {
+    use crate::transcript::browser::appended;
     use wasm_bindgen::{closure::Closure, JsCast};
     let Ok(source) = web_sys::EventSource::new("/api/live") else {
         return;
@@ -168,11 +169,8 @@ fn connect(live: Live) {
         let field = |name: &str| web_sys::js_sys::Reflect::get(&event, &name.into()).ok().and_then(|v| v.as_string());
         let kind = field("type").unwrap_or_default();
         if kind == wire::TRANSCRIPT_APPENDED {
-            let watched = live.watching.with_untracked(|w| w.is_some() && *w == field("session_id"));
-            if let Some(appended) =
-                watched.then(|| serde_wasm_bindgen::from_value::<crate::transcript::live::Appended>(event)).and_then(Result::ok)
-            {
-                let entry = appended.entry.shown(&appended.session_id);
+            let watched = live.watching.with_untracked(|w| w.as_deref().and_then(|id| appended(&event, id)));
+            if let Some(entry) = watched {
                 live.appended.update(|list| list.push(entry));
             }
         }

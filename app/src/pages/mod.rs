@@ -7,9 +7,9 @@ pub mod paused;
 pub mod processes;
 pub mod repl;
 mod repl_complete;
-mod transcript;
 pub mod repls;
 pub mod runtimes;
+mod transcript;
 mod variables;
 
 use leptos::prelude::*;

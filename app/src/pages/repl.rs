@@ -10,7 +10,9 @@ use leptos_router::hooks::use_params_map;
 
 use wasm_bindgen::JsCast;
 
-use crate::api::{data_resource, eval_in_session, repl_page, repl_transcript, server_resource, ACTIVE_SESSION, TRANSCRIPT_SLOT};
+use crate::api::{
+    data_resource, eval_in_session, repl_page, repl_transcript, server_resource, ACTIVE_SESSION, TRANSCRIPT_SLOT,
+};
 use crate::controls::Control;
 use crate::debug_api::debug_action;
 use crate::live::use_live;
@@ -33,6 +35,9 @@ struct PromptState {
     focused: RwSignal<bool>,
     /// The open completion list, if any.
     completions: RwSignal<Option<Completions>>,
+    /// The page is hydrated: until then the box is disabled, so a key pressed early is visibly
+    /// not taken instead of silently lost.
+    ready: RwSignal<bool>,
 }
 
 #[component]
@@ -52,7 +57,10 @@ pub fn ReplPage() -> impl IntoView {
         stash: RwSignal::new(String::new()),
         focused: RwSignal::new(false),
         completions: RwSignal::new(None),
+        ready: RwSignal::new(false),
     };
+    // Effects run in the browser only, once the page is hydrated.
+    Effect::new(move |_| state.ready.set(true));
     let transcript = TranscriptState::new();
     let replay = Replay::new(transcript);
     Effect::new(move |_| replay.show(replay.shown.get()));
@@ -132,7 +140,13 @@ pub fn ReplPage() -> impl IntoView {
 /// The session's header, debug toolbar and replay controls (server HTML): its debug controls
 /// act on the program, and F5/F10/F11 do the same while the session is active.
 #[component]
-fn SessionHead(html: String, session_id: String, active: bool, replay: Replay, refresh: RwSignal<u64>) -> impl IntoView {
+fn SessionHead(
+    html: String,
+    session_id: String,
+    active: bool,
+    replay: Replay,
+    refresh: RwSignal<u64>,
+) -> impl IntoView {
     // The debug controls: the server acts on the control's `data-action` (see render::debug);
     // a step's stop then arrives as a live event, and everything else refetches the header.
     let act = {
@@ -267,13 +281,12 @@ fn prompted(text: &str) -> String {
     out
 }
 
-
 /// The input box: Enter evaluates, Shift+Enter adds a line, ↑/↓ walk the session's inputs,
 /// Tab and Ctrl+Space complete.
 #[component]
 fn Prompt(session_id: String, state: PromptState, transcript: TranscriptState) -> impl IntoView {
     let textarea = NodeRef::<leptos::html::Textarea>::new();
-    let PromptState { draft, busy, error, history_pos, stash, focused, completions } = state;
+    let PromptState { draft, busy, error, history_pos, stash, focused, completions, ready } = state;
     let completer = Completer { draft, list: completions, textarea, session_id: StoredValue::new(session_id.clone()) };
     let submit = move || {
         let expr = draft.get_untracked();
@@ -377,7 +390,7 @@ fn Prompt(session_id: String, state: PromptState, transcript: TranscriptState) -
                         completions.set(None);
                     }
                 }
-                prop:disabled=move || busy.get().is_some()
+                disabled=move || busy.get().is_some() || !ready.get()
             ></textarea>
         </div>
         <CompletionList completer/>

@@ -113,9 +113,8 @@ impl TranscriptState {
 
     /// The inputs typed in the session, oldest first (what ↑/↓ walk).
     pub fn inputs(&self) -> Vec<String> {
-        self.entries.with_untracked(|list| {
-            list.iter().filter(|e| !e.input.is_empty()).map(|e| e.input.clone()).collect()
-        })
+        self.entries
+            .with_untracked(|list| list.iter().filter(|e| !e.input.is_empty()).map(|e| e.input.clone()).collect())
     }
 
     /// The entries' times in seconds, after the session's start (the replay's pace).
@@ -131,11 +130,7 @@ impl TranscriptState {
 /// The transcript: a button for earlier entries when there are any, then the entries.
 /// `replaying`: while a replay runs, how many entries it shows.
 #[component]
-pub fn Transcript(
-    state: TranscriptState,
-    active: Signal<bool>,
-    replaying: Signal<Option<usize>>,
-) -> impl IntoView {
+pub fn Transcript(state: TranscriptState, active: Signal<bool>, replaying: Signal<Option<usize>>) -> impl IntoView {
     let earlier = move || {
         let first = state.first_index.get();
         (first > 0).then(|| {

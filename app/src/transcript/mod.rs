@@ -250,111 +250,84 @@ pub fn table_page(session_id: &str, handle: &str) -> String {
     format!("/repl/{session_id}/table/{handle}")
 }
 
-/// The live stream's `transcript_appended` event, as the browser's JSON parser read it: the
-/// fields of `TranscriptEntry` (a test checks them against it), the outputs' forms left as the
-/// parser's objects.
-#[cfg(any(feature = "hydrate", test))]
-pub mod live {
-    use serde::Deserialize;
+#[cfg(feature = "hydrate")]
+pub mod browser;
 
-    #[cfg(feature = "hydrate")]
-    pub type Forms = wasm_bindgen::JsValue;
-    #[cfg(not(feature = "hydrate"))]
-    pub type Forms = serde_json::Value;
+/// The JSON keys of the typed data above and of the live event's entry, as the browser reads them
+/// (`browser`, which has no serde: its error messages alone pulled float formatting into the
+/// wasm). A test holds them to what serde writes on the server.
+pub mod keys {
+    pub const INDEX: &str = "index";
+    pub const INPUT: &str = "input";
+    pub const OUTPUT: &str = "output";
+    pub const STDOUT: &str = "stdout";
+    pub const IS_ERROR: &str = "is_error";
+    pub const RESULT_CID: &str = "result_cid";
+    pub const MS: &str = "ms";
+    pub const REPR_SHOWN: &str = "repr_shown";
+    pub const OUTPUTS: &str = "outputs";
+    pub const OUTPUT_TYPE: &str = "output_type";
+    pub const PARTS: &str = "parts";
+    pub const TABLE_HREF: &str = "table_href";
+    pub const NOTES: &str = "notes";
+    pub const TEXT: &str = "Text";
+    pub const IMAGE: &str = "Image";
+    pub const SRC: &str = "src";
+    pub const ALT: &str = "alt";
+    pub const TABLE: &str = "Table";
+    pub const HTML: &str = "Html";
+    pub const PLAIN: &str = "Plain";
+    pub const COLUMNS: &str = "columns";
+    pub const ROWS: &str = "rows";
+    pub const ROW_COUNT: &str = "row_count";
+    pub const COLUMN_COUNT: &str = "column_count";
+    pub const DTYPES: &str = "dtypes";
+    pub const ENTRIES: &str = "entries";
+    pub const FIRST_INDEX: &str = "first_index";
+    pub const TOTAL: &str = "total";
+    pub const LANGUAGE: &str = "language";
+    pub const STARTED_MS: &str = "started_ms";
+    /// The live event's (a `TranscriptEntry`'s) own.
+    pub const SESSION_ID: &str = "session_id";
+    pub const ENTRY: &str = "entry";
+    pub const TIMESTAMP: &str = "timestamp";
+    pub const DATA: &str = "data";
+    pub const METADATA: &str = "metadata";
 
-    #[derive(Deserialize)]
-    pub struct Appended {
-        pub session_id: String,
-        pub entry: LiveEntry,
-    }
-
-    #[derive(Deserialize)]
-    pub struct LiveEntry {
-        pub index: usize,
-        pub input: String,
-        pub output: String,
-        pub stdout: String,
-        pub is_error: bool,
-        pub result_cid: Option<String>,
-        pub timestamp: f64,
-        #[serde(default)]
-        pub outputs: Vec<LiveOutput>,
-    }
-
-    #[derive(Deserialize)]
-    pub struct LiveOutput {
-        pub output_type: String,
-        #[cfg_attr(feature = "hydrate", serde(with = "serde_wasm_bindgen::preserve"))]
-        pub data: Forms,
-        #[serde(default)]
-        #[cfg_attr(feature = "hydrate", serde(with = "serde_wasm_bindgen::preserve"))]
-        pub metadata: Forms,
-    }
-
-    #[cfg(feature = "hydrate")]
-    mod browser {
-        use js_sys::{Reflect, JSON};
-        use wasm_bindgen::JsValue;
-
-        use super::{LiveEntry, LiveOutput};
-        use crate::transcript::{shown_entry, table_page, Forms, ShownEntry};
-        use breakroom_debugger::outputs::{Table, MIME_TABLE};
-
-        fn get(object: &JsValue, key: &str) -> Option<JsValue> {
-            Reflect::get(object, &key.into()).ok().filter(|v| !v.is_undefined() && !v.is_null())
-        }
-
-        impl Forms for LiveOutput {
-            fn output_type(&self) -> String {
-                self.output_type.clone()
-            }
-            fn text(&self, mime: &str) -> Option<String> {
-                get(&self.data, mime)?.as_string()
-            }
-            fn has(&self, mime: &str) -> bool {
-                get(&self.data, mime).is_some()
-            }
-            fn table(&self) -> Option<Table> {
-                serde_wasm_bindgen::from_value(get(&self.data, MIME_TABLE)?).ok()
-            }
-            fn json(&self, mime: &str) -> Option<String> {
-                JSON::stringify_with_replacer_and_space(&get(&self.data, mime)?, &JsValue::NULL, &2.into())
-                    .ok()
-                    .map(String::from)
-            }
-            fn svg_src(&self, svg: &str) -> String {
-                format!("data:image/svg+xml;charset=utf-8,{}", String::from(js_sys::encode_uri_component(svg)))
-            }
-            fn table_url(&self) -> Option<String> {
-                get(&get(&get(&self.metadata, "breakroom")?, "table")?, "handle")?.as_string()
-            }
-            fn notes(&self) -> Vec<String> {
-                let notes = get(&self.metadata, "breakroom").and_then(|b| get(&b, "notes"));
-                notes
-                    .map(|n| js_sys::Array::from(&n).iter().filter_map(|note| note.as_string()).collect())
-                    .unwrap_or_default()
-            }
-        }
-
-        impl LiveEntry {
-            pub fn shown(self, session_id: &str) -> ShownEntry {
-                let mut shown = shown_entry(
-                    self.index,
-                    self.input,
-                    self.output,
-                    self.stdout,
-                    self.is_error,
-                    self.result_cid,
-                    self.timestamp,
-                    &self.outputs,
-                );
-                for (shown, output) in shown.outputs.iter_mut().zip(&self.outputs) {
-                    shown.table_href = output.table_url().map(|handle| table_page(session_id, &handle));
-                }
-                shown
-            }
-        }
-    }
+    /// Every key of [`super::TranscriptPage`] and what it holds.
+    #[cfg(test)]
+    pub const PAGE: &[&str] = &[
+        INDEX,
+        INPUT,
+        OUTPUT,
+        STDOUT,
+        IS_ERROR,
+        RESULT_CID,
+        MS,
+        REPR_SHOWN,
+        OUTPUTS,
+        OUTPUT_TYPE,
+        PARTS,
+        TABLE_HREF,
+        NOTES,
+        TEXT,
+        IMAGE,
+        SRC,
+        ALT,
+        TABLE,
+        HTML,
+        PLAIN,
+        COLUMNS,
+        ROWS,
+        ROW_COUNT,
+        COLUMN_COUNT,
+        DTYPES,
+        ENTRIES,
+        FIRST_INDEX,
+        TOTAL,
+        LANGUAGE,
+        STARTED_MS,
+    ];
 }
 
 #[cfg(all(test, feature = "ssr"))]
@@ -382,24 +355,83 @@ mod tests {
         serde_json::from_value(value).expect("an output")
     }
 
+    /// Every object key in `value`, nested ones included (map keys of `dtypes` are data, skipped).
+    fn keys_in(value: &serde_json::Value, out: &mut std::collections::BTreeSet<String>) {
+        match value {
+            serde_json::Value::Object(map) => {
+                for (key, inner) in map {
+                    out.insert(key.clone());
+                    if key != keys::DTYPES {
+                        keys_in(inner, out);
+                    }
+                }
+            }
+            serde_json::Value::Array(list) => list.iter().for_each(|v| keys_in(v, out)),
+            _ => {}
+        }
+    }
+
     #[test]
-    fn the_live_event_reads_every_field_a_stored_entry_has() {
+    fn the_browser_reads_the_keys_the_server_writes() {
+        let parts = vec![
+            Part::Text("t".into()),
+            Part::Image { src: "s".into(), alt: "a".into() },
+            Part::Table(Table {
+                columns: vec!["a".into()],
+                index: vec!["0".into()],
+                rows: vec![vec!["1".into()]],
+                row_count: 1,
+                column_count: 1,
+                dtypes: [("a".to_string(), "int64".to_string())].into(),
+            }),
+            Part::Html("h".into()),
+            Part::Plain("p".into()),
+        ];
+        let mut shown = shown(&entry(vec![]), "s");
+        shown.outputs = vec![ShownOutput {
+            output_type: "display_data".into(),
+            parts,
+            table_href: Some("/t".into()),
+            notes: vec!["n".into()],
+        }];
+        let page = TranscriptPage {
+            entries: vec![shown],
+            first_index: 0,
+            total: 1,
+            language: Language::Python,
+            started_ms: 1,
+        };
+        let mut written = std::collections::BTreeSet::new();
+        keys_in(&serde_json::to_value(&page).expect("json"), &mut written);
+        let read: std::collections::BTreeSet<String> = keys::PAGE.iter().map(|k| k.to_string()).collect();
+        assert_eq!(written, read);
+    }
+
+    #[test]
+    fn the_live_event_has_every_key_the_browser_reads_of_it() {
         let stored = entry(vec![output(json!({"output_type": "display_data", "data": {"text/plain": "x"}}))]);
         let event = serde_json::to_value(breakroom_debugger::model::LiveEvent::TranscriptAppended {
             session_id: "1-2.5".into(),
-            entry: stored.clone(),
+            entry: stored,
         })
         .expect("json");
-        let read: live::Appended = serde_json::from_value(event.clone()).expect("the page's reading of the event");
-        assert_eq!(read.session_id, "1-2.5");
-        let e = read.entry;
-        assert_eq!((e.index, e.input, e.output, e.stdout), (3, stored.input, stored.output, stored.stdout));
-        assert_eq!((e.is_error, e.result_cid, e.timestamp), (false, Some("cid".into()), 1.5));
-        assert_eq!(e.outputs.len(), 1);
-        // Every field the page reads is one the event has, so a renamed field fails here.
-        let fields: Vec<&str> = event["entry"].as_object().expect("object").keys().map(String::as_str).collect();
-        for name in ["index", "input", "output", "stdout", "is_error", "result_cid", "timestamp", "outputs"] {
-            assert!(fields.contains(&name), "{name} not in {fields:?}");
+        assert_eq!(event[keys::SESSION_ID], "1-2.5");
+        let entry = &event[keys::ENTRY];
+        for key in [
+            keys::INDEX,
+            keys::INPUT,
+            keys::OUTPUT,
+            keys::STDOUT,
+            keys::IS_ERROR,
+            keys::RESULT_CID,
+            keys::TIMESTAMP,
+            keys::OUTPUTS,
+        ] {
+            assert!(entry.get(key).is_some(), "{key} not in {entry}");
+        }
+        let output = &entry[keys::OUTPUTS][0];
+        for key in [keys::OUTPUT_TYPE, keys::DATA, keys::METADATA] {
+            assert!(output.get(key).is_some(), "{key} not in {output}");
         }
     }
 

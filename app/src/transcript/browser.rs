@@ -1,0 +1,207 @@
+//! The typed data as the browser reads it: JSON the browser's own parser turned into objects,
+//! walked by key ([`super::keys`]). Not serde: its error messages format floats, and that alone
+//! was some 17 KB of wasm before compression.
+
+use js_sys::{Array, Object, Reflect, JSON};
+use wasm_bindgen::JsValue;
+
+use breakroom_debugger::model::Language;
+use breakroom_debugger::outputs::{Table, MIME_TABLE};
+
+use super::keys::*;
+use super::{shown_entry, table_page, Forms, Part, ShownEntry, ShownOutput, TranscriptPage};
+
+/// What can be read from a parsed JSON value.
+pub trait FromJs: Sized {
+    fn from_js(value: &JsValue) -> Option<Self>;
+}
+
+/// The value JSON `text` stands for.
+pub fn parse<T: FromJs>(text: &str) -> Option<T> {
+    T::from_js(&JSON::parse(text).ok()?)
+}
+
+fn get(object: &JsValue, key: &str) -> Option<JsValue> {
+    Reflect::get(object, &key.into()).ok().filter(|v| !v.is_undefined() && !v.is_null())
+}
+
+fn string(object: &JsValue, key: &str) -> Option<String> {
+    get(object, key)?.as_string()
+}
+
+fn number(object: &JsValue, key: &str) -> Option<f64> {
+    get(object, key)?.as_f64()
+}
+
+fn whole(object: &JsValue, key: &str) -> Option<u64> {
+    number(object, key).filter(|n| *n >= 0.0).map(|n| n as u64)
+}
+
+fn list(object: &JsValue, key: &str) -> Vec<JsValue> {
+    get(object, key).filter(Array::is_array).map(|a| Array::from(&a).to_vec()).unwrap_or_default()
+}
+
+fn strings(values: Vec<JsValue>) -> Vec<String> {
+    values.iter().filter_map(JsValue::as_string).collect()
+}
+
+impl<T: FromJs> FromJs for Option<T> {
+    fn from_js(value: &JsValue) -> Option<Self> {
+        if value.is_null() {
+            Some(None)
+        } else {
+            T::from_js(value).map(Some)
+        }
+    }
+}
+
+impl FromJs for TranscriptPage {
+    fn from_js(value: &JsValue) -> Option<Self> {
+        Some(TranscriptPage {
+            entries: list(value, ENTRIES).iter().map(ShownEntry::from_js).collect::<Option<_>>()?,
+            first_index: whole(value, FIRST_INDEX)? as usize,
+            total: whole(value, TOTAL)? as usize,
+            language: match string(value, LANGUAGE)?.as_str() {
+                "javascript" => Language::Javascript,
+                _ => Language::Python,
+            },
+            started_ms: number(value, STARTED_MS)? as i64,
+        })
+    }
+}
+
+impl FromJs for ShownEntry {
+    fn from_js(value: &JsValue) -> Option<Self> {
+        Some(ShownEntry {
+            index: whole(value, INDEX)? as usize,
+            input: string(value, INPUT)?,
+            output: string(value, OUTPUT)?,
+            stdout: string(value, STDOUT)?,
+            is_error: get(value, IS_ERROR)?.as_bool()?,
+            result_cid: string(value, RESULT_CID),
+            ms: number(value, MS)? as i64,
+            repr_shown: get(value, REPR_SHOWN)?.as_bool()?,
+            outputs: list(value, OUTPUTS).iter().map(ShownOutput::from_js).collect::<Option<_>>()?,
+        })
+    }
+}
+
+impl FromJs for ShownOutput {
+    fn from_js(value: &JsValue) -> Option<Self> {
+        Some(ShownOutput {
+            output_type: string(value, OUTPUT_TYPE)?,
+            parts: list(value, PARTS).iter().map(Part::from_js).collect::<Option<_>>()?,
+            table_href: string(value, TABLE_HREF),
+            notes: strings(list(value, NOTES)),
+        })
+    }
+}
+
+impl FromJs for Part {
+    fn from_js(value: &JsValue) -> Option<Self> {
+        if let Some(text) = string(value, TEXT) {
+            Some(Part::Text(text))
+        } else if let Some(image) = get(value, IMAGE) {
+            Some(Part::Image { src: string(&image, SRC)?, alt: string(&image, ALT)? })
+        } else if let Some(table) = get(value, TABLE) {
+            Table::from_js(&table).map(Part::Table)
+        } else if let Some(html) = string(value, HTML) {
+            Some(Part::Html(html))
+        } else {
+            string(value, PLAIN).map(Part::Plain)
+        }
+    }
+}
+
+impl FromJs for Table {
+    fn from_js(value: &JsValue) -> Option<Self> {
+        let dtypes = get(value, DTYPES)
+            .map(|d| {
+                Object::entries(&Object::from(d))
+                    .iter()
+                    .filter_map(|pair| {
+                        let pair = Array::from(&pair);
+                        Some((pair.get(0).as_string()?, pair.get(1).as_string()?))
+                    })
+                    .collect()
+            })
+            .unwrap_or_default();
+        Some(Table {
+            columns: strings(list(value, COLUMNS)),
+            index: strings(list(value, INDEX)),
+            rows: list(value, ROWS).into_iter().map(|row| strings(Array::from(&row).to_vec())).collect(),
+            row_count: whole(value, ROW_COUNT)?,
+            column_count: whole(value, COLUMN_COUNT).unwrap_or(0),
+            dtypes,
+        })
+    }
+}
+
+/// One output of a live event's entry, its forms left as the parser's objects.
+struct LiveOutput {
+    output_type: String,
+    data: JsValue,
+    metadata: JsValue,
+}
+
+impl Forms for LiveOutput {
+    fn output_type(&self) -> String {
+        self.output_type.clone()
+    }
+    fn text(&self, mime: &str) -> Option<String> {
+        string(&self.data, mime)
+    }
+    fn has(&self, mime: &str) -> bool {
+        get(&self.data, mime).is_some()
+    }
+    fn table(&self) -> Option<Table> {
+        Table::from_js(&get(&self.data, MIME_TABLE)?)
+    }
+    fn json(&self, mime: &str) -> Option<String> {
+        JSON::stringify_with_replacer_and_space(&get(&self.data, mime)?, &JsValue::NULL, &JsValue::from(2))
+            .ok()
+            .map(String::from)
+    }
+    fn svg_src(&self, svg: &str) -> String {
+        format!("data:image/svg+xml;charset=utf-8,{}", String::from(js_sys::encode_uri_component(svg)))
+    }
+    fn table_url(&self) -> Option<String> {
+        string(&get(&get(&self.metadata, "breakroom")?, "table")?, "handle")
+    }
+    fn notes(&self) -> Vec<String> {
+        get(&self.metadata, "breakroom").map(|b| strings(list(&b, NOTES))).unwrap_or_default()
+    }
+}
+
+/// The entry a live `transcript_appended` event (already parsed) carries, as the page shows it;
+/// None when the event is of another session than `session_id`.
+pub fn appended(event: &JsValue, session_id: &str) -> Option<ShownEntry> {
+    if string(event, SESSION_ID)? != session_id {
+        return None;
+    }
+    let entry = get(event, ENTRY)?;
+    let outputs: Vec<LiveOutput> = list(&entry, OUTPUTS)
+        .iter()
+        .filter_map(|o| {
+            Some(LiveOutput {
+                output_type: string(o, OUTPUT_TYPE)?,
+                data: get(o, DATA)?,
+                metadata: get(o, METADATA).unwrap_or_else(|| Object::new().into()),
+            })
+        })
+        .collect();
+    let mut shown = shown_entry(
+        whole(&entry, INDEX)? as usize,
+        string(&entry, INPUT)?,
+        string(&entry, OUTPUT)?,
+        string(&entry, STDOUT)?,
+        get(&entry, IS_ERROR)?.as_bool()?,
+        string(&entry, RESULT_CID),
+        number(&entry, TIMESTAMP)?,
+        &outputs,
+    );
+    for (shown, output) in shown.outputs.iter_mut().zip(&outputs) {
+        shown.table_href = output.table_url().map(|handle| table_page(session_id, &handle));
+    }
+    Some(shown)
+}

@@ -1,0 +1,166 @@
+// The REPL page at the wire's speed (issue 45), measured in Debian's Chromium against the
+// release binary: for a session holding 10 and 2,000 entries, per eval typed into the page,
+// - the bytes the page fetched between Enter and the answer settling (every response's
+//   transferSize, headers included, until 300 ms after the answer showed),
+// - Enter → answer shown, and the eval's response → answer shown,
+// - a second viewer of the session: the first's answer shown → the second's shown.
+// Figures only, never a pass/fail on time: scripts/repl-bench.sh runs it.
+import { spawn } from "node:child_process";
+import * as fs from "node:fs";
+import * as os from "node:os";
+import * as path from "node:path";
+import { fileURLToPath } from "node:url";
+import { chromium } from "@playwright/test";
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
+const binary = process.env.BREAKROOM_BIN || path.join(root, "target", "release", "breakroom");
+const siteRoot = process.env.LEPTOS_SITE_ROOT || path.join(root, "target", "site");
+const evals = Number(process.env.REPL_BENCH_EVALS || 30);
+const lengths = (process.env.REPL_BENCH_LENGTHS || "10,2000").split(",").map(Number);
+
+async function startServer(home) {
+  const server = spawn(binary, ["--port", "0", "--eval-timeout", "10", "--data-dir", path.join(home, "data")], {
+    env: { ...process.env, CIDELDILL_HOME: home, LEPTOS_SITE_ROOT: siteRoot },
+    stdio: ["ignore", "pipe", "inherit"],
+  });
+  const url = await new Promise((resolve, reject) => {
+    let seen = "";
+    const timer = setTimeout(() => reject(new Error(`breakroom did not start: ${seen}`)), 20_000);
+    server.stdout.on("data", (chunk) => {
+      seen += chunk.toString();
+      const match = seen.match(/Server running on (http:\/\/\S+)/);
+      if (match) {
+        clearTimeout(timer);
+        resolve(match[1]);
+      }
+    });
+    server.on("exit", (code) => reject(new Error(`breakroom exited with ${code}: ${seen}`)));
+  });
+  return { server, url };
+}
+
+async function json(url, init) {
+  const response = await fetch(url, init);
+  if (!response.ok) throw new Error(`${init?.method || "GET"} ${url}: ${response.status} ${await response.text()}`);
+  return response.json();
+}
+
+const post = (url, body) =>
+  json(url, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
+
+/** A paused `transcript(41)` call with a session of `length` entries. */
+async function session(url, length) {
+  const program = spawn("python3", [path.join(root, "end2end", "programs", "transcript.py")], {
+    env: { ...process.env, PYTHONPATH: path.join(root, "client"), BREAKROOM_URL: url, PYTHONUNBUFFERED: "1" },
+    stdio: ["ignore", "ignore", "inherit"],
+  });
+  let pauseId;
+  for (let i = 0; i < 400 && !pauseId; i++) {
+    const list = await json(`${url}/api/paused`);
+    pauseId = list.paused.find((p) => p.call_data.process_pid === program.pid)?.id;
+    if (!pauseId) await new Promise((r) => setTimeout(r, 50));
+  }
+  if (!pauseId) throw new Error("transcript.py did not pause");
+  const { session_id } = await post(`${url}/api/repl/start`, { pause_id: pauseId });
+  for (let i = 0; i < length; i++) {
+    await post(`${url}/api/repl/${session_id}/eval`, { expr: `[n, ${i}, 'entry number ${i} of the transcript']` });
+  }
+  const finish = async () => {
+    await fetch(`${url}/api/paused/${pauseId}/continue`, { method: "POST" }).catch(() => {});
+    if (program.exitCode === null) program.kill();
+  };
+  return { session_id, finish };
+}
+
+/** Watches the page: the time the last `.transcript .entry` appeared, and every response. */
+const INSTRUMENT = () => {
+  const w = window;
+  w.__bench = { shown: [], responses: [], enter: 0 };
+  new MutationObserver(() => {
+    const count = document.querySelectorAll(".transcript .entry").length;
+    w.__bench.shown.push([count, performance.timeOrigin + performance.now()]);
+  }).observe(document.querySelector(".transcript"), { childList: true });
+  new PerformanceObserver((list) => {
+    for (const e of list.getEntries()) {
+      w.__bench.responses.push({
+        name: new URL(e.name).pathname,
+        bytes: e.transferSize,
+        end: performance.timeOrigin + e.responseEnd,
+      });
+    }
+  }).observe({ type: "resource" });
+  document.addEventListener("keydown", (ev) => {
+    if (ev.key === "Enter") w.__bench.enter = performance.timeOrigin + performance.now();
+  }, true);
+};
+
+const percentile = (values, p) => {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
+};
+
+async function measure(browser, url, length) {
+  const { session_id, finish } = await session(url, length);
+  const context = await browser.newContext();
+  const [page, other] = [await context.newPage(), await context.newPage()];
+  for (const p of [page, other]) {
+    await p.goto(`${url}/repl/${session_id}`);
+    await p.locator("body[data-hydrated]").waitFor({ state: "attached", timeout: 20_000 });
+    await p.waitForFunction(() => !document.body.classList.contains("offline") && document.querySelector(".transcript"));
+    await p.waitForTimeout(500); // the stream's opening catch-up, not part of any eval
+    await p.evaluate(INSTRUMENT);
+  }
+  const rows = [];
+  const input = page.locator("textarea.repl-input");
+  for (let i = 0; i < evals; i++) {
+    const before = await page.locator(".transcript .entry").count();
+    await page.evaluate(() => {
+      window.__bench.responses = [];
+      window.__bench.shown = [];
+    });
+    await other.evaluate(() => (window.__bench.shown = []));
+    await input.fill(`n * ${i}`);
+    await input.press("Enter");
+    await page.waitForFunction((n) => window.__bench.shown.some(([count]) => count > n), before);
+    await other.waitForFunction((n) => window.__bench.shown.some(([count]) => count > n), before);
+    await page.waitForTimeout(300); // what the answer makes the page fetch after it showed
+    const mine = await page.evaluate(() => window.__bench);
+    const theirs = await other.evaluate(() => window.__bench);
+    const shown = mine.shown.find(([count]) => count > before)[1];
+    const otherShown = theirs.shown.find(([count]) => count > before)[1];
+    const evalResponse = mine.responses.find((r) => r.name.startsWith("/rpc/eval_in_session"));
+    rows.push({
+      bytes: mine.responses.reduce((sum, r) => sum + r.bytes, 0),
+      fetched: mine.responses.map((r) => r.name.replace("/rpc/", "")).join(" "),
+      enterToShown: shown - mine.enter,
+      responseToShown: evalResponse ? shown - evalResponse.end : NaN,
+      secondViewer: otherShown - shown,
+    });
+  }
+  await context.close();
+  await finish();
+  return rows;
+}
+
+const home = fs.mkdtempSync(path.join(os.tmpdir(), "breakroom-repl-bench-"));
+const { server, url } = await startServer(home);
+const browser = await chromium.launch({
+  executablePath: process.env.CHROMIUM_PATH || "/usr/bin/chromium",
+  args: ["--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-background-networking"],
+});
+try {
+  console.log(`REPL page, ${evals} evals per transcript length (ms; bytes are transferSize, headers included)`);
+  console.log("entries | bytes/eval p50 | Enter→shown p50 p90 | response→shown p50 p90 | 2nd viewer p50 p90 | fetched per eval");
+  for (const length of lengths) {
+    const rows = await measure(browser, url, length);
+    const col = (key, p) => percentile(rows.map((r) => r[key]), p).toFixed(1);
+    console.log(
+      `${String(length).padStart(7)} | ${String(percentile(rows.map((r) => r.bytes), 50)).padStart(14)} | ` +
+        `${col("enterToShown", 50)} ${col("enterToShown", 90)} | ${col("responseToShown", 50)} ${col("responseToShown", 90)} | ` +
+        `${col("secondViewer", 50)} ${col("secondViewer", 90)} | ${rows[rows.length - 1].fetched}`,
+    );
+  }
+} finally {
+  await browser.close();
+  server.kill();
+}
