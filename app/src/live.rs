@@ -21,8 +21,10 @@ pub struct Live {
     /// The REPL session whose new entries this page shows, if any: the stream keeps them in
     /// `appended` (the event carries the entry, so nothing is refetched for it).
     pub watching: RwSignal<Option<String>>,
-    /// Entries of `watching` that arrived on the stream, oldest first, until the page takes them.
-    pub appended: RwSignal<Vec<crate::transcript::ShownEntry>>,
+    /// `transcript_appended` events of `watching` (their JSON text), oldest first, until the page
+    /// takes them. The page reads them (`crate::transcript::browser::appended`): that code then
+    /// lives in the REPL page's chunk, not in every page's.
+    pub appended: RwSignal<Vec<String>>,
 }
 
 impl Live {
@@ -157,7 +159,6 @@ pub fn use_live() -> Live {
 
 #[cfg(feature = "hydrate")]
 fn connect(live: Live) {
-    use crate::transcript::browser::appended;
     use wasm_bindgen::{closure::Closure, JsCast};
     let Ok(source) = web_sys::EventSource::new("/api/live") else {
         return;
@@ -168,11 +169,9 @@ fn connect(live: Live) {
         let event = web_sys::js_sys::JSON::parse(&data).unwrap_or_default();
         let field = |name: &str| web_sys::js_sys::Reflect::get(&event, &name.into()).ok().and_then(|v| v.as_string());
         let kind = field("type").unwrap_or_default();
-        if kind == wire::TRANSCRIPT_APPENDED {
-            let watched = live.watching.with_untracked(|w| w.as_deref().and_then(|id| appended(&event, id)));
-            if let Some(entry) = watched {
-                live.appended.update(|list| list.push(entry));
-            }
+        if kind == wire::TRANSCRIPT_APPENDED && live.watching.with_untracked(|w| w.is_some() && *w == field("session_id"))
+        {
+            live.appended.update(|list| list.push(data));
         }
         live.on_event(&kind);
     });

@@ -69,8 +69,8 @@ pub fn ReplPage() -> impl IntoView {
     on_cleanup(move || live.watching.set(None));
     Effect::new(move |_| {
         live.appended.track();
-        for entry in live.appended.try_update_untracked(std::mem::take).unwrap_or_default() {
-            transcript.add(entry);
+        for event in live.appended.try_update_untracked(std::mem::take).unwrap_or_default() {
+            transcript.add_event(&event);
         }
     });
     // Events missed while the stream was away: fetch the entries after the last one held.
@@ -87,50 +87,45 @@ pub fn ReplPage() -> impl IntoView {
             page.map(|html| {
                 let active = html.starts_with(ACTIVE_SESSION);
                 let (above, below) = html.split_once(TRANSCRIPT_SLOT).unwrap_or((&html, ""));
-                (above.to_string(), below.to_string(), active)
+                (above.to_string(), below.to_string(), active, title_in(&html))
             })
         })
     };
+    // Two parts, each its own: the header, its foot, the input box and the variables panel follow
+    // the session's pause; the transcript follows its entries. The grid puts the transcript
+    // between header and foot (style/main.css, `.repl-layout`).
     view! {
         <div class="repl-layout">
-            <div class="repl-main">
-                <Transition fallback=loading>
-                    {move || Suspend::new(async move {
-                        match head_parts().await {
-                            Err(e) => view! { <p class="error">{e.to_string()}</p> }.into_any(),
-                            Ok(None) => view! { <NotFound/> }.into_any(),
-                            Ok(Some((above, _, active))) => {
-                                let session_id = params.read_untracked().get("session_id").unwrap_or_default();
-                                let title = title_in(&above).map(|text| view! { <PageTitle text/> });
-                                view! { {title} <SessionHead html=above session_id active replay refresh/> }.into_any()
+            <Transition fallback=loading>
+                {move || Suspend::new(async move {
+                    match head_parts().await {
+                        Err(e) => view! { <p class="error">{e.to_string()}</p> }.into_any(),
+                        Ok(None) => view! { <NotFound/> }.into_any(),
+                        Ok(Some((above, below, active, title))) => {
+                            let session_id = params.read_untracked().get("session_id").unwrap_or_default();
+                            let title = title.map(|text| view! { <PageTitle text/> });
+                            let prompt = active.then(|| view! { <Prompt session_id=session_id.clone() state transcript/> });
+                            let panel = active.then(|| view! { <VariablesPanel session_id=session_id.clone()/> });
+                            view! {
+                                {title}
+                                <SessionHead html=above session_id active replay refresh/>
+                                <div class="page-body repl-foot" inner_html=below></div>
+                                {prompt}
+                                {panel}
                             }
+                            .into_any()
                         }
-                    })}
-                </Transition>
-                <Transition fallback=|| ()>
-                    {move || Suspend::new(async move {
-                        let Ok(Some(page)) = opened.await else { return ().into_any() };
-                        transcript.load(&params.read_untracked().get("session_id").unwrap_or_default(), page);
-                        let active = Signal::derive(move || {
-                            head.get().and_then(Result::ok).flatten().is_some_and(|h| h.starts_with(ACTIVE_SESSION))
-                        });
-                        view! { <Transcript state=transcript active replaying=replay.shown.into()/> }.into_any()
-                    })}
-                </Transition>
-                <Transition fallback=|| ()>
-                    {move || Suspend::new(async move {
-                        let Ok(Some((_, below, active))) = head_parts().await else { return ().into_any() };
-                        let session_id = params.read_untracked().get("session_id").unwrap_or_default();
-                        let prompt = active.then(|| view! { <Prompt session_id state transcript/> });
-                        view! { <div class="page-body" inner_html=below></div> {prompt} }.into_any()
-                    })}
-                </Transition>
-            </div>
+                    }
+                })}
+            </Transition>
             <Transition fallback=|| ()>
                 {move || Suspend::new(async move {
-                    let Ok(Some((_, _, true))) = head_parts().await else { return ().into_any() };
-                    let session_id = params.read_untracked().get("session_id").unwrap_or_default();
-                    view! { <VariablesPanel session_id/> }.into_any()
+                    let Ok(Some(page)) = opened.await else { return ().into_any() };
+                    transcript.load(&params.read_untracked().get("session_id").unwrap_or_default(), page);
+                    let active = Signal::derive(move || {
+                        head.get().and_then(Result::ok).flatten().is_some_and(|h| h.starts_with(ACTIVE_SESSION))
+                    });
+                    view! { <Transcript state=transcript active replaying=replay.shown.into()/> }.into_any()
                 })}
             </Transition>
         </div>
@@ -195,7 +190,7 @@ fn SessionHead(
         };
         replay.speed.set(speed);
     };
-    view! { <div class="page-body" inner_html=html on:click=on_click on:change=on_change></div> }
+    view! { <div class="page-body repl-head" inner_html=html on:click=on_click on:change=on_change></div> }
 }
 
 /// Replaying a closed session's transcript: its entries appear again at the pace they were
@@ -361,6 +356,7 @@ fn Prompt(session_id: String, state: PromptState, transcript: TranscriptState) -
         }
     });
     view! {
+        <div class="repl-prompt">
         {move || busy.get().map(|expr| view! {
             <div class="entry pending"><pre class="input">{prompted(&expr)}</pre>
             <p class="hint busy">"running…"</p></div>
@@ -395,5 +391,6 @@ fn Prompt(session_id: String, state: PromptState, transcript: TranscriptState) -
         </div>
         <CompletionList completer/>
         {move || error.get().map(|e| view! { <p class="error">{e}</p> })}
+        </div>
     }
 }

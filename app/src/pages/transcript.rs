@@ -64,6 +64,16 @@ impl TranscriptState {
         }
     }
 
+    /// The entry a live `transcript_appended` event carries (its JSON text).
+    pub fn add_event(&self, event: &str) {
+        #[cfg(feature = "hydrate")]
+        if let Some(entry) = crate::transcript::browser::appended(event, &self.session_id.get_value()) {
+            self.add(entry);
+        }
+        #[cfg(not(feature = "hydrate"))]
+        let _ = event;
+    }
+
     /// Fetches every entry after the last one held (after a gap, or a reconnect of the stream).
     pub fn catch_up(&self) {
         let state = *self;
@@ -158,6 +168,7 @@ pub fn Transcript(state: TranscriptState, active: Signal<bool>, replaying: Signa
         })
     };
     view! {
+        <div class="transcript-area">
         {earlier}
         {hint}
         <ol class="transcript" data-ms=move || state.started_ms.get()>
@@ -172,6 +183,7 @@ pub fn Transcript(state: TranscriptState, active: Signal<bool>, replaying: Signa
                 />
             </For>
         </ol>
+        </div>
     }
 }
 

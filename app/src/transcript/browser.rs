@@ -173,9 +173,11 @@ impl Forms for LiveOutput {
     }
 }
 
-/// The entry a live `transcript_appended` event (already parsed) carries, as the page shows it;
+/// The entry a live `transcript_appended` event (its JSON text) carries, as the page shows it;
 /// None when the event is of another session than `session_id`.
-pub fn appended(event: &JsValue, session_id: &str) -> Option<ShownEntry> {
+pub fn appended(event: &str, session_id: &str) -> Option<ShownEntry> {
+    let event = JSON::parse(event).ok()?;
+    let event = &event;
     if string(event, SESSION_ID)? != session_id {
         return None;
     }
