@@ -169,7 +169,8 @@ fn connect(live: Live) {
         let event = web_sys::js_sys::JSON::parse(&data).unwrap_or_default();
         let field = |name: &str| web_sys::js_sys::Reflect::get(&event, &name.into()).ok().and_then(|v| v.as_string());
         let kind = field("type").unwrap_or_default();
-        if kind == wire::TRANSCRIPT_APPENDED && live.watching.with_untracked(|w| w.is_some() && *w == field("session_id"))
+        if kind == wire::TRANSCRIPT_APPENDED
+            && live.watching.with_untracked(|w| w.is_some() && *w == field("session_id"))
         {
             live.appended.update(|list| list.push(data));
         }

@@ -121,11 +121,11 @@ pub fn ReplPage() -> impl IntoView {
             <Transition fallback=|| ()>
                 {move || Suspend::new(async move {
                     let Ok(Some(page)) = opened.await else { return ().into_any() };
-                    transcript.load(&params.read_untracked().get("session_id").unwrap_or_default(), page);
+                    let session_id = params.read_untracked().get("session_id").unwrap_or_default();
                     let active = Signal::derive(move || {
                         head.get().and_then(Result::ok).flatten().is_some_and(|h| h.starts_with(ACTIVE_SESSION))
                     });
-                    view! { <Transcript state=transcript active replaying=replay.shown.into()/> }.into_any()
+                    view! { <Transcript page session_id state=transcript active/> }.into_any()
                 })}
             </Transition>
         </div>
@@ -193,6 +193,12 @@ fn SessionHead(
     view! { <div class="page-body repl-head" inner_html=html on:click=on_click on:change=on_change></div> }
 }
 
+/// The transcript's entries, in order.
+fn entries() -> Vec<web_sys::Element> {
+    let Ok(list) = document().query_selector_all(".transcript .entry") else { return vec![] };
+    (0..list.length()).filter_map(|i| list.item(i)?.dyn_into().ok()).collect()
+}
+
 /// Replaying a closed session's transcript: its entries appear again at the pace they were
 /// first answered (each gap at most 5 s), faster or slower with the speed control.
 #[derive(Clone, Copy)]
@@ -210,11 +216,14 @@ impl Replay {
         Replay { shown: RwSignal::new(None), speed: RwSignal::new(1.0), run: RwSignal::new(0), transcript }
     }
 
-    /// The controls for showing the first `shown` entries (all for None); the entries hide
-    /// themselves (`crate::pages::transcript`).
+    /// Shows the first `shown` entries (all for None), and the controls for that state.
     fn show(self, shown: Option<usize>) {
         let document = document();
-        let total = self.transcript.entries.with_untracked(Vec::len);
+        let entries = entries();
+        let total = entries.len();
+        for (i, entry) in entries.into_iter().enumerate() {
+            let _ = entry.class_list().toggle_with_force("replay-hidden", shown.is_some_and(|n| i >= n));
+        }
         let set_hidden = |selector: &str, hidden: bool| {
             if let Ok(Some(element)) = document.query_selector(selector) {
                 let _ = if hidden { element.set_attribute("hidden", "") } else { element.remove_attribute("hidden") };
@@ -239,7 +248,10 @@ impl Replay {
         self.run.update(|r| *r += 1);
         self.shown.set(Some(0));
         let run = self.run.get_untracked();
-        let begin = move || self.step(std::sync::Arc::new(self.transcript.times()), run);
+        let begin = move || {
+            self.show(Some(0));
+            self.step(std::sync::Arc::new(self.transcript.times()), run);
+        };
         if self.transcript.first_index.get_untracked() > 0 {
             self.transcript.load_earlier(true, begin);
         } else {
@@ -344,7 +356,7 @@ fn Prompt(session_id: String, state: PromptState, transcript: TranscriptState) -
     // After every answer, here or another viewer's, and every re-render: keep the newest entry
     // and the input in view, and the focus where it was.
     Effect::new(move |_| {
-        transcript.entries.track();
+        transcript.next_index.track();
         let running = busy.get().is_some();
         if let (Some(element), false) = (textarea.get(), running) {
             let options = web_sys::ScrollIntoViewOptions::new();

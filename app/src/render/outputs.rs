@@ -10,84 +10,20 @@
 
 use maud::{html, Markup};
 
-use breakroom_debugger::outputs::{RichOutput, Table};
+use breakroom_debugger::outputs::RichOutput;
 
-use crate::transcript::{shown_output, table_page, Part};
+use crate::transcript::{markup, shown_output, table_page};
 
 /// `session_id`: the REPL session the outputs belong to, whose tables have pages of their own;
-/// None for outputs no live program stands behind (a snapshot's). Which forms show is
-/// [`crate::transcript::shown_output`]'s choice, the same as the REPL page's.
+/// None for outputs no live program stands behind (a snapshot's). Which forms show, and how, is
+/// the REPL page's own choice and template (`crate::transcript`).
 pub fn rich_outputs(outputs: &[RichOutput], session_id: Option<&str>) -> Markup {
-    html! {
-        @for output in outputs {
-            @let shown = shown_output(output);
-            div.rich-output data-output-type=(shown.output_type) {
-                @for part in &shown.parts { (part_markup(part)) }
-                @if let (Some(session_id), Some(handle), Some(table)) = (session_id, output.table_handle(), output.table()) {
-                    // A page the server renders alone: the app's router must not take the click.
-                    a.table-link href=(table_page(session_id, handle)) rel="external" {
-                        "all " (table.row_count) " rows, sortable →"
-                    }
-                }
-                @for note in &shown.notes {
-                    p.hint.rich-note { (note) }
-                }
-            }
-        }
-    }
-}
-
-fn part_markup(part: &Part) -> Markup {
-    html! {
-        @match part {
-            Part::Text(text) => pre.rich-text { (text) },
-            Part::Image { src, alt } => img.rich-image src=(src) alt=(alt);,
-            Part::Table(table) => (table_markup(table)),
-            Part::Html(srcdoc) => iframe.rich-html sandbox="" referrerpolicy="no-referrer"
-                title="HTML the value showed (sandboxed)" srcdoc=(srcdoc) {},
-            Part::Plain(text) => pre.output { (text) },
-        }
-    }
-}
-
-fn table_markup(table: &Table) -> Markup {
-    let shown = table.rows.len();
-    let columns = table.column_count.max(table.columns.len() as u64);
-    html! {
-        div.rich-table {
-            p.hint.table-shape {
-                (table.row_count) " rows × " (columns) " columns"
-                @if (shown as u64) < table.row_count { " · the first " (shown) " shown" }
-            }
-            @if !table.dtypes.is_empty() {
-                p.hint.table-dtypes {
-                    @for (i, (column, dtype)) in table.dtypes.iter().enumerate() {
-                        @if i > 0 { ", " }
-                        (column) ": " (dtype)
-                    }
-                }
-            }
-            div.table-scroll {
-                table {
-                    thead {
-                        tr {
-                            @if !table.index.is_empty() { th {} }
-                            @for column in &table.columns { th { (column) } }
-                        }
-                    }
-                    tbody {
-                        @for (i, row) in table.rows.iter().enumerate() {
-                            tr {
-                                @if let Some(label) = table.index.get(i) { th.row-label { (label) } }
-                                @else if !table.index.is_empty() { th {} }
-                                @for cell in row { td { (cell) } }
-                            }
-                        }
-                    }
-                }
-            }
-        }
-    }
+    let shown = outputs.iter().map(|output| {
+        let mut shown = shown_output(output);
+        shown.table_href = session_id.zip(output.table_handle()).map(|(s, h)| table_page(s, h));
+        shown
+    });
+    html! { @for output in shown { (markup::rich_output(&output)) } }
 }
 
 #[cfg(test)]

@@ -252,6 +252,7 @@ pub fn table_page(session_id: &str, handle: &str) -> String {
 
 #[cfg(feature = "hydrate")]
 pub mod browser;
+pub mod markup;
 
 /// The JSON keys of the typed data above and of the live event's entry, as the browser reads them
 /// (`browser`, which has no serde: its error messages alone pulled float formatting into the
