@@ -184,53 +184,6 @@ macro_rules! typed_text {
 
 typed_text!(ShownEntry, Option<TranscriptPage>);
 
-/// Typed page data as it travels from the server-rendered document into the hydrating page:
-/// JSON text inside [`PageCodec`]'s envelope.
-pub type PageData<T> = Result<Option<T>, ServerFnError>;
-
-pub struct DataCodec;
-
-impl<T: Typed> codee::Encoder<PageData<T>> for DataCodec {
-    type Error = NotText;
-    type Encoded = String;
-
-    fn encode(value: &PageData<T>) -> Result<String, NotText> {
-        let text = match value {
-            Ok(Some(data)) => Ok(Some(to_json(data)?)),
-            Ok(None) => Ok(None),
-            Err(e) => Err(e.clone()),
-        };
-        <PageCodec as codee::Encoder<PageHtml>>::encode(&text)
-    }
-}
-
-impl<T: Typed> codee::Decoder<PageData<T>> for DataCodec {
-    type Error = NotText;
-    type Encoded = str;
-
-    fn decode(encoded: &str) -> Result<PageData<T>, NotText> {
-        match <PageCodec as codee::Decoder<PageHtml>>::decode(encoded)? {
-            Ok(Some(json)) => from_json(&json).map(|data| Ok(Some(data))).ok_or(NotText),
-            Ok(None) => Ok(Ok(None)),
-            Err(e) => Ok(Err(e)),
-        }
-    }
-}
-
-/// Typed page data from a server function, rendered into the page during server rendering and
-/// refetched whenever `source` changes.
-pub fn data_resource<S, T, Fut>(
-    source: impl Fn() -> S + Send + Sync + 'static,
-    fetcher: impl Fn(S) -> Fut + Send + Sync + 'static,
-) -> Resource<PageData<T>, DataCodec>
-where
-    S: Clone + PartialEq + Send + Sync + 'static,
-    T: Typed + Clone + Send + Sync + 'static,
-    Fut: std::future::Future<Output = PageData<T>> + Send + 'static,
-{
-    Resource::new_with_options(source, fetcher, false)
-}
-
 /// The string a JSON string literal (`"…"`, with its escapes) stands for; None for anything else.
 pub fn json_string(json: &str) -> Option<String> {
     let mut chars = json.trim().strip_prefix('"')?.strip_suffix('"')?.chars();
@@ -465,11 +418,16 @@ pub async fn eval_in_session(session_id: String, expr: String) -> Result<ShownEn
     Ok(crate::transcript::shown(&entry, &session_id))
 }
 
-/// A session's newest entries ([`crate::transcript::PAGE_ENTRIES`] of them), what its page opens with.
+/// A session's transcript as its page opens it: the newest [`crate::transcript::PAGE_ENTRIES`]
+/// entries (HTML, `crate::render::repl_transcript`); "" when there is no such session (the page's
+/// header says so).
 #[server(prefix = "/rpc", endpoint = "repl_transcript", output = PlainText)]
-pub async fn repl_transcript(session_id: String) -> Result<Option<TranscriptPage>, ServerFnError> {
-    let Some(total) = transcript_length(&session_id)? else { return Ok(None) };
-    entries_of(&session_id, total.saturating_sub(crate::transcript::PAGE_ENTRIES), total)
+pub async fn repl_transcript(session_id: String) -> Result<Option<String>, ServerFnError> {
+    let debugger = debugger(Need::Viewer)?;
+    let Some(session) = debugger.sessions().session(&session_id).map_err(failed)? else {
+        return Ok(Some(String::new()));
+    };
+    Ok(Some(crate::render::repl_transcript(&session)))
 }
 
 /// Entries `start..end` of a session's transcript (clamped to it; at most [`MAX_ENTRIES`]): the
@@ -485,12 +443,6 @@ pub async fn repl_entries(
 
 /// The most entries one `repl_entries` answers with.
 pub const MAX_ENTRIES: usize = 10_000;
-
-#[cfg(feature = "ssr")]
-fn transcript_length(session_id: &str) -> Result<Option<usize>, ServerFnError> {
-    let debugger = debugger(Need::Viewer)?;
-    Ok(debugger.sessions().session(session_id).map_err(failed)?.map(|s| s.transcript.len()))
-}
 
 #[cfg(feature = "ssr")]
 fn entries_of(session_id: &str, start: usize, end: usize) -> Result<Option<TranscriptPage>, ServerFnError> {

@@ -33,7 +33,12 @@ test("an eval's answer is appended from its reply, and a second viewer gets it f
   const pauseId = await pauseOf(request, program.process.pid!);
   const { session_id } = await (await request.post("/api/repl/start", { data: { pause_id: pauseId } })).json();
 
+  // Before the page is hydrated its input box is visibly disabled: a key pressed then is not
+  // silently lost. Once hydrated it takes input.
+  const served = await (await request.get(`/repl/${session_id}`)).text();
+  expect(served).toMatch(/<textarea[^>]*class="repl-input"[^>]*disabled|<textarea[^>]*disabled[^>]*class="repl-input"/);
   await open(page, `/repl/${session_id}`);
+  await expect(page.locator("textarea.repl-input")).toBeEnabled();
   const other = await context.newPage();
   await open(other, `/repl/${session_id}`);
   // The live stream is open on both (the transcript catches up once it opens).

@@ -10,17 +10,15 @@ use leptos_router::hooks::use_params_map;
 
 use wasm_bindgen::JsCast;
 
-use crate::api::{
-    data_resource, eval_in_session, repl_page, repl_transcript, server_resource, ACTIVE_SESSION, TRANSCRIPT_SLOT,
-};
+use crate::api::{eval_in_session, repl_page, repl_transcript, server_resource, ACTIVE_SESSION, TRANSCRIPT_SLOT};
 use crate::controls::Control;
 use crate::debug_api::debug_action;
 use crate::live::use_live;
 use crate::pages::input_history::recall;
 use crate::pages::repl_complete::{Completer, CompletionList, Completions};
-use crate::pages::transcript::{Transcript, TranscriptState};
+use crate::pages::transcript::{entries, TranscriptState};
 use crate::pages::variables::VariablesPanel;
-use crate::pages::{title_in, NotFound, PageTitle};
+use crate::pages::{title_in, NotFound, PageTitle, ServerHtml};
 
 /// Page-level state of the input box.
 #[derive(Clone, Copy)]
@@ -44,11 +42,12 @@ struct PromptState {
 pub fn ReplPage() -> impl IntoView {
     let params = use_params_map();
     let session_id = move || params.read().get("session_id").unwrap_or_default();
+    let session_id_untracked = move || params.read_untracked().get("session_id").unwrap_or_default();
     let live = use_live();
     // Bumped after a debug action of this page: its header shows where the program is now.
     let refresh = RwSignal::new(0u64);
     let head = server_resource(move || (session_id(), live.pauses.get(), refresh.get()), |(id, _, _)| repl_page(id));
-    let opened = data_resource(session_id, repl_transcript);
+    let opened = server_resource(session_id, repl_transcript);
     let state = PromptState {
         draft: RwSignal::new(String::new()),
         busy: RwSignal::new(None),
@@ -61,11 +60,15 @@ pub fn ReplPage() -> impl IntoView {
     };
     // Effects run in the browser only, once the page is hydrated.
     Effect::new(move |_| state.ready.set(true));
-    let transcript = TranscriptState::new();
+    let transcript = TranscriptState::new(session_id_untracked());
     let replay = Replay::new(transcript);
     Effect::new(move |_| replay.show(replay.shown.get()));
     // This session's entries come with the live events that announce them.
-    Effect::new(move |_| live.watching.set(Some(session_id())));
+    Effect::new(move |_| {
+        let id = session_id();
+        transcript.set_session(id.clone());
+        live.watching.set(Some(id));
+    });
     on_cleanup(move || live.watching.set(None));
     Effect::new(move |_| {
         live.appended.track();
@@ -118,16 +121,9 @@ pub fn ReplPage() -> impl IntoView {
                     }
                 })}
             </Transition>
-            <Transition fallback=|| ()>
-                {move || Suspend::new(async move {
-                    let Ok(Some(page)) = opened.await else { return ().into_any() };
-                    let session_id = params.read_untracked().get("session_id").unwrap_or_default();
-                    let active = Signal::derive(move || {
-                        head.get().and_then(Result::ok).flatten().is_some_and(|h| h.starts_with(ACTIVE_SESSION))
-                    });
-                    view! { <Transcript page session_id state=transcript active/> }.into_any()
-                })}
-            </Transition>
+            <div class="transcript-area" on:click=move |ev| transcript.on_click(&ev)>
+                <ServerHtml html=opened/>
+            </div>
         </div>
     }
 }
@@ -193,12 +189,6 @@ fn SessionHead(
     view! { <div class="page-body repl-head" inner_html=html on:click=on_click on:change=on_change></div> }
 }
 
-/// The transcript's entries, in order.
-fn entries() -> Vec<web_sys::Element> {
-    let Ok(list) = document().query_selector_all(".transcript .entry") else { return vec![] };
-    (0..list.length()).filter_map(|i| list.item(i)?.dyn_into().ok()).collect()
-}
-
 /// Replaying a closed session's transcript: its entries appear again at the pace they were
 /// first answered (each gap at most 5 s), faster or slower with the speed control.
 #[derive(Clone, Copy)]
@@ -252,11 +242,7 @@ impl Replay {
             self.show(Some(0));
             self.step(std::sync::Arc::new(self.transcript.times()), run);
         };
-        if self.transcript.first_index.get_untracked() > 0 {
-            self.transcript.load_earlier(true, begin);
-        } else {
-            begin();
-        }
+        self.transcript.load_earlier(true, begin);
     }
 
     fn step(self, times: std::sync::Arc<Vec<f64>>, run: u64) {
@@ -356,7 +342,7 @@ fn Prompt(session_id: String, state: PromptState, transcript: TranscriptState) -
     // After every answer, here or another viewer's, and every re-render: keep the newest entry
     // and the input in view, and the focus where it was.
     Effect::new(move |_| {
-        transcript.next_index.track();
+        transcript.appended.track();
         let running = busy.get().is_some();
         if let (Some(element), false) = (textarea.get(), running) {
             let options = web_sys::ScrollIntoViewOptions::new();

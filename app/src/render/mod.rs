@@ -49,7 +49,7 @@ pub use call_tree::{call_tree, processes};
 pub use callstack::call_stack;
 pub use object::stored_value;
 pub use paused::{breakpoints, paused_calls};
-pub use repl::repl_session;
+pub use repl::{repl_session, repl_transcript};
 pub use repls::{sessions, Filters};
 
 /// `text` as HTML text: markup characters escaped (for the one title that leptos_meta writes

@@ -2,10 +2,11 @@
 
 use maud::{html, Markup, PreEscaped};
 
-use breakroom_debugger::model::ReplSession;
+use breakroom_debugger::model::{Language, ReplSession};
 
 use super::titled;
 use crate::format::timestamp;
+use crate::transcript::{markup, millis, shown, PAGE_ENTRIES};
 
 /// Header, debug toolbar, replay controls (a closed session with entries; the page's handlers
 /// find them by their classes), then where the transcript goes ([`crate::api::TRANSCRIPT_SLOT`])
@@ -72,4 +73,35 @@ pub fn repl_session(session: &ReplSession, travel: Markup, debug: Markup) -> Str
         }
     };
     titled(body, &format!("REPL · {}", session.function_name))
+}
+
+/// The transcript as its page opens: the newest [`PAGE_ENTRIES`] entries, a button for the
+/// earlier ones, and the hint an empty transcript shows (hidden by the stylesheet once an entry
+/// is there). The list carries what the page needs to append and prepend (`crate::pages::transcript`):
+/// the indexes it holds, the language, and the session's start (`data-ms`, the replay's first time).
+pub fn repl_transcript(session: &ReplSession) -> String {
+    let total = session.transcript.len();
+    let first = total.saturating_sub(PAGE_ENTRIES);
+    let id = &session.session_id;
+    let entries: Vec<_> = session.transcript[first..].iter().map(|e| shown(e, id)).collect();
+    let hint = match (session.is_active(), session.language) {
+        (true, Language::Python) => {
+            "Type Python below: it runs inside the paused program, with the call's variables in scope."
+        }
+        (true, Language::Javascript) => {
+            "Type JavaScript below: it runs inside the paused program, with the call's arguments in scope."
+        }
+        (false, _) => "This session ended without any input.",
+    };
+    html! {
+        @if first > 0 {
+            button.transcript-earlier type="button" { "Show earlier entries (" (first) " more)" }
+        }
+        ol.transcript data-ms=(millis(session.started_at)) data-first=(first) data-next=(total)
+            data-language=(session.language.as_str()) {
+            (PreEscaped(markup::entries(&entries, session.language)))
+        }
+        p.hint.transcript-hint { (hint) }
+    }
+    .into_string()
 }
