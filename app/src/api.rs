@@ -438,15 +438,20 @@ pub async fn repl_entries(
     start: usize,
     end: usize,
 ) -> Result<Option<TranscriptPage>, ServerFnError> {
-    entries_of(&session_id, start, end.min(start.saturating_add(MAX_ENTRIES)))
+    let debugger = debugger(Need::Viewer)?;
+    entries_of(&debugger, &session_id, start, end.min(start.saturating_add(MAX_ENTRIES)))
 }
 
 /// The most entries one `repl_entries` answers with.
 pub const MAX_ENTRIES: usize = 10_000;
 
 #[cfg(feature = "ssr")]
-fn entries_of(session_id: &str, start: usize, end: usize) -> Result<Option<TranscriptPage>, ServerFnError> {
-    let debugger = debugger(Need::Viewer)?;
+fn entries_of(
+    debugger: &breakroom_debugger::Debugger,
+    session_id: &str,
+    start: usize,
+    end: usize,
+) -> Result<Option<TranscriptPage>, ServerFnError> {
     let Some(session) = debugger.sessions().session(session_id).map_err(failed)? else { return Ok(None) };
     let total = session.transcript.len();
     let (start, end) = (start.min(total), end.min(total).max(start.min(total)));
