@@ -13,6 +13,10 @@ const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 const binary = process.env.BREAKROOM_BIN || path.join(root, "target", "release", "breakroom");
 const siteRoot = process.env.LEPTOS_SITE_ROOT || path.join(root, "target", "site");
 const budget = Number(process.env.WASM_BUDGET_BYTES || 250_000);
+// Issue 45 let the REPL page grow to 300 KB, first paint still at most 300 ms, if its profile
+// shows no cheaper way: it now renders and appends entries itself (the book's Benchmarks chapter
+// has the profile and what each part cost).
+const routeBudgets = { "/repl/{id}": Number(process.env.REPL_WASM_BUDGET_BYTES || 300_000) };
 const paintBudget = Number(process.env.FIRST_PAINT_BUDGET_MS || 300);
 const loads = Number(process.env.WASM_SIZE_LOADS || 5);
 
@@ -173,7 +177,8 @@ async function main() {
       const own = [...sizes.keys()].filter((n) => !everywhere.includes(n));
       const chunk = sum(sizes, own);
       const total = shared + chunk;
-      if (total > budget) fail(`${route} downloads ${total} B gzip, over the ${budget} B budget`);
+      const allowed = routeBudgets[route] ?? budget;
+      if (total > allowed) fail(`${route} downloads ${total} B gzip, over the ${allowed} B budget`);
       // Printed, not enforced: a timing depends on the machine's load, so it is a figure to read,
       // never a test that fails on a busy CI machine.
       if (!(paint <= paintBudget)) console.log(`note: ${route} first paint ${paint} ms, over ${paintBudget} ms`);
@@ -185,7 +190,7 @@ async function main() {
     console.log(line(header));
     for (const row of rows) console.log(line(row));
     console.log(
-      `budget: ${budget} B gzip (.wasm + .js) per page, enforced; first paint (median of ${loads} loads) is reported against ${paintBudget} ms`,
+      `budget: ${budget} B gzip (.wasm + .js) per page (/repl/{id}: ${routeBudgets["/repl/{id}"]} B), enforced; first paint (median of ${loads} loads) is reported against ${paintBudget} ms`,
     );
   } finally {
     await finish();
