@@ -395,6 +395,10 @@ pub const ACTIVE_SESSION: &str = r#"<span hidden class="session-active"></span>"
 /// Where a REPL session's HTML leaves room for its transcript, which the page renders itself.
 pub const TRANSCRIPT_SLOT: &str = "<!--transcript-->";
 
+/// Ends the part of a REPL session's HTML that goes in the page's sidebar (its stack), which
+/// comes first.
+pub const SIDEBAR_SLOT: &str = "<!--sidebar-->";
+
 /// A REPL session's page above the input box (see `crate::render::repl_session`).
 #[server(prefix = "/rpc", endpoint = "repl_page", output = PlainText)]
 pub async fn repl_page(session_id: String) -> Result<Option<String>, ServerFnError> {
@@ -404,9 +408,9 @@ pub async fn repl_page(session_id: String) -> Result<Option<String>, ServerFnErr
     // With frames, Step back is on the debug toolbar; the header keeps a refusal's reason.
     let has_frames = debugger.steps().debug_state(&session_id).map_err(failed)?.is_some_and(|s| !s.frames.is_empty());
     let step_back = travel.as_mut().filter(|_| has_frames).and_then(|t| t.checkpoint_before.take());
-    let debug = crate::debug_api::debug_markup(&debugger, &session_id, step_back.as_deref())?;
+    let (debug, stack) = crate::debug_api::debug_markup(&debugger, &session_id, step_back.as_deref())?;
     let travel = crate::render::time_travel::pause_controls(&session.pause_id, travel.as_ref(), Some(&session_id));
-    Ok(Some(crate::render::repl_session(&session, travel, debug)))
+    Ok(Some(crate::render::repl_session(&session, travel, debug, stack)))
 }
 
 /// Waits for the paused program's answer: the new entry, which the page appends where it is

@@ -17,16 +17,17 @@ pub(crate) fn readable_source(path: &str) -> Option<Vec<String>> {
     Some(std::fs::read_to_string(path).ok()?.lines().map(str::to_string).collect())
 }
 
-/// The debug panel of a session's page (empty when its pause has no frames: cideldill's clients
-/// send none). `step_back`: the checkpoint a Step back goes to, if any.
+/// The debug panel of a session's page and its stack, for the page's sidebar (both empty when
+/// its pause has no frames: cideldill's clients send none). `step_back`: the checkpoint a Step
+/// back goes to, if any.
 #[cfg(feature = "ssr")]
 pub(crate) fn debug_markup(
     debugger: &breakroom_debugger::Debugger,
     session_id: &str,
     step_back: Option<&str>,
-) -> Result<maud::Markup, ServerFnError> {
+) -> Result<(maud::Markup, maud::Markup), ServerFnError> {
     let Some(state) = debugger.steps().debug_state(session_id).map_err(failed)?.filter(|s| !s.frames.is_empty()) else {
-        return Ok(maud::html! {});
+        return Ok((maud::html! {}, maud::html! {}));
     };
     let breakpoints = debugger.breakpoints().breakpoint_records();
     let file = state.frames.get(state.selected).map(|f| f.filename.clone()).unwrap_or_default();
@@ -39,7 +40,7 @@ pub(crate) fn debug_markup(
         file_lines: readable_source(&file),
         breakpoints: &breakpoints,
     };
-    Ok(crate::render::debug::debug_panel(&view))
+    Ok((crate::render::debug::debug_panel(&view), crate::render::debug::debug_stack(&view)))
 }
 
 /// The debug page's controls (`crate::render::debug`): `action` is a control's `data-action`,

@@ -10,7 +10,9 @@ use leptos_router::hooks::use_params_map;
 
 use wasm_bindgen::JsCast;
 
-use crate::api::{eval_in_session, repl_page, repl_transcript, server_resource, ACTIVE_SESSION, TRANSCRIPT_SLOT};
+use crate::api::{
+    eval_in_session, repl_page, repl_transcript, server_resource, ACTIVE_SESSION, SIDEBAR_SLOT, TRANSCRIPT_SLOT,
+};
 use crate::controls::Control;
 use crate::debug_api::debug_action;
 use crate::live::use_live;
@@ -84,19 +86,24 @@ pub fn ReplPage() -> impl IntoView {
         }
     });
     let loading = || view! { <p class="hint">"Loading…"</p> };
-    // The header's HTML, split where the transcript goes, and whether the session is active.
+    // The header's HTML: the sidebar's part, the rest split where the transcript goes, and
+    // whether the session is active.
     let head_parts = move || async move {
         head.await.map(|page| {
             page.map(|html| {
                 let active = html.starts_with(ACTIVE_SESSION);
-                let (above, below) = html.split_once(TRANSCRIPT_SLOT).unwrap_or((&html, ""));
-                (above.to_string(), below.to_string(), active, title_in(&html))
+                let (side, main) = html.split_once(SIDEBAR_SLOT).unwrap_or(("", &html));
+                let side = side.strip_prefix(ACTIVE_SESSION).unwrap_or(side);
+                let (above, below) = main.split_once(TRANSCRIPT_SLOT).unwrap_or((main, ""));
+                let parts = HeadParts { side: side.to_string(), above: above.to_string(), below: below.to_string() };
+                (parts, active, title_in(&html))
             })
         })
     };
-    // Two parts, each its own: the header, its foot, the input box and the variables panel follow
-    // the session's pause; the transcript follows its entries. The grid puts the transcript
-    // between header and foot (style/main.css, `.repl-layout`).
+    // Two parts, each its own: the header, its foot, the input box and the sidebar (stack and
+    // variables panel) follow the session's pause; the transcript follows its entries. The grid
+    // puts the transcript between header and foot, the sidebar beside them (style/main.css,
+    // `.repl-layout`).
     view! {
         <div class="repl-layout">
             <Transition fallback=loading>
@@ -104,17 +111,18 @@ pub fn ReplPage() -> impl IntoView {
                     match head_parts().await {
                         Err(e) => view! { <p class="error">{e.to_string()}</p> }.into_any(),
                         Ok(None) => view! { <NotFound/> }.into_any(),
-                        Ok(Some((above, below, active, title))) => {
+                        Ok(Some((HeadParts { side, above, below }, active, title))) => {
                             let session_id = params.read_untracked().get("session_id").unwrap_or_default();
                             let title = title.map(|text| view! { <PageTitle text/> });
                             let prompt = active.then(|| view! { <Prompt session_id=session_id.clone() state transcript/> });
-                            let panel = active.then(|| view! { <VariablesPanel session_id=session_id.clone()/> });
+                            let sidebar = (active || !side.trim().is_empty())
+                                .then(|| view! { <SessionSide html=side session_id=session_id.clone() active refresh/> });
                             view! {
                                 {title}
                                 <SessionHead html=above session_id active replay refresh/>
                                 <div class="page-body repl-foot" inner_html=below></div>
                                 {prompt}
-                                {panel}
+                                {sidebar}
                             }
                             .into_any()
                         }
@@ -124,6 +132,55 @@ pub fn ReplPage() -> impl IntoView {
             <div class="transcript-area" on:click=move |ev| transcript.on_click(&ev)>
                 <ServerHtml html=opened/>
             </div>
+        </div>
+    }
+}
+
+/// The server's HTML of the REPL page, in the places the page puts it.
+struct HeadParts {
+    /// The stack, for the sidebar.
+    side: String,
+    /// Header, debug toolbar and source, above the transcript.
+    above: String,
+    /// The closing note, below it.
+    below: String,
+}
+
+/// Sends a debug control's action (see render::debug) to the server: a step's stop then
+/// arrives as a live event, and everything else refetches the header.
+fn debug_act(session_id: String, refresh: RwSignal<u64>) -> impl Fn(String, String) + Clone + 'static {
+    move |action: String, arg: String| {
+        let session_id = session_id.clone();
+        leptos::task::spawn_local(async move {
+            let _ = debug_action(session_id, action, arg).await;
+            refresh.update(|n| *n += 1);
+        });
+    }
+}
+
+/// The debug control a click landed in, as its `data-action` and `data-arg`.
+fn clicked_control(target: &web_sys::Element) -> Option<(String, String)> {
+    let control = target.closest(".debug-control").ok().flatten()?;
+    let attribute = |name: &str| control.get_attribute(name).unwrap_or_default();
+    Some((attribute("data-action"), attribute("data-arg")))
+}
+
+/// The sidebar (issue 45): the stack (server HTML; a click selects a frame) and, while the
+/// session is active, the variables panel, beside the main column for the page's whole height.
+#[component]
+fn SessionSide(html: String, session_id: String, active: bool, refresh: RwSignal<u64>) -> impl IntoView {
+    let act = debug_act(session_id.clone(), refresh);
+    let on_click = move |ev: leptos::ev::MouseEvent| {
+        let Some(target) = ev.target().and_then(|t| t.dyn_into::<web_sys::Element>().ok()) else { return };
+        if let Some((action, arg)) = clicked_control(&target) {
+            act(action, arg);
+        }
+    };
+    let panel = active.then(|| view! { <VariablesPanel session_id/> });
+    view! {
+        <div class="repl-sidebar">
+            <div class="page-body debug-side" inner_html=html on:click=on_click></div>
+            {panel}
         </div>
     }
 }
@@ -138,18 +195,7 @@ fn SessionHead(
     replay: Replay,
     refresh: RwSignal<u64>,
 ) -> impl IntoView {
-    // The debug controls: the server acts on the control's `data-action` (see render::debug);
-    // a step's stop then arrives as a live event, and everything else refetches the header.
-    let act = {
-        let session_id = session_id.clone();
-        move |action: String, arg: String| {
-            let session_id = session_id.clone();
-            leptos::task::spawn_local(async move {
-                let _ = debug_action(session_id, action, arg).await;
-                refresh.update(|n| *n += 1);
-            });
-        }
-    };
+    let act = debug_act(session_id, refresh);
     if active {
         let act = act.clone();
         let keys = window_event_listener(leptos::ev::keydown, move |ev| {
@@ -167,9 +213,8 @@ fn SessionHead(
     }
     let on_click = move |ev: leptos::ev::MouseEvent| {
         let Some(target) = ev.target().and_then(|t| t.dyn_into::<web_sys::Element>().ok()) else { return };
-        if let Some(control) = target.closest(".debug-control").ok().flatten() {
-            let attribute = |name: &str| control.get_attribute(name).unwrap_or_default();
-            act(attribute("data-action"), attribute("data-arg"));
+        if let Some((action, arg)) = clicked_control(&target) {
+            act(action, arg);
         } else if target.closest(".replay-start").ok().flatten().is_some() {
             replay.start();
         } else if target.closest(".replay-stop").ok().flatten().is_some() {

@@ -1,8 +1,8 @@
 //! The debug part of `/repl/{id}` (issue 30), rendered by the server: the toolbar (Continue,
-//! Step over/into/out with VS Code's keys), where the program stopped, the stack (a click selects
-//! a frame) and the selected frame's source with the current line marked and the breakpoints
-//! in its gutter (a click toggles one). The page's one click handler sends each control's
-//! `data-action` (and `data-arg`) to `debug_action`.
+//! Step over/into/out with VS Code's keys), where the program stopped and the selected frame's
+//! source with the current line marked and the breakpoints in its gutter (a click toggles one),
+//! in the page's main column; the stack (a click selects a frame) in its sidebar. The page's
+//! click handlers send each control's `data-action` (and `data-arg`) to `debug_action`.
 
 use maud::{html, Markup};
 
@@ -62,22 +62,29 @@ pub fn debug_panel(view: &DebugView) -> Markup {
             @if !view.running {
                 p.hint {
                     "Keys: F5 continue · F10 step over · F11 step into · Shift+F11 step out. Step back shows once a checkpoint is before this pause (checkpoints on). "
-                    "Click a frame to evaluate in it; click a line number to set or remove a breakpoint."
+                    "Click a frame in the stack to evaluate in it; click a line number to set or remove a breakpoint."
                 }
             }
-            div.debug-columns {
-                ol.debug-stack {
-                    @for f in view.frames {
-                        li.stack-frame.selected[f.index == view.selected] {
-                            button.debug-control type="button" data-action=(Control::SelectFrame.as_str()) data-arg=(f.index) {
-                                span.fn-name { (f.function) }
-                                " " span.where { (basename(&f.filename)) ":" (f.lineno) }
-                            }
+            @if let Some(frame) = frame {
+                (source(frame, view.file_lines.as_deref(), view.breakpoints))
+            }
+        }
+    }
+}
+
+/// The stack, for the page's sidebar (issue 45): the main column keeps its width for the source.
+pub fn debug_stack(view: &DebugView) -> Markup {
+    html! {
+        section.debug-frames aria-label="Stack" {
+            h2 { "Stack" }
+            ol.debug-stack {
+                @for f in view.frames {
+                    li.stack-frame.selected[f.index == view.selected] {
+                        button.debug-control type="button" data-action=(Control::SelectFrame.as_str()) data-arg=(f.index) {
+                            span.fn-name { (f.function) }
+                            " " span.where { (basename(&f.filename)) ":" (f.lineno) }
                         }
                     }
-                }
-                @if let Some(frame) = frame {
-                    (source(frame, view.file_lines.as_deref(), view.breakpoints))
                 }
             }
         }
@@ -164,5 +171,8 @@ mod tests {
             "{out}"
         );
         assert!(out.contains(r#"<span class="line current" data-line="2">"#), "{out}");
+        let stack = debug_stack(&view).into_string();
+        assert!(stack.contains("f&lt;script&gt;") && stack.contains("&lt;evil&gt;.py:2"), "{stack}");
+        assert!(!stack.contains("<script>") && !stack.contains("<evil>"), "{stack}");
     }
 }

@@ -8,10 +8,11 @@ use super::titled;
 use crate::format::timestamp;
 use crate::transcript::{markup, millis, shown, PAGE_ENTRIES};
 
-/// Header, debug toolbar, replay controls (a closed session with entries; the page's handlers
-/// find them by their classes), then where the transcript goes ([`crate::api::TRANSCRIPT_SLOT`])
-/// and the closing note. An active session's HTML starts with [`crate::api::ACTIVE_SESSION`].
-pub fn repl_session(session: &ReplSession, travel: Markup, debug: Markup) -> String {
+/// The sidebar's part (the stack) up to [`crate::api::SIDEBAR_SLOT`], then header, debug
+/// toolbar and source, replay controls (a closed session with entries; the page's handlers find
+/// them by their classes), where the transcript goes ([`crate::api::TRANSCRIPT_SLOT`]) and the
+/// closing note. An active session's HTML starts with [`crate::api::ACTIVE_SESSION`].
+pub fn repl_session(session: &ReplSession, travel: Markup, debug: Markup, stack: Markup) -> String {
     let active = session.is_active();
     let status = if active { "Active" } else { "Closed" };
     let value_text = |value: &serde_json::Value| match value {
@@ -31,6 +32,8 @@ pub fn repl_session(session: &ReplSession, travel: Markup, debug: Markup) -> Str
     };
     let body = html! {
         @if active { (PreEscaped(crate::api::ACTIVE_SESSION)) }
+        (stack)
+        (PreEscaped(crate::api::SIDEBAR_SLOT))
         header.page-header.session-header {
             h1 { span.fn-name { (session.function_name) } span.args { "(" (call_text.join(", ")) ")" } }
             span class={ "badge " (status.to_ascii_lowercase()) } { (status) }
