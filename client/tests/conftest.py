@@ -88,6 +88,15 @@ class Server:
         return body
 
 
+def answer_fields(body):
+    """An eval's answer as cideldill's protocol has it: Breakroom's `index` (the entry's place in
+    the transcript) and `timestamp` are checked, then left out."""
+    body = dict(body)
+    assert isinstance(body.pop("index"), int), body
+    assert body.pop("timestamp") > 1e9, body
+    return body
+
+
 def start_server(*extra_args, data_dir=None, context=None):
     """The real binary on a free port, with its history in `data_dir` (a fresh one by default).
     `context`: the ssl settings for a server started with --tls-cert."""

@@ -4,7 +4,7 @@ sessions and evals racing with resumes and closes."""
 import threading
 import time
 
-from conftest import FRAME, METHOD
+from conftest import FRAME, METHOD, answer_fields
 
 
 def test_eval_expression_that_raises_exception(frame_pause):
@@ -13,7 +13,7 @@ def test_eval_expression_that_raises_exception(frame_pause):
 
 
 def test_eval_expression_that_returns_none(frame_pause):
-    assert frame_pause.eval("None") == {"output": "None", "stdout": "", "is_error": False, "result_cid": None}
+    assert answer_fields(frame_pause.eval("None")) == {"output": "None", "stdout": "", "is_error": False, "result_cid": None}
 
 
 def test_eval_expression_that_returns_empty_string(frame_pause):

@@ -3,6 +3,8 @@ unfinished input says so."""
 
 import code
 
+from conftest import answer_fields
+
 
 def test_multiline_function_definition_and_call(frame_pause):
     s = frame_pause.new_session()
@@ -48,7 +50,7 @@ def test_compile_command_detects_complete_input(frame_pause):
 
 def test_incomplete_input_returns_syntax_error_message(frame_pause):
     body = frame_pause.eval("if total > 1:")
-    assert body == {"output": "SyntaxError: incomplete input", "stdout": "", "is_error": True, "result_cid": None}
+    assert answer_fields(body) == {"output": "SyntaxError: incomplete input", "stdout": "", "is_error": True, "result_cid": None}
 
 
 def test_incomplete_def_without_body_returns_incomplete_error(frame_pause):

@@ -165,3 +165,11 @@ pub fn on_shared_runtime(test: impl std::future::Future<Output = ()>) {
     let _turn = ONE_AT_A_TIME.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
     RUNTIME.block_on(test)
 }
+
+/// An eval's answer without its `timestamp` (checked to be a time), to compare with what the
+/// protocol promises: cideldill's four fields, `index` and, when any, `outputs`.
+pub fn answer_without_time(mut answer: serde_json::Value) -> serde_json::Value {
+    let time = answer.as_object_mut().and_then(|a| a.remove("timestamp"));
+    assert!(time.as_ref().and_then(serde_json::Value::as_f64).is_some_and(|t| t > 1.0e9), "no timestamp in {answer}");
+    answer
+}
