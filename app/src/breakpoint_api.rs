@@ -7,14 +7,15 @@ use leptos::prelude::*;
 #[cfg(feature = "ssr")]
 use crate::api::{debugger, failed, Need};
 
-/// The global behaviour and the breakpoints table, then every breakpoint by id (issue 18).
+/// One list of every breakpoint, whatever made it (issue 45): the functions registered by name,
+/// then every breakpoint by id, and the one form that adds any kind (issue 18).
 #[server(prefix = "/rpc", endpoint = "breakpoints_html", output = PlainText)]
 pub async fn breakpoints_html() -> Result<Option<String>, ServerFnError> {
     let debugger = debugger(Need::Viewer)?;
-    let mut html = crate::render::breakpoints(&debugger.function_breakpoints().breakpoints_view());
+    let records = debugger.breakpoints().breakpoint_records();
+    let mut html = crate::render::breakpoints(&debugger.function_breakpoints().breakpoints_view(), !records.is_empty());
     let now = breakroom_debugger::ids::now();
-    let records =
-        crate::render::breakpoint_records::breakpoint_records(&debugger.breakpoints().breakpoint_records(), now);
+    let records = crate::render::breakpoint_records::breakpoint_records(&records, now);
     html.push_str(&records.into_string());
     html.push_str(&crate::render::breakpoint_records::policy(&debugger.config().policy.wire()).into_string());
     Ok(Some(html))

@@ -46,3 +46,44 @@ test("the breakpoints panel adds a line breakpoint with options, edits it in pla
   const after = await (await request.get("/api/breakpoints")).json();
   expect(after.items.find((b: { id: string }) => b.id === id)).toBeUndefined();
 });
+
+test("/ lists every breakpoint once, a by-name one and one by id, under one add form whose fields follow the choice", async ({ page, request }) => {
+  const byName = await request.post("/api/breakpoints", { data: { function_name: "one_list_target" } });
+  expect(byName.ok()).toBe(true);
+  const record = await (await request.post("/api/breakpoints", { data: { kind: "line", file: "/tmp/one_list.py", line: 3 } })).json();
+  try {
+    await open(page, "/");
+    const panel = page.locator("section.breakpoints");
+    await expect(panel.locator('tr[data-breakpoint="one_list_target"]')).toHaveCount(1);
+    await expect(panel.locator(`form[data-record="${record.id}"]`)).toHaveCount(1);
+    // One add form, and no "No breakpoints" above the breakpoints listed.
+    await expect(panel.locator("form")).toHaveCount(1 + (await panel.locator("form.record:not(.add-record)").count()));
+    await expect(panel.locator("form.add-record")).toHaveCount(1);
+    await expect(panel.getByText("No breakpoints")).toHaveCount(0);
+
+    // The add form's fields follow the choice: what a snapshot records shows only for one.
+    const add = panel.locator("form.add-record");
+    await add.locator('select[name="action"]').selectOption("pause");
+    await expect(add.locator('input[name="max_hits"]')).toBeHidden();
+    await expect(add.locator('input[name="where"]')).toBeVisible();
+    await add.locator('select[name="action"]').selectOption("snapshot");
+    await expect(add.locator('input[name="max_hits"]')).toBeVisible();
+    await add.locator('select[name="kind"]').selectOption("line");
+    await expect(add.locator('input[name="pattern"]')).toBeHidden();
+    await add.locator('select[name="kind"]').selectOption("function");
+    await expect(add.locator('input[name="pattern"]')).toBeVisible();
+  } finally {
+    await request.delete("/api/breakpoints/one_list_target");
+    await request.delete(`/api/breakpoints/${record.id}`);
+  }
+  // Both leave the list live; the hint that there are none shows only when there are none of
+  // either kind (other tests' programs may have registered functions on this shared server).
+  const panel = page.locator("section.breakpoints");
+  await expect(panel.locator('tr[data-breakpoint="one_list_target"]')).toHaveCount(0);
+  await expect(panel.locator(`form[data-record]:not(.add-record)`)).toHaveCount(
+    (await (await request.get("/api/breakpoints")).json()).items.length,
+  );
+  const left = await (await request.get("/api/breakpoints")).json();
+  const none = left.items.length === 0 && left.breakpoints.length === 0;
+  await expect(panel.getByText("No breakpoints")).toHaveCount(none ? 1 : 0);
+});

@@ -43,7 +43,7 @@ test("a viewer sees the paused program and no control; a debugger sees them; a f
     await expect(card.getByText("Skip or raise instead of running the call")).toBeHidden();
     // Reading the session is a viewer's: the link to it stays.
     await expect(card.getByRole("link", { name: "Go to open REPL" })).toBeVisible();
-    await expect(page.locator("form.add-breakpoint")).toBeHidden();
+    await expect(page.locator("form.add-record")).toBeHidden();
     await page.goto(`${url}/repl/${session}`);
     await expect(page.locator("body[data-hydrated]")).toBeAttached();
     await expect(page.locator(".session-header")).toContainText("settle");

@@ -12,8 +12,8 @@ use web_sys::{Element, Event, HtmlInputElement};
 
 use crate::api::{continue_call, paused_html, raise_in_call, server_resource, skip_call, start_repl};
 use crate::breakpoint_api::{
-    add_breakpoint, add_breakpoint_record, breakpoints_html, remove_breakpoint, remove_breakpoint_record,
-    set_breakpoint_behavior, set_global_behavior, set_replacement, update_breakpoint_record,
+    add_breakpoint_record, breakpoints_html, remove_breakpoint, remove_breakpoint_record, set_breakpoint_behavior,
+    set_global_behavior, set_replacement, update_breakpoint_record,
 };
 use crate::controls::Control;
 use crate::live::{use_live, Live};
@@ -69,19 +69,8 @@ pub fn PausedPage() -> impl IntoView {
 #[component]
 fn Breakpoints(live: Live) -> impl IntoView {
     let breakpoints = server_resource(move || live.breakpoints.get(), |_| breakpoints_html());
-    let new_name = NodeRef::<leptos::html::Input>::new();
     let section = NodeRef::<leptos::html::Section>::new();
     let scope = move || section.get_untracked().map(|s| s.unchecked_into::<Element>());
-    let add = move |ev: leptos::ev::SubmitEvent| {
-        ev.prevent_default();
-        let (Some(input), Some(scope)) = (new_name.get_untracked(), scope()) else { return };
-        let name = input.value();
-        if name.trim().is_empty() {
-            return;
-        }
-        input.set_value("");
-        act(live, scope, Action::AddBreakpoint { name });
-    };
     let on_change = move |ev: Event| {
         let (Some((control, action)), Some(scope)) = (action_of(&ev), scope()) else { return };
         let name = breakpoint_of(&control);
@@ -140,10 +129,6 @@ fn Breakpoints(live: Live) -> impl IntoView {
             <div on:change=on_change on:click=on_click on:submit=on_submit>
                 <ServerHtml html=breakpoints/>
             </div>
-            <form class="inline add-breakpoint" on:submit=add>
-                <input type="text" placeholder="function name" aria-label="Function name" node_ref=new_name/>
-                <button type="submit">"Add breakpoint"</button>
-            </form>
             <p class="error" hidden></p>
         </section>
     }
@@ -209,7 +194,6 @@ enum Action {
     Continue { pause_id: String },
     Skip { pause_id: String, value: String },
     Raise { pause_id: String, kind: String, message: String },
-    AddBreakpoint { name: String },
     RemoveBreakpoint { name: String },
     SetBehavior { name: String, which: String, behavior: String },
     SetReplacement { name: String, replacement: String },
@@ -245,7 +229,6 @@ async fn perform(action: Action) -> Result<String, String> {
         Action::Continue { pause_id } => continue_call(pause_id).await,
         Action::Skip { pause_id, value } => skip_call(pause_id, value).await,
         Action::Raise { pause_id, kind, message } => raise_in_call(pause_id, kind, message).await,
-        Action::AddBreakpoint { name } => add_breakpoint(name).await,
         Action::RemoveBreakpoint { name } => remove_breakpoint(name).await,
         Action::SetBehavior { name, which, behavior } => set_breakpoint_behavior(name, which, behavior).await,
         Action::SetReplacement { name, replacement } => set_replacement(name, replacement).await,

@@ -60,9 +60,6 @@ pub fn policy(policy: &breakroom_debugger::policy::PolicyWire) -> Markup {
 pub fn breakpoint_records(records: &[BreakpointRecord], now: f64) -> Markup {
     html! {
         div.breakpoint-records {
-            @if records.is_empty() {
-                p.hint { "No breakpoints by id yet: add a function, line or error breakpoint below." }
-            }
             // The app's nav has no link to this server-only page (the shared wasm has no room).
             p.hint.snapshots-link {
                 "A " b { "log" } " or " b { "snapshot" } " breakpoint never stops the program; "
@@ -79,12 +76,13 @@ pub fn breakpoint_records(records: &[BreakpointRecord], now: f64) -> Markup {
                 label { "action " select name="action" aria-label="Action" {
                     @for (value, label) in ACTIONS { option value=(value) { (label) } }
                 } }
-                label.watch-input { "watch "
+                label.watch-input.for-capture { "watch "
                     input type="text" name="expressions" aria-label="Watch expressions"
                         placeholder="snapshot: len(order.items); order.total";
                 }
                 @for (name, label, placeholder) in BOUNDS {
-                    label { (label) " " input type="text" name=(name) placeholder=(placeholder); }
+                    // Hits and expiry bound what a log or snapshot breakpoint records; `where` aims any.
+                    label.for-capture[*name != "where"] { (label) " " input type="text" name=(name) placeholder=(placeholder); }
                 }
                 button type="submit" { "Add" }
             }
@@ -155,7 +153,7 @@ fn option_inputs(record: Option<&BreakpointRecord>) -> Markup {
                 "pattern" => r.pattern.as_deref(),
                 _ => r.log_message.as_deref(),
             });
-            label { (label) " " input type="text" name=(name) value=(value.unwrap_or("")) placeholder=(placeholder); }
+            label class={ "opt-" (name) } { (label) " " input type="text" name=(name) value=(value.unwrap_or("")) placeholder=(placeholder); }
         }
     }
 }

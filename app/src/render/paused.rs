@@ -130,8 +130,11 @@ fn global_label(behavior: GlobalBehavior) -> &'static str {
     }
 }
 
-/// The global behaviour and the breakpoints table.
-pub fn breakpoints(view: &BreakpointsView) -> String {
+/// The global behaviour, then the functions registered by name (cideldill's by-name breakpoints,
+/// which `with_debug` makes), if any. The breakpoints by id follow in the same list
+/// (`breakpoint_records`), under the one add form; `records` says whether there are any, so that
+/// the hint that there are none shows only when there are none of either kind.
+pub fn breakpoints(view: &BreakpointsView, records: bool) -> String {
     let global = GlobalBehavior::ALL.map(|b| (b.as_str(), global_label(b)));
     let html = html! {
         label.global {
@@ -140,14 +143,15 @@ pub fn breakpoints(view: &BreakpointsView) -> String {
                 (options(global, view.global_behavior.as_str()))
             }
         }
-        @if view.breakpoints.is_empty() {
-            p.hint {
-                "No breakpoints. Wrapping a function with " code { "with_debug" } " adds one on its name; or add one here."
+        @if view.breakpoints.is_empty() && !records {
+            p.hint.no-breakpoints {
+                "No breakpoints. Wrapping a function with " code { "with_debug" } " adds one on its name; "
+                "add one of any kind below."
             }
-        } @else {
+        } @else if !view.breakpoints.is_empty() {
             div.table-wrap {
                 table.breakpoint-table {
-                    thead { tr { th { "Function" } th { "Before the call" } th { "After the call" } th { "Replace with" } th {} } }
+                    thead { tr { th { "Function (by name)" } th { "Before the call" } th { "After the call" } th { "Replace with" } th {} } }
                     tbody {
                         @for bp in &view.breakpoints { (breakpoint_row(bp)) }
                     }
