@@ -187,10 +187,11 @@ fn two_servers_of_one_thread_each_asking_each_other_at_once_both_get_answers() {
     let on_a = paused(&a.1, "held_by_a", 5011);
     let on_b = paused(&b.1, "held_by_b", 5012);
     for _ in 0..3 {
+        let answered = std::sync::atomic::AtomicUsize::new(0);
         let (started_on_b, started_on_a) = std::thread::scope(|scope| {
-            let (to_b, to_a) = (on_b.clone(), on_a.clone());
-            let by_a = scope.spawn(move || ask_off_workers(a, to_b));
-            let by_b = scope.spawn(move || ask_off_workers(b, to_a));
+            let (to_b, to_a, answered) = (on_b.clone(), on_a.clone(), &answered);
+            let by_a = scope.spawn(move || ask_off_workers(a, to_b, answered));
+            let by_b = scope.spawn(move || ask_off_workers(b, to_a, answered));
             (by_a.join().expect("no panic"), by_b.join().expect("no panic"))
         });
         assert!(started_on_b.is_ok(), "A asking B: {started_on_b:?}");
@@ -202,9 +203,20 @@ fn two_servers_of_one_thread_each_asking_each_other_at_once_both_get_answers() {
 fn ask_off_workers(
     (runtime, debugger): &(tokio::runtime::Runtime, Debugger),
     pause: String,
+    answered: &std::sync::atomic::AtomicUsize,
 ) -> breakroom_debugger::error::Result<String> {
+    use std::sync::atomic::Ordering::SeqCst;
     let debugger = debugger.clone();
-    runtime.block_on(debugger.off_workers(move |d| d.sessions().start_session(&pause)))
+    runtime.block_on(async move {
+        let asked = debugger.off_workers(move |d| d.sessions().start_session(&pause)).await;
+        // A runtime of one thread runs the other server's request only while that thread is in
+        // here: a server keeps running until both have their answer, as a serving one would.
+        answered.fetch_add(1, SeqCst);
+        while answered.load(SeqCst) < 2 {
+            tokio::time::sleep(std::time::Duration::from_millis(2)).await;
+        }
+        asked
+    })
 }
 
 #[test]
