@@ -48,3 +48,12 @@ pub async fn expand_html(session_id: String, path: String, offset: u32) -> Resul
         debugger(Need::Debugger)?.sessions().expand(&session_id, &path, offset as usize, None).await.map_err(failed)?;
     Ok(crate::render::variables::children(&reply, &session_id))
 }
+
+/// The debug page's watch expressions (one per line of `expressions`: the page's input is one
+/// line) read in the session's frame, read-only as a snapshot's are, as HTML rows.
+#[server(prefix = "/rpc", endpoint = "watch_html", output = PlainText)]
+pub async fn watch_html(session_id: String, expressions: String) -> Result<String, ServerFnError> {
+    let expressions: Vec<String> = expressions.lines().map(str::to_string).collect();
+    let list = debugger(Need::Debugger)?.snapshots().watch(&session_id, &expressions, None).await.map_err(failed)?;
+    Ok(crate::render::watch::rows(&list).into_string())
+}

@@ -2,7 +2,7 @@
 // names in scope, what it prints is captured, and the REPL page's helper requests (variables,
 // completion) are answered without running the program's code. Part of ../breakroom.mjs.
 
-import { REQUEST_COMPLETE, REQUEST_VARIABLES } from './protocol.mjs';
+import { REQUEST_COMPLETE, REQUEST_VARIABLES, REQUEST_WATCH } from './protocol.mjs';
 import { repr } from './values.mjs';
 import { REDACTED, expressionIsSecret, knownSecrets, rules } from './redaction.mjs';
 
@@ -130,6 +130,10 @@ export function helperAnswer(kind, args, locals, own) {
     const matches = [...new Set(names)].filter((n) => n.startsWith(prefix) && /^[A-Za-z_$][\w$]*$/.test(n)).sort();
     const end = [...upto].length;
     return { matches, cursor_start: end - prefix.length, cursor_end: end, metadata: { types: matches.map(() => '') } };
+  }
+  if (kind === REQUEST_WATCH) {
+    // JavaScript has no read-only guard to evaluate under: watch expressions are not run here.
+    return { unsupported: 'watch expressions are evaluated read-only by the Python client only; use the REPL here' };
   }
   return { error: 'invalid_path', message: 'JavaScript values do not expand in the panel' };
 }

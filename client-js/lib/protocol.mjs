@@ -27,6 +27,7 @@ export const PAUSE_ALWAYS = 'always';
 export const REQUEST_EVAL = 'eval';
 export const REQUEST_COMPLETE = 'complete';
 export const REQUEST_VARIABLES = 'variables';
+export const REQUEST_WATCH = 'watch';
 
 // How values travel (calls::SerializationFormat).
 export const FORMAT_JSON = 'json';

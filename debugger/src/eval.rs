@@ -52,6 +52,8 @@ pub enum RequestKind {
     Table,
     /// A panel row's value in its rich forms (a table, an image): the panel's "view".
     View,
+    /// The debug page's watch expressions, evaluated read-only as a snapshot's are (issue 45).
+    Watch,
 }
 
 impl RequestKind {

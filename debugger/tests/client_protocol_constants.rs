@@ -104,6 +104,7 @@ fn server_values() -> BTreeMap<&'static str, String> {
         ("REQUEST_EXPAND", name_of(RequestKind::Expand)),
         ("REQUEST_TABLE", name_of(RequestKind::Table)),
         ("REQUEST_VIEW", name_of(RequestKind::View)),
+        ("REQUEST_WATCH", name_of(RequestKind::Watch)),
         ("FORMAT_JSON", name_of(SerializationFormat::Json)),
         ("ERROR_CID_NOT_FOUND", Error::CidNotFound { missing: vec![] }.code().to_string()),
         ("ERROR_EVAL_NOT_FOUND", Error::EvalNotFound(String::new()).code().to_string()),

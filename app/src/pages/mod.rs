@@ -11,6 +11,7 @@ pub mod repls;
 pub mod runtimes;
 mod transcript;
 mod variables;
+mod watch;
 
 use leptos::prelude::*;
 use leptos_meta::Title;

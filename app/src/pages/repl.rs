@@ -20,6 +20,7 @@ use crate::pages::input_history::recall;
 use crate::pages::repl_complete::{Completer, CompletionList, Completions};
 use crate::pages::transcript::{entries, TranscriptState};
 use crate::pages::variables::VariablesPanel;
+use crate::pages::watch::WatchPanel;
 use crate::pages::{title_in, NotFound, PageTitle, ServerHtml};
 
 /// Page-level state of the input box.
@@ -166,7 +167,7 @@ fn clicked_control(target: &web_sys::Element) -> Option<(String, String)> {
 }
 
 /// The sidebar (issue 45): the stack (server HTML; a click selects a frame) and, while the
-/// session is active, the variables panel, beside the main column for the page's whole height.
+/// session is active, the watch expressions and the variables panel, beside the main column for the page's whole height.
 #[component]
 fn SessionSide(html: String, session_id: String, active: bool, refresh: RwSignal<u64>) -> impl IntoView {
     let act = debug_act(session_id.clone(), refresh);
@@ -176,11 +177,11 @@ fn SessionSide(html: String, session_id: String, active: bool, refresh: RwSignal
             act(action, arg);
         }
     };
-    let panel = active.then(|| view! { <VariablesPanel session_id/> });
+    let panels = active.then(|| view! { <WatchPanel session_id=session_id.clone()/> <VariablesPanel session_id/> });
     view! {
         <div class="repl-sidebar">
             <div class="page-body debug-side" inner_html=html on:click=on_click></div>
-            {panel}
+            {panels}
         </div>
     }
 }

@@ -44,6 +44,7 @@ pub mod table_page;
 pub mod tasks;
 pub mod time_travel;
 pub mod variables;
+pub mod watch;
 
 pub use call_tree::{call_tree, processes};
 pub use callstack::call_stack;

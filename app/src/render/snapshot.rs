@@ -101,7 +101,7 @@ fn frame(f: &SnapshotFrame, innermost: bool) -> Markup {
 }
 
 /// A watch expression: its value as a tree, or why there is none.
-fn watch(w: &WatchValue) -> Markup {
+pub(super) fn watch(w: &WatchValue) -> Markup {
     match (&w.value, &w.error) {
         (_, Some(error)) => html! {
             li.var.watch data-expression=(w.expression) {

@@ -33,9 +33,11 @@ from ..protocol.constants import (
     REQUEST_TABLE,
     REQUEST_VARIABLES,
     REQUEST_VIEW,
+    REQUEST_WATCH,
 )
 from ..protocol.transport import ServerError, ServerUnavailable, Transport
 from ..repl import complete, rich, variables
+from ..snapshots import watch
 from ..repl.evaluation import EvalJob, Outcome
 from ..time_travel import checkpoints
 from .paused_call import Pause
@@ -43,7 +45,7 @@ from .paused_call import Pause
 DEFAULT_EVAL_TIMEOUT = 30.0
 FAST_EVAL_WAIT = 0.05
 # Requests the REPL page makes besides evals; answered in the waiting loop, never recorded.
-HELPER_KINDS = (REQUEST_COMPLETE, REQUEST_VARIABLES, REQUEST_EXPAND, REQUEST_TABLE, REQUEST_VIEW)
+HELPER_KINDS = (REQUEST_COMPLETE, REQUEST_VARIABLES, REQUEST_EXPAND, REQUEST_TABLE, REQUEST_VIEW, REQUEST_WATCH)
 # Not a server action: `_wait_at` returns it in a line just woken from a named checkpoint.
 WOKEN = "breakroom-woken"
 
@@ -447,6 +449,8 @@ class DebugClient:
                     rich.redacted_table(reply, redaction.known_secrets(target.locals(), namespace))
             elif kind == REQUEST_VIEW:
                 reply = rich.view(args.get("path"), target.locals(), namespace, pause.tables)
+            elif kind == REQUEST_WATCH:
+                reply = watch.reply(args, target.globals, watch.scope(target.locals(), namespace))
             else:
                 scope = (target.globals, None) if args.get("scope") == "globals" else (target.locals(), namespace)
                 reply = variables.panel_reply(kind, args, *scope)
@@ -523,6 +527,10 @@ def _hidden_reply(kind, args, hidden):
         }
     if kind == REQUEST_VARIABLES:
         return {"variables": [], "timed_out": False, "redacted": 0, "hidden": hidden}
+    if kind == REQUEST_WATCH:
+        texts = args.get("expressions") if isinstance(args.get("expressions"), list) else []
+        return {"expressions": [{"expression": str(t), "error": hidden} for t in texts], "truncated": False,
+                "redacted": 0, "hidden": hidden}
     return {"path": args.get("path"), "children": [], "count": 0, "offset": 0, "truncated": False, "redacted": 0,
             "hidden": hidden}
 

@@ -74,6 +74,8 @@ REQUEST_VARIABLES = "variables"
 REQUEST_EXPAND = "expand"
 REQUEST_TABLE = "table"
 REQUEST_VIEW = "view"
+# The debug page's watch expressions, evaluated read-only as a snapshot's are (issue 45).
+REQUEST_WATCH = "watch"
 
 # The `error` of the server's answers that the client acts on (error::Error::code).
 ERROR_CID_NOT_FOUND = "cid_not_found"

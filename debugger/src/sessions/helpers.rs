@@ -199,7 +199,8 @@ impl super::methods::SessionService<'_> {
         }
     }
 
-    async fn ask(
+    /// A helper request to the session's paused program, and its decoded answer.
+    pub(crate) async fn ask(
         self,
         session_id: &str,
         kind: RequestKind,

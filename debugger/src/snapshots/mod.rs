@@ -5,6 +5,7 @@
 //! - `methods`: the `Debugger`'s doors — a program sends a snapshot (kept while its breakpoint is
 //!   active: the first `max_hits` to arrive), pages and agents list and open them.
 //! - `store`: the SQLite table, trimmed to the newest `Config::snapshots_kept`.
+//! - `watch`: the debug page's watch expressions, evaluated at a pause as a snapshot's are.
 
 #[cfg(feature = "runtime")]
 pub mod methods;
@@ -14,6 +15,8 @@ pub use methods::SnapshotService;
 mod redact;
 #[cfg(feature = "runtime")]
 mod store;
+#[cfg(feature = "runtime")]
+mod watch;
 
 use std::collections::BTreeMap;
 
@@ -206,4 +209,24 @@ pub struct SnapshotFilter {
     /// Older than this `snap-N` (the next page).
     pub before: Option<String>,
     pub limit: usize,
+}
+
+/// Most watch expressions one request evaluates (a snapshot breakpoint's limit too).
+pub const MAX_WATCHES: usize = 20;
+/// Longest watch expression, in bytes.
+pub const MAX_WATCH_BYTES: usize = 2_000;
+
+/// The debug page's watch expressions at a pause (issue 45), each evaluated read-only as a
+/// snapshot breakpoint's are: what `POST /api/repl/{id}/watch` answers.
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct WatchList {
+    /// One per expression asked, in order: its value, or why there is none.
+    pub expressions: Vec<WatchValue>,
+    /// Some values were cut to fit the list's size.
+    #[serde(default)]
+    pub truncated: bool,
+    /// Values replaced by `[redacted]` (issue 50).
+    #[serde(default)]
+    pub redacted: u64,
 }

@@ -85,6 +85,7 @@ fn documented_routes() -> OpenApiRouter<Debugger> {
         .routes(routes!(repl_helpers::complete))
         .routes(routes!(repl_helpers::variables))
         .routes(routes!(repl_helpers::expand))
+        .routes(routes!(repl_helpers::watch))
         .routes(routes!(repl_tables::page))
         .routes(routes!(repl_tables::view))
         .routes(routes!(live::stream))

@@ -185,3 +185,31 @@ pub async fn expand(
         debugger.sessions().expand(&session_id, &path, body.offset.unwrap_or(0), body.frame.map(FrameIndex)).await?,
     )?))
 }
+
+#[derive(Deserialize, ToSchema)]
+pub struct WatchBody {
+    /// Python expressions, read-only as a snapshot breakpoint's are (at most 20).
+    #[schema(required = true)]
+    #[serde(default)]
+    expressions: Option<Vec<String>>,
+    /// The stack frame to read them in (0 = innermost); the session's selected frame when absent.
+    #[serde(default)]
+    frame: Option<FrameIndex>,
+}
+
+#[utoipa::path(operation_id = "watch_in_session", extensions(("x-breakroom-needs" = json!(Need::Debugger))), post, path = "/api/repl/{session_id}/watch", tag = "repl",
+    request_body = WatchBody, params(("session_id" = String, Path)),
+    responses((status = 200, body = breakroom_debugger::snapshots::WatchList,
+            description = "each expression's value, or why it has none (it would write, it raised, it would run the program's code); never recorded"),
+        (status = 400, body = ErrorBody, description = "`missing_expr`, `too_many_watches`, `watch_too_long`, `invalid_frame`"),
+        (status = 404, body = ErrorBody), (status = 409, body = ErrorBody, description = "`session_closed`"),
+        (status = 502, body = ErrorBody), (status = 504, body = ErrorBody)))]
+pub async fn watch(
+    State(debugger): State<Debugger>,
+    Path(session_id): Path<String>,
+    JsonBody(body): JsonBody<WatchBody>,
+) -> ApiResult<breakroom_debugger::snapshots::WatchList> {
+    let expressions =
+        body.expressions.ok_or(Error::MissingField { code: "missing_expressions", field: "expressions" })?;
+    Ok(Json(debugger.snapshots().watch(&session_id, &expressions, body.frame).await?))
+}

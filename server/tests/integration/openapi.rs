@@ -55,6 +55,7 @@ const EXPECTED: &[(&str, &str)] = &[
     ("post", "/api/repl/{session_id}/complete"),
     ("get", "/api/repl/{session_id}/variables"),
     ("post", "/api/repl/{session_id}/variables/expand"),
+    ("post", "/api/repl/{session_id}/watch"),
     ("post", "/api/repl/{session_id}/variables/view"),
     ("get", "/api/repl/{session_id}/table/{handle}"),
     ("get", "/api/live"),
