@@ -146,12 +146,16 @@ test("skip and raise replace the call from its card", async ({ page }) => {
   await card.locator("summary").click();
   await card.locator("input[name=type]").fill("ValueError");
   await card.locator("input[name=message]").fill("refused in the debugger");
-  // Another call pausing re-renders the list: the open form and what was typed survive it.
+  // Another call pausing updates the list: the card being filled in is not touched (the same
+  // element, its form open, what was typed and the focus where they were).
+  await card.evaluate((element) => ((element as any).__same = true));
   const other = runProgram("greet.py", {}, ["bystander"]);
   await expect(page.locator(".paused-card", { hasText: "'bystander'" })).toBeVisible();
   await expect(card.locator("input[name=type]")).toBeVisible();
   await expect(card.locator("input[name=type]")).toHaveValue("ValueError");
   await expect(card.locator("input[name=message]")).toHaveValue("refused in the debugger");
+  await expect(card.locator("input[name=message]")).toBeFocused();
+  expect(await card.evaluate((element) => (element as any).__same)).toBe(true);
   await card.getByRole("button", { name: "Raise" }).click();
   expect(await raised.exited).toBe(0);
   await page.locator(".paused-card", { hasText: "'bystander'" }).getByRole("button", { name: "Continue" }).click();

@@ -1,8 +1,9 @@
 pub mod call_tree;
 pub mod callstack;
 mod input_history;
-mod kept;
 pub mod object;
+#[cfg(feature = "hydrate")]
+mod patch;
 pub mod paused;
 pub mod processes;
 pub mod repl;
@@ -57,9 +58,13 @@ pub fn title_marker(escaped: &str) -> String {
 
 /// Page content rendered by the server (see `crate::render`), refetched like any other data:
 /// "Loading…" at first, the error if the server function failed, Not found for None.
+///
+/// In the browser a refetch (a live event, an action) patches the body in place instead of
+/// replacing it (`patch`), so what the reader typed, opened or focused stays as it was: the body
+/// is filled by a directive, which Leptos runs when the element is built, hydrated or rebuilt,
+/// not by `inner_html`, which it would write back over the patch.
 #[component]
 pub fn ServerHtml(html: Resource<PageHtml, PageCodec>) -> impl IntoView {
-    let kept = kept::KeptState::new();
     view! {
         <Transition fallback=|| view! { <p class="hint">"Loading…"</p> }>
             {move || Suspend::new(async move {
@@ -68,19 +73,27 @@ pub fn ServerHtml(html: Resource<PageHtml, PageCodec>) -> impl IntoView {
                     Ok(None) => view! { <NotFound/> }.into_any(),
                     Ok(Some(html)) => {
                         let title = title_in(&html).map(|text| view! { <PageTitle text/> });
-                        let body = NodeRef::<leptos::html::Div>::new();
-                        body.on_load(move |body| kept.restore(&body));
-                        view! {
-                            {title}
-                            <div class="page-body" node_ref=body inner_html=html
-                                on:input=move |ev| kept.note_input(&ev) on:click=move |ev| kept.note_click(&ev)></div>
-                        }
-                        .into_any()
+                        #[cfg(feature = "ssr")]
+                        let body = view! { <div class="page-body" inner_html=html></div> };
+                        #[cfg(not(feature = "ssr"))]
+                        let body = view! { <div class="page-body" use:server_body=html></div> };
+                        view! { {title} {body} }.into_any()
                     }
                 }
             })}
         </Transition>
     }
+}
+
+/// A body built in the browser (a client-side navigation) gets the HTML as it is; one that
+/// shows a page already (hydrated from the server's HTML, or rebuilt on a refetch) is patched.
+#[cfg(not(feature = "ssr"))]
+fn server_body(body: web_sys::Element, html: String) {
+    #[cfg(feature = "hydrate")]
+    if body.has_child_nodes() {
+        return patch::patch(&body, &html);
+    }
+    body.set_inner_html(&html);
 }
 
 #[component]

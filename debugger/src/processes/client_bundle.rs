@@ -57,6 +57,7 @@ const FILES: &[(&str, &str)] = &[
     ("snapshots/read_only.py", include_str!("../../../client/breakroom/snapshots/read_only.py")),
     ("snapshots/sender.py", include_str!("../../../client/breakroom/snapshots/sender.py")),
     ("snapshots/take.py", include_str!("../../../client/breakroom/snapshots/take.py")),
+    ("snapshots/watch.py", include_str!("../../../client/breakroom/snapshots/watch.py")),
     ("time_travel/__init__.py", include_str!("../../../client/breakroom/time_travel/__init__.py")),
     ("time_travel/checkpoints.py", include_str!("../../../client/breakroom/time_travel/checkpoints.py")),
 ];
