@@ -9,6 +9,9 @@ pub mod repl;
 mod repl_complete;
 pub mod repls;
 pub mod runtimes;
+pub mod snapshots;
+pub mod tasks;
+pub mod timeline;
 mod transcript;
 mod variables;
 

@@ -10,9 +10,14 @@ use maud::{html, Markup};
 /// How deep the tree goes (a cycle of awaits, or a long chain, stops here).
 const MAX_DEPTH: usize = 32;
 
+/// `/process/{id}/tasks`'s content, titled.
+pub fn tasks_page(process_name: &str, process_id: &str, tasks: &[TaskView]) -> String {
+    super::titled(tasks_panel(process_name, process_id, tasks), &format!("Tasks · {process_name}"))
+}
+
 /// The Tasks panel: the tasks awaited by no other task at the top, each with the tasks awaiting
 /// it under it.
-pub fn tasks_panel(process_name: &str, process_id: &str, tasks: &[TaskView]) -> Markup {
+fn tasks_panel(process_name: &str, process_id: &str, tasks: &[TaskView]) -> Markup {
     // `awaiting` names another task as `task NAME`.
     let mut awaited_by: BTreeMap<&str, Vec<&TaskView>> = BTreeMap::new();
     let names: HashSet<&str> = tasks.iter().map(|t| t.name.as_str()).collect();
@@ -28,7 +33,7 @@ pub fn tasks_panel(process_name: &str, process_id: &str, tasks: &[TaskView]) -> 
         header.page-header {
             h1 { "Tasks · " (process_name) }
             p.hint { (tasks.len()) " asyncio tasks, " (paused) " paused by Breakroom (read without stopping the loop)" }
-            nav.links { a.button href={ "/process/" (process_id) } rel="external" { "Process" } }
+            nav.links { a.button href={ "/process/" (super::encode(process_id)) } { "Process" } }
         }
         section.tasks {
             @if tasks.is_empty() {
@@ -87,7 +92,7 @@ mod tests {
     #[test]
     fn the_tree_nests_a_task_under_the_task_it_awaits_and_escapes_the_programs_text() {
         let tasks = vec![task("main", None), task("child<b>", Some("task main")), task("loop", Some("task loop"))];
-        let out = tasks_panel("svc", "p-1", &tasks).into_string();
+        let out = tasks_page("svc", "p-1", &tasks);
         assert!(!out.contains("<script>") && !out.contains("<b>") && !out.contains("<app>"), "{out}");
         assert!(out.contains("/srv/&lt;app&gt;.py:3 in work&lt;script&gt;"), "{out}");
         // child<b> is under main (after main's own stack), and a task awaiting itself is a root.
