@@ -17,6 +17,7 @@ pub mod repl_helpers;
 pub mod routes;
 pub mod runtime_api;
 pub mod snapshot_api;
+pub mod task_tree;
 pub mod tasks_api;
 pub mod time_travel_api;
 pub mod transcript;
