@@ -21,7 +21,8 @@ pub struct TaskTree {
 pub struct TaskNode {
     pub id: String,
     pub name: String,
-    /// `running`, `pending`, `paused`, `done` or `cancelled`.
+    /// `running`, `pending`, `paused`, `done` or `cancelled`; `resuming` when the program still
+    /// said `paused` but its pause was already continued.
     pub state: String,
     /// The pause that suspends it, when Breakroom paused it.
     pub pause_id: Option<String>,
@@ -68,8 +69,27 @@ mod server {
     const MAX_DEPTH: usize = 32;
 
     /// The tree of `tasks`: a task under the task it awaits (`awaiting` names it `task NAME`);
-    /// one awaiting no known task, or itself, at the top.
-    pub fn build(process_name: &str, process_id: &str, tasks: &[TaskView]) -> TaskTree {
+    /// one awaiting no known task, or itself, at the top. `still_paused` says whether a pause is
+    /// still on: a list read just after a Continue can still report the task paused (the program
+    /// learns of the Continue after the live event that makes the page read it again).
+    pub fn build(
+        process_name: &str,
+        process_id: &str,
+        tasks: &[TaskView],
+        still_paused: impl Fn(&str) -> bool,
+    ) -> TaskTree {
+        let tasks: Vec<TaskView> = tasks
+            .iter()
+            .cloned()
+            .map(|mut task| {
+                if task.pause_id.as_deref().is_some_and(|pause| !still_paused(pause)) {
+                    task.pause_id = None;
+                    task.state = "resuming".into();
+                }
+                task
+            })
+            .collect();
+        let tasks = tasks.as_slice();
         let names: HashSet<&str> = tasks.iter().map(|t| t.name.as_str()).collect();
         let mut awaited_by: BTreeMap<&str, Vec<&TaskView>> = BTreeMap::new();
         let mut roots = vec![];
@@ -158,7 +178,7 @@ mod tests {
     #[test]
     fn a_task_is_under_the_task_it_awaits_and_one_awaiting_itself_is_at_the_top() {
         let tasks = vec![task("main", None), task("child<b>", Some("task main")), task("loop", Some("task loop"))];
-        let tree = build("svc", "p-1", &tasks);
+        let tree = build("svc", "p-1", &tasks, |_| true);
         let roots: Vec<&str> = tree.roots.iter().map(|t| t.name.as_str()).collect();
         assert_eq!(roots, ["main", "loop"]);
         assert_eq!(tree.roots[0].awaited_by[0].name, "child<b>");
@@ -167,10 +187,24 @@ mod tests {
     }
 
     #[test]
+    fn a_task_whose_pause_was_continued_is_resuming_not_paused() {
+        let mut paused = task("main", None);
+        paused.pause_id = Some("pause-1".into());
+        paused.state = "paused".into();
+        let tree = build("svc", "p-1", &[paused.clone()], |pause| pause == "pause-1");
+        assert_eq!((tree.roots[0].state.as_str(), tree.paused), ("paused", 1));
+        let tree = build("svc", "p-1", &[paused], |_| false);
+        assert_eq!(
+            (tree.roots[0].state.as_str(), tree.roots[0].pause_id.as_deref(), tree.paused),
+            ("resuming", None, 0)
+        );
+    }
+
+    #[test]
     fn tasks_awaiting_each_other_in_a_cycle_are_left_out_and_nothing_loops() {
         let tasks = vec![task("root", None), task("a", Some("task b")), task("b", Some("task a"))];
         // Neither a nor b is a root: only the root shows, and nothing loops forever.
-        assert_eq!(build("svc", "p-1", &tasks).roots.len(), 1);
+        assert_eq!(build("svc", "p-1", &tasks, |_| true).roots.len(), 1);
     }
 
     fn keys_in(value: &serde_json::Value, out: &mut std::collections::BTreeSet<String>) {
@@ -188,7 +222,7 @@ mod tests {
     fn the_browser_reads_the_keys_the_server_writes() {
         let mut paused = task("main", None);
         paused.pause_id = Some("pause-1".into());
-        let tree = build("svc", "p-1", &[paused, task("child", Some("task main"))]);
+        let tree = build("svc", "p-1", &[paused, task("child", Some("task main"))], |_| true);
         let mut written = std::collections::BTreeSet::new();
         keys_in(&serde_json::to_value(&tree).expect("JSON"), &mut written);
         let read: std::collections::BTreeSet<String> = keys::ALL.iter().map(|k| k.to_string()).collect();

@@ -18,5 +18,7 @@ pub async fn tasks_of(process_id: String) -> Result<Option<TaskTree>, ServerFnEr
         Err(e) => return Err(failed(e)),
     };
     let tasks = debugger.interrupts().list_tasks(&process_id).await.map_err(failed)?;
-    Ok(Some(crate::task_tree::build(&detail.process.name, &process_id, &tasks)))
+    let paused: std::collections::HashSet<String> =
+        debugger.pauses().paused_calls().into_iter().map(|call| call.pause_id).collect();
+    Ok(Some(crate::task_tree::build(&detail.process.name, &process_id, &tasks, |pause| paused.contains(pause))))
 }
