@@ -75,6 +75,12 @@ async function seed(url) {
   const outcome = await post(`${url}/api/repl/${session_id}/eval`, { expr: "[a, b] * 2" });
   if (!outcome.result_cid) throw new Error(`the eval stored no value: ${JSON.stringify(outcome)}`);
   const launched = await post(`${url}/api/processes`, { command: ["python3", "-c", "print('hello')"], name: "hello" });
+  // A snapshot as a program sends one, for /snapshots and its page.
+  const snapshotBreakpoint = await post(`${url}/api/breakpoints`, { kind: "line", file: "/srv/a.py", line: 3, action: "snapshot" });
+  const snapshot = await post(`${url}/api/snapshots`, {
+    breakpoint_id: snapshotBreakpoint.id, process_pid: 4242, process_start_time: 1.5, taken_at: Date.now() / 1000,
+    frames: [{ file: "/srv/a.py", line: 3, function: "handle", locals: [{ name: "x", value: { type: "int", repr: "1" } }] }],
+  });
   const routes = [
     ["/", "/"],
     ["/repls", "/repls"],
@@ -85,6 +91,12 @@ async function seed(url) {
     ["/object/{cid}", `/object/${outcome.result_cid}`],
     ["/processes", "/processes"],
     ["/process/{id}", `/process/${launched.id}`],
+    // Its timeline: no checkpoints, the same chunks as one with some.
+    ["/process/{id}/timeline", `/process/${launched.id}/timeline`],
+    // Tasks are read from a running asyncio program; the not-found page loads the same chunks.
+    ["/process/{id}/tasks", "/process/nope/tasks"],
+    ["/snapshots", "/snapshots"],
+    ["/snapshots/{id}", `/snapshots/${snapshot.snapshot_id}`],
     ["/runtimes", "/runtimes"],
     ["/runtime/{ws}", "/runtime/size-check"],
   ];

@@ -182,7 +182,7 @@ macro_rules! typed_text {
     )*};
 }
 
-typed_text!(ShownEntry, Option<TranscriptPage>);
+typed_text!(ShownEntry, Option<TranscriptPage>, Option<crate::task_tree::TaskTree>);
 
 /// The string a JSON string literal (`"…"`, with its escapes) stands for; None for anything else.
 pub fn json_string(json: &str) -> Option<String> {
@@ -306,6 +306,55 @@ pub fn server_resource<S, Fut>(
 where
     S: Clone + PartialEq + Send + Sync + 'static,
     Fut: std::future::Future<Output = PageHtml> + Send + 'static,
+{
+    Resource::new_with_options(source, fetcher, false)
+}
+
+/// What a page shows as typed data (None: there is nothing at this address), or why there is none.
+pub type PageData<T> = Result<Option<T>, ServerFnError>;
+
+/// How a page's typed data travels from the server-rendered document into the hydrating page: its
+/// JSON text in [`PageCodec`]'s envelope (which survives Leptos's escaping), read back as
+/// [`from_json`] reads a server function's reply.
+pub struct DataCodec;
+
+impl<T: Typed> codee::Encoder<PageData<T>> for DataCodec {
+    type Error = NotText;
+    type Encoded = String;
+
+    fn encode(value: &PageData<T>) -> Result<String, NotText> {
+        let text = match value {
+            Ok(Some(data)) => Ok(Some(to_json(data)?)),
+            Ok(None) => Ok(None),
+            Err(e) => Err(e.clone()),
+        };
+        PageCodec::encode(&text)
+    }
+}
+
+impl<T: Typed> codee::Decoder<PageData<T>> for DataCodec {
+    type Error = NotText;
+    type Encoded = str;
+
+    fn decode(encoded: &str) -> Result<PageData<T>, NotText> {
+        Ok(match PageCodec::decode(encoded)? {
+            Ok(Some(json)) => Ok(Some(from_json(&json).ok_or(NotText)?)),
+            Ok(None) => Ok(None),
+            Err(e) => Err(e),
+        })
+    }
+}
+
+/// A page's typed data from a server function, sent with the server-rendered page and refetched
+/// whenever `source` changes (see [`server_resource`]).
+pub fn data_resource<S, T, Fut>(
+    source: impl Fn() -> S + Send + Sync + 'static,
+    fetcher: impl Fn(S) -> Fut + Send + Sync + 'static,
+) -> Resource<PageData<T>, DataCodec>
+where
+    S: Clone + PartialEq + Send + Sync + 'static,
+    T: Typed + Clone + Send + Sync + 'static,
+    Fut: std::future::Future<Output = PageData<T>> + Send + 'static,
 {
     Resource::new_with_options(source, fetcher, false)
 }
@@ -662,6 +711,24 @@ mod tests {
         let error: PageHtml = Err(ServerFnError::ServerError("no <debugger>".into()));
         let decoded = PageCodec::decode(&through_the_page(&PageCodec::encode(&error).unwrap())).unwrap();
         assert_eq!(decoded.unwrap_err().to_string(), error.unwrap_err().to_string());
+    }
+
+    #[cfg(feature = "ssr")]
+    #[test]
+    fn typed_page_data_survives_the_trip_through_the_page() {
+        use crate::task_tree::TaskTree;
+        let tree = TaskTree {
+            process_name: r#"<script>"\u003c</script>"#.into(),
+            process_id: "p-1".into(),
+            count: 0,
+            paused: 0,
+            roots: vec![],
+        };
+        for value in [Ok(Some(tree)), Ok(None)] {
+            let encoded = <DataCodec as Encoder<PageData<TaskTree>>>::encode(&value).unwrap();
+            let decoded: PageData<TaskTree> = DataCodec::decode(&through_the_page(&encoded)).unwrap();
+            assert_eq!(decoded, value);
+        }
     }
 
     #[test]

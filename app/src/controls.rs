@@ -45,10 +45,16 @@ pub enum Control {
     SelectFrame,
     /// A line number of the debug page's source (`data-arg`: the line).
     ToggleLine,
+    /// A timeline checkpoint's Rewind form.
+    Rewind,
+    /// A timeline checkpoint's Branch form (the new branch's name, if given).
+    Branch,
+    /// A timeline branch's Switch form.
+    SwitchBranch,
 }
 
 impl Control {
-    pub const ALL: [Control; 20] = [
+    pub const ALL: [Control; 23] = [
         Control::OpenRepl,
         Control::Continue,
         Control::Skip,
@@ -69,6 +75,9 @@ impl Control {
         Control::StepBack,
         Control::SelectFrame,
         Control::ToggleLine,
+        Control::Rewind,
+        Control::Branch,
+        Control::SwitchBranch,
     ];
 
     /// The `data-action` value.
@@ -94,6 +103,9 @@ impl Control {
             Control::StepBack => "step-back",
             Control::SelectFrame => "select-frame",
             Control::ToggleLine => "toggle-line",
+            Control::Rewind => "rewind",
+            Control::Branch => "branch",
+            Control::SwitchBranch => "switch-branch",
         }
     }
 

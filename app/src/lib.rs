@@ -16,6 +16,9 @@ pub mod render;
 pub mod repl_helpers;
 pub mod routes;
 pub mod runtime_api;
+pub mod snapshot_api;
+pub mod task_tree;
+pub mod tasks_api;
 pub mod time_travel_api;
 pub mod transcript;
 
@@ -34,6 +37,7 @@ pub const NAV: &[(&str, &str)] = &[
     ("/processes", "Processes"),
     ("/call-tree", "Call trees"),
     ("/runtimes", "Runtimes"),
+    ("/snapshots", "Snapshots"),
 ];
 
 pub fn shell(options: LeptosOptions) -> impl IntoView {
@@ -103,13 +107,14 @@ pub fn App() -> impl IntoView {
                 <A href="/" attr:class="brand">"Breakroom"</A>
                 // NAV's links, written as literals: read from NAV they cost the shared wasm ~150 B
                 // (dynamic text), a loop ~1.7 KB. server/tests/integration/page_shell.rs checks
-                // that this nav and the timeline page's, drawn from NAV, are the same.
+                // that this nav and a table page's, drawn from NAV, are the same.
                 <nav>
                     <A href="/" exact=true>"Paused"</A>
                     <A href="/repls">"Sessions"</A>
                     <A href="/processes">"Processes"</A>
                     <A href="/call-tree">"Call trees"</A>
                     <A href="/runtimes">"Runtimes"</A>
+                    <A href="/snapshots">"Snapshots"</A>
                 </nav>
                 // Shown (style/main.css) while the live stream cannot reach the server.
                 <p class="unreachable" role="status">"Server unreachable: reconnecting…"</p>
@@ -125,6 +130,10 @@ pub fn App() -> impl IntoView {
                     <Route path=path!("/call-tree/:process_key") view={Lazy::<routes::CallTreeRoute>::new()} ssr=SsrMode::Async/>
                     <Route path=path!("/processes") view={Lazy::<routes::ProcessListRoute>::new()} ssr=SsrMode::Async/>
                     <Route path=path!("/process/:process_id") view={Lazy::<routes::ProcessRoute>::new()} ssr=SsrMode::Async/>
+                    <Route path=path!("/process/:process_id/timeline") view={Lazy::<routes::TimelineRoute>::new()} ssr=SsrMode::Async/>
+                    <Route path=path!("/process/:process_id/tasks") view={Lazy::<routes::TasksRoute>::new()} ssr=SsrMode::Async/>
+                    <Route path=path!("/snapshots") view={Lazy::<routes::SnapshotsRoute>::new()} ssr=SsrMode::Async/>
+                    <Route path=path!("/snapshots/:snapshot_id") view={Lazy::<routes::SnapshotRoute>::new()} ssr=SsrMode::Async/>
                     <Route path=path!("/runtimes") view={Lazy::<routes::RuntimesRoute>::new()} ssr=SsrMode::Async/>
                     <Route path=path!("/runtime/:workspace") view={Lazy::<routes::RuntimeRoute>::new()} ssr=SsrMode::Async/>
                     <Route path=path!("/object/:cid") view={Lazy::<routes::ObjectRoute>::new()} ssr=SsrMode::Async/>

@@ -40,6 +40,10 @@ route!(ProcessListRoute, process_list_view);
 route!(ProcessRoute, process_view);
 route!(RuntimesRoute, runtimes_view);
 route!(RuntimeRoute, runtime_view);
+route!(TimelineRoute, timeline_view);
+route!(TasksRoute, tasks_view);
+route!(SnapshotsRoute, snapshots_view);
+route!(SnapshotRoute, snapshot_view);
 
 #[cfg_attr(any(wasm_split, not(target_arch = "wasm32")), leptos::lazy)]
 async fn paused_view() -> AnyView {
@@ -94,4 +98,24 @@ async fn runtimes_view() -> AnyView {
 #[cfg_attr(any(wasm_split, not(target_arch = "wasm32")), leptos::lazy)]
 async fn runtime_view() -> AnyView {
     view! { <pages::runtimes::RuntimePage/> }.into_any()
+}
+
+#[cfg_attr(any(wasm_split, not(target_arch = "wasm32")), leptos::lazy)]
+async fn timeline_view() -> AnyView {
+    view! { <pages::timeline::TimelinePage/> }.into_any()
+}
+
+#[cfg_attr(any(wasm_split, not(target_arch = "wasm32")), leptos::lazy)]
+async fn tasks_view() -> AnyView {
+    view! { <pages::tasks::TasksPage/> }.into_any()
+}
+
+#[cfg_attr(any(wasm_split, not(target_arch = "wasm32")), leptos::lazy)]
+async fn snapshots_view() -> AnyView {
+    view! { <pages::snapshots::SnapshotsPage/> }.into_any()
+}
+
+#[cfg_attr(any(wasm_split, not(target_arch = "wasm32")), leptos::lazy)]
+async fn snapshot_view() -> AnyView {
+    view! { <pages::snapshots::SnapshotPage/> }.into_any()
 }

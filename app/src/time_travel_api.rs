@@ -1,6 +1,7 @@
-//! Server functions behind the time-travel forms (issue 20). The pages post to them as plain
-//! HTML forms, with no wasm: on success the browser is sent back to the page it came from (or,
-//! from the REPL page, to a REPL on the pause it went back to); a refusal comes back in the URL.
+//! Server functions behind the time-travel forms (issue 20), and the timeline page's HTML. The
+//! pages post to the forms' functions as plain HTML forms: on success the browser is sent back to
+//! the page it came from (or, from the REPL page, to a REPL on the pause it went back to); a
+//! refusal comes back in the URL. The timeline page calls them itself (`crate::pages::timeline`).
 
 use crate::api::PlainText;
 use leptos::prelude::*;
@@ -43,4 +44,20 @@ pub async fn branch_form(checkpoint_id: String, name: String) -> Result<(), Serv
 #[server(prefix = "/rpc", endpoint = "switch_form", output = PlainText)]
 pub async fn switch_form(process_id: String, branch: String) -> Result<(), ServerFnError> {
     debugger(Need::Debugger)?.checkpoints().switch_branch(&process_id, &branch).await.map(|_| ()).map_err(failed)
+}
+
+/// `/process/{id}/timeline` (issue 20): the process's branches and checkpoints as HTML; None for
+/// an unknown process.
+#[server(prefix = "/rpc", endpoint = "timeline_html", output = PlainText)]
+pub async fn timeline_html(process_id: String) -> Result<Option<String>, ServerFnError> {
+    use breakroom_debugger::ErrorKind;
+    let debugger = debugger(Need::Viewer)?;
+    let found = debugger.processes().tracked_process(&process_id).and_then(|detail| {
+        debugger.checkpoints().timeline(&process_id).map(|timeline| (detail.process.name, timeline))
+    });
+    match found {
+        Ok((name, timeline)) => Ok(Some(crate::render::time_travel::timeline_page(&name, &timeline))),
+        Err(e) if e.kind() == ErrorKind::NotFound => Ok(None),
+        Err(e) => Err(failed(e)),
+    }
 }

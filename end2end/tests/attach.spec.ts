@@ -46,6 +46,8 @@ test("a launched program's Python child is listed under it and links back to it"
   // The list shows it indented right under its parent.
   await page.locator(".topbar nav").getByRole("link", { name: "Processes" }).click();
   const rows = page.locator("table.tracked tr.process-row");
+  // The list arrives after the page (its server function also looks for local Python processes).
+  await expect(rows.filter({ hasText: "family-head" })).toHaveCount(1);
   const names = await rows.locator("td.tree-name").allTextContents();
   const head = names.findIndex((n) => n.includes("family-head"));
   expect(head).toBeGreaterThanOrEqual(0);

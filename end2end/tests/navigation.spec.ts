@@ -94,6 +94,13 @@ test("client-side navigation across every page: each page's chunk is fetched onc
   expect(await served(replUrl)).toBe("REPL · greet — Breakroom");
   expect(await served("/repls?search=greet")).toBe("REPL sessions · greet — Breakroom");
   expect(await served("/no/such/page")).toBe("Not found — Breakroom");
+  expect(await served("/snapshots?breakpoint_id=bp-9")).toBe("Snapshots · bp-9 — Breakroom");
+  // Pages of things that do not exist say so, with a 404.
+  for (const url of ["/snapshots/snap-999999", "/process/nope/timeline", "/process/nope/tasks"]) {
+    const response = await page.request.get(url);
+    expect(response.status(), url).toBe(404);
+    expect((await response.text()).match(/<title>([^<]*)<\/title>/)?.[1], url).toBe("Not found — Breakroom");
+  }
 
   const sessions = await step(async () => {
     await page.locator(".topbar nav").getByRole("link", { name: "Sessions" }).click();
@@ -109,6 +116,15 @@ test("client-side navigation across every page: each page's chunk is fetched onc
     await expect(page).toHaveTitle("Call trees — Breakroom");
   });
   firstVisit("/call-tree", processes);
+
+  const snapshots = await step(async () => {
+    await page.locator(".topbar nav").getByRole("link", { name: "Snapshots" }).click();
+    await expect(page.locator("h1")).toHaveText("Snapshots");
+    await expect(page).toHaveTitle("Snapshots — Breakroom");
+  });
+  firstVisit("/snapshots", snapshots);
+  await page.goBack();
+  await expect(page.locator("h1")).toHaveText("Call trees");
 
   // Live updates on pages reached by navigation, whose code came in a chunk: a new process
   // shows up in the processes table, a new pause on the main page, a new session in the index.

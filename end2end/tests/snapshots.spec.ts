@@ -20,17 +20,21 @@ function lastCount(output: string): number {
   return counts.length ? counts[counts.length - 1] : 0;
 }
 
-/** Opens `/` and waits for the refetch its live stream triggers, which re-renders the add form. */
-async function openPanel(page: Page) {
+/** Opens `url` and waits until its live stream is open: the page refetches `rpc` (a server
+ * function's name) once it is, for what changed since the server rendered it. */
+async function openLive(page: Page, url: string, rpc: string) {
   let liveOpened = false;
   let refetchedAfter = false;
   page.on("response", (r) => {
     if (r.url().includes("/api/live")) liveOpened = true;
-    else if (liveOpened && r.url().includes("/rpc/breakpoints_html")) refetchedAfter = true;
+    else if (liveOpened && r.url().includes(`/rpc/${rpc}`)) refetchedAfter = true;
   });
-  await open(page, "/");
+  await open(page, url);
   await expect.poll(() => refetchedAfter).toBe(true);
 }
+
+/** Opens `/` and waits for the refetch its live stream triggers, which re-renders the add form. */
+const openPanel = (page: Page) => openLive(page, "/", "breakpoints_html");
 
 test("a snapshot breakpoint added from the panel captures a running loop, live on /snapshots, without pausing it", async ({
   page,
@@ -46,8 +50,7 @@ test("a snapshot breakpoint added from the panel captures a running loop, live o
 
   // The list first, empty, following the live stream.
   const list = await context.newPage();
-  await list.goto("/snapshots");
-  await expect(list.locator("#snapshot-list[data-live]")).toBeAttached();
+  await openLive(list, "/snapshots", "snapshots_html");
   await expect(list.locator(".snapshots-empty")).toContainText("No snapshots yet.");
 
   // A refused watch expression says why, in the panel, and adds nothing.
@@ -111,7 +114,7 @@ test("a snapshot breakpoint added from the panel captures a running loop, live o
   // An unknown snapshot is a 404 page.
   const missing = await request.get("/snapshots/snap-999999");
   expect(missing.status()).toBe(404);
-  expect(await missing.text()).toContain("snap-999999");
+  expect(await missing.text()).toContain("Not found");
 
   // The program never stopped: nothing paused, and its loop went on counting.
   const before = lastCount(program.output());
@@ -178,3 +181,57 @@ async function seeTheSnapshot(page: Page, request: APIRequestContext, id: string
   await expect.poll(() => lastCount(program.output())).toBeGreaterThan(counted); // it never stopped
 }
 
+
+test("a snapshot that arrives while /snapshots is open shows up without a reload, its markup as text", async ({
+  page,
+  request,
+}) => {
+  const dialogs: string[] = [];
+  page.on("dialog", (d) => (dialogs.push(d.message()), d.dismiss()));
+  const evil = `<img src=x onerror="window.__pwned = 1">`;
+  const added = await request.post("/api/breakpoints", {
+    data: { kind: "line", file: `/srv/${evil}.py`, line: 3, action: "snapshot" },
+  });
+  expect(added.ok()).toBe(true);
+  const id = (await added.json()).id;
+  try {
+    await openLive(page, `/snapshots?breakpoint_id=${id}`, "snapshots_html");
+    await expect(page.locator(".snapshots-empty")).toContainText("No snapshots yet.");
+    await expect(page).toHaveTitle(`Snapshots · ${id} — Breakroom`);
+    const reloads: string[] = [];
+    page.on("framenavigated", (f) => f === page.mainFrame() && reloads.push(f.url()));
+
+    // As a program sends it: the breakpoint's file, an expression and a local, all markup.
+    const sent = await request.post("/api/snapshots", {
+      data: {
+        breakpoint_id: id, process_pid: 4242, process_start_time: 1.5, taken_at: Date.now() / 1000,
+        file: `/srv/${evil}.py`, line: 3, function: evil,
+        frames: [{ file: `/srv/${evil}.py`, line: 3, function: evil, locals: [
+          { name: "page", value: { type: "str", repr: `'${evil}'` } },
+        ] }],
+        expressions: [{ expression: evil, value: { type: "str", repr: `'${evil}'` } }],
+      },
+    });
+    expect(sent.status()).toBe(201);
+    const snapshotId = (await sent.json()).snapshot_id;
+
+    const row = page.locator(`tr.snapshot-row[data-snapshot-id="${snapshotId}"]`);
+    await expect(row).toBeVisible({ timeout: 10_000 });
+    await expect(row.locator(".glance")).toContainText(`${evil} = '${evil}'`);
+    await expect(row).toContainText(`/srv/${evil}.py:3`);
+    await expect(page.locator(`tr.snapshot-bp[data-breakpoint-id="${id}"] .captured`)).toHaveText("1");
+    expect(reloads).toEqual([]);
+
+    // Its page, reached by the router, shows the same text.
+    await row.locator("a").first().click();
+    await expect(page.locator("h1")).toContainText(`Snapshot ${snapshotId}`);
+    await expect(page).toHaveTitle(`Snapshot · ${snapshotId} — Breakroom`);
+    await expect(page.locator('.snapshot-watch .var-repr')).toHaveText(`'${evil}'`);
+    await expect(page.locator(".snapshot-place")).toContainText(evil);
+    expect(await page.evaluate(() => document.querySelectorAll("main img, main script").length)).toBe(0);
+    expect(await page.evaluate(() => (window as unknown as { __pwned?: number }).__pwned)).toBeUndefined();
+    expect(dialogs).toEqual([]);
+  } finally {
+    await request.delete(`/api/breakpoints/${id}`);
+  }
+});

@@ -462,7 +462,10 @@ mod tests {
         assert_eq!(need_of(&Method::GET, "/login/oidc/other").0, Need::Viewer);
         assert_eq!(need_of(&Method::GET, "/pkg/breakroom.css").0, Need::Open);
         assert_eq!(need_of(&Method::GET, "/pkg/breakroom.wasm").0, Need::Viewer);
-        assert_eq!(need_of(&Method::GET, "/snapshots.js").0, Need::Viewer);
+        assert_eq!(need_of(&Method::GET, "/snapshots").0, Need::Viewer);
+        assert_eq!(need_of(&Method::GET, "/snapshots/snap-1").0, Need::Viewer);
+        assert_eq!(need_of(&Method::GET, "/process/p-1/timeline").0, Need::Viewer);
+        assert_eq!(need_of(&Method::GET, "/process/p-1/tasks").0, Need::Viewer);
         assert_eq!(need_of(&Method::GET, "/api/openapi.json").0, Need::Viewer);
         assert_eq!(need_of(&Method::GET, "/api/debug-client.js").0, Need::ProgramOrViewer);
     }

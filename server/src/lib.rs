@@ -21,11 +21,8 @@ pub mod runtime_cli;
 pub mod sign_in;
 pub mod site;
 pub mod snapshot_cli;
-pub mod snapshot_pages;
 pub mod step_cli;
 pub mod table_page;
-pub mod tasks_page;
-pub mod timeline_page;
 pub mod tls;
 pub mod user_cli;
 
@@ -80,10 +77,6 @@ pub fn router(debugger: Debugger, options: ServerOptions) -> Router {
     }
     let access = Arc::new(access::Access::new(options.access.token.clone(), debugger.clone(), options.max_body));
     let routes = api::routes()
-        .route("/process/{id}/timeline", axum::routing::get(timeline_page::page))
-        .route("/process/{id}/tasks", axum::routing::get(tasks_page::page))
-        .route("/snapshots", axum::routing::get(snapshot_pages::list))
-        .route("/snapshots/{id}", axum::routing::get(snapshot_pages::detail))
         .route("/repl/{session_id}/table/{handle}", axum::routing::get(table_page::page))
         .route("/repl/{session_id}/view", axum::routing::get(table_page::view))
         .route("/login", axum::routing::get(sign_in::page).post(sign_in::submit))

@@ -60,10 +60,9 @@ pub fn policy(policy: &breakroom_debugger::policy::PolicyWire) -> Markup {
 pub fn breakpoint_records(records: &[BreakpointRecord], now: f64) -> Markup {
     html! {
         div.breakpoint-records {
-            // The app's nav has no link to this server-only page (the shared wasm has no room).
             p.hint.snapshots-link {
                 "A " b { "log" } " or " b { "snapshot" } " breakpoint never stops the program; "
-                a href="/snapshots" rel="external" { "the snapshots" } " arrive live."
+                a href="/snapshots" { "the snapshots" } " arrive live."
             }
             @for record in records { (record_form(record, now)) }
             form.record.add-record data-action=(Control::AddRecord.as_str()) {
@@ -138,8 +137,7 @@ fn bounded(record: &BreakpointRecord, now: f64) -> Markup {
             }
         }
         @if record.action == BreakpointAction::Snapshot {
-            // rel=external: a server-only page, which the app's router would show as not found.
-            a.record-snapshots href={ "/snapshots?breakpoint_id=" (encode(&record.id)) } rel="external" { "Snapshots" }
+            a.record-snapshots href={ "/snapshots?breakpoint_id=" (encode(&record.id)) } { "Snapshots" }
         }
     }
 }
@@ -181,8 +179,7 @@ mod tests {
         assert!(html.contains("in 24 h 0 min"), "{html}");
         assert!(html.contains("service=&lt;api&gt;") && html.contains("<code>x &lt; 1</code>"), "{html}");
         assert!(!html.contains("<script>") && !html.contains("<api>"), "{html}");
-        // A server-only page: the app's router must let the browser load it.
-        assert!(html.contains(r#"href="/snapshots?breakpoint_id=bp-1" rel="external""#), "{html}");
+        assert!(html.contains(r#"href="/snapshots?breakpoint_id=bp-1""#), "{html}");
     }
 
     #[test]

@@ -41,7 +41,6 @@ pub mod sign_in;
 pub mod snapshot;
 pub mod snapshots;
 pub mod table_page;
-pub mod tasks;
 pub mod time_travel;
 pub mod variables;
 pub mod watch;

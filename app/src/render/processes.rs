@@ -165,11 +165,10 @@ pub fn process_page(
                 dt { "started" } dd { (timestamp(p.started_at)) }
                 dt { "uptime" } dd.uptime { (duration(p.uptime_s)) }
             }
-            // rel=external: server-only pages, which the app's router would show as not found.
             nav.links {
-                a.button href={ "/process/" (p.id) "/timeline" } rel="external" { "Timeline" }
-                " " a.button href={ "/snapshots?process_id=" (super::encode(&p.id)) } rel="external" { "Snapshots" }
-                " " a.button href={ "/process/" (p.id) "/tasks" } rel="external" { "Tasks" }
+                a.button href={ "/process/" (super::encode(&p.id)) "/timeline" } { "Timeline" }
+                " " a.button href={ "/snapshots?process_id=" (super::encode(&p.id)) } { "Snapshots" }
+                " " a.button href={ "/process/" (super::encode(&p.id)) "/tasks" } { "Tasks" }
             }
         }
         @match ending(p) {

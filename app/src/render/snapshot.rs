@@ -1,7 +1,7 @@
 //! `/snapshots/{id}` (issue 34) as HTML: one snapshot's stack, the captured frames' locals as a
-//! read-only tree, its watch expressions and where it came from. Served by the server alone
-//! (`server/src/snapshot_pages.rs`): the tree is `<details>` elements, which open by themselves,
-//! so the page needs no script at all.
+//! read-only tree, its watch expressions and where it came from. The page
+//! (`crate::pages::snapshots`) shows it as it is: the tree is `<details>` elements, which open by
+//! themselves, so the page's wasm has no code for it.
 //!
 //! Names, types, reprs and errors are the debugged program's own text: they only go through
 //! maud's escaping, never `PreEscaped`.
@@ -14,9 +14,9 @@ use super::encode;
 use super::snapshots::{label_badges, place};
 use crate::format::timestamp;
 
-/// The page's content.
-pub fn snapshot_page(s: &Snapshot) -> Markup {
-    html! {
+/// The page's content, titled.
+pub fn snapshot_page(s: &Snapshot) -> String {
+    let body = html! {
         header.page-header.snapshot-header data-snapshot-id=(s.snapshot_id) {
             h1 { "Snapshot " span.mono { (s.snapshot_id) } }
             @if s.truncated {
@@ -37,7 +37,8 @@ pub fn snapshot_page(s: &Snapshot) -> Markup {
             h2 { "Stack" }
             ol.snapshot-frames { @for (i, f) in s.frames.iter().enumerate() { (frame(f, i == 0)) } }
         }
-    }
+    };
+    super::titled(body, &format!("Snapshot · {}", s.snapshot_id))
 }
 
 fn metadata(s: &Snapshot) -> Markup {
@@ -184,7 +185,7 @@ mod tests {
 
     #[test]
     fn program_data_in_a_snapshot_never_becomes_markup() {
-        let html = snapshot_page(&snapshot()).into_string();
+        let html = snapshot_page(&snapshot());
         for raw in ["<script>", "<b>Main", "<i>repr", "<api>", "<a.py>", "<module>", "k<x>"] {
             assert!(!html.contains(raw), "{raw} in {html}");
         }
@@ -194,7 +195,7 @@ mod tests {
 
     #[test]
     fn a_container_shows_its_items_and_how_many_more_were_left_out() {
-        let html = snapshot_page(&snapshot()).into_string();
+        let html = snapshot_page(&snapshot());
         assert!(html.contains(r#"<span class="var-count">(5)</span>"#), "{html}");
         assert!(html.contains("… 3 more"), "{html}");
         assert!(html.contains("could not read: &lt;i&gt;repr raised"), "{html}");
@@ -202,7 +203,7 @@ mod tests {
 
     #[test]
     fn expressions_show_their_value_or_their_error() {
-        let html = snapshot_page(&snapshot()).into_string();
+        let html = snapshot_page(&snapshot());
         assert!(html.contains(r#"<span class="var-name">len(items) &lt; 9</span>"#), "{html}");
         assert!(html.contains("would run O.p"), "{html}");
     }
@@ -217,7 +218,7 @@ mod tests {
                                                        "row_count": 5, "column_count": 1}},
             "metadata": {"breakroom": {"table": {"handle": "t1", "rows": 5}}}}]))
         .expect("outputs");
-        let html = snapshot_page(&snap).into_string();
+        let html = snapshot_page(&snap);
         assert!(html.contains(r#"<div class="snapshot-outputs">"#), "{html}");
         assert!(html.contains(r#"src="data:image/png;base64,iVBORw0KGgo=""#), "{html}");
         assert!(html.contains("&lt;td onclick=x&gt;") && !html.contains("<td onclick"), "{html}");
@@ -228,7 +229,7 @@ mod tests {
 
     #[test]
     fn only_captured_frames_have_a_locals_tree_and_the_innermost_is_open() {
-        let html = snapshot_page(&snapshot()).into_string();
+        let html = snapshot_page(&snapshot());
         assert_eq!(html.matches("<details open").count(), 1, "{html}");
         assert!(html.contains(r#"<div class="frame-place">"#), "{html}");
         assert!(html.contains(r#"href="/process/p-1""#) && html.contains(r#"href="/snapshots?breakpoint_id=bp-1""#));

@@ -1,8 +1,6 @@
 //! `/snapshots` (issue 34) as HTML: what snapshot breakpoints captured, newest first, under a
-//! header per snapshot breakpoint with its bounds and counts. Served by the server alone
-//! (`server/src/snapshot_pages.rs`), with no wasm: the list is one fragment the page's small
-//! script (`public/snapshots.js`) fetches again on `breakpoints_changed`, the live event a
-//! snapshot's arrival publishes.
+//! header per snapshot breakpoint with its bounds and counts. The page (`crate::pages::snapshots`)
+//! fetches it again on `breakpoints_changed`, the live event a snapshot's arrival publishes.
 //!
 //! Everything here comes from debugged programs or agents (file names, expressions, reprs), so it
 //! is only ever spliced into maud templates, which escape it.
@@ -27,7 +25,7 @@ pub struct ListQuery<'a> {
 }
 
 impl ListQuery<'_> {
-    /// The query string of this list with `extra` pairs after it (`fragment=1`, `before=…`).
+    /// The query string of this list with `extra` pairs after it (`before=…`).
     pub fn href(&self, path: &str, extra: &[(&str, &str)]) -> String {
         let pairs = [("breakpoint_id", self.breakpoint_id), ("process_id", self.process_id)];
         let query: Vec<String> = pairs
@@ -44,16 +42,19 @@ impl ListQuery<'_> {
     }
 }
 
-/// The whole `/snapshots` content: the filter, then the live part ([`list_fragment`]) in a
-/// container that names the URL the script fetches it from.
+/// The whole `/snapshots` content, titled: the filter, then the list ([`list_fragment`]).
 pub fn snapshots_page(
     records: &[BreakpointRecord],
     snapshots: &[SnapshotSummary],
     query: &ListQuery,
     now: f64,
-) -> Markup {
+) -> String {
     let choices: Vec<&BreakpointRecord> = records.iter().filter(|r| r.action == BreakpointAction::Snapshot).collect();
-    html! {
+    let title = match query.breakpoint_id {
+        Some(id) => format!("Snapshots · {id}"),
+        None => "Snapshots".to_string(),
+    };
+    let body = html! {
         h1 { "Snapshots" }
         form.inline.snapshot-filter method="get" action="/snapshots" {
             label {
@@ -76,12 +77,11 @@ pub fn snapshots_page(
                 " " a href="/snapshots" { "every snapshot" }
             }
         }
-        div #snapshot-list data-fragment=(query.href("/snapshots", &[("fragment", "1")])) aria-live="polite" {
+        div #snapshot-list aria-live="polite" {
             (list_fragment(records, snapshots, query, now))
         }
-        // Server-only page: this script is its only behaviour (live refresh of the list above).
-        script src="/snapshots.js" defer {}
-    }
+    };
+    super::titled(body, &title)
 }
 
 /// The part of `/snapshots` that changes as snapshots arrive: the headers of the snapshot
@@ -267,13 +267,14 @@ mod tests {
     fn program_data_in_the_snapshot_list_never_becomes_markup() {
         let bp = record(json!({"kind": "line", "file": "<i>a.py", "line": 3, "action": "snapshot",
             "where": {"service": "<svg onload=x>"}}));
-        let html = snapshots_page(&[bp], &[summary()], &query(100), 1000.0).into_string();
+        let html = snapshots_page(&[bp], &[summary()], &query(100), 1000.0);
         for raw in ["<script>alert", "<img", "<b>f", "<i>a.py", "<svg", "\"><script>"] {
             assert!(!html.contains(raw), "{raw} in {html}");
         }
         assert!(html.contains("&lt;script&gt;alert(1)&lt;/script&gt;"), "{html}");
         assert!(html.contains(r#"href="/process/p-1%22%3E%3Cscript%3E""#), "{html}");
-        assert!(html.contains(r#"<script src="/snapshots.js" defer></script>"#), "{html}");
+        assert!(!html.contains("<script"), "{html}");
+        assert_eq!(crate::pages::title_in(&html).as_deref(), Some("Snapshots"));
     }
 
     #[test]

@@ -1,12 +1,14 @@
-//! Time travel in the pages (issue 20), all server-rendered and driven by plain forms posting to
-//! server functions (they redirect back), so it costs no wasm: the Step back form of a paused
-//! card and of the REPL page, a refused snapshot's reason, and `/process/{id}/timeline`, the
-//! branches drawn as lanes in SVG with the checkpoints on them and the live position marked.
+//! Time travel in the pages (issue 20), all server-rendered with forms posting to server
+//! functions: the Step back form of a paused card and of the REPL page, a refused snapshot's
+//! reason, and `/process/{id}/timeline`, the branches drawn as lanes in SVG with the checkpoints
+//! on them and the live position marked. The timeline page (`crate::pages::timeline`) sends its
+//! forms' fields to the same server functions itself and refetches; without wasm they still post.
 
 use maud::{html, Markup};
 
 use breakroom_debugger::checkpoints::model::{CheckpointStatus, PauseTravel, Timeline};
 
+use crate::controls::Control;
 use crate::format::timestamp;
 
 /// A paused call's time-travel line: Step back when a checkpoint is before it, the refusal's
@@ -32,8 +34,13 @@ const LANE: usize = 56;
 const STEP: usize = 70;
 const LEFT: usize = 120;
 
+/// `/process/{id}/timeline`'s content, titled.
+pub fn timeline_page(process_name: &str, t: &Timeline) -> String {
+    super::titled(timeline(process_name, t), &format!("Timeline · {process_name}"))
+}
+
 /// `/process/{id}/timeline`'s main part.
-pub fn timeline(process_name: &str, t: &Timeline) -> Markup {
+fn timeline(process_name: &str, t: &Timeline) -> Markup {
     html! {
         header.page-header {
             h1 { "Timeline · " (process_name) }
@@ -132,11 +139,11 @@ fn table(t: &Timeline) -> Markup {
                         td { (cp.memory_bytes.map(mib).unwrap_or_else(|| "—".into())) }
                         td {
                             @if cp.status == CheckpointStatus::Held {
-                                form.inline method="post" action="/rpc/rewind_form" {
+                                form.inline method="post" action="/rpc/rewind_form" data-action=(Control::Rewind.as_str()) {
                                     input type="hidden" name="checkpoint_id" value=(cp.id);
                                     button.danger type="submit" title="The live line is killed" { "Rewind" }
                                 }
-                                form.inline method="post" action="/rpc/branch_form" {
+                                form.inline method="post" action="/rpc/branch_form" data-action=(Control::Branch.as_str()) {
                                     input type="hidden" name="checkpoint_id" value=(cp.id);
                                     input type="text" name="name" size="10" placeholder="branch name" aria-label="Branch name";
                                     button type="submit" title="The live line stays paused" { "Branch" }
@@ -157,7 +164,7 @@ fn table(t: &Timeline) -> Markup {
                     b { (b.name) } " from " (b.fork_point.as_deref().unwrap_or("the start")) (state)
                     @if !b.live {
                         " "
-                        form.inline method="post" action="/rpc/switch_form" {
+                        form.inline method="post" action="/rpc/switch_form" data-action=(Control::SwitchBranch.as_str()) {
                             input type="hidden" name="process_id" value=(t.process_id);
                             input type="hidden" name="branch" value=(b.name);
                             button type="submit" { "Switch" }

@@ -21,11 +21,11 @@ pub fn parse<T: FromJs>(text: &str) -> Option<T> {
     T::from_js(&JSON::parse(text).ok()?)
 }
 
-fn get(object: &JsValue, key: &str) -> Option<JsValue> {
+pub(crate) fn get(object: &JsValue, key: &str) -> Option<JsValue> {
     Reflect::get(object, &key.into()).ok().filter(|v| !v.is_undefined() && !v.is_null())
 }
 
-fn string(object: &JsValue, key: &str) -> Option<String> {
+pub(crate) fn string(object: &JsValue, key: &str) -> Option<String> {
     get(object, key)?.as_string()
 }
 
@@ -33,15 +33,15 @@ fn number(object: &JsValue, key: &str) -> Option<f64> {
     get(object, key)?.as_f64()
 }
 
-fn whole(object: &JsValue, key: &str) -> Option<u64> {
+pub(crate) fn whole(object: &JsValue, key: &str) -> Option<u64> {
     number(object, key).filter(|n| *n >= 0.0).map(|n| n as u64)
 }
 
-fn list(object: &JsValue, key: &str) -> Vec<JsValue> {
+pub(crate) fn list(object: &JsValue, key: &str) -> Vec<JsValue> {
     get(object, key).filter(Array::is_array).map(|a| Array::from(&a).to_vec()).unwrap_or_default()
 }
 
-fn strings(values: Vec<JsValue>) -> Vec<String> {
+pub(crate) fn strings(values: Vec<JsValue>) -> Vec<String> {
     values.iter().filter_map(JsValue::as_string).collect()
 }
 

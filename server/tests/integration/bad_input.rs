@@ -90,7 +90,9 @@ async fn odd_paths_and_queries_never_get_a_5xx() {
 #[tokio::test]
 async fn unknown_pages_are_real_404s() {
     let server = common::start().await;
-    for path in ["/no/such/page", "/repl/1-1.000000"] {
+    for path in
+        ["/no/such/page", "/repl/1-1.000000", "/snapshots/snap-999999", "/process/nope/timeline", "/process/nope/tasks"]
+    {
         let r = server.http.get(format!("{}{path}", server.base)).send().await.unwrap();
         assert_eq!(r.status(), 404, "{path}");
         let html = r.text().await.unwrap();

@@ -1,0 +1,59 @@
+//! `/process/{id}/timeline` (issue 20): a process's branches and checkpoints, rendered by the
+//! server (`crate::render::time_travel`). Its forms (Rewind, Branch, Switch) are sent to their
+//! server functions from here, and the page follows the checkpoints as they are taken.
+
+use leptos::prelude::*;
+use leptos_router::hooks::use_params_map;
+use wasm_bindgen::JsCast;
+use web_sys::Element;
+
+use crate::api::server_resource;
+use crate::controls::Control;
+use crate::live::use_live;
+use crate::pages::ServerHtml;
+use crate::time_travel_api::{branch_form, rewind_form, switch_form, timeline_html};
+
+#[component]
+pub fn TimelinePage() -> impl IntoView {
+    let params = use_params_map();
+    let id = move || params.read().get("process_id").unwrap_or_default();
+    let live = use_live();
+    // Checkpoints, branches, rewinds and switches bump `processes` (see `crate::live`), and so
+    // does the process's end.
+    let timeline = server_resource(move || (id(), live.processes.get()), |(id, _)| timeline_html(id));
+    let error = RwSignal::new(None::<String>);
+    let on_submit = move |ev: leptos::ev::SubmitEvent| {
+        let Some(form) = ev.target().and_then(|t| t.dyn_into::<Element>().ok()) else { return };
+        let Some(action) = form.get_attribute("data-action").and_then(|a| Control::parse(&a)) else { return };
+        ev.prevent_default();
+        let (checkpoint, name) = (field(&form, "checkpoint_id"), field(&form, "name"));
+        let (process, branch) = (field(&form, "process_id"), field(&form, "branch"));
+        let _ = form.set_attribute("inert", "");
+        leptos::task::spawn_local(async move {
+            let done = match action {
+                Control::Rewind => rewind_form(checkpoint).await,
+                Control::Branch => branch_form(checkpoint, name).await,
+                Control::SwitchBranch => switch_form(process, branch).await,
+                _ => Ok(()),
+            };
+            let _ = form.remove_attribute("inert");
+            error.set(done.err().map(|e| e.to_string()));
+            // The live stream says so too; this is for a page whose stream is down.
+            live.processes.update(|n| *n += 1);
+        });
+    };
+    view! {
+        {move || error.get().map(|e| view! { <p class="error">{e}</p> })}
+        <div on:submit=on_submit><ServerHtml html=timeline/></div>
+    }
+}
+
+/// The value of a form's field `name` ("" when it has none).
+fn field(form: &Element, name: &str) -> String {
+    form.query_selector(&format!("[name={name}]"))
+        .ok()
+        .flatten()
+        .and_then(|control| js_sys::Reflect::get(&control, &"value".into()).ok())
+        .and_then(|value| value.as_string())
+        .unwrap_or_default()
+}

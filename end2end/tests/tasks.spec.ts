@@ -1,0 +1,45 @@
+import { expect, test } from "@playwright/test";
+import { open, runProgram } from "./helpers";
+
+const EVIL = `<img src=x onerror="window.__pwned = 1">`;
+
+test("the tasks page shows a program's tasks as a tree of who awaits whom, names with markup as text", async ({
+  page,
+  request,
+}) => {
+  const dialogs: string[] = [];
+  page.on("dialog", (d) => (dialogs.push(d.message()), d.dismiss()));
+  const program = runProgram("async_tasks.py");
+  let pause: { id: string; process_id: string } | undefined;
+  await expect
+    .poll(async () => {
+      const { paused } = await (await request.get("/api/paused")).json();
+      pause = paused.find((p: { call_data: { method_name: string } }) => p.call_data.method_name === "inner");
+      return pause?.process_id ?? "";
+    }, { timeout: 20_000 })
+    .not.toBe("");
+  try {
+    // Loaded from the server, then hydrated from the same typed data.
+    await open(page, `/process/${pause!.process_id}/tasks`);
+    // The paused task at the top, the task awaiting it under it.
+    const inner = page.locator("section.tasks > ul.task-tree > li.task.state-paused");
+    await expect(inner.locator(":scope > .task-name")).toHaveText("inner <b>task</b>");
+    await expect(inner.locator(":scope > a.button")).toHaveAttribute("href", `/callstack/${pause!.id}`);
+    const outer = inner.locator(":scope > ul.task-tree > li.task");
+    await expect(outer.locator(":scope > .task-name")).toHaveText(EVIL);
+    await expect(outer.locator(":scope > .awaiting")).toHaveText("awaits task inner <b>task</b>");
+    await expect(page.locator(".page-header .hint")).toContainText("paused by Breakroom");
+    await expect(page).toHaveTitle(/^Tasks · .+ — Breakroom$/);
+
+    // Its pause's end is a live event: the page reads the tasks again, and the pause is gone.
+    await request.post(`/api/paused/${pause!.id}/continue`, { data: { action: "continue" } });
+    await expect(page.locator("li.task.state-paused")).toHaveCount(0);
+    const waiting = page.locator("li.task", { has: page.locator(":scope > .task-name", { hasText: EVIL }) });
+    await expect(waiting.locator(":scope > .task-state")).toHaveText("pending");
+    expect(await page.evaluate(() => document.querySelectorAll("main img, main b").length)).toBe(0);
+    expect(await page.evaluate(() => (window as unknown as { __pwned?: number }).__pwned)).toBeUndefined();
+    expect(dialogs).toEqual([]);
+  } finally {
+    program.process.kill();
+  }
+});
