@@ -32,11 +32,28 @@ pub async fn complete_input(session_id: String, code: String, cursor_pos: u32) -
     Ok(out)
 }
 
-/// The variables panel's rows, as HTML.
+/// Between the two parts of [`variables_html`]'s answer (no HTML holds it).
+pub const PANELS_SPLIT: char = '\u{1}';
+
+/// The sidebar's panels at a stop, in one round trip: the watch expressions (one per line of
+/// `watches`: the page's input is one line), read-only as a snapshot's are, then
+/// [`PANELS_SPLIT`], then the variables panel's rows; both as HTML. A refused watch list (too
+/// many, too long) is said in the watch part and leaves the variables shown.
 #[server(prefix = "/rpc", endpoint = "variables_html", output = PlainText)]
-pub async fn variables_html(session_id: String) -> Result<String, ServerFnError> {
-    let reply = debugger(Need::Debugger)?.sessions().variables(&session_id, None).await.map_err(failed)?;
-    Ok(crate::render::variables::rows(reply.get("variables"), reply.get("timed_out"), &session_id))
+pub async fn variables_html(session_id: String, watches: String) -> Result<String, ServerFnError> {
+    let debugger = debugger(Need::Debugger)?;
+    let watched = if watches.trim().is_empty() {
+        String::new()
+    } else {
+        let expressions: Vec<String> = watches.lines().map(str::to_string).collect();
+        match debugger.snapshots().watch(&session_id, &expressions, None).await {
+            Ok(list) => crate::render::watch::rows(&list).into_string(),
+            Err(e) => crate::render::watch::refused(&e.to_string()).into_string(),
+        }
+    };
+    let reply = debugger.sessions().variables(&session_id, None).await.map_err(failed)?;
+    let rows = crate::render::variables::rows(reply.get("variables"), reply.get("timed_out"), &session_id);
+    Ok(format!("{watched}{PANELS_SPLIT}{rows}"))
 }
 
 /// One level under a panel row (`path` is the row's JSON path), as HTML.
@@ -47,13 +64,4 @@ pub async fn expand_html(session_id: String, path: String, offset: u32) -> Resul
     let reply =
         debugger(Need::Debugger)?.sessions().expand(&session_id, &path, offset as usize, None).await.map_err(failed)?;
     Ok(crate::render::variables::children(&reply, &session_id))
-}
-
-/// The debug page's watch expressions (one per line of `expressions`: the page's input is one
-/// line) read in the session's frame, read-only as a snapshot's are, as HTML rows.
-#[server(prefix = "/rpc", endpoint = "watch_html", output = PlainText)]
-pub async fn watch_html(session_id: String, expressions: String) -> Result<String, ServerFnError> {
-    let expressions: Vec<String> = expressions.lines().map(str::to_string).collect();
-    let list = debugger(Need::Debugger)?.snapshots().watch(&session_id, &expressions, None).await.map_err(failed)?;
-    Ok(crate::render::watch::rows(&list).into_string())
 }

@@ -177,7 +177,13 @@ fn SessionSide(html: String, session_id: String, active: bool, refresh: RwSignal
             act(action, arg);
         }
     };
-    let panels = active.then(|| view! { <WatchPanel session_id=session_id.clone()/> <VariablesPanel session_id/> });
+    let panels = active.then(|| {
+        let (watches, watched) = (RwSignal::new(String::new()), RwSignal::new(String::new()));
+        view! {
+            <WatchPanel expressions=watches rows=watched/>
+            <VariablesPanel session_id watches watched/>
+        }
+    });
     view! {
         <div class="repl-sidebar">
             <div class="page-body debug-side" inner_html=html on:click=on_click></div>

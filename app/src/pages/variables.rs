@@ -1,26 +1,47 @@
 //! The REPL page's variables panel: the paused frame's locals and the session's names, as HTML
 //! from the server, refreshed after each eval; a row's toggle fetches one more level under it.
+//! The same round trip reads the watch expressions (`watch.rs` holds their list and shows them).
 
 use leptos::prelude::*;
 use wasm_bindgen::JsCast;
 
 use crate::live::use_live;
-use crate::repl_helpers::{expand_html, variables_html};
+use crate::repl_helpers::{expand_html, variables_html, PANELS_SPLIT};
 
 #[component]
-pub fn VariablesPanel(session_id: String) -> impl IntoView {
+pub fn VariablesPanel(
+    session_id: String,
+    /// The watch expressions, one per line, read with the variables.
+    watches: RwSignal<String>,
+    /// Where their rows go.
+    watched: RwSignal<String>,
+) -> impl IntoView {
     let live = use_live();
     let session_id = StoredValue::new(session_id);
     let html = RwSignal::new(String::from(r#"<p class="hint">Loading variables…</p>"#));
-    // Every transcript change (an eval here or in another tab) may have changed the frame.
+    // Only the newest answer is shown: an older one may arrive after it.
+    let asked = StoredValue::new(0u64);
+    // Every transcript change (an eval here or in another tab) may have changed the frame, and
+    // a watch added or removed changes the list.
     Effect::new(move |_| {
         live.sessions.track();
+        let list = watches.get();
         let id = session_id.get_value();
+        let this = asked.get_value() + 1;
+        asked.set_value(this);
         leptos::task::spawn_local(async move {
-            html.set(match variables_html(id).await {
-                Ok(rows) => rows,
-                Err(e) => format!(r#"<p class="error">{}</p>"#, escape(&e.to_string())),
-            });
+            let answer = variables_html(id, list).await;
+            if asked.get_value() != this {
+                return;
+            }
+            match answer {
+                Ok(both) => {
+                    let (watch_rows, rows) = both.split_once(PANELS_SPLIT).unwrap_or(("", &both));
+                    watched.set(watch_rows.to_string());
+                    html.set(rows.to_string());
+                }
+                Err(e) => html.set(format!(r#"<p class="error">{}</p>"#, escape(&e.to_string()))),
+            }
         });
     });
     let on_click = move |ev: leptos::ev::MouseEvent| {

@@ -1,17 +1,14 @@
 //! The debug page's watch expressions (issue 45), in the sidebar above the variables: each is
-//! read at every stop and after every eval, read-only as a snapshot breakpoint's expressions are
-//! (the server refuses one that would write; the program's guard stops one that would run the
-//! program's own code). The list is this browser's, kept in its local storage, so it follows the
+//! read at every stop and after every eval, in the variables panel's round trip, read-only as a
+//! snapshot breakpoint's expressions are (the server refuses one that would write; the program's
+//! guard stops one that would run the program's own code). The list is this browser's, kept in its local storage, so it follows the
 //! reader from pause to pause as an editor's watch list does.
 
 use leptos::prelude::*;
 use wasm_bindgen::JsCast;
 
-use crate::live::use_live;
-use crate::repl_helpers::watch_html;
-
 /// Where the list is kept: one expression per line (the input is one line), as the server
-/// function takes it.
+/// function (`variables_html`) takes it.
 const STORAGE_KEY: &str = "breakroom.watch";
 /// The server's limit (`snapshots::MAX_WATCHES`): the form stops adding past it.
 const MAX_WATCHES: usize = breakroom_debugger::snapshots::MAX_WATCHES;
@@ -33,37 +30,11 @@ fn keep(list: String) -> String {
     list
 }
 
-fn escape(text: &str) -> String {
-    text.replace('&', "&amp;").replace('<', "&lt;").replace('>', "&gt;")
-}
-
+/// The list (`expressions`, one per line; empty on the server and until hydrated, so both
+/// render the same) and the rows read for it (`rows`, filled by the variables panel's fetch).
 #[component]
-pub fn WatchPanel(session_id: String) -> impl IntoView {
-    let live = use_live();
-    let session_id = StoredValue::new(session_id);
-    // Empty on the server and until hydrated, so both render the same; then the kept list.
-    let expressions = RwSignal::new(String::new());
-    let rows = RwSignal::new(String::new());
-    // Only the newest request's answer is shown: an older one may arrive after it.
-    let asked = StoredValue::new(0u64);
+pub fn WatchPanel(expressions: RwSignal<String>, rows: RwSignal<String>) -> impl IntoView {
     Effect::new(move |_| expressions.set(kept()));
-    Effect::new(move |_| {
-        live.sessions.track();
-        let list = expressions.get();
-        let this = asked.get_value() + 1;
-        asked.set_value(this);
-        if list.trim().is_empty() {
-            rows.set(String::new());
-            return;
-        }
-        let id = session_id.get_value();
-        leptos::task::spawn_local(async move {
-            let answer = watch_html(id, list).await;
-            if asked.get_value() == this {
-                rows.set(answer.unwrap_or_else(|e| format!(r#"<p class="error">{}</p>"#, escape(&e.to_string()))));
-            }
-        });
-    });
     let input = NodeRef::<leptos::html::Input>::new();
     let on_submit = move |ev: leptos::ev::SubmitEvent| {
         ev.prevent_default();

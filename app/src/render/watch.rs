@@ -21,6 +21,11 @@ pub fn rows(list: &WatchList) -> Markup {
     }
 }
 
+/// Why no watch was read (a list the server refused), as text.
+pub fn refused(why: &str) -> Markup {
+    html! { p.error { (why) } }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

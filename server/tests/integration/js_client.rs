@@ -75,6 +75,15 @@ async fn a_paused_node_call_evaluates_javascript_with_its_arguments_and_runs_wit
     let (_, members) = server.post(&format!("/api/repl/{session}/complete"), json!({"code": "Math.flo"})).await;
     assert_eq!((&members["matches"], &members["cursor_start"]), (&json!(["floor"]), &json!(5)), "{members}");
 
+    // No read-only guard to run watch expressions under: each says so instead of a value.
+    let (status, watched) =
+        server.post(&format!("/api/repl/{session}/watch"), json!({"expressions": ["a", "b * 2"]})).await;
+    assert_eq!(status, 200, "{watched}");
+    for watch in watched["expressions"].as_array().unwrap() {
+        assert!(watch["value"].is_null(), "{watched}");
+        assert!(watch["error"].as_str().unwrap().contains("Python client only"), "{watched}");
+    }
+
     server.eval_in(&session, "a = 10").await;
     server.resume(&pause_id, json!({"action": "continue"})).await;
     let (code, out, err) = program.finish();
