@@ -31,7 +31,9 @@ pub fn VariablesPanel(
         asked.set_value(this);
         leptos::task::spawn_local(async move {
             let answer = variables_html(id, list).await;
-            if asked.get_value() != this {
+            // A newer request was made, or the panel is gone (the page re-rendered its sidebar
+            // while this one was on its way): either way this answer is not shown.
+            if asked.try_get_value() != Some(this) {
                 return;
             }
             match answer {
