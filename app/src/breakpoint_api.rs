@@ -1,7 +1,7 @@
 //! Server functions of the breakpoints panel on `/` (issue 18) and of the source lines of a
 //! call stack: each is one debugger call, answering text as the other pages' do.
 
-use crate::api::PlainText;
+use crate::encoding::PlainText;
 use leptos::prelude::*;
 
 #[cfg(feature = "ssr")]

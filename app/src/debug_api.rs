@@ -1,7 +1,7 @@
 //! The debug page's server side (issue 30): its controls (`crate::render::debug`) and the source
 //! it shows.
 
-use crate::api::PlainText;
+use crate::encoding::PlainText;
 use leptos::prelude::*;
 
 #[cfg(feature = "ssr")]

@@ -7,6 +7,7 @@ pub mod api;
 pub mod breakpoint_api;
 pub mod controls;
 pub mod debug_api;
+pub mod encoding;
 pub mod format;
 pub mod highlight;
 pub mod live;

@@ -3,9 +3,9 @@
 
 use leptos::prelude::*;
 
-use crate::api::PlainText;
 #[cfg(feature = "ssr")]
 use crate::api::{debugger, failed, Need};
+use crate::encoding::PlainText;
 
 /// Completions at `cursor_pos` (code points): a first line `start end`, then one `match\ttype`
 /// line per match (matches with a tab or a newline in them are left out: they cannot be typed).

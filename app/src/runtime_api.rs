@@ -1,7 +1,7 @@
 //! Server functions of the runtime pages (issue 19): each is one registry call, answering
 //! HTML rendered by the server (`crate::render::runtimes`), as the other pages' do.
 
-use crate::api::PlainText;
+use crate::encoding::PlainText;
 use leptos::prelude::*;
 
 #[cfg(feature = "ssr")]

@@ -3,7 +3,7 @@
 //! The locals of a snapshot are trees of the program's values: maud escapes them, and the
 //! pages' wasm needs no decoder nor view code for them.
 
-use crate::api::PlainText;
+use crate::encoding::PlainText;
 use leptos::prelude::*;
 
 #[cfg(feature = "ssr")]

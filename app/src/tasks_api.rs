@@ -1,6 +1,6 @@
 //! The server function of `/process/{id}/tasks` (issue 51).
 
-use crate::api::PlainText;
+use crate::encoding::PlainText;
 use crate::task_tree::TaskTree;
 use leptos::prelude::*;
 

@@ -3,7 +3,7 @@
 //! the page it came from (or, from the REPL page, to a REPL on the pause it went back to); a
 //! refusal comes back in the URL. The timeline page calls them itself (`crate::pages::timeline`).
 
-use crate::api::PlainText;
+use crate::encoding::PlainText;
 use leptos::prelude::*;
 
 #[cfg(feature = "ssr")]

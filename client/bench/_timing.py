@@ -27,3 +27,15 @@ def report(label, times):
         f"{label}, n={len(times)}: p50={pct(0.5):.3f} ms  p90={pct(0.9):.3f} ms  "
         f"p99={pct(0.99):.3f} ms  max={times[-1] * 1000:.3f} ms"
     )
+
+
+def timed(label, repeat, call, warmup=1):
+    """Times `repeat` calls of `call` after `warmup` untimed ones, and prints them as `report`."""
+    for _ in range(warmup):
+        call()
+    times = []
+    for _ in range(repeat):
+        started = time.perf_counter()
+        call()
+        times.append(time.perf_counter() - started)
+    report(label, sorted(times))

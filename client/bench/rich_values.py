@@ -15,14 +15,13 @@ Prints figures; asserts nothing (goals: the figure at most 300 ms, the list's fi
 import argparse
 import os
 import sys
-import time
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent / "tests"))
 sys.path.insert(0, str(HERE.parent))
 
-from _timing import report  # noqa: E402
+from _timing import timed  # noqa: E402  (one warm-up call: the first figure imports matplotlib's backend)
 from breakroom.protocol.transport import Transport  # noqa: E402
 from conftest import pause_program, start_server  # noqa: E402
 
@@ -43,16 +42,6 @@ PROGRAM = """
 
     inspect()
 """
-
-
-def timed(label, repeat, call):
-    call()  # warm: the first figure imports matplotlib's backend
-    times = []
-    for _ in range(repeat):
-        started = time.perf_counter()
-        call()
-        times.append(time.perf_counter() - started)
-    report(label, sorted(times))
 
 
 def main():

@@ -15,14 +15,13 @@ Prints figures; asserts nothing but that each answer has a value per expression.
 import argparse
 import os
 import sys
-import time
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent / "tests"))
 sys.path.insert(0, str(HERE.parent))
 
-from _timing import report  # noqa: E402
+from _timing import timed  # noqa: E402
 from breakroom.protocol.transport import Transport  # noqa: E402
 from conftest import pause_program, start_server  # noqa: E402
 
@@ -52,17 +51,6 @@ FIVE = [
 ]
 
 
-def timed(label, repeat, call):
-    for _ in range(10):
-        call()
-    times = []
-    for _ in range(repeat):
-        started = time.perf_counter()
-        call()
-        times.append(time.perf_counter() - started)
-    report(label, sorted(times))
-
-
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--repeat", type=int, default=200)
@@ -83,10 +71,10 @@ def main():
             return call
 
         timed("eval of total * 7 (for scale)", args.repeat,
-              lambda: caller.post(f"/api/repl/{session}/eval", {"expr": "total * 7"}))
-        timed("watch: 1 expression", args.repeat, watch(FIVE[:1]))
-        timed("watch: 5 expressions", args.repeat, watch(FIVE))
-        timed("watch: 20 expressions", args.repeat, watch(FIVE * 4))
+              lambda: caller.post(f"/api/repl/{session}/eval", {"expr": "total * 7"}), warmup=10)
+        timed("watch: 1 expression", args.repeat, watch(FIVE[:1]), warmup=10)
+        timed("watch: 5 expressions", args.repeat, watch(FIVE), warmup=10)
+        timed("watch: 20 expressions", args.repeat, watch(FIVE * 4), warmup=10)
         paused.program.kill()
     finally:
         server.process.terminate()

@@ -5,7 +5,8 @@
 use leptos::prelude::*;
 use leptos_router::hooks::{use_params_map, use_query_map};
 
-use crate::api::{call_tree_html, processes_html, server_resource};
+use crate::api::{call_tree_html, processes_html};
+use crate::encoding::server_resource;
 use crate::live::use_live;
 use crate::pages::ServerHtml;
 

@@ -7,8 +7,9 @@ use leptos_router::hooks::use_params_map;
 use wasm_bindgen::JsCast;
 use web_sys::Element;
 
-use crate::api::{call_stack_html, server_resource};
+use crate::api::call_stack_html;
 use crate::breakpoint_api::toggle_line_breakpoint;
+use crate::encoding::server_resource;
 use crate::live::use_live;
 use crate::pages::ServerHtml;
 

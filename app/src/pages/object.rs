@@ -4,7 +4,8 @@
 use leptos::prelude::*;
 use leptos_router::hooks::use_params_map;
 
-use crate::api::{server_resource, stored_value_html};
+use crate::api::stored_value_html;
+use crate::encoding::server_resource;
 use crate::pages::ServerHtml;
 
 #[component]

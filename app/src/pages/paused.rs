@@ -10,14 +10,15 @@ use leptos_router::hooks::use_navigate;
 use wasm_bindgen::JsCast;
 use web_sys::{Element, Event, HtmlInputElement};
 
-use crate::api::{continue_call, paused_html, raise_in_call, server_resource, skip_call, start_repl};
+use crate::api::{continue_call, paused_html, raise_in_call, skip_call, start_repl};
 use crate::breakpoint_api::{
     add_breakpoint_record, breakpoints_html, remove_breakpoint, remove_breakpoint_record, set_breakpoint_behavior,
     set_global_behavior, set_replacement, update_breakpoint_record,
 };
 use crate::controls::Control;
+use crate::encoding::server_resource;
 use crate::live::{use_live, Live};
-use crate::pages::{PageTitle, ServerHtml};
+use crate::pages::{field, PageTitle, ServerHtml};
 
 #[component]
 pub fn PausedPage() -> impl IntoView {
@@ -164,17 +165,6 @@ fn checked(form: &Element, name: &str) -> bool {
         .flatten()
         .and_then(|input| input.dyn_into::<HtmlInputElement>().ok())
         .is_some_and(|input| input.checked())
-}
-
-/// The value of a form's input or menu `name`, read as the `value` property both have: one
-/// helper instead of a cast per element type (the smaller wasm, measured).
-fn field(form: &Element, name: &str) -> String {
-    form.query_selector(&format!("[name={name}]"))
-        .ok()
-        .flatten()
-        .and_then(|control| js_sys::Reflect::get(&control, &"value".into()).ok())
-        .and_then(|value| value.as_string())
-        .unwrap_or_default()
 }
 
 /// Shows `message` in the `.error` line of `scope` (a card, the breakpoints section), or

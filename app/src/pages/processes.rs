@@ -7,7 +7,8 @@ use leptos_router::hooks::{use_navigate, use_params_map, use_query_map};
 use wasm_bindgen::JsCast;
 use web_sys::Element;
 
-use crate::api::{attach_process, launch_process, process_html, server_resource, stop_process, tracked_processes_html};
+use crate::api::{attach_process, launch_process, process_html, stop_process, tracked_processes_html};
+use crate::encoding::server_resource;
 use crate::live::use_live;
 use crate::pages::ServerHtml;
 

@@ -10,11 +10,10 @@ use leptos_router::hooks::use_params_map;
 
 use wasm_bindgen::JsCast;
 
-use crate::api::{
-    eval_in_session, repl_page, repl_transcript, server_resource, ACTIVE_SESSION, SIDEBAR_SLOT, TRANSCRIPT_SLOT,
-};
+use crate::api::{eval_in_session, repl_page, repl_transcript, ACTIVE_SESSION, SIDEBAR_SLOT, TRANSCRIPT_SLOT};
 use crate::controls::Control;
 use crate::debug_api::debug_action;
+use crate::encoding::server_resource;
 use crate::live::use_live;
 use crate::pages::input_history::recall;
 use crate::pages::repl_complete::{Completer, CompletionList, Completions};

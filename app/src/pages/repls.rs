@@ -5,7 +5,8 @@
 use leptos::prelude::*;
 use leptos_router::hooks::use_query_map;
 
-use crate::api::{server_resource, sessions_html};
+use crate::api::sessions_html;
+use crate::encoding::server_resource;
 use crate::live::use_live;
 use crate::pages::ServerHtml;
 

@@ -7,7 +7,7 @@ use leptos::prelude::*;
 use leptos_router::hooks::{use_navigate, use_params_map};
 use wasm_bindgen::JsCast;
 
-use crate::api::server_resource;
+use crate::encoding::server_resource;
 use crate::pages::input_history::recall;
 use crate::pages::ServerHtml;
 use crate::runtime_api::{runtime_earlier_html, runtime_exec_html, runtime_reset, runtime_state_html, runtimes_html};

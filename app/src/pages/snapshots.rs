@@ -5,7 +5,7 @@
 use leptos::prelude::*;
 use leptos_router::hooks::{use_params_map, use_query_map};
 
-use crate::api::server_resource;
+use crate::encoding::server_resource;
 use crate::live::use_live;
 use crate::pages::ServerHtml;
 use crate::snapshot_api::{snapshot_html, snapshots_html};

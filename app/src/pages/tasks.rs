@@ -6,7 +6,7 @@
 use leptos::prelude::*;
 use leptos_router::hooks::use_params_map;
 
-use crate::api::data_resource;
+use crate::encoding::data_resource;
 use crate::live::use_live;
 use crate::pages::{NotFound, PageTitle};
 use crate::task_tree::{TaskNode, TaskTree};

@@ -7,10 +7,10 @@ use leptos_router::hooks::use_params_map;
 use wasm_bindgen::JsCast;
 use web_sys::Element;
 
-use crate::api::server_resource;
 use crate::controls::Control;
+use crate::encoding::server_resource;
 use crate::live::use_live;
-use crate::pages::ServerHtml;
+use crate::pages::{field, ServerHtml};
 use crate::time_travel_api::{branch_form, rewind_form, switch_form, timeline_html};
 
 #[component]
@@ -46,14 +46,4 @@ pub fn TimelinePage() -> impl IntoView {
         {move || error.get().map(|e| view! { <p class="error">{e}</p> })}
         <div on:submit=on_submit><ServerHtml html=timeline/></div>
     }
-}
-
-/// The value of a form's field `name` ("" when it has none).
-fn field(form: &Element, name: &str) -> String {
-    form.query_selector(&format!("[name={name}]"))
-        .ok()
-        .flatten()
-        .and_then(|control| js_sys::Reflect::get(&control, &"value".into()).ok())
-        .and_then(|value| value.as_string())
-        .unwrap_or_default()
 }
