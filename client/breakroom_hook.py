@@ -15,14 +15,35 @@ import sys
 BREAKROOM_HOOK = True  # the client checks this: forks are followed here, once
 
 
+# The switch interval while the client imports itself (`switch_interval.SHORT`, which takes
+# over once imported): beside a CPU-bound thread of the program, the connecting thread waits
+# out the program's whole interval (5 ms) after every file read and socket call, and calling in
+# took 5 to over 60 seconds instead of a tenth of one.
+CONNECT_SWITCH_INTERVAL = 0.0001
+
+
 def _connect(forked):
     import _thread
 
     _connecting[0] = _thread.get_ident()
+    programs = sys.getswitchinterval()
+    if programs > CONNECT_SWITCH_INTERVAL:
+        sys.setswitchinterval(CONNECT_SWITCH_INTERVAL)
+    ours = sys.getswitchinterval()  # as CPython keeps it (microseconds: not quite the constant)
+    held = False
     try:
         from breakroom import children
+        from breakroom.process import switch_interval
 
-        children.connect_child(forked)
+        # Held as a pause holds it: a breakpoint may pause a thread before this ends, and the
+        # program's own interval comes back when both are over.
+        # (One the program set meanwhile is its own.)
+        switch_interval.hold(programs if sys.getswitchinterval() == ours else None)
+        held = True
+        try:
+            children.connect_child(forked)
+        finally:
+            switch_interval.release()
     except BaseException as exc:
         try:
             print(f"breakroom: this child process is not followed: {exc!r}", file=sys.stderr)
@@ -36,6 +57,8 @@ def _connect(forked):
                 starts.channel_answered()
             except BaseException:
                 pass
+        if not held and sys.getswitchinterval() == ours:
+            sys.setswitchinterval(programs)  # the client could not be imported
         _done.release()
 
 

@@ -244,3 +244,15 @@ def test_the_child_hook_chains_to_the_sitecustomize_it_hides(tmp_path):
     done = subprocess.run([sys.executable, "-c", "import sitecustomize, builtins; print(sitecustomize.BREAKROOM_HOOK, builtins.HIDDEN_RAN)"],
                           env=env, capture_output=True, text=True, timeout=30)
     assert done.stdout.split() == ["True", "True"], done.stderr
+
+
+def test_the_child_hook_shortens_the_switch_interval_to_the_client_s_own_short_one():
+    # The hook cannot import the client to read it (that import is what it speeds up): its
+    # copy of the constant is checked here, so the two never drift apart.
+    sys.path.insert(0, str(CLIENT_DIR))
+    try:
+        import breakroom_hook
+        from breakroom.process import switch_interval
+    finally:
+        sys.path.remove(str(CLIENT_DIR))
+    assert breakroom_hook.CONNECT_SWITCH_INTERVAL == switch_interval.SHORT

@@ -82,12 +82,14 @@ for n in passes:
 class Program:
     """The loop, started one of three ways, its output read as it comes."""
 
-    def __init__(self, server, python, how, source=LOOP):
+    def __init__(self, server, python, how, source=LOOP, before_start=None):
         self.pid = None
         fd, self.path = tempfile.mkstemp(suffix=".py", prefix="breakroom_running_")
         with os.fdopen(fd, "w") as f:
             f.write(source)
         os.chmod(self.path, 0o644)
+        if before_start is not None:
+            before_start(self.path)
         plain = {k: v for k, v in os.environ.items() if not k.startswith(("BREAKROOM", "PYTHON"))}
         client = {**plain, "PYTHONPATH": str(CLIENT_DIR), "BREAKROOM_URL": server.url, "PYTHONUNBUFFERED": "1"}
         if how == "run":
@@ -160,8 +162,8 @@ class Program:
 def programs(server):
     made = []
 
-    def make(python, how, source=LOOP):
-        program = Program(server, python, how, source)
+    def make(python, how, source=LOOP, before_start=None):
+        program = Program(server, python, how, source, before_start)
         made.append(program)
         return program
 
@@ -382,7 +384,8 @@ def test_fifty_step_overs_beside_a_cpu_bound_thread_land_line_by_line_and_the_in
 
 
 # A program with its own switch interval, a breakpoint on its loop already there when it is
-# attached: it pauses while the client is still calling in.
+# attached or started by `breakroom run` (its client calls in on a thread of its own, beside the
+# loop): it pauses while the client is still calling in.
 OWN_INTERVAL = """\
 import sys
 sys.setswitchinterval(0.004)  # the program's own
@@ -396,13 +399,17 @@ while True:
 
 
 @pytest.mark.parametrize("python", INTERPRETERS)
-def test_paused_while_attaching_the_interval_is_short_and_the_program_s_own_comes_back(server, programs, python):
-    program = programs(python, "plain", OWN_INTERVAL)
+@pytest.mark.parametrize("how", ["attach", "run"])
+def test_paused_while_calling_in_the_interval_is_short_and_the_program_s_own_comes_back(server, programs, python, how):
     line = 1 + OWN_INTERVAL.splitlines().index("    n += 1  # LOOP")
-    bp = add(server, {"kind": "line", "file": program.path, "line": line})
+    armed = []
+    program = programs(python, "plain" if how == "attach" else how, OWN_INTERVAL,
+                       before_start=lambda path: armed.append(add(server, {"kind": "line", "file": path, "line": line})))
+    bp = armed[0]
     try:
-        status, answer = server.post("/api/processes/attach", {"pid": program.pid}, timeout=90)
-        assert status in (200, 202), answer
+        if how == "attach":
+            status, answer = server.post("/api/processes/attach", {"pid": program.pid}, timeout=90)
+            assert status in (200, 202), answer
         pause = paused_here(server, program.pid, program=program)
         session = server.start_session(pause["id"])
         assert float(server.output(session, "sys.getswitchinterval()")) < 0.001

@@ -23,16 +23,20 @@ _saved = None  # the program's interval, while held
 _ours = None  # the interval as set (read back: CPython keeps microseconds)
 
 
-def hold():
-    """One more paused thread: the interval is short until each `hold` is `release`d."""
+def hold(programs=None):
+    """One more paused thread: the interval is short until each `hold` is `release`d.
+    `programs`: the program's interval, when the caller shortened it already (the child hook,
+    while it imported this)."""
     global _holders, _saved, _ours
     with _lock:
         _holders += 1
         if _holders == 1:
-            _saved = sys.getswitchinterval()
+            _saved = sys.getswitchinterval() if programs is None else programs
             if _saved > SHORT:
                 sys.setswitchinterval(SHORT)
             _ours = sys.getswitchinterval()
+        elif programs is not None and _saved is not None and _saved <= SHORT:
+            _saved = programs  # a holder before this one read the hook's shortened interval
 
 
 def release():
