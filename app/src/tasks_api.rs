@@ -22,3 +22,16 @@ pub async fn tasks_of(process_id: String) -> Result<Option<TaskTree>, ServerFnEr
         debugger.pauses().paused_calls().into_iter().map(|call| call.pause_id).collect();
     Ok(Some(crate::task_tree::build(&detail.process.name, &process_id, &tasks, |pause| paused.contains(pause))))
 }
+
+/// Cancels one task of a program (an admin's, issue 51): `task.cancel()` on its own loop. What
+/// happened, as a sentence for the page (the task's name is the program's text, shown as text).
+#[server(prefix = "/rpc", endpoint = "cancel_task", output = PlainText)]
+pub async fn cancel_task(process_id: String, task_id: String) -> Result<String, ServerFnError> {
+    use breakroom_debugger::interrupts::TaskOutcome;
+    let done = debugger(Need::Admin)?.interrupts().cancel_task(&process_id, &task_id).await.map_err(failed)?;
+    let name = done.name.unwrap_or(done.task_id);
+    Ok(match done.outcome {
+        TaskOutcome::Cancelling => format!("{name}: cancelled, and it still runs (it caught the cancellation)"),
+        _ => format!("{name}: cancelled"),
+    })
+}

@@ -25,7 +25,7 @@ from .breakpoints.uncaught import UncaughtErrors
 from .lines import interrupt, starts
 from .pause import post_mortem
 from .pause.call import pause_in_frame
-from .pause.tasks import list_tasks
+from .pause.tasks import cancel_task, list_tasks
 from .process import current, labels, switch_interval
 from .process.record import process_record
 from .protocol.constants import (
@@ -35,6 +35,7 @@ from .protocol.constants import (
     EVENT_HIT_COUNT,
     PAUSE_ALWAYS,
     STOP_INTERRUPT,
+    TASK_CANCEL,
 )
 from .protocol.transport import ServerError, ServerUnavailable, Transport
 from .snapshots import take
@@ -61,6 +62,7 @@ class BreakpointChannel:
         self._get_client = get_client
         self._interrupted = set()  # interrupt ids armed here
         self._tasks_answered = set()  # task-list asks answered here (issue 51)
+        self._orders_answered = set()  # task orders carried out here
         self.transport = Transport(url, timeout=HOLD_TIMEOUT)
         self.identity = identity  # () -> process_pid and process_start_time
         self._line_engine = line_engine  # () -> the LineBreakpoints, created on first use
@@ -145,6 +147,9 @@ class BreakpointChannel:
         asks = reply.get("task_asks")
         if isinstance(asks, list):
             self.answer_task_asks(asks)
+        orders = reply.get("task_orders")
+        if isinstance(orders, list):
+            self.answer_task_orders(orders)
         self.version = version
         self.generation = generation
 
@@ -277,6 +282,34 @@ class BreakpointChannel:
             self.transport.post("/api/task-lists", {"ask_id": ask, "tasks": tasks})
         except (ServerUnavailable, ServerError):
             pass  # asked again, or answered 409 by then
+
+    def answer_task_orders(self, orders):
+        """Orders for one task (issue 51: an admin cancels it): each carried out once, on a
+        thread of its own (it waits a moment for the task to finish), and answered."""
+        for order in orders:
+            if not isinstance(order, dict) or not isinstance(order.get("order_id"), str):
+                continue
+            if order["order_id"] in self._orders_answered:
+                continue
+            self._orders_answered.add(order["order_id"])
+            if order.get("action") != TASK_CANCEL or not isinstance(order.get("task_id"), str):
+                print(f"breakroom: task order {order['order_id']} not understood here", file=sys.stderr)
+                continue
+            threading.Thread(
+                target=self._carry_out_task_order, args=(order["order_id"], order["task_id"]),
+                name="breakroom-task-order", daemon=True,
+            ).start()
+
+    def _carry_out_task_order(self, order_id, task):
+        try:
+            outcome, name = cancel_task(task)
+        except Exception as exc:  # reading the tasks must never break the program
+            print(f"breakroom: cannot cancel task {task}: {type(exc).__name__}: {exc}", file=sys.stderr)
+            return
+        try:
+            self.transport.post("/api/task-orders", {"order_id": order_id, "outcome": outcome, "name": name})
+        except (ServerUnavailable, ServerError):
+            pass  # the server answered its caller `program_not_answering` by then
 
     def _pause_here(self, frame):
         pause_in_frame(self._get_client(), frame, PAUSE_ALWAYS, stop={"kind": STOP_INTERRUPT})

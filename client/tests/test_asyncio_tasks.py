@@ -94,9 +94,27 @@ async def ticker():
         TICKS["n"] += 1  # TICK
 
 
+STUBBORN = {"caught": 0}
+
+
+async def stubborn():
+    while True:
+        try:
+            await asyncio.sleep(3600)
+        except asyncio.CancelledError:
+            STUBBORN["caught"] += 1  # swallowed: it goes on
+
+
 @app.on_event("startup")
 async def start_ticker():
-    app.state.ticker = asyncio.get_running_loop().create_task(ticker(), name="ticker")
+    loop = asyncio.get_running_loop()
+    app.state.ticker = loop.create_task(ticker(), name="ticker")
+    app.state.stubborn = loop.create_task(stubborn(), name="stubborn")
+
+
+@app.get("/stubborn")
+async def stubborn_caught():
+    return STUBBORN
 
 
 @app.get("/ticks")
@@ -367,6 +385,72 @@ def _mcp_list_tasks(server, process_id):
 
     test_mcp.run(test_mcp.connect(server.url, body))
     return got
+
+
+@pytest.mark.parametrize("python", INTERPRETERS)
+def test_an_admin_cancels_a_task_from_its_own_loop_and_a_paused_one_is_refused(server, service, python):
+    app = service(python, bp=[{"line": BP_LINE}])
+    _, request = app.request_in_background("/work/1")
+    (pause,) = app.wait_for_pauses(1)
+    process_id = pause["process_id"]
+    tasks = {t["name"]: t for t in server.get(f"/api/processes/{process_id}/tasks")[1]["tasks"]}
+    ticker, stubborn = tasks["ticker"], tasks["stubborn"]
+    (paused,) = [t for t in tasks.values() if t["pause_id"] == pause["id"]]
+    cancel = lambda task_id: server.post(f"/api/processes/{process_id}/tasks/{task_id}/cancel", {})  # noqa: E731
+
+    status, done = cancel(ticker["id"])
+    assert status == 200, done
+    assert done == {"process_id": process_id, "task_id": ticker["id"], "name": "ticker", "action": "cancel",
+                    "outcome": "cancelled"}
+    ticks = app.get("/ticks")["n"]
+    time.sleep(0.1)  # the ticker ticked every 5 ms: twenty ticks' time, and none came
+    assert app.get("/ticks")["n"] == ticks
+    listed = {t["id"]: t["state"] for t in server.get(f"/api/processes/{process_id}/tasks")[1]["tasks"]}
+    assert listed.get(ticker["id"], "cancelled") == "cancelled", listed
+
+    # One that catches the cancellation goes on, and the answer says so (here through the CLI).
+    cli = subprocess.run([os.environ.get("BREAKROOM_BIN", ""), "tasks", process_id, "--cancel", stubborn["id"]],
+                         capture_output=True, text=True, timeout=30, env={**os.environ, "BREAKROOM_URL": server.url})
+    assert cli.returncode == 0, cli.stderr
+    assert cli.stdout.strip() == f"{stubborn['id']} (stubborn): cancelled; it still runs (it caught the cancellation, or is cleaning up)"
+    assert app.get("/stubborn") == {"caught": 1}
+
+    # Refusals, each naming the problem; the paused request is untouched and still answers.
+    status, body = cancel(paused["id"])
+    assert (status, body["error"]) == (409, "task_paused") and "continue its pause" in body["message"], body
+    assert _mcp_cancel_task(server, process_id, paused["id"]).startswith("task_paused: "), "the agent's door too"
+    status, body = cancel(ticker["id"])
+    assert (status, body["error"]) in ((409, "task_finished"), (404, "task_not_found")), body
+    status, body = cancel("task-0")
+    assert (status, body["error"]) == (404, "task_not_found"), body
+    status, body = cancel("no%20such")
+    assert (status, body["error"]) == (400, "invalid_task_id"), body
+    status, body = server.post("/api/processes/no-such-process/tasks/task-1/cancel", {})
+    assert status == 404, body
+    assert app.health_seconds() < 5
+    server.resume(pause["id"])
+    assert _answered(request) == {"n": 1, "result": 3}
+
+
+def _mcp_cancel_task(server, process_id, task_id):
+    """The MCP tool's refusal text (it must refuse: the test gives it a paused task)."""
+    test_mcp = pytest.importorskip("test_mcp")
+    said = []
+
+    async def body(agent, _updates):
+        refused = await agent.call("cancel_task", process_id=process_id, task_id=task_id)
+        assert refused.is_error, refused
+        said.append(refused.content[0].text)
+
+    test_mcp.run(test_mcp.connect(server.url, body))
+    return said[0]
+
+
+def test_a_bad_task_order_answer_is_refused_with_a_4xx_naming_the_problem(server):
+    status, body = server.post("/api/task-orders", {"order_id": "task-order-x", "outcome": "exploded"})
+    assert status == 400 and body["error"] == "invalid_json" and "exploded" in body["message"], (status, body)
+    status, body = server.post("/api/task-orders", {"order_id": "task-order-never-given", "outcome": "cancelled"})
+    assert status == 409 and body["error"] == "unknown_task_order", (status, body)
 
 
 def test_the_tasks_route_refuses_an_unknown_process_with_404(server):

@@ -28,7 +28,7 @@ BREAKROOM_TOOLS = {
     "repl_session_start", "repl_session_close", "repl_session_search", "repl_session_get",
     "breakpoint_record_add", "breakpoint_record_list", "breakpoint_record_update", "breakpoint_record_enable",
     "breakpoint_record_disable", "breakpoint_record_remove", "breakpoint_record_clear",
-    "process_run", "process_status", "process_output", "process_pause", "process_attach", "process_stop", "list_tasks",
+    "process_run", "process_status", "process_output", "process_pause", "process_attach", "process_stop", "list_tasks", "cancel_task",
     "runtime_exec", "runtime_state", "runtime_reset", "runtime_history",
     "checkpoint_step_back", "checkpoint_create", "checkpoint_rewind", "checkpoint_branch", "checkpoint_switch",
     "checkpoint_timeline", "checkpoint_diff",

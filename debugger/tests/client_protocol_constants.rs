@@ -11,6 +11,7 @@ use breakroom_debugger::breakpoints::record::BreakpointKind;
 use breakroom_debugger::calls::Action;
 use breakroom_debugger::cid_store::SerializationFormat;
 use breakroom_debugger::eval::RequestKind;
+use breakroom_debugger::interrupts::{TaskAction, TaskOutcome};
 use breakroom_debugger::kinds::CallStatus;
 use breakroom_debugger::model::{EventKind, PauseReason};
 use breakroom_debugger::outputs::{self, OutputType};
@@ -105,6 +106,12 @@ fn server_values() -> BTreeMap<&'static str, String> {
         ("REQUEST_TABLE", name_of(RequestKind::Table)),
         ("REQUEST_VIEW", name_of(RequestKind::View)),
         ("REQUEST_WATCH", name_of(RequestKind::Watch)),
+        ("TASK_CANCEL", name_of(TaskAction::Cancel)),
+        ("TASK_CANCELLED", name_of(TaskOutcome::Cancelled)),
+        ("TASK_CANCELLING", name_of(TaskOutcome::Cancelling)),
+        ("TASK_NOT_FOUND", name_of(TaskOutcome::NotFound)),
+        ("TASK_FINISHED", name_of(TaskOutcome::Finished)),
+        ("TASK_PAUSED", name_of(TaskOutcome::Paused)),
         ("FORMAT_JSON", name_of(SerializationFormat::Json)),
         ("ERROR_CID_NOT_FOUND", Error::CidNotFound { missing: vec![] }.code().to_string()),
         ("ERROR_EVAL_NOT_FOUND", Error::EvalNotFound(String::new()).code().to_string()),

@@ -58,6 +58,9 @@ pub struct TasksArgs {
     /// Print the server's JSON answer as it is.
     #[arg(long)]
     json: bool,
+    /// Cancel this task (its ID in the list) instead of listing them: an admin's.
+    #[arg(long, value_name = "TASK_ID")]
+    cancel: Option<String>,
 }
 
 #[derive(clap::Args, Debug)]
@@ -384,17 +387,32 @@ pub async fn ps(args: &PsArgs) -> Result<i32, String> {
 /// loops; each task's stack follows it, outermost first.
 pub async fn tasks(args: &TasksArgs) -> Result<i32, String> {
     let server = Server::find()?;
+    if let Some(task) = &args.cancel {
+        let path = format!("/api/processes/{}/tasks/{task}/cancel", args.id);
+        let done: serde_json::Value = server.call(server.request(reqwest::Method::POST, &path)).await?;
+        if args.json {
+            println!("{done:#}");
+        } else {
+            let name = done["name"].as_str().map(|n| format!(" ({n})")).unwrap_or_default();
+            let outcome = match done["outcome"].as_str() {
+                Some("cancelling") => "cancelled; it still runs (it caught the cancellation, or is cleaning up)",
+                _ => "cancelled",
+            };
+            println!("{task}{name}: {outcome}");
+        }
+        return Ok(0);
+    }
     let list: serde_json::Value = server.get(&format!("/api/processes/{}/tasks", args.id)).await?;
     if args.json {
         println!("{list:#}");
         return Ok(0);
     }
     let tasks = list["tasks"].as_array().cloned().unwrap_or_default();
-    println!("{:<24} {:<10} {:<38} AWAITING", "NAME", "STATE", "PAUSE");
+    println!("{:<20} {:<24} {:<10} {:<38} AWAITING", "ID", "NAME", "STATE", "PAUSE");
     for task in &tasks {
         let text = |key: &str| task[key].as_str().unwrap_or("-").to_string();
         let awaiting: String = text("awaiting").chars().take(60).collect();
-        println!("{:<24} {:<10} {:<38} {}", text("name"), text("state"), text("pause_id"), awaiting);
+        println!("{:<20} {:<24} {:<10} {:<38} {}", text("id"), text("name"), text("state"), text("pause_id"), awaiting);
         for frame in task["stack"].as_array().into_iter().flatten() {
             let file = frame["file"].as_str().unwrap_or("?");
             let base = file.rsplit('/').next().unwrap_or(file);

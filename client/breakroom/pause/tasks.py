@@ -24,7 +24,19 @@ from ..process import current, switch_interval
 from ..process.kept_threads import KeptThreads
 from ..process.frames import is_hidden, visible, visible_stack
 from ..lines.engine import coroutine_steps, has_step_hooks
-from ..protocol.constants import ACTION_STEP, PAUSE_ALWAYS, STEP_OVER, STEPPED_LINE, STOP_SET_TRACE, STOP_STEP
+from ..protocol.constants import (
+    ACTION_STEP,
+    PAUSE_ALWAYS,
+    STEP_OVER,
+    STEPPED_LINE,
+    STOP_SET_TRACE,
+    STOP_STEP,
+    TASK_CANCELLED,
+    TASK_CANCELLING,
+    TASK_FINISHED,
+    TASK_NOT_FOUND,
+    TASK_PAUSED,
+)
 from .call import act_on, pause_in_frame, stack_frames, wait_in_frame
 
 # The tasks paused here now: task -> its pause id (None until the server answered).
@@ -190,7 +202,7 @@ def list_tasks():
             state = "pending"
         found.append(
             {
-                "id": f"task-{id(task):x}",
+                "id": task_id(task),
                 "name": _text(task.get_name()),
                 "state": state,
                 "stack": _coroutine_stack(task.get_coro()),
@@ -202,6 +214,52 @@ def list_tasks():
         )
     found.sort(key=lambda t: (t["loop_id"], t["name"]))
     return found
+
+
+def task_id(task):
+    """A task's id in the list and in orders (unique while it lives)."""
+    return f"task-{id(task):x}"
+
+
+# How long `cancel_task` waits for a cancelled task to finish before it says it still runs.
+CANCEL_WAIT = 1.0
+
+
+def cancel_task(wanted):
+    """Cancels the task whose id is `wanted` (an admin's order, from the breakpoint channel's
+    thread): `task.cancel()` runs on the task's own loop, as asyncio requires; then this waits a
+    moment for the task to finish. A task Breakroom paused is left alone (its pause is
+    continued instead). Returns (outcome, the task's name)."""
+    asyncio = sys.modules.get("asyncio")
+    task = None if asyncio is None else next((t for t in _every_task(asyncio) if task_id(t) == wanted), None)
+    if task is None:
+        return TASK_NOT_FOUND, None
+    name = _text(task.get_name())
+    with _paused_lock:
+        paused = task in paused_tasks
+    if paused:
+        return TASK_PAUSED, name
+    if task.done():
+        return TASK_FINISHED, name
+    finished = threading.Event()
+    was_done = []
+
+    def cancel():  # on the loop's thread
+        if task.done():
+            was_done.append(True)
+        else:
+            task.cancel("cancelled from Breakroom")
+        task.add_done_callback(lambda _task: finished.set())
+
+    try:
+        task.get_loop().call_soon_threadsafe(cancel)
+    except RuntimeError:  # its loop is closed: the task will never run again
+        return TASK_FINISHED, name
+    finished.wait(CANCEL_WAIT)
+    if was_done:
+        return TASK_FINISHED, name
+    # A loop whose thread is stopped (a blocking pause) cancels it when it runs again.
+    return (TASK_CANCELLED if task.done() else TASK_CANCELLING), name
 
 
 def _every_task(asyncio):

@@ -77,6 +77,15 @@ REQUEST_VIEW = "view"
 # The debug page's watch expressions, evaluated read-only as a snapshot's are (issue 45).
 REQUEST_WATCH = "watch"
 
+# An order for one asyncio task, from the breakpoint channel's `task_orders` (interrupts::TaskAction),
+# and how it went, in the answer to /api/task-orders (interrupts::TaskOutcome). Issue 51.
+TASK_CANCEL = "cancel"
+TASK_CANCELLED = "cancelled"
+TASK_CANCELLING = "cancelling"
+TASK_NOT_FOUND = "not_found"
+TASK_FINISHED = "finished"
+TASK_PAUSED = "paused"
+
 # The `error` of the server's answers that the client acts on (error::Error::code).
 ERROR_CID_NOT_FOUND = "cid_not_found"
 ERROR_EVAL_NOT_FOUND = "eval_not_found"

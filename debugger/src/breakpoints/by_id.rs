@@ -95,6 +95,9 @@ pub struct BreakpointSnapshot {
     pub interrupts: Vec<crate::model::Interrupt>,
     /// Task lists asked of the program asking (issue 51): it answers each on `POST /api/task-lists`.
     pub task_asks: Vec<String>,
+    /// Orders for one task of the program asking (issue 51): it answers each on
+    /// `POST /api/task-orders`.
+    pub task_orders: Vec<crate::interrupts::TaskOrder>,
     /// The redaction rules and places not debugged, which the program applies (issue 50).
     pub policy: crate::policy::PolicyWire,
 }
@@ -339,7 +342,13 @@ impl BreakpointService<'_> {
         }
         let version = *watch.borrow();
         let interrupts = key.as_ref().map(|k| self.debugger.state().interrupts.for_key(k)).unwrap_or_default();
-        let task_asks = key.as_ref().map(|k| self.debugger.state().interrupts.task_asks_for(k)).unwrap_or_default();
+        let (task_asks, task_orders) = key
+            .as_ref()
+            .map(|k| {
+                let st = self.debugger.state();
+                (st.interrupts.tasks.lists_for(k), st.interrupts.tasks.orders_for(k))
+            })
+            .unwrap_or_default();
         // What this program arms: active breakpoints whose `where` its labels match.
         let labels =
             key.and_then(|k| self.debugger.state().records.follower_labels.get(&k).cloned()).unwrap_or_default();
@@ -349,7 +358,7 @@ impl BreakpointService<'_> {
             .filter(|r| r.state == BreakpointState::Active && r.limits.arms_in(&labels))
             .collect();
         let policy = self.debugger.inner.config.policy.wire();
-        BreakpointSnapshot { version, breakpoints, interrupts, task_asks, policy }
+        BreakpointSnapshot { version, breakpoints, interrupts, task_asks, task_orders, policy }
     }
 
     pub(crate) fn breakpoints_changed(&self) {

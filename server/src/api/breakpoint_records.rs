@@ -97,6 +97,8 @@ pub struct BreakpointChanges {
     pub interrupts: Vec<Interrupt>,
     /// Task lists asked of the program (issue 51): it answers each on `POST /api/task-lists`.
     pub task_asks: Vec<String>,
+    /// Orders for one task of the program (issue 51): it answers each on `POST /api/task-orders`.
+    pub task_orders: Vec<breakroom_debugger::interrupts::TaskOrder>,
     /// The redaction rules and places not debugged: the program applies them before it sends
     /// anything (issue 50). A client that does not know this field ignores it.
     pub policy: breakroom_debugger::policy::PolicyWire,
@@ -145,9 +147,9 @@ pub async fn changes(State(debugger): State<Debugger>, Query(q): Query<ChangesQu
         role: q.role.as_deref().and_then(breakroom_debugger::processes::ProcessRole::reported),
         labels,
     });
-    let BreakpointSnapshot { version, breakpoints, interrupts, task_asks, policy } =
+    let BreakpointSnapshot { version, breakpoints, interrupts, task_asks, task_orders, policy } =
         debugger.breakpoints().breakpoint_changes(since, follower).await;
-    Ok(Json(BreakpointChanges { version, breakpoints, interrupts, task_asks, policy }))
+    Ok(Json(BreakpointChanges { version, breakpoints, interrupts, task_asks, task_orders, policy }))
 }
 
 #[utoipa::path(operation_id = "report_breakpoint_hit", extensions(("x-breakroom-needs" = json!(Need::Program))), post, path = "/api/breakpoint-hits", tag = "client", request_body = HitReport,

@@ -97,6 +97,8 @@ fn documented_routes() -> OpenApiRouter<Debugger> {
         .routes(routes!(processes::interrupt))
         .routes(routes!(processes::tasks))
         .routes(routes!(processes::report_tasks))
+        .routes(routes!(processes::cancel_task))
+        .routes(routes!(processes::report_task_order))
         .routes(routes!(attach::attach))
         .routes(routes!(attach::local))
         .routes(routes!(attach::not_followed))

@@ -4,7 +4,7 @@
 use axum::extract::{Path, Query, State};
 use axum::http::StatusCode;
 use axum::Json;
-use breakroom_debugger::interrupts::{Interrupt, TaskReport, TaskView};
+use breakroom_debugger::interrupts::{Interrupt, TaskOrderDone, TaskOrderReport, TaskReport, TaskView};
 use breakroom_debugger::processes::{
     LaunchRequest, OutputPage, OutputStream, ProcessDetail, ProcessList, TrackedProcess,
 };
@@ -176,5 +176,27 @@ pub async fn report_tasks(
     JsonBody(report): JsonBody<TaskReport>,
 ) -> ApiResult<StatusOk> {
     debugger.interrupts().report_tasks(report)?;
+    Ok(Json(StatusOk::new()))
+}
+
+#[utoipa::path(operation_id = "cancel_task", extensions(("x-breakroom-needs" = json!(Need::Admin))), post, path = "/api/processes/{id}/tasks/{task_id}/cancel", tag = "processes",
+    params(("id" = String, Path), ("task_id" = String, Path, description = "the task's id, as the task list gives it")),
+    responses((status = 200, body = TaskOrderDone, description = "cancelled from the task's own loop: `outcome` `cancelled` (it finished) or `cancelling` (it still runs, catching it)"),
+        (status = 404, body = ErrorBody, description = "no such process, or `task_not_found`"),
+        (status = 409, body = ErrorBody, description = "`process_ended`, `task_paused` (continue its pause instead), `task_finished`, `cannot_cancel_tasks` (no breakpoint channel) or `program_not_answering`")))]
+pub async fn cancel_task(
+    State(debugger): State<Debugger>,
+    Path((id, task_id)): Path<(String, String)>,
+) -> ApiResult<TaskOrderDone> {
+    Ok(Json(debugger.interrupts().cancel_task(&id, &task_id).await?))
+}
+
+#[utoipa::path(operation_id = "report_task_order", extensions(("x-breakroom-needs" = json!(Need::Program))), post, path = "/api/task-orders", tag = "client", request_body = TaskOrderReport,
+    responses((status = 200, body = StatusOk), (status = 400, body = ErrorBody), (status = 409, body = ErrorBody, description = "`unknown_task_order`")))]
+pub async fn report_task_order(
+    State(debugger): State<Debugger>,
+    JsonBody(report): JsonBody<TaskOrderReport>,
+) -> ApiResult<StatusOk> {
+    debugger.interrupts().report_task_order(report)?;
     Ok(Json(StatusOk::new()))
 }

@@ -118,6 +118,28 @@ pub fn tools() -> Vec<ToolSpec> {
             },
         ),
         ToolSpec::new(
+            "cancel_task",
+            Need::Admin,
+            "Cancels one asyncio task of a running program (its `id` from `list_tasks`): `task.cancel()` is called on the task's own loop, and the answer says whether it then finished (`cancelled`) or still runs (`cancelling`: it caught the cancellation). A task Breakroom paused is refused (`task_paused`): continue its pause instead.",
+            object(
+                json!({"process_id": {"type": "string"}, "task_id": {"type": "string", "description": "the task's `id` from list_tasks"}}),
+                &["process_id", "task_id"],
+            ),
+            |d, a| {
+                Box::pin(async move {
+                    let (id, task) = (a.req("process_id"), a.req("task_id"));
+                    let done = d
+                        .interrupts()
+                        .cancel_task(id, task)
+                        .await
+                        .map_err(|e| ToolError::from(e).with("process_id", id).with("task_id", task))?;
+                    let name = done.name.as_deref().map(|n| format!(" ({n})")).unwrap_or_default();
+                    let text = format!("{task}{name}: {}", json!(done.outcome).as_str().unwrap_or(""));
+                    Done::new(done, text)
+                })
+            },
+        ),
+        ToolSpec::new(
             "process_attach",
             Need::Admin,
             "Attaches to a running Python 3.11+ process of the server's machine by pid (no restart): Breakroom's client is put into it and calls in; it is then a process like any other (line breakpoints, pauses, REPL), and the Python processes it starts follow unless `follow_children` is false. Answers the process record and how the client got in.",
