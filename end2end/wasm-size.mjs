@@ -196,6 +196,12 @@ async function main() {
       if (!(paint <= paintBudget)) console.log(`note: ${route} first paint ${paint} ms, over ${paintBudget} ms`);
       return [route, shared, chunk, total, Math.round(paint), sizes.size];
     });
+    // WASM_SIZE_FILES=/repl/{id}: that route's own files, largest first (what to profile).
+    const listed = results.find((r) => r.route === process.env.WASM_SIZE_FILES);
+    if (listed) {
+      const own = [...listed.sizes.entries()].filter(([n]) => !everywhere.includes(n)).sort((a, b) => b[1] - a[1]);
+      for (const [name, size] of own) console.log(`  ${listed.route}: ${path.basename(name)} ${size}`);
+    }
     const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => String(r[i]).length)));
     const line = (cells) =>
       cells.map((c, i) => (i === 0 ? String(c).padEnd(widths[i]) : String(c).padStart(widths[i]))).join("  ");

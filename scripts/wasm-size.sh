@@ -6,7 +6,8 @@
 # file is fetched twice; first paint is printed against 300 ms, not enforced (it is a timing).
 # Run after scripts/build.sh (`cargo leptos build --release --split --precompress`; scripts/test.sh does).
 # BREAKROOM_BIN and LEPTOS_SITE_ROOT measure another build; WASM_BUDGET_BYTES and
-# FIRST_PAINT_BUDGET_MS change the budgets.
+# FIRST_PAINT_BUDGET_MS change the budgets; WASM_SIZE_FILES=/repl/{id} lists that route's own
+# files, largest first.
 set -euo pipefail
 source "$(dirname "$0")/env.sh"
 cd "$ROOT/end2end"

@@ -1,6 +1,6 @@
 import { spawn } from "node:child_process";
 import * as path from "node:path";
-import { expect, test } from "@playwright/test";
+import { expect, test } from "./fixtures";
 import { open } from "./helpers";
 
 test("a plain Python program is listed on /processes, attached with one click, and shown as attached", async ({ page }) => {

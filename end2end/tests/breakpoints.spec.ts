@@ -1,4 +1,4 @@
-import { expect, test } from "@playwright/test";
+import { expect, test } from "./fixtures";
 import { open } from "./helpers";
 
 test("the breakpoints panel adds a line breakpoint with options, edits it in place and removes it", async ({ page, request }) => {

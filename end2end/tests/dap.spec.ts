@@ -1,4 +1,4 @@
-import { expect, test } from "@playwright/test";
+import { expect, test } from "./fixtures";
 import { DebugClient } from "@vscode/debugadapter-testsupport";
 import * as path from "node:path";
 import { runProgram } from "./helpers";

@@ -1,5 +1,5 @@
 import * as path from "node:path";
-import { expect, Page, test } from "@playwright/test";
+import { expect, Page, test } from "./fixtures";
 import { open, runProgram } from "./helpers";
 
 // Issue 45: the debug page gives the source the main column's width (a long current line

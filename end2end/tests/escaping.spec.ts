@@ -1,4 +1,4 @@
-import { expect, test } from "@playwright/test";
+import { expect, test } from "./fixtures";
 import { open } from "./helpers";
 
 // Everything a program, a user or an agent sends is shown as text. A page that ran it as markup

@@ -4,7 +4,7 @@ import * as http from "node:http";
 import { AddressInfo } from "node:net";
 import * as os from "node:os";
 import * as path from "node:path";
-import { expect, test } from "@playwright/test";
+import { expect, test } from "./fixtures";
 import { screenshot } from "./helpers";
 
 // A page on another origin (a tiny static server) loads the client Breakroom serves and pauses in

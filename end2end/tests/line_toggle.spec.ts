@@ -1,4 +1,4 @@
-import { expect, test } from "@playwright/test";
+import { expect, test } from "./fixtures";
 import { open, runProgram } from "./helpers";
 
 test("a click on a source line's number in the call stack sets a line breakpoint that pauses the running program there", async ({

@@ -1,4 +1,4 @@
-import { expect, Page, test } from "@playwright/test";
+import { expect, Page, test } from "./fixtures";
 import { open, runProgram } from "./helpers";
 
 /** Every .wasm and .js response of the page, in order, and how many documents it loaded. */

@@ -3,7 +3,7 @@ import * as fs from "node:fs";
 import * as net from "node:net";
 import * as os from "node:os";
 import * as path from "node:path";
-import { expect, Page, test } from "@playwright/test";
+import { expect, Page, test } from "./fixtures";
 
 // Signing in through an OpenID provider (issue 49): a real one (oidc-provider, started here from
 // support/oidc_provider.mjs) and a Breakroom of this test's own that maps the provider's

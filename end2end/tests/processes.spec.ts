@@ -1,4 +1,4 @@
-import { expect, test } from "@playwright/test";
+import { expect, test } from "./fixtures";
 import { open } from "./helpers";
 
 test("a process launched from /processes shows its output live, side by side or interleaved, and its crash banner", async ({ page }) => {

@@ -1,4 +1,4 @@
-import { APIRequestContext, expect, Page, test } from "@playwright/test";
+import { APIRequestContext, expect, Page, test } from "./fixtures";
 import { open, runProgram } from "./helpers";
 
 /** The pause of the `transcript(41)` call the program makes, once it is paused. */

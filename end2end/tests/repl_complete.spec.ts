@@ -1,4 +1,4 @@
-import { expect, test } from "@playwright/test";
+import { expect, test } from "./fixtures";
 import { open, runProgram, screenshot } from "./helpers";
 
 /** Pauses sensors.py's call and opens a REPL on it. */

@@ -1,7 +1,7 @@
 import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
-import { expect, test } from "@playwright/test";
+import { expect, test } from "./fixtures";
 import { freePort, open, runProgram, startServer } from "./helpers";
 
 // A server of this test's own (the shared one must keep running), killed and started again on

@@ -1,4 +1,4 @@
-import { expect, test } from "@playwright/test";
+import { expect, test } from "./fixtures";
 import { open, runProgram, screenshot } from "./helpers";
 
 // Rich values (issue 52): tables and images are the page's own escaped markup; HTML a program

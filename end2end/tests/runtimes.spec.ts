@@ -1,4 +1,4 @@
-import { expect, test } from "@playwright/test";
+import { expect, test } from "./fixtures";
 import { open } from "./helpers";
 
 test("a workspace opened from /runtimes runs bash and Python in two tabs that keep their state", async ({ page }) => {

@@ -1,6 +1,6 @@
 import * as fs from "node:fs";
 import * as path from "node:path";
-import { APIRequestContext, expect, Page, test } from "@playwright/test";
+import { APIRequestContext, expect, Page, test } from "./fixtures";
 import { open, Program, runProgram, screenshot } from "./helpers";
 
 const PROGRAM = "snapshot_loop.py";

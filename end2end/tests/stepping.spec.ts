@@ -1,4 +1,4 @@
-import { expect, Page, test } from "@playwright/test";
+import { expect, Page, test } from "./fixtures";
 import { open, runProgram, screenshot } from "./helpers";
 
 /** Opens the REPL (the debug page) on the program's pause in checkout(). */

@@ -1,4 +1,4 @@
-import { expect, test } from "@playwright/test";
+import { expect, test } from "./fixtures";
 import { open, runProgram } from "./helpers";
 
 const EVIL = `<img src=x onerror="window.__pwned = 1">`;
@@ -36,7 +36,16 @@ test("the tasks page shows a program's tasks as a tree of who awaits whom, names
     await expect(page.locator("li.task.state-paused")).toHaveCount(0);
     const waiting = page.locator("li.task", { has: page.locator(":scope > .task-name", { hasText: EVIL }) });
     await expect(waiting.locator(":scope > .task-state")).toHaveText("pending");
-    expect(await page.evaluate(() => document.querySelectorAll("main img, main b").length)).toBe(0);
+    // An admin cancels the sleeper from its button: the answer shows, and the list read again
+    // says it is cancelled, with no button left on it.
+    const sleeper = page.locator("li.task", { has: page.locator(":scope > .task-name", { hasText: "sleeper <i>zz</i>" }) });
+    await expect(sleeper.locator(":scope > .task-state")).toHaveText("pending");
+    await sleeper.locator(":scope > button.cancel-task").click();
+    await expect(page.locator("p.task-cancelled")).toHaveText("sleeper <i>zz</i>: cancelled");
+    await expect(sleeper.locator(":scope > .task-state")).toHaveText("cancelled");
+    await expect(sleeper.locator(":scope > button.cancel-task")).toHaveCount(0);
+    await expect(waiting.locator(":scope > .task-state")).toHaveText("pending");
+    expect(await page.evaluate(() => document.querySelectorAll("main img, main b, main i").length)).toBe(0);
     expect(await page.evaluate(() => (window as unknown as { __pwned?: number }).__pwned)).toBeUndefined();
     expect(dialogs).toEqual([]);
   } finally {

@@ -1,4 +1,4 @@
-import { expect, test } from "@playwright/test";
+import { expect, test } from "./fixtures";
 import { open, runProgram, screenshot } from "./helpers";
 
 test("Step back on a paused card returns to the earlier pause, and the timeline draws it", async ({ page }) => {

@@ -2,7 +2,7 @@ import { execFileSync } from "node:child_process";
 import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
-import { expect, test } from "@playwright/test";
+import { expect, test } from "./fixtures";
 import { freePort, runProgram, startServer, tokenFrom } from "./helpers";
 
 // The pages over HTTPS (issue 49): a server started with --tls-cert and --tls-key, a certificate

@@ -1,7 +1,7 @@
 import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
-import { expect, Page, test } from "@playwright/test";
+import { expect, Page, test } from "./fixtures";
 import { freePort, runProgram, startServer, tokenFrom } from "./helpers";
 
 // Users and roles in the browser (issue 48): a server of this test's own, with people and a

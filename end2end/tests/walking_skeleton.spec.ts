@@ -1,4 +1,4 @@
-import { expect, test } from "@playwright/test";
+import { expect, test } from "./fixtures";
 import { open, runProgram, screenshot } from "./helpers";
 
 test("test_full_repl_flow_start_eval_close, test_repl_page_shows_read_only_transcript_when_closed: pause a Python call, evaluate in its REPL, continue it", async ({ page }) => {

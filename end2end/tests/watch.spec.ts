@@ -1,4 +1,4 @@
-import { expect, Page, test } from "@playwright/test";
+import { expect, Page, test } from "./fixtures";
 import { open, runProgram } from "./helpers";
 
 /** The debug page on the program's pause in checkout(), with no watch expressions kept. */

@@ -2,7 +2,7 @@ import { spawn } from "node:child_process";
 import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
-import { expect, test } from "@playwright/test";
+import { expect, test } from "./fixtures";
 import { freePort, open } from "./helpers";
 
 // The wheel as a user installs it (issue 53): scripts/test.sh installs dist/breakroom-*.whl into a

@@ -12,8 +12,8 @@ use crate::pages::{NotFound, PageTitle};
 use crate::task_tree::{TaskNode, TaskTree};
 use crate::tasks_api::{cancel_task, tasks_of};
 
-/// What a Cancel button calls with the task's id.
-type Cancel = Callback<String>;
+/// The Cancel buttons (one click handler for the page reads which task from its row).
+const CANCEL_SELECTOR: &str = "button.cancel-task";
 
 #[component]
 pub fn TasksPage() -> impl IntoView {
@@ -22,19 +22,25 @@ pub fn TasksPage() -> impl IntoView {
     let live = use_live();
     let cancelled = RwSignal::new(0u32);
     let tasks = data_resource(move || (id(), live.pauses.get(), cancelled.get()), |(id, _, _)| tasks_of(id));
-    // The last cancel's answer (or refusal), and whether one is under way.
+    // The last cancel's answer, or why it was refused.
     let said = RwSignal::new(None::<Result<String, String>>);
-    let busy = RwSignal::new(false);
-    let cancel = Callback::new(move |task_id: String| {
+    let on_click = move |ev: leptos::ev::MouseEvent| {
+        use wasm_bindgen::JsCast;
+        let Some(target) = ev.target().and_then(|t| t.dyn_into::<web_sys::Element>().ok()) else { return };
+        let Some(button) = target.closest(CANCEL_SELECTOR).ok().flatten() else { return };
+        let Some(task_id) = button.closest("li.task").ok().flatten().and_then(|row| row.get_attribute("data-task-id"))
+        else {
+            return;
+        };
+        let _ = button.set_attribute("disabled", "");
         let process_id = params.read_untracked().get("process_id").unwrap_or_default();
-        busy.set(true);
         leptos::task::spawn_local(async move {
             let answer = cancel_task(process_id, task_id).await.map_err(|e| e.to_string());
+            let _ = button.remove_attribute("disabled");
             said.set(Some(answer));
-            busy.set(false);
             cancelled.update(|n| *n += 1);
         });
-    });
+    };
     let outcome = move || {
         said.get().map(|answer| match answer {
             Ok(text) => view! { <p class="notice task-cancelled">{text}</p> }.into_any(),
@@ -43,25 +49,26 @@ pub fn TasksPage() -> impl IntoView {
     };
     view! {
         {outcome}
-        <Transition fallback=|| view! { <p class="hint">"Loading…"</p> }>
-            {move || Suspend::new(async move {
-                match tasks.await {
-                    Err(e) => view! { <p class="error">{e.to_string()}</p> }.into_any(),
-                    Ok(None) => view! { <NotFound/> }.into_any(),
-                    Ok(Some(tree)) => tree_view(tree, cancel, busy).into_any(),
-                }
-            })}
-        </Transition>
+        <div on:click=on_click>
+            <Transition fallback=|| view! { <p class="hint">"Loading…"</p> }>
+                {move || Suspend::new(async move {
+                    match tasks.await {
+                        Err(e) => view! { <p class="error">{e.to_string()}</p> }.into_any(),
+                        Ok(None) => view! { <NotFound/> }.into_any(),
+                        Ok(Some(tree)) => tree_view(tree).into_any(),
+                    }
+                })}
+            </Transition>
+        </div>
     }
 }
 
-fn tree_view(tree: TaskTree, cancel: Cancel, busy: RwSignal<bool>) -> impl IntoView {
+fn tree_view(tree: TaskTree) -> impl IntoView {
     let TaskTree { process_name, process_id, count, paused, roots } = tree;
     let body = if count == 0 {
         view! { <p class="empty">"No asyncio task runs in this program."</p> }.into_any()
     } else {
-        view! { <ul class="task-tree">{roots.into_iter().map(|t| task_item(t, cancel, busy)).collect_view()}</ul> }
-            .into_any()
+        view! { <ul class="task-tree">{roots.into_iter().map(task_item).collect_view()}</ul> }.into_any()
     };
     // Whole sentences as one text each: the server's HTML reads as the page does (Leptos marks
     // the seams between a page's separate texts).
@@ -80,17 +87,10 @@ fn tree_view(tree: TaskTree, cancel: Cancel, busy: RwSignal<bool>) -> impl IntoV
 
 /// One task, then the tasks awaiting it. A running or pending one has a Cancel button (the server
 /// refuses it to anyone but an admin, and the refusal shows above the list).
-fn task_item(task: TaskNode, cancel: Cancel, busy: RwSignal<bool>) -> AnyView {
+fn task_item(task: TaskNode) -> AnyView {
     let TaskNode { id, name, state, pause_id, awaiting, stack, awaited_by } = task;
-    let cancellable = matches!(state.as_str(), "running" | "pending").then(|| {
-        let task_id = id.clone();
-        view! {
-            " "
-            <button class="cancel-task" disabled=move || busy.get() on:click=move |_| cancel.run(task_id.clone())>
-                "Cancel"
-            </button>
-        }
-    });
+    let cancellable = matches!(state.as_str(), "running" | "pending")
+        .then(|| view! { " " <button class="cancel-task admin-only">"Cancel"</button> });
     let class = format!("task state-{state}");
     let pause = pause_id.map(|pause| {
         view! { " " <a class="button" href=format!("/callstack/{pause}")>"Paused: call stack"</a> }
@@ -100,7 +100,7 @@ fn task_item(task: TaskNode, cancel: Cancel, busy: RwSignal<bool>) -> AnyView {
         view! { <ol class="task-stack">{stack.into_iter().map(|f| view! { <li class="mono">{f}</li> }).collect_view()}</ol> }
     });
     let children = (!awaited_by.is_empty()).then(|| {
-        view! { <ul class="task-tree">{awaited_by.into_iter().map(|t| task_item(t, cancel, busy)).collect_view()}</ul> }
+        view! { <ul class="task-tree">{awaited_by.into_iter().map(task_item).collect_view()}</ul> }
     });
     view! {
         <li class=class data-task-id=id>
