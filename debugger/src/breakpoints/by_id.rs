@@ -97,7 +97,7 @@ pub struct BreakpointSnapshot {
     pub task_asks: Vec<String>,
     /// Orders for one task of the program asking (issue 51): it answers each on
     /// `POST /api/task-orders`.
-    pub task_orders: Vec<crate::interrupts::TaskOrder>,
+    pub task_orders: Vec<crate::model::TaskOrder>,
     /// The redaction rules and places not debugged, which the program applies (issue 50).
     pub policy: crate::policy::PolicyWire,
 }

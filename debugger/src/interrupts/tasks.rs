@@ -13,6 +13,7 @@ use tokio::sync::oneshot;
 use super::InterruptService;
 use crate::error::{Error, Result};
 use crate::ids;
+pub use crate::model::{TaskAction, TaskOrder};
 use crate::processes::ProcessStatus;
 
 /// How long a task list or a task order waits for the program's answer.
@@ -64,25 +65,6 @@ pub struct TaskReport {
 
 /// The longest task id an order names (the Python client's are `task-` and 12 hex digits).
 const MAX_TASK_ID: usize = 100;
-
-/// What can be done to one task from outside its program.
-#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum TaskAction {
-    /// `task.cancel()`, called on the task's own loop: `CancelledError` is raised where it waits.
-    Cancel,
-}
-
-/// An order for one task, as the breakpoint channel carries it to the program.
-#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct TaskOrder {
-    pub order_id: String,
-    /// The task's id, as the task list gives it.
-    pub task_id: String,
-    pub action: TaskAction,
-}
 
 /// How a task order went, as the program says.
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
