@@ -86,12 +86,13 @@ if ! python3 -c 'import pandas, numpy, matplotlib, PIL' 2>/dev/null; then
   say "pip install pandas numpy matplotlib pillow"
   python3 -m pip install -q pandas numpy matplotlib pillow
 fi
-# The asyncio services the task pauses are tested on (client/tests/test_asyncio_tasks.py), for
-# every Python the tests run programs on: this one and pyenv's 3.12 and 3.13 when installed.
+# The asyncio services the task pauses are tested on (client/tests/test_asyncio_tasks.py), on
+# asyncio's own loop and on uvloop, for every Python the tests run programs on: this one and
+# pyenv's 3.12 and 3.13 when installed.
 for py in python3 "$HOME"/.pyenv/versions/3.12*/bin/python3 "$HOME"/.pyenv/versions/3.13*/bin/python3; do
   [ -x "$(command -v "$py")" ] || continue
-  if ! "$py" -c 'import fastapi, uvicorn, aiohttp' 2>/dev/null; then
-    say "pip install fastapi uvicorn aiohttp ($py)"
-    "$py" -m pip install -q fastapi uvicorn aiohttp
+  if ! "$py" -c 'import fastapi, uvicorn, aiohttp, uvloop' 2>/dev/null; then
+    say "pip install fastapi uvicorn aiohttp uvloop ($py)"
+    "$py" -m pip install -q fastapi uvicorn aiohttp uvloop
   fi
 done

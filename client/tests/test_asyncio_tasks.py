@@ -117,6 +117,11 @@ async def stubborn_caught():
     return STUBBORN
 
 
+@app.get("/loop")
+async def which_loop():
+    return {"loop": type(asyncio.get_running_loop()).__module__}
+
+
 @app.get("/ticks")
 async def ticks():
     return TICKS
@@ -126,7 +131,8 @@ breakroom.configure().ensure_connected()  # follows the server's breakpoints fro
 engine = breakroom.line_breakpoints()
 for spec in json.loads(os.environ.get("BP", "[]")):
     engine.add({"kind": "line", "file": __file__, **spec})
-uvicorn.run(app, host="127.0.0.1", port=int(os.environ["PORT"]), log_level="warning")
+# The loop named (uvicorn's "auto" would pick uvloop wherever it is installed).
+uvicorn.run(app, host="127.0.0.1", port=int(os.environ["PORT"]), log_level="warning", loop=os.environ.get("LOOP", "asyncio"))
 """
 
 BP_LINE = next(n for n, text in enumerate(textwrap.dedent(APP).splitlines(), 1) if text.endswith("# BP"))
@@ -144,14 +150,14 @@ def _free_port():
 class Service:
     """The app under uvicorn, run with the client against the test's server."""
 
-    def __init__(self, server, python, bp=()):
+    def __init__(self, server, python, bp=(), loop="asyncio"):
         self.server = server
         self.port = _free_port()
         fd, self.path = tempfile.mkstemp(suffix=".py", prefix="breakroom_asgi_")
         with os.fdopen(fd, "w") as f:
             f.write(textwrap.dedent(APP))
         env = {**os.environ, "PYTHONPATH": str(CLIENT_DIR), "BREAKROOM_URL": server.url, "PYTHONUNBUFFERED": "1",
-               "PORT": str(self.port), "BP": json.dumps([{"file": self.path, **b} for b in bp])}
+               "PORT": str(self.port), "BP": json.dumps([{"file": self.path, **b} for b in bp]), "LOOP": loop}
         self.process = subprocess.Popen([python, self.path], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                                         text=True, env=env)
         deadline = time.monotonic() + 60
@@ -214,10 +220,10 @@ class Service:
 def service(server):
     started = []
 
-    def start(python, bp=()):
+    def start(python, bp=(), loop="asyncio"):
         if python is None:
             pytest.skip("interpreter not installed")
-        s = Service(server, python, bp)
+        s = Service(server, python, bp, loop)
         started.append(s)
         return s
 
@@ -258,6 +264,24 @@ def test_a_line_breakpoint_in_a_handler_pauses_that_request_while_health_answers
     assert paused.output("later") == "80"
     paused.resume()
     assert _answered(box) == {"n": 4, "result": 9}
+
+
+@pytest.mark.parametrize("python", INTERPRETERS)
+def test_on_uvloop_a_paused_request_waits_alone_awaits_in_the_repl_and_is_listed(server, service, python):
+    app = service(python, bp=[{"line": BP_LINE}], loop="uvloop")
+    assert "uvloop" in app.get("/loop")["loop"], "the service runs on uvloop"
+    usual = max(app.health_seconds() for _ in range(5))
+    _, box = app.request_in_background("/work/5")
+    (pause,) = app.wait_for_pauses(1)
+    assert pause["blocking"] is False, pause
+    assert app.health_seconds() < max(1.0, 10 * usual)
+    paused = PausedProgram(server, app, pause)
+    assert paused.output("await helper(n)") == "50"
+    tasks = server.get(f"/api/processes/{pause['process_id']}/tasks")[1]["tasks"]
+    (listed,) = [t for t in tasks if t["pause_id"] == pause["id"]]
+    assert listed["state"] == "paused" and listed["stack"][-1]["function"] == "work", listed
+    paused.resume()
+    assert _answered(box) == {"n": 5, "result": 11}
 
 
 @pytest.mark.parametrize("python", INTERPRETERS)
