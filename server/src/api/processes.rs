@@ -182,6 +182,7 @@ pub async fn report_tasks(
 #[utoipa::path(operation_id = "cancel_task", extensions(("x-breakroom-needs" = json!(Need::Admin))), post, path = "/api/processes/{id}/tasks/{task_id}/cancel", tag = "processes",
     params(("id" = String, Path), ("task_id" = String, Path, description = "the task's id, as the task list gives it")),
     responses((status = 200, body = TaskOrderDone, description = "cancelled from the task's own loop: `outcome` `cancelled` (it finished) or `cancelling` (it still runs, catching it)"),
+        (status = 400, body = ErrorBody, description = "`invalid_task_id`: not an id the task list gives"),
         (status = 404, body = ErrorBody, description = "no such process, or `task_not_found`"),
         (status = 409, body = ErrorBody, description = "`process_ended`, `task_paused` (continue its pause instead), `task_finished`, `cannot_cancel_tasks` (no breakpoint channel) or `program_not_answering`")))]
 pub async fn cancel_task(
