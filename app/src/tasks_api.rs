@@ -23,11 +23,17 @@ pub async fn tasks_of(process_id: String) -> Result<Option<TaskTree>, ServerFnEr
     Ok(Some(crate::task_tree::build(&detail.process.name, &process_id, &tasks, |pause| paused.contains(pause))))
 }
 
-/// Cancels one task of a program (an admin's, issue 51): `task.cancel()` on its own loop. What
-/// happened, as a sentence for the page (the task's name is the program's text, shown as text).
-#[server(prefix = "/rpc", endpoint = "cancel_task", output = PlainText)]
-pub async fn cancel_task(process_id: String, task_id: String) -> Result<String, ServerFnError> {
+/// One task order from the page (issue 51): `pause` holds the task where it waits (a debugger's),
+/// otherwise it is cancelled, `task.cancel()` on its own loop (an admin's). What happened, as a
+/// sentence for the page (the task's name is the program's text, shown as text).
+#[server(prefix = "/rpc", endpoint = "order_task", output = PlainText)]
+pub async fn order_task(process_id: String, task_id: String, pause: bool) -> Result<String, ServerFnError> {
     use breakroom_debugger::interrupts::TaskOutcome;
+    if pause {
+        let done = debugger(Need::Debugger)?.interrupts().pause_task(&process_id, &task_id).await.map_err(failed)?;
+        let name = done.name.unwrap_or(done.task_id);
+        return Ok(format!("{name}: paused where it waits, its loop running on"));
+    }
     let done = debugger(Need::Admin)?.interrupts().cancel_task(&process_id, &task_id).await.map_err(failed)?;
     let name = done.name.unwrap_or(done.task_id);
     Ok(match done.outcome {

@@ -13,6 +13,9 @@
 3. Cancelling a task (`POST /api/processes/{id}/tasks/{task_id}/cancel`), 30 tasks sleeping an
    hour, one at a time: the order's round trip through the breakpoint channel, the cancel on the
    task's loop, and the wait for it to finish.
+4. Pausing a task where it waits (`POST /api/processes/{id}/tasks/{task_id}/pause`), the same 30
+   sleepers first, one at a time: the order's round trip, the hold on the task's loop and the
+   pause reported to the server, until the answer names the pause (each is continued after).
 
 The server is BREAKROOM_BIN (default target/release/breakroom).
 """
@@ -199,6 +202,17 @@ def main():
         app.call("GET", "/sleepers/30")
         sleepers = [t["id"] for t in api.call("GET", f"/api/processes/{process_id}/tasks")["tasks"]
                     if t["name"].startswith("sleeper-")]
+        pausing = []
+        for task_id in sleepers:
+            started = time.perf_counter()
+            done = api.call("POST", f"/api/processes/{process_id}/tasks/{task_id}/pause", {})
+            pausing.append(time.perf_counter() - started)
+            assert done["outcome"] == "suspended", done
+            api.call("POST", f"/api/paused/{done['pause_id']}/continue", {"action": "continue"})
+            while paused():
+                time.sleep(0.002)
+        print(f"pause one task where it waits: p50 {pct(pausing, 0.5):.2f} ms, "
+              f"p90 {pct(pausing, 0.9):.2f} ms, n={len(pausing)}")
         cancelling = []
         for task_id in sleepers:
             started = time.perf_counter()

@@ -25,6 +25,7 @@ from .breakpoints.uncaught import UncaughtErrors
 from .lines import interrupt, starts
 from .pause import post_mortem
 from .pause.call import pause_in_frame
+from .pause.held_tasks import pause_task
 from .pause.tasks import cancel_task, list_tasks
 from .process import current, labels, switch_interval
 from .process.record import process_record
@@ -36,6 +37,7 @@ from .protocol.constants import (
     PAUSE_ALWAYS,
     STOP_INTERRUPT,
     TASK_CANCEL,
+    TASK_PAUSE,
 )
 from .protocol.transport import ServerError, ServerUnavailable, Transport
 from .snapshots import take
@@ -284,30 +286,36 @@ class BreakpointChannel:
             pass  # asked again, or answered 409 by then
 
     def answer_task_orders(self, orders):
-        """Orders for one task (issue 51: an admin cancels it): each carried out once, on a
-        thread of its own (it waits a moment for the task to finish), and answered."""
+        """Orders for one task (issue 51: a debugger pauses it where it waits, an admin cancels
+        it): each carried out once, on a thread of its own (it waits a moment for the task's
+        loop), and answered."""
         for order in orders:
             if not isinstance(order, dict) or not isinstance(order.get("order_id"), str):
                 continue
             if order["order_id"] in self._orders_answered:
                 continue
             self._orders_answered.add(order["order_id"])
-            if order.get("action") != TASK_CANCEL or not isinstance(order.get("task_id"), str):
+            if order.get("action") not in (TASK_CANCEL, TASK_PAUSE) or not isinstance(order.get("task_id"), str):
                 print(f"breakroom: task order {order['order_id']} not understood here", file=sys.stderr)
                 continue
             threading.Thread(
-                target=self._carry_out_task_order, args=(order["order_id"], order["task_id"]),
+                target=self._carry_out_task_order, args=(order["order_id"], order["action"], order["task_id"]),
                 name="breakroom-task-order", daemon=True,
             ).start()
 
-    def _carry_out_task_order(self, order_id, task):
+    def _carry_out_task_order(self, order_id, action, task):
+        pause_id = None
         try:
-            outcome, name = cancel_task(task)
+            if action == TASK_PAUSE:
+                outcome, name, pause_id = pause_task(task)
+            else:
+                outcome, name = cancel_task(task)
         except Exception as exc:  # reading the tasks must never break the program
-            print(f"breakroom: cannot cancel task {task}: {type(exc).__name__}: {exc}", file=sys.stderr)
+            print(f"breakroom: cannot {action} task {task}: {type(exc).__name__}: {exc}", file=sys.stderr)
             return
         try:
-            self.transport.post("/api/task-orders", {"order_id": order_id, "outcome": outcome, "name": name})
+            self.transport.post("/api/task-orders",
+                                {"order_id": order_id, "outcome": outcome, "name": name, "pause_id": pause_id})
         except (ServerUnavailable, ServerError):
             pass  # the server answered its caller `program_not_answering` by then
 

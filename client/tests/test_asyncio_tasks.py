@@ -456,6 +456,134 @@ def test_an_admin_cancels_a_task_from_its_own_loop_and_a_paused_one_is_refused(s
     assert _answered(request) == {"n": 1, "result": 3}
 
 
+def _wait_for_new_pause(app, known, timeout=15):
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        new = [p for p in app.pauses() if p["id"] not in known]
+        if new:
+            return new[0]
+        time.sleep(0.02)
+    raise AssertionError(f"no new pause: {app.pauses()}")
+
+
+def _process_id(server, app):
+    deadline = time.monotonic() + 20
+    while time.monotonic() < deadline:
+        found = next((p["id"] for p in server.get("/api/processes")[1]["processes"] if p.get("pid") == app.process.pid),
+                     None)
+        if found:
+            return found
+        time.sleep(0.05)
+    raise AssertionError("the app is never listed as a process")
+
+
+def _ticks_again(app, after):
+    deadline = time.monotonic() + 10
+    while app.get("/ticks")["n"] <= after + 2 and time.monotonic() < deadline:
+        time.sleep(0.02)
+    return app.get("/ticks")["n"] > after + 2
+
+
+@pytest.mark.parametrize("python", INTERPRETERS)
+def test_a_debugger_pauses_one_task_where_it_waits_while_its_loop_runs_on(server, service, python):
+    app = service(python)
+    process_id = _process_id(server, app)
+    tasks = {t["name"]: t for t in server.get(f"/api/processes/{process_id}/tasks")[1]["tasks"]}
+    ticker = tasks["ticker"]
+    pause_task = lambda task_id: server.post(f"/api/processes/{process_id}/tasks/{task_id}/pause", {})  # noqa: E731
+
+    status, done = pause_task(ticker["id"])
+    assert status == 200, done
+    assert (done["task_id"], done["name"], done["action"], done["outcome"]) == (ticker["id"], "ticker", "pause", "suspended")
+    (pause,) = [p for p in app.pauses() if p["id"] == done["pause_id"]]
+    stop = pause["call_data"]["stop"]
+    # Held at its `await`, in its own frame, and only it: the loop answers, the ticks stop.
+    assert (stop["kind"], stop["function"], stop["line"]) == ("task", "ticker", TICK_LINE - 1), stop
+    assert pause["blocking"] is False, pause
+    ticks = app.get("/ticks")["n"]
+    time.sleep(0.1)  # twenty ticks' time, and none came
+    assert app.get("/ticks")["n"] == ticks
+    assert app.health_seconds() < 5
+    listed = {t["id"]: t for t in server.get(f"/api/processes/{process_id}/tasks")[1]["tasks"]}
+    assert (listed[ticker["id"]]["state"], listed[ticker["id"]]["pause_id"]) == ("paused", pause["id"]), listed
+    # The REPL evaluates in the held frame, and awaits on its loop.
+    session = server.start_session(pause["id"])
+    assert server.output(session, "TICKS['n']") == str(ticks)
+    assert server.output(session, "await helper(3)") == "30"
+    # Twice is refused, naming the pause; so is a cancel while it is held.
+    status, body = pause_task(ticker["id"])
+    assert (status, body["error"]) == (409, "task_paused") and pause["id"] in body["message"], body
+    status, body = server.post(f"/api/processes/{process_id}/tasks/{ticker['id']}/cancel", {})
+    assert (status, body["error"]) == (409, "task_paused"), body
+
+    # A step over goes on from the `await` to the task's next line (blocking there: its code
+    # was not rewritten, and the stop says so).
+    status, body = server.post(f"/api/paused/{pause['id']}/step", {"kind": "over"})
+    assert status == 200, body
+    stepped = _wait_for_new_pause(app, {pause["id"]})
+    stop = stepped["call_data"]["stop"]
+    assert (stop["kind"], stop["line"], stop["function"]) == ("step", TICK_LINE, "ticker"), stop
+    server.resume(stepped["id"])
+    assert _ticks_again(app, ticks), "continued, it ticks again"
+
+    # Through the CLI, then continued: it goes on from where it waited.
+    cli = subprocess.run([os.environ.get("BREAKROOM_BIN", ""), "tasks", process_id, "--pause", ticker["id"]],
+                         capture_output=True, text=True, timeout=30, env={**os.environ, "BREAKROOM_URL": server.url})
+    assert cli.returncode == 0, cli.stderr
+    said = re.fullmatch(rf"{ticker['id']} \(ticker\): paused where it waits, as (\S+)", cli.stdout.strip())
+    assert said, cli.stdout
+    server.resume(said.group(1))
+    assert _ticks_again(app, app.get("/ticks")["n"])
+
+    # A raise resume raises at the `await`, where the program sees it.
+    stubborn = tasks["stubborn"]
+    status, done = pause_task(stubborn["id"])
+    assert status == 200, done
+    server.resume(done["pause_id"], action="raise", exception_type="RuntimeError", exception_message="from the pause")
+    deadline = time.monotonic() + 10
+    state = None
+    while state != "done" and time.monotonic() < deadline:
+        listed = {t["id"]: t for t in server.get(f"/api/processes/{process_id}/tasks")[1]["tasks"]}
+        state = listed[stubborn["id"]]["state"] if stubborn["id"] in listed else "done"
+        time.sleep(0.02)
+    assert state == "done", "the RuntimeError (not a CancelledError it catches) ended the task"
+    assert app.get("/stubborn") == {"caught": 0}
+    status, body = pause_task("task-0")
+    assert (status, body["error"]) == (404, "task_not_found"), body
+    status, body = pause_task("no%20such")
+    assert (status, body["error"]) == (400, "invalid_task_id"), body
+
+
+@pytest.mark.parametrize("python", INTERPRETERS)
+def test_on_uvloop_a_task_paused_from_the_list_waits_alone(server, service, python):
+    app = service(python, loop="uvloop")
+    assert "uvloop" in app.get("/loop")["loop"], "the service runs on uvloop"
+    process_id = _process_id(server, app)
+    (ticker,) = [t for t in server.get(f"/api/processes/{process_id}/tasks")[1]["tasks"] if t["name"] == "ticker"]
+    status, done = server.post(f"/api/processes/{process_id}/tasks/{ticker['id']}/pause", {})
+    assert (status, done.get("outcome")) == (200, "suspended"), done
+    ticks = app.get("/ticks")["n"]
+    time.sleep(0.1)
+    assert app.get("/ticks")["n"] == ticks and app.health_seconds() < 5
+    assert _mcp_pause_task(server, process_id, ticker["id"]).startswith("task_paused: "), "the agent's door"
+    server.resume(done["pause_id"])
+    assert _ticks_again(app, ticks)
+
+
+def _mcp_pause_task(server, process_id, task_id):
+    """The MCP tool's refusal text (the test gives it a task paused already)."""
+    test_mcp = pytest.importorskip("test_mcp")
+    said = []
+
+    async def body(agent, _updates):
+        refused = await agent.call("pause_task", process_id=process_id, task_id=task_id)
+        assert refused.is_error, refused
+        said.append(refused.content[0].text)
+
+    test_mcp.run(test_mcp.connect(server.url, body))
+    return said[0]
+
+
 def _mcp_cancel_task(server, process_id, task_id):
     """The MCP tool's refusal text (it must refuse: the test gives it a paused task)."""
     test_mcp = pytest.importorskip("test_mcp")

@@ -189,6 +189,9 @@ pub enum StopKind {
     /// Paused while running, at the next line it reached (`POST /api/processes/{id}/interrupt`,
     /// DAP's `pause`).
     Interrupt,
+    /// One asyncio task held where it waits, its loop running on (`POST
+    /// /api/processes/{id}/tasks/{task_id}/pause`, issue 51).
+    Task,
     /// The program's first line (`python -m breakroom --stop-on-entry`, DAP's `stopOnEntry`).
     Entry,
 }

@@ -540,6 +540,7 @@ impl PauseStop {
             },
             StopKind::SetTrace => "breakpoint()".into(),
             StopKind::Interrupt => "paused while running".into(),
+            StopKind::Task => "task paused where it waits".into(),
             StopKind::Entry => "the program's first line".into(),
             StopKind::Exception => match &self.exception {
                 Some(exception) => format!("post-mortem: {exception}"),
@@ -588,6 +589,9 @@ pub struct Interrupt {
 pub enum TaskAction {
     /// `task.cancel()`, called on the task's own loop: `CancelledError` is raised where it waits.
     Cancel,
+    /// Held where it waits, its loop running on: a pause in its innermost frame (`stop.kind =
+    /// "task"`) until it is continued.
+    Pause,
 }
 
 /// An order for one asyncio task of a program (issue 51), as the breakpoint channel carries it

@@ -36,12 +36,23 @@ test("the tasks page shows a program's tasks as a tree of who awaits whom, names
     await expect(page.locator("li.task.state-paused")).toHaveCount(0);
     const waiting = page.locator("li.task", { has: page.locator(":scope > .task-name", { hasText: EVIL }) });
     await expect(waiting.locator(":scope > .task-state")).toHaveText("pending");
+    // A debugger pauses the waiting task from its button: held where it waits (in `outer`), it is
+    // listed paused, with its call stack's link; continued, it waits again.
+    await waiting.locator(":scope > button.pause-task").click();
+    await expect(page.locator("p.task-order")).toHaveText(`${EVIL}: paused where it waits, its loop running on`);
+    await expect(waiting.locator(":scope > .task-state")).toHaveText("paused");
+    const { paused } = await (await request.get("/api/paused")).json();
+    const held = paused.find((p: { call_data: { method_name: string } }) => p.call_data.method_name === "outer");
+    expect(held.call_data.stop.kind).toBe("task");
+    await expect(waiting.locator(":scope > a.button")).toHaveAttribute("href", `/callstack/${held.id}`);
+    await request.post(`/api/paused/${held.id}/continue`, { data: { action: "continue" } });
+    await expect(waiting.locator(":scope > .task-state")).toHaveText("pending");
     // An admin cancels the sleeper from its button: the answer shows, and the list read again
     // says it is cancelled, with no button left on it.
     const sleeper = page.locator("li.task", { has: page.locator(":scope > .task-name", { hasText: "sleeper <i>zz</i>" }) });
     await expect(sleeper.locator(":scope > .task-state")).toHaveText("pending");
     await sleeper.locator(":scope > button.cancel-task").click();
-    await expect(page.locator("p.task-cancelled")).toHaveText("sleeper <i>zz</i>: cancelled");
+    await expect(page.locator("p.task-order")).toHaveText("sleeper <i>zz</i>: cancelled");
     await expect(sleeper.locator(":scope > .task-state")).toHaveText("cancelled");
     await expect(sleeper.locator(":scope > button.cancel-task")).toHaveCount(0);
     await expect(waiting.locator(":scope > .task-state")).toHaveText("pending");

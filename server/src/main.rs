@@ -154,7 +154,8 @@ enum Command {
     Run(breakroom_server::process_cli::RunArgs),
     /// List the running server's processes (running and recently finished; --all: history).
     Ps(breakroom_server::process_cli::PsArgs),
-    /// List a running program's asyncio tasks with their stacks, without stopping its loops.
+    /// List a running program's asyncio tasks with their stacks, without stopping its loops;
+    /// --pause or --cancel one.
     Tasks(breakroom_server::process_cli::TasksArgs),
     /// Print a launched process's stdout (or --stderr); --follow waits for more.
     Logs(breakroom_server::process_cli::LogsArgs),

@@ -59,8 +59,12 @@ pub struct TasksArgs {
     #[arg(long)]
     json: bool,
     /// Cancel this task (its ID in the list) instead of listing them: an admin's.
-    #[arg(long, value_name = "TASK_ID")]
+    #[arg(long, value_name = "TASK_ID", conflicts_with = "pause")]
     cancel: Option<String>,
+    /// Pause this task (its ID in the list) where it waits, its loop running on; prints its pause
+    /// id (`breakroom step`, the debug page, MCP and the REST API take it).
+    #[arg(long, value_name = "TASK_ID")]
+    pause: Option<String>,
 }
 
 #[derive(clap::Args, Debug)]
@@ -399,6 +403,17 @@ pub async fn tasks(args: &TasksArgs) -> Result<i32, String> {
                 _ => "cancelled",
             };
             println!("{task}{name}: {outcome}");
+        }
+        return Ok(0);
+    }
+    if let Some(task) = &args.pause {
+        let path = format!("/api/processes/{}/tasks/{task}/pause", args.id);
+        let done: serde_json::Value = server.call(server.request(reqwest::Method::POST, &path)).await?;
+        if args.json {
+            println!("{done:#}");
+        } else {
+            let name = done["name"].as_str().map(|n| format!(" ({n})")).unwrap_or_default();
+            println!("{task}{name}: paused where it waits, as {}", done["pause_id"].as_str().unwrap_or("?"));
         }
         return Ok(0);
     }

@@ -1,7 +1,8 @@
 //! `/process/{id}/tasks` (issue 51): a program's asyncio tasks as a tree of who awaits whom, from
 //! typed data (`crate::task_tree`). Everything in it is the program's text, shown as text. Reading
 //! the tasks asks the program, so the page reads them again only when a pause changes what they
-//! show (a task's "Paused" link) or a task was cancelled from here (an admin's button).
+//! show (a task's "Paused" link) or a task was paused or cancelled from here (a debugger's
+//! Pause, an admin's Cancel).
 
 use leptos::prelude::*;
 use leptos_router::hooks::use_params_map;
@@ -10,24 +11,27 @@ use crate::encoding::data_resource;
 use crate::live::use_live;
 use crate::pages::{NotFound, PageTitle};
 use crate::task_tree::{TaskNode, TaskTree};
-use crate::tasks_api::{cancel_task, tasks_of};
+use crate::tasks_api::{order_task, tasks_of};
 
-/// The Cancel buttons (one click handler for the page reads which task from its row).
-const CANCEL_SELECTOR: &str = "button.cancel-task";
+/// The Pause and Cancel buttons (one click handler for the page reads which task from its row,
+/// and which order from the button's class).
+const ORDER_SELECTOR: &str = "button.pause-task, button.cancel-task";
+const PAUSE_CLASS: &str = "pause-task";
 
 #[component]
 pub fn TasksPage() -> impl IntoView {
     let params = use_params_map();
     let id = move || params.read().get("process_id").unwrap_or_default();
     let live = use_live();
-    let cancelled = RwSignal::new(0u32);
-    let tasks = data_resource(move || (id(), live.pauses.get(), cancelled.get()), |(id, _, _)| tasks_of(id));
-    // The last cancel's answer, or why it was refused.
+    let ordered = RwSignal::new(0u32);
+    let tasks = data_resource(move || (id(), live.pauses.get(), ordered.get()), |(id, _, _)| tasks_of(id));
+    // The last order's answer, or why it was refused.
     let said = RwSignal::new(None::<Result<String, String>>);
     let on_click = move |ev: leptos::ev::MouseEvent| {
         use wasm_bindgen::JsCast;
         let Some(target) = ev.target().and_then(|t| t.dyn_into::<web_sys::Element>().ok()) else { return };
-        let Some(button) = target.closest(CANCEL_SELECTOR).ok().flatten() else { return };
+        let Some(button) = target.closest(ORDER_SELECTOR).ok().flatten() else { return };
+        let pause = button.class_list().contains(PAUSE_CLASS);
         let Some(task_id) = button.closest("li.task").ok().flatten().and_then(|row| row.get_attribute("data-task-id"))
         else {
             return;
@@ -35,16 +39,16 @@ pub fn TasksPage() -> impl IntoView {
         let _ = button.set_attribute("disabled", "");
         let process_id = params.read_untracked().get("process_id").unwrap_or_default();
         leptos::task::spawn_local(async move {
-            let answer = cancel_task(process_id, task_id).await.map_err(|e| e.to_string());
+            let answer = order_task(process_id, task_id, pause).await.map_err(|e| e.to_string());
             let _ = button.remove_attribute("disabled");
             said.set(Some(answer));
-            cancelled.update(|n| *n += 1);
+            ordered.update(|n| *n += 1);
         });
     };
     let outcome = move || {
         said.get().map(|answer| match answer {
-            Ok(text) => view! { <p class="notice task-cancelled">{text}</p> }.into_any(),
-            Err(why) => view! { <p class="error task-cancelled">{why}</p> }.into_any(),
+            Ok(text) => view! { <p class="notice task-order">{text}</p> }.into_any(),
+            Err(why) => view! { <p class="error task-order">{why}</p> }.into_any(),
         })
     };
     view! {
@@ -85,12 +89,17 @@ fn tree_view(tree: TaskTree) -> impl IntoView {
     }
 }
 
-/// One task, then the tasks awaiting it. A running or pending one has a Cancel button (the server
-/// refuses it to anyone but an admin, and the refusal shows above the list).
+/// One task, then the tasks awaiting it. A running or pending one has Pause and Cancel buttons (the
+/// server refuses them to viewers, and Cancel to anyone but an admin; a refusal shows above the
+/// list).
 fn task_item(task: TaskNode) -> AnyView {
     let TaskNode { id, name, state, pause_id, awaiting, stack, awaited_by } = task;
-    let cancellable = matches!(state.as_str(), "running" | "pending")
-        .then(|| view! { " " <button class="cancel-task admin-only">"Cancel"</button> });
+    let cancellable = matches!(state.as_str(), "running" | "pending").then(|| {
+        view! {
+            " " <button class="pause-task debug-control">"Pause"</button>
+            " " <button class="cancel-task admin-only">"Cancel"</button>
+        }
+    });
     let class = format!("task state-{state}");
     let pause = pause_id.map(|pause| {
         view! { " " <a class="button" href=format!("/callstack/{pause}")>"Paused: call stack"</a> }

@@ -51,42 +51,53 @@ ASYNC_CODE = inspect.CO_COROUTINE | inspect.CO_ASYNC_GENERATOR
 def stack_frames(frame, limit=64):
     """The stack from `frame` outwards (innermost first), without this package's frames,
     each with the source lines around it."""
-    frames = []
-    while frame is not None and len(frames) < limit:
+    outwards = []
+    while frame is not None and len(outwards) < 4 * limit:
+        outwards.append(frame)
+        frame = frame.f_back
+    return frame_entries(outwards, limit)
+
+
+def frame_entries(frames, limit=64):
+    """`frames` (innermost first) as the server's stack shows them, this package's left out:
+    for a suspended coroutine, whose frame has no callers, the chain of what awaits it."""
+    entries = []
+    for frame in frames:
+        if len(entries) >= limit:
+            break
         filename = frame.f_code.co_filename
-        if not is_hidden(filename):
-            lineno = frame.f_lineno
-            rule = redaction.frame_blocked(frame)
-            if rule is not None:  # `--no-debug`: where it is, nothing of what it holds
-                frames.append(
-                    {
-                        "filename": filename,
-                        "lineno": lineno,
-                        "function": getattr(frame.f_code, "co_qualname", frame.f_code.co_name),
-                        "code_context": None,
-                        "locals": [],
-                        "hidden": f"{redaction.HIDDEN} (--no-debug {rule!r})",
-                    }
-                )
-                frame = frame.f_back
-                continue
-            start = max(1, lineno - SOURCE_CONTEXT)
-            lines = [linecache.getline(filename, n).rstrip("\n") for n in range(start, lineno + SOURCE_CONTEXT + 1)]
-            while lines and lines[-1] == "" and len(lines) > lineno - start + 1:
-                lines.pop()
-            frames.append(
+        if is_hidden(filename):
+            continue
+        lineno = frame.f_lineno or frame.f_code.co_firstlineno
+        rule = redaction.frame_blocked(frame)
+        if rule is not None:  # `--no-debug`: where it is, nothing of what it holds
+            entries.append(
                 {
                     "filename": filename,
                     "lineno": lineno,
                     "function": getattr(frame.f_code, "co_qualname", frame.f_code.co_name),
-                    "code_context": linecache.getline(filename, lineno).strip() or None,
-                    "source_start": start,
-                    "source_lines": lines,
-                    "locals": sorted(frame.f_locals)[:200],
+                    "code_context": None,
+                    "locals": [],
+                    "hidden": f"{redaction.HIDDEN} (--no-debug {rule!r})",
                 }
             )
-        frame = frame.f_back
-    return frames
+            continue
+        start = max(1, lineno - SOURCE_CONTEXT)
+        lines = [linecache.getline(filename, n).rstrip("\n") for n in range(start, lineno + SOURCE_CONTEXT + 1)]
+        while lines and lines[-1] == "" and len(lines) > lineno - start + 1:
+            lines.pop()
+        entries.append(
+            {
+                "filename": filename,
+                "lineno": lineno,
+                "function": getattr(frame.f_code, "co_qualname", frame.f_code.co_name),
+                "code_context": linecache.getline(filename, lineno).strip() or None,
+                "source_start": start,
+                "source_lines": lines,
+                "locals": sorted(frame.f_locals)[:200],
+            }
+        )
+    return entries
 
 
 def raise_action(action):

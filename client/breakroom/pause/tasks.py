@@ -41,7 +41,7 @@ from .call import act_on, pause_in_frame, stack_frames, wait_in_frame
 
 # The tasks paused here now: task -> its pause id (None until the server answered).
 paused_tasks = weakref.WeakKeyDictionary()
-_paused_lock = threading.Lock()
+paused_lock = threading.Lock()
 
 
 def running_loop():
@@ -65,7 +65,18 @@ def suspend_task(frame, extra, stop, reason=PAUSE_ALWAYS, namespaces=None):
     stack = stack_frames(frame)
     outer = visible_stack(frame)[1:] if visible(frame) is frame else []
     future = loop.create_future()
-    with _paused_lock:
+    wait_beside_loop(client, loop, task, frame, reason, extra, stop, namespaces, stack, outer,
+                     lambda outcome: _settle(future, outcome))
+    return _resumed(future, task, client, frame, reason, extra, stop)
+
+
+def wait_beside_loop(client, loop, task, frame, reason, extra, stop, namespaces, stack, outer, settle,
+                     started=None):
+    """Reports the pause of `task` (suspended in `frame`, on `loop`'s thread, which calls this)
+    and waits for its resume on a worker thread of its own, serving REPL evals meanwhile; then
+    `settle((action, error))` runs on the loop's thread. `started(pause_id)` is told the pause's
+    id once the server has it."""
+    with paused_lock:
         paused_tasks[task] = None
 
     # The GIL's turns short until the server has the pause (process.switch_interval): the loop's
@@ -73,13 +84,15 @@ def suspend_task(frame, extra, stop, reason=PAUSE_ALWAYS, namespaces=None):
     switch_interval.hold()
     told = []
 
-    def started(pause_id):
-        with _paused_lock:
+    def on_started(pause_id):
+        with paused_lock:
             if task in paused_tasks:
                 paused_tasks[task] = pause_id
         if not told:
             told.append(True)
             switch_interval.release()
+        if started is not None:
+            started(pause_id)
 
     name = f"asyncio task {task.get_name()}"
 
@@ -90,7 +103,7 @@ def suspend_task(frame, extra, stop, reason=PAUSE_ALWAYS, namespaces=None):
         before, me.name = me.name, name
         try:
             outcome = (wait_in_frame(client, frame, reason, extra, None, stop, namespaces, stack=stack, outer=outer,
-                                     loop=loop, started=started), None)
+                                     loop=loop, started=on_started), None)
         except BaseException as exc:  # raised in the task, where the program sees it
             outcome = (None, exc)
         finally:
@@ -99,12 +112,12 @@ def suspend_task(frame, extra, stop, reason=PAUSE_ALWAYS, namespaces=None):
             told.append(True)
             switch_interval.release()
         try:
-            loop.call_soon_threadsafe(_settle, future, outcome)
+            loop.call_soon_threadsafe(settle, outcome)
         except RuntimeError:  # the loop closed meanwhile: nothing waits any more
-            pass
+            with paused_lock:
+                paused_tasks.pop(task, None)
 
     _WAITERS.submit(wait)
-    return _resumed(future, task, client, frame, reason, extra, stop)
 
 
 # The threads paused tasks wait on, one per pause, kept for the next pause (up to 4).
@@ -120,15 +133,15 @@ async def _resumed(future, task, client, frame, reason, extra, stop):
     try:
         action, error = await future
     finally:
-        with _paused_lock:
+        with paused_lock:
             paused_tasks.pop(task, None)
     if error is not None:
         raise error
-    if action is not None and not _step_in_task(client, frame, action, task):
+    if action is not None and not step_in_task(client, frame, action, task):
         act_on(client, frame, reason, extra, stop, action)
 
 
-def _step_in_task(client, frame, action, task):
+def step_in_task(client, frame, action, task):
     """A step over from a coroutine Breakroom rewrote: armed for the step hook before its next
     statement, so it stops there with its task suspended again. False: stepped as before (into,
     out, to a line, or code without step hooks), blocking the loop at its stops."""
@@ -185,11 +198,11 @@ def list_tasks():
     if asyncio is None:
         return []
     current = getattr(asyncio.tasks, "_current_tasks", {})
-    with _paused_lock:
+    with paused_lock:
         paused = dict(paused_tasks)
     loops = {}
     found = []
-    for task in _every_task(asyncio):
+    for task in every_task(asyncio):
         loop = task.get_loop()
         loop_id = loops.setdefault(id(loop), f"loop-{len(loops) + 1}")
         if task in paused:
@@ -203,7 +216,7 @@ def list_tasks():
         found.append(
             {
                 "id": task_id(task),
-                "name": _text(task.get_name()),
+                "name": as_text(task.get_name()),
                 "state": state,
                 "stack": _coroutine_stack(task.get_coro()),
                 "awaiting": None if state == "paused" else _awaiting(asyncio, task),
@@ -221,6 +234,12 @@ def task_id(task):
     return f"task-{id(task):x}"
 
 
+def find_task(wanted):
+    """The live task whose id is `wanted`, or None."""
+    asyncio = sys.modules.get("asyncio")
+    return None if asyncio is None else next((t for t in every_task(asyncio) if task_id(t) == wanted), None)
+
+
 # How long `cancel_task` waits for a cancelled task to finish before it says it still runs.
 CANCEL_WAIT = 1.0
 
@@ -230,12 +249,11 @@ def cancel_task(wanted):
     thread): `task.cancel()` runs on the task's own loop, as asyncio requires; then this waits a
     moment for the task to finish. A task Breakroom paused is left alone (its pause is
     continued instead). Returns (outcome, the task's name)."""
-    asyncio = sys.modules.get("asyncio")
-    task = None if asyncio is None else next((t for t in _every_task(asyncio) if task_id(t) == wanted), None)
+    task = find_task(wanted)
     if task is None:
         return TASK_NOT_FOUND, None
-    name = _text(task.get_name())
-    with _paused_lock:
+    name = as_text(task.get_name())
+    with paused_lock:
         paused = task in paused_tasks
     if paused:
         return TASK_PAUSED, name
@@ -262,7 +280,7 @@ def cancel_task(wanted):
     return (TASK_CANCELLED if task.done() else TASK_CANCELLING), name
 
 
-def _every_task(asyncio):
+def every_task(asyncio):
     """The tasks asyncio keeps track of (3.11: `_all_tasks`; 3.12+: `_scheduled_tasks` and
     `_eager_tasks`). Their loops' threads may add or drop one while this copies: tried again."""
     sources = [getattr(asyncio.tasks, name, None) for name in ("_all_tasks", "_scheduled_tasks", "_eager_tasks")]
@@ -278,7 +296,7 @@ def _every_task(asyncio):
     return set()
 
 
-def _text(value):
+def as_text(value):
     text = redaction.text(str(value))
     return text if len(text) <= AWAITING_LIMIT else text[: AWAITING_LIMIT - 1] + "…"
 
@@ -305,9 +323,9 @@ def _awaiting(asyncio, task):
     if waiter is None:
         return None
     if isinstance(waiter, asyncio.Task):
-        return _text(f"task {waiter.get_name()}")
+        return as_text(f"task {waiter.get_name()}")
     try:
-        return _text(repr(waiter))
+        return as_text(repr(waiter))
     except Exception:  # a future's repr runs its callbacks' reprs: program code
         return type(waiter).__name__
 

@@ -39,6 +39,7 @@ STOP_STEP = "step"
 STOP_EXCEPTION = "exception"
 STOP_INTERRUPT = "interrupt"
 STOP_ENTRY = "entry"
+STOP_TASK = "task"
 
 # How a call ended: the `status` of call/complete (kinds::CallStatus).
 CALL_SUCCESS = "success"
@@ -85,6 +86,10 @@ TASK_CANCELLING = "cancelling"
 TASK_NOT_FOUND = "not_found"
 TASK_FINISHED = "finished"
 TASK_PAUSED = "paused"
+TASK_PAUSE = "pause"
+TASK_SUSPENDED = "suspended"
+TASK_LOOP_BLOCKED = "loop_blocked"
+TASK_NOT_PAUSABLE = "not_pausable"
 
 # The `error` of the server's answers that the client acts on (error::Error::code).
 ERROR_CID_NOT_FOUND = "cid_not_found"

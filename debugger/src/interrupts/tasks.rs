@@ -1,6 +1,6 @@
 //! What Breakroom asks of a program's asyncio tasks (issue 51), on its breakpoint channel as pause
 //! orders travel: their list (`GET /api/processes/{id}/tasks`), read without stopping any loop,
-//! and orders for one task (`POST /api/processes/{id}/tasks/{task_id}/cancel`). The program
+//! and orders for one task (`POST /api/processes/{id}/tasks/{task_id}/pause` and `…/cancel`). The program
 //! answers each on a route of its own (`POST /api/task-lists`, `POST /api/task-orders`); the
 //! caller waits for that answer, at most `TASKS_WAIT`.
 
@@ -79,8 +79,16 @@ pub enum TaskOutcome {
     NotFound,
     /// The task had already finished: nothing was done.
     Finished,
-    /// Breakroom paused the task: its pause is continued or the process stopped, not cancelled.
+    /// Breakroom paused the task already (its pause id is given): a cancel waits for its pause
+    /// to be continued, a pause is not taken twice.
     Paused,
+    /// Paused: held where it waits, its loop running on (the pause id is given).
+    Suspended,
+    /// Its loop's thread did not come round in time (a pause that blocks the loop, or code that
+    /// never yields): nothing was done.
+    LoopBlocked,
+    /// It waits nowhere it can be held from (not on a future, nor in its loop's ready queue).
+    NotPausable,
 }
 
 /// `POST /api/task-orders`: a program's answer to a task order.
@@ -92,9 +100,12 @@ pub struct TaskOrderReport {
     /// The task's name, when it was found.
     #[serde(default)]
     pub name: Option<String>,
+    /// The pause that holds it (`suspended`, `paused`).
+    #[serde(default)]
+    pub pause_id: Option<String>,
 }
 
-/// What cancelling a task answers, when the program did it.
+/// What a task order answers, when the program carried it out.
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct TaskOrderDone {
@@ -102,8 +113,11 @@ pub struct TaskOrderDone {
     pub task_id: String,
     pub name: Option<String>,
     pub action: TaskAction,
-    /// `cancelled` or `cancelling`.
+    /// `cancelled` or `cancelling` (cancel), `suspended` (pause).
     pub outcome: TaskOutcome,
+    /// The pause that now holds the task (pause): continue it as any pause.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub pause_id: Option<String>,
 }
 
 /// Asks waiting for programs, by the process key they go to, and their callers by ask id.
@@ -214,6 +228,89 @@ impl InterruptService<'_> {
     /// for the task to finish. A task Breakroom paused is refused (`task_paused`): continue it,
     /// or stop the process.
     pub async fn cancel_task(self, process_id: &str, task_id: &str) -> Result<TaskOrderDone> {
+        let (report, name) = self.order_task(process_id, task_id, TaskAction::Cancel).await?;
+        match report.outcome {
+            TaskOutcome::Cancelled | TaskOutcome::Cancelling => {
+                Ok(Self::done(process_id, task_id, TaskAction::Cancel, report))
+            }
+            TaskOutcome::Paused => Err(Error::conflict(
+                "task_paused",
+                format!("task {task_id}{name} is paused by Breakroom: continue its pause, or stop the process"),
+            )),
+            _ => Err(Self::refused(process_id, task_id, &name, &report)),
+        }
+    }
+
+    /// `POST /api/processes/{id}/tasks/{task_id}/pause` (issue 51, a debugger's): the program
+    /// holds that task where it waits, on its own loop's thread between two steps of other tasks,
+    /// and pauses in its innermost frame (`stop.kind = "task"`); the loop runs on. The answer
+    /// names the pause, which is continued, stepped and evaluated as any other.
+    pub async fn pause_task(self, process_id: &str, task_id: &str) -> Result<TaskOrderDone> {
+        let (report, name) = self.order_task(process_id, task_id, TaskAction::Pause).await?;
+        match report.outcome {
+            TaskOutcome::Suspended if report.pause_id.is_some() => {
+                Ok(Self::done(process_id, task_id, TaskAction::Pause, report))
+            }
+            TaskOutcome::Paused => {
+                let pause = report.pause_id.as_deref().map(|p| format!(" ({p})")).unwrap_or_default();
+                Err(Error::conflict("task_paused", format!("task {task_id}{name} is paused already{pause}")))
+            }
+            TaskOutcome::LoopBlocked => Err(Error::conflict(
+                "loop_blocked",
+                format!(
+                    "the event loop of task {task_id}{name} did not come round within 3 s (its thread is paused, or \
+                     runs code that never awaits): the task was not paused"
+                ),
+            )),
+            TaskOutcome::NotPausable => Err(Error::conflict(
+                "task_not_pausable",
+                format!(
+                    "task {task_id}{name} waits nowhere it can be held from (not on a future, nor scheduled on asyncio's \
+                     own loop); a line breakpoint in its code pauses it"
+                ),
+            )),
+            _ => Err(Self::refused(process_id, task_id, &name, &report)),
+        }
+    }
+
+    fn done(process_id: &str, task_id: &str, action: TaskAction, report: TaskOrderReport) -> TaskOrderDone {
+        TaskOrderDone {
+            process_id: process_id.to_string(),
+            task_id: task_id.to_string(),
+            name: report.name,
+            action,
+            outcome: report.outcome,
+            pause_id: report.pause_id,
+        }
+    }
+
+    /// The refusals every order shares (and an outcome that does not fit the order).
+    fn refused(process_id: &str, task_id: &str, name: &str, report: &TaskOrderReport) -> Error {
+        match report.outcome {
+            TaskOutcome::NotFound => Error::not_found(
+                "task_not_found",
+                format!("process {process_id} has no asyncio task {task_id} (finished, or never was)"),
+            ),
+            TaskOutcome::Finished => {
+                Error::conflict("task_finished", format!("task {task_id}{name} had already finished"))
+            }
+            other => Error::conflict(
+                "program_not_answering",
+                format!(
+                    "the program answered the order for task {task_id}{name} with {other:?}, which does not fit it"
+                ),
+            ),
+        }
+    }
+
+    /// Gives one task order to the program and waits for its answer: the report, and the task's
+    /// name as refusals show it (` (name)`).
+    async fn order_task(
+        &self,
+        process_id: &str,
+        task_id: &str,
+        action: TaskAction,
+    ) -> Result<(TaskOrderReport, String)> {
         let task_id = task_id.trim();
         if task_id.is_empty() {
             return Err(Error::invalid("missing_task_id", "which task: its id, as the task list gives it"));
@@ -225,12 +322,13 @@ impl InterruptService<'_> {
                 format!("a task id is at most {MAX_TASK_ID} letters, digits, '-', '_', '.' or ':' (as the task list gives it)"),
             ));
         }
-        let keys = self.task_channel_keys(process_id, ("cannot_cancel_tasks", "its tasks cannot be cancelled"))?;
-        let order = TaskOrder {
-            order_id: format!("task-order-{}", ids::new_uuid()),
-            task_id: task_id.to_string(),
-            action: TaskAction::Cancel,
+        let refused = match action {
+            TaskAction::Cancel => ("cannot_cancel_tasks", "its tasks cannot be cancelled"),
+            TaskAction::Pause => ("cannot_pause_tasks", "its tasks cannot be paused one by one"),
         };
+        let keys = self.task_channel_keys(process_id, refused)?;
+        let order =
+            TaskOrder { order_id: format!("task-order-{}", ids::new_uuid()), task_id: task_id.to_string(), action };
         let (reply, answer) = oneshot::channel();
         {
             let mut st = self.debugger.state();
@@ -242,31 +340,16 @@ impl InterruptService<'_> {
         self.debugger.breakpoints().wake_breakpoint_channels();
         let answered = tokio::time::timeout(TASKS_WAIT, answer).await;
         self.debugger.state().interrupts.tasks.forget_order(&order.order_id);
+        let what = match action {
+            TaskAction::Cancel => format!("the cancel of {task_id}"),
+            TaskAction::Pause => format!("the pause of {task_id}"),
+        };
         let report = match answered {
             Ok(Ok(report)) => report,
-            _ => return Err(Self::not_answering(&format!("the cancel of {task_id}"))),
+            _ => return Err(Self::not_answering(&what)),
         };
         let name = report.name.as_deref().map(|n| format!(" ({n})")).unwrap_or_default();
-        match report.outcome {
-            TaskOutcome::Cancelled | TaskOutcome::Cancelling => Ok(TaskOrderDone {
-                process_id: process_id.to_string(),
-                task_id: task_id.to_string(),
-                name: report.name,
-                action: TaskAction::Cancel,
-                outcome: report.outcome,
-            }),
-            TaskOutcome::NotFound => Err(Error::not_found(
-                "task_not_found",
-                format!("process {process_id} has no asyncio task {task_id} (finished, or never was)"),
-            )),
-            TaskOutcome::Finished => {
-                Err(Error::conflict("task_finished", format!("task {task_id}{name} had already finished")))
-            }
-            TaskOutcome::Paused => Err(Error::conflict(
-                "task_paused",
-                format!("task {task_id}{name} is paused by Breakroom: continue its pause, or stop the process"),
-            )),
-        }
+        Ok((report, name))
     }
 
     /// `POST /api/task-orders`: a program's answer to a task order, handed to whoever gave it.

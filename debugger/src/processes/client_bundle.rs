@@ -25,6 +25,7 @@ const FILES: &[(&str, &str)] = &[
     ("pause/__init__.py", include_str!("../../../client/breakroom/pause/__init__.py")),
     ("pause/call.py", include_str!("../../../client/breakroom/pause/call.py")),
     ("pause/client.py", include_str!("../../../client/breakroom/pause/client.py")),
+    ("pause/held_tasks.py", include_str!("../../../client/breakroom/pause/held_tasks.py")),
     ("pause/paused_call.py", include_str!("../../../client/breakroom/pause/paused_call.py")),
     ("pause/post_mortem.py", include_str!("../../../client/breakroom/pause/post_mortem.py")),
     ("pause/tasks.py", include_str!("../../../client/breakroom/pause/tasks.py")),

@@ -97,6 +97,7 @@ fn documented_routes() -> OpenApiRouter<Debugger> {
         .routes(routes!(processes::interrupt))
         .routes(routes!(processes::tasks))
         .routes(routes!(processes::report_tasks))
+        .routes(routes!(processes::pause_task))
         .routes(routes!(processes::cancel_task))
         .routes(routes!(processes::report_task_order))
         .routes(routes!(attach::attach))

@@ -179,6 +179,19 @@ pub async fn report_tasks(
     Ok(Json(StatusOk::new()))
 }
 
+#[utoipa::path(operation_id = "pause_task", extensions(("x-breakroom-needs" = json!(Need::Debugger))), post, path = "/api/processes/{id}/tasks/{task_id}/pause", tag = "processes",
+    params(("id" = String, Path), ("task_id" = String, Path, description = "the task's id, as the task list gives it")),
+    responses((status = 200, body = TaskOrderDone, description = "held where it waits, its loop running on: `outcome` `suspended`, and the `pause_id` to continue, step or evaluate in"),
+        (status = 400, body = ErrorBody, description = "`invalid_task_id`: not an id the task list gives"),
+        (status = 404, body = ErrorBody, description = "no such process, or `task_not_found`"),
+        (status = 409, body = ErrorBody, description = "`process_ended`, `task_paused` (already), `task_finished`, `loop_blocked` (its loop's thread did not come round), `task_not_pausable`, `cannot_pause_tasks` (no breakpoint channel) or `program_not_answering`")))]
+pub async fn pause_task(
+    State(debugger): State<Debugger>,
+    Path((id, task_id)): Path<(String, String)>,
+) -> ApiResult<TaskOrderDone> {
+    Ok(Json(debugger.interrupts().pause_task(&id, &task_id).await?))
+}
+
 #[utoipa::path(operation_id = "cancel_task", extensions(("x-breakroom-needs" = json!(Need::Admin))), post, path = "/api/processes/{id}/tasks/{task_id}/cancel", tag = "processes",
     params(("id" = String, Path), ("task_id" = String, Path, description = "the task's id, as the task list gives it")),
     responses((status = 200, body = TaskOrderDone, description = "cancelled from the task's own loop: `outcome` `cancelled` (it finished) or `cancelling` (it still runs, catching it)"),

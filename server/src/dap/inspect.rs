@@ -20,7 +20,7 @@ pub fn stop_reason(call: &CallData) -> &'static str {
     }
     match call.stop.as_ref().map(|s| s.kind) {
         Some(StopKind::Step) => "step",
-        Some(StopKind::Interrupt) => "pause",
+        Some(StopKind::Interrupt) | Some(StopKind::Task) => "pause",
         Some(StopKind::Entry) => "entry",
         Some(StopKind::Exception) => "exception",
         Some(StopKind::Line) | Some(StopKind::SetTrace) => "breakpoint",

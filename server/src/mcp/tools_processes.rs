@@ -118,6 +118,28 @@ pub fn tools() -> Vec<ToolSpec> {
             },
         ),
         ToolSpec::new(
+            "pause_task",
+            Need::Debugger,
+            "Pauses one asyncio task of a running program (its `id` from `list_tasks`) where it waits, while its event loop runs every other task on: the answer's `pause_id` is a pause like any other (evaluate, with `await`; continue; step). Refused with `loop_blocked` when the task's loop does not come round (its thread is paused or never yields).",
+            object(
+                json!({"process_id": {"type": "string"}, "task_id": {"type": "string", "description": "the task's `id` from list_tasks"}}),
+                &["process_id", "task_id"],
+            ),
+            |d, a| {
+                Box::pin(async move {
+                    let (id, task) = (a.req("process_id"), a.req("task_id"));
+                    let done = d
+                        .interrupts()
+                        .pause_task(id, task)
+                        .await
+                        .map_err(|e| ToolError::from(e).with("process_id", id).with("task_id", task))?;
+                    let name = done.name.as_deref().map(|n| format!(" ({n})")).unwrap_or_default();
+                    let text = format!("{task}{name}: paused where it waits ({})", done.pause_id.as_deref().unwrap_or(""));
+                    Done::new(done, text)
+                })
+            },
+        ),
+        ToolSpec::new(
             "cancel_task",
             Need::Admin,
             "Cancels one asyncio task of a running program (its `id` from `list_tasks`): `task.cancel()` is called on the task's own loop, and the answer says whether it then finished (`cancelled`) or still runs (`cancelling`: it caught the cancellation). A task Breakroom paused is refused (`task_paused`): continue its pause instead.",

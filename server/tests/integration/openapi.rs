@@ -72,6 +72,7 @@ const EXPECTED: &[(&str, &str)] = &[
     ("post", "/api/processes/{id}/interrupt"),
     ("get", "/api/processes/{id}/tasks"),
     ("post", "/api/task-lists"),
+    ("post", "/api/processes/{id}/tasks/{task_id}/pause"),
     ("post", "/api/processes/{id}/tasks/{task_id}/cancel"),
     ("post", "/api/task-orders"),
     ("get", "/api/runtimes"),

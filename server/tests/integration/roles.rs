@@ -342,16 +342,18 @@ async fn server_functions_audited_on_the_shared_runtime() {
     let dans = records.iter().find(|r| r.actor == "dan").unwrap();
     assert_eq!(dans.detail["function_name"], "page_target");
     assert!(!dans.remote.is_empty() && dans.remote != "unknown", "{}", dans.remote);
-    // An admin's control on the Tasks page: a debugger is refused before anything reaches a program.
-    let (status, body) = team
-        .as_user("dan")
-        .server_function("cancel_task", &[("process_id", "no-such-process"), ("task_id", "task-1")])
-        .await;
+    // The Tasks page's orders: Cancel is an admin's, Pause a debugger's; a refusal comes before
+    // anything reaches a program.
+    let cancel = [("process_id", "no-such-process"), ("task_id", "task-1"), ("pause", "false")];
+    let pause = [("process_id", "no-such-process"), ("task_id", "task-1"), ("pause", "true")];
+    let (status, body) = team.as_user("dan").server_function("order_task", &cancel).await;
     assert_eq!(status, 403, "{body}");
     assert!(body.contains("needs the admin role"), "{body}");
-    let (status, body) = team
-        .as_user("ada")
-        .server_function("cancel_task", &[("process_id", "no-such-process"), ("task_id", "task-1")])
-        .await;
+    let (status, body) = team.as_user("vera").server_function("order_task", &pause).await;
+    assert_eq!(status, 403, "{body}");
+    assert!(body.contains("needs the debugger role"), "{body}");
+    let (status, body) = team.as_user("dan").server_function("order_task", &pause).await;
+    assert!(status >= 400 && body.contains("no-such-process"), "let through, then not found: {status} {body}");
+    let (status, body) = team.as_user("ada").server_function("order_task", &cancel).await;
     assert!(status >= 400 && body.contains("no-such-process"), "let through, then not found: {status} {body}");
 }
