@@ -570,6 +570,75 @@ def test_on_uvloop_a_task_paused_from_the_list_waits_alone(server, service, pyth
     assert _ticks_again(app, ticks)
 
 
+SPINNER = """
+import asyncio
+import os
+
+import breakroom
+
+SPINS = {"n": 0}
+TICKS = {"n": 0}
+
+
+async def spinner():  # never waits on a future: its next step is always in the loop's ready queue
+    while True:
+        await asyncio.sleep(0)
+        SPINS["n"] += 1
+
+
+async def ticker():
+    while True:
+        await asyncio.sleep(0.005)
+        TICKS["n"] += 1
+
+
+async def main():
+    breakroom.configure().ensure_connected()
+    asyncio.create_task(spinner(), name="spinner")
+    asyncio.create_task(ticker(), name="ticker")
+    await asyncio.sleep(3600)
+
+
+if os.environ["LOOP"] == "uvloop":
+    import uvloop
+    uvloop.run(main())
+else:
+    asyncio.run(main())
+"""
+
+
+@pytest.mark.parametrize("loop", ["asyncio", "uvloop"])
+def test_a_task_that_only_yields_is_held_from_asyncio_s_ready_queue_and_refused_on_uvloop(server, run_program, loop):
+    program = run_program(SPINNER, env={"LOOP": loop})
+    app = type("App", (), {"process": program.process})
+    process_id = _process_id(server, app)
+    deadline = time.monotonic() + 20
+    tasks = {}
+    while "spinner" not in tasks and time.monotonic() < deadline:
+        status, body = server.get(f"/api/processes/{process_id}/tasks")
+        tasks = {t["name"]: t for t in body.get("tasks", [])} if status == 200 else {}
+        time.sleep(0.05)
+    status, done = server.post(f"/api/processes/{process_id}/tasks/{tasks['spinner']['id']}/pause", {})
+    if loop == "uvloop":
+        # uvloop keeps its ready queue out of Python's reach, and this task waits on no future.
+        assert (status, done["error"]) == (409, "task_not_pausable"), done
+        return
+    assert (status, done.get("outcome")) == (200, "suspended"), done
+    (pause,) = [p for p in server.paused() if p["id"] == done["pause_id"]]
+    assert pause["call_data"]["stop"]["function"] == "spinner", pause
+    session = server.start_session(pause["id"])
+    spins, ticks = server.output(session, "SPINS['n']"), int(server.output(session, "TICKS['n']"))
+    time.sleep(0.1)
+    assert server.output(session, "SPINS['n']") == spins, "held: it does not spin"
+    assert int(server.output(session, "TICKS['n']")) > ticks, "the loop runs its other task"
+    server.resume(pause["id"])
+    status, done = server.post(f"/api/processes/{process_id}/tasks/{tasks['ticker']['id']}/pause", {})
+    assert status == 200, done
+    session = server.start_session(done["pause_id"])
+    assert int(server.output(session, "SPINS['n']")) > int(spins), "continued, it spins again"
+    server.resume(done["pause_id"])
+
+
 def _mcp_pause_task(server, process_id, task_id):
     """The MCP tool's refusal text (the test gives it a task paused already)."""
     test_mcp = pytest.importorskip("test_mcp")

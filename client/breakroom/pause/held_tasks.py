@@ -155,8 +155,9 @@ class _Held:
         for handle in list(getattr(loop, "_ready", ())):  # its step scheduled for this turn
             callback = getattr(handle, "_callback", None)
             if not handle.cancelled() and _wakes(callback, task):
-                handle.cancel()
-                return cls(task, callback, handle._args, handle._context, None)
+                held = cls(task, callback, handle._args or (), handle._context, None)
+                handle.cancel()  # which forgets its callback and arguments: read before
+                return held
         return None
 
     def wake(self, before=None):
@@ -171,20 +172,26 @@ class _Held:
             except BaseException as exc:
                 return self.throw(exc)
         # Called here, on the loop's thread outside any task: what the loop would have done.
-        self.context.run(self.callback, *self.args)
+        self._call(*self.args)
+
+    def _call(self, *args):
+        # In the context asyncio gave it (the task's own, where its contextvars live).
+        if self.context is None:
+            return self.callback(*args)
+        return self.context.run(self.callback, *args)
 
     def throw(self, error):
         """Wakes the task with `error` raised at its `await` (the future it waited on is left)."""
         if len(self.args) == 1 and hasattr(self.args[0], "add_done_callback"):  # its wakeup, given a future
             failed = self.task.get_loop().create_future()
             failed.set_exception(error)
-            self.context.run(self.callback, failed)
+            self._call(failed)
             return
         # Held as a step scheduled without a future (after `await asyncio.sleep(0)`): a C task's
         # step takes no exception, so the task goes on and the program is told why.
         print(f"breakroom: cannot raise {type(error).__name__} in task {self.task.get_name()} (it was not "
               "waiting on a future): it goes on", file=sys.stderr)
-        self.context.run(self.callback, *self.args)
+        self._call(*self.args)
 
 
 class _Armed:
