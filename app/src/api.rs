@@ -104,6 +104,11 @@ pub async fn repl_page(session_id: String) -> Result<Option<String>, ServerFnErr
     let has_frames = debugger.steps().debug_state(&session_id).map_err(failed)?.is_some_and(|s| !s.frames.is_empty());
     let step_back = travel.as_mut().filter(|_| has_frames).and_then(|t| t.checkpoint_before.take());
     let (debug, stack) = crate::debug_api::debug_markup(&debugger, &session_id, step_back.as_deref())?;
+    let tasks = match session.is_active() {
+        true => crate::debug_api::tasks_markup(&debugger, &session.pause_id).await,
+        false => maud::html! {},
+    };
+    let stack = maud::html! { (stack) (tasks) };
     let travel = crate::render::time_travel::pause_controls(&session.pause_id, travel.as_ref(), Some(&session_id));
     Ok(Some(crate::render::repl_session(&session, travel, debug, stack)))
 }

@@ -17,6 +17,31 @@ pub(crate) fn readable_source(path: &str) -> Option<Vec<String>> {
     Some(std::fs::read_to_string(path).ok()?.lines().map(str::to_string).collect())
 }
 
+/// How long the debug page waits for a program's task list (the list itself takes about 2 ms).
+#[cfg(feature = "ssr")]
+const PAGE_TASKS_WAIT: std::time::Duration = std::time::Duration::from_millis(500);
+
+/// The program's asyncio tasks as a tree, for the sidebar of a pause in a task (its task
+/// suspended alone, or its loop's thread stopped); empty for any other pause, or a program that
+/// does not answer within `PAGE_TASKS_WAIT`.
+#[cfg(feature = "ssr")]
+pub(crate) async fn tasks_markup(debugger: &breakroom_debugger::Debugger, pause_id: &str) -> maud::Markup {
+    use breakroom_debugger::interrupts::TASK_THREAD_PREFIX;
+    let Ok(Some((call, true))) = debugger.pauses().pause_call(pause_id) else { return maud::html! {} };
+    let in_task = call.thread.as_ref().is_some_and(|t| t.name.starts_with(TASK_THREAD_PREFIX))
+        || call.stop.as_ref().is_some_and(|s| s.is_blocking());
+    let Some(process_id) = debugger.processes().process_id_for_key(&call.process_key).filter(|_| in_task) else {
+        return maud::html! {};
+    };
+    let Ok(tasks) = debugger.interrupts().list_tasks_within(&process_id, PAGE_TASKS_WAIT).await else {
+        return maud::html! {};
+    };
+    let paused: std::collections::HashSet<String> =
+        debugger.pauses().paused_calls().into_iter().map(|call| call.pause_id).collect();
+    let tree = crate::task_tree::build("", &process_id, &tasks, |pause| paused.contains(pause));
+    crate::render::debug::debug_tasks(&tree, pause_id)
+}
+
 /// The debug panel of a session's page and its stack, for the page's sidebar (both empty when
 /// its pause has no frames: cideldill's clients send none). `step_back`: the checkpoint a Step
 /// back goes to, if any.

@@ -117,6 +117,7 @@ fn server_values() -> BTreeMap<&'static str, String> {
         ("TASK_SUSPENDED", name_of(TaskOutcome::Suspended)),
         ("TASK_LOOP_BLOCKED", name_of(TaskOutcome::LoopBlocked)),
         ("TASK_NOT_PAUSABLE", name_of(TaskOutcome::NotPausable)),
+        ("TASK_THREAD_PREFIX", breakroom_debugger::interrupts::TASK_THREAD_PREFIX.to_string()),
         ("FORMAT_JSON", name_of(SerializationFormat::Json)),
         ("ERROR_CID_NOT_FOUND", Error::CidNotFound { missing: vec![] }.code().to_string()),
         ("ERROR_EVAL_NOT_FOUND", Error::EvalNotFound(String::new()).code().to_string()),

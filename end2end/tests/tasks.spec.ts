@@ -31,6 +31,17 @@ test("the tasks page shows a program's tasks as a tree of who awaits whom, names
     await expect(page.locator(".page-header .hint")).toContainText("paused by Breakroom");
     await expect(page).toHaveTitle(/^Tasks · .+ — Breakroom$/);
 
+    // The paused task's debug page shows the tree under its stack, this pause's task marked and
+    // the task awaiting it inside; then back to the Tasks page.
+    const { session_id } = await (await request.post("/api/repl/start", { data: { pause_id: pause!.id } })).json();
+    await open(page, `/repl/${session_id}`);
+    const mine = page.locator(".debug-side section.debug-tasks li.task.this-pause");
+    await expect(mine.locator(":scope > .task-name")).toHaveText("inner <b>task</b>");
+    await expect(mine.locator(":scope > .task-state")).toHaveText("this pause");
+    await expect(mine.locator(":scope > ul.task-tree > li.task > .task-name")).toHaveText(EVIL);
+    await open(page, `/process/${pause!.process_id}/tasks`);
+    await expect(inner.locator(":scope > .task-name")).toHaveText("inner <b>task</b>");
+
     // Its pause's end is a live event: the page reads the tasks again, and the pause is gone.
     await request.post(`/api/paused/${pause!.id}/continue`, { data: { action: "continue" } });
     await expect(page.locator("li.task.state-paused")).toHaveCount(0);

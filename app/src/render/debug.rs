@@ -10,6 +10,7 @@ use breakroom_debugger::breakpoints::record::BreakpointRecord;
 use breakroom_debugger::steps::{FrameView, PauseStop};
 
 use crate::controls::Control;
+use crate::task_tree::{TaskNode, TaskTree};
 
 /// Lines shown either side of the current one (the view is centred on it: no scrolling).
 const AROUND: i64 = 12;
@@ -86,6 +87,45 @@ pub fn debug_stack(view: &DebugView) -> Markup {
                         }
                     }
                 }
+            }
+        }
+    }
+}
+
+/// The most tasks the sidebar lists (a service can run thousands; the Tasks page lists them all).
+const SIDEBAR_TASKS: usize = 40;
+
+/// The program's asyncio tasks as a tree of who awaits whom (issue 51), in the sidebar under the
+/// stack when the pause is in a task; this pause's task is marked. Names are the program's text.
+pub fn debug_tasks(tree: &TaskTree, pause_id: &str) -> Markup {
+    let mut budget = SIDEBAR_TASKS;
+    let counts = format!("{} asyncio tasks, {} paused by Breakroom: who awaits whom", tree.count, tree.paused);
+    html! {
+        section.debug-tasks aria-label="Tasks" {
+            h2 { "Tasks" }
+            p.hint { (counts) }
+            ul.task-tree { @for node in &tree.roots { (task_node(node, pause_id, &mut budget)) } }
+            @if tree.count as usize > SIDEBAR_TASKS { p.hint { (format!("The first {SIDEBAR_TASKS} shown.")) } }
+            a.button href=(format!("/process/{}/tasks", tree.process_id)) { "All tasks" }
+        }
+    }
+}
+
+fn task_node(node: &TaskNode, pause_id: &str, budget: &mut usize) -> Markup {
+    if *budget == 0 {
+        return html! {};
+    }
+    *budget -= 1;
+    let here = node.pause_id.as_deref() == Some(pause_id);
+    let class = format!("task state-{}{}", node.state, if here { " this-pause" } else { "" });
+    let where_ = node.stack.last().map(|f| basename(f).to_string());
+    html! {
+        li class=(class) title=(node.stack.join("\n")) {
+            span.task-name { (node.name) } " "
+            span.task-state { (if here { "this pause" } else { node.state.as_str() }) }
+            @if let Some(where_) = where_ { " " span.where { (where_) } }
+            @if !node.awaited_by.is_empty() {
+                ul.task-tree { @for child in &node.awaited_by { (task_node(child, pause_id, budget)) } }
             }
         }
     }
@@ -174,5 +214,35 @@ mod tests {
         let stack = debug_stack(&view).into_string();
         assert!(stack.contains("f&lt;script&gt;") && stack.contains("&lt;evil&gt;.py:2"), "{stack}");
         assert!(!stack.contains("<script>") && !stack.contains("<evil>"), "{stack}");
+    }
+
+    #[test]
+    fn the_task_tree_marks_this_pause_s_task_and_shows_names_as_text() {
+        let node = |id: &str, name: &str, state: &str, pause: Option<&str>, under: Vec<TaskNode>| TaskNode {
+            id: id.into(),
+            name: name.into(),
+            state: state.into(),
+            pause_id: pause.map(Into::into),
+            awaiting: None,
+            stack: vec![format!("/srv/<app>.py:3 in {name}")],
+            awaited_by: under,
+        };
+        let outer = node("task-1", "<img src=x>", "pending", None, vec![]);
+        let inner = node("task-2", "inner <b>", "paused", Some("p-1"), vec![outer]);
+        let tree = TaskTree {
+            process_name: String::new(),
+            process_id: "7f<0>".into(),
+            count: 2,
+            paused: 1,
+            roots: vec![inner],
+        };
+        let out = debug_tasks(&tree, "p-1").into_string();
+        assert!(!out.contains("<b>") && !out.contains("<img") && !out.contains("<app>"), "{out}");
+        assert!(out.contains(r#"<li class="task state-paused this-pause""#), "{out}");
+        assert!(out.contains("inner &lt;b&gt;</span> <span class=\"task-state\">this pause</span>"), "{out}");
+        // The task awaiting the paused one is listed inside its item.
+        let (start, end) = (out.find("this-pause").unwrap_or(0), out.rfind("</li>").unwrap_or(0));
+        assert!(out[start..end].contains("&lt;img src=x&gt;"), "{out}");
+        assert!(out.contains(r#"href="/process/7f&lt;0&gt;/tasks""#), "{out}");
     }
 }

@@ -36,6 +36,7 @@ from ..protocol.constants import (
     TASK_FINISHED,
     TASK_NOT_FOUND,
     TASK_PAUSED,
+    TASK_THREAD_PREFIX,
 )
 from .call import act_on, pause_in_frame, stack_frames, wait_in_frame
 
@@ -94,7 +95,7 @@ def wait_beside_loop(client, loop, task, frame, reason, extra, stop, namespaces,
         if started is not None:
             started(pause_id)
 
-    name = f"asyncio task {task.get_name()}"
+    name = f"{TASK_THREAD_PREFIX}{task.get_name()}"
 
     def wait():
         # The pause's thread is named after its task: editors list each paused task as a thread

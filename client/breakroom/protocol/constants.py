@@ -90,6 +90,9 @@ TASK_PAUSE = "pause"
 TASK_SUSPENDED = "suspended"
 TASK_LOOP_BLOCKED = "loop_blocked"
 TASK_NOT_PAUSABLE = "not_pausable"
+# The name of the thread a task suspended alone waits on, before the task's name: editors list
+# each as a thread (DAP), and the debug page shows the task tree beside such a pause.
+TASK_THREAD_PREFIX = "asyncio task "
 
 # The `error` of the server's answers that the client acts on (error::Error::code).
 ERROR_CID_NOT_FOUND = "cid_not_found"

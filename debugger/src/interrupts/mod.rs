@@ -16,6 +16,7 @@ use crate::processes::ProcessStatus;
 pub use crate::model::Interrupt;
 pub use tasks::{
     TaskAction, TaskFrame, TaskOrder, TaskOrderDone, TaskOrderReport, TaskOutcome, TaskReport, TaskView, TASKS_WAIT,
+    TASK_THREAD_PREFIX,
 };
 
 /// What the server holds: orders by the process key they go to, and each follower's main thread.

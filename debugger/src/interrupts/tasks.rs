@@ -16,6 +16,10 @@ use crate::ids;
 pub use crate::model::{TaskAction, TaskOrder};
 use crate::processes::ProcessStatus;
 
+/// The name of the thread a task suspended alone waits on, before the task's name (the client's
+/// `TASK_THREAD_PREFIX`): a pause whose thread is named so is in an asyncio task.
+pub const TASK_THREAD_PREFIX: &str = "asyncio task ";
+
 /// How long a task list or a task order waits for the program's answer.
 pub const TASKS_WAIT: Duration = Duration::from_secs(5);
 
@@ -192,6 +196,12 @@ impl InterruptService<'_> {
     /// program, read by its breakpoint channel's thread without stopping any loop. The ask
     /// travels on the channel as interrupts do; the program answers on `POST /api/task-lists`.
     pub async fn list_tasks(self, process_id: &str) -> Result<Vec<TaskView>> {
+        self.list_tasks_within(process_id, TASKS_WAIT).await
+    }
+
+    /// The same list, waiting at most `wait` for the program (a page that shows it beside other
+    /// things does not wait the whole `TASKS_WAIT`).
+    pub async fn list_tasks_within(self, process_id: &str, wait: Duration) -> Result<Vec<TaskView>> {
         let keys = self.task_channel_keys(process_id, ("cannot_list_tasks", "its tasks cannot be read"))?;
         let ask_id = format!("tasks-{}", ids::new_uuid());
         let (reply, answer) = oneshot::channel();
@@ -203,7 +213,7 @@ impl InterruptService<'_> {
             st.interrupts.tasks.list_waiters.insert(ask_id.clone(), reply);
         }
         self.debugger.breakpoints().wake_breakpoint_channels();
-        let answered = tokio::time::timeout(TASKS_WAIT, answer).await;
+        let answered = tokio::time::timeout(wait, answer).await;
         self.debugger.state().interrupts.tasks.forget_list(&ask_id);
         match answered {
             Ok(Ok(tasks)) => Ok(tasks),
