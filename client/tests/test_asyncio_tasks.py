@@ -37,7 +37,7 @@ app = FastAPI()
 
 async def helper(n):
     await asyncio.sleep(0.01)
-    return n * 10
+    return n * 10  # HELPER
 
 
 async def numbers(k):
@@ -137,6 +137,7 @@ uvicorn.run(app, host="127.0.0.1", port=int(os.environ["PORT"]), log_level="warn
 
 BP_LINE = next(n for n, text in enumerate(textwrap.dedent(APP).splitlines(), 1) if text.endswith("# BP"))
 STEP1_LINE = next(n for n, text in enumerate(textwrap.dedent(APP).splitlines(), 1) if text.endswith("# STEP1"))
+HELPER_LINE = next(n for n, text in enumerate(textwrap.dedent(APP).splitlines(), 1) if text.endswith("# HELPER"))
 TICK_LINE = next(n for n, text in enumerate(textwrap.dedent(APP).splitlines(), 1) if text.endswith("# TICK"))
 SYNC_LINE = next(n for n, text in enumerate(textwrap.dedent(APP).splitlines(), 1) if text.endswith("# SYNC"))
 
@@ -740,6 +741,28 @@ def test_stepping_over_three_lines_of_a_suspended_handler_while_health_answers(s
     assert server.output(session, "(a, b)") == "(5, 10)"
     assert server.output(session, "await helper(2)") == "20"
     server.resume(pause["id"])
+    assert _answered(box) == {"c": 20}
+
+
+@pytest.mark.parametrize("python", INTERPRETERS)
+def test_stepping_out_of_a_suspended_coroutine_stops_in_its_caller_with_the_task_still_suspended(server, service, python):
+    app = service(python, bp=[{"line": STEP1_LINE}, {"line": HELPER_LINE}])
+    _, box = app.request_in_background("/steps/4")
+    (first,) = app.wait_for_pauses(1)
+    server.resume(first["id"])
+    inner = _wait_for_new_pause(app, {first["id"]})
+    assert inner["call_data"]["stop"]["function"] == "helper", inner
+    status, body = server.post(f"/api/paused/{inner['id']}/step", {"kind": "out"})
+    assert status == 200, body
+    out = _wait_for_new_pause(app, {first["id"], inner["id"]})
+    stop = out["call_data"]["stop"]
+    # `c = b + await helper(1)` finished: the caller's next statement, its task suspended alone.
+    assert (stop["kind"], stop["step"], stop["function"], stop["line"]) == ("step", "out", "steps", STEP1_LINE + 4), stop
+    assert out["blocking"] is False, out
+    assert app.health_seconds() < 5
+    session = server.start_session(out["id"])
+    assert server.output(session, "c") == "20"
+    server.resume(out["id"])
     assert _answered(box) == {"c": 20}
 
 

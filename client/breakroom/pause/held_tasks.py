@@ -92,7 +92,7 @@ def pause_task(wanted):
         wait_beside_loop(
             client, loop, task, frame, PAUSE_ALWAYS, None, stop, None,
             frame_entries([frame] + outer), outer,
-            lambda outcome: _resume(client, task, frame, stop, held, outcome),
+            lambda outcome: _resume(client, task, frame, outer[0] if outer else None, stop, held, outcome),
             started=lambda pause_id: tell(TASK_SUSPENDED, pause_id),
         )
 
@@ -111,13 +111,13 @@ def pause_task(wanted):
     return outcome, name, pause_id
 
 
-def _resume(client, task, frame, stop, held, outcome):
+def _resume(client, task, frame, caller, stop, held, outcome):
     """On the loop's thread, once the pause is resumed: the task goes on from its `await`."""
     with paused_lock:
         paused_tasks.pop(task, None)
     action, error = outcome
     if error is None and action is not None and action.get("action") == ACTION_STEP:
-        if not step_in_task(client, frame, action, task):
+        if not step_in_task(client, frame, action, task, caller):
             # Armed in this thread for the frame, which runs at once (the wakeup is called here,
             # not scheduled): no other task's step comes in between.
             return held.wake(before=lambda: act_on(client, frame, PAUSE_ALWAYS, None, stop, action))

@@ -27,6 +27,7 @@ from ..lines.engine import coroutine_steps, has_step_hooks
 from ..protocol.constants import (
     ACTION_STEP,
     PAUSE_ALWAYS,
+    STEP_OUT,
     STEP_OVER,
     STEPPED_LINE,
     STOP_SET_TRACE,
@@ -38,7 +39,7 @@ from ..protocol.constants import (
     TASK_PAUSED,
     TASK_THREAD_PREFIX,
 )
-from .call import act_on, pause_in_frame, stack_frames, wait_in_frame
+from .call import ASYNC_CODE, act_on, pause_in_frame, stack_frames, wait_in_frame
 
 # The tasks paused here now: task -> its pause id (None until the server answered).
 paused_tasks = weakref.WeakKeyDictionary()
@@ -142,30 +143,46 @@ async def _resumed(future, task, client, frame, reason, extra, stop):
         act_on(client, frame, reason, extra, stop, action)
 
 
-def step_in_task(client, frame, action, task):
-    """A step over from a coroutine Breakroom rewrote: armed for the step hook before its next
-    statement, so it stops there with its task suspended again. False: stepped as before (into,
-    out, to a line, or code without step hooks), blocking the loop at its stops."""
-    if action.get("action") != ACTION_STEP or action.get("step") != STEP_OVER or not has_step_hooks(frame.f_code):
+def step_in_task(client, frame, action, task, caller=None):
+    """A step over or out from a coroutine, armed for the step hooks Breakroom compiled into
+    rewritten coroutines, so it stops at the next statement with its task suspended again:
+    over, at the frame's next statement (or its caller's, when the frame returns first); out, at
+    its caller's. `caller` is the coroutine awaiting `frame` (its `f_back` while it runs). False:
+    stepped as before (into, to a line, or code without step hooks), blocking the loop at its
+    stops."""
+    kind = action.get("step")
+    if action.get("action") != ACTION_STEP or kind not in (STEP_OVER, STEP_OUT):
         return False
-    stop = {"kind": STOP_STEP, "step": STEP_OVER, "how": STEPPED_LINE, "previous_pause_id": action.get("from_pause_id")}
+    caller = caller if caller is not None else frame.f_back
+    if caller is not None and not (caller.f_code.co_flags & ASYNC_CODE and has_step_hooks(caller.f_code)):
+        caller = None
+    if kind == STEP_OUT:
+        targets = [caller] if caller is not None else []
+    else:
+        targets = [frame] + ([caller] if caller is not None else []) if has_step_hooks(frame.f_code) else []
+    if not targets:
+        return False
+    stop = {"kind": STOP_STEP, "step": kind, "how": STEPPED_LINE, "previous_pause_id": action.get("from_pause_id")}
     namespaces = action.get("namespaces")
+    armed = {}
+
+    def forget(_task=None):
+        # The first target that reaches a statement stops; the others are dropped, as they are
+        # with the task (a frame is not kept longer than that).
+        for target, entry in armed.items():
+            if coroutine_steps.get(id(target)) is entry:
+                coroutine_steps.pop(id(target), None)
 
     def on_line(here, line):
+        forget()
         waiting = suspend_task(here, None, stop, namespaces=namespaces)
         if waiting is None:
             pause_in_frame(client, here, PAUSE_ALWAYS, stop=stop, namespaces=namespaces)
         return waiting
 
-    armed = (frame, on_line)
-    coroutine_steps[id(frame)] = armed
-
-    def forget(_task):
-        # A step over the coroutine's last line finds no next line in it: the program runs on,
-        # and the step is dropped with its task (the frame is not kept longer than that).
-        if coroutine_steps.get(id(frame)) is armed:
-            coroutine_steps.pop(id(frame), None)
-
+    for target in targets:
+        armed[target] = (target, on_line)
+        coroutine_steps[id(target)] = armed[target]
     task.add_done_callback(forget)
     return True
 
