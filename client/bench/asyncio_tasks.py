@@ -17,6 +17,10 @@
    sleepers first, one at a time: the order's round trip, the hold on the task's loop and the
    pause reported to the server, until the answer names the pause (each is continued after).
 
+5. The debug page's header (`POST /rpc/repl_page`, what the page fetches on each pause event),
+   30 times on a pause in a task (its sidebar holds the task tree, asked of the program) and on
+   a pause of a plain handler's worker thread (no tree).
+
 The server is BREAKROOM_BIN (default target/release/breakroom).
 """
 
@@ -32,6 +36,7 @@ import tempfile
 import textwrap
 import threading
 import time
+import urllib.parse
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -108,6 +113,16 @@ class Json:
 
     def __init__(self, host, port):
         self.conn = http.client.HTTPConnection(host, port, timeout=60)
+
+    def form(self, path, fields):
+        """A server function's answer (form-encoded in, its text out)."""
+        self.conn.request("POST", path, body=urllib.parse.urlencode(fields),
+                          headers={"Content-Type": "application/x-www-form-urlencoded"})
+        resp = self.conn.getresponse()
+        payload = resp.read()
+        if resp.status >= 400:
+            raise RuntimeError(f"POST {path}: {resp.status} {payload[:300]!r}")
+        return payload.decode()
 
     def call(self, method, path, body=None):
         data = None if body is None else json.dumps(body)
@@ -237,6 +252,15 @@ def main():
                 session = api.call("POST", "/api/repl/start", {"pause_id": pause["id"]})["session_id"]
                 answer = api.call("POST", f"/api/repl/{session}/eval", {"expr": "repr(reached)"})["output"]
                 listed.append(seen_at - float(answer.strip("'")))
+                if n == 0:
+                    heads = []
+                    for _ in range(30):
+                        started = time.perf_counter()
+                        html = api.form("/rpc/repl_page", {"session_id": session})
+                        heads.append(time.perf_counter() - started)
+                    tree = "with the task tree" if "debug-tasks" in html else "no task tree"
+                    print(f"debug page header, {what} ({tree}): p50 {pct(heads, 0.5):.2f} ms, "
+                          f"p90 {pct(heads, 0.9):.2f} ms, n={len(heads)}")
                 api.call("POST", f"/api/paused/{pause['id']}/continue", {"action": "continue"})
                 asker.join(30)
                 while paused():
