@@ -194,6 +194,8 @@ class BreakpointChannel:
             if self._errors.apply(records) and not self._hooked:
                 self._hooked = True
                 self._install_excepthook(self._errors.pauses)
+            if self._hooked:
+                post_mortem.hook_event_loops()  # asyncio may have been imported since
 
     def _armable(self, bp_id, record):
         """Whether this process arms the record: its `where` matches our labels, it is not

@@ -10,6 +10,7 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the package, in-process
 
+from breakroom.repl import complete as complete_module  # noqa: E402
 from breakroom.repl.complete import complete  # noqa: E402
 from breakroom.repl.complete import completion_snippet, decode_snippet_result  # noqa: E402
 from breakroom.repl.evaluation import EvalTarget, evaluate  # noqa: E402
@@ -278,6 +279,10 @@ def test_without_jedi_what_static_reading_cannot_see_is_not_offered():
 
 def test_jedi_answers_what_static_reading_cannot():
     pytest.importorskip("jedi")
+    # One Jedi run at a time: an earlier test's completion may have left one going past its
+    # budget (under load, Jedi's first run takes seconds), and a busy Jedi answers nothing.
+    assert complete_module._jedi_busy.acquire(timeout=60), "an earlier Jedi run never ended"
+    complete_module._jedi_busy.release()
     reply = complete("s.upper().low", None, [{"s": "abc", "obj": Recorder()}], budget_s=60)
     assert "lower" in reply["matches"]
 

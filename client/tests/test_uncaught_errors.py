@@ -90,3 +90,62 @@ def test_a_false_condition_lets_the_uncaught_exception_end_the_program(own_serve
     finally:
         program.kill()
         remove(own_server, bp)
+
+
+# A background task whose KeyError nobody retrieves: asyncio hands it to the loop's exception
+# handler (when the task is freed), not to sys.excepthook. Another task ticks meanwhile.
+ASYNC_SOURCE = """
+    import asyncio, time
+    import breakroom
+    from breakroom import breakpoint_channel as channel
+
+    TICKS = {"n": 0}
+
+
+    async def ticker():
+        while True:
+            await asyncio.sleep(0.005)
+            TICKS["n"] += 1
+
+
+    async def crash():
+        kept = 42
+        await asyncio.sleep(0.05)
+        raise KeyError("lost")
+
+
+    async def main():
+        breakroom._get_client().ensure_connected()
+        deadline = time.time() + 10
+        while channel._channel is None or not channel._channel._hooked:
+            assert time.time() < deadline, "the error breakpoint never reached the program"
+            time.sleep(0.01)
+        keep = asyncio.create_task(ticker())
+        asyncio.create_task(crash())  # not kept: its exception is never retrieved
+        await asyncio.sleep(3600)
+
+
+    asyncio.run(main())
+"""
+
+
+def test_an_exception_no_one_retrieves_from_a_task_pauses_post_mortem_beside_its_running_loop(own_server):
+    bp = add_error_breakpoint(own_server)
+    program = Program(ASYNC_SOURCE, own_server)
+    try:
+        pause = own_server.wait_for_pause("crash", pid=program.process.pid)
+        p = PausedProgram(own_server, program, pause)
+        assert pause["call_data"]["pause_reason"] == "exception"
+        assert pause["blocking"] is False, "the loop's thread is not the pause's"
+        assert p.output("kept") == "42"
+        assert p.output("exception") == "KeyError('lost')"
+        ticks = int(p.output("TICKS['n']"))
+        time.sleep(0.1)
+        assert int(p.output("TICKS['n']")) > ticks, "the loop runs its other task meanwhile"
+        assert p.output("await asyncio.sleep(0, 'awaited')") == "'awaited'"
+        p.resume()
+        time.sleep(0.1)
+        assert program.process.poll() is None, "the program goes on"
+    finally:
+        program.kill()
+        remove(own_server, bp)
