@@ -534,6 +534,10 @@ def test_a_debugger_pauses_one_task_where_it_waits_while_its_loop_runs_on(server
     said = re.fullmatch(rf"{ticker['id']} \(ticker\): paused where it waits, as (\S+)", cli.stdout.strip())
     assert said, cli.stdout
     server.resume(said.group(1))
+    # Listed at once after the continue: not as paused by the pause that is over (the server
+    # reads the list again until the program has taken the continue).
+    listed = {t["id"]: t for t in server.get(f"/api/processes/{process_id}/tasks")[1]["tasks"]}
+    assert listed[ticker["id"]]["pause_id"] != said.group(1), listed[ticker["id"]]
     assert _ticks_again(app, app.get("/ticks")["n"])
 
     # A raise resume raises at the `await`, where the program sees it.

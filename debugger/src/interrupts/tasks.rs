@@ -20,6 +20,10 @@ use crate::processes::ProcessStatus;
 /// `TASK_THREAD_PREFIX`): a pause whose thread is named so is in an asyncio task.
 pub const TASK_THREAD_PREFIX: &str = "asyncio task ";
 
+/// How often, and how far apart, a task list naming a continued pause is read again.
+const SETTLE_TRIES: u32 = 10;
+const SETTLE_EVERY: Duration = Duration::from_millis(20);
+
 /// How long a task list or a task order waits for the program's answer.
 pub const TASKS_WAIT: Duration = Duration::from_secs(5);
 
@@ -200,20 +204,37 @@ impl InterruptService<'_> {
     }
 
     /// The same list, waiting at most `wait` for the program (a page that shows it beside other
-    /// things does not wait the whole `TASKS_WAIT`).
+    /// things does not wait the whole `TASKS_WAIT`). A list that names a pause already continued
+    /// is read again, up to `SETTLE_TRIES` times: the program learns of a continue on its own
+    /// poll, a moment after the live event that makes a page ask, and would still say `paused`.
     pub async fn list_tasks_within(self, process_id: &str, wait: Duration) -> Result<Vec<TaskView>> {
         let keys = self.task_channel_keys(process_id, ("cannot_list_tasks", "its tasks cannot be read"))?;
+        let deadline = tokio::time::Instant::now() + wait;
+        let mut tries = 0;
+        loop {
+            let tasks = self.ask_for_tasks(&keys, deadline).await?;
+            let continued = |pause: &str| !self.debugger.pauses().is_paused_now(pause);
+            let stale = tasks.iter().any(|t| t.pause_id.as_deref().is_some_and(continued));
+            if !stale || tries >= SETTLE_TRIES || tokio::time::Instant::now() + SETTLE_EVERY >= deadline {
+                return Ok(tasks);
+            }
+            tries += 1;
+            tokio::time::sleep(SETTLE_EVERY).await;
+        }
+    }
+
+    async fn ask_for_tasks(&self, keys: &[String], deadline: tokio::time::Instant) -> Result<Vec<TaskView>> {
         let ask_id = format!("tasks-{}", ids::new_uuid());
         let (reply, answer) = oneshot::channel();
         {
             let mut st = self.debugger.state();
             for key in keys {
-                st.interrupts.tasks.lists.entry(key).or_default().push(ask_id.clone());
+                st.interrupts.tasks.lists.entry(key.clone()).or_default().push(ask_id.clone());
             }
             st.interrupts.tasks.list_waiters.insert(ask_id.clone(), reply);
         }
         self.debugger.breakpoints().wake_breakpoint_channels();
-        let answered = tokio::time::timeout(wait, answer).await;
+        let answered = tokio::time::timeout_at(deadline, answer).await;
         self.debugger.state().interrupts.tasks.forget_list(&ask_id);
         match answered {
             Ok(Ok(tasks)) => Ok(tasks),

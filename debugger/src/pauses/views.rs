@@ -46,6 +46,16 @@ impl super::methods::PauseService<'_> {
         Ok(st.pause_record(pause_id)?.map(|record| (record.call, paused)))
     }
 
+    /// Whether a pause is on now (not continued): memory first, then the store (a pause another
+    /// server of the cluster holds).
+    pub fn is_paused_now(&self, pause_id: &str) -> bool {
+        let st = self.debugger.state();
+        if let Some(pause) = st.pauses.get(pause_id) {
+            return pause.is_paused();
+        }
+        st.pause_record(pause_id).ok().flatten().is_some_and(|record| record.resume.is_none())
+    }
+
     /// The process of a pause live on this server (memory only: the door's ownership check runs
     /// on every poll of a program credential).
     pub fn live_pause_process(&self, pause_id: &str) -> Option<String> {
