@@ -770,6 +770,30 @@ def test_stepping_out_of_a_suspended_coroutine_stops_in_its_caller_with_the_task
     assert _answered(box) == {"c": 20}
 
 
+@pytest.mark.parametrize("python", INTERPRETERS)
+def test_stepping_into_a_rewritten_coroutine_keeps_the_task_suspended(server, service, python):
+    app = service(python, bp=[{"line": STEP1_LINE}, {"line": HELPER_LINE}])
+    _, box = app.request_in_background("/steps/4")
+    (pause,) = app.wait_for_pauses(1)
+    known = {pause["id"]}
+    for kind in ("over", "over", "over", "into"):
+        status, body = server.post(f"/api/paused/{pause['id']}/step", {"kind": kind})
+        assert status == 200, body
+        pause = _wait_for_new_pause(app, known)
+        known.add(pause["id"])
+    # From `c = b + await helper(1)` into helper (it holds a breakpoint, so it was rewritten):
+    # its first line, the task suspended alone.
+    stop = pause["call_data"]["stop"]
+    assert (stop["kind"], stop["step"], stop["function"], stop["line"]) == ("step", "into", "helper", HELPER_LINE - 1), stop
+    assert pause["blocking"] is False, pause
+    assert app.health_seconds() < 5
+    server.resume(pause["id"])
+    at_breakpoint = _wait_for_new_pause(app, known)
+    assert at_breakpoint["call_data"]["stop"]["line"] == HELPER_LINE
+    server.resume(at_breakpoint["id"])
+    assert _answered(box) == {"c": 20}
+
+
 AIOHTTP_APP = """
 import json
 import sys

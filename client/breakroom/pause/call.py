@@ -31,6 +31,7 @@ from ..protocol.constants import (
     STEP_OVER,
     STEP_TO_LINE,
     STEPPED_EXCEPTION,
+    STEPPED_LINE,
     STEPPED_RETURN,
     STOP_CALL,
     STOP_EXCEPTION,
@@ -362,12 +363,16 @@ def _qualname(code):
     return getattr(code, "co_qualname", code.co_name)
 
 
-def _on_stop(client, order, action):
-    """Where a step stops: a pause of kind `step` there, linked to the pause it came from."""
+def _on_stop(client, order, action, suspend=None):
+    """Where a step stops: a pause of kind `step` there, linked to the pause it came from.
+    `suspend(frame, stop, namespaces)`: True when it stopped there with its task suspended
+    instead (a coroutine Breakroom rewrote, issue 51)."""
     previous = action.get("from_pause_id")
 
     def on_stop(frame, extra, how):
         stop = {"kind": STOP_STEP, "step": order.kind, "how": how, "previous_pause_id": previous}
+        if how == STEPPED_LINE and suspend is not None and suspend(frame, stop, action.get("namespaces")):
+            return
         pause_in_frame(client, frame, PAUSE_ALWAYS, extra=extra, stop=stop, namespaces=action.get("namespaces"))
 
     return on_stop
@@ -457,9 +462,9 @@ def wait_in_frame(client, frame, reason, extra, exc, stop, namespaces, stack=Non
     return action
 
 
-def act_on(client, frame, reason, extra, stop, action):
+def act_on(client, frame, reason, extra, stop, action, suspend=None):
     """What a resume action does in the paused frame's own thread: a `raise` raises, a `step`
-    is armed (returned)."""
+    is armed (returned). `suspend`: see `_on_stop`."""
     kind = action.get("action")
     if kind == ACTION_RAISE:
         raise_action(action)
@@ -467,7 +472,7 @@ def act_on(client, frame, reason, extra, stop, action):
         order = _order(action)
         if order is not None:
             shown = (extra or {}).get("exception") if (stop or {}).get("how") == STEPPED_EXCEPTION else None
-            return stepping.arm(order, frame, _on_stop(client, order, action), shown)
+            return stepping.arm(order, frame, _on_stop(client, order, action, suspend), shown)
     return None
 
 

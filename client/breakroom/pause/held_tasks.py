@@ -34,7 +34,15 @@ from ..protocol.constants import (
 )
 from ..process.frames import is_hidden, is_library
 from .call import act_on, frame_entries
-from .tasks import as_text, find_task, paused_lock, paused_tasks, step_in_task, wait_beside_loop
+from .tasks import (
+    as_text,
+    find_task,
+    paused_lock,
+    paused_tasks,
+    step_in_task,
+    suspend_at_step_hook,
+    wait_beside_loop,
+)
 
 # How long pausing a task waits for its loop to run the hold, then for the server to have the
 # pause (the server waits 5 s for the whole answer).
@@ -120,7 +128,8 @@ def _resume(client, task, frame, caller, stop, held, outcome):
         if not step_in_task(client, frame, action, task, caller):
             # Armed in this thread for the frame, which runs at once (the wakeup is called here,
             # not scheduled): no other task's step comes in between.
-            return held.wake(before=lambda: act_on(client, frame, PAUSE_ALWAYS, None, stop, action))
+            return held.wake(before=lambda: act_on(client, frame, PAUSE_ALWAYS, None, stop, action,
+                                                   suspend=suspend_at_step_hook))
     elif error is None and action is not None:
         try:
             act_on(client, frame, PAUSE_ALWAYS, None, stop, action)  # `raise` raises

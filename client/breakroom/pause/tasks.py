@@ -140,7 +140,7 @@ async def _resumed(future, task, client, frame, reason, extra, stop):
     if error is not None:
         raise error
     if action is not None and not step_in_task(client, frame, action, task):
-        act_on(client, frame, reason, extra, stop, action)
+        act_on(client, frame, reason, extra, stop, action, suspend=suspend_at_step_hook)
 
 
 def step_in_task(client, frame, action, task, caller=None):
@@ -184,6 +184,36 @@ def step_in_task(client, frame, action, task, caller=None):
         armed[target] = (target, on_line)
         coroutine_steps[id(target)] = armed[target]
     task.add_done_callback(forget)
+    return True
+
+
+def suspend_at_step_hook(frame, stop, namespaces):
+    """A blocking step (into, to a line, out to a caller) that stops in a coroutine Breakroom
+    rewrote, on its loop's thread within a task: instead of stopping the loop there, the step
+    hook compiled at the start of this very line (a line event comes before the line's first
+    instruction, which is the hook) awaits the pause, so the task is suspended alone. False
+    for any other frame: the step stops there as before."""
+    if not (frame.f_code.co_flags & ASYNC_CODE and has_step_hooks(frame.f_code)):
+        return False
+    loop = running_loop()
+    if loop is None or sys.modules["asyncio"].current_task(loop) is None:
+        return False
+    client = current.client()
+
+    def on_line(here, line):
+        waiting = suspend_task(here, None, stop, namespaces=namespaces)
+        if waiting is None:
+            pause_in_frame(client, here, PAUSE_ALWAYS, stop=stop, namespaces=namespaces)
+        return waiting
+
+    armed = (frame, on_line)
+    coroutine_steps[id(frame)] = armed
+
+    def forget(_task):  # a hook never reached (the line ends the frame): dropped with its task
+        if coroutine_steps.get(id(frame)) is armed:
+            coroutine_steps.pop(id(frame), None)
+
+    sys.modules["asyncio"].current_task(loop).add_done_callback(forget)
     return True
 
 
