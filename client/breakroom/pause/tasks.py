@@ -175,16 +175,22 @@ def step_in_task(client, frame, action, task, caller=None):
 
     def on_line(here, line):
         forget()
-        waiting = suspend_task(here, None, stop, namespaces=namespaces)
-        if waiting is None:
-            pause_in_frame(client, here, PAUSE_ALWAYS, stop=stop, namespaces=namespaces)
-        return waiting
+        return _stop_here(client, here, stop, namespaces)
 
     for target in targets:
         armed[target] = (target, on_line)
         coroutine_steps[id(target)] = armed[target]
     task.add_done_callback(forget)
     return True
+
+
+def _stop_here(client, frame, stop, namespaces):
+    """A step's stop reached at a step hook: what the coroutine awaits (its task suspended), or
+    None once it paused as before (no loop or server to suspend it with)."""
+    waiting = suspend_task(frame, None, stop, namespaces=namespaces)
+    if waiting is None:
+        pause_in_frame(client, frame, PAUSE_ALWAYS, stop=stop, namespaces=namespaces)
+    return waiting
 
 
 def suspend_at_step_hook(frame, stop, namespaces):
@@ -201,10 +207,7 @@ def suspend_at_step_hook(frame, stop, namespaces):
     client = current.client()
 
     def on_line(here, line):
-        waiting = suspend_task(here, None, stop, namespaces=namespaces)
-        if waiting is None:
-            pause_in_frame(client, here, PAUSE_ALWAYS, stop=stop, namespaces=namespaces)
-        return waiting
+        return _stop_here(client, here, stop, namespaces)
 
     armed = (frame, on_line)
     coroutine_steps[id(frame)] = armed
