@@ -443,7 +443,7 @@ def test_an_admin_cancels_a_task_from_its_own_loop_and_a_paused_one_is_refused(s
     # Refusals, each naming the problem; the paused request is untouched and still answers.
     status, body = cancel(paused["id"])
     assert (status, body["error"]) == (409, "task_paused") and "continue its pause" in body["message"], body
-    assert _mcp_cancel_task(server, process_id, paused["id"]).startswith("task_paused: "), "the agent's door too"
+    assert _mcp_refusal(server, "cancel_task", process_id, paused["id"]).startswith("task_paused: "), "the agent's door too"
     status, body = cancel(ticker["id"])
     assert (status, body["error"]) in ((409, "task_finished"), (404, "task_not_found")), body
     status, body = cancel("task-0")
@@ -570,7 +570,7 @@ def test_on_uvloop_a_task_paused_from_the_list_waits_alone(server, service, pyth
     ticks = app.get("/ticks")["n"]
     time.sleep(0.1)
     assert app.get("/ticks")["n"] == ticks and app.health_seconds() < 5
-    assert _mcp_pause_task(server, process_id, ticker["id"]).startswith("task_paused: "), "the agent's door"
+    assert _mcp_refusal(server, "pause_task", process_id, ticker["id"]).startswith("task_paused: "), "the agent's door"
     server.resume(done["pause_id"])
     assert _ticks_again(app, ticks)
 
@@ -644,27 +644,13 @@ def test_a_task_that_only_yields_is_held_from_asyncio_s_ready_queue_and_refused_
     server.resume(done["pause_id"])
 
 
-def _mcp_pause_task(server, process_id, task_id):
-    """The MCP tool's refusal text (the test gives it a task paused already)."""
+def _mcp_refusal(server, tool, process_id, task_id):
+    """An MCP task tool's refusal text (it must refuse: the test gives it a task it refuses)."""
     test_mcp = pytest.importorskip("test_mcp")
     said = []
 
     async def body(agent, _updates):
-        refused = await agent.call("pause_task", process_id=process_id, task_id=task_id)
-        assert refused.is_error, refused
-        said.append(refused.content[0].text)
-
-    test_mcp.run(test_mcp.connect(server.url, body))
-    return said[0]
-
-
-def _mcp_cancel_task(server, process_id, task_id):
-    """The MCP tool's refusal text (it must refuse: the test gives it a paused task)."""
-    test_mcp = pytest.importorskip("test_mcp")
-    said = []
-
-    async def body(agent, _updates):
-        refused = await agent.call("cancel_task", process_id=process_id, task_id=task_id)
+        refused = await agent.call(tool, process_id=process_id, task_id=task_id)
         assert refused.is_error, refused
         said.append(refused.content[0].text)
 

@@ -32,10 +32,11 @@ from ..protocol.constants import (
     TASK_PAUSED,
     TASK_SUSPENDED,
 )
-from ..process.frames import is_hidden, is_library
+from ..process.frames import is_library
 from .call import act_on, frame_entries
 from .tasks import (
     as_text,
+    coroutine_frames,
     find_task,
     paused_lock,
     paused_tasks,
@@ -89,7 +90,7 @@ def pause_task(wanted):
             else:
                 tell(TASK_NOT_PAUSABLE)
             return
-        chain = _coroutine_frames(task.get_coro())
+        chain = coroutine_frames(task.get_coro())
         program = [f for f in chain if not is_library(f.f_code.co_filename)] or chain
         if not program:
             held.wake()
@@ -223,17 +224,3 @@ class _Armed:
 
 def _wakes(callback, task):
     return getattr(callback, "__self__", None) is task
-
-
-def _coroutine_frames(coro, limit=64):
-    """A suspended task's frames, outermost first: its coroutine, then what each awaits."""
-    frames = []
-    while coro is not None and len(frames) < limit:
-        frame = getattr(coro, "cr_frame", None) or getattr(coro, "gi_frame", None) or getattr(coro, "ag_frame", None)
-        if frame is not None and not is_hidden(frame.f_code.co_filename):
-            frames.append(frame)
-        inner = getattr(coro, "cr_await", None)
-        if inner is None:
-            inner = getattr(coro, "gi_yieldfrom", None)
-        coro = inner if inner is not None and hasattr(inner, "send") else None
-    return frames

@@ -352,21 +352,26 @@ def as_text(value):
     return text if len(text) <= AWAITING_LIMIT else text[: AWAITING_LIMIT - 1] + "…"
 
 
-def _coroutine_stack(coro):
+def coroutine_frames(coro):
+    """A task's frames from its coroutine, outermost first: then what each awaits, down its
+    `cr_await` chain (Breakroom's own frames left out; at most `STACK_LIMIT` links)."""
     frames = []
     seen = 0
     while coro is not None and seen < STACK_LIMIT:
         seen += 1
         frame = getattr(coro, "cr_frame", None) or getattr(coro, "gi_frame", None) or getattr(coro, "ag_frame", None)
         if frame is not None and not is_hidden(frame.f_code.co_filename):
-            code = frame.f_code
-            frames.append({"file": code.co_filename, "line": frame.f_lineno or code.co_firstlineno,
-                           "function": getattr(code, "co_qualname", code.co_name)})
+            frames.append(frame)
         inner = getattr(coro, "cr_await", None)
         if inner is None:
             inner = getattr(coro, "gi_yieldfrom", None)
         coro = inner if inner is not None and hasattr(inner, "send") else None
     return frames
+
+
+def _coroutine_stack(coro):
+    return [{"file": f.f_code.co_filename, "line": f.f_lineno or f.f_code.co_firstlineno,
+             "function": getattr(f.f_code, "co_qualname", f.f_code.co_name)} for f in coroutine_frames(coro)]
 
 
 def _awaiting(asyncio, task):
