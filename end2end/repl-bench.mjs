@@ -9,44 +9,10 @@ import { spawn } from "node:child_process";
 import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
-import { fileURLToPath } from "node:url";
-import { chromium } from "@playwright/test";
+import { json, launchChromium, percentile, post, root, startServer } from "./support/server.mjs";
 
-const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
-const binary = process.env.BREAKROOM_BIN || path.join(root, "target", "release", "breakroom");
-const siteRoot = process.env.LEPTOS_SITE_ROOT || path.join(root, "target", "site");
 const evals = Number(process.env.REPL_BENCH_EVALS || 30);
 const lengths = (process.env.REPL_BENCH_LENGTHS || "10,2000").split(",").map(Number);
-
-async function startServer(home) {
-  const server = spawn(binary, ["--port", "0", "--eval-timeout", "10", "--data-dir", path.join(home, "data")], {
-    env: { ...process.env, CIDELDILL_HOME: home, LEPTOS_SITE_ROOT: siteRoot },
-    stdio: ["ignore", "pipe", "inherit"],
-  });
-  const url = await new Promise((resolve, reject) => {
-    let seen = "";
-    const timer = setTimeout(() => reject(new Error(`breakroom did not start: ${seen}`)), 20_000);
-    server.stdout.on("data", (chunk) => {
-      seen += chunk.toString();
-      const match = seen.match(/Server running on (http:\/\/\S+)/);
-      if (match) {
-        clearTimeout(timer);
-        resolve(match[1]);
-      }
-    });
-    server.on("exit", (code) => reject(new Error(`breakroom exited with ${code}: ${seen}`)));
-  });
-  return { server, url };
-}
-
-async function json(url, init) {
-  const response = await fetch(url, init);
-  if (!response.ok) throw new Error(`${init?.method || "GET"} ${url}: ${response.status} ${await response.text()}`);
-  return response.json();
-}
-
-const post = (url, body) =>
-  json(url, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
 
 /** A paused `transcript(41)` call with a session of `length` entries. */
 async function session(url, length) {
@@ -94,11 +60,6 @@ const INSTRUMENT = () => {
   }, true);
 };
 
-const percentile = (values, p) => {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
-};
-
 async function measure(browser, url, length) {
   const { session_id, finish } = await session(url, length);
   const context = await browser.newContext();
@@ -144,10 +105,7 @@ async function measure(browser, url, length) {
 
 const home = fs.mkdtempSync(path.join(os.tmpdir(), "breakroom-repl-bench-"));
 const { server, url } = await startServer(home);
-const browser = await chromium.launch({
-  executablePath: process.env.CHROMIUM_PATH || "/usr/bin/chromium",
-  args: ["--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-background-networking"],
-});
+const browser = await launchChromium();
 try {
   console.log(`REPL page, ${evals} evals per transcript length (ms; bytes are transferSize, headers included)`);
   console.log("entries | bytes/eval p50 | Enter→shown p50 p90 | response→shown p50 p90 | 2nd viewer p50 p90 | fetched per eval");

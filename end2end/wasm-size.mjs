@@ -6,12 +6,8 @@ import { spawn, execFileSync } from "node:child_process";
 import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
-import { fileURLToPath } from "node:url";
-import { chromium } from "@playwright/test";
+import { binary, json, launchChromium, post, root, siteRoot, startServer } from "./support/server.mjs";
 
-const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
-const binary = process.env.BREAKROOM_BIN || path.join(root, "target", "release", "breakroom");
-const siteRoot = process.env.LEPTOS_SITE_ROOT || path.join(root, "target", "site");
 const budget = Number(process.env.WASM_BUDGET_BYTES || 250_000);
 // Issue 45 let the REPL page grow to 300 KB, first paint still at most 300 ms, if its profile
 // shows no cheaper way: it now renders and appends entries itself (the book's Benchmarks chapter
@@ -24,37 +20,6 @@ function fail(message) {
   console.error(`wasm-size: ${message}`);
   process.exitCode = 1;
 }
-
-/** Starts the server on a free port with a throwaway home and data directory. */
-async function startServer(home) {
-  const server = spawn(binary, ["--port", "0", "--eval-timeout", "10", "--data-dir", path.join(home, "data")], {
-    env: { ...process.env, CIDELDILL_HOME: home, LEPTOS_SITE_ROOT: siteRoot },
-    stdio: ["ignore", "pipe", "inherit"],
-  });
-  const url = await new Promise((resolve, reject) => {
-    let seen = "";
-    const timer = setTimeout(() => reject(new Error(`breakroom did not start: ${seen}`)), 20_000);
-    server.stdout.on("data", (chunk) => {
-      seen += chunk.toString();
-      const match = seen.match(/Server running on (http:\/\/\S+)/);
-      if (match) {
-        clearTimeout(timer);
-        resolve(match[1]);
-      }
-    });
-    server.on("exit", (code) => reject(new Error(`breakroom exited with ${code}: ${seen}`)));
-  });
-  return { server, url };
-}
-
-async function json(url, init) {
-  const response = await fetch(url, init);
-  if (!response.ok) throw new Error(`${init?.method || "GET"} ${url}: ${response.status} ${await response.text()}`);
-  return response.json();
-}
-
-const post = (url, body) =>
-  json(url, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
 
 /** A real paused Python call with a REPL session and a stored value, so that every page has
  * something to show. */
@@ -157,11 +122,7 @@ async function main() {
   const home = fs.mkdtempSync(path.join(os.tmpdir(), "breakroom-wasm-size-"));
   const { server, url } = await startServer(home);
   let finish = async () => {};
-  const browser = await chromium.launch({
-    executablePath: process.env.CHROMIUM_PATH || "/usr/bin/chromium",
-    args: ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking",
-      "--disable-component-update", "--disable-sync"],
-  });
+  const browser = await launchChromium(["--disable-quic", "--disable-component-update", "--disable-sync"]);
   try {
     const seeded = await seed(url);
     finish = seeded.finish;
