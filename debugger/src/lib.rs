@@ -19,19 +19,20 @@
 //! 3. `model`, `outputs`, `live_events`, `search`, `eval`: the types the pages and the clients see
 //! 4. `store`: the one door to SQLite or PostgreSQL
 //! 5. `users`, `audit`: who may do what, and the record of what they did
-//! 6. `breakpoints`: breakpoints of every kind, their gates and hit counts
-//! 7. `calls`: calls as clients report them, and their records
+//! 6. `calls`: calls as clients send them, and the records kept of them
+//! 7. `breakpoints`: breakpoints of every kind, their gates and hit counts
 //! 8. `sessions`: REPL sessions, evals and the REPL's helper requests
 //! 9. `pauses`: paused calls, the client's held poll, resuming
 //! 10. `steps`: stepping from a pause to the next line
 //! 11. `processes`: launched and connected processes
 //! 12. `interrupts`: pause orders for running programs
 //! 13. `checkpoints`: time travel (forked copies of a process)
-//! 14. `snapshots`: snapshot breakpoints (captures that do not pause)
-//! 15. `runtimes`: bash and Python runtimes per workspace
-//! 16. `attach`: attaching to a running Python process by pid
-//! 17. `cluster`: several servers on one PostgreSQL
-//! 18. `debugger`: the owner, [`Debugger`], which holds the state of every concept and hands out their services
+//! 14. `call_reports`: calls as clients report them: the entry that starts pauses and lands steps
+//! 15. `snapshots`: snapshot breakpoints (captures that do not pause)
+//! 16. `runtimes`: bash and Python runtimes per workspace
+//! 17. `attach`: attaching to a running Python process by pid
+//! 18. `cluster`: several servers on one PostgreSQL
+//! 19. `debugger`: the owner, [`Debugger`], which holds the state of every concept and hands out their services
 
 pub mod breakpoints;
 pub mod checkpoints;
@@ -49,6 +50,8 @@ pub mod wire;
 pub mod attach;
 #[cfg(feature = "runtime")]
 pub mod audit;
+#[cfg(feature = "runtime")]
+pub mod call_reports;
 #[cfg(feature = "runtime")]
 pub mod calls;
 #[cfg(feature = "runtime")]

@@ -13,13 +13,9 @@ use std::path::{Path, PathBuf};
 /// `State` (`crate::debugger`); the rest are types that sit one level too low.
 const STILL_AGAINST_THE_ORDER: &[(&str, &str)] = &[
     ("attach", "debugger"),
-    ("breakpoints", "calls"),
     ("breakpoints", "debugger"),
     ("breakpoints", "processes"),
-    ("calls", "debugger"),
-    ("calls", "pauses"),
-    ("calls", "processes"),
-    ("calls", "steps"),
+    ("call_reports", "debugger"),
     ("checkpoints", "debugger"),
     ("cluster", "debugger"),
     ("interrupts", "debugger"),

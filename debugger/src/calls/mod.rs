@@ -1,12 +1,10 @@
-//! Calls as clients report them: the call/start and call/complete requests, the actions the
-//! server answers with, and the record kept of every call.
+//! Calls as clients send them and the records kept of them: the call/start and call/complete
+//! requests, the actions the server answers with, and the record kept of every call. What the
+//! server does when a client reports a call (pause it, land a step, note its process) is
+//! `call_reports`, later in the order, so that breakpoints and pauses can use these types.
 
-pub(crate) mod methods;
-mod redact;
+pub(crate) mod redact;
 mod reports_store;
-
-pub use methods::CallService;
-pub(crate) mod retries;
 mod running;
 
 pub(crate) use running::CallBook;
@@ -227,19 +225,6 @@ impl Action {
             Action::Step { .. } => "step",
         }
     }
-}
-
-/// The answer to call/start: an action that always carries the call id.
-#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct CallStartReply {
-    pub call_id: String,
-    #[serde(flatten)]
-    pub action: Action,
-    /// Snapshot breakpoints on this function: the program captures the call, then runs it
-    /// (issue 34).
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub snapshots: Vec<crate::breakpoints::record::BreakpointRecord>,
 }
 
 /// Everything known about a call, in the shape `/api/paused` shows as `call_data`.

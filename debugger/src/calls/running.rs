@@ -1,18 +1,16 @@
-//! The calls of this server's programs that started and have not completed, how many calls
-//! there have been (the call ids' sequence), and the answers to retried call/starts.
+//! The calls of this server's programs that started and have not completed, and how many calls
+//! there have been (the call ids' sequence). The answers to retried call/starts are the
+//! service's (`call_reports::retries`), since an answer names breakpoints.
 
 use std::collections::HashMap;
 
-use super::retries::StartReplies;
-use super::{CallData, CallStartReply};
+use super::CallData;
 
 #[derive(Default)]
 pub(crate) struct CallBook {
     /// By call id, with the pause its call/start made, if it made one.
     running: HashMap<String, (CallData, Option<String>)>,
     seq: u64,
-    /// call/start answers by the client's request id: a retried request gets the same one.
-    start_replies: StartReplies,
 }
 
 impl CallBook {
@@ -37,13 +35,5 @@ impl CallBook {
     /// Whether `pause_id` is the pause a still-running call made at its start.
     pub(crate) fn paused_at_start(&self, call_id: &str, pause_id: &str) -> bool {
         self.running.get(call_id).is_some_and(|(_, pre)| pre.as_deref() == Some(pause_id))
-    }
-
-    pub(crate) fn reply_to_retry(&self, process_key: &str, request_id: &str) -> Option<CallStartReply> {
-        self.start_replies.get(process_key, request_id)
-    }
-
-    pub(crate) fn remember_reply(&mut self, process_key: &str, request_id: &str, reply: &CallStartReply) {
-        self.start_replies.remember(process_key, request_id, reply);
     }
 }

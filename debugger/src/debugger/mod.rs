@@ -94,6 +94,8 @@ pub(crate) struct State {
     pub(crate) functions: BTreeMap<String, RegisteredFunction>,
     pub(crate) pauses: crate::pauses::PauseBook,
     pub(crate) calls: crate::calls::CallBook,
+    /// call/start answers by the client's request id: a retried request gets the same one.
+    pub(crate) start_replies: crate::call_reports::retries::StartReplies,
     /// Open REPL sessions.
     pub(crate) sessions: Sessions,
     /// Checkpoints, branches and lines of processes with time travel on (issue 20).
@@ -119,6 +121,7 @@ impl State {
             functions: BTreeMap::new(),
             pauses: Default::default(),
             calls: Default::default(),
+            start_replies: Default::default(),
             sessions: Sessions::default(),
             checkpoints: Default::default(),
             steps: Default::default(),
@@ -426,8 +429,8 @@ impl Debugger {
     }
 
     /// Calls as clients report them, and their records.
-    pub fn calls(&self) -> crate::calls::CallService<'_> {
-        crate::calls::CallService { debugger: self }
+    pub fn calls(&self) -> crate::call_reports::CallService<'_> {
+        crate::call_reports::CallService { debugger: self }
     }
 
     /// REPL sessions, their evals and the REPL's helper requests.

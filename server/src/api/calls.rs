@@ -5,7 +5,8 @@ use std::net::SocketAddr;
 
 use axum::extract::{ConnectInfo, Path, Query, State};
 use axum::{Extension, Json};
-use breakroom_debugger::calls::{CallComplete, CallStart, CallStartReply, ClientEvent, ComErrorReport};
+use breakroom_debugger::call_reports::CallStartReply;
+use breakroom_debugger::calls::{CallComplete, CallStart, ClientEvent, ComErrorReport};
 use breakroom_debugger::eval::EvalResult;
 use breakroom_debugger::model::StoredValue;
 use breakroom_debugger::pauses::ResumeRequest;

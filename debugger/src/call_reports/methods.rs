@@ -1,10 +1,9 @@
 //! A debugged call from start to completion (docs/src/protocol.md §5.4–5.8), and the client's
 //! diagnostic events and communication errors.
 
+use super::CallStartReply;
 use crate::breakpoints::by_name::StartDecision;
-use crate::calls::{
-    Action, CallComplete, CallData, CallRecord, CallStart, CallStartReply, ClientEvent, ComErrorReport,
-};
+use crate::calls::{Action, CallComplete, CallData, CallRecord, CallStart, ClientEvent, ComErrorReport};
 use crate::cid_store::{SerializationFormat, SerializedItem};
 use crate::error::{Error, Result};
 use crate::ids;
@@ -34,7 +33,7 @@ pub struct CallService<'a> {
 
 impl CallService<'_> {
     pub fn start_call(&self, mut req: CallStart) -> Result<CallStartReply> {
-        super::redact::call_start(&self.debugger.inner.config.policy, &mut req);
+        crate::calls::redact::call_start(&self.debugger.inner.config.policy, &mut req);
         let (pid, start_time) = ids::process_identity(&req.process_pid, &req.process_start_time)?;
         let method_name = req
             .method_name
@@ -44,7 +43,7 @@ impl CallService<'_> {
         let preferred_format = preferred_format(req.preferred_format.as_deref())?;
         let retry_of = req.request_id.clone().filter(|r| !r.is_empty()).map(|r| (ids::process_key(pid, start_time), r));
         if let Some((key, request)) = &retry_of {
-            if let Some(reply) = self.debugger.state().calls.reply_to_retry(key, request) {
+            if let Some(reply) = self.debugger.state().start_replies.get(key, request) {
                 return Ok(reply);
             }
         }
@@ -128,7 +127,7 @@ impl CallService<'_> {
         st.calls.started(call, pause_id.clone());
         let reply = CallStartReply { call_id, action, snapshots };
         if let Some((key, request)) = &retry_of {
-            st.calls.remember_reply(key, request, &reply);
+            st.start_replies.remember(key, request, &reply);
         }
         drop(st);
         if interrupted {
@@ -150,7 +149,7 @@ impl CallService<'_> {
 
     /// Returns a post-completion pause's poll action when the call pauses again.
     pub fn complete_call(&self, mut req: CallComplete) -> Result<Option<Action>> {
-        super::redact::call_complete(&self.debugger.inner.config.policy, &mut req);
+        crate::calls::redact::call_complete(&self.debugger.inner.config.policy, &mut req);
         let now = ids::now();
         // A bad format is refused even without data, so a client learns of it at once.
         SerializationFormat::parse(req.result_serialization_format.as_deref())?;
