@@ -14,8 +14,10 @@ pub struct Live {
     pub calls: RwSignal<u64>,
     /// Breakpoints and behaviours changed.
     pub breakpoints: RwSignal<u64>,
-    /// Tracked processes started, printed, ended or were forgotten.
+    /// Tracked processes started, ended or were forgotten.
     pub processes: RwSignal<u64>,
+    /// Tracked processes printed: only a page that shows output refetches on it.
+    pub output: RwSignal<u64>,
     /// The stream (re)opened: events may have been missed while it was away.
     pub reconnects: RwSignal<u64>,
     /// The REPL session whose new entries this page shows, if any: the stream keeps them in
@@ -35,6 +37,7 @@ impl Live {
             calls: RwSignal::new(0),
             breakpoints: RwSignal::new(0),
             processes: RwSignal::new(0),
+            output: RwSignal::new(0),
             reconnects: RwSignal::new(0),
             watching: RwSignal::new(None),
             appended: RwSignal::new(vec![]),
@@ -43,6 +46,7 @@ impl Live {
 
     /// Refetch everything (after an action of this page, or when events were missed).
     pub fn bump_all(&self) {
+        // Not `output`: what shows output shows processes too.
         for signal in [self.pauses, self.sessions, self.calls, self.breakpoints, self.processes, self.reconnects] {
             signal.update(|n| *n += 1);
         }
@@ -76,8 +80,11 @@ impl Live {
             TRANSCRIPT_APPENDED => bump(self.sessions),
             CALLS_CHANGED => bump(self.calls),
             BREAKPOINTS_CHANGED => bump(self.breakpoints),
-            PROCESS_STARTED | PROCESS_ATTACHED | PROCESS_OUTPUT | PROCESS_EXITED | PROCESS_FORGOTTEN
-            | PROCESS_LEFT_LIST => bump(self.processes),
+            PROCESS_STARTED | PROCESS_ATTACHED | PROCESS_EXITED | PROCESS_FORGOTTEN | PROCESS_LEFT_LIST => {
+                bump(self.processes)
+            }
+            // Not the process list's, nor the timeline's: they show no output.
+            PROCESS_OUTPUT => bump(self.output),
             // A paused card offers Step back once a checkpoint is before it, or says why not.
             CHECKPOINT | BRANCH_CREATED => {
                 bump(self.pauses);

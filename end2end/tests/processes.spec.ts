@@ -102,3 +102,30 @@ test("output keeps its colours, and a finished process's countdown to leaving th
   // The server sends nothing for a finished process until it leaves: the page counts down itself.
   await expect(left).not.toHaveText(first, { timeout: 5000 });
 });
+
+test("the process list does not refetch while a process prints", async ({ page, request }) => {
+  const program = "import time\nfor i in range(600):\n    print(f'line {i}', flush=True)\n    time.sleep(0.05)";
+  const launched = await request.post("/api/processes", { data: { command: ["python3", "-u", "-c", program], name: "printer" } });
+  expect(launched.status()).toBe(200);
+  const { id } = await launched.json();
+  const record = async () => await (await request.get(`/api/processes/${id}`)).json();
+  try {
+    // The client Breakroom ships calls in from the program and its record changes (a change the
+    // list shows): after that, the list has nothing to refetch while the program only prints.
+    await expect.poll(async () => (await record()).process_key ?? null).not.toBeNull();
+    // The list refetches once when its live stream opens (what changed since the server rendered it).
+    const opened = page.waitForResponse((r) => r.url().includes("/rpc/tracked_processes_html"));
+    await open(page, "/processes");
+    await opened;
+    const fetched: string[] = [];
+    page.on("request", (r) => {
+      if (new URL(r.url()).pathname.startsWith("/rpc/")) fetched.push(new URL(r.url()).pathname);
+    });
+    await expect(page.locator("tr.process-row", { hasText: "printer" })).toBeVisible();
+    const before = (await record()).stdout.lines;
+    await expect.poll(async () => (await record()).stdout.lines).toBeGreaterThan(before + 20);
+    expect(fetched).toEqual([]);
+  } finally {
+    await request.post(`/api/processes/${id}/stop`);
+  }
+});

@@ -117,8 +117,8 @@ pub fn ProcessPage() -> impl IntoView {
     let live = use_live();
     // Logpoint messages and breakpoint hits arrive as breakpoint changes.
     let page = server_resource(
-        move || (id(), layout(), live.processes.get(), live.breakpoints.get()),
-        |(id, view, _, _)| process_html(id, view),
+        move || (id(), layout(), live.processes.get(), live.output.get(), live.breakpoints.get()),
+        |(id, view, _, _, _)| process_html(id, view),
     );
     let on_click = move |ev: leptos::ev::MouseEvent| {
         let Some(target) = ev.target().and_then(|t| t.dyn_into::<Element>().ok()) else { return };
