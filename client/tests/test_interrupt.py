@@ -109,7 +109,9 @@ def test_a_running_loop_pauses_at_its_next_line_and_runs_on_after(server, runnin
     session = server.start_session(pause["id"])
     before = int(server.output(session, "count"))
     assert before > 0, "the loop ran before it was asked to pause"
-    server.eval(session, "count = -1000")
+    # The pause may be inside tick(), where a bare `count = -1000` makes a local of tick's frame
+    # (as pdb would), so the module's global is set by name.
+    server.eval(session, "globals()['count'] = -1000")
     server.resume(pause["id"])
     # Asked again: a new order, a new pause, and the loop went on from the value set.
     r.interrupt()
