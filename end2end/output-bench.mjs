@@ -59,7 +59,7 @@ try {
   const page = await (await browser.newContext()).newPage();
   for (let i = 0; i < 200; i++) {
     const detail = await json(`${url}/api/processes/${id}`);
-    if ((detail.process ?? detail).stdout.lines > backlog) break;
+    if (detail.stdout.lines > backlog) break;
     await new Promise((r) => setTimeout(r, 50));
   }
   // The list of processes, open beside it: what it fetches while the program prints.

@@ -11,7 +11,9 @@ pub mod encoding;
 pub mod format;
 pub mod highlight;
 pub mod live;
+pub mod output;
 pub mod pages;
+pub mod process_api;
 #[cfg(feature = "ssr")]
 pub mod render;
 pub mod repl_helpers;

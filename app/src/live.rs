@@ -16,8 +16,9 @@ pub struct Live {
     pub breakpoints: RwSignal<u64>,
     /// Tracked processes started, ended or were forgotten.
     pub processes: RwSignal<u64>,
-    /// Tracked processes printed: only a page that shows output refetches on it.
-    pub output: RwSignal<u64>,
+    /// The process whose `process_output` event came last, set for every such event: the page
+    /// that follows that process's output fetches its new lines; no other page reads it.
+    pub output: RwSignal<Option<String>>,
     /// The stream (re)opened: events may have been missed while it was away.
     pub reconnects: RwSignal<u64>,
     /// The REPL session whose new entries this page shows, if any: the stream keeps them in
@@ -37,7 +38,7 @@ impl Live {
             calls: RwSignal::new(0),
             breakpoints: RwSignal::new(0),
             processes: RwSignal::new(0),
-            output: RwSignal::new(0),
+            output: RwSignal::new(None),
             reconnects: RwSignal::new(0),
             watching: RwSignal::new(None),
             appended: RwSignal::new(vec![]),
@@ -83,8 +84,9 @@ impl Live {
             PROCESS_STARTED | PROCESS_ATTACHED | PROCESS_EXITED | PROCESS_FORGOTTEN | PROCESS_LEFT_LIST => {
                 bump(self.processes)
             }
-            // Not the process list's, nor the timeline's: they show no output.
-            PROCESS_OUTPUT => bump(self.output),
+            // `output` is set from the event itself (`connect`, which has it): the list and the
+            // timeline show no output, and a process page fetches only for its own process.
+            PROCESS_OUTPUT => {}
             // A paused card offers Step back once a checkpoint is before it, or says why not.
             CHECKPOINT | BRANCH_CREATED => {
                 bump(self.pauses);
@@ -180,6 +182,9 @@ fn connect(live: Live) {
             && live.watching.with_untracked(|w| w.is_some() && *w == field("session_id"))
         {
             live.appended.update(|list| list.push(data));
+        }
+        if kind == wire::PROCESS_OUTPUT {
+            live.output.set(field("process_id"));
         }
         live.on_event(&kind);
     });

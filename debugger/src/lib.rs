@@ -16,7 +16,7 @@
 //!
 //! 1. `ids`, `error`, `kinds`, `wire`, `pickle`, `snippet`, `client_shapes`, `policy`: foundations
 //! 2. `cid_store`, `display`: stored values and how they are shown
-//! 3. `model`, `outputs`, `live_events`, `search`, `eval`: the types the pages and the clients see
+//! 3. `model`, `outputs`, `process_records`, `live_events`, `search`, `eval`: the types the pages and the clients see
 //! 4. `store`: the one door to SQLite or PostgreSQL
 //! 5. `users`, `audit`: who may do what, and the record of what they did
 //! 6. `calls`: calls as clients send them, and the records kept of them
@@ -40,6 +40,7 @@ pub mod kinds;
 mod live_events;
 pub mod model;
 pub mod outputs;
+pub mod process_records;
 pub mod processes;
 pub mod runtimes;
 pub mod snapshots;

@@ -35,22 +35,22 @@ pub enum LiveEvent {
     },
     /// A process was launched, a debug client called in for the first time, or a lost one came back.
     ProcessStarted {
-        process: crate::processes::TrackedProcess,
+        process: crate::process_records::TrackedProcess,
     },
     /// `POST /api/processes/attach`: the client put into a running Python process called in.
     /// `method` is how the code got there (`blocked_thread`, `pending_call`, `remote_exec`).
     ProcessAttached {
-        process: crate::processes::TrackedProcess,
+        process: crate::process_records::TrackedProcess,
         method: String,
     },
     /// Lines a launched process wrote, in order (one event per read, often many lines).
     ProcessOutput {
         process_id: String,
-        lines: Vec<crate::processes::OutputLine>,
+        lines: Vec<crate::process_records::OutputLine>,
     },
     /// A process ended (exited, crashed, killed) or was lost; the record says how.
     ProcessExited {
-        process: crate::processes::TrackedProcess,
+        process: crate::process_records::TrackedProcess,
     },
     /// A finished process was deleted (`DELETE /api/processes/{id}`).
     ProcessForgotten {

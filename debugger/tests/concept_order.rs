@@ -8,18 +8,16 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
-/// Uses against the order that exist today, as (module, module it uses). The `X -> debugger`
-/// ones are a concept's service, which holds a `&Debugger` to take the owner's one lock over
-/// `State` (`crate::debugger`); the rest are types that sit one level too low.
+/// Uses against the order that exist today, as (module, module it uses). Each is a concept's
+/// service, which holds a `&Debugger` to take the owner's one lock over `State`
+/// (`crate::debugger`).
 const STILL_AGAINST_THE_ORDER: &[(&str, &str)] = &[
     ("attach", "debugger"),
     ("breakpoints", "debugger"),
-    ("breakpoints", "processes"),
     ("call_reports", "debugger"),
     ("checkpoints", "debugger"),
     ("cluster", "debugger"),
     ("interrupts", "debugger"),
-    ("live_events", "processes"),
     ("pauses", "debugger"),
     ("processes", "debugger"),
     ("sessions", "debugger"),

@@ -1,16 +1,21 @@
 //! `/processes` (the tracked processes, and a form to launch one) and `/process/{id}` (one
-//! process: status, exit or crash banner, output following live, pauses, sessions, Stop).
-//! Rendered by the server (`crate::render::processes`); the controls are handled here.
+//! process: status, exit or crash banner, pauses, sessions, Stop, and its output following live).
+//! Rendered by the server (`crate::render::processes`, `crate::output`); the controls, and
+//! following the output, are handled here.
 
 use leptos::prelude::*;
 use leptos_router::hooks::{use_navigate, use_params_map, use_query_map};
 use wasm_bindgen::JsCast;
 use web_sys::Element;
 
-use crate::api::{attach_process, launch_process, process_html, stop_process, tracked_processes_html};
 use crate::encoding::server_resource;
 use crate::live::use_live;
 use crate::pages::ServerHtml;
+#[cfg(feature = "hydrate")]
+use crate::process_api::process_output_after;
+use crate::process_api::{
+    attach_process, launch_process, process_html, process_output_html, stop_process, tracked_processes_html,
+};
 
 #[component]
 pub fn ProcessListPage() -> impl IntoView {
@@ -115,11 +120,13 @@ pub fn ProcessPage() -> impl IntoView {
     let id = move || params.read().get("process_id").unwrap_or_default();
     let layout = move || query.read().get("view").unwrap_or_default();
     let live = use_live();
-    // Logpoint messages and breakpoint hits arrive as breakpoint changes.
-    let page = server_resource(
-        move || (id(), layout(), live.processes.get(), live.output.get(), live.breakpoints.get()),
-        |(id, view, _, _, _)| process_html(id, view),
-    );
+    // Logpoint messages and breakpoint hits arrive as breakpoint changes. The output is not part
+    // of this: it is fetched once, then followed (`follow_output`).
+    let page =
+        server_resource(move || (id(), live.processes.get(), live.breakpoints.get()), |(id, _, _)| process_html(id));
+    let output = server_resource(move || (id(), layout()), |(id, view)| process_output_html(id, view));
+    #[cfg(feature = "hydrate")]
+    follow_output(live, output, move || params.read_untracked().get("process_id").unwrap_or_default());
     let on_click = move |ev: leptos::ev::MouseEvent| {
         let Some(target) = ev.target().and_then(|t| t.dyn_into::<Element>().ok()) else { return };
         let Some(button) = target.closest(crate::controls::STOP_SELECTOR).ok().flatten() else { return };
@@ -140,5 +147,54 @@ pub fn ProcessPage() -> impl IntoView {
         <div on:click=on_click>
             <ServerHtml html=page/>
         </div>
+        <ServerHtml html=output/>
     }
+}
+
+/// Follows the output of the page's process (issue 45): when a process prints, and after the live
+/// stream reopens, the lines after the last one the section holds are fetched, and only those,
+/// and put at the end of their columns (`crate::output::browser::append`). One fetch at a time;
+/// events meanwhile make one more when it is back.
+#[cfg(feature = "hydrate")]
+fn follow_output(
+    live: crate::live::Live,
+    output: Resource<crate::encoding::PageHtml, crate::encoding::PageCodec>,
+    id: impl Fn() -> String + Copy + Send + Sync + 'static,
+) {
+    use crate::output::browser::{append, next, section};
+    let (fetching, again) = (StoredValue::new(false), StoredValue::new(false));
+    let catch_up = move || {
+        if fetching.get_value() {
+            again.set_value(true);
+            return;
+        }
+        fetching.set_value(true);
+        leptos::task::spawn_local(async move {
+            loop {
+                again.set_value(false);
+                // Without the section (still loading), its render brings the lines.
+                let Some(from) = section().map(|s| next(&s)) else { break };
+                if let (Ok(Some(reply)), Some(section)) = (process_output_after(id(), from).await, section()) {
+                    append(&section, &reply);
+                }
+                if !again.get_value() {
+                    break;
+                }
+            }
+            fetching.set_value(false);
+        });
+    };
+    Effect::new(move |_| {
+        live.reconnects.track();
+        output.track();
+        // After the section is in the page: a resource's new HTML is put in by a task that runs
+        // after this effect, a zero timeout runs after both.
+        set_timeout(catch_up, std::time::Duration::ZERO);
+    });
+    // Another process's output is not this page's.
+    Effect::new(move |_| {
+        if live.output.with(|p| p.as_ref().is_some_and(|p| *p == id())) {
+            catch_up();
+        }
+    });
 }

@@ -10,7 +10,7 @@
 //! templates, which escape every value spliced into text or an attribute; the only way to put
 //! markup in is to wrap it in `PreEscaped`, which this crate does for exactly two producers that
 //! escape the text themselves: the syntax highlighter's classes around escaped tokens
-//! (`repl::input_lines`) and ansi-to-html's colour spans (`processes::coloured`).
+//! (`repl::input_lines`) and ansi-to-html's colour spans (`crate::output::coloured`).
 //!
 //! Why maud and not Leptos `view!` rendered on the server: the templates are checked at compile
 //! time and compile to plain string pushes (no reactive runtime, no hydration markers to strip,
@@ -20,7 +20,7 @@
 //!
 //! One module per page, named like its page in `crate::pages`.
 
-use maud::{html, Markup, PreEscaped, Render};
+use maud::{html, Markup, Render};
 
 use breakroom_debugger::model::SessionLink;
 
@@ -112,11 +112,6 @@ pub(crate) fn encode(value: &str) -> String {
             _ => format!("%{b:02X}"),
         })
         .collect()
-}
-
-/// Markup a trusted producer built (see the module's doc): it is passed through as it is.
-fn trusted(html: String) -> PreEscaped<String> {
-    PreEscaped(html)
 }
 
 #[cfg(test)]

@@ -5,37 +5,13 @@
 use maud::{html, Markup};
 
 use breakroom_debugger::model::{EventKind, RecordedEvent};
-use breakroom_debugger::processes::crash_reason;
-use breakroom_debugger::processes::{
-    OutputLine, OutputPage, OutputStream, ProcessDetail, ProcessStatus, TrackedProcess,
-};
+use breakroom_debugger::processes::{ProcessDetail, ProcessStatus, TrackedProcess};
 
 use super::process_family::{family, label_badges, local_python_table, role_badges, tree_order};
-use super::{titled, trusted};
+use super::titled;
 use crate::controls::Control;
 use crate::format::{duration, timestamp};
 use breakroom_debugger::attach::local::LocalPythonProcesses;
-
-/// How many of the newest output lines the process page shows; the API pages through the rest.
-pub const OUTPUT_TAIL: usize = 2_000;
-
-/// How the process page lays out its two streams.
-#[derive(Clone, Copy, PartialEq, Eq)]
-pub enum OutputLayout {
-    /// stdout and stderr in two columns.
-    SideBySide,
-    /// Both streams in one column, in the order the lines were captured.
-    Interleaved,
-}
-
-impl OutputLayout {
-    pub fn parse(text: &str) -> Self {
-        match text {
-            "interleaved" => OutputLayout::Interleaved,
-            _ => OutputLayout::SideBySide,
-        }
-    }
-}
 
 fn status_badge(status: ProcessStatus) -> Markup {
     let name = match status {
@@ -142,14 +118,9 @@ fn process_row(p: &TrackedProcess, depth: usize, all: bool, now: f64) -> Markup 
     }
 }
 
-/// One process: header, the exit or crash banner, Stop, its output (the newest `OUTPUT_TAIL`
-/// lines), its pauses and REPL sessions.
-pub fn process_page(
-    detail: &ProcessDetail,
-    output: &OutputPage,
-    layout: OutputLayout,
-    names: &std::collections::HashMap<String, String>,
-) -> String {
+/// One process: header, the exit or crash banner, Stop, its family, its logpoints, pauses and
+/// REPL sessions. Its output is a section of its own (`crate::output`), followed live.
+pub fn process_page(detail: &ProcessDetail, names: &std::collections::HashMap<String, String>) -> String {
     let p = &detail.process;
     let body = html! {
         header.page-header.process-header data-process-id=(p.id) {
@@ -179,59 +150,10 @@ pub fn process_page(
             }
         }
         (family(p, names))
-        (output_section(p, output, layout))
         (breakpoint_events(&detail.breakpoint_events))
         (pauses_and_sessions(detail))
     };
     titled(body, &format!("Process · {}", p.name))
-}
-
-fn output_section(p: &TrackedProcess, output: &OutputPage, layout: OutputLayout) -> Markup {
-    let (toggle_href, toggle_text) = match layout {
-        OutputLayout::SideBySide => (format!("/process/{}?view=interleaved", p.id), "Interleave the streams"),
-        OutputLayout::Interleaved => (format!("/process/{}", p.id), "Side by side"),
-    };
-    let total = p.stdout.lines + p.stderr.lines;
-    let shown_from = output.lines.first().map_or(total, |l| l.seq);
-    html! {
-        section.output {
-            h2 { "Output" }
-            p.hint.output-counts {
-                "stdout " (p.stdout.lines) " lines, stderr " (p.stderr.lines) " lines"
-                @if output.dropped > 0 {
-                    " · " span.dropped { (output.dropped) " oldest lines dropped (over the output limit)" }
-                }
-                @if shown_from > output.dropped {
-                    " · showing the newest " (output.lines.len())
-                }
-                " · " a.layout-toggle href=(toggle_href) { (toggle_text) }
-            }
-            @match layout {
-                OutputLayout::Interleaved => pre.stream.interleaved {
-                    @for line in &output.lines { (output_line(line)) }
-                },
-                OutputLayout::SideBySide => div.streams {
-                    @for stream in OutputStream::BOTH {
-                        div {
-                            h3 { (stream.as_str()) }
-                            pre class={ "stream " (stream.as_str()) } {
-                                @for line in output.lines.iter().filter(|l| l.stream == stream) { (output_line(line)) }
-                            }
-                        }
-                    }
-                },
-            }
-        }
-    }
-}
-
-/// One captured line, its ANSI colours and styles shown as the terminal would (other escape codes
-/// dropped; the text itself is escaped).
-fn output_line(line: &OutputLine) -> Markup {
-    html! {
-        span class={ "line " (line.stream.as_str()) } data-seq=(line.seq) { (coloured(&line.text)) }
-        "\n"
-    }
 }
 
 /// Logpoint messages and breakpoint hits of the process, newest last (issue 18).
@@ -308,29 +230,9 @@ fn pauses_and_sessions(detail: &ProcessDetail) -> Markup {
 /// `text` as HTML with its SGR codes as styled spans and other codes dropped; should the
 /// converter refuse a malformed code, every code is dropped instead. ansi-to-html escapes the
 /// text itself, so its answer is the one markup here not built by `html!`.
-fn coloured(text: &str) -> Markup {
-    if !text.contains('\u{1b}') {
-        return html! { (text) };
-    }
-    match ansi_to_html::convert(text) {
-        // The converter passes codes other than SGR through (cursor moves, erase line, …).
-        Ok(html) => trusted(crash_reason::strip_ansi(&html)),
-        Err(_) => html! { (crash_reason::strip_ansi(text)) },
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn ansi_colours_become_styled_spans_and_the_text_stays_escaped() {
-        let html = coloured("\u{1b}[31m<red>\u{1b}[0m plain").into_string();
-        assert!(html.contains("<span style='color:var(--red,#a00)'>&lt;red&gt;</span>"), "{html}");
-        assert!(html.ends_with(" plain") && !html.contains('\u{1b}'), "{html}");
-        assert_eq!(coloured("no <codes>").into_string(), "no &lt;codes&gt;");
-        assert!(!coloured("\u{1b}[2Kcleared \u{1b}[?25l").into_string().contains('\u{1b}'), "other codes are dropped");
-    }
 
     #[test]
     fn durations_read_in_the_largest_sensible_unit() {

@@ -114,7 +114,7 @@ pub struct Follower {
     pub argv: Option<Vec<String>>,
     /// Its parent pid, and `helper` when it says it is one (issue 33).
     pub parent_pid: Option<i64>,
-    pub role: Option<crate::processes::ProcessRole>,
+    pub role: Option<crate::process_records::ProcessRole>,
     /// Its labels, which breakpoints' `where` match (issue 34).
     pub labels: Option<BTreeMap<String, String>>,
 }
@@ -173,7 +173,10 @@ impl BreakpointService<'_> {
             .list(false, ids::now())
             .into_iter()
             .filter(|p| {
-                matches!(p.status, crate::processes::ProcessStatus::Running | crate::processes::ProcessStatus::Paused)
+                matches!(
+                    p.status,
+                    crate::process_records::ProcessStatus::Running | crate::process_records::ProcessStatus::Paused
+                )
             })
             .filter_map(|p| p.process_key)
             .collect();
@@ -304,23 +307,11 @@ impl BreakpointService<'_> {
     }
 
     /// Waits (up to the poll hold) until the breakpoints differ from version `since`, then
-    /// answers all of them: what a running program's watcher holds open.
+    /// answers all of them: what a running program's watcher holds open. The doors call it
+    /// through `debugger.calls()`, which first notes the follower's process.
     pub async fn breakpoint_changes(self, since: Option<u64>, follower: Option<Follower>) -> BreakpointSnapshot {
         let key = follower.map(|f| {
             let key = ids::process_key(f.pid, f.start_time);
-            if f.host.is_some() {
-                self.debugger.processes().note_client(crate::processes::registry::ClientSeen {
-                    process_key: key.clone(),
-                    pid: f.pid,
-                    process_id: f.process_id.clone(),
-                    host: f.host.clone(),
-                    argv: f.argv.clone(),
-                    parent_pid: f.parent_pid,
-                    role: f.role,
-                    labels: f.labels.clone(),
-                    ..Default::default()
-                });
-            }
             let mut st = self.debugger.state();
             if let Some(labels) = f.labels {
                 st.records.follower_labels.insert(key.clone(), labels);

@@ -228,8 +228,9 @@ impl HitCounts {
 }
 
 impl super::BreakpointService<'_> {
-    /// A hit or logpoint message a program reports (`POST /api/breakpoints/hits`): counted on its
-    /// breakpoint and appended to the event log as `breakpoint_hit` or `log`.
+    /// A hit or logpoint message a program reports (`POST /api/breakpoint-hits`): counted on its
+    /// breakpoint and appended to the event log as `breakpoint_hit` or `log`. The doors call it
+    /// through `debugger.calls()`, which first notes the reporting process.
     pub fn report_breakpoint_hit(&self, report: HitReport) -> Result<()> {
         let hit = match report {
             HitReport::Counts(counts) => return self.report_hit_counts(counts),
@@ -239,17 +240,6 @@ impl super::BreakpointService<'_> {
         let id = hit.breakpoint_id.as_str();
         let (pid, start_time) = (hit.process_pid, hit.process_start_time);
         let process_key = ids::process_key(pid, start_time);
-        // Our client sends its process record: a program that only logs is a process too.
-        if let Some(host) = hit.hostname.clone() {
-            self.debugger.processes().note_client(crate::processes::registry::ClientSeen {
-                process_key: process_key.clone(),
-                pid,
-                process_id: hit.process_id.clone(),
-                host: Some(host),
-                argv: hit.argv.clone(),
-                ..Default::default()
-            });
-        }
         let hit_count = hit.hit_count;
         let mut data = Value::Object(hit.details.0);
         // A logpoint's message from a client that does not redact (issue 50); idempotent on ours.

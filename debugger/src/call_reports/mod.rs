@@ -5,6 +5,7 @@
 
 pub(crate) mod methods;
 pub(crate) mod retries;
+mod watchers;
 
 pub use methods::CallService;
 

@@ -3,6 +3,7 @@
 
 use std::collections::VecDeque;
 
+use super::ansi::strip_ansi;
 use super::ProcessStatus;
 
 /// How many of the last stderr lines are kept to find a traceback in.
@@ -60,26 +61,6 @@ pub fn last_exception_line(stderr_tail: &VecDeque<String>) -> Option<String> {
         .iter()
         .find(|l| !l.is_empty() && !l.starts_with(' ') && !l.starts_with('\t'))
         .map(|l| l.trim_end().to_string())
-}
-
-/// Drops ANSI escape sequences (Python 3.13 colours tracebacks when asked to).
-pub fn strip_ansi(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    let mut chars = text.chars().peekable();
-    while let Some(c) = chars.next() {
-        if c == '\u{1b}' && chars.peek() == Some(&'[') {
-            chars.next();
-            // Parameters and intermediates, up to the final byte (@ to ~).
-            for c in chars.by_ref() {
-                if ('@'..='~').contains(&c) {
-                    break;
-                }
-            }
-        } else {
-            out.push(c);
-        }
-    }
-    out
 }
 
 #[cfg(test)]

@@ -261,6 +261,12 @@ impl<'a> ProcessService<'a> {
         self.registry().list(all, ids::now()).into_iter().map(|p| self.with_pause_status(p, &paused)).collect()
     }
 
+    /// One process's record alone (its status, its counts of lines), without its pauses and
+    /// sessions from the store: what a page that follows the output asks for each time it prints.
+    pub fn tracked_record(&self, id: &str) -> Result<TrackedProcess> {
+        self.registry().get(id, ids::now())
+    }
+
     /// One process with its pauses and REPL sessions.
     pub fn tracked_process(&self, id: &str) -> Result<ProcessDetail> {
         let process = self.registry().get(id, ids::now())?;

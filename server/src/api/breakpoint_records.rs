@@ -148,7 +148,7 @@ pub async fn changes(State(debugger): State<Debugger>, Query(q): Query<ChangesQu
         labels,
     });
     let BreakpointSnapshot { version, breakpoints, interrupts, task_asks, task_orders, policy } =
-        debugger.breakpoints().breakpoint_changes(since, follower).await;
+        debugger.calls().breakpoint_changes(since, follower).await;
     Ok(Json(BreakpointChanges { version, breakpoints, interrupts, task_asks, task_orders, policy }))
 }
 
@@ -158,6 +158,6 @@ pub async fn report_hit(
     State(debugger): State<Debugger>,
     JsonBody(report): JsonBody<HitReport>,
 ) -> ApiResult<StatusOk> {
-    debugger.breakpoints().report_breakpoint_hit(report)?;
+    debugger.calls().report_breakpoint_hit(report)?;
     Ok(Json(StatusOk::new()))
 }
