@@ -1,6 +1,7 @@
 """The line breakpoint engine in this process, its pauses recorded instead of sent to a server:
 conditions compiled into the code, what falls back to the plain hook, PATCHes that recompile,
-and files imported after their breakpoints were set."""
+files imported after their breakpoints were set, and a generator made while its breakpoint is
+armed."""
 
 import importlib
 import os
@@ -14,6 +15,7 @@ import pytest
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the client package, in-process
 
 from breakroom.lines.engine import LineBreakpoints  # noqa: E402
+from breakroom.lines.rewrite import ModuleSource  # noqa: E402
 
 SOURCE = """
 def outer(base):
@@ -121,3 +123,47 @@ def test_a_condition_with_a_comment_is_compiled_in_whole(module):
     engine.add({"kind": "line", "file": path, "line": line_of("WORK"), "condition": "n == 2  # the second"})
     [mod.work(n) for n in range(4)]
     assert [frame_locals["n"] for _, frame_locals, _ in paused] == [2]
+
+
+PASSES = """
+def passes():
+    n = 0
+    while True:
+        n += 1  # PASS
+        yield n
+"""
+
+
+@pytest.mark.skipif(sys.version_info[:2] != (3, 11), reason="3.12+ reaches such frames through their code's events")
+def test_a_generator_made_while_its_breakpoint_compiles_is_reached(tmp_path, monkeypatch):
+    # The program runs on while the hooked code compiles (here, made to run there): a generator
+    # it makes then runs the code of before the swap, suspended, and must be traced all the same.
+    path = tmp_path / "passes_module.py"
+    path.write_text(textwrap.dedent(PASSES))
+    line = next(n for n, text in enumerate(textwrap.dedent(PASSES).splitlines(), 1) if text.endswith("# PASS"))
+    sys.path.insert(0, str(tmp_path))
+    import passes_module
+
+    made = []
+    compile_with_hooks = ModuleSource.compile_with_hooks
+
+    def meanwhile(self, *args, **kwargs):
+        if not made:
+            made.append(passes_module.passes())
+            next(made[0])  # at its yield, as a worker waits at its await
+        return compile_with_hooks(self, *args, **kwargs)
+
+    monkeypatch.setattr(ModuleSource, "compile_with_hooks", meanwhile)
+    engine = LineBreakpoints(pause=None)
+    paused = []
+    engine._pause = lambda frame, decision: paused.append(frame.f_locals["n"])
+    try:
+        report = engine.add({"kind": "line", "file": str(path), "line": line})
+        assert made[0].gi_code is not passes_module.passes.__code__  # it runs the old code
+        assert report["running_frames"] == 1
+        assert next(made[0]) == 2
+        assert paused == [1]
+    finally:
+        engine.close()
+        sys.path.remove(str(tmp_path))
+        sys.modules.pop("passes_module", None)

@@ -264,12 +264,7 @@ asyncio.run(worker())
 
 
 @pytest.mark.parametrize("python", INTERPRETERS)
-def test_a_waiting_coroutine_is_reached_without_tracing_the_threads_beside_its_event_loop(server, programs, python, request):
-    if "3.11" in request.node.callspec.id:
-        # Known defect, cause not found yet: on 3.11, beside a CPU-bound thread, the waiting
-        # coroutine was once never reached in a fresh-clone run (1 of ~200 runs). Still run and
-        # reported; not yet a gate.
-        request.applymarker(pytest.mark.xfail(reason="3.11: a waiting coroutine beside a busy thread is sometimes not reached", strict=False))
+def test_a_waiting_coroutine_is_reached_without_tracing_the_threads_beside_its_event_loop(server, programs, python):
     program = programs(python, "module", WAITING_COROUTINE)
     line = 1 + WAITING_COROUTINE.splitlines().index("        n += 1  # LOOP")
     program.ticks_after(0, 1)

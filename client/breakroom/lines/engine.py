@@ -195,8 +195,7 @@ class LineBreakpoints:
                 raise BreakpointError(f"breakpoint {spec.id} exists already")
             path = canonic(spec.file)
             file = self._files.get(path) or _File(path)
-            waiting = []
-            live = self._live_functions(path, waiting)
+            live = self._live_functions(path)
             if live:
                 file.compile_name = live[0].__code__.co_filename
             elif file.source is None and not os.path.exists(path):
@@ -211,7 +210,7 @@ class LineBreakpoints:
             file.by_line.setdefault(landed, []).append(spec)
             self._open_gates(path, landed)
             try:
-                reach = self._apply(file, live, waiting)
+                reach = self._apply(file, live)
             except Exception as exc:  # leave the program as it was, and say why
                 self.remove(spec.id)
                 raise BreakpointError(f"{spec.file}:{spec.line}: {type(exc).__name__}: {exc}") from exc
@@ -229,8 +228,7 @@ class LineBreakpoints:
             self._open_gates(*self._landed[spec.id])
             if spec.condition != condition:  # compiled into the code: compile it again
                 path = self._landed[spec.id][0]
-                waiting = []
-                self._apply(self._files[path], self._live_functions(path, waiting), waiting)
+                self._apply(self._files[path], self._live_functions(path))
             return self._report(spec)
 
     def armed(self, breakpoint_id):
@@ -249,8 +247,7 @@ class LineBreakpoints:
             if not file.by_line[line]:
                 del file.by_line[line]
             self._open_gates(path, line)
-            waiting = []
-            self._apply(file, self._live_functions(path, waiting), waiting)
+            self._apply(file, self._live_functions(path))
             if not file.by_line:
                 del self._files[path]
 
@@ -296,24 +293,15 @@ class LineBreakpoints:
 
     # ---- arming: code, running frames, files to come ----------------------------------------
 
-    def _live_functions(self, path, waiting=None):
-        """The file's function objects; `waiting` (a list), when given, gets the frames of its
-        unfinished generators and coroutines in the same walk of the heap (`_suspended_frames`)."""
+    def _live_functions(self, path):
+        """The file's function objects."""
         found = []
-        if self._monitor is not None:
-            waiting = None  # 3.12+: their code's events reach them
         for obj in gc.get_objects():  # one list, made at once: each one alive then is in it
-            kind = type(obj)
-            if kind is types.FunctionType:
-                if canonic(obj.__code__.co_filename) == path:
-                    found.append(obj)
-            elif waiting is not None and kind in _SUSPENDING_TYPES:
-                frame = _waiting_frame(obj, kind, path)
-                if frame is not None:
-                    waiting.append(frame)
+            if type(obj) is types.FunctionType and canonic(obj.__code__.co_filename) == path:
+                found.append(obj)
         return found
 
-    def _apply(self, file, functions, waiting=None):
+    def _apply(self, file, functions):
         """Makes the file's live code match its armed lines."""
         lines = set(file.by_line)
         if self._monitor is not None:
@@ -352,7 +340,7 @@ class LineBreakpoints:
             else:
                 self._originals[func] = original
                 swapped += 1
-        running = self._trace_running(file, waiting)
+        running = self._trace_running(file)
         return {"functions": swapped, "running_frames": running, "stale_functions": stale, "pending": not (functions or running)}
 
     @staticmethod
@@ -366,14 +354,14 @@ class LineBreakpoints:
             if specs and all(spec.condition and not spec.read_only for spec in specs)
         }
 
-    def _trace_running(self, file, waiting=None):
+    def _trace_running(self, file):
         """Traces the frames of this file that run code without a hook for one of its armed
         lines: module-level code (a script's `while True:`), a loop that began before the
         breakpoint, code that could not be swapped, a generator or coroutine that began before
         it and waits to go on (an `async def` worker's loop). Stops tracing those that no
         longer need it."""
         needed = [frame for frame in self._frames_of(file.path) if self._unhooked_lines(frame.f_code, file)]
-        waiting = [frame for frame in self._suspended_frames(file, waiting) if self._unhooked_lines(frame.f_code, file)]
+        waiting = [frame for frame in self._suspended_frames(file) if self._unhooked_lines(frame.f_code, file)]
         for frame in self._tracer.traced_frames:
             if frame not in needed and frame not in waiting and canonic(frame.f_code.co_filename) == file.path:
                 self._tracer.untrace([frame])
@@ -386,16 +374,15 @@ class LineBreakpoints:
             lines = self._code_lines[code] = lines_with_code(code, nested=False)
         return (lines & file.by_line.keys()) - self._generated.get(code, set())
 
-    def _suspended_frames(self, file, seen=None):
+    def _suspended_frames(self, file):
         """The frames of this file's generators, coroutines and async generators that have not
-        finished (`seen`: those the walk for its functions found): swapping code does not reach
-        them. Running ones too: such a frame goes from running to waiting and back while this
-        looks (an event loop's thread runs on), so `_frames_of` and this could each miss it;
-        the tracer takes it as waiting either way."""
+        finished: swapping code does not reach them. Looked for after the swap: a walk made
+        before it misses those made in between (the program runs on while the code compiles),
+        which run the old code and would never be reached. Running ones too: such a frame goes
+        from running to waiting and back while this looks (an event loop's thread runs on),
+        so `_frames_of` and this could each miss it; the tracer takes it as waiting either way."""
         if not file.by_line or not self._tracer.available or not file.suspends():
             return []
-        if seen is not None:
-            return seen
         found = []
         for obj in gc.get_objects():
             kind = type(obj)
@@ -574,8 +561,7 @@ class LineBreakpoints:
         """Reaches what runs now (running frames, live functions) for every armed file."""
         with self._lock:
             for path, file in list(self._files.items()):
-                waiting = []
-                self._apply(file, self._live_functions(path, waiting), waiting)
+                self._apply(file, self._live_functions(path))
 
     def on_traced_line(self, frame):
         self._on_traced_line(frame)
