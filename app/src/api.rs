@@ -5,7 +5,7 @@ use leptos::prelude::*;
 
 #[cfg(feature = "ssr")]
 pub(crate) use crate::access::{debugger, Need};
-use crate::encoding::{JsonText, PlainText};
+use crate::rpc::{JsonRpc, TextRpc};
 use crate::transcript::{ShownEntry, TranscriptPage};
 
 #[cfg(feature = "ssr")]
@@ -24,7 +24,7 @@ pub(crate) fn failed(err: breakroom_debugger::Error) -> ServerFnError {
 // decoder for the data and no view code for the markup. `Option` for the pages with a 404.
 
 /// The paused calls, as `/` shows them.
-#[server(prefix = "/rpc", endpoint = "paused_html", output = PlainText)]
+#[server(prefix = "/rpc", endpoint = "paused_html", protocol = TextRpc)]
 pub async fn paused_html() -> Result<Option<String>, ServerFnError> {
     let debugger = debugger(Need::Viewer)?;
     let travel = |pause_id: &str| {
@@ -42,12 +42,12 @@ pub async fn paused_html() -> Result<Option<String>, ServerFnError> {
 }
 
 /// A JSON string, unlike the others: scripts and tests call it for the id.
-#[server(prefix = "/rpc", endpoint = "start_repl", output = JsonText)]
+#[server(prefix = "/rpc", endpoint = "start_repl", protocol = JsonRpc)]
 pub async fn start_repl(pause_id: String) -> Result<String, ServerFnError> {
     debugger(Need::Debugger)?.off_workers(move |d| d.sessions().start_session(&pause_id)).await.map_err(failed)
 }
 
-#[server(prefix = "/rpc", endpoint = "continue_call", output = PlainText)]
+#[server(prefix = "/rpc", endpoint = "continue_call", protocol = TextRpc)]
 pub async fn continue_call(pause_id: String) -> Result<(), ServerFnError> {
     use breakroom_debugger::pauses::ResumeRequest;
     let resume =
@@ -56,7 +56,7 @@ pub async fn continue_call(pause_id: String) -> Result<(), ServerFnError> {
 }
 
 /// Skips the call, returning `value` (JSON; anything that is not JSON is taken as a string).
-#[server(prefix = "/rpc", endpoint = "skip_call", output = PlainText)]
+#[server(prefix = "/rpc", endpoint = "skip_call", protocol = TextRpc)]
 pub async fn skip_call(pause_id: String, value: String) -> Result<(), ServerFnError> {
     use breakroom_debugger::pauses::{CallValue, ResumeKind, ResumeRequest};
     let fake_result = serde_json::from_str(value.trim()).unwrap_or(serde_json::Value::String(value));
@@ -70,7 +70,7 @@ pub async fn skip_call(pause_id: String, value: String) -> Result<(), ServerFnEr
 }
 
 /// Makes the call raise `exception_type(message)` instead of running.
-#[server(prefix = "/rpc", endpoint = "raise_in_call", output = PlainText)]
+#[server(prefix = "/rpc", endpoint = "raise_in_call", protocol = TextRpc)]
 pub async fn raise_in_call(pause_id: String, exception_type: String, message: String) -> Result<(), ServerFnError> {
     use breakroom_debugger::pauses::{ResumeKind, ResumeRequest};
     let exception_type = Some(exception_type.trim().to_string()).filter(|t| !t.is_empty());
@@ -95,7 +95,7 @@ pub const TRANSCRIPT_SLOT: &str = "<!--transcript-->";
 pub const SIDEBAR_SLOT: &str = "<!--sidebar-->";
 
 /// A REPL session's page above the input box (see `crate::render::repl_session`).
-#[server(prefix = "/rpc", endpoint = "repl_page", output = PlainText)]
+#[server(prefix = "/rpc", endpoint = "repl_page", protocol = TextRpc)]
 pub async fn repl_page(session_id: String) -> Result<Option<String>, ServerFnError> {
     let debugger = debugger(Need::Viewer)?;
     let Some(session) = debugger.sessions().session(&session_id).map_err(failed)? else { return Ok(None) };
@@ -115,7 +115,7 @@ pub async fn repl_page(session_id: String) -> Result<Option<String>, ServerFnErr
 
 /// Waits for the paused program's answer: the new entry, which the page appends where it is
 /// (other viewers get it from the live stream).
-#[server(prefix = "/rpc", endpoint = "eval_in_session", output = PlainText)]
+#[server(prefix = "/rpc", endpoint = "eval_in_session", protocol = TextRpc)]
 pub async fn eval_in_session(session_id: String, expr: String) -> Result<ShownEntry, ServerFnError> {
     let outcome = debugger(Need::Debugger)?.sessions().eval(&session_id, &expr).await.map_err(failed)?;
     let entry = outcome.entry(&expr).ok_or_else(|| ServerFnError::new("the answer was not recorded"))?;
@@ -125,7 +125,7 @@ pub async fn eval_in_session(session_id: String, expr: String) -> Result<ShownEn
 /// A session's transcript as its page opens it: the newest [`crate::transcript::PAGE_ENTRIES`]
 /// entries (HTML, `crate::render::repl_transcript`); "" when there is no such session (the page's
 /// header says so).
-#[server(prefix = "/rpc", endpoint = "repl_transcript", output = PlainText)]
+#[server(prefix = "/rpc", endpoint = "repl_transcript", protocol = TextRpc)]
 pub async fn repl_transcript(session_id: String) -> Result<Option<String>, ServerFnError> {
     let debugger = debugger(Need::Viewer)?;
     let Some(session) = debugger.sessions().session(&session_id).map_err(failed)? else {
@@ -136,7 +136,7 @@ pub async fn repl_transcript(session_id: String) -> Result<Option<String>, Serve
 
 /// Entries `start..end` of a session's transcript (clamped to it; at most [`MAX_ENTRIES`]): the
 /// earlier ones a reader asks for, or those a page missed while its live stream was away.
-#[server(prefix = "/rpc", endpoint = "repl_entries", output = PlainText)]
+#[server(prefix = "/rpc", endpoint = "repl_entries", protocol = TextRpc)]
 pub async fn repl_entries(
     session_id: String,
     start: usize,
@@ -171,7 +171,7 @@ fn entries_of(
 /// `/repls`: the filter form and one page of sessions. `from` and `to` are `YYYY-MM-DD` dates
 /// (UTC, the whole `to` day included; anything else means no bound); `status` is all, active or
 /// closed.
-#[server(prefix = "/rpc", endpoint = "sessions_html", output = PlainText)]
+#[server(prefix = "/rpc", endpoint = "sessions_html", protocol = TextRpc)]
 pub async fn sessions_html(
     search: String,
     status: String,
@@ -197,7 +197,7 @@ pub async fn sessions_html(
 }
 
 /// `/callstack/{pause_id}` as HTML (see [`crate::render`]); None for an unknown pause.
-#[server(prefix = "/rpc", endpoint = "call_stack_html", output = PlainText)]
+#[server(prefix = "/rpc", endpoint = "call_stack_html", protocol = TextRpc)]
 pub async fn call_stack_html(pause_id: String) -> Result<Option<String>, ServerFnError> {
     let debugger = debugger(Need::Viewer)?;
     let breakpoints = debugger.breakpoints().breakpoint_records();
@@ -208,13 +208,13 @@ pub async fn call_stack_html(pause_id: String) -> Result<Option<String>, ServerF
         .map(|view| crate::render::call_stack(&view, &breakpoints)))
 }
 
-#[server(prefix = "/rpc", endpoint = "processes_html", output = PlainText)]
+#[server(prefix = "/rpc", endpoint = "processes_html", protocol = TextRpc)]
 pub async fn processes_html() -> Result<Option<String>, ServerFnError> {
     Ok(Some(crate::render::processes(&debugger(Need::Viewer)?.pauses().process_summaries().map_err(failed)?)))
 }
 
 /// One process's call tree, the call `selected` marked; None for an unknown process.
-#[server(prefix = "/rpc", endpoint = "call_tree_html", output = PlainText)]
+#[server(prefix = "/rpc", endpoint = "call_tree_html", protocol = TextRpc)]
 pub async fn call_tree_html(process_key: String, selected: String) -> Result<Option<String>, ServerFnError> {
     let debugger = debugger(Need::Viewer)?;
     let process_id = debugger.processes().process_id_for_key(&process_key);
@@ -222,7 +222,7 @@ pub async fn call_tree_html(process_key: String, selected: String) -> Result<Opt
     Ok(tree.map(|nodes| crate::render::call_tree(&process_key, process_id.as_deref(), &nodes, &selected)))
 }
 
-#[server(prefix = "/rpc", endpoint = "stored_value_html", output = PlainText)]
+#[server(prefix = "/rpc", endpoint = "stored_value_html", protocol = TextRpc)]
 pub async fn stored_value_html(cid: String) -> Result<Option<String>, ServerFnError> {
     Ok(debugger(Need::Viewer)?
         .function_breakpoints()

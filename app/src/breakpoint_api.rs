@@ -1,7 +1,7 @@
 //! Server functions of the breakpoints panel on `/` (issue 18) and of the source lines of a
 //! call stack: each is one debugger call, answering text as the other pages' do.
 
-use crate::encoding::PlainText;
+use crate::rpc::TextRpc;
 use leptos::prelude::*;
 
 #[cfg(feature = "ssr")]
@@ -9,7 +9,7 @@ use crate::api::{debugger, failed, Need};
 
 /// One list of every breakpoint, whatever made it (issue 45): the functions registered by name,
 /// then every breakpoint by id, and the one form that adds any kind (issue 18).
-#[server(prefix = "/rpc", endpoint = "breakpoints_html", output = PlainText)]
+#[server(prefix = "/rpc", endpoint = "breakpoints_html", protocol = TextRpc)]
 pub async fn breakpoints_html() -> Result<Option<String>, ServerFnError> {
     let debugger = debugger(Need::Viewer)?;
     let records = debugger.breakpoints().breakpoint_records();
@@ -27,7 +27,7 @@ pub async fn breakpoints_html() -> Result<Option<String>, ServerFnError> {
 /// (`1h`) bound a log or snapshot breakpoint, and `where_labels` (`service=api, env=prod`) aims
 /// it at the processes carrying those labels. Each empty field is left out, so the debugger's
 /// defaults apply; a malformed one is refused with the code the REST API gives it.
-#[server(prefix = "/rpc", endpoint = "add_breakpoint_record", output = PlainText)]
+#[server(prefix = "/rpc", endpoint = "add_breakpoint_record", protocol = TextRpc)]
 #[allow(clippy::too_many_arguments)]
 pub async fn add_breakpoint_record(
     kind: String,
@@ -173,7 +173,7 @@ mod tests {
 }
 
 /// Saves a breakpoint's options as edited in place (empty clears one).
-#[server(prefix = "/rpc", endpoint = "update_breakpoint_record", output = PlainText)]
+#[server(prefix = "/rpc", endpoint = "update_breakpoint_record", protocol = TextRpc)]
 pub async fn update_breakpoint_record(
     id: String,
     condition: String,
@@ -198,23 +198,23 @@ pub async fn update_breakpoint_record(
         .map_err(failed)
 }
 
-#[server(prefix = "/rpc", endpoint = "remove_breakpoint_record", output = PlainText)]
+#[server(prefix = "/rpc", endpoint = "remove_breakpoint_record", protocol = TextRpc)]
 pub async fn remove_breakpoint_record(id: String) -> Result<(), ServerFnError> {
     debugger(Need::Debugger)?.breakpoints().remove_breakpoint_record(&id).map(|_| ()).map_err(failed)
 }
 
-#[server(prefix = "/rpc", endpoint = "add_breakpoint", output = PlainText)]
+#[server(prefix = "/rpc", endpoint = "add_breakpoint", protocol = TextRpc)]
 pub async fn add_breakpoint(function_name: String) -> Result<(), ServerFnError> {
     debugger(Need::Debugger)?.function_breakpoints().add_breakpoint(function_name.trim(), None, None).map_err(failed)
 }
 
-#[server(prefix = "/rpc", endpoint = "remove_breakpoint", output = PlainText)]
+#[server(prefix = "/rpc", endpoint = "remove_breakpoint", protocol = TextRpc)]
 pub async fn remove_breakpoint(function_name: String) -> Result<(), ServerFnError> {
     debugger(Need::Debugger)?.function_breakpoints().remove_breakpoint(&function_name).map_err(failed)
 }
 
 /// `which` is "before" or "after".
-#[server(prefix = "/rpc", endpoint = "set_breakpoint_behavior", output = PlainText)]
+#[server(prefix = "/rpc", endpoint = "set_breakpoint_behavior", protocol = TextRpc)]
 pub async fn set_breakpoint_behavior(
     function_name: String,
     which: String,
@@ -230,7 +230,7 @@ pub async fn set_breakpoint_behavior(
     .map_err(failed)
 }
 
-#[server(prefix = "/rpc", endpoint = "set_replacement", output = PlainText)]
+#[server(prefix = "/rpc", endpoint = "set_replacement", protocol = TextRpc)]
 pub async fn set_replacement(function_name: String, replacement: String) -> Result<(), ServerFnError> {
     debugger(Need::Debugger)?
         .function_breakpoints()
@@ -239,7 +239,7 @@ pub async fn set_replacement(function_name: String, replacement: String) -> Resu
         .map_err(failed)
 }
 
-#[server(prefix = "/rpc", endpoint = "set_global_behavior", output = PlainText)]
+#[server(prefix = "/rpc", endpoint = "set_global_behavior", protocol = TextRpc)]
 pub async fn set_global_behavior(behavior: String) -> Result<(), ServerFnError> {
     use breakroom_debugger::breakpoints::by_name::GlobalBehavior;
     let behavior = GlobalBehavior::parse(&behavior).map_err(failed)?;
@@ -247,7 +247,7 @@ pub async fn set_global_behavior(behavior: String) -> Result<(), ServerFnError> 
 }
 
 /// A click on a source line of a frame: a line breakpoint there is removed, or one is added.
-#[server(prefix = "/rpc", endpoint = "toggle_line_breakpoint", output = PlainText)]
+#[server(prefix = "/rpc", endpoint = "toggle_line_breakpoint", protocol = TextRpc)]
 pub async fn toggle_line_breakpoint(file: String, line: u32) -> Result<(), ServerFnError> {
     debugger(Need::Debugger)?.breakpoints().toggle_line_breakpoint(&file, line).map(|_| ()).map_err(failed)
 }

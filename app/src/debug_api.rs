@@ -1,7 +1,7 @@
 //! The debug page's server side (issue 30): its controls (`crate::render::debug`) and the source
 //! it shows.
 
-use crate::encoding::PlainText;
+use crate::rpc::TextRpc;
 use leptos::prelude::*;
 
 #[cfg(feature = "ssr")]
@@ -70,7 +70,7 @@ pub(crate) fn debug_markup(
 
 /// The debug page's controls (`crate::render::debug`): `action` is a control's `data-action`,
 /// `arg` its `data-arg`. Steps wait for the stop (up to 2 s); the page follows live events.
-#[server(prefix = "/rpc", endpoint = "debug_action", output = PlainText)]
+#[server(prefix = "/rpc", endpoint = "debug_action", protocol = TextRpc)]
 pub async fn debug_action(session_id: String, action: String, arg: String) -> Result<(), ServerFnError> {
     use crate::controls::Control;
     use breakroom_debugger::steps::{StepKind, StepRequest};

@@ -9,11 +9,9 @@ use leptos::server_fn::{ContentType, Decodes, Encodes, Format, FormatType};
 
 use crate::transcript::{ShownEntry, TranscriptPage};
 
-/// The pages' server functions answer with text (HTML, a session id, or nothing), sent as it is:
-/// the wasm then has no JSON decoder at all (serde_json's alone was some 15 KB gzip of every
-/// page's download).
-pub type PlainText = Post<TextEncoding>;
-
+/// The pages' server functions answer with text (HTML, a session id, or nothing), sent as it is
+/// (`crate::rpc::TextRpc`): the wasm then has no JSON decoder at all (serde_json's alone was some
+/// 15 KB gzip of every page's download).
 pub struct TextEncoding;
 
 impl ContentType for TextEncoding {
@@ -89,10 +87,9 @@ impl Decodes<()> for TextEncoding {
     }
 }
 
-/// A JSON string as the reply: what scripts and tests read from `start_repl`. The server writes it
-/// with serde_json; the page reads it with [`json_string`], so that it needs no JSON decoder.
-pub type JsonText = Post<JsonStringEncoding>;
-
+/// A JSON string as the reply (`crate::rpc::JsonRpc`): what scripts and tests read from
+/// `start_repl`. The server writes it with serde_json; the page reads it with [`json_string`], so
+/// that it needs no JSON decoder.
 pub struct JsonStringEncoding;
 
 impl ContentType for JsonStringEncoding {
@@ -235,7 +232,8 @@ pub fn json_string(json: &str) -> Option<String> {
 // `Post<TextEncoding>` is an `Encoding` through server_fn's blanket impls; checked here.
 const _: fn() = || {
     fn is_encoding<E: Encoding>() {}
-    is_encoding::<PlainText>();
+    is_encoding::<Post<TextEncoding>>();
+    is_encoding::<Post<JsonStringEncoding>>();
 };
 
 /// What a page shows: the HTML the server rendered for it (None: there is nothing at this

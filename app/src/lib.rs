@@ -18,6 +18,7 @@ pub mod process_api;
 pub mod render;
 pub mod repl_helpers;
 pub mod routes;
+pub mod rpc;
 pub mod runtime_api;
 pub mod snapshot_api;
 pub mod task_tree;

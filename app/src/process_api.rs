@@ -5,13 +5,13 @@ use leptos::prelude::*;
 
 #[cfg(feature = "ssr")]
 use crate::api::{debugger, failed, Need};
-use crate::encoding::{JsonText, PlainText};
 #[cfg(feature = "ssr")]
 use crate::output::{output_section, OutputLayout, OUTPUT_TAIL};
+use crate::rpc::{JsonRpc, TextRpc};
 
 /// `/processes`: the active list, or every recorded process with `all`; with the page's
 /// `?label=` (`service=api`, `service`, several joined by commas) only the processes carrying it.
-#[server(prefix = "/rpc", endpoint = "tracked_processes_html", output = PlainText)]
+#[server(prefix = "/rpc", endpoint = "tracked_processes_html", protocol = TextRpc)]
 pub async fn tracked_processes_html(all: bool) -> Result<Option<String>, ServerFnError> {
     use crate::render::process_family::has_labels;
     let debugger = debugger(Need::Viewer)?;
@@ -70,7 +70,7 @@ fn decode(value: &str) -> String {
 /// `/process/{id}`: the process, its family, logpoints, pauses and sessions; None for an unknown
 /// process. Its output is [`process_output_html`]'s: a refetch of this (a status, a pause) does not
 /// carry the output along.
-#[server(prefix = "/rpc", endpoint = "process_html", output = PlainText)]
+#[server(prefix = "/rpc", endpoint = "process_html", protocol = TextRpc)]
 pub async fn process_html(id: String) -> Result<Option<String>, ServerFnError> {
     let debugger = debugger(Need::Viewer)?;
     let Some(detail) = tracked(&debugger, &id)? else { return Ok(None) };
@@ -84,7 +84,7 @@ pub async fn process_html(id: String) -> Result<Option<String>, ServerFnError> {
 /// The output section of `/process/{id}`: the newest [`OUTPUT_TAIL`] lines. `view` is
 /// `interleaved`, or anything else for side by side. Fetched when the page opens; the page then
 /// follows the output from the live stream.
-#[server(prefix = "/rpc", endpoint = "process_output_html", output = PlainText)]
+#[server(prefix = "/rpc", endpoint = "process_output_html", protocol = TextRpc)]
 pub async fn process_output_html(id: String, view: String) -> Result<Option<String>, ServerFnError> {
     let debugger = debugger(Need::Viewer)?;
     let Some(detail) = tracked(&debugger, &id)? else { return Ok(None) };
@@ -97,7 +97,7 @@ pub async fn process_output_html(id: String, view: String) -> Result<Option<Stri
 /// The output section of process `id` holding only the lines from number `from` on (at most the
 /// newest [`OUTPUT_TAIL`]), in the asking page's layout (its `?view=`): what the page appends
 /// when the process prints, or after its live stream was away. None for an unknown process.
-#[server(prefix = "/rpc", endpoint = "process_output_after", output = PlainText)]
+#[server(prefix = "/rpc", endpoint = "process_output_after", protocol = TextRpc)]
 pub async fn process_output_after(id: String, from: u64) -> Result<Option<String>, ServerFnError> {
     let debugger = debugger(Need::Viewer)?;
     let processes = debugger.processes();
@@ -130,7 +130,7 @@ fn tracked(
 
 /// Launches `command` (split as a POSIX shell splits words, without running a shell) and answers
 /// the new process's id, a JSON string.
-#[server(prefix = "/rpc", endpoint = "launch_process", output = JsonText)]
+#[server(prefix = "/rpc", endpoint = "launch_process", protocol = JsonRpc)]
 pub async fn launch_process(command: String, name: String, cwd: String) -> Result<String, ServerFnError> {
     let command = shlex::split(&command)
         .ok_or_else(|| ServerFnError::new("the command has an unclosed quote or a trailing backslash"))?;
@@ -146,14 +146,14 @@ pub async fn launch_process(command: String, name: String, cwd: String) -> Resul
 
 /// Attaches to the local Python process `pid` (issue 33) and answers its record's id, a JSON
 /// string.
-#[server(prefix = "/rpc", endpoint = "attach_process", output = JsonText)]
+#[server(prefix = "/rpc", endpoint = "attach_process", protocol = JsonRpc)]
 pub async fn attach_process(pid: i64) -> Result<String, ServerFnError> {
     let request = breakroom_debugger::attach::AttachRequest { pid, ..Default::default() };
     Ok(debugger(Need::Admin)?.attach().process(request).await.map_err(failed)?.process_id)
 }
 
 /// SIGTERM to the process, SIGKILL 2 s later if it still runs.
-#[server(prefix = "/rpc", endpoint = "stop_process", output = PlainText)]
+#[server(prefix = "/rpc", endpoint = "stop_process", protocol = TextRpc)]
 pub async fn stop_process(id: String) -> Result<(), ServerFnError> {
     debugger(Need::Admin)?.processes().stop_process(&id).map(|_| ()).map_err(failed)
 }

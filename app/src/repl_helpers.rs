@@ -5,11 +5,11 @@ use leptos::prelude::*;
 
 #[cfg(feature = "ssr")]
 use crate::api::{debugger, failed, Need};
-use crate::encoding::PlainText;
+use crate::rpc::TextRpc;
 
 /// Completions at `cursor_pos` (code points): a first line `start end`, then one `match\ttype`
 /// line per match (matches with a tab or a newline in them are left out: they cannot be typed).
-#[server(prefix = "/rpc", endpoint = "complete_input", output = PlainText)]
+#[server(prefix = "/rpc", endpoint = "complete_input", protocol = TextRpc)]
 pub async fn complete_input(session_id: String, code: String, cursor_pos: u32) -> Result<String, ServerFnError> {
     use serde_json::Value;
     let reply = debugger(Need::Debugger)?
@@ -39,7 +39,7 @@ pub const PANELS_SPLIT: char = '\u{1}';
 /// `watches`: the page's input is one line), read-only as a snapshot's are, then
 /// [`PANELS_SPLIT`], then the variables panel's rows; both as HTML. A refused watch list (too
 /// many, too long) is said in the watch part and leaves the variables shown.
-#[server(prefix = "/rpc", endpoint = "variables_html", output = PlainText)]
+#[server(prefix = "/rpc", endpoint = "variables_html", protocol = TextRpc)]
 pub async fn variables_html(session_id: String, watches: String) -> Result<String, ServerFnError> {
     let debugger = debugger(Need::Debugger)?;
     let watched = if watches.trim().is_empty() {
@@ -57,7 +57,7 @@ pub async fn variables_html(session_id: String, watches: String) -> Result<Strin
 }
 
 /// One level under a panel row (`path` is the row's JSON path), as HTML.
-#[server(prefix = "/rpc", endpoint = "expand_html", output = PlainText)]
+#[server(prefix = "/rpc", endpoint = "expand_html", protocol = TextRpc)]
 pub async fn expand_html(session_id: String, path: String, offset: u32) -> Result<String, ServerFnError> {
     use breakroom_debugger::eval::VariablePath;
     let path: VariablePath = serde_json::from_str(&path).map_err(|_| failed(VariablePath::refusal()))?;

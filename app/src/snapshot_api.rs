@@ -3,7 +3,7 @@
 //! The locals of a snapshot are trees of the program's values: maud escapes them, and the
 //! pages' wasm needs no decoder nor view code for them.
 
-use crate::encoding::PlainText;
+use crate::rpc::TextRpc;
 use leptos::prelude::*;
 
 #[cfg(feature = "ssr")]
@@ -15,7 +15,7 @@ const PAGE: usize = 100;
 
 /// `/snapshots`: the filter and the list, newest first. Empty parameters (a form's "every
 /// breakpoint") are no filter; `limit` is a count (anything else: a page of 100), at most 500.
-#[server(prefix = "/rpc", endpoint = "snapshots_html", output = PlainText)]
+#[server(prefix = "/rpc", endpoint = "snapshots_html", protocol = TextRpc)]
 pub async fn snapshots_html(
     breakpoint_id: String,
     process_id: String,
@@ -36,7 +36,7 @@ pub async fn snapshots_html(
 }
 
 /// `/snapshots/{id}`: one snapshot; None for an unknown one (the page is Not found, a 404).
-#[server(prefix = "/rpc", endpoint = "snapshot_html", output = PlainText)]
+#[server(prefix = "/rpc", endpoint = "snapshot_html", protocol = TextRpc)]
 pub async fn snapshot_html(snapshot_id: String) -> Result<Option<String>, ServerFnError> {
     match debugger(Need::Viewer)?.snapshots().get(&snapshot_id) {
         Ok(found) => Ok(Some(crate::render::snapshot::snapshot_page(&found))),

@@ -1,6 +1,6 @@
 //! The server function of `/process/{id}/tasks` (issue 51).
 
-use crate::encoding::PlainText;
+use crate::rpc::TextRpc;
 use crate::task_tree::TaskTree;
 use leptos::prelude::*;
 
@@ -9,7 +9,7 @@ use crate::api::{debugger, failed, Need};
 
 /// A program's asyncio tasks as a tree (`crate::task_tree`), read without stopping its loop (it
 /// answers within `interrupts::TASKS_WAIT`); None for an unknown process.
-#[server(prefix = "/rpc", endpoint = "tasks_of", output = PlainText)]
+#[server(prefix = "/rpc", endpoint = "tasks_of", protocol = TextRpc)]
 pub async fn tasks_of(process_id: String) -> Result<Option<TaskTree>, ServerFnError> {
     let debugger = debugger(Need::Viewer)?;
     let detail = match debugger.processes().tracked_process(&process_id) {
@@ -26,7 +26,7 @@ pub async fn tasks_of(process_id: String) -> Result<Option<TaskTree>, ServerFnEr
 /// One task order from the page (issue 51): `pause` holds the task where it waits (a debugger's),
 /// otherwise it is cancelled, `task.cancel()` on its own loop (an admin's). What happened, as a
 /// sentence for the page (the task's name is the program's text, shown as text).
-#[server(prefix = "/rpc", endpoint = "order_task", output = PlainText)]
+#[server(prefix = "/rpc", endpoint = "order_task", protocol = TextRpc)]
 pub async fn order_task(process_id: String, task_id: String, pause: bool) -> Result<String, ServerFnError> {
     use breakroom_debugger::interrupts::TaskOutcome;
     if pause {

@@ -5,7 +5,7 @@
 //! server). Which forms the page shows, and how, is decided once, here, by [`shown_output`], over
 //! any [`Forms`]: the server's `RichOutput` when it answers a server function, and in the browser
 //! the live event's entry as the browser's own JSON parser read it (the wasm has no JSON decoder:
-//! see `crate::encoding::PlainText`). What the components get is plain typed data.
+//! see `crate::rpc::TextRpc`). What the components get is plain typed data.
 
 use serde::{Deserialize, Serialize};
 
