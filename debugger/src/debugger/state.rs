@@ -1,0 +1,212 @@
+//! [`State`]: what the one lock guards, every concept's live part (pauses, sessions, breakpoints,
+//! calls, steps, checkpoints) and the store, with the few store helpers every concept uses while
+//! it holds the lock (values by CID, a pause's or a session's record, the event log).
+
+use std::collections::{BTreeMap, HashSet};
+
+use serde_json::Value;
+use tokio::sync::broadcast;
+
+use crate::breakpoints::by_name::{Breakpoints, RegisteredFunction};
+use crate::calls::store::PauseRecord;
+use crate::calls::CallRecord;
+use crate::cid_store::{SerializedItem, StoredObject, VerifiedObject};
+use crate::display::pretty_item;
+use crate::error::{Error, Result};
+use crate::eval::PendingEval;
+use crate::model::{EventKind, LiveEvent, ReplSession};
+use crate::sessions::methods::request_event;
+use crate::sessions::Sessions;
+use crate::store::Store;
+
+/// What live pauses and open sessions need, and nothing of the history: closed sessions, call
+/// records, resumed pauses, stored values and events are read from the store when asked for.
+pub(crate) struct State {
+    /// Where every change is written before it is acknowledged, and where history is read.
+    pub(crate) store: Store,
+    /// Processes this server has seen (their `process_seen` is in the event log).
+    pub(crate) seen_processes: HashSet<String>,
+    /// Pause orders for running programs, waiting for the pause (DAP's `pause`).
+    pub(crate) interrupts: crate::interrupts::Interrupts,
+    /// Held while the data directory is ours: two servers on one directory would each close the
+    /// other's live sessions.
+    pub(crate) lock: Option<std::fs::File>,
+    pub(crate) breakpoints: Breakpoints,
+    /// Breakpoints of every kind by id, with their options and hit counts.
+    pub(crate) records: crate::breakpoints::Records,
+    pub(crate) functions: BTreeMap<String, RegisteredFunction>,
+    pub(crate) pauses: crate::pauses::PauseBook,
+    pub(crate) calls: crate::calls::CallBook,
+    /// call/start answers by the client's request id: a retried request gets the same one.
+    pub(crate) start_replies: crate::call_reports::retries::StartReplies,
+    /// Open REPL sessions.
+    pub(crate) sessions: Sessions,
+    /// Checkpoints, branches and lines of processes with time travel on (issue 20).
+    pub(crate) checkpoints: crate::checkpoints::book::Book,
+    /// Steps running now (issue 30).
+    pub(crate) steps: crate::steps::in_flight::StepsInFlight,
+    /// The live stream (the same sender as the debugger's): what is logged under the lock is
+    /// published from here.
+    pub(super) live: broadcast::Sender<LiveEvent>,
+    /// What happened here, for the other servers on the same database (the debugger's too).
+    pub(super) to_peers: broadcast::Sender<LiveEvent>,
+}
+
+impl State {
+    pub(super) fn new(store: Store) -> Self {
+        State {
+            store,
+            seen_processes: HashSet::new(),
+            interrupts: Default::default(),
+            lock: None,
+            breakpoints: Breakpoints::default(),
+            records: Default::default(),
+            functions: BTreeMap::new(),
+            pauses: Default::default(),
+            calls: Default::default(),
+            start_replies: Default::default(),
+            sessions: Sessions::default(),
+            checkpoints: Default::default(),
+            steps: Default::default(),
+            live: broadcast::channel(1024).0,
+            to_peers: broadcast::channel(1024).0,
+        }
+    }
+
+    /// Verifies, stores and persists a value a client sent.
+    pub(crate) fn store_pair(&mut self, cid: &str, data: &str, format: Option<&str>, now: f64) -> Result<()> {
+        self.store.put_object(&VerifiedObject::from_pair(cid, data, format, now)?).map(|_| ())
+    }
+
+    pub(crate) fn store_item(&mut self, item: &SerializedItem, now: f64) -> Result<()> {
+        match VerifiedObject::from_item(item, now)? {
+            Some(verified) => self.store.put_object(&verified).map(|_| ()),
+            None => Ok(()),
+        }
+    }
+
+    /// A stored value by CID (any case).
+    pub(crate) fn object(&self, cid: &str) -> Result<Option<StoredObject>> {
+        self.store.object(&cid.to_ascii_lowercase())
+    }
+
+    /// Display text of a client's value, read from the store when it has no repr.
+    pub(crate) fn pretty(&self, item: &SerializedItem) -> Result<Value> {
+        let stored = match (&item.repr, &item.cid) {
+            (None, Some(cid)) => self.object(cid)?,
+            _ => None,
+        };
+        Ok(pretty_item(item, stored.as_ref()))
+    }
+
+    /// Whether an item refers to a CID the store does not have (it has a CID but no data).
+    pub(crate) fn is_missing(&self, item: &SerializedItem) -> Result<bool> {
+        match (&item.cid, &item.data) {
+            (Some(cid), None) => Ok(!self.store.has_object(&cid.to_ascii_lowercase())?),
+            _ => Ok(false),
+        }
+    }
+
+    /// A pause, live (from memory) or resumed (from the store).
+    pub(crate) fn pause_record(&self, pause_id: &str) -> Result<Option<PauseRecord>> {
+        match self.pauses.get(pause_id) {
+            Some(pause) => Ok(Some(pause.record.clone())),
+            None => self.store.pause(pause_id),
+        }
+    }
+
+    /// A session, open (from memory) or closed (from the store).
+    pub(crate) fn session(&self, session_id: &str) -> Result<Option<ReplSession>> {
+        match self.sessions.get(session_id) {
+            Some(open) => Ok(Some(open.clone())),
+            None => self.store.session(session_id),
+        }
+    }
+
+    /// An open session, or why it is not one.
+    pub(crate) fn open_session(&self, session_id: &str) -> Result<&ReplSession> {
+        match self.sessions.get(session_id) {
+            Some(open) => Ok(open),
+            None if self.store.has_session(session_id)? => Err(Error::SessionClosed(session_id.to_string())),
+            None => Err(Error::SessionNotFound(session_id.to_string())),
+        }
+    }
+
+    /// Changes a call's record in the store (records are not kept in memory).
+    pub(crate) fn update_record(&self, call_id: &str, change: impl FnOnce(&mut CallRecord)) -> Result<()> {
+        if let Some(mut record) = self.store.call(call_id)? {
+            change(&mut record);
+            self.store.put_call(&record)?;
+        }
+        Ok(())
+    }
+
+    /// Records eval requests that will get no answer (timed out, or their session closed).
+    pub(crate) fn log_unanswered(&self, unanswered: impl Iterator<Item = PendingEval>) -> Result<()> {
+        for pending in unanswered.filter(|p| p.request.kind.is_eval()) {
+            let request = &pending.request;
+            let process_key = self.session_process_key(&request.session_id)?;
+            let event = request_event(request);
+            self.store.append_event(
+                pending.requested_at,
+                EventKind::EvalRequest,
+                Some(&process_key),
+                Some(&request.session_id),
+                &event,
+            )?;
+        }
+        Ok(())
+    }
+
+    /// Appends to the event log.
+    pub(crate) fn log(
+        &self,
+        now: f64,
+        kind: EventKind,
+        process_key: &str,
+        session_id: Option<&str>,
+        data: Value,
+    ) -> Result<()> {
+        self.store.append_event(now, kind, Some(process_key), session_id, &data)?;
+        if let (EventKind::Log, Some(message)) = (kind, data.get("message").and_then(Value::as_str)) {
+            let breakpoint_id = data.get("breakpoint_id").and_then(Value::as_str).unwrap_or_default();
+            let event = LiveEvent::Logged {
+                process_key: process_key.to_string(),
+                breakpoint_id: breakpoint_id.to_string(),
+                message: message.to_string(),
+            };
+            let _ = self.to_peers.send(event.clone());
+            let _ = self.live.send(event);
+        }
+        Ok(())
+    }
+
+    /// Writes how a call ended into its record.
+    pub(crate) fn finish_record(
+        &mut self,
+        call_id: &str,
+        completed_at: f64,
+        status: crate::model::CallStatus,
+        pretty_result: Option<Value>,
+        exception: Option<Value>,
+    ) -> Result<()> {
+        self.update_record(call_id, |record| {
+            record.completed_at = Some(completed_at);
+            record.status = status;
+            record.pretty_result = pretty_result;
+            record.exception = exception;
+        })
+    }
+
+    /// The process a session's events are logged under.
+    pub(crate) fn session_process_key(&self, session_id: &str) -> Result<String> {
+        match self.sessions.get(session_id) {
+            Some(open) => Ok(open.process_key.clone()),
+            None => Ok(self.store.session(session_id)?.map(|s| s.process_key).unwrap_or_default()),
+        }
+    }
+
+    pub(crate) fn save_pause(&self, pause_id: &str) -> Result<()> {
+        self.pauses.get(pause_id).map_or(Ok(()), |p| self.store.put_pause(&p.record))
+    }
+}
