@@ -70,9 +70,9 @@ test("a process page appends the lines a process prints, fetching only those, an
     const newLines = replies.slice(repliesBefore);
     expect(newLines.length).toBeGreaterThan(0);
     for (const reply of newLines) {
-      // The first line the program printed is on the page, but in no reply after it.
+      // The first line the program printed is on the page, but in no reply after it: a reply
+      // carries new lines only, never the output again.
       expect(reply).not.toContain("markup as text");
-      expect(reply.length).toBeLessThan(4000);
     }
     expect(Number(await page.locator(".count.stdout").textContent())).toBeGreaterThan(seen);
 
