@@ -156,12 +156,17 @@ impl<S: Send + Sync, T: DeserializeOwned> FromRequest<S> for JsonBody<T> {
 }
 
 /// Makes every error under `/api/` a JSON error body, including the ones axum's own extractors
-/// and router answer in plain text (a malformed query string or path, a wrong method).
+/// and router answer in plain text (a malformed query string or path, a wrong method). A server
+/// function's arguments that do not read (`/rpc/`, which server_fn answers 500 `Args|…`) are the
+/// caller's error: 400 `invalid_arguments`, naming the problem.
 pub async fn json_errors(req: axum::extract::Request, next: axum::middleware::Next) -> Response {
     let path = req.uri().path().to_string();
     let is_api = path.starts_with("/api/");
     let response = next.run(req).await;
     let status = response.status();
+    if path.starts_with("/rpc/") && status == StatusCode::INTERNAL_SERVER_ERROR {
+        return bad_server_fn_arguments(response).await;
+    }
     let is_json = response
         .headers()
         .get(axum::http::header::CONTENT_TYPE)
@@ -190,4 +195,20 @@ pub async fn json_errors(req: axum::extract::Request, next: axum::middleware::Ne
         }
     }
     converted
+}
+
+/// server_fn's text for arguments it could not read (`ServerFnErrorErr::Args`).
+const SERVER_FN_ARGS: &str = "Args|";
+/// A server function's own failure passes through whole up to this size.
+const SERVER_FN_ERROR_READ_LIMIT: usize = 1 << 20;
+
+async fn bad_server_fn_arguments(response: Response) -> Response {
+    let (parts, body) = response.into_parts();
+    let Ok(bytes) = axum::body::to_bytes(body, SERVER_FN_ERROR_READ_LIMIT).await else {
+        return ApiError::Routing { status: parts.status, message: "error".into() }.into_response();
+    };
+    match std::str::from_utf8(&bytes).ok().and_then(|text| text.strip_prefix(SERVER_FN_ARGS)) {
+        Some(problem) => ApiError::bad_request("invalid_arguments", problem.to_string()).into_response(),
+        None => Response::from_parts(parts, axum::body::Body::from(bytes)),
+    }
 }

@@ -125,6 +125,26 @@ async fn malformed_query_strings_paths_and_methods_answer_json_errors() {
     assert_eq!((status, body["error"].as_str()), (404, Some("not_found")), "{body}");
 }
 
+/// A page's server function sent arguments it cannot read answers 400 naming the problem, not
+/// server_fn's own 500; a function's answer to arguments it reads is untouched.
+#[tokio::test]
+async fn a_server_function_s_unreadable_arguments_are_a_400_naming_them() {
+    let server = common::start().await;
+    for (form, named) in [
+        (&[("id", "p-1"), ("from", "abc")][..], "invalid digit"),
+        (&[("id", "p-1"), ("from", "-1")][..], "invalid digit"),
+        (&[("id", "p-1")][..], "from"),
+    ] {
+        let (status, body) = server.server_function("process_output_after", form).await;
+        let body: serde_json::Value = serde_json::from_str(&body).unwrap_or_default();
+        assert_eq!((status, body["error"].as_str()), (400, Some("invalid_arguments")), "{form:?}: {body}");
+        assert!(body["message"].as_str().is_some_and(|m| m.contains(named)), "{form:?}: {body}");
+    }
+    // Read, and an unknown process: the function's own answer (nothing to show).
+    let (status, body) = server.server_function("process_output_after", &[("id", "p-1"), ("from", "0")]).await;
+    assert_eq!((status, body.as_str()), (200, "-"));
+}
+
 /// What the API describes as numbers is refused when it is not one (the fuzzer found these
 /// accepted): a limit past the 64-bit range, a program's blank or partial identity.
 #[tokio::test]
