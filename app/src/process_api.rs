@@ -86,12 +86,7 @@ pub async fn process_html(id: String) -> Result<Option<String>, ServerFnError> {
 /// follows the output from the live stream.
 #[server(prefix = "/rpc", endpoint = "process_output_html", protocol = TextRpc)]
 pub async fn process_output_html(id: String, view: String) -> Result<Option<String>, ServerFnError> {
-    let debugger = debugger(Need::Viewer)?;
-    let Some(detail) = tracked(&debugger, &id)? else { return Ok(None) };
-    let total = detail.process.stdout.lines + detail.process.stderr.lines;
-    let from = total.saturating_sub(OUTPUT_TAIL as u64);
-    let output = debugger.processes().process_output(&id, None, from, OUTPUT_TAIL).await.map_err(failed)?;
-    Ok(Some(output_section(&detail.process, &output, OutputLayout::parse(&view))))
+    output_from(&id, 0, OutputLayout::parse(&view)).await
 }
 
 /// The output section of process `id` holding only the lines from number `from` on (at most the
@@ -99,9 +94,17 @@ pub async fn process_output_html(id: String, view: String) -> Result<Option<Stri
 /// when the process prints, or after its live stream was away. None for an unknown process.
 #[server(prefix = "/rpc", endpoint = "process_output_after", protocol = TextRpc)]
 pub async fn process_output_after(id: String, from: u64) -> Result<Option<String>, ServerFnError> {
+    output_from(&id, from, OutputLayout::parse(page_query("view").as_deref().unwrap_or_default())).await
+}
+
+/// The output section of process `id` with its lines from number `from` on, at most the newest
+/// [`OUTPUT_TAIL`]; None for an unknown process. Reads the process's record alone, not its pauses
+/// and sessions: a page asks for this each time its process prints.
+#[cfg(feature = "ssr")]
+async fn output_from(id: &str, from: u64, layout: OutputLayout) -> Result<Option<String>, ServerFnError> {
     let debugger = debugger(Need::Viewer)?;
     let processes = debugger.processes();
-    let record = || match processes.tracked_record(&id) {
+    let record = || match processes.tracked_record(id) {
         Ok(record) => Ok(Some(record)),
         Err(breakroom_debugger::Error::ProcessNotFound(_)) => Ok(None),
         Err(e) => Err(failed(e)),
@@ -109,10 +112,9 @@ pub async fn process_output_after(id: String, from: u64) -> Result<Option<String
     let Some(before) = record()? else { return Ok(None) };
     let total = before.stdout.lines + before.stderr.lines;
     let from = from.max(total.saturating_sub(OUTPUT_TAIL as u64));
-    let output = processes.process_output(&id, None, from, OUTPUT_TAIL).await.map_err(failed)?;
+    let output = processes.process_output(id, None, from, OUTPUT_TAIL).await.map_err(failed)?;
     // The counts as they are now: at least the lines just read (more may have come meanwhile).
     let Some(now) = record()? else { return Ok(None) };
-    let layout = OutputLayout::parse(page_query("view").as_deref().unwrap_or_default());
     Ok(Some(output_section(&now, &output, layout)))
 }
 
