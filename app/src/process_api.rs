@@ -86,7 +86,7 @@ pub async fn process_html(id: String) -> Result<Option<String>, ServerFnError> {
 /// follows the output from the live stream.
 #[server(prefix = "/rpc", endpoint = "process_output_html", protocol = TextRpc)]
 pub async fn process_output_html(id: String, view: String) -> Result<Option<String>, ServerFnError> {
-    output_from(&id, 0, OutputLayout::parse(&view)).await
+    output_from(&debugger(Need::Viewer)?, &id, 0, OutputLayout::parse(&view)).await
 }
 
 /// The output section of process `id` holding only the lines from number `from` on (at most the
@@ -94,15 +94,20 @@ pub async fn process_output_html(id: String, view: String) -> Result<Option<Stri
 /// when the process prints, or after its live stream was away. None for an unknown process.
 #[server(prefix = "/rpc", endpoint = "process_output_after", protocol = TextRpc)]
 pub async fn process_output_after(id: String, from: u64) -> Result<Option<String>, ServerFnError> {
-    output_from(&id, from, OutputLayout::parse(page_query("view").as_deref().unwrap_or_default())).await
+    let layout = OutputLayout::parse(page_query("view").as_deref().unwrap_or_default());
+    output_from(&debugger(Need::Viewer)?, &id, from, layout).await
 }
 
 /// The output section of process `id` with its lines from number `from` on, at most the newest
 /// [`OUTPUT_TAIL`]; None for an unknown process. Reads the process's record alone, not its pauses
 /// and sessions: a page asks for this each time its process prints.
 #[cfg(feature = "ssr")]
-async fn output_from(id: &str, from: u64, layout: OutputLayout) -> Result<Option<String>, ServerFnError> {
-    let debugger = debugger(Need::Viewer)?;
+async fn output_from(
+    debugger: &breakroom_debugger::Debugger,
+    id: &str,
+    from: u64,
+    layout: OutputLayout,
+) -> Result<Option<String>, ServerFnError> {
     let processes = debugger.processes();
     let record = || match processes.tracked_record(id) {
         Ok(record) => Ok(Some(record)),
