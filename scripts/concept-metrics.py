@@ -53,7 +53,7 @@ def public_methods():
 
 
 def state_body():
-    text = (SRC / "debugger" / "mod.rs").read_text()
+    text = (SRC / "debugger" / "state.rs").read_text()
     body = text[text.index("pub(crate) struct State {") :]
     return body[: body.index("\n}\n")]
 

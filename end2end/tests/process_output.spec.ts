@@ -118,8 +118,11 @@ test("a process page fetches nothing while another process prints", async ({ pag
   const ids = [await launch(["python3", "-u", "-c", quiet, flag], "quiet")];
   const record = async (id: string) => await (await request.get(`/api/processes/${id}`)).json();
   try {
-    // Its first line printed before the page opens, so no event of it is still on its way.
+    // Its first line printed and the client Breakroom ships called in (a change of its record,
+    // not output) before the page opens, so no event of it is still on its way.
     await expect.poll(async () => (await record(ids[0])).stdout.lines).toBe(1);
+    await expect.poll(async () => (await record(ids[0])).process_key ?? null).not.toBeNull();
+    expect((await record(ids[0])).stderr.lines).toBe(0);
     const fetched: string[] = [];
     page.on("request", (r) => {
       const path = new URL(r.url()).pathname;
@@ -127,8 +130,9 @@ test("a process page fetches nothing while another process prints", async ({ pag
     });
     await open(page, `/process/${ids[0]}`);
     await expect(page.locator("pre.stream.stdout")).toContainText("first");
-    await expect.poll(() => fetched.filter((p) => p === "/rpc/process_html").length).toBeGreaterThan(0);
+    // The live stream's opening fetches what was printed since the render: once, and no more.
     const lines = () => fetched.filter((p) => p === "/rpc/process_output_after").length;
+    await expect.poll(lines).toBe(1);
     const before = lines();
     ids.push(await launch(["python3", "-u", "-c", chatty], "chatty"));
     // The other process's lines reached the server; then this page's process prints, and the

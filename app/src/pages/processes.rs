@@ -184,12 +184,16 @@ fn follow_output(
             fetching.set_value(false);
         });
     };
-    Effect::new(move |_| {
+    Effect::new(move |first: Option<()>| {
         live.reconnects.track();
         output.track();
-        // After the section is in the page: a resource's new HTML is put in by a task that runs
-        // after this effect, a zero timeout runs after both.
-        set_timeout(catch_up, std::time::Duration::ZERO);
+        // Not on its first run: the section the page was hydrated with is as new as the server's
+        // render, and the stream's opening (a reconnect) catches up on what came after it.
+        if first.is_some() {
+            // After the section is in the page: a resource's new HTML is put in by a task that
+            // runs after this effect, a zero timeout runs after both.
+            set_timeout(catch_up, std::time::Duration::ZERO);
+        }
     });
     // Another process's output is not this page's.
     Effect::new(move |_| {
