@@ -14,8 +14,13 @@ pub struct Live {
     pub calls: RwSignal<u64>,
     /// Breakpoints and behaviours changed.
     pub breakpoints: RwSignal<u64>,
-    /// Tracked processes started, ended or were forgotten.
+    /// What a process page shows changed: a call of it paused or went on, a checkpoint, a
+    /// rewind. A process's own record is `record`.
     pub processes: RwSignal<u64>,
+    /// The process whose record an event carried last (it started, was attached, ended, was
+    /// forgotten or left the active list), set for every such event: the list updates that row
+    /// alone, and a process page refetches only for itself or a child (`Live::records_of`).
+    pub record: RwSignal<Option<RecordChange>>,
     /// The process whose `process_output` event came last, set for every such event: the page
     /// that follows that process's output fetches its new lines; no other page reads it.
     pub output: RwSignal<Option<String>>,
@@ -38,6 +43,7 @@ impl Live {
             calls: RwSignal::new(0),
             breakpoints: RwSignal::new(0),
             processes: RwSignal::new(0),
+            record: RwSignal::new(None),
             output: RwSignal::new(None),
             reconnects: RwSignal::new(0),
             watching: RwSignal::new(None),
@@ -81,9 +87,8 @@ impl Live {
             TRANSCRIPT_APPENDED => bump(self.sessions),
             CALLS_CHANGED => bump(self.calls),
             BREAKPOINTS_CHANGED => bump(self.breakpoints),
-            PROCESS_STARTED | PROCESS_ATTACHED | PROCESS_EXITED | PROCESS_FORGOTTEN | PROCESS_LEFT_LIST => {
-                bump(self.processes)
-            }
+            // `record` is set from the event itself (`connect`): the list fetches that row.
+            PROCESS_STARTED | PROCESS_ATTACHED | PROCESS_EXITED | PROCESS_FORGOTTEN | PROCESS_LEFT_LIST => {}
             // `output` is set from the event itself (`connect`, which has it): the list and the
             // timeline show no output, and a process page fetches only for its own process.
             PROCESS_OUTPUT => {}
@@ -139,6 +144,70 @@ mod wire {
     pub const LAGGED: &str = Kind::Lagged.as_str();
 }
 
+/// A process record's change, as a process event says it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct RecordChange {
+    pub process_id: String,
+    /// Its parent's id, when the event carries the record (not for the two that remove it).
+    pub parent_id: Option<String>,
+    pub kind: RecordChangeKind,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum RecordChangeKind {
+    /// Started, attached or ended: the record is there, changed.
+    Changed,
+    /// Its time in the active list ran out; it stays in the full list.
+    LeftList,
+    /// Deleted.
+    Forgotten,
+}
+
+impl RecordChange {
+    /// Read from a live event (the browser's parse of it); None for other kinds.
+    #[cfg(feature = "hydrate")]
+    fn of(kind: &str, event: &wasm_bindgen::JsValue) -> Option<Self> {
+        use web_sys::js_sys::Reflect;
+        let text = |on: &wasm_bindgen::JsValue, name: &str| Reflect::get(on, &name.into()).ok().and_then(|v| v.as_string());
+        let removed = |kind| Some(RecordChange { process_id: text(event, "process_id")?, parent_id: None, kind });
+        match kind {
+            wire::PROCESS_STARTED | wire::PROCESS_ATTACHED | wire::PROCESS_EXITED => {
+                let process = Reflect::get(event, &"process".into()).ok()?;
+                Some(RecordChange {
+                    process_id: text(&process, "id")?,
+                    parent_id: text(&process, "parent_id"),
+                    kind: RecordChangeKind::Changed,
+                })
+            }
+            wire::PROCESS_LEFT_LIST => removed(RecordChangeKind::LeftList),
+            wire::PROCESS_FORGOTTEN => removed(RecordChangeKind::Forgotten),
+            _ => None,
+        }
+    }
+
+    /// Whether a page of process `id` shows what changed: the process itself, or one of its
+    /// children (the page lists them).
+    pub fn concerns(&self, id: &str) -> bool {
+        self.process_id == id || self.parent_id.as_deref() == Some(id)
+    }
+}
+
+impl Live {
+    /// A counter bumped each time a process event concerns the process `id` (see
+    /// [`RecordChange::concerns`]): what a page of one process refetches on, with `processes`.
+    pub fn records_of(self, id: impl Fn() -> String + Send + Sync + 'static) -> RwSignal<u64> {
+        let bumps = RwSignal::new(0);
+        // Not on its first run: the last change may be from before the page opened.
+        Effect::new(move |first: Option<()>| {
+            let concerns = self.record.with(|c| c.as_ref().is_some_and(|c| c.concerns(&id())));
+            if first.is_some() && concerns {
+                bumps.update(|n| *n += 1);
+            }
+        });
+        bumps
+    }
+}
+
 pub fn provide_live_updates() {
     let live = Live::new();
     provide_context(live);
@@ -185,6 +254,9 @@ fn connect(live: Live) {
         }
         if kind == wire::PROCESS_OUTPUT {
             live.output.set(field("process_id"));
+        }
+        if let Some(change) = RecordChange::of(&kind, &event) {
+            live.record.set(Some(change));
         }
         live.on_event(&kind);
     });

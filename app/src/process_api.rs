@@ -13,17 +13,36 @@ use crate::rpc::{JsonRpc, TextRpc};
 /// `?label=` (`service=api`, `service`, several joined by commas) only the processes carrying it.
 #[server(prefix = "/rpc", endpoint = "tracked_processes_html", protocol = TextRpc)]
 pub async fn tracked_processes_html(all: bool) -> Result<Option<String>, ServerFnError> {
-    use crate::render::process_family::has_labels;
     let debugger = debugger(Need::Viewer)?;
-    let label = page_query("label");
-    let label = label.as_deref().map(str::trim).filter(|l| !l.is_empty());
-    let mut list = debugger.processes().tracked_processes(all);
-    if let Some(filter) = label {
-        list.retain(|p| has_labels(p, filter));
-    }
+    let (list, label) = listed(&debugger, all);
     let local = if all { None } else { Some(debugger.attach().local_python().await) };
     let now = breakroom_debugger::ids::now();
-    Ok(Some(crate::render::processes::process_list(&list, all, label, now, local.as_ref())))
+    Ok(Some(crate::render::processes::process_list(&list, all, label.as_deref(), now, local.as_ref())))
+}
+
+/// One row of `/processes` (the same list, filter and tree as [`tracked_processes_html`]), with
+/// the id of the row before it: what the list fetches when a process event names process `id`.
+/// None when the list does not show it (not active, another label, unknown).
+#[server(prefix = "/rpc", endpoint = "tracked_process_row", protocol = TextRpc)]
+pub async fn tracked_process_row(id: String, all: bool) -> Result<Option<String>, ServerFnError> {
+    let debugger = debugger(Need::Viewer)?;
+    let (list, _) = listed(&debugger, all);
+    Ok(crate::render::processes::process_row_in(&list, &id, all, breakroom_debugger::ids::now()))
+}
+
+/// The processes `/processes` lists, and the label it filters on (the page's `?label=`).
+#[cfg(feature = "ssr")]
+fn listed(
+    debugger: &breakroom_debugger::Debugger,
+    all: bool,
+) -> (Vec<breakroom_debugger::processes::TrackedProcess>, Option<String>) {
+    use crate::render::process_family::has_labels;
+    let label = page_query("label").map(|l| l.trim().to_string()).filter(|l| !l.is_empty());
+    let mut list = debugger.processes().tracked_processes(all);
+    if let Some(filter) = &label {
+        list.retain(|p| has_labels(p, filter));
+    }
+    (list, label)
 }
 
 /// A parameter of the page's address: the request's own when the server renders the page, the

@@ -4,6 +4,8 @@ mod input_history;
 pub mod object;
 #[cfg(feature = "hydrate")]
 mod patch;
+#[cfg(feature = "hydrate")]
+mod process_rows;
 pub mod paused;
 pub mod processes;
 pub mod repl;

@@ -23,7 +23,15 @@ pub fn ProcessListPage() -> impl IntoView {
     let all = move || matches!(query.read().get("all").as_deref(), Some("1" | "true"));
     let live = use_live();
     // `?label=service=api` (issue 34) is read by the server function itself, not passed from here.
-    let list = server_resource(move || (all(), live.processes.get()), |(all, _)| tracked_processes_html(all));
+    // A process's own events change its row alone (`process_rows`); `refresh` is when they cannot.
+    let refresh = RwSignal::new(0u64);
+    let list = server_resource(move || (all(), live.processes.get(), refresh.get()), |(all, _, _)| {
+        tracked_processes_html(all)
+    });
+    #[cfg(feature = "hydrate")]
+    super::process_rows::follow_rows(live, refresh, move || {
+        matches!(query.read_untracked().get("all").as_deref(), Some("1" | "true"))
+    });
     count_down_leaving_rows();
     let navigate = use_navigate();
     let attach_navigate = navigate.clone();
@@ -122,8 +130,11 @@ pub fn ProcessPage() -> impl IntoView {
     let live = use_live();
     // Logpoint messages and breakpoint hits arrive as breakpoint changes. The output is not part
     // of this: it is fetched once, then followed (`follow_output`).
-    let page =
-        server_resource(move || (id(), live.processes.get(), live.breakpoints.get()), |(id, _, _)| process_html(id));
+    // A process event refetches this only when it is of this process or one of its children.
+    let mine = live.records_of(id);
+    let page = server_resource(move || (id(), live.processes.get(), live.breakpoints.get(), mine.get()), |(id, ..)| {
+        process_html(id)
+    });
     let output = server_resource(move || (id(), layout()), |(id, view)| process_output_html(id, view));
     #[cfg(feature = "hydrate")]
     follow_output(live, output, move || params.read_untracked().get("process_id").unwrap_or_default());

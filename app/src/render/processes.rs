@@ -80,7 +80,7 @@ pub fn process_list(
                         th { "Uptime" } th { "Ended" }
                     } }
                     tbody {
-                        @for (p, depth) in tree_order(list) { (process_row(p, depth, all, now)) }
+                        @for (p, depth) in tree_order(list) { (process_row(p, depth, all, now, None)) }
                     }
                 }
             }
@@ -90,11 +90,24 @@ pub fn process_list(
     titled(body, if all { "Processes · all" } else { "Processes" })
 }
 
-fn process_row(p: &TrackedProcess, depth: usize, all: bool, now: f64) -> Markup {
+/// Process `id`'s row as [`process_list`] renders it, with `data-after`: the id of the row before
+/// it (empty for the first), where the page puts it when it is new. None when `list` lacks it.
+pub fn process_row_in(list: &[TrackedProcess], id: &str, all: bool, now: f64) -> Option<String> {
+    let ordered = tree_order(list);
+    let at = ordered.iter().position(|(p, _)| p.id == id)?;
+    let after = at.checked_sub(1).map_or("", |before| ordered[before].0.id.as_str());
+    let (p, depth) = ordered[at];
+    Some(process_row(p, depth, all, now, Some(after)).into_string())
+}
+
+/// A row of the list. `data-depth` tells the page that a row has children under it (deeper rows
+/// right after it); `after` is [`process_row_in`]'s.
+fn process_row(p: &TrackedProcess, depth: usize, all: bool, now: f64, after: Option<&str>) -> Markup {
     // The page counts `data-left-ms` down between live updates (`pages::processes`).
     let leaves = p.leaves_list_at.filter(|at| !all && *at > now);
     html! {
-        tr class={ "process-row " @if p.status == ProcessStatus::Crashed { "crashed" } } data-process-id=(p.id) {
+        tr class={ "process-row " @if p.status == ProcessStatus::Crashed { "crashed" } } data-process-id=(p.id)
+            data-depth=(depth) data-pid=[p.pid] data-after=[after] {
             td.tree-name style={ "padding-left:" (0.6 + 1.2 * depth.min(8) as f64) "rem" } {
                 @if depth > 0 { span.hint { "└ " } }
                 a href={ "/process/" (p.id) } { (p.name) }
@@ -227,12 +240,32 @@ fn pauses_and_sessions(detail: &ProcessDetail) -> Markup {
     }
 }
 
-/// `text` as HTML with its SGR codes as styled spans and other codes dropped; should the
-/// converter refuse a malformed code, every code is dropped instead. ansi-to-html escapes the
-/// text itself, so its answer is the one markup here not built by `html!`.
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn process(id: &str, parent: Option<&str>) -> TrackedProcess {
+        let mut p = breakroom_debugger::processes::registry::blank(0.0);
+        p.id = id.into();
+        p.name = format!("<{id}>");
+        p.parent_id = parent.map(str::to_string);
+        p
+    }
+
+    #[test]
+    fn a_row_alone_names_the_row_before_it_in_the_tree() {
+        let list = [process("a", None), process("b", None), process("c", Some("a"))];
+        let row = |id| process_row_in(&list, id, false, 0.0);
+        let child = row("c").unwrap();
+        assert!(child.contains(r#"data-process-id="c" data-depth="1""#), "{child}");
+        assert!(child.contains(r#"data-after="a""#), "{child}");
+        assert!(child.contains("&lt;c&gt;") && !child.contains("<c>"), "{child}");
+        assert!(row("a").unwrap().contains(r#"data-after="""#));
+        assert!(row("b").unwrap().contains(r#"data-after="c""#));
+        assert_eq!(row("gone"), None);
+        // The whole list's rows carry no `data-after`: only a row fetched alone is placed by it.
+        assert!(!process_list(&list, false, None, 0.0, None).contains("data-after"));
+    }
 
     #[test]
     fn durations_read_in_the_largest_sensible_unit() {

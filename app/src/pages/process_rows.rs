@@ -1,0 +1,129 @@
+//! The process list follows process events row by row (issue 45): a process that started, was
+//! attached or ended has its row fetched alone (`tracked_process_row`) and put in place; one that
+//! was forgotten, or left the active list, has its row taken out with no fetch at all. The whole
+//! list is fetched only when a row cannot be placed by itself: the first row of an empty list, a
+//! row that moved, or a parent whose children would change depth.
+
+use std::collections::VecDeque;
+
+use leptos::prelude::*;
+use wasm_bindgen::JsCast;
+use web_sys::Element;
+
+use crate::live::{Live, RecordChange, RecordChangeKind};
+use crate::process_api::tracked_process_row;
+
+/// Follows `live.record` on the list; bumps `refresh` when the list must be fetched whole. `all`
+/// is whether the page shows every recorded process (read untracked). Changes are applied one at
+/// a time, in the order they came, so a row never shows an older state than one it showed.
+pub fn follow_rows(live: Live, refresh: RwSignal<u64>, all: impl Fn() -> bool + Copy + Send + Sync + 'static) {
+    let queue = StoredValue::new(VecDeque::<RecordChange>::new());
+    let running = StoredValue::new(false);
+    let run = move || {
+        if running.get_value() {
+            return;
+        }
+        running.set_value(true);
+        leptos::task::spawn_local(async move {
+            while let Some(change) = queue.try_update_value(|q| q.pop_front()).flatten() {
+                if !apply(&change, all()).await {
+                    refresh.update(|n| *n += 1);
+                }
+            }
+            running.set_value(false);
+        });
+    };
+    // Not on its first run: the last change may be from before the page opened.
+    Effect::new(move |first: Option<()>| {
+        let change = live.record.get();
+        if let (Some(()), Some(change)) = (first, change) {
+            queue.update_value(|q| q.push_back(change));
+            run();
+        }
+    });
+}
+
+/// Puts one change into the list; false when only a whole render can show it.
+async fn apply(change: &RecordChange, all: bool) -> bool {
+    let id = change.process_id.as_str();
+    match change.kind {
+        RecordChangeKind::Forgotten => return remove(id),
+        // The full list keeps a process whose time in the active list ran out.
+        RecordChangeKind::LeftList if !all => return remove(id),
+        RecordChangeKind::LeftList => return true,
+        RecordChangeKind::Changed => {}
+    }
+    let Ok(reply) = tracked_process_row(id.to_string(), all).await else { return false };
+    // Not listed (another label, no longer active): as if it left.
+    let Some(html) = reply else { return remove(id) };
+    // An empty list has no table yet.
+    let (Some(body), Some(new)) = (rows(), parse_row(&html)) else { return false };
+    let after = new.get_attribute("data-after").unwrap_or_default();
+    let before = |row: &Element| row.previous_element_sibling().and_then(|p| p.get_attribute("data-process-id"));
+    match row(&body, id) {
+        // Where it was: changed in place.
+        Some(old) if before(&old).unwrap_or_default() == after => {
+            let _ = old.replace_with_with_node_1(&new);
+        }
+        // It moved (its parent came into the list after it).
+        Some(_) => return false,
+        None if after.is_empty() => {
+            let _ = body.prepend_with_node_1(&new);
+        }
+        None => {
+            let Some(previous) = row(&body, &after) else { return false };
+            let _ = previous.after_with_node_1(&new);
+        }
+    }
+    show_debugged(&new, id);
+    true
+}
+
+/// Takes process `id`'s row out; false when rows under it (its children) would need a new depth,
+/// or the list is left empty (a whole render says "No processes.").
+fn remove(id: &str) -> bool {
+    let Some(body) = rows() else { return true };
+    let Some(old) = row(&body, id) else { return true };
+    let depth = |row: &Element| row.get_attribute("data-depth").and_then(|d| d.parse::<u32>().ok()).unwrap_or(0);
+    if old.next_element_sibling().is_some_and(|next| depth(&next) > depth(&old)) {
+        return false;
+    }
+    old.remove();
+    body.child_element_count() > 0
+}
+
+/// The list's rows, once it shows a table.
+fn rows() -> Option<Element> {
+    document().query_selector("table.processes.tracked tbody").ok().flatten()
+}
+
+fn row(body: &Element, id: &str) -> Option<Element> {
+    body.query_selector(&format!("tr[data-process-id=\"{}\"]", css_text(id))).ok().flatten()
+}
+
+/// The `<tr>` of a reply. A template's content is inert: nothing in it loads or runs.
+fn parse_row(html: &str) -> Option<Element> {
+    let template = document().create_element("template").ok()?;
+    template.set_inner_html(html);
+    let content = js_sys::Reflect::get(&template, &"content".into()).ok()?.dyn_into::<web_sys::DocumentFragment>().ok()?;
+    content.first_element_child()
+}
+
+/// The machine's Python process that is now tracked no longer offers Attach: its row links to it,
+/// as a whole render would show it.
+fn show_debugged(new: &Element, id: &str) {
+    let Some(pid) = new.get_attribute("data-pid") else { return };
+    let selector = format!("table.processes.local tr[data-pid=\"{}\"] td:last-child", css_text(&pid));
+    let Some(cell) = document().query_selector(&selector).ok().flatten() else { return };
+    let Ok(link) = document().create_element("a") else { return };
+    let _ = link.set_attribute("href", &format!("/process/{id}"));
+    link.set_text_content(Some("debugged"));
+    cell.set_text_content(None);
+    let _ = cell.append_child(&link);
+}
+
+/// A value for a quoted CSS attribute selector: ids and pids are hex and digits, anything else
+/// is dropped rather than escaped.
+fn css_text(value: &str) -> String {
+    value.chars().filter(|c| c.is_ascii_alphanumeric() || *c == '-' || *c == '_').collect()
+}
