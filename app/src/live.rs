@@ -12,8 +12,11 @@ pub struct Live {
     pub sessions: RwSignal<u64>,
     /// Calls started or completed.
     pub calls: RwSignal<u64>,
-    /// Breakpoints and behaviours changed.
+    /// Breakpoints and behaviours changed, or their counts (a hit, anywhere).
     pub breakpoints: RwSignal<u64>,
+    /// The process (its key) whose breakpoint hit, log line, snapshot or hit count came last, set
+    /// for every such event: a process page refetches only for its own (`Live::hits_of`).
+    pub hit: RwSignal<Option<String>>,
     /// What a process page shows changed: a call of it paused or went on, a checkpoint, a
     /// rewind. A process's own record is `record`.
     pub processes: RwSignal<u64>,
@@ -42,6 +45,7 @@ impl Live {
             sessions: RwSignal::new(0),
             calls: RwSignal::new(0),
             breakpoints: RwSignal::new(0),
+            hit: RwSignal::new(None),
             processes: RwSignal::new(0),
             record: RwSignal::new(None),
             output: RwSignal::new(None),
@@ -206,6 +210,19 @@ impl Live {
         });
         bumps
     }
+
+    /// A counter bumped each time a breakpoint event comes from the process whose key `key`
+    /// reads when it comes (None: not known yet, so not this one).
+    pub fn hits_of(self, key: impl Fn() -> Option<String> + Send + Sync + 'static) -> RwSignal<u64> {
+        let bumps = RwSignal::new(0);
+        Effect::new(move |first: Option<()>| {
+            let hit = self.hit.get();
+            if first.is_some() && hit.is_some() && hit == key() {
+                bumps.update(|n| *n += 1);
+            }
+        });
+        bumps
+    }
 }
 
 pub fn provide_live_updates() {
@@ -254,6 +271,11 @@ fn connect(live: Live) {
         }
         if kind == wire::PROCESS_OUTPUT {
             live.output.set(field("process_id"));
+        }
+        if kind == wire::BREAKPOINTS_CHANGED {
+            if let Some(key) = field("process_key") {
+                live.hit.set(Some(key));
+            }
         }
         if let Some(change) = RecordChange::of(&kind, &event) {
             live.record.set(Some(change));

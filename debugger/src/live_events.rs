@@ -28,7 +28,12 @@ pub enum LiveEvent {
         session_id: String,
         closed_at: f64,
     },
-    BreakpointsChanged,
+    /// Breakpoints were added, changed or removed, or (with `process_key`) that process hit one,
+    /// logged, took a snapshot or counted its hits: their counts changed.
+    BreakpointsChanged {
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        process_key: Option<String>,
+    },
     /// A call of this process started or completed (the call tree changed).
     CallsChanged {
         process_key: String,
@@ -94,6 +99,17 @@ pub enum LiveEvent {
         breakpoint_id: String,
         message: String,
     },
+}
+
+impl LiveEvent {
+    /// A change of the breakpoints themselves, not of one process's hits.
+    pub const BREAKPOINTS_CHANGED: LiveEvent = LiveEvent::BreakpointsChanged { process_key: None };
+
+    /// Process `process_key` hit a breakpoint (or logged, took a snapshot, counted hits): a page
+    /// of another process has nothing new to show.
+    pub fn breakpoint_hit(process_key: &str) -> LiveEvent {
+        LiveEvent::BreakpointsChanged { process_key: Some(process_key.to_string()).filter(|k| !k.is_empty()) }
+    }
 }
 
 /// The kind of a [`LiveEvent`]: its `type` on the wire. The pages match on this, not on strings,
@@ -186,7 +202,7 @@ impl LiveEvent {
             LiveEvent::SessionStarted { .. } => LiveEventKind::SessionStarted,
             LiveEvent::TranscriptAppended { .. } => LiveEventKind::TranscriptAppended,
             LiveEvent::SessionClosed { .. } => LiveEventKind::SessionClosed,
-            LiveEvent::BreakpointsChanged => LiveEventKind::BreakpointsChanged,
+            LiveEvent::BreakpointsChanged { .. } => LiveEventKind::BreakpointsChanged,
             LiveEvent::CallsChanged { .. } => LiveEventKind::CallsChanged,
             LiveEvent::ProcessStarted { .. } => LiveEventKind::ProcessStarted,
             LiveEvent::ProcessAttached { .. } => LiveEventKind::ProcessAttached,
@@ -217,9 +233,23 @@ mod live_event_kind_tests {
         let kinds: Vec<&str> =
             LiveEventKind::ALL.iter().filter(|k| **k != LiveEventKind::Lagged).map(|k| k.as_str()).collect();
         assert_eq!(wire, kinds, "{error}");
-        assert_eq!(LiveEvent::BreakpointsChanged.kind().as_str(), "breakpoints_changed");
+        assert_eq!(LiveEvent::BREAKPOINTS_CHANGED.kind().as_str(), "breakpoints_changed");
         for kind in LiveEventKind::ALL {
             assert_eq!(LiveEventKind::parse(kind.as_str()), Some(kind));
         }
+    }
+
+    #[test]
+    fn a_breakpoint_change_names_the_process_only_when_one_process_hit() {
+        let wire = |event: &LiveEvent| serde_json::to_string(event).unwrap();
+        // A change of the breakpoints is on the wire as it always was.
+        assert_eq!(wire(&LiveEvent::BREAKPOINTS_CHANGED), r#"{"type":"breakpoints_changed"}"#);
+        assert_eq!(
+            serde_json::from_str::<LiveEvent>(r#"{"type":"breakpoints_changed"}"#).unwrap(),
+            LiveEvent::BREAKPOINTS_CHANGED
+        );
+        assert_eq!(wire(&LiveEvent::breakpoint_hit("12-34")), r#"{"type":"breakpoints_changed","process_key":"12-34"}"#);
+        // A report without a process is everyone's.
+        assert_eq!(LiveEvent::breakpoint_hit(""), LiveEvent::BREAKPOINTS_CHANGED);
     }
 }

@@ -337,3 +337,33 @@ fn a_search_counts_closed_sessions_exactly_up_to_a_thousand_and_lists_the_newest
     let none = search("not_there", 1);
     assert_eq!((none.total, none.total_is_lower_bound, none.sessions.len()), (0, false, 0));
 }
+
+/// The server holds several connections to one SQLite database (the debugger's, the output
+/// writer's, the audit trail's). A transaction that read before it writes, as counting a
+/// program's hits does, waits its turn while another connection writes, instead of failing with
+/// "database is locked" (a hot logpoint's hits were lost that way).
+#[test]
+fn a_transaction_that_read_first_still_writes_while_another_connection_writes() {
+    if for_tests::postgres_chosen() {
+        return; // PostgreSQL has no such lock: its own tests cover its transactions.
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let at = Location::Directory(dir.path().to_path_buf());
+    let first = Store::at(&at).unwrap();
+    first.execute_for_tests("CREATE TABLE counted (n INTEGER)", &[]).unwrap();
+    let other = first
+        .atomically(|store| {
+            store.schema_version()?; // a read: the transaction holds a snapshot from here
+            let at = at.clone();
+            let other = std::thread::spawn(move || {
+                let second = Store::at(&at)?;
+                second.atomically(|s| s.execute_for_tests("INSERT INTO counted VALUES (2)", &[]))
+            });
+            // Time for the other connection to try its write meanwhile.
+            std::thread::sleep(Duration::from_millis(200));
+            store.execute_for_tests("INSERT INTO counted VALUES (1)", &[])?;
+            Ok(other)
+        })
+        .expect("the transaction that read first writes");
+    other.join().unwrap().expect("the other connection writes after it");
+}

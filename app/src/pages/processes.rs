@@ -128,11 +128,16 @@ pub fn ProcessPage() -> impl IntoView {
     let id = move || params.read().get("process_id").unwrap_or_default();
     let layout = move || query.read().get("view").unwrap_or_default();
     let live = use_live();
-    // Logpoint messages and breakpoint hits arrive as breakpoint changes. The output is not part
-    // of this: it is fetched once, then followed (`follow_output`).
-    // A process event refetches this only when it is of this process or one of its children.
+    // The output is not part of this: it is fetched once, then followed (`follow_output`).
+    // A process event refetches this only when it is of this process or one of its children, a
+    // breakpoint event only when this process hit, logged or counted (its logpoint lines): what
+    // the page shows of breakpoints is that.
     let mine = live.records_of(id);
-    let page = server_resource(move || (id(), live.processes.get(), live.breakpoints.get(), mine.get()), |(id, ..)| {
+    let hits = live.hits_of(|| {
+        let header = document().query_selector(".process-header[data-process-key]").ok().flatten()?;
+        header.get_attribute("data-process-key")
+    });
+    let page = server_resource(move || (id(), live.processes.get(), mine.get(), hits.get()), |(id, ..)| {
         process_html(id)
     });
     let output = server_resource(move || (id(), layout()), |(id, view)| process_output_html(id, view));

@@ -136,7 +136,7 @@ fn process_row(p: &TrackedProcess, depth: usize, all: bool, now: f64, after: Opt
 pub fn process_page(detail: &ProcessDetail, names: &std::collections::HashMap<String, String>) -> String {
     let p = &detail.process;
     let body = html! {
-        header.page-header.process-header data-process-id=(p.id) {
+        header.page-header.process-header data-process-id=(p.id) data-process-key=[p.process_key.as_deref()] {
             h1 { (p.name) }
             (status_badge(p.status))
             (role_badges(p))

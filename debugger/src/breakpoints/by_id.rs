@@ -354,7 +354,7 @@ impl BreakpointService<'_> {
 
     pub(crate) fn breakpoints_changed(&self) {
         self.wake_breakpoint_channels();
-        self.debugger.publish(LiveEvent::BreakpointsChanged);
+        self.debugger.publish(LiveEvent::BREAKPOINTS_CHANGED);
     }
 
     /// Answers every held `breakpoint-changes` request now (a new version): for a change of the
@@ -420,7 +420,7 @@ impl BreakpointService<'_> {
         st.save_record(&record)?;
         st.log(now, event, &call.process_key, None, data)?;
         drop(guard);
-        self.debugger.publish(LiveEvent::BreakpointsChanged);
+        self.debugger.publish(LiveEvent::breakpoint_hit(&call.process_key));
         Ok(pauses)
     }
 }

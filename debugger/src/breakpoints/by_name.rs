@@ -299,7 +299,7 @@ impl FunctionBreakpointService<'_> {
         change(bp);
         st.save_breakpoint(name)?;
         drop(st);
-        self.debugger.publish(LiveEvent::BreakpointsChanged);
+        self.debugger.publish(LiveEvent::BREAKPOINTS_CHANGED);
         Ok(())
     }
 
@@ -313,7 +313,7 @@ impl FunctionBreakpointService<'_> {
             st.breakpoints.global = behavior;
             st.store.put_global(behavior)?;
         }
-        self.debugger.publish(LiveEvent::BreakpointsChanged);
+        self.debugger.publish(LiveEvent::BREAKPOINTS_CHANGED);
         Ok(())
     }
 

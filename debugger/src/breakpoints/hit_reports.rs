@@ -284,11 +284,11 @@ impl super::BreakpointService<'_> {
         }
         st.log(now, kind, &process_key, None, data)?;
         drop(st);
+        // Every program disarms a breakpoint that completed; the page of the process shows its hit.
         if completed {
-            self.breakpoints_changed();
-        } else {
-            self.debugger.publish(LiveEvent::BreakpointsChanged);
+            self.wake_breakpoint_channels();
         }
+        self.debugger.publish(LiveEvent::breakpoint_hit(&process_key));
         Ok(())
     }
 
@@ -297,13 +297,17 @@ impl super::BreakpointService<'_> {
     fn report_hit_counts(&self, report: HitCounts) -> Result<()> {
         let mut st = self.debugger.state();
         let process_key = report.process_key.as_deref().unwrap_or("");
+        // Only a count that moved is news for the pages (a program's first report says 0).
+        let mut changed = false;
         for (id, count) in &report.counts {
             if !st.records.by_id.contains_key(id) {
                 continue;
             }
             let total = st.store.program_counted_hits(id, process_key, *count)?;
             let updated = st.records.by_id.get_mut(id).map(|record| {
+                let before = record.hit_count;
                 record.hit_count = total.unwrap_or(record.hit_count);
+                changed |= record.hit_count != before;
                 record.clone()
             });
             if let Some(record) = updated {
@@ -329,17 +333,56 @@ impl super::BreakpointService<'_> {
             let counted = st.store.count_tally(id, &add)?;
             let Some(record) = st.records.by_id.get_mut(id) else { continue };
             let t = &mut record.tally;
+            let before = *t;
             *t = counted.unwrap_or(HitTally {
                 captured: t.captured,
                 skipped_quota: t.skipped_quota.saturating_add(add.skipped_quota),
                 skipped_rate: t.skipped_rate.saturating_add(add.skipped_rate),
                 dropped: t.dropped.saturating_add(add.dropped),
             });
+            changed |= *t != before;
             let record = record.clone();
             st.save_record(&record)?;
         }
         drop(st);
-        self.debugger.publish(LiveEvent::BreakpointsChanged);
+        if changed {
+            self.debugger.publish(LiveEvent::breakpoint_hit(process_key));
+        }
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use crate::breakpoints::record::BreakpointSpec;
+    use crate::model::LiveEvent;
+    use crate::{Config, Debugger};
+
+    fn report(debugger: &Debugger, report: serde_json::Value) {
+        let report = serde_json::from_value(report).expect("a report");
+        debugger.breakpoints().report_breakpoint_hit(report).expect("the report is taken");
+    }
+
+    #[test]
+    fn a_hit_names_its_process_and_a_count_that_moved_nothing_is_not_news() {
+        let debugger = Debugger::for_tests(Config::default());
+        let bp = debugger.breakpoints().add_breakpoint_record(&BreakpointSpec::line("/srv/app.py", 3)).unwrap();
+        let mut events = debugger.subscribe();
+        let (pid, start) = (4242, 1795331833.5);
+        let key = crate::ids::process_key(pid, start);
+        // A program's first report of a breakpoint it armed says 0: nothing changed.
+        report(&debugger, json!({"event": "hit_count", "counts": {bp.id.clone(): 0}, "process_pid": pid, "process_start_time": start}));
+        report(&debugger, json!({"event": "log", "breakpoint_id": bp.id, "message": "n=1", "hit_count": 1,
+                                 "process_pid": pid, "process_start_time": start}));
+        report(&debugger, json!({"event": "hit_count", "counts": {bp.id.clone(): 5}, "process_pid": pid, "process_start_time": start}));
+        let mut seen = vec![];
+        while let Ok(event) = events.try_recv() {
+            if matches!(event, LiveEvent::BreakpointsChanged { .. }) {
+                seen.push(event);
+            }
+        }
+        assert_eq!(seen, [LiveEvent::breakpoint_hit(&key), LiveEvent::breakpoint_hit(&key)]);
     }
 }

@@ -429,7 +429,7 @@ impl Debugger {
                         notice
                     } else {
                         // Too large to carry (a burst of output): peers refetch what they show.
-                        Notice::Event { from: cluster.server_id.clone(), event: LiveEvent::BreakpointsChanged }
+                        Notice::Event { from: cluster.server_id.clone(), event: LiveEvent::BREAKPOINTS_CHANGED }
                     };
                     let _ = cluster.notify(&notice);
                 }

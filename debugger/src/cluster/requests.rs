@@ -78,7 +78,7 @@ pub(super) fn receive(
     match notice {
         Notice::Event { from, .. } if from == cluster.server_id => {}
         Notice::Event { event, .. } => {
-            if event == LiveEvent::BreakpointsChanged {
+            if matches!(event, LiveEvent::BreakpointsChanged { .. }) {
                 // Another server changed the configuration in the store: read it again, and
                 // wake the programs here that follow breakpoints.
                 if let Err(e) = debugger.reload_configuration() {

@@ -170,10 +170,9 @@ impl SnapshotService<'_> {
         st.save_record(&record)?;
         drop(st);
         if completed {
-            self.debugger.breakpoints().breakpoints_changed(); // every program disarms it now
-        } else {
-            self.debugger.publish(LiveEvent::BreakpointsChanged);
+            self.debugger.breakpoints().wake_breakpoint_channels(); // every program disarms it now
         }
+        self.debugger.publish(LiveEvent::breakpoint_hit(&snapshot.process_key));
         Ok(SnapshotKept { snapshot_id, completed })
     }
 

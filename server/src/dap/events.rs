@@ -57,7 +57,7 @@ impl Dap {
             LiveEvent::Logged { message, .. } => {
                 self.event("output", json!({"category": "console", "output": format!("{message}\n")}));
             }
-            LiveEvent::BreakpointsChanged => self.breakpoints_changed(),
+            LiveEvent::BreakpointsChanged { .. } => self.breakpoints_changed(),
             // A program started or began following the breakpoints: a thread to pause.
             LiveEvent::ProcessStarted { .. } => self.running_threads(),
             // Published at every call start: looked at once per program that can be paused.

@@ -98,7 +98,7 @@ fn changed_by(event: &LiveEvent) -> &'static [&'static str] {
         LiveEvent::PauseAdded { .. } | LiveEvent::PauseResumed { .. } => &[PAUSED, STATUS],
         LiveEvent::StepStopped { .. } => &[PAUSED, SESSIONS, STATUS],
         LiveEvent::SessionStarted { .. } | LiveEvent::SessionClosed { .. } => &[SESSIONS, STATUS],
-        LiveEvent::BreakpointsChanged => &[BREAKPOINTS, FUNCTIONS, STATUS],
+        LiveEvent::BreakpointsChanged { .. } => &[BREAKPOINTS, FUNCTIONS, STATUS],
         LiveEvent::CallsChanged { .. } => &[CALL_HISTORY, STATUS],
         LiveEvent::ProcessStarted { .. } | LiveEvent::ProcessExited { .. } => &[PROCESSES, STATUS],
         LiveEvent::ProcessForgotten { .. } => &[PROCESSES],
