@@ -172,7 +172,8 @@ impl RecordChange {
     #[cfg(feature = "hydrate")]
     fn of(kind: &str, event: &wasm_bindgen::JsValue) -> Option<Self> {
         use web_sys::js_sys::Reflect;
-        let text = |on: &wasm_bindgen::JsValue, name: &str| Reflect::get(on, &name.into()).ok().and_then(|v| v.as_string());
+        let text =
+            |on: &wasm_bindgen::JsValue, name: &str| Reflect::get(on, &name.into()).ok().and_then(|v| v.as_string());
         let removed = |kind| Some(RecordChange { process_id: text(event, "process_id")?, parent_id: None, kind });
         match kind {
             wire::PROCESS_STARTED | wire::PROCESS_ATTACHED | wire::PROCESS_EXITED => {

@@ -248,7 +248,10 @@ mod live_event_kind_tests {
             serde_json::from_str::<LiveEvent>(r#"{"type":"breakpoints_changed"}"#).unwrap(),
             LiveEvent::BREAKPOINTS_CHANGED
         );
-        assert_eq!(wire(&LiveEvent::breakpoint_hit("12-34")), r#"{"type":"breakpoints_changed","process_key":"12-34"}"#);
+        assert_eq!(
+            wire(&LiveEvent::breakpoint_hit("12-34")),
+            r#"{"type":"breakpoints_changed","process_key":"12-34"}"#
+        );
         // A report without a process is everyone's.
         assert_eq!(LiveEvent::breakpoint_hit(""), LiveEvent::BREAKPOINTS_CHANGED);
     }

@@ -4,9 +4,9 @@ mod input_history;
 pub mod object;
 #[cfg(feature = "hydrate")]
 mod patch;
+pub mod paused;
 #[cfg(feature = "hydrate")]
 mod process_rows;
-pub mod paused;
 pub mod processes;
 pub mod repl;
 mod repl_complete;

@@ -105,7 +105,8 @@ fn row(body: &Element, id: &str) -> Option<Element> {
 fn parse_row(html: &str) -> Option<Element> {
     let template = document().create_element("template").ok()?;
     template.set_inner_html(html);
-    let content = js_sys::Reflect::get(&template, &"content".into()).ok()?.dyn_into::<web_sys::DocumentFragment>().ok()?;
+    let content =
+        js_sys::Reflect::get(&template, &"content".into()).ok()?.dyn_into::<web_sys::DocumentFragment>().ok()?;
     content.first_element_child()
 }
 

@@ -25,9 +25,10 @@ pub fn ProcessListPage() -> impl IntoView {
     // `?label=service=api` (issue 34) is read by the server function itself, not passed from here.
     // A process's own events change its row alone (`process_rows`); `refresh` is when they cannot.
     let refresh = RwSignal::new(0u64);
-    let list = server_resource(move || (all(), live.processes.get(), refresh.get()), |(all, _, _)| {
-        tracked_processes_html(all)
-    });
+    let list = server_resource(
+        move || (all(), live.processes.get(), refresh.get()),
+        |(all, _, _)| tracked_processes_html(all),
+    );
     #[cfg(feature = "hydrate")]
     super::process_rows::follow_rows(live, refresh, move || {
         matches!(query.read_untracked().get("all").as_deref(), Some("1" | "true"))
@@ -137,9 +138,8 @@ pub fn ProcessPage() -> impl IntoView {
         let header = document().query_selector(".process-header[data-process-key]").ok().flatten()?;
         header.get_attribute("data-process-key")
     });
-    let page = server_resource(move || (id(), live.processes.get(), mine.get(), hits.get()), |(id, ..)| {
-        process_html(id)
-    });
+    let page =
+        server_resource(move || (id(), live.processes.get(), mine.get(), hits.get()), |(id, ..)| process_html(id));
     let output = server_resource(move || (id(), layout()), |(id, view)| process_output_html(id, view));
     #[cfg(feature = "hydrate")]
     follow_output(live, output, move || params.read_untracked().get("process_id").unwrap_or_default());

@@ -137,10 +137,11 @@ pub fn family(p: &TrackedProcess, names: &HashMap<String, String>) -> Markup {
 }
 
 #[cfg(test)]
-mod tests {
+pub(super) mod tests {
     use super::*;
 
-    fn process(id: &str, parent: Option<&str>) -> TrackedProcess {
+    /// A blank record with this id and parent, its name the id as markup.
+    pub(in crate::render) fn process(id: &str, parent: Option<&str>) -> TrackedProcess {
         let mut p = breakroom_debugger::processes::registry::blank(0.0);
         p.id = id.into();
         p.name = format!("<{id}>");

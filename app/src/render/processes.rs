@@ -242,15 +242,8 @@ fn pauses_and_sessions(detail: &ProcessDetail) -> Markup {
 
 #[cfg(test)]
 mod tests {
+    use super::super::process_family::tests::process;
     use super::*;
-
-    fn process(id: &str, parent: Option<&str>) -> TrackedProcess {
-        let mut p = breakroom_debugger::processes::registry::blank(0.0);
-        p.id = id.into();
-        p.name = format!("<{id}>");
-        p.parent_id = parent.map(str::to_string);
-        p
-    }
 
     #[test]
     fn a_row_alone_names_the_row_before_it_in_the_tree() {

@@ -373,10 +373,19 @@ mod tests {
         let (pid, start) = (4242, 1795331833.5);
         let key = crate::ids::process_key(pid, start);
         // A program's first report of a breakpoint it armed says 0: nothing changed.
-        report(&debugger, json!({"event": "hit_count", "counts": {bp.id.clone(): 0}, "process_pid": pid, "process_start_time": start}));
-        report(&debugger, json!({"event": "log", "breakpoint_id": bp.id, "message": "n=1", "hit_count": 1,
-                                 "process_pid": pid, "process_start_time": start}));
-        report(&debugger, json!({"event": "hit_count", "counts": {bp.id.clone(): 5}, "process_pid": pid, "process_start_time": start}));
+        report(
+            &debugger,
+            json!({"event": "hit_count", "counts": {bp.id.clone(): 0}, "process_pid": pid, "process_start_time": start}),
+        );
+        report(
+            &debugger,
+            json!({"event": "log", "breakpoint_id": bp.id, "message": "n=1", "hit_count": 1,
+                                 "process_pid": pid, "process_start_time": start}),
+        );
+        report(
+            &debugger,
+            json!({"event": "hit_count", "counts": {bp.id.clone(): 5}, "process_pid": pid, "process_start_time": start}),
+        );
         let mut seen = vec![];
         while let Ok(event) = events.try_recv() {
             if matches!(event, LiveEvent::BreakpointsChanged { .. }) {
