@@ -10,11 +10,18 @@ use crate::model::TranscriptEntry;
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "type", rename_all = "snake_case")]
 pub enum LiveEvent {
+    /// A call paused (or its pause is shown: a condition held). `process_key` is the paused
+    /// program's, so a page of another process has nothing to refetch.
     PauseAdded {
         pause_id: String,
+        #[serde(default)]
+        process_key: String,
     },
+    /// A pause ended: resumed, stepped from, or closed with its process.
     PauseResumed {
         pause_id: String,
+        #[serde(default)]
+        process_key: String,
     },
     SessionStarted {
         session_id: String,
@@ -29,10 +36,12 @@ pub enum LiveEvent {
         closed_at: f64,
     },
     /// Breakpoints were added, changed or removed, or (with `process_key`) that process hit one,
-    /// logged, took a snapshot or counted its hits: their counts changed.
+    /// logged, took a snapshot or counted its hits: the counts of `breakpoint_ids` changed.
     BreakpointsChanged {
         #[serde(default, skip_serializing_if = "Option::is_none")]
         process_key: Option<String>,
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        breakpoint_ids: Vec<String>,
     },
     /// A call of this process started or completed (the call tree changed).
     CallsChanged {
@@ -92,6 +101,8 @@ pub enum LiveEvent {
         line: i64,
         function: String,
         session_ids: Vec<String>,
+        #[serde(default)]
+        process_key: String,
     },
     /// A logpoint's message (an editor shows it in its debug console).
     Logged {
@@ -102,13 +113,26 @@ pub enum LiveEvent {
 }
 
 impl LiveEvent {
-    /// A change of the breakpoints themselves, not of one process's hits.
-    pub const BREAKPOINTS_CHANGED: LiveEvent = LiveEvent::BreakpointsChanged { process_key: None };
+    pub fn pause_added(pause_id: &str, process_key: &str) -> LiveEvent {
+        LiveEvent::PauseAdded { pause_id: pause_id.to_string(), process_key: process_key.to_string() }
+    }
 
-    /// Process `process_key` hit a breakpoint (or logged, took a snapshot, counted hits): a page
-    /// of another process has nothing new to show.
-    pub fn breakpoint_hit(process_key: &str) -> LiveEvent {
-        LiveEvent::BreakpointsChanged { process_key: Some(process_key.to_string()).filter(|k| !k.is_empty()) }
+    pub fn pause_resumed(pause_id: &str, process_key: &str) -> LiveEvent {
+        LiveEvent::PauseResumed { pause_id: pause_id.to_string(), process_key: process_key.to_string() }
+    }
+
+    /// A change of the breakpoints themselves, not of one process's hits.
+    pub const BREAKPOINTS_CHANGED: LiveEvent =
+        LiveEvent::BreakpointsChanged { process_key: None, breakpoint_ids: Vec::new() };
+
+    /// Process `process_key` hit the breakpoints `breakpoint_ids` (or logged, took a snapshot,
+    /// counted hits): a page of another process has nothing new to show, and a list of
+    /// breakpoints updates those alone.
+    pub fn breakpoint_hit(process_key: &str, breakpoint_ids: Vec<String>) -> LiveEvent {
+        LiveEvent::BreakpointsChanged {
+            process_key: Some(process_key.to_string()).filter(|k| !k.is_empty()),
+            breakpoint_ids,
+        }
     }
 }
 
@@ -249,10 +273,10 @@ mod live_event_kind_tests {
             LiveEvent::BREAKPOINTS_CHANGED
         );
         assert_eq!(
-            wire(&LiveEvent::breakpoint_hit("12-34")),
-            r#"{"type":"breakpoints_changed","process_key":"12-34"}"#
+            wire(&LiveEvent::breakpoint_hit("12-34", vec!["bp-3".into()])),
+            r#"{"type":"breakpoints_changed","process_key":"12-34","breakpoint_ids":["bp-3"]}"#
         );
         // A report without a process is everyone's.
-        assert_eq!(LiveEvent::breakpoint_hit(""), LiveEvent::BREAKPOINTS_CHANGED);
+        assert_eq!(LiveEvent::breakpoint_hit("", vec![]), LiveEvent::BREAKPOINTS_CHANGED);
     }
 }

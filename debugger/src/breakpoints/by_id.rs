@@ -420,7 +420,7 @@ impl BreakpointService<'_> {
         st.save_record(&record)?;
         st.log(now, event, &call.process_key, None, data)?;
         drop(guard);
-        self.debugger.publish(LiveEvent::breakpoint_hit(&call.process_key));
+        self.debugger.publish(LiveEvent::breakpoint_hit(&call.process_key, vec![id.to_string()]));
         Ok(pauses)
     }
 }

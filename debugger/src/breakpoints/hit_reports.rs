@@ -288,7 +288,7 @@ impl super::BreakpointService<'_> {
         if completed {
             self.wake_breakpoint_channels();
         }
-        self.debugger.publish(LiveEvent::breakpoint_hit(&process_key));
+        self.debugger.publish(LiveEvent::breakpoint_hit(&process_key, vec![id.to_string()]));
         Ok(())
     }
 
@@ -298,7 +298,7 @@ impl super::BreakpointService<'_> {
         let mut st = self.debugger.state();
         let process_key = report.process_key.as_deref().unwrap_or("");
         // Only a count that moved is news for the pages (a program's first report says 0).
-        let mut changed = false;
+        let mut changed = std::collections::BTreeSet::new();
         for (id, count) in &report.counts {
             if !st.records.by_id.contains_key(id) {
                 continue;
@@ -307,7 +307,9 @@ impl super::BreakpointService<'_> {
             let updated = st.records.by_id.get_mut(id).map(|record| {
                 let before = record.hit_count;
                 record.hit_count = total.unwrap_or(record.hit_count);
-                changed |= record.hit_count != before;
+                if record.hit_count != before {
+                    changed.insert(id.clone());
+                }
                 record.clone()
             });
             if let Some(record) = updated {
@@ -340,13 +342,15 @@ impl super::BreakpointService<'_> {
                 skipped_rate: t.skipped_rate.saturating_add(add.skipped_rate),
                 dropped: t.dropped.saturating_add(add.dropped),
             });
-            changed |= *t != before;
+            if *t != before {
+                changed.insert(id.clone());
+            }
             let record = record.clone();
             st.save_record(&record)?;
         }
         drop(st);
-        if changed {
-            self.debugger.publish(LiveEvent::breakpoint_hit(process_key));
+        if !changed.is_empty() {
+            self.debugger.publish(LiveEvent::breakpoint_hit(process_key, changed.into_iter().collect()));
         }
         Ok(())
     }
@@ -366,9 +370,10 @@ mod tests {
     }
 
     #[test]
-    fn a_hit_names_its_process_and_a_count_that_moved_nothing_is_not_news() {
+    fn a_hit_names_its_process_and_breakpoint_and_a_count_that_moved_nothing_is_not_news() {
         let debugger = Debugger::for_tests(Config::default());
         let bp = debugger.breakpoints().add_breakpoint_record(&BreakpointSpec::line("/srv/app.py", 3)).unwrap();
+        let still = debugger.breakpoints().add_breakpoint_record(&BreakpointSpec::line("/srv/app.py", 9)).unwrap();
         let mut events = debugger.subscribe();
         let (pid, start) = (4242, 1795331833.5);
         let key = crate::ids::process_key(pid, start);
@@ -384,7 +389,8 @@ mod tests {
         );
         report(
             &debugger,
-            json!({"event": "hit_count", "counts": {bp.id.clone(): 5}, "process_pid": pid, "process_start_time": start}),
+            json!({"event": "hit_count", "counts": {bp.id.clone(): 5, still.id.clone(): 0},
+                   "process_pid": pid, "process_start_time": start}),
         );
         let mut seen = vec![];
         while let Ok(event) = events.try_recv() {
@@ -392,6 +398,8 @@ mod tests {
                 seen.push(event);
             }
         }
-        assert_eq!(seen, [LiveEvent::breakpoint_hit(&key), LiveEvent::breakpoint_hit(&key)]);
+        // Only the breakpoint whose count moved is named: a list of breakpoints updates that one.
+        let hit = LiveEvent::breakpoint_hit(&key, vec![bp.id.clone()]);
+        assert_eq!(seen, [hit.clone(), hit]);
     }
 }

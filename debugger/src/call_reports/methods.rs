@@ -133,7 +133,7 @@ impl CallService<'_> {
         if interrupted {
             self.debugger.interrupts().answered(&process_key);
         }
-        self.debugger.publish(LiveEvent::CallsChanged { process_key });
+        self.debugger.publish(LiveEvent::CallsChanged { process_key: process_key.clone() });
         for event in stepped {
             self.debugger.publish(event);
         }
@@ -141,7 +141,7 @@ impl CallService<'_> {
             match condition_call {
                 // Shown only once a condition holds (`decide_conditions`).
                 Some(call) => self.debugger.pauses().check_conditions(pause_id, conditions, call),
-                None => self.debugger.publish(LiveEvent::PauseAdded { pause_id }),
+                None => self.debugger.publish(LiveEvent::pause_added(&pause_id, &process_key)),
             }
         }
         Ok(reply)
@@ -224,9 +224,9 @@ impl CallService<'_> {
         }
         drop(st);
         self.debugger.pauses().publish_closed(closed);
-        self.debugger.publish(LiveEvent::CallsChanged { process_key });
+        self.debugger.publish(LiveEvent::CallsChanged { process_key: process_key.clone() });
         Ok(pause_added.map(|pause_id| {
-            self.debugger.publish(LiveEvent::PauseAdded { pause_id: pause_id.clone() });
+            self.debugger.publish(LiveEvent::pause_added(&pause_id, &process_key));
             Action::poll(&pause_id, format)
         }))
     }

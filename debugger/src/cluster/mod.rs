@@ -259,12 +259,12 @@ impl Cluster {
     /// Records which pause this server holds, or that it no longer does.
     pub(crate) fn track(&self, event: &LiveEvent) -> Result<()> {
         match event {
-            LiveEvent::PauseAdded { pause_id } => self.db.execute(
+            LiveEvent::PauseAdded { pause_id, .. } => self.db.execute(
                 "INSERT INTO cluster_pauses (pause_id, server_id, paused_at)
                  VALUES (?1, ?2, extract(epoch from clock_timestamp())) ON CONFLICT (pause_id) DO NOTHING",
                 values![pause_id, &self.server_id],
             ),
-            LiveEvent::PauseResumed { pause_id } => {
+            LiveEvent::PauseResumed { pause_id, .. } => {
                 self.db.execute("DELETE FROM cluster_pauses WHERE pause_id = ?1", values![pause_id])
             }
             _ => Ok(0),
@@ -323,9 +323,14 @@ impl Debugger {
         lease::keep(url, self.clone(), cluster.clone())?;
         // Only now, with this server's connection up: a server starting meanwhile would take
         // rows of a server it cannot see for a gone one's.
-        let paused: Vec<String> = self.state().pauses.in_order().map(|p| p.record.pause_id.clone()).collect();
-        for pause_id in paused {
-            cluster.track(&LiveEvent::PauseAdded { pause_id })?;
+        let paused: Vec<LiveEvent> = self
+            .state()
+            .pauses
+            .in_order()
+            .map(|p| LiveEvent::pause_added(&p.record.pause_id, &p.record.call.process_key))
+            .collect();
+        for event in paused {
+            cluster.track(&event)?;
         }
         self.relay_local_events(cluster.clone());
         Ok(cluster)

@@ -63,9 +63,12 @@ impl PauseService<'_> {
 
     /// A pause held for a condition check is shown after all.
     fn show_pause(&self, pause_id: &str) {
-        let shown = self.debugger.state().pauses.get_mut(pause_id).map(|pause| pause.deciding = false).is_some();
-        if shown {
-            self.debugger.publish(LiveEvent::PauseAdded { pause_id: pause_id.to_string() });
+        let shown = self.debugger.state().pauses.get_mut(pause_id).map(|pause| {
+            pause.deciding = false;
+            pause.record.call.process_key.clone()
+        });
+        if let Some(process_key) = shown {
+            self.debugger.publish(LiveEvent::pause_added(pause_id, &process_key));
         }
     }
 }

@@ -235,9 +235,10 @@ impl PauseService<'_> {
             };
         };
         let action = request.into_action(pause.is_post_completion(), pause.record.call.preferred_format)?;
+        let process_key = pause.record.call.process_key.clone();
         let closed = close_pause(&mut st, pause_id, action, now, None)?;
         drop(st);
-        self.debugger.publish(LiveEvent::PauseResumed { pause_id: pause_id.to_string() });
+        self.debugger.publish(LiveEvent::pause_resumed(pause_id, &process_key));
         self.publish_closed(closed);
         Ok(true)
     }

@@ -196,11 +196,11 @@ impl<'a> ProcessService<'a> {
         }
         let now = ids::now();
         let mut st = self.debugger.state();
-        let open: Vec<String> = st
+        let open: Vec<(String, String)> = st
             .pauses
             .in_order()
             .filter(|p| p.is_paused() && keys.contains(&p.record.call.process_key))
-            .map(|p| p.record.pause_id.clone())
+            .map(|p| (p.record.pause_id.clone(), p.record.call.process_key.clone()))
             .collect();
         let mut resumed = vec![];
         let mut closed = vec![];
@@ -212,18 +212,18 @@ impl<'a> ProcessService<'a> {
                 }
             }
         }
-        for pause_id in open {
+        for (pause_id, process_key) in open {
             match close_pause(&mut st, &pause_id, Action::Continue, now, Some(reason)) {
                 Ok(sessions) => {
                     closed.extend(sessions);
-                    resumed.push(pause_id);
+                    resumed.push(LiveEvent::pause_resumed(&pause_id, &process_key));
                 }
                 Err(e) => eprintln!("breakroom: cannot close pause {pause_id}: {e}"),
             }
         }
         drop(st);
-        for pause_id in resumed {
-            self.debugger.publish(LiveEvent::PauseResumed { pause_id });
+        for event in resumed {
+            self.debugger.publish(event);
         }
         self.debugger.pauses().publish_closed(closed);
     }

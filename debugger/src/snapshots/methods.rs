@@ -172,7 +172,7 @@ impl SnapshotService<'_> {
         if completed {
             self.debugger.breakpoints().wake_breakpoint_channels(); // every program disarms it now
         }
-        self.debugger.publish(LiveEvent::breakpoint_hit(&snapshot.process_key));
+        self.debugger.publish(LiveEvent::breakpoint_hit(&snapshot.process_key, vec![id]));
         Ok(SnapshotKept { snapshot_id, completed })
     }
 

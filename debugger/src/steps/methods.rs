@@ -83,7 +83,7 @@ impl StepService<'_> {
         }
         let order = order(req)?;
         let now = ids::now();
-        let (answer, closed) = {
+        let (answer, closed, process_key) = {
             let mut st = self.debugger.state();
             let Some(pause) = st.pauses.get(pause_id) else {
                 return Err(match st.store.pause(pause_id)? {
@@ -101,14 +101,14 @@ impl StepService<'_> {
                 .start(pause_id, InFlight { sessions, process_key: call.process_key.clone(), waiter: Some(waiter) });
             let action = Action::Step { step: order.kind, file: order.file, line: order.line };
             match close_pause(&mut st, pause_id, action, now, None) {
-                Ok(closed) => (answer, closed),
+                Ok(closed) => (answer, closed, call.process_key),
                 Err(e) => {
                     st.steps.land(pause_id);
                     return Err(e);
                 }
             }
         };
-        self.debugger.publish(LiveEvent::PauseResumed { pause_id: pause_id.to_string() });
+        self.debugger.publish(LiveEvent::pause_resumed(pause_id, &process_key));
         self.debugger.pauses().publish_closed(closed);
         match tokio::time::timeout(STEP_ANSWER_WAIT, answer).await {
             Ok(Ok(stopped)) => Ok(stopped),
@@ -204,6 +204,7 @@ pub(crate) fn land(st: &mut State, pause_id: &str, call: &CallData, now: f64) ->
         line,
         function,
         session_ids: moved,
+        process_key: call.process_key.clone(),
     });
     Ok(events)
 }

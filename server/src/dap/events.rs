@@ -29,8 +29,8 @@ impl Dap {
 
     fn forward(&self, event: LiveEvent) {
         match event {
-            LiveEvent::PauseAdded { pause_id } => self.announce(&pause_id),
-            LiveEvent::PauseResumed { pause_id } => {
+            LiveEvent::PauseAdded { pause_id, .. } => self.announce(&pause_id),
+            LiveEvent::PauseResumed { pause_id, .. } => {
                 let thread = self.state().thread_of_pause(&pause_id);
                 let ours = thread.is_some_and(|t| self.state().in_flight.contains(&t));
                 self.state().announced.remove(&pause_id);

@@ -36,3 +36,22 @@ async fn a_continue_of_a_pause_that_never_was_is_protocol_success_on_rest_and_an
     assert!(status >= 400, "{status} {body}");
     assert!(body.contains("no-such-pause"), "the page is told which pause: {body}");
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_pause_and_its_continue_name_the_paused_process_on_the_live_stream() {
+    use breakroom_debugger::model::LiveEvent;
+    let server = common::start().await;
+    let mut events = server.debugger.subscribe();
+    let (_, pause_id) = server.pause_call("named", 4802).await;
+    let (status, reply) = server.post(&format!("/api/paused/{pause_id}/continue"), json!({})).await;
+    assert_eq!(status, 200, "{reply}");
+    let key = breakroom_debugger::ids::process_key(4802, 1795331833.75);
+    let mut seen = vec![];
+    while let Ok(event) = events.try_recv() {
+        if matches!(event, LiveEvent::PauseAdded { .. } | LiveEvent::PauseResumed { .. }) {
+            seen.push(event);
+        }
+    }
+    // A page of another process, or the list's other rows, have nothing to refetch for these.
+    assert_eq!(seen, [LiveEvent::pause_added(&pause_id, &key), LiveEvent::pause_resumed(&pause_id, &key)]);
+}
