@@ -21,6 +21,18 @@ pub async fn breakpoints_html() -> Result<Option<String>, ServerFnError> {
     Ok(Some(html))
 }
 
+/// One breakpoint's form in that list, for a hit that moved its counts (issue 45): the page
+/// updates that form alone. None when it is gone.
+#[server(prefix = "/rpc", endpoint = "breakpoint_record_html", protocol = TextRpc)]
+pub async fn breakpoint_record_html(id: String) -> Result<Option<String>, ServerFnError> {
+    let debugger = debugger(Need::Viewer)?;
+    // As the whole list has it: the cluster's counts, its state, the processes it cannot reach.
+    let records = debugger.breakpoints().breakpoint_records();
+    let Some(record) = records.into_iter().find(|r| r.id == id) else { return Ok(None) };
+    let now = breakroom_debugger::ids::now();
+    Ok(Some(crate::render::breakpoint_records::record_form(&record, now).into_string()))
+}
+
 /// Adds a breakpoint of any kind from the panel's form: `target` is the function name, the
 /// `FILE:LINE`, or the exception types (comma-separated; empty: any). `action` is pause, log or
 /// snapshot; `expressions` the watch expressions, separated by `;`; `max_hits` and `expires_in`

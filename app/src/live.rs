@@ -12,13 +12,20 @@ pub struct Live {
     pub sessions: RwSignal<u64>,
     /// Calls started or completed.
     pub calls: RwSignal<u64>,
-    /// Breakpoints and behaviours changed, or their counts (a hit, anywhere).
+    /// Breakpoints and behaviours changed (added, edited, removed). Their counts are `hit`.
     pub breakpoints: RwSignal<u64>,
-    /// The process (its key) whose breakpoint hit, log line, snapshot or hit count came last, set
-    /// for every such event: a process page refetches only for its own (`Live::hits_of`).
-    pub hit: RwSignal<Option<String>>,
-    /// What a process page shows changed: a call of it paused or went on, a checkpoint, a
-    /// rewind. A process's own record is `record`.
+    /// The last breakpoint hit, log line, snapshot or hit count, set for every such event: a
+    /// process page refetches only for its own (`Live::of_process`), the list of breakpoints
+    /// updates the breakpoints it names.
+    pub hit: RwSignal<Option<Hit>>,
+    /// The process (its key) one of whose calls paused, went on or stepped last, set for every
+    /// such event: the process list updates that row, a process page refetches only for itself.
+    pub paused: RwSignal<Option<String>>,
+    /// The REPL session that started or closed last, set for every such event: a REPL page
+    /// refetches its header only for its own (`Live::session_of`).
+    pub session: RwSignal<Option<String>>,
+    /// What a process page shows changed: a checkpoint, a rewind. A process's own record is
+    /// `record`, its pauses `paused`.
     pub processes: RwSignal<u64>,
     /// The process whose record an event carried last (it started, was attached, ended, was
     /// forgotten or left the active list), set for every such event: the list updates that row
@@ -46,6 +53,8 @@ impl Live {
             calls: RwSignal::new(0),
             breakpoints: RwSignal::new(0),
             hit: RwSignal::new(None),
+            paused: RwSignal::new(None),
+            session: RwSignal::new(None),
             processes: RwSignal::new(0),
             record: RwSignal::new(None),
             output: RwSignal::new(None),
@@ -70,18 +79,16 @@ impl Live {
         use wire::*;
         let bump = |signal: RwSignal<u64>| signal.update(|n| *n += 1);
         match kind {
-            // A step's stop is a new pause, and its sessions moved to it.
+            // A step's stop is a new pause, and its sessions moved to it. (The process shown
+            // paused is `paused`, set from the event itself in `connect`.)
             STEP_STOPPED => {
                 bump(self.pauses);
                 bump(self.sessions);
                 bump(self.calls);
-                bump(self.processes);
             }
             PAUSE_ADDED | PAUSE_RESUMED => {
                 bump(self.pauses);
                 bump(self.calls);
-                // A process is shown paused while one of its calls is.
-                bump(self.processes);
             }
             SESSION_STARTED | SESSION_CLOSED => {
                 bump(self.sessions);
@@ -90,6 +97,7 @@ impl Live {
             }
             TRANSCRIPT_APPENDED => bump(self.sessions),
             CALLS_CHANGED => bump(self.calls),
+            // A hit is not a change of the breakpoints: `connect` sets `hit` and stops there.
             BREAKPOINTS_CHANGED => bump(self.breakpoints),
             // `record` is set from the event itself (`connect`): the list fetches that row.
             PROCESS_STARTED | PROCESS_ATTACHED | PROCESS_EXITED | PROCESS_FORGOTTEN | PROCESS_LEFT_LIST => {}
@@ -146,6 +154,28 @@ mod wire {
     pub const STEP_STOPPED: &str = Kind::StepStopped.as_str();
     pub const LOGGED: &str = Kind::Logged.as_str();
     pub const LAGGED: &str = Kind::Lagged.as_str();
+}
+
+/// A breakpoint hit, log line, snapshot or hit count, as a `breakpoints_changed` event says it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Hit {
+    /// The process that hit (None: a report that named none).
+    pub process_key: Option<String>,
+    /// The breakpoints whose counts moved.
+    pub breakpoint_ids: Vec<String>,
+}
+
+impl Hit {
+    /// Read from a `breakpoints_changed` event; None for a change of the breakpoints themselves.
+    #[cfg(feature = "hydrate")]
+    fn of(event: &wasm_bindgen::JsValue) -> Option<Self> {
+        use web_sys::js_sys::{Array, Reflect};
+        let process_key = Reflect::get(event, &"process_key".into()).ok().and_then(|v| v.as_string());
+        let ids = Reflect::get(event, &"breakpoint_ids".into()).ok().filter(|v| Array::is_array(v));
+        let breakpoint_ids: Vec<String> =
+            ids.map(|ids| Array::from(&ids).iter().filter_map(|id| id.as_string()).collect()).unwrap_or_default();
+        (process_key.is_some() || !breakpoint_ids.is_empty()).then_some(Hit { process_key, breakpoint_ids })
+    }
 }
 
 /// A process record's change, as a process event says it.
@@ -212,18 +242,61 @@ impl Live {
         bumps
     }
 
-    /// A counter bumped each time a breakpoint event comes from the process whose key `key`
-    /// reads when it comes (None: not known yet, so not this one).
-    pub fn hits_of(self, key: impl Fn() -> Option<String> + Send + Sync + 'static) -> RwSignal<u64> {
+    /// A counter bumped on every hit (of any breakpoint, by any process).
+    pub fn hits(self) -> RwSignal<u64> {
         let bumps = RwSignal::new(0);
         Effect::new(move |first: Option<()>| {
-            let hit = self.hit.get();
-            if first.is_some() && hit.is_some() && hit == key() {
+            self.hit.track();
+            if first.is_some() {
                 bumps.update(|n| *n += 1);
             }
         });
         bumps
     }
+
+    /// A counter bumped each time a call of the process whose key `key` reads when the event
+    /// comes (None: not known yet, so not this one) paused, went on or stepped, or it hit a
+    /// breakpoint, logged, took a snapshot or counted hits.
+    pub fn of_process(self, key: impl Fn() -> Option<String> + Send + Sync + 'static) -> RwSignal<u64> {
+        let bumps = RwSignal::new(0);
+        let key = std::sync::Arc::new(key);
+        let hit_key = key.clone();
+        bump_when(bumps, move || self.hit.with(|h| h.as_ref().and_then(|h| h.process_key.clone())), move || hit_key());
+        bump_when(bumps, move || self.paused.get(), move || key());
+        bumps
+    }
+
+    /// A counter bumped each time a call of the process whose key `key` reads paused, went on or
+    /// stepped.
+    pub fn pauses_of(self, key: impl Fn() -> Option<String> + Send + Sync + 'static) -> RwSignal<u64> {
+        let bumps = RwSignal::new(0);
+        bump_when(bumps, move || self.paused.get(), key);
+        bumps
+    }
+
+    /// A counter bumped each time the REPL session `id` reads started or closed.
+    pub fn session_of(self, id: impl Fn() -> String + Send + Sync + 'static) -> RwSignal<u64> {
+        let bumps = RwSignal::new(0);
+        bump_when(bumps, move || self.session.get(), move || Some(id()));
+        bumps
+    }
+}
+
+/// Bumps `bumps` each time `event` (what the last event of a kind named, read from its signal)
+/// names what `mine` reads then. Not on its first run: the last event may be from before the
+/// page opened.
+fn bump_when(
+    bumps: RwSignal<u64>,
+    event: impl Fn() -> Option<String> + Send + Sync + 'static,
+    mine: impl Fn() -> Option<String> + Send + Sync + 'static,
+) {
+    Effect::new(move |first: Option<()>| {
+        // Read first, so that the effect follows the signal from its first run on.
+        let named = event();
+        if first.is_some() && named.is_some() && named == mine() {
+            bumps.update(|n| *n += 1);
+        }
+    });
 }
 
 pub fn provide_live_updates() {
@@ -274,9 +347,18 @@ fn connect(live: Live) {
             live.output.set(field("process_id"));
         }
         if kind == wire::BREAKPOINTS_CHANGED {
-            if let Some(key) = field("process_key") {
-                live.hit.set(Some(key));
+            // A hit changes counts only: what shows them follows `hit`, nothing refetches the
+            // breakpoints for it.
+            if let Some(hit) = Hit::of(&event) {
+                live.hit.set(Some(hit));
+                return;
             }
+        }
+        if matches!(kind.as_str(), wire::PAUSE_ADDED | wire::PAUSE_RESUMED | wire::STEP_STOPPED) {
+            live.paused.set(field("process_key").filter(|key| !key.is_empty()));
+        }
+        if matches!(kind.as_str(), wire::SESSION_STARTED | wire::SESSION_CLOSED) {
+            live.session.set(field("session_id"));
         }
         if let Some(change) = RecordChange::of(&kind, &event) {
             live.record.set(Some(change));

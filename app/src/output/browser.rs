@@ -65,13 +65,10 @@ pub fn append(section: &Element, reply: &str) {
     }
 }
 
-/// The section element of `html`, parsed inert (a template's content loads and runs nothing).
+/// The section element of `html`, parsed inert.
 fn parse(html: &str) -> Option<Element> {
-    let template = document().create_element("template").ok()?;
-    template.set_inner_html(html);
-    let content = js_sys::Reflect::get(&template, &"content".into()).ok()?.dyn_into::<Node>().ok()?;
     // The reply is the one section.
-    content.first_child()?.dyn_into::<Element>().ok()
+    crate::pages::patch::inert(html)?.first_child()?.dyn_into::<Element>().ok()
 }
 
 /// Drops the oldest lines past [`OUTPUT_TAIL`]; answers how many lines show, and whether any

@@ -1,9 +1,11 @@
+#[cfg(feature = "hydrate")]
+mod breakpoint_hits;
 pub mod call_tree;
 pub mod callstack;
 mod input_history;
 pub mod object;
 #[cfg(feature = "hydrate")]
-mod patch;
+pub(crate) mod patch;
 pub mod paused;
 #[cfg(feature = "hydrate")]
 mod process_rows;

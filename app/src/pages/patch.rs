@@ -9,7 +9,7 @@
 //! server's. Menus and checkboxes show the server's state, which must win: they act at once.
 
 use wasm_bindgen::JsCast;
-use web_sys::{Element, Node};
+use web_sys::{DocumentFragment, Element, Node};
 
 /// The attributes that name the record an element shows: a paused call, a breakpoint by name or
 /// by id, a process. Elements with one are matched by it, wherever they moved to.
@@ -17,15 +17,28 @@ const KEYS: [&str; 5] = ["data-pause-id", "data-breakpoint", "data-record", "dat
 
 /// Makes `shown`'s children what `html` says, touching as little as it can.
 pub fn patch(shown: &Element, html: &str) {
-    let Some(document) = shown.owner_document() else { return };
-    let Ok(template) = document.create_element("template") else { return };
+    if let Some(fresh) = inert(html) {
+        children(shown, &fresh);
+    }
+}
+
+/// Makes `shown` itself what `html`, one element fetched alone (a breakpoint's form), says;
+/// false when the reply is not an element like it (the same tag, the same record).
+pub fn patch_element(shown: &Element, html: &str) -> bool {
+    let Some(fresh) = inert(html).and_then(|f| f.first_child()) else { return false };
+    if !alike(shown, &fresh) {
+        return false;
+    }
+    node(shown, &fresh);
+    true
+}
+
+/// `html` parsed into a template's content, which is inert: nothing in it loads or runs while
+/// it is compared or moved into the page. Every reply of server HTML is read through this.
+pub fn inert(html: &str) -> Option<DocumentFragment> {
+    let template = leptos::prelude::document().create_element("template").ok()?;
     template.set_inner_html(html);
-    // A template's content is inert: nothing in it loads or runs while it is compared.
-    let Some(fresh) = js_sys::Reflect::get(&template, &"content".into()).ok().and_then(|c| c.dyn_into::<Node>().ok())
-    else {
-        return;
-    };
-    children(shown, &fresh);
+    js_sys::Reflect::get(&template, &"content".into()).ok()?.dyn_into::<DocumentFragment>().ok()
 }
 
 fn key(node: &Node) -> Option<String> {

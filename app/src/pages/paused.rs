@@ -69,7 +69,12 @@ pub fn PausedPage() -> impl IntoView {
 
 #[component]
 fn Breakpoints(live: Live) -> impl IntoView {
-    let breakpoints = server_resource(move || live.breakpoints.get(), |_| breakpoints_html());
+    // A hit updates the forms of the breakpoints it counted (`breakpoint_hits`); `refresh` is when
+    // one cannot be updated alone.
+    let refresh = RwSignal::new(0u64);
+    let breakpoints = server_resource(move || (live.breakpoints.get(), refresh.get()), |_| breakpoints_html());
+    #[cfg(feature = "hydrate")]
+    super::breakpoint_hits::follow_hits(live, refresh);
     let section = NodeRef::<leptos::html::Section>::new();
     let scope = move || section.get_untracked().map(|s| s.unchecked_into::<Element>());
     let on_change = move |ev: Event| {

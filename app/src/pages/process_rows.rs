@@ -2,12 +2,12 @@
 //! attached or ended has its row fetched alone (`tracked_process_row`) and put in place; one that
 //! was forgotten, or left the active list, has its row taken out with no fetch at all. The whole
 //! list is fetched only when a row cannot be placed by itself: the first row of an empty list, a
-//! row that moved, or a parent whose children would change depth.
+//! row that moved, or a parent whose children would change depth. A call that paused or went on
+//! has its process's row fetched alone too (its status).
 
 use std::collections::VecDeque;
 
 use leptos::prelude::*;
-use wasm_bindgen::JsCast;
 use web_sys::Element;
 
 use crate::live::{Live, RecordChange, RecordChangeKind};
@@ -33,14 +33,40 @@ pub fn follow_rows(live: Live, refresh: RwSignal<u64>, all: impl Fn() -> bool + 
             running.set_value(false);
         });
     };
-    // Not on its first run: the last change may be from before the page opened.
+    let push = move |change: RecordChange| {
+        // A row already waiting for its fetch shows the newest state when it is fetched.
+        let waiting = |q: &VecDeque<RecordChange>| q.iter().any(|c| *c == change);
+        queue.update_value(|q| {
+            if change.kind != RecordChangeKind::Changed || !waiting(q) {
+                q.push_back(change.clone())
+            }
+        });
+        run();
+    };
+    // Not on their first run: the last change may be from before the page opened.
     Effect::new(move |first: Option<()>| {
         let change = live.record.get();
         if let (Some(()), Some(change)) = (first, change) {
-            queue.update_value(|q| q.push_back(change));
-            run();
+            push(change);
         }
     });
+    Effect::new(move |first: Option<()>| {
+        let key = live.paused.get();
+        // A process with no row here is not listed (another label, or not tracked).
+        if let (Some(()), Some(id)) = (first, key.and_then(|key| row_of_key(&key))) {
+            push(RecordChange { process_id: id, parent_id: None, kind: RecordChangeKind::Changed });
+        }
+    });
+}
+
+/// The id of the row whose process has the debug protocol's key `key`.
+fn row_of_key(key: &str) -> Option<String> {
+    let body = rows()?;
+    let rows = body.children();
+    (0..rows.length())
+        .filter_map(|i| rows.item(i))
+        .find(|row| row.get_attribute("data-process-key").as_deref() == Some(key))
+        .and_then(|row| row.get_attribute("data-process-id"))
 }
 
 /// Puts one change into the list; false when only a whole render can show it.
@@ -101,13 +127,9 @@ fn row(body: &Element, id: &str) -> Option<Element> {
     body.query_selector(&format!("tr[data-process-id=\"{}\"]", css_text(id))).ok().flatten()
 }
 
-/// The `<tr>` of a reply. A template's content is inert: nothing in it loads or runs.
+/// The `<tr>` of a reply.
 fn parse_row(html: &str) -> Option<Element> {
-    let template = document().create_element("template").ok()?;
-    template.set_inner_html(html);
-    let content =
-        js_sys::Reflect::get(&template, &"content".into()).ok()?.dyn_into::<web_sys::DocumentFragment>().ok()?;
-    content.first_element_child()
+    super::patch::inert(html)?.first_element_child()
 }
 
 /// The machine's Python process that is now tracked no longer offers Attach: its row links to it,

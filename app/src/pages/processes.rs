@@ -130,16 +130,17 @@ pub fn ProcessPage() -> impl IntoView {
     let layout = move || query.read().get("view").unwrap_or_default();
     let live = use_live();
     // The output is not part of this: it is fetched once, then followed (`follow_output`).
-    // A process event refetches this only when it is of this process or one of its children, a
-    // breakpoint event only when this process hit, logged or counted (its logpoint lines): what
-    // the page shows of breakpoints is that.
+    // A process event refetches this only when it is of this process or one of its children; a
+    // pause event only when a call of this process paused or went on; a breakpoint event only
+    // when this process hit, logged or counted (its logpoint lines): what the page shows of
+    // breakpoints is that.
     let mine = live.records_of(id);
-    let hits = live.hits_of(|| {
+    let ours = live.of_process(|| {
         let header = document().query_selector(".process-header[data-process-key]").ok().flatten()?;
         header.get_attribute("data-process-key")
     });
     let page =
-        server_resource(move || (id(), live.processes.get(), mine.get(), hits.get()), |(id, ..)| process_html(id));
+        server_resource(move || (id(), live.processes.get(), mine.get(), ours.get()), |(id, ..)| process_html(id));
     let output = server_resource(move || (id(), layout()), |(id, view)| process_output_html(id, view));
     #[cfg(feature = "hydrate")]
     follow_output(live, output, move || params.read_untracked().get("process_id").unwrap_or_default());

@@ -16,11 +16,12 @@ pub fn SnapshotsPage() -> impl IntoView {
     let param = move |name: &str| query.read().get(name).unwrap_or_default();
     let filter = move || (param("breakpoint_id"), param("process_id"), param("before"), param("limit"));
     let live = use_live();
-    // A snapshot's arrival is a `breakpoints_changed` event (its breakpoint's counts changed);
-    // a reconnect or a lagged stream bumps every signal, this one too.
+    // A snapshot's arrival is a hit (its breakpoint's counts changed); a reconnect or a lagged
+    // stream bumps `breakpoints`, as every signal.
+    let hits = live.hits();
     let list = server_resource(
-        move || (filter(), live.breakpoints.get()),
-        |((breakpoint_id, process_id, before, limit), _)| snapshots_html(breakpoint_id, process_id, before, limit),
+        move || (filter(), live.breakpoints.get(), hits.get()),
+        |((breakpoint_id, process_id, before, limit), ..)| snapshots_html(breakpoint_id, process_id, before, limit),
     );
     view! {
         <div class="snapshots-page"><ServerHtml html=list/></div>

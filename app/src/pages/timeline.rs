@@ -18,10 +18,14 @@ pub fn TimelinePage() -> impl IntoView {
     let params = use_params_map();
     let id = move || params.read().get("process_id").unwrap_or_default();
     let live = use_live();
-    // Checkpoints, branches, rewinds and switches bump `processes` (see `crate::live`); the
-    // process's end is one of its own record's changes.
+    // Checkpoints, branches, rewinds and switches bump `processes` (see `crate::live`), a pause
+    // `paused` (a refused checkpoint names its pause); the process's end is one of its own
+    // record's changes.
     let mine = live.records_of(id);
-    let timeline = server_resource(move || (id(), live.processes.get(), mine.get()), |(id, ..)| timeline_html(id));
+    let timeline = server_resource(
+        move || (id(), live.processes.get(), live.paused.get(), mine.get()),
+        |(id, ..)| timeline_html(id),
+    );
     let error = RwSignal::new(None::<String>);
     let on_submit = move |ev: leptos::ev::SubmitEvent| {
         let Some(form) = ev.target().and_then(|t| t.dyn_into::<Element>().ok()) else { return };

@@ -89,7 +89,7 @@ pub fn breakpoint_records(records: &[BreakpointRecord], now: f64) -> Markup {
     }
 }
 
-fn record_form(record: &BreakpointRecord, now: f64) -> Markup {
+pub fn record_form(record: &BreakpointRecord, now: f64) -> Markup {
     let last = |key: &str| record.last_hit.as_ref().and_then(|l| l.get(key)).and_then(Value::as_str);
     html! {
         form.record.disabled-record[!record.enabled] data-action=(Control::SaveRecord.as_str()) data-record=(record.id) {

@@ -107,7 +107,7 @@ fn process_row(p: &TrackedProcess, depth: usize, all: bool, now: f64, after: Opt
     let leaves = p.leaves_list_at.filter(|at| !all && *at > now);
     html! {
         tr class={ "process-row " @if p.status == ProcessStatus::Crashed { "crashed" } } data-process-id=(p.id)
-            data-depth=(depth) data-pid=[p.pid] data-after=[after] {
+            data-process-key=[p.process_key.as_deref()] data-depth=(depth) data-pid=[p.pid] data-after=[after] {
             td.tree-name style={ "padding-left:" (0.6 + 1.2 * depth.min(8) as f64) "rem" } {
                 @if depth > 0 { span.hint { "└ " } }
                 a href={ "/process/" (p.id) } { (p.name) }

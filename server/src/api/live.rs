@@ -18,11 +18,11 @@ const RECONNECT_AFTER: Duration = Duration::from_secs(1);
 
 #[utoipa::path(operation_id = "live_events", extensions(("x-breakroom-needs" = json!(Need::Viewer))), get, path = "/api/live", tag = "browser",
     responses((status = 200, content_type = "text/event-stream",
-        description = "server-sent events, one JSON LiveEvent each, named by `type`: `pause_added`, `pause_resumed`, `session_started`, \
-            `transcript_appended`, `session_closed`, `breakpoints_changed` (with `process_key` when one process hit, logged, took a snapshot or counted hits), `calls_changed`; for processes `process_started` \
+        description = "server-sent events, one JSON LiveEvent each, named by `type`: `pause_added` and `pause_resumed` (`pause_id`, `process_key`: the paused program's), `session_started`, \
+            `transcript_appended`, `session_closed`, `breakpoints_changed` (with `process_key` and `breakpoint_ids` when one process hit, logged, took a snapshot or counted hits: the breakpoints whose counts moved), `calls_changed`; for processes `process_started` \
             (`process`: TrackedProcess), `process_output` (`process_id`, `lines`: [OutputLine], one event per read), `process_exited` \
             (`process`: TrackedProcess with status, exit_code, signal, reason), `process_attached` (`process`, `method`: an attach's client called in), `process_forgotten` (`process_id`), `process_left_list` (`process_id`: its time in the active list ran out); for time travel \
-            (`process_id`, `data`) `checkpoint` (a snapshot taken or refused), `rewind`, `branch_created`, `branch_switched`; `step_stopped` (`pause_id`, `previous_pause_id`, `reason`: step, `file`, `line`, `function`, `session_ids`); `logged` (`process_key`, `breakpoint_id`, `message`: a logpoint's message); `lagged` when \
+            (`process_id`, `data`) `checkpoint` (a snapshot taken or refused), `rewind`, `branch_created`, `branch_switched`; `step_stopped` (`pause_id`, `previous_pause_id`, `reason`: step, `file`, `line`, `function`, `session_ids`, `process_key`); `logged` (`process_key`, `breakpoint_id`, `message`: a logpoint's message); `lagged` when \
             events were missed (refetch). Every kind is `breakroom_debugger::model::LiveEventKind`.")))]
 pub async fn stream(State(debugger): State<Debugger>) -> Sse<impl Stream<Item = Result<Event, Infallible>>> {
     let events = BroadcastStream::new(debugger.subscribe()).map(|event| {

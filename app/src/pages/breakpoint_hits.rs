@@ -1,0 +1,63 @@
+//! The breakpoints on `/` follow hits form by form (issue 45): a hit, a logpoint's line, a
+//! snapshot or a hit count names the breakpoints whose counts moved, and each of their forms is
+//! fetched alone (`breakpoint_record_html`) and patched in place, so what the reader is typing
+//! in another form, or in that one, stays. A hot logpoint costs one form's fetch at a time: hits
+//! that come while it is fetched wait as one, and the fetch after them shows the newest counts.
+
+use leptos::prelude::*;
+use web_sys::Element;
+
+use crate::breakpoint_api::breakpoint_record_html;
+use crate::live::Live;
+
+/// Follows `live.hit` on the list; bumps `refresh` when a form cannot be updated alone.
+pub fn follow_hits(live: Live, refresh: RwSignal<u64>) {
+    // Breakpoints waiting for their fetch, oldest first, each once.
+    let waiting = StoredValue::new(Vec::<String>::new());
+    let running = StoredValue::new(false);
+    let run = move || {
+        if running.get_value() {
+            return;
+        }
+        running.set_value(true);
+        leptos::task::spawn_local(async move {
+            while let Some(id) = waiting.try_update_value(|w| (!w.is_empty()).then(|| w.remove(0))).flatten() {
+                if !update(&id).await {
+                    refresh.update(|n| *n += 1);
+                }
+            }
+            running.set_value(false);
+        });
+    };
+    // Not on its first run: the last hit may be from before the page opened.
+    Effect::new(move |first: Option<()>| {
+        let ids = live.hit.with(|hit| hit.as_ref().map(|h| h.breakpoint_ids.clone()).unwrap_or_default());
+        if first.is_none() {
+            return;
+        }
+        // A breakpoint this list does not show (a by-name one shows no count) has nothing to update.
+        let shown: Vec<String> = ids.into_iter().filter(|id| form(id).is_some()).collect();
+        if shown.is_empty() {
+            return;
+        }
+        waiting.update_value(|w| w.extend(shown.into_iter().filter(|id| !w.contains(id)).collect::<Vec<_>>()));
+        run();
+    });
+}
+
+/// Fetches breakpoint `id`'s form and patches it in; false when only the whole list can show it.
+async fn update(id: &str) -> bool {
+    let Ok(Some(html)) = breakpoint_record_html(id.to_string()).await else { return false };
+    // Removed meanwhile: its removal refetched the list.
+    let Some(shown) = form(id) else { return true };
+    super::patch::patch_element(&shown, &html)
+}
+
+/// The form of breakpoint `id` (compared as text: an id needs no selector escaping then).
+fn form(id: &str) -> Option<Element> {
+    let forms = document().query_selector_all("section.breakpoints form[data-record]").ok()?;
+    (0..forms.length())
+        .filter_map(|i| forms.item(i))
+        .filter_map(|node| wasm_bindgen::JsCast::dyn_into::<Element>(node).ok())
+        .find(|form| form.get_attribute("data-record").as_deref() == Some(id))
+}

@@ -1,0 +1,139 @@
+import * as fs from "node:fs";
+import * as os from "node:os";
+import * as path from "node:path";
+import { APIRequestContext, expect, Page, test } from "./fixtures";
+import { open } from "./helpers";
+
+// Pause and hit events update the part they concern (issue 45): a call that pauses or goes on
+// updates its process's row on /processes and its own process page, and nothing of another
+// process; a logpoint's hits update its form on / alone, keeping what the reader types.
+
+/** The server functions a page calls from now on (their endpoint names). */
+function rpcCalls(page: Page): string[] {
+  const calls: string[] = [];
+  page.on("request", (r) => {
+    const match = new URL(r.url()).pathname.match(/^\/rpc\/(\w+)/);
+    if (match) calls.push(match[1]);
+  });
+  return calls;
+}
+const count = (calls: string[], name: string) => calls.filter((c) => c === name).length;
+
+async function launch(request: APIRequestContext, command: string[], name: string): Promise<string> {
+  const reply = await request.post("/api/processes", { data: { command, name } });
+  expect(reply.status()).toBe(200);
+  const id = (await reply.json()).id as string;
+  // Its client called in (a change of its record), so no event of its start is on its way.
+  await expect.poll(async () => (await (await request.get(`/api/processes/${id}`)).json()).process_key ?? null).not.toBeNull();
+  return id;
+}
+
+// Waits for a file, then reaches line 4 (where the test puts a breakpoint), then sleeps.
+const WAITER = ["import os, sys, time", "while not os.path.exists(sys.argv[1]):", "    time.sleep(0.02)", "here = 1", "time.sleep(60)"].join("\n");
+const SLEEPER = "import time; time.sleep(60)";
+
+test("a call that pauses and goes on updates its process's row and page alone", async ({ page, context, request }) => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "breakroom-pause-rows-"));
+  const [program, flag] = [path.join(dir, "waiter.py"), path.join(dir, "flag")];
+  fs.writeFileSync(program, WAITER);
+  const ids = [await launch(request, ["python3", "-c", SLEEPER], "bystander"), await launch(request, ["python3", program, flag], "waiter")];
+  const [bystander, waiter] = ids;
+  const added = await request.post("/api/breakpoints", { data: { kind: "line", file: program, line: 4 } });
+  expect(added.status()).toBe(200);
+  const breakpoint = (await added.json()).id as string;
+  try {
+    const list = rpcCalls(page);
+    await open(page, "/processes");
+    // The live stream's opening fetches the list once (what changed since the render).
+    await expect.poll(() => count(list, "tracked_processes_html")).toBe(1);
+    const other = await context.newPage();
+    const otherCalls = rpcCalls(other);
+    await open(other, `/process/${bystander}`);
+    await expect.poll(() => count(otherCalls, "process_html")).toBe(1);
+    const own = await context.newPage();
+    await open(own, `/process/${waiter}`);
+    const row = page.locator(`table.processes.tracked tr[data-process-id="${waiter}"] .process-status`);
+    await expect(row).toHaveText("running");
+
+    // It pauses: its row and its page say so, each from its own fetch.
+    fs.writeFileSync(flag, "");
+    await expect(row).toHaveText("paused");
+    await expect(own.locator(".process-header .process-status")).toHaveText("paused");
+    expect(count(list, "tracked_process_row")).toBeGreaterThan(0);
+
+    // It goes on: the same.
+    const paused = (await (await request.get("/api/paused")).json()).paused as { id: string; call_data: { process_pid: number } }[];
+    const pid = (await (await request.get(`/api/processes/${waiter}`)).json()).pid as number;
+    const pause = paused.find((p) => p.call_data.process_pid === pid);
+    expect(pause).toBeTruthy();
+    expect((await request.post(`/api/paused/${pause!.id}/continue`, { data: { action: "continue" } })).status()).toBe(200);
+    await expect(row).toHaveText("running");
+    await expect(own.locator(".process-header .process-status")).toHaveText("running");
+
+    // Neither the whole list nor the other process's page was fetched again.
+    expect(count(list, "tracked_processes_html")).toBe(1);
+    expect(count(otherCalls, "process_html")).toBe(1);
+  } finally {
+    await request.delete(`/api/breakpoints/${breakpoint}`);
+    for (const id of ids) await request.post(`/api/processes/${id}/stop`);
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+// Counts to a file's content, one logpoint line per pass, then sleeps.
+const COUNTER = ["import time", "n = 0", "for _ in range(60):", "    n += 1", "    time.sleep(0.005)", "time.sleep(60)"].join("\n");
+
+test("a logpoint's hits update its form on / alone, and what the reader types stays", async ({ page, request }) => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "breakroom-hit-forms-"));
+  const program = path.join(dir, "counter.py");
+  fs.writeFileSync(program, COUNTER);
+  const add = async (data: object) => {
+    const reply = await request.post("/api/breakpoints", { data });
+    expect(reply.status()).toBe(200);
+    return (await reply.json()).id as string;
+  };
+  const logpoint = await add({ kind: "line", file: program, line: 4, log_message: "n={n}" });
+  const quiet = await add({ kind: "line", file: program, line: 6 });
+  const ids: string[] = [];
+  try {
+    const calls = rpcCalls(page);
+    // How many fetches of one form run at once, at most.
+    let [inFlight, most] = [0, 0];
+    const single = (r: { url: () => string }) => new URL(r.url()).pathname === "/rpc/breakpoint_record_html";
+    page.on("request", (r) => {
+      if (single(r)) most = Math.max(most, ++inFlight);
+    });
+    for (const done of ["requestfinished", "requestfailed"] as const) {
+      page.on(done, (r) => {
+        if (single(r)) inFlight--;
+      });
+    }
+    await open(page, "/");
+    await expect.poll(() => count(calls, "breakpoints_html")).toBe(1);
+    const form = (id: string) => page.locator(`section.breakpoints form[data-record="${id}"]`);
+    await expect(form(logpoint).locator(".hit-count")).toHaveText("hits: 0");
+    // Half typed in the other form, and in the logpoint's own.
+    await form(quiet).locator("input[name=condition]").fill("n > 3");
+    await form(logpoint).locator("input[name=hit_condition]").fill(">= 2");
+
+    ids.push(await launch(request, ["python3", program], "counter"));
+    // The last pass's line shows (before line 4 runs: n=59), and the count as the server has it (the passes before the
+    // program armed the logpoint are not hits).
+    await expect(form(logpoint).locator(".record-log")).toHaveText("last log: n=59", { timeout: 20_000 });
+    const stored = (await (await request.get("/api/breakpoints")).json()).items.find((b: { id: string }) => b.id === logpoint);
+    expect(stored.hit_count).toBeGreaterThan(10);
+    await expect(form(logpoint).locator(".hit-count")).toHaveText(`hits: ${stored.hit_count}`);
+
+    // The reader's text is where it was; the list was never fetched again, only the one form.
+    await expect(form(quiet).locator("input[name=condition]")).toHaveValue("n > 3");
+    await expect(form(logpoint).locator("input[name=hit_condition]")).toHaveValue(">= 2");
+    expect(count(calls, "breakpoints_html")).toBe(1);
+    expect(count(calls, "breakpoint_record_html")).toBeGreaterThan(0);
+    // A hot logpoint costs one fetch at a time: hits that come meanwhile wait as one.
+    expect(most).toBe(1);
+  } finally {
+    for (const id of ids) await request.post(`/api/processes/${id}/stop`);
+    for (const id of [logpoint, quiet]) await request.delete(`/api/breakpoints/${id}`);
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+});
