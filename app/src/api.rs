@@ -41,6 +41,26 @@ pub async fn paused_html() -> Result<Option<String>, ServerFnError> {
     )))
 }
 
+/// One paused call's card, for a pause or a session event (issue 45): `/` puts it in place
+/// alone. None when the call is not paused (any more).
+#[server(prefix = "/rpc", endpoint = "paused_card_html", protocol = TextRpc)]
+pub async fn paused_card_html(pause_id: String) -> Result<Option<String>, ServerFnError> {
+    let debugger = debugger(Need::Viewer)?;
+    let travel = |pause_id: &str| {
+        crate::render::time_travel::pause_controls(
+            pause_id,
+            debugger.checkpoints().pause_travel(pause_id).as_ref(),
+            None,
+        )
+    };
+    Ok(crate::render::paused::paused_card_in(
+        &debugger.pauses().paused_calls(),
+        &pause_id,
+        &|key| debugger.processes().process_id_for_key(key),
+        &travel,
+    ))
+}
+
 /// A JSON string, unlike the others: scripts and tests call it for the id.
 #[server(prefix = "/rpc", endpoint = "start_repl", protocol = JsonRpc)]
 pub async fn start_repl(pause_id: String) -> Result<String, ServerFnError> {

@@ -18,12 +18,12 @@ pub struct Live {
     /// process page refetches only for its own (`Live::of_process`), the list of breakpoints
     /// updates the breakpoints it names.
     pub hit: RwSignal<Option<Hit>>,
-    /// The process (its key) one of whose calls paused, went on or stepped last, set for every
-    /// such event: the process list updates that row, a process page refetches only for itself.
-    pub paused: RwSignal<Option<String>>,
-    /// The REPL session that started or closed last, set for every such event: a REPL page
-    /// refetches its header only for its own (`Live::session_of`).
-    pub session: RwSignal<Option<String>>,
+    /// The last call that paused or went on, set for every such event: `/` updates that card,
+    /// the process list that process's row, a process page refetches only for itself.
+    pub paused: RwSignal<Option<PauseChange>>,
+    /// The REPL session that started or closed last, set for every such event: `/` updates its
+    /// pause's card, a REPL page refetches its header only for its own (`Live::session_of`).
+    pub session: RwSignal<Option<SessionChange>>,
     /// What a process page shows changed: a checkpoint, a rewind. A process's own record is
     /// `record`, its pauses `paused`.
     pub processes: RwSignal<u64>,
@@ -178,6 +178,24 @@ impl Hit {
     }
 }
 
+/// A call that paused or went on, as `pause_added`, `pause_resumed` or `step_stopped` says it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct PauseChange {
+    pub pause_id: String,
+    /// The paused program's (None from a server that does not say).
+    pub process_key: Option<String>,
+    /// Shown now (`pause_added`, `step_stopped`), or gone (`pause_resumed`).
+    pub paused: bool,
+}
+
+/// A REPL session that started or closed, as `session_started` or `session_closed` says it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct SessionChange {
+    pub session_id: String,
+    /// The pause it started on (`session_started` only).
+    pub pause_id: Option<String>,
+}
+
 /// A process record's change, as a process event says it.
 #[derive(Clone, Debug, PartialEq)]
 pub struct RecordChange {
@@ -262,7 +280,7 @@ impl Live {
         let key = std::sync::Arc::new(key);
         let hit_key = key.clone();
         bump_when(bumps, move || self.hit.with(|h| h.as_ref().and_then(|h| h.process_key.clone())), move || hit_key());
-        bump_when(bumps, move || self.paused.get(), move || key());
+        bump_when(bumps, move || self.paused.with(|p| p.as_ref().and_then(|p| p.process_key.clone())), move || key());
         bumps
     }
 
@@ -270,14 +288,14 @@ impl Live {
     /// stepped.
     pub fn pauses_of(self, key: impl Fn() -> Option<String> + Send + Sync + 'static) -> RwSignal<u64> {
         let bumps = RwSignal::new(0);
-        bump_when(bumps, move || self.paused.get(), key);
+        bump_when(bumps, move || self.paused.with(|p| p.as_ref().and_then(|p| p.process_key.clone())), key);
         bumps
     }
 
     /// A counter bumped each time the REPL session `id` reads started or closed.
     pub fn session_of(self, id: impl Fn() -> String + Send + Sync + 'static) -> RwSignal<u64> {
         let bumps = RwSignal::new(0);
-        bump_when(bumps, move || self.session.get(), move || Some(id()));
+        bump_when(bumps, move || self.session.with(|s| s.as_ref().map(|s| s.session_id.clone())), move || Some(id()));
         bumps
     }
 }
@@ -355,10 +373,15 @@ fn connect(live: Live) {
             }
         }
         if matches!(kind.as_str(), wire::PAUSE_ADDED | wire::PAUSE_RESUMED | wire::STEP_STOPPED) {
-            live.paused.set(field("process_key").filter(|key| !key.is_empty()));
+            if let Some(pause_id) = field("pause_id") {
+                let process_key = field("process_key").filter(|key| !key.is_empty());
+                live.paused.set(Some(PauseChange { pause_id, process_key, paused: kind != wire::PAUSE_RESUMED }));
+            }
         }
         if matches!(kind.as_str(), wire::SESSION_STARTED | wire::SESSION_CLOSED) {
-            live.session.set(field("session_id"));
+            if let Some(session_id) = field("session_id") {
+                live.session.set(Some(SessionChange { session_id, pause_id: field("pause_id") }));
+            }
         }
         if let Some(change) = RecordChange::of(&kind, &event) {
             live.record.set(Some(change));

@@ -185,3 +185,47 @@ test("a REPL page refetches its header for its own process's pauses, not another
     fs.rmSync(dir, { recursive: true, force: true });
   }
 });
+
+test("a call that pauses gets its card on / alone, one that goes on leaves with nothing fetched, and a half-typed value stays", async ({ page, request }) => {
+  const pauseOf = async (pid: number) => {
+    let id: string | undefined;
+    await expect
+      .poll(async () => (id = ((await (await request.get("/api/paused")).json()).paused as { id: string; call_data: { process_pid: number } }[]).find((p) => p.call_data.process_pid === pid)?.id))
+      .toBeTruthy();
+    return id!;
+  };
+  const first = runProgram("transcript.py");
+  const firstPause = await pauseOf(first.process.pid!);
+  const calls = rpcCalls(page);
+  await open(page, "/");
+  // The live stream's opening fetches the list once (what changed since the render).
+  await expect.poll(() => count(calls, "paused_html")).toBe(1);
+  const card = (id: string) => page.locator(`ul.paused-list li.paused-card[data-pause-id="${id}"]`);
+  await card(firstPause).locator("summary").click();
+  await card(firstPause).locator("input[name=value]").fill("[1, 2]");
+
+  // A second call pauses: its card comes alone, last.
+  const second = runProgram("transcript.py");
+  const secondPause = await pauseOf(second.process.pid!);
+  await expect(card(secondPause)).toBeVisible();
+  expect(await page.locator("ul.paused-list li.paused-card").last().getAttribute("data-pause-id")).toBe(secondPause);
+  expect(count(calls, "paused_card_html")).toBeGreaterThan(0);
+
+  // A REPL opened on it elsewhere: its card offers to go to it.
+  const { session_id } = await (await request.post("/api/repl/start", { data: { pause_id: secondPause } })).json();
+  await expect(card(secondPause).locator(`a[href="/repl/${session_id}"]`)).toHaveText("Go to open REPL");
+
+  // It goes on: its card leaves, with nothing fetched for it.
+  const before = calls.length;
+  expect((await request.post(`/api/paused/${secondPause}/continue`, { data: { action: "continue" } })).status()).toBe(200);
+  await expect(card(secondPause)).toHaveCount(0);
+  expect(await second.exited).toBe(0);
+  expect(calls.slice(before)).toEqual([]);
+
+  // The first card kept what was typed in it; the whole list was never fetched again.
+  await expect(card(firstPause).locator("input[name=value]")).toHaveValue("[1, 2]");
+  expect(count(calls, "paused_html")).toBe(1);
+  await request.post(`/api/paused/${firstPause}/continue`, { data: { action: "continue" } });
+  await expect(card(firstPause)).toHaveCount(0);
+  expect(await first.exited).toBe(0);
+});

@@ -12,23 +12,8 @@ use crate::live::Live;
 
 /// Follows `live.hit` on the list; bumps `refresh` when a form cannot be updated alone.
 pub fn follow_hits(live: Live, refresh: RwSignal<u64>) {
-    // Breakpoints waiting for their fetch, oldest first, each once.
-    let waiting = StoredValue::new(Vec::<String>::new());
-    let running = StoredValue::new(false);
-    let run = move || {
-        if running.get_value() {
-            return;
-        }
-        running.set_value(true);
-        leptos::task::spawn_local(async move {
-            while let Some(id) = waiting.try_update_value(|w| (!w.is_empty()).then(|| w.remove(0))).flatten() {
-                if !update(&id).await {
-                    refresh.update(|n| *n += 1);
-                }
-            }
-            running.set_value(false);
-        });
-    };
+    // A form waiting for its fetch shows the newest counts when it is fetched.
+    let push = super::one_at_a_time::queue(refresh, |_| true, |id: String| async move { update(&id).await });
     // Not on its first run: the last hit may be from before the page opened.
     Effect::new(move |first: Option<()>| {
         let ids = live.hit.with(|hit| hit.as_ref().map(|h| h.breakpoint_ids.clone()).unwrap_or_default());
@@ -36,12 +21,9 @@ pub fn follow_hits(live: Live, refresh: RwSignal<u64>) {
             return;
         }
         // A breakpoint this list does not show (a by-name one shows no count) has nothing to update.
-        let shown: Vec<String> = ids.into_iter().filter(|id| form(id).is_some()).collect();
-        if shown.is_empty() {
-            return;
+        for id in ids.into_iter().filter(|id| form(id).is_some()) {
+            push(id);
         }
-        waiting.update_value(|w| w.extend(shown.into_iter().filter(|id| !w.contains(id)).collect::<Vec<_>>()));
-        run();
     });
 }
 

@@ -5,8 +5,12 @@ pub mod callstack;
 mod input_history;
 pub mod object;
 #[cfg(feature = "hydrate")]
+mod one_at_a_time;
+#[cfg(feature = "hydrate")]
 pub(crate) mod patch;
 pub mod paused;
+#[cfg(feature = "hydrate")]
+mod paused_cards;
 #[cfg(feature = "hydrate")]
 mod process_rows;
 pub mod processes;

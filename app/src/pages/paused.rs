@@ -23,7 +23,12 @@ use crate::pages::{field, PageTitle, ServerHtml};
 #[component]
 pub fn PausedPage() -> impl IntoView {
     let live = use_live();
-    let paused = server_resource(move || live.pauses.get(), |_| paused_html());
+    // A pause or a session changes one card (`paused_cards`); `refresh` is when it cannot, and
+    // `processes` is bumped by a checkpoint or rewind (a card's Step back) and a reconnect.
+    let refresh = RwSignal::new(0u64);
+    let paused = server_resource(move || (live.processes.get(), refresh.get()), |_| paused_html());
+    #[cfg(feature = "hydrate")]
+    super::paused_cards::follow_cards(live, refresh);
     let navigate = use_navigate();
     let on_click = move |ev: leptos::ev::MouseEvent| {
         let Some((control, action)) = action_of(&ev) else { return };

@@ -5,8 +5,6 @@
 //! row that moved, or a parent whose children would change depth. A call that paused or went on
 //! has its process's row fetched alone too (its status).
 
-use std::collections::VecDeque;
-
 use leptos::prelude::*;
 use web_sys::Element;
 
@@ -17,32 +15,11 @@ use crate::process_api::tracked_process_row;
 /// is whether the page shows every recorded process (read untracked). Changes are applied one at
 /// a time, in the order they came, so a row never shows an older state than one it showed.
 pub fn follow_rows(live: Live, refresh: RwSignal<u64>, all: impl Fn() -> bool + Copy + Send + Sync + 'static) {
-    let queue = StoredValue::new(VecDeque::<RecordChange>::new());
-    let running = StoredValue::new(false);
-    let run = move || {
-        if running.get_value() {
-            return;
-        }
-        running.set_value(true);
-        leptos::task::spawn_local(async move {
-            while let Some(change) = queue.try_update_value(|q| q.pop_front()).flatten() {
-                if !apply(&change, all()).await {
-                    refresh.update(|n| *n += 1);
-                }
-            }
-            running.set_value(false);
-        });
-    };
-    let push = move |change: RecordChange| {
-        // A row already waiting for its fetch shows the newest state when it is fetched.
-        let waiting = |q: &VecDeque<RecordChange>| q.iter().any(|c| *c == change);
-        queue.update_value(|q| {
-            if change.kind != RecordChangeKind::Changed || !waiting(q) {
-                q.push_back(change.clone())
-            }
-        });
-        run();
-    };
+    // A row waiting for its fetch shows the newest state when it is fetched; a removal is kept.
+    let changed = |change: &RecordChange| change.kind == RecordChangeKind::Changed;
+    let push = super::one_at_a_time::queue(refresh, changed, move |change: RecordChange| async move {
+        apply(&change, all()).await
+    });
     // Not on their first run: the last change may be from before the page opened.
     Effect::new(move |first: Option<()>| {
         let change = live.record.get();
@@ -51,7 +28,7 @@ pub fn follow_rows(live: Live, refresh: RwSignal<u64>, all: impl Fn() -> bool + 
         }
     });
     Effect::new(move |first: Option<()>| {
-        let key = live.paused.get();
+        let key = live.paused.with(|p| p.as_ref().and_then(|p| p.process_key.clone()));
         // A process with no row here is not listed (another label, or not tracked).
         if let (Some(()), Some(id)) = (first, key.and_then(|key| row_of_key(&key))) {
             push(RecordChange { process_id: id, parent_id: None, kind: RecordChangeKind::Changed });

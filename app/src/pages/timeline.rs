@@ -19,11 +19,11 @@ pub fn TimelinePage() -> impl IntoView {
     let id = move || params.read().get("process_id").unwrap_or_default();
     let live = use_live();
     // Checkpoints, branches, rewinds and switches bump `processes` (see `crate::live`), a pause
-    // `paused` (a refused checkpoint names its pause); the process's end is one of its own
+    // `pauses` (a refused checkpoint names its pause); the process's end is one of its own
     // record's changes.
     let mine = live.records_of(id);
     let timeline = server_resource(
-        move || (id(), live.processes.get(), live.paused.get(), mine.get()),
+        move || (id(), live.processes.get(), live.pauses.get(), mine.get()),
         |(id, ..)| timeline_html(id),
     );
     let error = RwSignal::new(None::<String>);

@@ -33,7 +33,7 @@ pub fn paused_calls(
         } @else {
             ul.paused-list {
                 @for call in calls {
-                    (paused_card(call, process_page(&call.process_key), travel(&call.pause_id)))
+                    (paused_card(call, process_page(&call.process_key), travel(&call.pause_id), None))
                 }
             }
         }
@@ -41,7 +41,22 @@ pub fn paused_calls(
     html.into_string()
 }
 
-fn paused_card(call: &PausedCall, process_id: Option<String>, travel: Markup) -> Markup {
+/// The card of the paused call `pause_id` alone, as [`paused_calls`] would show it among
+/// `calls`, or None when it is not paused (any more). It carries `data-after`, the pause of the
+/// card before it ("" for the first), so that the page can put it in its place.
+pub fn paused_card_in(
+    calls: &[PausedCall],
+    pause_id: &str,
+    process_page: &dyn Fn(&str) -> Option<String>,
+    travel: &dyn Fn(&str) -> Markup,
+) -> Option<String> {
+    let at = calls.iter().position(|c| c.pause_id == pause_id)?;
+    let after = at.checked_sub(1).map_or("", |before| calls[before].pause_id.as_str());
+    let call = &calls[at];
+    Some(paused_card(call, process_page(&call.process_key), travel(&call.pause_id), Some(after)).into_string())
+}
+
+fn paused_card(call: &PausedCall, process_id: Option<String>, travel: Markup, after: Option<&str>) -> Markup {
     let (reason_class, reason) = match call.reason {
         PauseReason::Breakpoint => ("breakpoint", "before the call"),
         PauseReason::After => ("after", "after the call returned"),
@@ -53,7 +68,7 @@ fn paused_card(call: &PausedCall, process_id: Option<String>, travel: Markup) ->
     // Skip and raise replace running the call: only a call that has not run yet can take them.
     let can_skip = call.reason == PauseReason::Breakpoint && call.result_text.is_none();
     html! {
-        li class={ "paused-card reason-" (reason_class) } data-pause-id=(call.pause_id) {
+        li class={ "paused-card reason-" (reason_class) } data-pause-id=(call.pause_id) data-after=[after] {
             div.call {
                 span class={ "lang lang-" (call.language.as_str()) } title="the program's language" { (call.language.label()) }
                 " " span.fn-name { (call.function_name) }
@@ -189,5 +204,42 @@ fn breakpoint_row(bp: &BreakpointView) -> Markup {
             }
             td { button.small data-action=(Control::Remove.as_str()) { "Remove" } }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn call(pause_id: &str, function_name: &str) -> PausedCall {
+        PausedCall {
+            pause_id: pause_id.into(),
+            call_id: format!("call-{pause_id}"),
+            function_name: function_name.into(),
+            reason: PauseReason::Breakpoint,
+            args_text: vec![],
+            result_text: None,
+            pid: 7,
+            process_key: "1.5+7".into(),
+            paused_at: 0.0,
+            active_sessions: vec![],
+            language: Default::default(),
+            stop: None,
+            blocking: false,
+            blocking_reason: None,
+        }
+    }
+
+    #[test]
+    fn a_card_alone_names_the_card_before_it_and_a_resumed_call_has_none() {
+        let calls = [call("p1", "first"), call("p2", "<b>second</b>")];
+        let card = |id| paused_card_in(&calls, id, &|_| None, &|_| maud::html! {});
+        let second = card("p2").unwrap();
+        assert!(second.contains(r#"data-pause-id="p2" data-after="p1""#), "{second}");
+        assert!(second.contains("&lt;b&gt;second&lt;/b&gt;") && !second.contains("<b>"), "{second}");
+        assert!(card("p1").unwrap().contains(r#"data-after="""#));
+        assert_eq!(card("resumed"), None);
+        // The whole list's cards carry no `data-after`: only a card fetched alone is placed by it.
+        assert!(!paused_calls(&calls, &|_| None, &|_| maud::html! {}).contains("data-after"));
     }
 }
