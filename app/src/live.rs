@@ -2,6 +2,8 @@
 //! its own counter; resources depend on the counters of what they show, so a page refetches
 //! exactly when something it shows changed, and never on a timer.
 
+use std::sync::Arc;
+
 use leptos::prelude::*;
 
 #[derive(Clone, Copy)]
@@ -14,16 +16,15 @@ pub struct Live {
     pub calls: RwSignal<u64>,
     /// Breakpoints and behaviours changed (added, edited, removed). Their counts are `hit`.
     pub breakpoints: RwSignal<u64>,
-    /// The last breakpoint hit, log line, snapshot or hit count, set for every such event: a
-    /// process page refetches only for its own (`Live::of_process`), the list of breakpoints
-    /// updates the breakpoints it names.
-    pub hit: RwSignal<Option<Hit>>,
-    /// The last call that paused or went on, set for every such event: `/` updates that card,
-    /// the process list that process's row, a process page refetches only for itself.
-    pub paused: RwSignal<Option<PauseChange>>,
-    /// The REPL session that started or closed last, set for every such event: `/` updates its
-    /// pause's card, a REPL page refetches its header only for its own (`Live::session_of`).
-    pub session: RwSignal<Option<SessionChange>>,
+    /// The last breakpoint hit, log line, snapshot or hit count (its event's JSON), set for every
+    /// such event: a process page refetches only for its own (`Live::of_process`), the list of
+    /// breakpoints updates the breakpoints it names (`breakpoint_ids`).
+    pub hit: RwSignal<Option<String>>,
+    /// The last paused call that changed (its event's JSON): it paused, went on or stepped
+    /// (`pause_id`, `process_key`), or a REPL session on it started (`session_id`, `pause_id`) or
+    /// closed (`session_id`). Set for every such event: `/` updates that card, the process list
+    /// that process's row, a process page refetches only for its own.
+    pub paused: RwSignal<Option<String>>,
     /// What a process page shows changed: a checkpoint, a rewind. A process's own record is
     /// `record`, its pauses `paused`.
     pub processes: RwSignal<u64>,
@@ -54,7 +55,6 @@ impl Live {
             breakpoints: RwSignal::new(0),
             hit: RwSignal::new(None),
             paused: RwSignal::new(None),
-            session: RwSignal::new(None),
             processes: RwSignal::new(0),
             record: RwSignal::new(None),
             output: RwSignal::new(None),
@@ -156,44 +156,18 @@ mod wire {
     pub const LAGGED: &str = Kind::Lagged.as_str();
 }
 
-/// A breakpoint hit, log line, snapshot or hit count, as a `breakpoints_changed` event says it.
-#[derive(Clone, Debug, PartialEq)]
-pub struct Hit {
-    /// The process that hit (None: a report that named none).
-    pub process_key: Option<String>,
-    /// The breakpoints whose counts moved.
-    pub breakpoint_ids: Vec<String>,
+/// A text field of a live event's JSON (`Live::hit` and `paused` hold the events as they came:
+/// read where they are used, they are the smaller wasm).
+pub fn read(event: &str, name: &str) -> Option<String> {
+    let event = web_sys::js_sys::JSON::parse(event).ok()?;
+    web_sys::js_sys::Reflect::get(&event, &name.into()).ok()?.as_string()
 }
 
-impl Hit {
-    /// Read from a `breakpoints_changed` event; None for a change of the breakpoints themselves.
-    #[cfg(feature = "hydrate")]
-    fn of(event: &wasm_bindgen::JsValue) -> Option<Self> {
-        use web_sys::js_sys::{Array, Reflect};
-        let process_key = Reflect::get(event, &"process_key".into()).ok().and_then(|v| v.as_string());
-        let ids = Reflect::get(event, &"breakpoint_ids".into()).ok().filter(|v| Array::is_array(v));
-        let breakpoint_ids: Vec<String> =
-            ids.map(|ids| Array::from(&ids).iter().filter_map(|id| id.as_string()).collect()).unwrap_or_default();
-        (process_key.is_some() || !breakpoint_ids.is_empty()).then_some(Hit { process_key, breakpoint_ids })
-    }
-}
-
-/// A call that paused or went on, as `pause_added`, `pause_resumed` or `step_stopped` says it.
-#[derive(Clone, Debug, PartialEq)]
-pub struct PauseChange {
-    pub pause_id: String,
-    /// The paused program's (None from a server that does not say).
-    pub process_key: Option<String>,
-    /// Shown now (`pause_added`, `step_stopped`), or gone (`pause_resumed`).
-    pub paused: bool,
-}
-
-/// A REPL session that started or closed, as `session_started` or `session_closed` says it.
-#[derive(Clone, Debug, PartialEq)]
-pub struct SessionChange {
-    pub session_id: String,
-    /// The pause it started on (`session_started` only).
-    pub pause_id: Option<String>,
+/// Whether a pause event (`Live::paused`) says the call went on (`pause_resumed`), not that it
+/// paused (`pause_added`, `step_stopped`).
+#[cfg(feature = "hydrate")]
+pub fn went_on(event: &str) -> bool {
+    read(event, "type").as_deref() == Some(wire::PAUSE_RESUMED)
 }
 
 /// A process record's change, as a process event says it.
@@ -277,37 +251,30 @@ impl Live {
     /// breakpoint, logged, took a snapshot or counted hits.
     pub fn of_process(self, key: impl Fn() -> Option<String> + Send + Sync + 'static) -> RwSignal<u64> {
         let bumps = RwSignal::new(0);
-        let key = std::sync::Arc::new(key);
-        let hit_key = key.clone();
-        bump_when(bumps, move || self.hit.with(|h| h.as_ref().and_then(|h| h.process_key.clone())), move || hit_key());
-        bump_when(bumps, move || self.paused.with(|p| p.as_ref().and_then(|p| p.process_key.clone())), move || key());
+        let key: Reads = Arc::new(key);
+        bump_when(
+            bumps,
+            Arc::new(move || self.hit.with(|h| h.as_deref().and_then(|h| read(h, "process_key")))),
+            key.clone(),
+        );
+        bump_when(bumps, Arc::new(move || self.paused_process()), key);
         bumps
     }
 
-    /// A counter bumped each time a call of the process whose key `key` reads paused, went on or
-    /// stepped.
-    pub fn pauses_of(self, key: impl Fn() -> Option<String> + Send + Sync + 'static) -> RwSignal<u64> {
-        let bumps = RwSignal::new(0);
-        bump_when(bumps, move || self.paused.with(|p| p.as_ref().and_then(|p| p.process_key.clone())), key);
-        bumps
-    }
-
-    /// A counter bumped each time the REPL session `id` reads started or closed.
-    pub fn session_of(self, id: impl Fn() -> String + Send + Sync + 'static) -> RwSignal<u64> {
-        let bumps = RwSignal::new(0);
-        bump_when(bumps, move || self.session.with(|s| s.as_ref().map(|s| s.session_id.clone())), move || Some(id()));
-        bumps
+    /// The process of the last pause event.
+    fn paused_process(self) -> Option<String> {
+        self.paused.with(|p| p.as_deref().and_then(|p| read(p, "process_key")))
     }
 }
+
+/// A read of what an event named, or of what a page shows. Shared, not generic: one effect's
+/// code serves every page (the smaller wasm, measured).
+type Reads = Arc<dyn Fn() -> Option<String> + Send + Sync>;
 
 /// Bumps `bumps` each time `event` (what the last event of a kind named, read from its signal)
 /// names what `mine` reads then. Not on its first run: the last event may be from before the
 /// page opened.
-fn bump_when(
-    bumps: RwSignal<u64>,
-    event: impl Fn() -> Option<String> + Send + Sync + 'static,
-    mine: impl Fn() -> Option<String> + Send + Sync + 'static,
-) {
+fn bump_when(bumps: RwSignal<u64>, event: Reads, mine: Reads) {
     Effect::new(move |first: Option<()>| {
         // Read first, so that the effect follows the signal from its first run on.
         let named = event();
@@ -356,32 +323,21 @@ fn connect(live: Live) {
         let event = web_sys::js_sys::JSON::parse(&data).unwrap_or_default();
         let field = |name: &str| web_sys::js_sys::Reflect::get(&event, &name.into()).ok().and_then(|v| v.as_string());
         let kind = field("type").unwrap_or_default();
-        if kind == wire::TRANSCRIPT_APPENDED
-            && live.watching.with_untracked(|w| w.is_some() && *w == field("session_id"))
-        {
-            live.appended.update(|list| list.push(data));
-        }
-        if kind == wire::PROCESS_OUTPUT {
-            live.output.set(field("process_id"));
-        }
-        if kind == wire::BREAKPOINTS_CHANGED {
-            // A hit changes counts only: what shows them follows `hit`, nothing refetches the
-            // breakpoints for it.
-            if let Some(hit) = Hit::of(&event) {
-                live.hit.set(Some(hit));
-                return;
+        // A hit (it names a process or breakpoints) changes counts only: what shows them follows
+        // `hit`, nothing refetches the breakpoints for it.
+        let hit = field("process_key").is_some() || data.contains("\"breakpoint_ids\"");
+        match kind.as_str() {
+            wire::TRANSCRIPT_APPENDED if live.watching.with_untracked(|w| w.is_some() && *w == field("session_id")) => {
+                live.appended.update(|list| list.push(data))
             }
-        }
-        if matches!(kind.as_str(), wire::PAUSE_ADDED | wire::PAUSE_RESUMED | wire::STEP_STOPPED) {
-            if let Some(pause_id) = field("pause_id") {
-                let process_key = field("process_key").filter(|key| !key.is_empty());
-                live.paused.set(Some(PauseChange { pause_id, process_key, paused: kind != wire::PAUSE_RESUMED }));
-            }
-        }
-        if matches!(kind.as_str(), wire::SESSION_STARTED | wire::SESSION_CLOSED) {
-            if let Some(session_id) = field("session_id") {
-                live.session.set(Some(SessionChange { session_id, pause_id: field("pause_id") }));
-            }
+            wire::PROCESS_OUTPUT => live.output.set(field("process_id")),
+            wire::BREAKPOINTS_CHANGED if hit => return live.hit.set(Some(data)),
+            wire::PAUSE_ADDED
+            | wire::PAUSE_RESUMED
+            | wire::STEP_STOPPED
+            | wire::SESSION_STARTED
+            | wire::SESSION_CLOSED => live.paused.set(Some(data)),
+            _ => {}
         }
         if let Some(change) = RecordChange::of(&kind, &event) {
             live.record.set(Some(change));

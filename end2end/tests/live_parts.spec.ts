@@ -138,54 +138,6 @@ test("a logpoint's hits update its form on / alone, and what the reader types st
   }
 });
 
-// Once a file exists, pauses three times on line 5 (where the test puts a breakpoint).
-const THRICE = ["import os, sys, time", "while not os.path.exists(sys.argv[1]):", "    time.sleep(0.02)", "for i in range(3):", "    here = i", "time.sleep(60)"].join("\n");
-
-test("a REPL page refetches its header for its own process's pauses, not another's", async ({ page, request }) => {
-  const paused = async () => (await (await request.get("/api/paused")).json()).paused as { id: string; call_data: { process_pid: number } }[];
-  const pauseOf = async (pid: number) => {
-    let id: string | undefined;
-    await expect.poll(async () => (id = (await paused()).find((p) => p.call_data.process_pid === pid)?.id)).toBeTruthy();
-    return id!;
-  };
-  const program = runProgram("transcript.py");
-  const pauseId = await pauseOf(program.process.pid!);
-  const { session_id } = await (await request.post("/api/repl/start", { data: { pause_id: pauseId } })).json();
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "breakroom-repl-head-"));
-  const [other, flag] = [path.join(dir, "thrice.py"), path.join(dir, "flag")];
-  fs.writeFileSync(other, THRICE);
-  const added = await request.post("/api/breakpoints", { data: { kind: "line", file: other, line: 5 } });
-  expect(added.status()).toBe(200);
-  const breakpoint = (await added.json()).id as string;
-  const ids: string[] = [];
-  try {
-    const calls = rpcCalls(page);
-    await open(page, `/repl/${session_id}`);
-    // The live stream's opening refetches the header once (what changed since the render).
-    await expect.poll(() => count(calls, "repl_page")).toBe(1);
-
-    // Another process pauses three times, and goes on each time.
-    ids.push(await launch(request, ["python3", other, flag], "thrice"));
-    const pid = (await (await request.get(`/api/processes/${ids[0]}`)).json()).pid as number;
-    fs.writeFileSync(flag, "");
-    for (let pass = 0; pass < 3; pass++) {
-      const id = await pauseOf(pid);
-      expect((await request.post(`/api/paused/${id}/continue`, { data: { action: "continue" } })).status()).toBe(200);
-      await expect.poll(async () => (await paused()).some((p) => p.id === id)).toBe(false);
-    }
-    expect(count(calls, "repl_page")).toBe(1);
-
-    // Its own pause goes on: the header says the session closed.
-    await request.post(`/api/paused/${pauseId}/continue`, { data: { action: "continue" } });
-    await expect(page.locator(".closed-note")).toBeVisible();
-    expect(count(calls, "repl_page")).toBeGreaterThan(1);
-  } finally {
-    await request.delete(`/api/breakpoints/${breakpoint}`);
-    for (const id of ids) await request.post(`/api/processes/${id}/stop`);
-    fs.rmSync(dir, { recursive: true, force: true });
-  }
-});
-
 test("a call that pauses gets its card on / alone, one that goes on leaves with nothing fetched, and a half-typed value stays", async ({ page, request }) => {
   const pauseOf = async (pid: number) => {
     let id: string | undefined;

@@ -7,16 +7,23 @@
 use leptos::prelude::*;
 use web_sys::Element;
 
-use crate::breakpoint_api::breakpoint_record_html;
+use crate::breakpoint_api::{breakpoint_record_html, breakpoints_html};
 use crate::live::Live;
 
-/// Follows `live.hit` on the list; bumps `refresh` when a form cannot be updated alone.
-pub fn follow_hits(live: Live, refresh: RwSignal<u64>) {
+/// Follows `live.hit` on the list, and `live.breakpoints` (a change of the breakpoints
+/// themselves, or a reconnect) with the whole list.
+pub fn follow_hits(live: Live) {
     // A form waiting for its fetch shows the newest counts when it is fetched.
-    let push = super::one_at_a_time::queue(refresh, |_| true, |id: String| async move { update(&id).await });
+    let push = super::one_at_a_time::follow(
+        "section.breakpoints .page-body",
+        move || live.breakpoints.track(),
+        breakpoints_html,
+        |_| true,
+        |id: String| async move { update(&id).await },
+    );
     // Not on its first run: the last hit may be from before the page opened.
     Effect::new(move |first: Option<()>| {
-        let ids = live.hit.with(|hit| hit.as_ref().map(|h| h.breakpoint_ids.clone()).unwrap_or_default());
+        let ids = live.hit.with(|hit| hit.as_deref().map(breakpoint_ids).unwrap_or_default());
         if first.is_none() {
             return;
         }
@@ -30,7 +37,7 @@ pub fn follow_hits(live: Live, refresh: RwSignal<u64>) {
 /// Fetches breakpoint `id`'s form and patches it in; false when only the whole list can show it.
 async fn update(id: &str) -> bool {
     let Ok(Some(html)) = breakpoint_record_html(id.to_string()).await else { return false };
-    // Removed meanwhile: its removal refetched the list.
+    // Removed meanwhile: its removal fetched the list.
     let Some(shown) = form(id) else { return true };
     super::patch::patch_element(&shown, &html)
 }
@@ -42,4 +49,13 @@ fn form(id: &str) -> Option<Element> {
         .filter_map(|i| forms.item(i))
         .filter_map(|node| wasm_bindgen::JsCast::dyn_into::<Element>(node).ok())
         .find(|form| form.get_attribute("data-record").as_deref() == Some(id))
+}
+
+/// The breakpoints a hit event names (`breakpoint_ids`).
+fn breakpoint_ids(event: &str) -> Vec<String> {
+    use web_sys::js_sys::{Array, Reflect, JSON};
+    let ids = JSON::parse(event).ok().and_then(|e| Reflect::get(&e, &"breakpoint_ids".into()).ok());
+    ids.filter(Array::is_array)
+        .map(|ids| Array::from(&ids).iter().filter_map(|id| id.as_string()).collect())
+        .unwrap_or_default()
 }

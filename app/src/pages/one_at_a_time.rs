@@ -1,5 +1,7 @@
-//! Changes a page puts in place part by part (issue 45: a process's row, a breakpoint's form, a
-//! paused call's card), applied one at a time, in the order they came: a part never shows an
+//! A server-rendered list that follows live events part by part (issue 45: a process's row, a
+//! breakpoint's form, a paused call's card). Every change to the list, of one part or of the
+//! whole, is applied one at a time, in the order it came: a whole render that was fetched before
+//! a part changed can never land after it and show the part's older state, a part never shows an
 //! older state than one it showed, and a hot source of events costs one fetch at a time.
 
 use std::collections::VecDeque;
@@ -7,25 +9,42 @@ use std::future::Future;
 
 use leptos::prelude::*;
 
-/// A queue of changes: the answer takes one change, applies it after those waiting, and bumps
-/// `refresh` when `apply` says only a whole render can show it (false). A change equal to one
-/// still waiting is dropped when `covers` says so: applied later, from the server's newest
-/// state, the waiting one shows it too.
-pub fn queue<T, Fut>(
-    refresh: RwSignal<u64>,
+use crate::encoding::PageHtml;
+
+#[derive(PartialEq)]
+enum Step<T> {
+    Part(T),
+    Whole,
+}
+
+/// Follows a list whose server HTML fills the element `body` (a selector). The answer takes one
+/// change of a part, which `part` applies (false: only a whole render can show it). The list is
+/// fetched whole (`whole`) and patched in when a signal `whole_when` reads changes (not on its
+/// first run: the page was rendered with it), and when a part asks. A change equal to one still
+/// waiting is dropped when `covers` says so: applied later, from the server's newest state, the
+/// waiting one shows it too.
+pub fn follow<T, PartFut, WholeFut>(
+    body: &'static str,
+    whole_when: impl Fn() + Send + Sync + 'static,
+    whole: impl Fn() -> WholeFut + Copy + 'static,
     covers: fn(&T) -> bool,
-    apply: impl Fn(T) -> Fut + Copy + 'static,
+    part: impl Fn(T) -> PartFut + Copy + 'static,
 ) -> impl Fn(T) + Copy + 'static
 where
     T: PartialEq + Send + Sync + 'static,
-    Fut: Future<Output = bool> + 'static,
+    PartFut: Future<Output = bool> + 'static,
+    WholeFut: Future<Output = PageHtml> + 'static,
 {
-    let waiting = StoredValue::new(VecDeque::<T>::new());
+    let waiting = StoredValue::new(VecDeque::<Step<T>>::new());
     let running = StoredValue::new(false);
-    move |change: T| {
+    let push = move |step: Step<T>| {
         waiting.update_value(|w| {
-            if !(covers(&change) && w.contains(&change)) {
-                w.push_back(change);
+            let covered = match &step {
+                Step::Part(change) => covers(change),
+                Step::Whole => true,
+            };
+            if !(covered && w.contains(&step)) {
+                w.push_back(step);
             }
         });
         if running.get_value() {
@@ -34,11 +53,28 @@ where
         running.set_value(true);
         leptos::task::spawn_local(async move {
             while let Some(next) = waiting.try_update_value(|w| w.pop_front()).flatten() {
-                if !apply(next).await {
-                    refresh.update(|n| *n += 1);
+                match next {
+                    Step::Part(change) => {
+                        if !part(change).await {
+                            waiting.update_value(|w| w.push_back(Step::Whole));
+                        }
+                    }
+                    Step::Whole => {
+                        let shown = document().query_selector(body).ok().flatten();
+                        if let (Ok(Some(html)), Some(shown)) = (whole().await, shown) {
+                            super::patch::patch(&shown, &html);
+                        }
+                    }
                 }
             }
             running.set_value(false);
         });
-    }
+    };
+    Effect::new(move |first: Option<()>| {
+        whole_when();
+        if first.is_some() {
+            push(Step::Whole);
+        }
+    });
+    move |change: T| push(Step::Part(change))
 }

@@ -23,12 +23,11 @@ use crate::pages::{field, PageTitle, ServerHtml};
 #[component]
 pub fn PausedPage() -> impl IntoView {
     let live = use_live();
-    // A pause or a session changes one card (`paused_cards`); `refresh` is when it cannot, and
-    // `processes` is bumped by a checkpoint or rewind (a card's Step back) and a reconnect.
-    let refresh = RwSignal::new(0u64);
-    let paused = server_resource(move || (live.processes.get(), refresh.get()), |_| paused_html());
+    // Rendered once; then a pause or a session changes one card, and a checkpoint, a rewind or
+    // a reconnect the whole list, one change at a time (`paused_cards`).
+    let paused = server_resource(|| (), |_| paused_html());
     #[cfg(feature = "hydrate")]
-    super::paused_cards::follow_cards(live, refresh);
+    super::paused_cards::follow_cards(live);
     let navigate = use_navigate();
     let on_click = move |ev: leptos::ev::MouseEvent| {
         let Some((control, action)) = action_of(&ev) else { return };
@@ -66,7 +65,7 @@ pub fn PausedPage() -> impl IntoView {
         <PageTitle text="Paused calls"/>
         <h1>"Paused calls"</h1>
         <div on:click=on_click on:submit=on_submit>
-            <ServerHtml html=paused/>
+            <div class="paused-calls"><ServerHtml html=paused/></div>
         </div>
         <Breakpoints live/>
     }
@@ -74,12 +73,11 @@ pub fn PausedPage() -> impl IntoView {
 
 #[component]
 fn Breakpoints(live: Live) -> impl IntoView {
-    // A hit updates the forms of the breakpoints it counted (`breakpoint_hits`); `refresh` is when
-    // one cannot be updated alone.
-    let refresh = RwSignal::new(0u64);
-    let breakpoints = server_resource(move || (live.breakpoints.get(), refresh.get()), |_| breakpoints_html());
+    // Rendered once; then a hit updates the forms of the breakpoints it counted, and a change of
+    // the breakpoints or a reconnect the whole list, one change at a time (`breakpoint_hits`).
+    let breakpoints = server_resource(|| (), |_| breakpoints_html());
     #[cfg(feature = "hydrate")]
-    super::breakpoint_hits::follow_hits(live, refresh);
+    super::breakpoint_hits::follow_hits(live);
     let section = NodeRef::<leptos::html::Section>::new();
     let scope = move || section.get_untracked().map(|s| s.unchecked_into::<Element>());
     let on_change = move |ev: Event| {

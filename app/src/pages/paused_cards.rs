@@ -8,8 +8,8 @@
 use leptos::prelude::*;
 use web_sys::Element;
 
-use crate::api::paused_card_html;
-use crate::live::Live;
+use crate::api::{paused_card_html, paused_html};
+use crate::live::{read, went_on, Live};
 
 #[derive(Clone, PartialEq)]
 enum CardChange {
@@ -19,30 +19,33 @@ enum CardChange {
     Remove(String),
 }
 
-/// Follows `live.paused` and `live.session` on the list; bumps `refresh` when the list must be
-/// fetched whole.
-pub fn follow_cards(live: Live, refresh: RwSignal<u64>) {
+/// Follows `live.paused` (pauses and their sessions) on the list, and `live.processes` (a checkpoint or a
+/// rewind: a card's Step back; a reconnect) with the whole list.
+pub fn follow_cards(live: Live) {
     // A card waiting for its fetch shows the newest state when it is fetched.
     let fetch = |change: &CardChange| matches!(change, CardChange::Fetch(_));
-    let push = super::one_at_a_time::queue(refresh, fetch, |change: CardChange| async move { apply(change).await });
-    // Not on their first run: the last event may be from before the page opened.
+    let push = super::one_at_a_time::follow(
+        ".paused-calls .page-body",
+        move || live.processes.track(),
+        paused_html,
+        fetch,
+        |change: CardChange| async move { apply(change).await },
+    );
+    // Not on its first run: the last event may be from before the page opened.
     Effect::new(move |first: Option<()>| {
         let change = live.paused.get();
-        if let (Some(()), Some(change)) = (first, change) {
-            push(match change.paused {
-                true => CardChange::Fetch(change.pause_id),
-                false => CardChange::Remove(change.pause_id),
-            });
-        }
-    });
-    Effect::new(move |first: Option<()>| {
-        let change = live.session.get();
-        let (Some(()), Some(change)) = (first, change) else { return };
-        // A session that started names its pause; one that closed is found by its card's link.
-        let pause = change.pause_id.or_else(|| card_linking(&change.session_id));
-        if let Some(pause_id) = pause.filter(|id| card(id).is_some()) {
-            push(CardChange::Fetch(pause_id));
-        }
+        let (Some(()), Some(event)) = (first, change) else { return };
+        // A session that closed is found by its card's link; one that started names its pause.
+        let closed = read(&event, "pause_id").is_none();
+        let pause = match closed {
+            true => read(&event, "session_id").and_then(|s| card_linking(&s)),
+            false => read(&event, "pause_id"),
+        };
+        let Some(pause_id) = pause else { return };
+        push(match went_on(&event) {
+            true => CardChange::Remove(pause_id),
+            false => CardChange::Fetch(pause_id),
+        });
     });
 }
 

@@ -9,17 +9,21 @@ use leptos::prelude::*;
 use web_sys::Element;
 
 use crate::live::{Live, RecordChange, RecordChangeKind};
-use crate::process_api::tracked_process_row;
+use crate::process_api::{tracked_process_row, tracked_processes_html};
 
-/// Follows `live.record` on the list; bumps `refresh` when the list must be fetched whole. `all`
-/// is whether the page shows every recorded process (read untracked). Changes are applied one at
-/// a time, in the order they came, so a row never shows an older state than one it showed.
-pub fn follow_rows(live: Live, refresh: RwSignal<u64>, all: impl Fn() -> bool + Copy + Send + Sync + 'static) {
+/// Follows `live.record` and `live.paused` on the list, and `live.processes` (a checkpoint or a
+/// rewind; a reconnect) with the whole list. `all` is whether the page shows every recorded
+/// process (read untracked).
+pub fn follow_rows(live: Live, all: impl Fn() -> bool + Copy + Send + Sync + 'static) {
     // A row waiting for its fetch shows the newest state when it is fetched; a removal is kept.
     let changed = |change: &RecordChange| change.kind == RecordChangeKind::Changed;
-    let push = super::one_at_a_time::queue(refresh, changed, move |change: RecordChange| async move {
-        apply(&change, all()).await
-    });
+    let push = super::one_at_a_time::follow(
+        ".process-list .page-body",
+        move || live.processes.track(),
+        move || tracked_processes_html(all()),
+        changed,
+        move |change: RecordChange| async move { apply(&change, all()).await },
+    );
     // Not on their first run: the last change may be from before the page opened.
     Effect::new(move |first: Option<()>| {
         let change = live.record.get();
@@ -28,7 +32,7 @@ pub fn follow_rows(live: Live, refresh: RwSignal<u64>, all: impl Fn() -> bool + 
         }
     });
     Effect::new(move |first: Option<()>| {
-        let key = live.paused.with(|p| p.as_ref().and_then(|p| p.process_key.clone()));
+        let key = live.paused.with(|p| p.as_deref().and_then(|p| crate::live::read(p, "process_key")));
         // A process with no row here is not listed (another label, or not tracked).
         if let (Some(()), Some(id)) = (first, key.and_then(|key| row_of_key(&key))) {
             push(RecordChange { process_id: id, parent_id: None, kind: RecordChangeKind::Changed });

@@ -21,16 +21,14 @@ use crate::process_api::{
 pub fn ProcessListPage() -> impl IntoView {
     let query = use_query_map();
     let all = move || matches!(query.read().get("all").as_deref(), Some("1" | "true"));
+    #[cfg(feature = "hydrate")]
     let live = use_live();
     // `?label=service=api` (issue 34) is read by the server function itself, not passed from here.
-    // A process's own events change its row alone (`process_rows`); `refresh` is when they cannot.
-    let refresh = RwSignal::new(0u64);
-    let list = server_resource(
-        move || (all(), live.processes.get(), refresh.get()),
-        |(all, _, _)| tracked_processes_html(all),
-    );
+    // Rendered for each `?all`; then a process's own events change its row alone, and a reconnect
+    // the whole list, one change at a time (`process_rows`).
+    let list = server_resource(all, tracked_processes_html);
     #[cfg(feature = "hydrate")]
-    super::process_rows::follow_rows(live, refresh, move || {
+    super::process_rows::follow_rows(live, move || {
         matches!(query.read_untracked().get("all").as_deref(), Some("1" | "true"))
     });
     count_down_leaving_rows();
@@ -78,7 +76,7 @@ pub fn ProcessListPage() -> impl IntoView {
     };
     view! {
         <h1>"Processes"</h1>
-        <div on:click=on_click><ServerHtml html=list/></div>
+        <div class="process-list" on:click=on_click><ServerHtml html=list/></div>
         <section class="launch">
             <h2>"Launch a process"</h2>
             <form class="launch-form" on:submit=on_submit>

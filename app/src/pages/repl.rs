@@ -48,18 +48,7 @@ pub fn ReplPage() -> impl IntoView {
     let live = use_live();
     // Bumped after a debug action of this page: its header shows where the program is now.
     let refresh = RwSignal::new(0u64);
-    // The header shows this session's pause, the tasks of its process and its time travel: it is
-    // refetched when a call of its process pauses or goes on, when this session starts or
-    // closes, and on a checkpoint or rewind (`processes`); not for another process's pauses.
-    let ours = live.pauses_of(|| {
-        let header = document().query_selector(".session-header[data-process-key]").ok().flatten()?;
-        header.get_attribute("data-process-key")
-    });
-    let itself = live.session_of(session_id_untracked);
-    let head = server_resource(
-        move || (session_id(), live.processes.get(), ours.get(), itself.get(), refresh.get()),
-        |(id, ..)| repl_page(id),
-    );
+    let head = server_resource(move || (session_id(), live.pauses.get(), refresh.get()), |(id, _, _)| repl_page(id));
     let opened = server_resource(session_id, repl_transcript);
     let state = PromptState {
         draft: RwSignal::new(String::new()),

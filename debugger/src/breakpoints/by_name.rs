@@ -235,10 +235,15 @@ pub struct FunctionBreakpointService<'a> {
 }
 
 impl FunctionBreakpointService<'_> {
-    /// Adds a breakpoint (keeping its behaviours if it exists) and records the signature.
+    /// Adds a breakpoint (keeping its behaviours if it exists) and records the signature. The
+    /// same registration again (every run of a program wraps its functions anew) changes
+    /// nothing: no program's breakpoint channel is woken and no page refetches for it.
     pub fn add_breakpoint(&self, name: &str, signature: Option<String>, behavior: Option<Behavior>) -> Result<()> {
         let name = required_name(name)?;
         let mut st = self.debugger.state();
+        let before = st.breakpoints.by_name.get(name).cloned();
+        let same_signature = st.functions.get(name).is_some_and(|f| f.signature == signature);
+        let has_record = st.records.by_id.values().any(|r| r.function_name.as_deref() == Some(name));
         let bp = st.breakpoints.by_name.entry(name.to_string()).or_default();
         if let Some(b) = behavior {
             bp.behavior = b;
@@ -248,6 +253,9 @@ impl FunctionBreakpointService<'_> {
             .entry(name.to_string())
             .or_insert_with(|| RegisteredFunction { signature: None, metadata: json!({}) });
         registered.signature = signature;
+        if same_signature && has_record && before.as_ref() == st.breakpoints.by_name.get(name) {
+            return Ok(());
+        }
         st.ensure_function_record(name, ids::now())?;
         st.save_breakpoint(name)?;
         st.save_function(name)?;
@@ -428,6 +436,24 @@ mod tests {
         let mut b = Breakpoints { global, ..Default::default() };
         b.by_name.insert(name.into(), bp);
         b
+    }
+
+    #[test]
+    fn the_same_registration_again_is_no_change_and_a_new_signature_is() {
+        let debugger = crate::Debugger::for_tests(crate::Config::default());
+        let functions = debugger.function_breakpoints();
+        let mut events = debugger.subscribe();
+        let changes = |events: &mut tokio::sync::broadcast::Receiver<LiveEvent>| {
+            std::iter::from_fn(|| events.try_recv().ok()).filter(|e| *e == LiveEvent::BREAKPOINTS_CHANGED).count()
+        };
+        functions.add_breakpoint("checkout", Some("(cart)".into()), None).unwrap();
+        assert_eq!(changes(&mut events), 1);
+        // Every run of a program wraps its functions anew.
+        functions.add_breakpoint("checkout", Some("(cart)".into()), None).unwrap();
+        assert_eq!(changes(&mut events), 0);
+        functions.add_breakpoint("checkout", Some("(cart, user)".into()), None).unwrap();
+        functions.add_breakpoint("checkout", Some("(cart, user)".into()), Some(Behavior::Go)).unwrap();
+        assert_eq!(changes(&mut events), 2);
     }
 
     #[test]
