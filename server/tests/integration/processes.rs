@@ -290,7 +290,17 @@ async fn wait_paused(server: &BinaryServer) -> Value {
         if let Some(first) = paused["paused"].as_array().and_then(|a| a.first()) {
             return first.clone();
         }
-        assert!(Instant::now() < deadline, "no pause arrived: {paused}");
+        if Instant::now() >= deadline {
+            // What the programs said (a client that found no server says so on stderr, then runs
+            // on without pausing), for the failure to name its cause.
+            let (_, list) = server.get("/api/processes?all=1").await;
+            let mut said = vec![];
+            for process in list["processes"].as_array().into_iter().flatten() {
+                let id = process["id"].as_str().unwrap_or_default();
+                said.push(format!("{process}\nstderr: {:?}", server.texts(id, "stderr").await));
+            }
+            panic!("no pause arrived: {paused}\n{}", said.join("\n"));
+        }
         tokio::time::sleep(Duration::from_millis(50)).await;
     }
 }
