@@ -27,13 +27,7 @@ pub(crate) fn failed(err: breakroom_debugger::Error) -> ServerFnError {
 #[server(prefix = "/rpc", endpoint = "paused_html", protocol = TextRpc)]
 pub async fn paused_html() -> Result<Option<String>, ServerFnError> {
     let debugger = debugger(Need::Viewer)?;
-    let travel = |pause_id: &str| {
-        crate::render::time_travel::pause_controls(
-            pause_id,
-            debugger.checkpoints().pause_travel(pause_id).as_ref(),
-            None,
-        )
-    };
+    let travel = |pause_id: &str| card_travel(&debugger, pause_id);
     Ok(Some(crate::render::paused_calls(
         &debugger.pauses().paused_calls(),
         &|key| debugger.processes().process_id_for_key(key),
@@ -46,19 +40,19 @@ pub async fn paused_html() -> Result<Option<String>, ServerFnError> {
 #[server(prefix = "/rpc", endpoint = "paused_card_html", protocol = TextRpc)]
 pub async fn paused_card_html(pause_id: String) -> Result<Option<String>, ServerFnError> {
     let debugger = debugger(Need::Viewer)?;
-    let travel = |pause_id: &str| {
-        crate::render::time_travel::pause_controls(
-            pause_id,
-            debugger.checkpoints().pause_travel(pause_id).as_ref(),
-            None,
-        )
-    };
+    let travel = |pause_id: &str| card_travel(&debugger, pause_id);
     Ok(crate::render::paused::paused_card_in(
         &debugger.pauses().paused_calls(),
         &pause_id,
         &|key| debugger.processes().process_id_for_key(key),
         &travel,
     ))
+}
+
+/// A paused card's time-travel line (Step back, or why not).
+#[cfg(feature = "ssr")]
+fn card_travel(debugger: &breakroom_debugger::Debugger, pause_id: &str) -> maud::Markup {
+    crate::render::time_travel::pause_controls(pause_id, debugger.checkpoints().pause_travel(pause_id).as_ref(), None)
 }
 
 /// A JSON string, unlike the others: scripts and tests call it for the id.
