@@ -18,21 +18,22 @@
 //! 2. `cid_store`, `display`: stored values and how they are shown
 //! 3. `model`, `outputs`, `process_records`, `live_events`, `search`, `eval`: the types the pages and the clients see
 //! 4. `store`: the one door to SQLite or PostgreSQL
-//! 5. `users`, `audit`: who may do what, and the record of what they did
-//! 6. `calls`: calls as clients send them, and the records kept of them
-//! 7. `breakpoints`: breakpoints of every kind, their gates and hit counts
-//! 8. `sessions`: REPL sessions, evals and the REPL's helper requests
-//! 9. `pauses`: paused calls, the client's held poll, resuming
-//! 10. `steps`: stepping from a pause to the next line
-//! 11. `processes`: launched and connected processes
-//! 12. `interrupts`: pause orders for running programs
-//! 13. `checkpoints`: time travel (forked copies of a process)
-//! 14. `call_reports`: calls as clients report them: the entry that starts pauses and lands steps
-//! 15. `snapshots`: snapshot breakpoints (captures that do not pause)
-//! 16. `runtimes`: bash and Python runtimes per workspace
-//! 17. `attach`: attaching to a running Python process by pid
-//! 18. `cluster`: several servers on one PostgreSQL
-//! 19. `debugger`: the owner, [`Debugger`], which holds the state of every concept and hands out their services
+//! 5. `host`: what a concept's service asks of the owner of the state, without naming it
+//! 6. `users`, `audit`: who may do what, and the record of what they did
+//! 7. `calls`: calls as clients send them, and the records kept of them
+//! 8. `breakpoints`: breakpoints of every kind, their gates and hit counts
+//! 9. `sessions`: REPL sessions, evals and the REPL's helper requests
+//! 10. `pauses`: paused calls, the client's held poll, resuming
+//! 11. `steps`: stepping from a pause to the next line
+//! 12. `processes`: launched and connected processes
+//! 13. `interrupts`: pause orders for running programs
+//! 14. `checkpoints`: time travel (forked copies of a process)
+//! 15. `call_reports`: calls as clients report them: the entry that starts pauses and lands steps
+//! 16. `snapshots`: snapshot breakpoints (captures that do not pause)
+//! 17. `runtimes`: bash and Python runtimes per workspace
+//! 18. `attach`: attaching to a running Python process by pid
+//! 19. `cluster`: several servers on one PostgreSQL
+//! 20. `debugger`: the owner, [`Debugger`], which holds the state of every concept and hands out their services
 
 pub mod breakpoints;
 pub mod checkpoints;
@@ -69,6 +70,8 @@ mod display;
 pub mod error;
 #[cfg(feature = "runtime")]
 pub mod eval;
+#[cfg(feature = "runtime")]
+mod host;
 #[cfg(feature = "runtime")]
 pub mod ids;
 #[cfg(feature = "runtime")]

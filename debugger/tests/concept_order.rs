@@ -9,19 +9,16 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
 /// Uses against the order that exist today, as (module, module it uses). Each is a concept's
-/// service, which holds a `&Debugger` to take the owner's one lock over `State`
-/// (`crate::debugger`).
+/// service that still holds a `&Debugger` to take the owner's one lock over `State`
+/// (`crate::debugger`), where a converted one holds any owner that implements its own
+/// `…Host` trait (`crate::host`; `processes` is the first).
 const STILL_AGAINST_THE_ORDER: &[(&str, &str)] = &[
-    ("attach", "debugger"),
     ("breakpoints", "debugger"),
     ("call_reports", "debugger"),
     ("checkpoints", "debugger"),
     ("cluster", "debugger"),
-    ("interrupts", "debugger"),
     ("pauses", "debugger"),
-    ("processes", "debugger"),
     ("sessions", "debugger"),
-    ("snapshots", "debugger"),
     ("steps", "debugger"),
 ];
 

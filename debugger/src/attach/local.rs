@@ -101,7 +101,7 @@ fn named_python(pid: i32) -> bool {
         .any(|name| name.starts_with("python"))
 }
 
-impl super::AttachService<'_> {
+impl<H: super::AttachHost> super::AttachService<'_, H> {
     /// [`Self::local_python_processes`] off the async workers (it reads /proc and ELF files).
     pub async fn local_python(self) -> LocalPythonProcesses {
         let reader = self.debugger.clone();

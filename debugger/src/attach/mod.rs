@@ -21,8 +21,8 @@ use serde::{Deserialize, Serialize};
 
 use crate::error::{Error, Result};
 use crate::model::LiveEvent;
+use crate::processes::host::ProcessHost;
 use crate::processes::TrackedProcess;
-use crate::Debugger;
 use inject::{InjectError, Route};
 use target::PythonVersion;
 
@@ -80,7 +80,7 @@ const MAX_TIMEOUT_S: f64 = 300.0;
 
 /// Attaches in flight, by pid: the record the client makes is filed as `attached`.
 #[derive(Default)]
-pub(crate) struct Attaching {
+pub struct Attaching {
     pids: std::sync::Mutex<HashMap<i64, Instant>>,
 }
 
@@ -99,12 +99,34 @@ impl Attaching {
 
 /// Attaching to running Python processes of this machine: what the doors reach as
 /// `debugger.attach()`.
-#[derive(Clone, Copy)]
-pub struct AttachService<'a> {
-    pub(crate) debugger: &'a Debugger,
+pub struct AttachService<'a, H> {
+    pub(crate) debugger: &'a H,
 }
 
-impl AttachService<'_> {
+impl<H> Clone for AttachService<'_, H> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+
+impl<H> Copy for AttachService<'_, H> {}
+
+/// What attaching asks of the owner of the state: the processes concept, and where the
+/// attaches in flight are kept (the processes concept files a client that calls in from one
+/// as attached).
+pub trait AttachHost: ProcessHost {
+    fn attaching(&self) -> &Attaching;
+
+    /// This concept's service, for the owner and for its own tasks.
+    fn attach(&self) -> AttachService<'_, Self>
+    where
+        Self: Sized,
+    {
+        AttachService { debugger: self }
+    }
+}
+
+impl<H: AttachHost> AttachService<'_, H> {
     /// Puts the Python client into process `pid` and waits until it calls in.
     pub async fn process(self, req: AttachRequest) -> Result<Attached> {
         let started = Instant::now();
@@ -132,7 +154,7 @@ impl AttachService<'_> {
         let (symbols, version) = python_of(pid)?;
         let code = self.bootstrap(pid, follow_children)?;
         {
-            let mut attaching = self.debugger.inner.attaching.lock();
+            let mut attaching = self.debugger.attaching().lock();
             if attaching.get(&req.pid).is_some_and(|at| at.elapsed() < Duration::from_secs_f64(MAX_TIMEOUT_S)) {
                 return Err(Error::conflict(
                     "already_debugged",
@@ -149,7 +171,7 @@ impl AttachService<'_> {
         // A timed-out attach may still call in (a pending call runs when the C call returns):
         // its record is filed as attached then.
         if !matches!(outcome, Err(Error::TimedOut(..))) {
-            self.debugger.inner.attaching.lock().remove(&req.pid);
+            self.debugger.attaching().lock().remove(&req.pid);
         }
         let (method, process) = outcome?;
         self.debugger.publish(LiveEvent::ProcessAttached {

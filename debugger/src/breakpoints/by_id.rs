@@ -426,6 +426,16 @@ impl BreakpointService<'_> {
 }
 
 impl State {
+    /// Counts one snapshot kept for the snapshot breakpoint `id` and saves its record; whether
+    /// that was its last one.
+    pub(crate) fn count_snapshot_capture(&mut self, id: &str, now: f64) -> Result<bool> {
+        let one = crate::breakpoints::policy::HitTally { captured: 1, ..Default::default() };
+        let counted = self.store.count_tally(id, &one)?;
+        let (record, completed) = self.records.count_capture(id, counted, now)?;
+        self.save_record(&record)?;
+        Ok(completed)
+    }
+
     pub(crate) fn save_record(&self, record: &BreakpointRecord) -> Result<()> {
         let position = record.id.strip_prefix("bp-").and_then(|n| n.parse().ok()).unwrap_or(0);
         self.store.put_breakpoint_record(position, record)

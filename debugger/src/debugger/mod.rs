@@ -18,6 +18,7 @@ use crate::store::{EventSelection, Store};
 
 #[doc(hidden)]
 pub mod for_tests;
+mod hosts;
 mod shutdown;
 mod state;
 
@@ -253,7 +254,7 @@ impl Debugger {
     }
 
     /// Launched and connected processes.
-    pub fn processes(&self) -> crate::processes::ProcessService<'_> {
+    pub fn processes(&self) -> crate::processes::ProcessService<'_, Debugger> {
         crate::processes::ProcessService { debugger: self }
     }
 
@@ -263,17 +264,17 @@ impl Debugger {
     }
 
     /// Attaching to running Python processes of this machine.
-    pub fn attach(&self) -> crate::attach::AttachService<'_> {
+    pub fn attach(&self) -> crate::attach::AttachService<'_, Debugger> {
         crate::attach::AttachService { debugger: self }
     }
 
     /// Pause orders for running programs.
-    pub fn interrupts(&self) -> crate::interrupts::InterruptService<'_> {
+    pub fn interrupts(&self) -> crate::interrupts::InterruptService<'_, Debugger> {
         crate::interrupts::InterruptService { debugger: self }
     }
 
     /// Snapshot breakpoints' captures.
-    pub fn snapshots(&self) -> crate::snapshots::SnapshotService<'_> {
+    pub fn snapshots(&self) -> crate::snapshots::SnapshotService<'_, Debugger> {
         crate::snapshots::SnapshotService { debugger: self }
     }
 

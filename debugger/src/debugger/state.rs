@@ -21,7 +21,7 @@ use crate::store::Store;
 
 /// What live pauses and open sessions need, and nothing of the history: closed sessions, call
 /// records, resumed pauses, stored values and events are read from the store when asked for.
-pub(crate) struct State {
+pub struct State {
     /// Where every change is written before it is acknowledged, and where history is read.
     pub(crate) store: Store,
     /// Processes this server has seen (their `process_seen` is in the event log).

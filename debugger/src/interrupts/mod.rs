@@ -8,9 +8,11 @@ mod tasks;
 
 use std::collections::HashMap;
 
-use crate::debugger::Debugger;
+use crate::breakpoints::BreakpointChannels;
 use crate::error::{Error, Result};
+use crate::host::Host;
 use crate::ids;
+use crate::processes::host::ProcessHost;
 use crate::processes::ProcessStatus;
 
 pub use crate::model::Interrupt;
@@ -21,7 +23,7 @@ pub use tasks::{
 
 /// What the server holds: orders by the process key they go to, and each follower's main thread.
 #[derive(Default)]
-pub(crate) struct Interrupts {
+pub struct Interrupts {
     by_key: HashMap<String, Vec<Interrupt>>,
     /// What is asked of programs' asyncio tasks (issue 51), by the process key it goes to.
     pub(crate) tasks: tasks::TaskAsks,
@@ -42,12 +44,46 @@ impl Interrupts {
 }
 
 /// Pause orders for running programs: what the doors reach as `debugger.interrupts()`.
-#[derive(Clone, Copy)]
-pub struct InterruptService<'a> {
-    pub(crate) debugger: &'a Debugger,
+pub struct InterruptService<'a, H> {
+    pub(crate) debugger: &'a H,
 }
 
-impl InterruptService<'_> {
+impl<H> Clone for InterruptService<'_, H> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+
+impl<H> Copy for InterruptService<'_, H> {}
+
+/// What pause orders ask of the owner of the state: the processes they go to, the breakpoint
+/// channel they travel on, and whether a pause is still paused.
+pub trait InterruptHost: ProcessHost + BreakpointChannels + Host<State: InterruptState> {
+    /// Whether `pause_id` is paused now (a task list that names a continued pause is stale).
+    fn is_paused_now(&self, pause_id: &str) -> bool;
+
+    /// This concept's service.
+    fn interrupts(&self) -> InterruptService<'_, Self>
+    where
+        Self: Sized,
+    {
+        InterruptService { debugger: self }
+    }
+}
+
+/// What pause orders read and change under the one lock: the orders waiting, and which
+/// programs follow the breakpoint channel (the breakpoints concept keeps that).
+pub trait InterruptState {
+    fn interrupts(&mut self) -> &mut Interrupts;
+
+    /// Whether the program with this key holds the breakpoint channel.
+    fn follows_breakpoint_channel(&self, process_key: &str) -> bool;
+
+    /// The main thread's ident of a program holding the channel, as it said when it asked.
+    fn main_thread(&self, process_key: &str) -> Option<i64>;
+}
+
+impl<H: InterruptHost> InterruptService<'_, H> {
     /// `POST /api/processes/{id}/interrupt`: asks a running program to pause `thread` (none: its
     /// main thread) at the next line it runs. The pause arrives as any other does (a `pause`
     /// live event, `stop.kind = "interrupt"`); a thread blocked in a system call pauses when the
@@ -59,7 +95,7 @@ impl InterruptService<'_> {
         }
         let keys = self.debugger.processes().registry().keys_of(process_id);
         let mut st = self.debugger.state();
-        let followed: Vec<String> = keys.into_iter().filter(|k| st.records.follows(k)).collect();
+        let followed: Vec<String> = keys.into_iter().filter(|k| st.follows_breakpoint_channel(k)).collect();
         if followed.is_empty() {
             return Err(Error::conflict(
                 "cannot_interrupt",
@@ -75,11 +111,11 @@ impl InterruptService<'_> {
             requested_at: ids::now(),
         };
         for key in followed {
-            st.interrupts.by_key.entry(key).or_default().push(interrupt.clone());
+            st.interrupts().by_key.entry(key).or_default().push(interrupt.clone());
         }
         drop(st);
         // Wakes the held channels at once; the breakpoints themselves did not change.
-        self.debugger.breakpoints().wake_breakpoint_channels();
+        self.debugger.wake_breakpoint_channels();
         Ok(interrupt)
     }
 
@@ -88,7 +124,7 @@ impl InterruptService<'_> {
     pub fn main_thread_of(&self, process_id: &str) -> Option<i64> {
         let keys = self.debugger.processes().registry().keys_of(process_id);
         let st = self.debugger.state();
-        keys.iter().find_map(|k| st.records.main_thread(k))
+        keys.iter().find_map(|k| st.main_thread(k))
     }
 
     /// A pause arrived with `stop.kind = "interrupt"` from the program with `process_key`.
@@ -97,6 +133,6 @@ impl InterruptService<'_> {
             Some(id) => self.debugger.processes().registry().keys_of(&id),
             None => vec![process_key.to_string()],
         };
-        self.debugger.state().interrupts.answered(&keys);
+        self.debugger.state().interrupts().answered(&keys);
     }
 }

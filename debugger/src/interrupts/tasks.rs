@@ -10,7 +10,7 @@ use std::time::Duration;
 use serde::{Deserialize, Serialize};
 use tokio::sync::oneshot;
 
-use super::InterruptService;
+use super::{InterruptService, InterruptState};
 use crate::error::{Error, Result};
 use crate::ids;
 pub use crate::model::{TaskAction, TaskOrder};
@@ -165,7 +165,7 @@ impl TaskAsks {
     }
 }
 
-impl InterruptService<'_> {
+impl<H: super::InterruptHost> InterruptService<'_, H> {
     /// The keys of a running process's programs that hold the breakpoint channel (the only way
     /// to ask anything of its tasks); `refused` says why not when none does.
     fn task_channel_keys(&self, process_id: &str, refused: (&'static str, &str)) -> Result<Vec<String>> {
@@ -175,7 +175,7 @@ impl InterruptService<'_> {
         }
         let keys = self.debugger.processes().registry().keys_of(process_id);
         let st = self.debugger.state();
-        let followed: Vec<String> = keys.into_iter().filter(|k| st.records.follows(k)).collect();
+        let followed: Vec<String> = keys.into_iter().filter(|k| st.follows_breakpoint_channel(k)).collect();
         if followed.is_empty() {
             let (code, what) = refused;
             return Err(Error::conflict(
@@ -213,7 +213,7 @@ impl InterruptService<'_> {
         let mut tries = 0;
         loop {
             let tasks = self.ask_for_tasks(&keys, deadline).await?;
-            let continued = |pause: &str| !self.debugger.pauses().is_paused_now(pause);
+            let continued = |pause: &str| !self.debugger.is_paused_now(pause);
             let stale = tasks.iter().any(|t| t.pause_id.as_deref().is_some_and(continued));
             if !stale || tries >= SETTLE_TRIES || tokio::time::Instant::now() + SETTLE_EVERY >= deadline {
                 return Ok(tasks);
@@ -229,13 +229,13 @@ impl InterruptService<'_> {
         {
             let mut st = self.debugger.state();
             for key in keys {
-                st.interrupts.tasks.lists.entry(key.clone()).or_default().push(ask_id.clone());
+                st.interrupts().tasks.lists.entry(key.clone()).or_default().push(ask_id.clone());
             }
-            st.interrupts.tasks.list_waiters.insert(ask_id.clone(), reply);
+            st.interrupts().tasks.list_waiters.insert(ask_id.clone(), reply);
         }
-        self.debugger.breakpoints().wake_breakpoint_channels();
+        self.debugger.wake_breakpoint_channels();
         let answered = tokio::time::timeout_at(deadline, answer).await;
-        self.debugger.state().interrupts.tasks.forget_list(&ask_id);
+        self.debugger.state().interrupts().tasks.forget_list(&ask_id);
         match answered {
             Ok(Ok(tasks)) => Ok(tasks),
             _ => Err(Self::not_answering("with its task list")),
@@ -244,7 +244,7 @@ impl InterruptService<'_> {
 
     /// `POST /api/task-lists`: a program's task list, handed to whoever asked for it.
     pub fn report_tasks(&self, report: TaskReport) -> Result<()> {
-        let waiter = self.debugger.state().interrupts.tasks.forget_list(&report.ask_id);
+        let waiter = self.debugger.state().interrupts().tasks.forget_list(&report.ask_id);
         match waiter {
             Some(waiter) => {
                 let _ = waiter.send(report.tasks);
@@ -364,13 +364,13 @@ impl InterruptService<'_> {
         {
             let mut st = self.debugger.state();
             for key in keys {
-                st.interrupts.tasks.orders.entry(key).or_default().push(order.clone());
+                st.interrupts().tasks.orders.entry(key).or_default().push(order.clone());
             }
-            st.interrupts.tasks.order_waiters.insert(order.order_id.clone(), reply);
+            st.interrupts().tasks.order_waiters.insert(order.order_id.clone(), reply);
         }
-        self.debugger.breakpoints().wake_breakpoint_channels();
+        self.debugger.wake_breakpoint_channels();
         let answered = tokio::time::timeout(TASKS_WAIT, answer).await;
-        self.debugger.state().interrupts.tasks.forget_order(&order.order_id);
+        self.debugger.state().interrupts().tasks.forget_order(&order.order_id);
         let what = match action {
             TaskAction::Cancel => format!("the cancel of {task_id}"),
             TaskAction::Pause => format!("the pause of {task_id}"),
@@ -385,7 +385,7 @@ impl InterruptService<'_> {
 
     /// `POST /api/task-orders`: a program's answer to a task order, handed to whoever gave it.
     pub fn report_task_order(&self, report: TaskOrderReport) -> Result<()> {
-        let waiter = self.debugger.state().interrupts.tasks.forget_order(&report.order_id);
+        let waiter = self.debugger.state().interrupts().tasks.forget_order(&report.order_id);
         match waiter {
             Some(waiter) => {
                 let _ = waiter.send(report);

@@ -74,6 +74,54 @@ struct HeldPoll<'a> {
     pause_id: &'a str,
 }
 
+impl PauseService<'_> {
+    /// Process keys with a call paused now (the ones lists show).
+    pub(crate) fn paused_keys(&self) -> std::collections::HashSet<String> {
+        let st = self.debugger.state();
+        st.pauses.in_order().filter(|p| p.is_shown()).map(|p| p.record.call.process_key.clone()).collect()
+    }
+
+    /// Resumes (continue) the open pauses of these process keys (lines of a process), closes
+    /// their REPL sessions and drops their steps, with `reason`.
+    pub(crate) fn close_pauses_of_keys(&self, keys: &std::collections::HashSet<String>, reason: &str) {
+        if keys.is_empty() {
+            return;
+        }
+        let now = ids::now();
+        let mut st = self.debugger.state();
+        let open: Vec<(String, String)> = st
+            .pauses
+            .in_order()
+            .filter(|p| p.is_paused() && keys.contains(&p.record.call.process_key))
+            .map(|p| (p.record.pause_id.clone(), p.record.call.process_key.clone()))
+            .collect();
+        let mut resumed = vec![];
+        let mut closed = vec![];
+        // Steps of ended processes will never stop: their sessions close.
+        for step in st.steps.abandon(keys) {
+            for session_id in step.sessions {
+                if let Ok(true) = close_one_session(&mut st, &session_id, now, Some(reason)) {
+                    closed.push((session_id, now));
+                }
+            }
+        }
+        for (pause_id, process_key) in open {
+            match close_pause(&mut st, &pause_id, Action::Continue, now, Some(reason)) {
+                Ok(sessions) => {
+                    closed.extend(sessions);
+                    resumed.push(LiveEvent::pause_resumed(&pause_id, &process_key));
+                }
+                Err(e) => eprintln!("breakroom: cannot close pause {pause_id}: {e}"),
+            }
+        }
+        drop(st);
+        for event in resumed {
+            self.debugger.publish(event);
+        }
+        self.publish_closed(closed);
+    }
+}
+
 impl<'a> HeldPoll<'a> {
     fn begin(debugger: &'a Debugger, pause_id: &'a str) -> Self {
         if let Some(pause) = debugger.state().pauses.get_mut(pause_id) {

@@ -12,6 +12,9 @@ pub mod ansi;
 pub mod client_bundle;
 #[cfg(feature = "runtime")]
 pub mod crash_reason;
+/// What this concept asks of the owner of the state.
+#[cfg(feature = "runtime")]
+pub mod host;
 #[cfg(feature = "runtime")]
 pub mod launch;
 #[cfg(feature = "runtime")]

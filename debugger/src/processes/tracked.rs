@@ -7,17 +7,14 @@ use std::os::unix::process::ExitStatusExt;
 
 use nix::sys::signal::Signal;
 
-use crate::calls::Action;
 use crate::error::{Error, Result};
 use crate::ids;
 use crate::model::LiveEvent;
-use crate::pauses::methods::close_pause;
-use crate::sessions::methods::close_one_session;
 use std::collections::HashSet;
 use std::time::Duration;
 
-use crate::debugger::Debugger;
 use crate::processes::crash_reason::{signal_name, Ending};
+use crate::processes::host::{ProcessHost, ProcessState};
 use crate::processes::output::capture;
 use crate::processes::registry::{blank, ClientSeen};
 use crate::processes::{
@@ -39,14 +36,21 @@ const LIVENESS_INTERVAL: Duration = Duration::from_secs(1);
 const BREAKPOINT_EVENTS_SHOWN: usize = 50;
 
 /// Launched and connected processes: what the doors reach as `debugger.processes()`.
-#[derive(Clone, Copy)]
-pub struct ProcessService<'a> {
-    pub(crate) debugger: &'a Debugger,
+pub struct ProcessService<'a, H> {
+    pub(crate) debugger: &'a H,
 }
 
-impl<'a> ProcessService<'a> {
+impl<H> Clone for ProcessService<'_, H> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+
+impl<H> Copy for ProcessService<'_, H> {}
+
+impl<'a, H: ProcessHost> ProcessService<'a, H> {
     pub(crate) fn registry(&self) -> &'a ProcessRegistry {
-        &self.debugger.inner.processes
+        self.debugger.process_registry()
     }
 
     /// The address launched processes call back to (`BREAKROOM_URL`).
@@ -109,7 +113,7 @@ impl<'a> ProcessService<'a> {
             let moved =
                 debugger.processes().registry().get(&watched, 0.0).is_ok_and(|p| p.pid != child_pid.map(i64::from));
             if moved {
-                debugger.checkpoints().checkpoint_line_ended(&watched, child_pid.map(i64::from));
+                debugger.checkpoint_line_ended(&watched, child_pid.map(i64::from));
                 return;
             }
             debugger.processes().process_finished(&watched, ending);
@@ -157,7 +161,7 @@ impl<'a> ProcessService<'a> {
         // Its credential ends with it (a checkpoint's line taking over keeps it).
         let _ = self.debugger.users().remove(&launched_credential(id));
         let Ok(process) = self.registry().finished(id, ending, ids::now()) else { return };
-        self.debugger.checkpoints().checkpoint_line_ended(id, process.pid);
+        self.debugger.checkpoint_line_ended(id, process.pid);
         let reason = match ending {
             Ending::Code(code) => format!("process exited with code {code}"),
             Ending::Signal(signal) => format!("process killed by {}", signal_name(signal)),
@@ -169,7 +173,7 @@ impl<'a> ProcessService<'a> {
     fn process_lost(&self, id: &str, reason: &str) {
         let _ = self.debugger.users().remove(&launched_credential(id));
         if let Some(process) = self.registry().lost(id, reason, ids::now()) {
-            self.debugger.checkpoints().checkpoint_line_ended(id, process.pid);
+            self.debugger.checkpoint_line_ended(id, process.pid);
             self.debugger.publish(LiveEvent::ProcessExited { process: self.shown(process) });
             self.close_pauses_of_process(id, reason);
         }
@@ -186,52 +190,12 @@ impl<'a> ProcessService<'a> {
     /// Resumes (continue) every open pause of a process and closes its REPL sessions, with `reason`.
     pub fn close_pauses_of_process(&self, id: &str, reason: &str) {
         let keys: HashSet<String> = self.registry().keys_of(id).into_iter().collect();
-        self.close_pauses_of_keys(&keys, reason);
-    }
-
-    /// Resumes (continue) the open pauses of these process keys (lines of a process).
-    pub(crate) fn close_pauses_of_keys(&self, keys: &HashSet<String>, reason: &str) {
-        if keys.is_empty() {
-            return;
-        }
-        let now = ids::now();
-        let mut st = self.debugger.state();
-        let open: Vec<(String, String)> = st
-            .pauses
-            .in_order()
-            .filter(|p| p.is_paused() && keys.contains(&p.record.call.process_key))
-            .map(|p| (p.record.pause_id.clone(), p.record.call.process_key.clone()))
-            .collect();
-        let mut resumed = vec![];
-        let mut closed = vec![];
-        // Steps of ended processes will never stop: their sessions close.
-        for step in st.steps.abandon(keys) {
-            for session_id in step.sessions {
-                if let Ok(true) = close_one_session(&mut st, &session_id, now, Some(reason)) {
-                    closed.push((session_id, now));
-                }
-            }
-        }
-        for (pause_id, process_key) in open {
-            match close_pause(&mut st, &pause_id, Action::Continue, now, Some(reason)) {
-                Ok(sessions) => {
-                    closed.extend(sessions);
-                    resumed.push(LiveEvent::pause_resumed(&pause_id, &process_key));
-                }
-                Err(e) => eprintln!("breakroom: cannot close pause {pause_id}: {e}"),
-            }
-        }
-        drop(st);
-        for event in resumed {
-            self.debugger.publish(event);
-        }
-        self.debugger.pauses().publish_closed(closed);
+        self.debugger.close_pauses_of_keys(&keys, reason);
     }
 
     /// A debug client's call: links it to its process record (made if new).
     pub(crate) fn note_client(&self, mut seen: ClientSeen) {
-        seen.attached = seen.host.as_deref() == Some(self.registry().host())
-            && self.debugger.inner.attaching.is_attaching(seen.pid);
+        seen.attached = seen.host.as_deref() == Some(self.registry().host()) && self.debugger.is_attaching(seen.pid);
         match self.registry().client_seen(seen, ids::now()) {
             Ok(Some(process)) => self.debugger.publish(LiveEvent::ProcessStarted { process: self.shown(process) }),
             Ok(None) => {}
@@ -241,10 +205,7 @@ impl<'a> ProcessService<'a> {
 
     /// Ids of tracked processes with a call paused right now.
     fn paused_process_ids(&self) -> HashSet<String> {
-        let keys: HashSet<String> = {
-            let st = self.debugger.state();
-            st.pauses.in_order().filter(|p| p.is_shown()).map(|p| p.record.call.process_key.clone()).collect()
-        };
+        let keys = self.debugger.paused_keys();
         keys.iter().filter_map(|key| self.registry().id_for_key(key)).collect()
     }
 
@@ -273,14 +234,15 @@ impl<'a> ProcessService<'a> {
         let process = self.with_pause_status(process, &self.paused_process_ids());
         let keys: HashSet<String> = self.registry().keys_of(id).into_iter().collect();
         let st = self.debugger.state();
+        let store = st.store();
         let mut pauses = vec![];
         let mut sessions = vec![];
         let mut breakpoint_events = vec![];
         // From the store: it holds every pause and session, live or finished.
         for key in &keys {
-            breakpoint_events.extend(st.store.breakpoint_events_of_process(key, BREAKPOINT_EVENTS_SHOWN)?);
-            for record in st.store.pauses_of_process(key)? {
-                for session in st.store.session_headers_of_pause(&record.pause_id)? {
+            breakpoint_events.extend(store.breakpoint_events_of_process(key, BREAKPOINT_EVENTS_SHOWN)?);
+            for record in store.pauses_of_process(key)? {
+                for session in store.session_headers_of_pause(&record.pause_id)? {
                     sessions.push(ProcessSession {
                         session_id: session.session_id.clone(),
                         pause_id: session.pause_id.clone(),
@@ -333,7 +295,7 @@ impl<'a> ProcessService<'a> {
     pub fn stop_process(&self, id: &str) -> Result<TrackedProcess> {
         let process = self.registry().stop_requested(id)?;
         // Its checkpoints end with it; a process that ended but kept checkpoints is stopped by that.
-        if self.debugger.checkpoints().end_checkpoints_of(id) > 0 && !process.status.is_alive() {
+        if self.debugger.end_checkpoints_of(id) > 0 && !process.status.is_alive() {
             return Ok(self.shown(process));
         }
         if !process.status.is_alive() {
@@ -387,7 +349,7 @@ impl<'a> ProcessService<'a> {
     /// Forgets a finished process and its output now.
     pub fn forget_process(&self, id: &str) -> Result<()> {
         self.registry().forget(id)?;
-        self.debugger.checkpoints().end_checkpoints_of(id);
+        self.debugger.end_checkpoints_of(id);
         self.debugger.publish(LiveEvent::ProcessForgotten { process_id: id.to_string() });
         Ok(())
     }

@@ -6,10 +6,15 @@ use serde::Deserialize;
 use serde_json::Value;
 
 use super::{Snapshot, SnapshotFilter, SnapshotFrame, SnapshotSummary, SnapshotThread, WatchValue};
-use crate::debugger::Debugger;
+use crate::breakpoints::BreakpointChannels;
 use crate::error::{Error, Result};
+use crate::host::Host;
 use crate::ids;
 use crate::model::LiveEvent;
+use crate::policy::Policy;
+use crate::processes::host::ProcessHost;
+use crate::sessions::SessionService;
+use crate::store::Store;
 
 /// `POST /api/snapshots` as a program sends it (see the book's "Snapshots" chapter for every
 /// field). A body that is not one is `invalid_snapshot`; a start time that is not a number,
@@ -106,12 +111,44 @@ pub struct SnapshotKept {
 }
 
 /// Snapshot breakpoints' captures: what the doors reach as `debugger.snapshots()`.
-#[derive(Clone, Copy)]
-pub struct SnapshotService<'a> {
-    pub(crate) debugger: &'a Debugger,
+pub struct SnapshotService<'a, H> {
+    pub(crate) debugger: &'a H,
 }
 
-impl SnapshotService<'_> {
+impl<H> Clone for SnapshotService<'_, H> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+
+impl<H> Copy for SnapshotService<'_, H> {}
+
+/// What snapshots ask of the owner of the state: the processes that send them, the breakpoint
+/// channel that disarms a breakpoint whose last snapshot came, and two settings.
+pub trait SnapshotHost: ProcessHost + BreakpointChannels + Host<State: SnapshotState> {
+    /// The redaction rules applied to a snapshot the program did not redact itself.
+    fn policy(&self) -> &Policy;
+
+    /// How many snapshots are kept on disk, the newest.
+    fn snapshots_kept(&self) -> usize;
+
+    /// REPL sessions: watch expressions are evaluated in one.
+    fn sessions(&self) -> SessionService<'_>;
+}
+
+/// What snapshots read and change under the one lock: the store they are kept in, and their
+/// breakpoint's record (the breakpoints concept keeps it).
+pub trait SnapshotState {
+    fn store(&self) -> &Store;
+
+    /// Refuses a snapshot for `breakpoint_id` when it is not an active snapshot breakpoint.
+    fn check_snapshot_target(&self, breakpoint_id: &str, now: f64) -> Result<()>;
+
+    /// Counts one snapshot kept for `breakpoint_id`; whether that was its last one.
+    fn count_snapshot_capture(&mut self, breakpoint_id: &str, now: f64) -> Result<bool>;
+}
+
+impl<H: SnapshotHost> SnapshotService<'_, H> {
     /// A snapshot a program took. Kept while its breakpoint is active, so with `max_hits` N the
     /// first N to arrive from any process are kept and the rest are told `breakpoint_finished`.
     pub fn take(&self, sent: SnapshotTaken) -> Result<SnapshotKept> {
@@ -136,9 +173,7 @@ impl SnapshotService<'_> {
         checked_outputs(&mut sent.frames, &mut sent.expressions);
         let redacted = match sent.redacted {
             Some(n) => n,
-            None => {
-                super::redact::snapshot(&self.debugger.inner.config.policy, &mut sent.frames, &mut sent.expressions)
-            }
+            None => super::redact::snapshot(self.debugger.policy(), &mut sent.frames, &mut sent.expressions),
         };
         let snapshot = Snapshot {
             snapshot_id: String::new(),
@@ -159,18 +194,15 @@ impl SnapshotService<'_> {
             capture_ms: sent.capture_ms.filter(|ms| ms.is_finite()),
             redacted: Some(redacted),
         };
-        let keep = self.debugger.inner.config.snapshots_kept;
+        let keep = self.debugger.snapshots_kept();
         let mut st = self.debugger.state();
         let id = sent.breakpoint_id;
-        st.records.check_snapshot_target(&id, now)?;
-        let snapshot_id = st.store.put_snapshot(&snapshot, keep.max(1))?;
-        let one = crate::breakpoints::policy::HitTally { captured: 1, ..Default::default() };
-        let counted = st.store.count_tally(&id, &one)?;
-        let (record, completed) = st.records.count_capture(&id, counted, now)?;
-        st.save_record(&record)?;
+        st.check_snapshot_target(&id, now)?;
+        let snapshot_id = st.store().put_snapshot(&snapshot, keep.max(1))?;
+        let completed = st.count_snapshot_capture(&id, now)?;
         drop(st);
         if completed {
-            self.debugger.breakpoints().wake_breakpoint_channels(); // every program disarms it now
+            self.debugger.wake_breakpoint_channels(); // every program disarms it now
         }
         self.debugger.publish(LiveEvent::breakpoint_hit(&snapshot.process_key, vec![id]));
         Ok(SnapshotKept { snapshot_id, completed })
@@ -179,13 +211,13 @@ impl SnapshotService<'_> {
     /// Newest first (at most `filter.limit`, up to 500).
     pub fn list(&self, filter: &SnapshotFilter) -> Result<Vec<SnapshotSummary>> {
         let filter = SnapshotFilter { limit: filter.limit.clamp(1, 500), ..filter.clone() };
-        Ok(self.debugger.state().store.snapshots(&filter)?.iter().map(Snapshot::summary).collect())
+        Ok(self.debugger.state().store().snapshots(&filter)?.iter().map(Snapshot::summary).collect())
     }
 
     pub fn get(&self, snapshot_id: &str) -> Result<Snapshot> {
         self.debugger
             .state()
-            .store
+            .store()
             .snapshot(snapshot_id)?
             .ok_or_else(|| Error::not_found("snapshot_not_found", format!("no snapshot {snapshot_id}")))
     }
@@ -193,6 +225,6 @@ impl SnapshotService<'_> {
     /// Snapshots a breakpoint has on disk (the panel's count; `captured` counts every one kept,
     /// including those retention has since removed).
     pub fn count(&self, breakpoint_id: &str) -> Result<u64> {
-        self.debugger.state().store.snapshot_count(breakpoint_id)
+        self.debugger.state().store().snapshot_count(breakpoint_id)
     }
 }

@@ -17,7 +17,7 @@ use crate::model::FrameIndex;
 const UNSUPPORTED: &str = "the client of this program evaluates plain REPL input only (a cideldill client): \
                            watch expressions need the Breakroom client, which evaluates them read-only";
 
-impl SnapshotService<'_> {
+impl<H: super::methods::SnapshotHost> SnapshotService<'_, H> {
     /// Each expression's value in the session's frame (`frame`: another one of the stack), or
     /// why it has none: it would write (refused before it is sent), it raised, or it would have
     /// run the program's own code (a property, a `__eq__` written in Python).
@@ -51,7 +51,7 @@ impl SnapshotService<'_> {
                 }),
             })
             .collect();
-        let policy = &self.debugger.inner.config.policy;
+        let policy = self.debugger.policy();
         answered.redacted += super::redact::snapshot(policy, &mut [], &mut answered.expressions);
         Ok(answered)
     }

@@ -1,0 +1,135 @@
+//! The owner's answers to what each concept asks of it ([`crate::host`]): where a concept's
+//! shared parts are kept, and the wiring between concepts that goes against their order ("a
+//! process that ended ends its checkpoints"), written here once.
+
+use std::collections::HashSet;
+use std::sync::MutexGuard;
+
+use tokio::sync::broadcast;
+
+use super::{Debugger, State};
+use crate::attach::{AttachHost, Attaching};
+use crate::breakpoints::BreakpointChannels;
+use crate::error::Result;
+use crate::host::Host;
+use crate::interrupts::{InterruptHost, InterruptState, Interrupts};
+use crate::model::LiveEvent;
+use crate::policy::Policy;
+use crate::processes::host::{ProcessHost, ProcessState};
+use crate::processes::ProcessRegistry;
+use crate::sessions::SessionService;
+use crate::snapshots::methods::{SnapshotHost, SnapshotState};
+use crate::store::Store;
+use crate::users::Users;
+
+impl Host for Debugger {
+    type State = State;
+
+    fn state(&self) -> MutexGuard<'_, State> {
+        Debugger::state(self)
+    }
+
+    fn publish(&self, event: LiveEvent) {
+        Debugger::publish(self, event)
+    }
+
+    fn subscribe(&self) -> broadcast::Receiver<LiveEvent> {
+        Debugger::subscribe(self)
+    }
+}
+
+impl ProcessHost for Debugger {
+    fn process_registry(&self) -> &ProcessRegistry {
+        &self.inner.processes
+    }
+
+    fn users(&self) -> &Users {
+        Debugger::users(self)
+    }
+
+    fn is_attaching(&self, pid: i64) -> bool {
+        self.inner.attaching.is_attaching(pid)
+    }
+
+    fn paused_keys(&self) -> HashSet<String> {
+        self.pauses().paused_keys()
+    }
+
+    fn close_pauses_of_keys(&self, keys: &HashSet<String>, reason: &str) {
+        self.pauses().close_pauses_of_keys(keys, reason)
+    }
+
+    fn checkpoint_line_ended(&self, process_id: &str, pid: Option<i64>) {
+        self.checkpoints().checkpoint_line_ended(process_id, pid)
+    }
+
+    fn end_checkpoints_of(&self, process_id: &str) -> usize {
+        self.checkpoints().end_checkpoints_of(process_id)
+    }
+}
+
+impl ProcessState for State {
+    fn store(&self) -> &Store {
+        &self.store
+    }
+}
+
+impl AttachHost for Debugger {
+    fn attaching(&self) -> &Attaching {
+        &self.inner.attaching
+    }
+}
+
+impl BreakpointChannels for Debugger {
+    fn wake_breakpoint_channels(&self) {
+        self.breakpoints().wake_breakpoint_channels()
+    }
+}
+
+impl InterruptHost for Debugger {
+    fn is_paused_now(&self, pause_id: &str) -> bool {
+        self.pauses().is_paused_now(pause_id)
+    }
+}
+
+impl InterruptState for State {
+    fn interrupts(&mut self) -> &mut Interrupts {
+        &mut self.interrupts
+    }
+
+    fn follows_breakpoint_channel(&self, process_key: &str) -> bool {
+        self.records.follows(process_key)
+    }
+
+    fn main_thread(&self, process_key: &str) -> Option<i64> {
+        self.records.main_thread(process_key)
+    }
+}
+
+impl SnapshotHost for Debugger {
+    fn policy(&self) -> &Policy {
+        &self.inner.config.policy
+    }
+
+    fn snapshots_kept(&self) -> usize {
+        self.inner.config.snapshots_kept
+    }
+
+    fn sessions(&self) -> SessionService<'_> {
+        Debugger::sessions(self)
+    }
+}
+
+impl SnapshotState for State {
+    fn store(&self) -> &Store {
+        &self.store
+    }
+
+    fn check_snapshot_target(&self, breakpoint_id: &str, now: f64) -> Result<()> {
+        self.records.check_snapshot_target(breakpoint_id, now)
+    }
+
+    fn count_snapshot_capture(&mut self, breakpoint_id: &str, now: f64) -> Result<bool> {
+        State::count_snapshot_capture(self, breakpoint_id, now)
+    }
+}
