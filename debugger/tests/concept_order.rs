@@ -16,7 +16,6 @@ const STILL_AGAINST_THE_ORDER: &[(&str, &str)] = &[
     ("breakpoints", "debugger"),
     ("call_reports", "debugger"),
     ("checkpoints", "debugger"),
-    ("cluster", "debugger"),
     ("pauses", "debugger"),
     ("sessions", "debugger"),
     ("steps", "debugger"),

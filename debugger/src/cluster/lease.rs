@@ -7,15 +7,11 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use crate::calls::Action;
 use crate::error::{Error, Result};
-use crate::pauses::methods::close_pause;
-use crate::sessions::methods::close_one_session;
 use crate::store::postgres::PgConnection;
 use crate::store::values;
-use crate::{ids, Debugger};
 
-use super::Cluster;
+use super::{Cluster, ClusterHost};
 
 /// How long a lease lasts without renewal.
 pub(crate) const LEASE_S: f64 = 5.0;
@@ -58,7 +54,7 @@ fn renew(db: &PgConnection, server_id: &str) -> Result<bool> {
 
 /// Renews the lease every second on a connection of its own (so no slow statement delays it);
 /// on waking to an expired lease, lets go of what this server held and takes a new one.
-pub(crate) fn keep(url: &str, debugger: Debugger, cluster: Arc<Cluster>) -> Result<()> {
+pub(crate) fn keep<H: ClusterHost>(url: &str, debugger: H, cluster: Arc<Cluster>) -> Result<()> {
     let db = PgConnection::connect(url)?;
     std::thread::Builder::new()
         .name("breakroom-lease".into())
@@ -83,7 +79,7 @@ pub(crate) fn keep(url: &str, debugger: Debugger, cluster: Arc<Cluster>) -> Resu
                             "cluster: this server's lease ran out while it was not answering; its programs have \
                              moved to other servers, so it closes the pauses and sessions it held"
                         );
-                        if let Err(e) = debugger.let_go_after_lost_lease(&cluster) {
+                        if let Err(e) = let_go_after_lost_lease(&debugger, &cluster) {
                             eprintln!("cluster: closing what this server held: {e}");
                         }
                         if let Err(e) = take(&db, cluster.server_id()) {
@@ -99,21 +95,9 @@ pub(crate) fn keep(url: &str, debugger: Debugger, cluster: Arc<Cluster>) -> Resu
         .map_err(|e| Error::storage_caused("cannot start the lease thread", e))
 }
 
-impl Debugger {
-    /// Closes every pause and session this server holds, as a restart would: the programs have
-    /// re-registered their pauses elsewhere, and one still polling here is told to do so.
-    fn let_go_after_lost_lease(&self, cluster: &Cluster) -> Result<()> {
-        let now = ids::now();
-        {
-            let mut st = self.state();
-            let held: Vec<String> = st.pauses.in_order().map(|p| p.record.pause_id.clone()).collect();
-            for pause_id in held {
-                close_pause(&mut st, &pause_id, Action::Continue, now, Some(LEASE_LOST_REASON))?;
-            }
-            for session_id in st.sessions.open_ids() {
-                close_one_session(&mut st, &session_id, now, Some(LEASE_LOST_REASON))?;
-            }
-        }
-        cluster.db.execute("DELETE FROM cluster_pauses WHERE server_id = ?1", values![cluster.server_id()]).map(drop)
-    }
+/// Closes every pause and session this server holds, as a restart would: the programs have
+/// re-registered their pauses elsewhere, and one still polling here is told to do so.
+fn let_go_after_lost_lease<H: ClusterHost>(debugger: &H, cluster: &Cluster) -> Result<()> {
+    debugger.let_go_of_everything(LEASE_LOST_REASON)?;
+    cluster.db.execute("DELETE FROM cluster_pauses WHERE server_id = ?1", values![cluster.server_id()]).map(drop)
 }

@@ -13,19 +13,19 @@
 //!   records the reply, which comes back on the same channel.
 
 use std::collections::{HashMap, HashSet};
-use std::sync::{mpsc, Arc, Mutex};
+use std::sync::{mpsc, Arc, Mutex, OnceLock};
 use std::time::Duration;
 
 use postgres::fallible_iterator::FallibleIterator;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
-use tokio::sync::oneshot;
+use tokio::sync::{broadcast, oneshot};
 
 use crate::error::{Error, ErrorKind, Result};
+use crate::host::Host;
 use crate::live_events::LiveEvent;
 use crate::store::postgres::{display_url, PgConnection};
 use crate::store::values;
-use crate::Debugger;
 
 mod lease;
 mod requests;
@@ -292,164 +292,95 @@ pub fn pauses_of_live_servers(url: &str) -> Result<HashSet<String>> {
     rows.iter().map(|r| r.text(0)).collect()
 }
 
-impl Debugger {
-    /// Joins the servers sharing `url` (`--database-url`): this server's pauses are listed and
-    /// driven from the others, theirs from here, and live events flow both ways. Call once,
-    /// inside the server's runtime.
-    pub fn join_cluster(&self, url: &str) -> Result<Arc<Cluster>> {
-        let server_id = crate::ids::new_uuid();
-        let db = PgConnection::connect(url)?;
-        db.batch(&format!("BEGIN; {SCHEMA} COMMIT;"))?;
-        lease::take(&db, &server_id)?;
-        // Pauses left by servers that are gone.
-        db.execute(concat!("DELETE FROM cluster_pauses p WHERE NOT (", live_server!(), ")"), values![])?;
-        let cluster = Arc::new(Cluster {
-            server_id: server_id.clone(),
-            db,
-            waiting: Mutex::new(HashMap::new()),
-            session_holders: Mutex::new(HashMap::new()),
-            sent: Default::default(),
-        });
-        self.inner.cluster.set(cluster.clone()).map_err(|_| Error::storage("this server joined a cluster already"))?;
-        let (ready_tx, ready) = mpsc::sync_channel(1);
-        let runtime = tokio::runtime::Handle::try_current()
-            .map_err(|_| Error::storage("joining a cluster needs the server's runtime"))?;
-        let (debugger, listener_cluster, listen_url) = (self.clone(), cluster.clone(), url.to_string());
-        std::thread::Builder::new()
-            .name("breakroom-cluster".into())
-            .spawn(move || listen(&listen_url, &debugger, &listener_cluster, &runtime, ready_tx))
-            .map_err(|e| Error::storage_caused("cannot start the cluster listener", e))?;
-        ready.recv().map_err(|_| Error::storage("the cluster listener ended"))??;
-        lease::keep(url, self.clone(), cluster.clone())?;
-        // Only now, with this server's connection up: a server starting meanwhile would take
-        // rows of a server it cannot see for a gone one's.
-        let paused: Vec<LiveEvent> = self
-            .state()
-            .pauses
-            .in_order()
-            .map(|p| LiveEvent::pause_added(&p.record.pause_id, &p.record.call.process_key))
-            .collect();
-        for event in paused {
-            cluster.track(&event)?;
-        }
-        self.relay_local_events(cluster.clone());
-        Ok(cluster)
-    }
+/// What a server joining others asks of the owner of the state: where the cluster is kept,
+/// what happens here (for the others), and the calls the others send it.
+pub(crate) trait ClusterHost: Host {
+    /// Where the cluster is kept once joined (set once).
+    fn cluster_slot(&self) -> &OnceLock<Arc<Cluster>>;
 
-    /// An event another server on the same database relayed: shown here, not sent back.
-    pub(crate) fn publish_from_peer(&self, event: LiveEvent) {
-        let _ = self.inner.live.send(event);
-    }
+    /// What happens here, for the other servers.
+    fn subscribe_for_peers(&self) -> broadcast::Receiver<LiveEvent>;
+
+    /// An event another server relayed: shown here, not sent back.
+    fn publish_from_peer(&self, event: LiveEvent);
 
     /// Reads the breakpoints and registered functions again from the store (another server
     /// changed them), and wakes the programs that follow breakpoints.
-    pub(crate) fn reload_configuration(&self) -> Result<()> {
-        {
-            self.state().load_breakpoint_configuration()?;
-        }
-        self.inner.breakpoint_version.send_modify(|v| *v += 1);
-        Ok(())
-    }
+    fn reload_configuration(&self) -> Result<()>;
 
-    /// The server holding `pause_id`, when it is not this one (only with a cluster).
-    pub(crate) fn pause_held_elsewhere(&self, pause_id: &str) -> Result<Option<String>> {
-        let Some(cluster) = self.cluster() else { return Ok(None) };
-        if self.state().pauses.contains(pause_id) {
-            return Ok(None);
-        }
-        cluster.holder_of_pause(pause_id)
-    }
+    /// The pauses this server holds now, each as its `pause_added` event.
+    fn held_pauses(&self) -> Vec<LiveEvent>;
 
-    /// The server holding the pause of `session_id`, when it is not this one.
-    pub(crate) fn session_held_elsewhere(&self, session_id: &str) -> Result<Option<String>> {
-        let Some(cluster) = self.cluster() else { return Ok(None) };
-        if self.state().sessions.get(session_id).is_some() {
-            return Ok(None);
-        }
-        cluster.holder_of_session(session_id)
-    }
+    /// Closes every pause and REPL session this server holds, with `reason`, as a restart would.
+    fn let_go_of_everything(&self, reason: &str) -> Result<()>;
 
-    /// Runs a door's call that may wait for another server's quick answer (`ask_holder_now`:
-    /// starting or closing a session, resuming a pause held there) on the blocking pool, so no
-    /// runtime worker waits on another server; alone, where it never waits, in place.
-    pub async fn off_workers<T: Send + 'static>(
-        &self,
-        call: impl FnOnce(&Debugger) -> Result<T> + Send + 'static,
-    ) -> Result<T> {
-        if self.cluster().is_none() {
-            return call(self);
-        }
-        let debugger = self.clone();
-        tokio::task::spawn_blocking(move || call(&debugger))
-            .await
-            .map_err(|e| Error::storage(format!("a call that asks another server failed: {e}")))?
-    }
+    /// Runs a door's call another server sent, here where its pause is, as a local door would.
+    fn run_for_peer(&self, request: Request) -> impl std::future::Future<Output = Result<Value>> + Send;
+}
 
-    /// `request` run by `holder`, for a door that answers at once (see [`Debugger::off_workers`]).
-    pub(crate) fn ask_holder_now<T: serde::de::DeserializeOwned>(
-        &self,
-        holder: &str,
-        request: impl Into<Request>,
-    ) -> Result<T> {
-        let request = request.into();
-        let cluster = self.cluster().ok_or_else(|| Error::storage("not in a cluster"))?;
-        let value = cluster.ask_now(holder, request)?;
-        serde_json::from_value(value).map_err(|e| Error::storage_caused("another server's reply", e))
+/// Joins the servers sharing `url` (`--database-url`): this server's pauses are listed and
+/// driven from the others, theirs from here, and live events flow both ways. Call once,
+/// inside the server's runtime.
+pub(crate) fn join<H: ClusterHost>(host: &H, url: &str) -> Result<Arc<Cluster>> {
+    let server_id = crate::ids::new_uuid();
+    let db = PgConnection::connect(url)?;
+    db.batch(&format!("BEGIN; {SCHEMA} COMMIT;"))?;
+    lease::take(&db, &server_id)?;
+    // Pauses left by servers that are gone.
+    db.execute(concat!("DELETE FROM cluster_pauses p WHERE NOT (", live_server!(), ")"), values![])?;
+    let cluster = Arc::new(Cluster {
+        server_id: server_id.clone(),
+        db,
+        waiting: Mutex::new(HashMap::new()),
+        session_holders: Mutex::new(HashMap::new()),
+        sent: Default::default(),
+    });
+    host.cluster_slot().set(cluster.clone()).map_err(|_| Error::storage("this server joined a cluster already"))?;
+    let (ready_tx, ready) = mpsc::sync_channel(1);
+    let runtime = tokio::runtime::Handle::try_current()
+        .map_err(|_| Error::storage("joining a cluster needs the server's runtime"))?;
+    let (listener, listener_cluster, listen_url) = (host.clone(), cluster.clone(), url.to_string());
+    std::thread::Builder::new()
+        .name("breakroom-cluster".into())
+        .spawn(move || listen(&listen_url, &listener, &listener_cluster, &runtime, ready_tx))
+        .map_err(|e| Error::storage_caused("cannot start the cluster listener", e))?;
+    ready.recv().map_err(|_| Error::storage("the cluster listener ended"))??;
+    lease::keep(url, host.clone(), cluster.clone())?;
+    // Only now, with this server's connection up: a server starting meanwhile would take
+    // rows of a server it cannot see for a gone one's.
+    for event in host.held_pauses() {
+        cluster.track(&event)?;
     }
+    relay_local_events(host.subscribe_for_peers(), cluster.clone());
+    Ok(cluster)
+}
 
-    /// `request` run by `holder`, waiting as long as the program may take.
-    pub(crate) async fn ask_holder<T: serde::de::DeserializeOwned>(
-        &self,
-        holder: &str,
-        request: impl Into<Request>,
-    ) -> Result<T> {
-        let request = request.into();
-        let cluster = self.cluster().ok_or_else(|| Error::storage("not in a cluster"))?.clone();
-        // The holder's own wait for its program, and the trip there and back.
-        let wait = self.inner.config.eval_timeout + Duration::from_secs(5);
-        let session_id = match &request {
-            Request::Session(
-                crate::sessions::methods::SessionCall::Eval { session_id, .. }
-                | crate::sessions::methods::SessionCall::CloseSession { session_id },
-            ) => Some(session_id.clone()),
-            _ => None,
-        };
-        let value = cluster.ask(holder, request, wait).await.inspect_err(|_| {
-            if let Some(session_id) = &session_id {
-                cluster.forget_session_holder(session_id);
+/// Every event that happens here goes to the other servers.
+fn relay_local_events(mut events: broadcast::Receiver<LiveEvent>, cluster: Arc<Cluster>) {
+    std::thread::spawn(move || loop {
+        match events.blocking_recv() {
+            Ok(event) => {
+                let notice = Notice::Event { from: cluster.server_id.clone(), event };
+                let fits = serde_json::to_string(&notice).is_ok_and(|t| t.len() < MAX_PAYLOAD);
+                let notice = if fits {
+                    notice
+                } else {
+                    // Too large to carry (a burst of output): peers refetch what they show.
+                    Notice::Event { from: cluster.server_id.clone(), event: LiveEvent::BREAKPOINTS_CHANGED }
+                };
+                let _ = cluster.notify(&notice);
             }
-        })?;
-        serde_json::from_value(value).map_err(|e| Error::storage_caused("another server's reply", e))
-    }
-
-    /// Every event that happens here goes to the other servers.
-    fn relay_local_events(&self, cluster: Arc<Cluster>) {
-        let mut events = self.inner.to_peers.subscribe();
-        std::thread::spawn(move || loop {
-            match events.blocking_recv() {
-                Ok(event) => {
-                    let notice = Notice::Event { from: cluster.server_id.clone(), event };
-                    let fits = serde_json::to_string(&notice).is_ok_and(|t| t.len() < MAX_PAYLOAD);
-                    let notice = if fits {
-                        notice
-                    } else {
-                        // Too large to carry (a burst of output): peers refetch what they show.
-                        Notice::Event { from: cluster.server_id.clone(), event: LiveEvent::BREAKPOINTS_CHANGED }
-                    };
-                    let _ = cluster.notify(&notice);
-                }
-                Err(tokio::sync::broadcast::error::RecvError::Lagged(_)) => continue,
-                Err(tokio::sync::broadcast::error::RecvError::Closed) => break,
-            }
-        });
-    }
+            Err(tokio::sync::broadcast::error::RecvError::Lagged(_)) => continue,
+            Err(tokio::sync::broadcast::error::RecvError::Closed) => break,
+        }
+    });
 }
 
 /// The listening connection: named after the server (its liveness), LISTENing on the channel,
 /// handing each notice to the debugger. Reconnects if the database goes away.
-fn listen(
+fn listen<H: ClusterHost>(
     url: &str,
-    debugger: &Debugger,
+    debugger: &H,
     cluster: &Arc<Cluster>,
     runtime: &tokio::runtime::Handle,
     ready: mpsc::SyncSender<Result<()>>,

@@ -2,16 +2,14 @@
 //! there on its own debugger exactly as a local door would run them.
 
 use serde::{Deserialize, Serialize};
-use serde_json::Value;
 
-use super::{Cluster, Notice, Reply, Waiter, CHANNEL, MAX_PAYLOAD};
+use super::{Cluster, ClusterHost, Notice, Reply, Waiter, CHANNEL, MAX_PAYLOAD};
 use crate::error::{Error, Result};
 use crate::live_events::LiveEvent;
 use crate::pauses::methods::PauseCall;
 use crate::sessions::methods::SessionCall;
 use crate::steps::methods::StepCall;
 use crate::store::values;
-use crate::Debugger;
 
 /// A door's call, for the server that holds its pause or session: each concept names its
 /// own calls, and the tag `call` tells them apart on the wire.
@@ -41,37 +39,10 @@ impl From<StepCall> for Request {
     }
 }
 
-fn json<T: Serialize>(value: T) -> Result<Value> {
-    serde_json::to_value(value).map_err(|e| Error::storage_caused("", e))
-}
-
-impl Request {
-    /// Runs the call here, where its pause is.
-    async fn run(self, debugger: &Debugger) -> Result<Value> {
-        match self {
-            Request::Session(SessionCall::StartSession { pause_id }) => {
-                json(debugger.sessions().start_session(&pause_id)?)
-            }
-            Request::Session(SessionCall::Eval { session_id, expr, frame }) => {
-                json(debugger.sessions().eval_in_frame(&session_id, &expr, frame).await?)
-            }
-            Request::Session(SessionCall::CloseSession { session_id }) => {
-                json(debugger.sessions().close_session(&session_id)?)
-            }
-            Request::Pause(PauseCall::Resume { pause_id, request }) => {
-                json(debugger.pauses().resume(&pause_id, request)?)
-            }
-            Request::Step(StepCall::Step { pause_id, request }) => {
-                json(debugger.steps().step(&pause_id, request).await?)
-            }
-        }
-    }
-}
-
 /// One notice from the channel (the listener's thread).
-pub(super) fn receive(
+pub(super) fn receive<H: ClusterHost>(
     notice: Notice,
-    debugger: &Debugger,
+    debugger: &H,
     cluster: &std::sync::Arc<Cluster>,
     runtime: &tokio::runtime::Handle,
 ) {
@@ -95,7 +66,7 @@ pub(super) fn receive(
                     None => read_request(&cluster, id),
                 };
                 let reply = match request {
-                    Ok(request) => Reply::of(request.run(&debugger).await),
+                    Ok(request) => Reply::of(debugger.run_for_peer(request).await),
                     Err(e) => Reply::of(Err(e)),
                 };
                 if let Err(e) = answer(&cluster, &from, id, reply) {

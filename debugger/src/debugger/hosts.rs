@@ -3,22 +3,29 @@
 //! process that ended ends its checkpoints"), written here once.
 
 use std::collections::HashSet;
-use std::sync::MutexGuard;
+use std::sync::{Arc, MutexGuard, OnceLock};
 
+use serde::Serialize;
+use serde_json::Value;
 use tokio::sync::broadcast;
 
 use super::{Debugger, State};
 use crate::attach::{AttachHost, Attaching};
 use crate::breakpoints::BreakpointChannels;
-use crate::error::Result;
+use crate::calls::Action;
+use crate::cluster::{Cluster, ClusterHost, Request};
+use crate::error::{Error, Result};
 use crate::host::Host;
 use crate::interrupts::{InterruptHost, InterruptState, Interrupts};
 use crate::model::LiveEvent;
+use crate::pauses::methods::{close_pause, PauseCall};
 use crate::policy::Policy;
 use crate::processes::host::{ProcessHost, ProcessState};
 use crate::processes::ProcessRegistry;
+use crate::sessions::methods::{close_one_session, SessionCall};
 use crate::sessions::SessionService;
 use crate::snapshots::methods::{SnapshotHost, SnapshotState};
+use crate::steps::methods::StepCall;
 use crate::store::Store;
 use crate::users::Users;
 
@@ -131,5 +138,60 @@ impl SnapshotState for State {
 
     fn count_snapshot_capture(&mut self, breakpoint_id: &str, now: f64) -> Result<bool> {
         State::count_snapshot_capture(self, breakpoint_id, now)
+    }
+}
+
+impl ClusterHost for Debugger {
+    fn cluster_slot(&self) -> &OnceLock<Arc<Cluster>> {
+        &self.inner.cluster
+    }
+
+    fn subscribe_for_peers(&self) -> broadcast::Receiver<LiveEvent> {
+        self.inner.to_peers.subscribe()
+    }
+
+    fn publish_from_peer(&self, event: LiveEvent) {
+        let _ = self.inner.live.send(event);
+    }
+
+    fn reload_configuration(&self) -> Result<()> {
+        self.state().load_breakpoint_configuration()?;
+        self.inner.breakpoint_version.send_modify(|v| *v += 1);
+        Ok(())
+    }
+
+    fn held_pauses(&self) -> Vec<LiveEvent> {
+        let st = self.state();
+        st.pauses.in_order().map(|p| LiveEvent::pause_added(&p.record.pause_id, &p.record.call.process_key)).collect()
+    }
+
+    fn let_go_of_everything(&self, reason: &str) -> Result<()> {
+        let now = crate::ids::now();
+        let mut st = self.state();
+        let held: Vec<String> = st.pauses.in_order().map(|p| p.record.pause_id.clone()).collect();
+        for pause_id in held {
+            close_pause(&mut st, &pause_id, Action::Continue, now, Some(reason))?;
+        }
+        for session_id in st.sessions.open_ids() {
+            close_one_session(&mut st, &session_id, now, Some(reason))?;
+        }
+        Ok(())
+    }
+
+    async fn run_for_peer(&self, request: Request) -> Result<Value> {
+        fn json<T: Serialize>(value: T) -> Result<Value> {
+            serde_json::to_value(value).map_err(|e| Error::storage_caused("", e))
+        }
+        match request {
+            Request::Session(SessionCall::StartSession { pause_id }) => json(self.sessions().start_session(&pause_id)?),
+            Request::Session(SessionCall::Eval { session_id, expr, frame }) => {
+                json(self.sessions().eval_in_frame(&session_id, &expr, frame).await?)
+            }
+            Request::Session(SessionCall::CloseSession { session_id }) => {
+                json(self.sessions().close_session(&session_id)?)
+            }
+            Request::Pause(PauseCall::Resume { pause_id, request }) => json(self.pauses().resume(&pause_id, request)?),
+            Request::Step(StepCall::Step { pause_id, request }) => json(self.steps().step(&pause_id, request).await?),
+        }
     }
 }

@@ -16,6 +16,7 @@ use crate::model::{LiveEvent, RecordedEvent};
 use crate::pauses::Pause;
 use crate::store::{EventSelection, Store};
 
+mod cluster;
 #[doc(hidden)]
 pub mod for_tests;
 mod hosts;
