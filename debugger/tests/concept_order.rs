@@ -13,7 +13,6 @@ use std::path::{Path, PathBuf};
 /// (`crate::debugger`), where a converted one holds any owner that implements its own
 /// `…Host` trait (`crate::host`; `processes` is the first).
 const STILL_AGAINST_THE_ORDER: &[(&str, &str)] = &[
-    ("breakpoints", "debugger"),
     ("call_reports", "debugger"),
     ("checkpoints", "debugger"),
     ("pauses", "debugger"),

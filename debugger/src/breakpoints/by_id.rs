@@ -2,13 +2,12 @@
 //! programs hold to learn of changes at once; the hits and logpoint messages they report; and
 //! the options of function breakpoints decided here, for every client.
 
-use std::collections::{BTreeMap, HashSet};
+use std::collections::BTreeMap;
 
 use serde::Serialize;
 use serde_json::json;
 
 use crate::calls::CallData;
-use crate::debugger::{Debugger, State};
 use crate::error::{Error, Result};
 use crate::ids;
 use crate::model::{EventKind, LiveEvent};
@@ -16,6 +15,7 @@ use crate::model::{EventKind, LiveEvent};
 use indexmap::IndexMap;
 
 use super::gates::interpolate;
+use super::state::{BreakpointHost, BreakpointParts, BreakpointsState, ProgramOrders};
 
 use crate::breakpoints::policy::{BreakpointAction, BreakpointState, HitTally};
 use crate::breakpoints::record::{BreakpointPatch, BreakpointRecord, BreakpointSpec, HitCondition, Refusal};
@@ -121,26 +121,34 @@ pub struct Follower {
 
 /// Breakpoints by id, of every kind, and the channel programs follow them on: what the doors reach
 /// as `debugger.breakpoints()`.
-#[derive(Clone, Copy)]
-pub struct BreakpointService<'a> {
-    pub(crate) debugger: &'a Debugger,
+pub struct BreakpointService<'a, H> {
+    pub(crate) debugger: &'a H,
 }
 
-impl BreakpointService<'_> {
+impl<H> Clone for BreakpointService<'_, H> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+
+impl<H> Copy for BreakpointService<'_, H> {}
+
+impl<H: BreakpointHost> BreakpointService<'_, H> {
     /// Every breakpoint, with the running processes a line breakpoint cannot reach.
     pub fn breakpoint_records(&self) -> Vec<BreakpointRecord> {
         let now = ids::now();
         // Other servers on the database count hits and tallies too: the database has the totals.
         // (A store that cannot be read leaves this server's own counts.)
-        let counted: std::collections::HashMap<String, (u64, HitTally)> = match self.debugger.cluster() {
-            Some(_) => {
-                let counts = self.debugger.state().store.breakpoint_counts().unwrap_or_default();
+        let counted: std::collections::HashMap<String, (u64, HitTally)> = match self.debugger.in_cluster() {
+            true => {
+                let counts = self.debugger.state().breakpoint_parts().store.breakpoint_counts().unwrap_or_default();
                 counts.into_iter().map(|(id, hits, tally)| (id, (hits, tally))).collect()
             }
-            None => Default::default(),
+            false => Default::default(),
         };
         let (mut records, unreachable) = {
-            let st = self.debugger.state();
+            let mut guard = self.debugger.state();
+            let st = guard.breakpoint_parts();
             let records: Vec<BreakpointRecord> = st
                 .records
                 .by_id
@@ -166,20 +174,7 @@ impl BreakpointService<'_> {
         if unreachable.is_empty() {
             return records;
         }
-        let running: HashSet<String> = self
-            .debugger
-            .processes()
-            .registry()
-            .list(false, ids::now())
-            .into_iter()
-            .filter(|p| {
-                matches!(
-                    p.status,
-                    crate::process_records::ProcessStatus::Running | crate::process_records::ProcessStatus::Paused
-                )
-            })
-            .filter_map(|p| p.process_key)
-            .collect();
+        let running = self.debugger.running_process_keys();
         let refusals: Vec<Refusal> = unreachable
             .into_iter()
             .filter(|k| running.contains(k))
@@ -197,17 +192,25 @@ impl BreakpointService<'_> {
     }
 
     pub fn breakpoint_record(&self, id: &str) -> Result<BreakpointRecord> {
-        self.debugger.state().records.by_id.get(id).cloned().ok_or_else(|| Error::BreakpointNotFound(id.to_string()))
+        self.debugger
+            .state()
+            .breakpoint_parts()
+            .records
+            .by_id
+            .get(id)
+            .cloned()
+            .ok_or_else(|| Error::BreakpointNotFound(id.to_string()))
     }
 
     /// `POST /api/breakpoints` with a `kind`. A function breakpoint also registers the name, so
     /// an unchanged cideldill client pauses there as before.
     pub fn add_breakpoint_record(&self, spec: &BreakpointSpec) -> Result<BreakpointRecord> {
-        let mut st = self.debugger.state();
+        let mut guard = self.debugger.state();
+        let st = guard.breakpoint_parts();
         let mut record = BreakpointRecord::from_spec(String::new(), spec, ids::now()).map_err(spec_error)?;
         super::read_only::check_record(&record).map_err(spec_error)?;
         // Places that are not debugged (`--no-debug`): refused, naming the rule.
-        let policy = &self.debugger.inner.config.policy;
+        let policy = &self.debugger.policy();
         for place in [record.file.as_deref(), record.function_name.as_deref()].into_iter().flatten() {
             policy.check_location(place)?;
         }
@@ -221,7 +224,7 @@ impl BreakpointService<'_> {
         }
         st.store.put_breakpoint_record(position, &record)?;
         st.records.by_id.insert(record.id.clone(), record);
-        drop(st);
+        drop(guard);
         self.breakpoints_changed();
         // As listed: with the processes it cannot reach.
         self.breakpoint_records().into_iter().find(|r| r.id == id).ok_or(Error::BreakpointNotFound(id))
@@ -233,6 +236,7 @@ impl BreakpointService<'_> {
         let there: Vec<String> = self
             .debugger
             .state()
+            .breakpoint_parts()
             .records
             .by_id
             .values()
@@ -250,7 +254,8 @@ impl BreakpointService<'_> {
 
     /// `PATCH /api/breakpoints/{id}`: options only.
     pub fn update_breakpoint_record(&self, id: &str, changes: &BreakpointPatch) -> Result<BreakpointRecord> {
-        let mut st = self.debugger.state();
+        let mut guard = self.debugger.state();
+        let st = guard.breakpoint_parts();
         let current = st.records.by_id.get(id).ok_or_else(|| Error::BreakpointNotFound(id.to_string()))?;
         let mut next = current.patched(changes, ids::now()).map_err(spec_error)?;
         super::read_only::check_record(&next).map_err(spec_error)?;
@@ -263,7 +268,7 @@ impl BreakpointService<'_> {
             st.store.set_breakpoint_hits(id, 0)?;
         }
         st.records.by_id.insert(id.to_string(), next.clone());
-        drop(st);
+        drop(guard);
         self.breakpoints_changed();
         self.breakpoint_records().into_iter().find(|r| r.id == id).ok_or_else(|| Error::BreakpointNotFound(id.into()))
     }
@@ -271,7 +276,8 @@ impl BreakpointService<'_> {
     /// `DELETE /api/breakpoints/{id}`. Removing the last breakpoint on a function name removes
     /// the name's breakpoint too (what cideldill's `DELETE /api/breakpoints/{name}` does).
     pub fn remove_breakpoint_record(&self, id: &str) -> Result<BreakpointRecord> {
-        let mut st = self.debugger.state();
+        let mut guard = self.debugger.state();
+        let st = guard.breakpoint_parts();
         let record = st.records.by_id.shift_remove(id).ok_or_else(|| Error::BreakpointNotFound(id.to_string()))?;
         st.store.delete_breakpoint_record(id)?;
         if let Some(name) = &record.function_name {
@@ -280,14 +286,15 @@ impl BreakpointService<'_> {
                 st.save_breakpoint(name)?;
             }
         }
-        drop(st);
+        drop(guard);
         self.breakpoints_changed();
         Ok(record)
     }
 
     /// `DELETE /api/breakpoints`: every breakpoint of every kind. Returns how many went.
     pub fn clear_breakpoints(&self) -> Result<usize> {
-        let mut st = self.debugger.state();
+        let mut guard = self.debugger.state();
+        let st = guard.breakpoint_parts();
         let ids: Vec<String> = st.records.by_id.keys().cloned().collect();
         let names: Vec<String> = st.breakpoints.by_name.keys().cloned().collect();
         st.store.atomically(|store| {
@@ -301,7 +308,7 @@ impl BreakpointService<'_> {
         })?;
         st.records.by_id.clear();
         st.breakpoints.by_name.clear();
-        drop(st);
+        drop(guard);
         self.breakpoints_changed();
         Ok(ids.len().max(names.len()))
     }
@@ -312,43 +319,39 @@ impl BreakpointService<'_> {
     pub async fn breakpoint_changes(self, since: Option<u64>, follower: Option<Follower>) -> BreakpointSnapshot {
         let key = follower.map(|f| {
             let key = ids::process_key(f.pid, f.start_time);
-            let mut st = self.debugger.state();
+            let mut guard = self.debugger.state();
+            let st = guard.breakpoint_parts();
             if let Some(labels) = f.labels {
                 st.records.follower_labels.insert(key.clone(), labels);
             }
             let known = st.records.followers.entry(key.clone()).or_default();
             let first = known.is_none() && f.main_thread.is_some();
             *known = f.main_thread.or(*known);
-            drop(st);
+            drop(guard);
             if first {
                 // It can be paused from now on (DAP lists it as a thread).
                 self.debugger.publish(LiveEvent::CallsChanged { process_key: key.clone() });
             }
             key
         });
-        let mut watch = self.debugger.inner.breakpoint_version.subscribe();
+        let mut watch = self.debugger.breakpoint_version().subscribe();
         if let Some(since) = since {
             let changed = watch.wait_for(|version| *version != since);
-            let _ = tokio::time::timeout(self.debugger.inner.config.poll_hold, changed).await;
+            let _ = tokio::time::timeout(self.debugger.poll_hold(), changed).await;
         }
         let version = *watch.borrow();
-        let interrupts = key.as_ref().map(|k| self.debugger.state().interrupts.for_key(k)).unwrap_or_default();
-        let (task_asks, task_orders) = key
-            .as_ref()
-            .map(|k| {
-                let st = self.debugger.state();
-                (st.interrupts.tasks.lists_for(k), st.interrupts.tasks.orders_for(k))
-            })
-            .unwrap_or_default();
+        let ProgramOrders { interrupts, task_asks, task_orders } =
+            key.as_ref().map(|k| self.debugger.orders_for(k)).unwrap_or_default();
         // What this program arms: active breakpoints whose `where` its labels match.
-        let labels =
-            key.and_then(|k| self.debugger.state().records.follower_labels.get(&k).cloned()).unwrap_or_default();
+        let labels = key
+            .and_then(|k| self.debugger.state().breakpoint_parts().records.follower_labels.get(&k).cloned())
+            .unwrap_or_default();
         let breakpoints = self
             .breakpoint_records()
             .into_iter()
             .filter(|r| r.state == BreakpointState::Active && r.limits.arms_in(&labels))
             .collect();
-        let policy = self.debugger.inner.config.policy.wire();
+        let policy = self.debugger.policy().wire();
         BreakpointSnapshot { version, breakpoints, interrupts, task_asks, task_orders, policy }
     }
 
@@ -360,14 +363,14 @@ impl BreakpointService<'_> {
     /// Answers every held `breakpoint-changes` request now (a new version): for a change of the
     /// breakpoints, a pause order, or a shutdown.
     pub(crate) fn wake_breakpoint_channels(&self) {
-        self.debugger.inner.breakpoint_version.send_modify(|v| *v += 1);
+        self.debugger.breakpoint_version().send_modify(|v| *v += 1);
     }
 }
 
-impl BreakpointService<'_> {
+impl<H: BreakpointHost> BreakpointService<'_, H> {
     /// A function breakpoint's condition (None: it has none, or it is gone).
     pub(crate) fn condition_of(&self, id: &str) -> Option<String> {
-        self.debugger.state().records.by_id.get(id).and_then(|r| r.condition.clone())
+        self.debugger.state().breakpoint_parts().records.by_id.get(id).and_then(|r| r.condition.clone())
     }
 
     /// A condition held (or raised) at a call: counts the hit and logs it; whether it pauses.
@@ -380,7 +383,7 @@ impl BreakpointService<'_> {
     ) -> Result<bool> {
         let now = ids::now();
         let mut guard = self.debugger.state();
-        let st = &mut *guard;
+        let st = guard.breakpoint_parts();
         let Some(record) = st.records.by_id.get_mut(id) else { return Ok(false) };
         // Counted in the database: servers sharing it count one breakpoint together.
         record.hit_count = st.store.count_breakpoint_hits(id, 1)?.unwrap_or(record.hit_count + 1);
@@ -418,14 +421,14 @@ impl BreakpointService<'_> {
         record.last_hit = Some(data.clone());
         let record = record.clone();
         st.save_record(&record)?;
-        st.log(now, event, &call.process_key, None, data)?;
+        st.store.log(now, event, &call.process_key, None, data)?;
         drop(guard);
         self.debugger.publish(LiveEvent::breakpoint_hit(&call.process_key, vec![id.to_string()]));
         Ok(pauses)
     }
 }
 
-impl State {
+impl BreakpointParts<'_> {
     /// Counts one snapshot kept for the snapshot breakpoint `id` and saves its record; whether
     /// that was its last one.
     pub(crate) fn count_snapshot_capture(&mut self, id: &str, now: f64) -> Result<bool> {

@@ -10,8 +10,8 @@ use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
+use super::state::{BreakpointHost, BreakpointParts, BreakpointsState};
 use crate::cid_store::{SerializationFormat, StoredObject};
-use crate::debugger::{Debugger, State};
 use crate::display::{pickled_text, text_of};
 use crate::error::{Error, Result};
 use crate::ids;
@@ -166,7 +166,7 @@ pub struct RegisteredFunction {
     pub metadata: Value,
 }
 
-impl State {
+impl BreakpointParts<'_> {
     pub(crate) fn save_breakpoint(&self, name: &str) -> Result<()> {
         match self.breakpoints.by_name.get(name) {
             Some(bp) => self.store.put_breakpoint(name, bp),
@@ -229,18 +229,26 @@ impl Breakpoints {
 
 /// cideldill's breakpoints by function name, registered functions and stored values: what the doors
 /// reach as `debugger.function_breakpoints()`.
-#[derive(Clone, Copy)]
-pub struct FunctionBreakpointService<'a> {
-    pub(crate) debugger: &'a Debugger,
+pub struct FunctionBreakpointService<'a, H> {
+    pub(crate) debugger: &'a H,
 }
 
-impl FunctionBreakpointService<'_> {
+impl<H> Clone for FunctionBreakpointService<'_, H> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+
+impl<H> Copy for FunctionBreakpointService<'_, H> {}
+
+impl<H: BreakpointHost> FunctionBreakpointService<'_, H> {
     /// Adds a breakpoint (keeping its behaviours if it exists) and records the signature. The
     /// same registration again (every run of a program wraps its functions anew) changes
     /// nothing: no program's breakpoint channel is woken and no page refetches for it.
     pub fn add_breakpoint(&self, name: &str, signature: Option<String>, behavior: Option<Behavior>) -> Result<()> {
         let name = required_name(name)?;
-        let mut st = self.debugger.state();
+        let mut guard = self.debugger.state();
+        let mut st = guard.breakpoint_parts();
         let before = st.breakpoints.by_name.get(name).cloned();
         let same_signature = st.functions.get(name).is_some_and(|f| f.signature == signature);
         let has_record = st.records.by_id.values().any(|r| r.function_name.as_deref() == Some(name));
@@ -259,17 +267,18 @@ impl FunctionBreakpointService<'_> {
         st.ensure_function_record(name, ids::now())?;
         st.save_breakpoint(name)?;
         st.save_function(name)?;
-        drop(st);
+        drop(guard);
         self.debugger.breakpoints().breakpoints_changed();
         Ok(())
     }
 
     pub fn remove_breakpoint(&self, name: &str) -> Result<()> {
-        let mut st = self.debugger.state();
+        let mut guard = self.debugger.state();
+        let mut st = guard.breakpoint_parts();
         st.breakpoints.by_name.remove(name);
         st.remove_function_records(name)?;
         st.save_breakpoint(name)?;
-        drop(st);
+        drop(guard);
         self.debugger.breakpoints().breakpoints_changed();
         Ok(())
     }
@@ -286,7 +295,8 @@ impl FunctionBreakpointService<'_> {
     pub fn set_replacement(&self, name: &str, replacement: &str) -> Result<Option<String>> {
         let replacement = (!replacement.is_empty() && replacement != name).then(|| replacement.to_string());
         {
-            let st = self.debugger.state();
+            let mut guard = self.debugger.state();
+            let st = guard.breakpoint_parts();
             if !st.breakpoints.by_name.contains_key(name) {
                 return Err(Error::BreakpointNotFound(name.to_string()));
             }
@@ -302,22 +312,24 @@ impl FunctionBreakpointService<'_> {
     }
 
     fn with_breakpoint(&self, name: &str, change: impl FnOnce(&mut Breakpoint)) -> Result<()> {
-        let mut st = self.debugger.state();
+        let mut guard = self.debugger.state();
+        let st = guard.breakpoint_parts();
         let bp = st.breakpoints.by_name.get_mut(name).ok_or_else(|| Error::BreakpointNotFound(name.to_string()))?;
         change(bp);
         st.save_breakpoint(name)?;
-        drop(st);
+        drop(guard);
         self.debugger.publish(LiveEvent::BREAKPOINTS_CHANGED);
         Ok(())
     }
 
     pub fn global_behavior(&self) -> GlobalBehavior {
-        self.debugger.state().breakpoints.global
+        self.debugger.state().breakpoint_parts().breakpoints.global
     }
 
     pub fn set_global_behavior(&self, behavior: GlobalBehavior) -> Result<()> {
         {
-            let mut st = self.debugger.state();
+            let mut guard = self.debugger.state();
+            let st = guard.breakpoint_parts();
             st.breakpoints.global = behavior;
             st.store.put_global(behavior)?;
         }
@@ -326,7 +338,7 @@ impl FunctionBreakpointService<'_> {
     }
 
     pub fn breakpoints(&self) -> BTreeMap<String, Breakpoint> {
-        self.debugger.state().breakpoints.by_name.clone()
+        self.debugger.state().breakpoint_parts().breakpoints.by_name.clone()
     }
 
     /// Registers a function a client may replace calls with; its serialized code, when sent,
@@ -341,9 +353,10 @@ impl FunctionBreakpointService<'_> {
             ));
         }
         let now = ids::now();
-        let mut st = self.debugger.state();
+        let mut guard = self.debugger.state();
+        let st = guard.breakpoint_parts();
         if let (Some(cid), Some(data)) = (&req.function_cid, &req.function_data) {
-            st.store_pair(cid, data, format, now)?;
+            st.store.store_pair(cid, data, format, now)?;
         }
         let name = required_name(req.function_name.as_deref().unwrap_or(""))?;
         let metadata = json!({"client_ref": req.function_client_ref, "registered_at": now});
@@ -352,7 +365,7 @@ impl FunctionBreakpointService<'_> {
     }
 
     pub fn functions(&self) -> BTreeMap<String, RegisteredFunction> {
-        self.debugger.state().functions.clone()
+        self.debugger.state().breakpoint_parts().functions.clone()
     }
 
     /// A stored value as pages and tools show it.
@@ -375,12 +388,13 @@ impl FunctionBreakpointService<'_> {
     }
 
     pub fn object(&self, cid: &str) -> Result<Option<StoredObject>> {
-        self.debugger.state().object(cid)
+        self.debugger.state().breakpoint_parts().store.object(cid)
     }
 
     /// Breakpoints with what the main page needs to edit them.
     pub fn breakpoints_view(&self) -> BreakpointsView {
-        let st = self.debugger.state();
+        let mut guard = self.debugger.state();
+        let st = guard.breakpoint_parts();
         let breakpoints = st
             .breakpoints
             .by_name
@@ -411,7 +425,7 @@ impl FunctionBreakpointService<'_> {
 
     /// A breakpoint's completed calls, newest first.
     pub fn breakpoint_history(&self, name: &str, limit: usize) -> Result<Vec<Value>> {
-        self.debugger.state().store.history(name, limit)
+        self.debugger.state().breakpoint_parts().store.history(name, limit)
     }
 }
 

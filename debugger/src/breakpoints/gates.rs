@@ -4,15 +4,15 @@
 
 use serde_json::{json, Value};
 
+use super::state::BreakpointParts;
 use crate::calls::CallData;
-use crate::debugger::State;
 use crate::error::Result;
 use crate::model::EventKind;
 
 use crate::breakpoints::policy::{BreakpointAction, BreakpointState};
 use crate::breakpoints::record::{BreakpointKind, BreakpointRecord, HitCondition};
 
-impl State {
+impl BreakpointParts<'_> {
     /// The function breakpoints' options at a call of `call.method_name`, decided here for every
     /// client: disabled ones and those whose pattern or hit condition does not hold let the call
     /// run; a logpoint logs; the rest pause. Returns whether any enabled record wants a pause,
@@ -89,14 +89,14 @@ impl State {
             let record = record.clone();
             self.save_record(&record)?;
             if !plain {
-                self.log(now, event, &call.process_key, None, data)?;
+                self.store.log(now, event, &call.process_key, None, data)?;
             }
         }
         Ok(Some(gate))
     }
 }
 
-impl State {
+impl BreakpointParts<'_> {
     /// Error breakpoints at a call that raised `type_name` (reported by the call's wrapper):
     /// whether one pauses after it. Logpoints log; options are decided as for function ones.
     pub(crate) fn error_gate(&mut self, call: &CallData, type_name: &str, now: f64) -> Result<bool> {
@@ -148,7 +148,7 @@ impl State {
             let record = record.clone();
             self.save_record(&record)?;
             if let Some(event) = event {
-                self.log(now, event, &call.process_key, None, data)?;
+                self.store.log(now, event, &call.process_key, None, data)?;
             }
         }
         Ok(pause)

@@ -2,6 +2,7 @@
 //! on their breakpoint and kept in the event log; a logpoint past its `max_hits` or expiry is
 //! refused (issue 34).
 
+use super::state::{BreakpointHost, BreakpointsState};
 use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
@@ -227,7 +228,7 @@ impl HitCounts {
     }
 }
 
-impl super::BreakpointService<'_> {
+impl<H: BreakpointHost> super::BreakpointService<'_, H> {
     /// A hit or logpoint message a program reports (`POST /api/breakpoint-hits`): counted on its
     /// breakpoint and appended to the event log as `breakpoint_hit` or `log`. The doors call it
     /// through `debugger.calls()`, which first notes the reporting process.
@@ -243,9 +244,10 @@ impl super::BreakpointService<'_> {
         let hit_count = hit.hit_count;
         let mut data = Value::Object(hit.details.0);
         // A logpoint's message from a client that does not redact (issue 50); idempotent on ours.
-        self.debugger.inner.config.policy.redact_json(&mut data);
+        self.debugger.policy().redact_json(&mut data);
         let now = ids::now();
-        let mut st = self.debugger.state();
+        let mut guard = self.debugger.state();
+        let st = guard.breakpoint_parts();
         let mut completed = false;
         if let Some(record) =
             st.records.by_id.get(id).filter(|r| kind == EventKind::Log && r.action == BreakpointAction::Log)
@@ -282,8 +284,8 @@ impl super::BreakpointService<'_> {
         if let Some(record) = known {
             st.save_record(&record)?;
         }
-        st.log(now, kind, &process_key, None, data)?;
-        drop(st);
+        st.store.log(now, kind, &process_key, None, data)?;
+        drop(guard);
         // Every program disarms a breakpoint that completed; the page of the process shows its hit.
         if completed {
             self.wake_breakpoint_channels();
@@ -295,7 +297,8 @@ impl super::BreakpointService<'_> {
     /// `{"event": "hit_count", "counts": {id: n}}`: arrivals a program counted without a hit to
     /// report (its hit condition skipped them). Not an event of the log: only the counts change.
     fn report_hit_counts(&self, report: HitCounts) -> Result<()> {
-        let mut st = self.debugger.state();
+        let mut guard = self.debugger.state();
+        let st = guard.breakpoint_parts();
         let process_key = report.process_key.as_deref().unwrap_or("");
         // Only a count that moved is news for the pages (a program's first report says 0).
         let mut changed = std::collections::BTreeSet::new();
@@ -348,7 +351,7 @@ impl super::BreakpointService<'_> {
             let record = record.clone();
             st.save_record(&record)?;
         }
-        drop(st);
+        drop(guard);
         if !changed.is_empty() {
             self.debugger.publish(LiveEvent::breakpoint_hit(process_key, changed.into_iter().collect()));
         }

@@ -31,18 +31,13 @@ pub mod record;
 #[cfg(feature = "runtime")]
 mod settings_store;
 #[cfg(feature = "runtime")]
+pub mod state;
+#[cfg(feature = "runtime")]
 mod store;
 
 #[cfg(feature = "runtime")]
 pub use by_id::BreakpointService;
 
-/// What concepts later in the order ask of the breakpoints concept through the owner of the
-/// state (`crate::host`).
-#[cfg(feature = "runtime")]
-pub trait BreakpointChannels {
-    /// Wakes every program's held breakpoint channel, so that it reads what changed now.
-    fn wake_breakpoint_channels(&self);
-}
 #[cfg(feature = "runtime")]
 pub(crate) use by_id::Records;
 #[cfg(feature = "runtime")]

@@ -12,6 +12,7 @@ use crate::pauses::methods::{add_pause, close_pause};
 use serde_json::{json, Value};
 use std::collections::HashSet;
 
+use crate::breakpoints::state::BreakpointsState;
 use crate::debugger::{Debugger, State, MAX_COM_ERRORS, MAX_EVENTS};
 use crate::model::{CallStatus, Language};
 
@@ -86,7 +87,7 @@ impl CallService<'_> {
             Some(_) => StartDecision::Pause,
             None => match st.breakpoints.decide_start(&call.method_name) {
                 // The options of the name's breakpoints say whether this call pauses.
-                StartDecision::Pause => match st.function_gate(&call, now)? {
+                StartDecision::Pause => match st.breakpoint_parts().function_gate(&call, now)? {
                     Some(gate) if !gate.pause && gate.conditions.is_empty() => {
                         snapshots = gate.snapshots;
                         StartDecision::Continue
@@ -156,10 +157,10 @@ impl CallService<'_> {
         SerializationFormat::parse(req.exception_serialization_format.as_deref())?;
         let mut st = self.debugger.state();
         if let (Some(cid), Some(data)) = (&req.result_cid, &req.result_data) {
-            st.store_pair(cid, data, req.result_serialization_format.as_deref(), now)?;
+            st.store.store_pair(cid, data, req.result_serialization_format.as_deref(), now)?;
         }
         if let (Some(cid), Some(data)) = (&req.exception_cid, &req.exception_data) {
-            st.store_pair(cid, data, req.exception_serialization_format.as_deref(), now)?;
+            st.store.store_pair(cid, data, req.exception_serialization_format.as_deref(), now)?;
         }
         let Some(call_id) = req.call_id.as_deref() else {
             return Ok(None);
@@ -187,7 +188,7 @@ impl CallService<'_> {
         let (status, pretty_result, exception) = call_outcome(&req, &st)?;
         let raised = status == CallStatus::Exception;
         st.finish_record(call_id, req.timestamp.unwrap_or(now), status, pretty_result.clone(), exception.clone())?;
-        st.log(
+        st.store.log(
             now,
             EventKind::CallComplete,
             &call.process_key,
@@ -215,7 +216,7 @@ impl CallService<'_> {
         let format = call.preferred_format;
         let mut pause_added = None;
         let type_name = exception.as_ref().and_then(|e| e.get("type_name")).and_then(Value::as_str).unwrap_or("");
-        let error_hit = raised && !post_mortem && st.error_gate(&call, type_name, now)?;
+        let error_hit = raised && !post_mortem && st.breakpoint_parts().error_gate(&call, type_name, now)?;
         if error_hit || st.breakpoints.pauses_after(&method, raised) {
             let reason = if raised { PauseReason::Exception } else { PauseReason::After };
             call.pause_reason = Some(reason.into());
@@ -236,9 +237,9 @@ impl CallService<'_> {
     /// and stored before the event is kept (on disk, the newest `MAX_EVENTS`).
     pub fn record_event(&self, event: ClientEvent) -> Result<()> {
         let now = ids::now();
-        let mut st = self.debugger.state();
+        let st = self.debugger.state();
         for value in event.values() {
-            st.store_pair(value.cid, value.data, value.format, now)?;
+            st.store.store_pair(value.cid, value.data, value.format, now)?;
         }
         st.store.put_client_event(now, &event, MAX_EVENTS)
     }
@@ -285,7 +286,7 @@ pub(crate) fn call_outcome(req: &CallComplete, st: &State) -> Result<(CallStatus
     }
     let result = match (&req.result_repr, &req.result_cid) {
         (Some(repr), _) => Value::String(repr.clone()),
-        (None, Some(cid)) => st.pretty(&SerializedItem { cid: Some(cid.clone()), ..Default::default() })?,
+        (None, Some(cid)) => st.store.pretty(&SerializedItem { cid: Some(cid.clone()), ..Default::default() })?,
         (None, None) => Value::String("None".into()),
     };
     Ok((CallStatus::Success, Some(result), None))
@@ -303,7 +304,7 @@ impl State {
         let sent: HashSet<&str> = items().filter(|i| i.data.is_some()).filter_map(|i| i.cid.as_deref()).collect();
         let mut missing: Vec<String> = vec![];
         for item in items().filter(|i| !i.cid.as_deref().is_some_and(|c| sent.contains(c))) {
-            if let (true, Some(cid)) = (self.is_missing(item)?, &item.cid) {
+            if let (true, Some(cid)) = (self.store.is_missing(item)?, &item.cid) {
                 missing.push(cid.clone());
             }
         }
@@ -311,7 +312,7 @@ impl State {
             return Err(Error::CidNotFound { missing });
         }
         for item in items() {
-            self.store_item(item, now)?;
+            self.store.store_item(item, now)?;
         }
         Ok(())
     }
@@ -338,9 +339,9 @@ impl State {
         // Announced once per process, across restarts too.
         if self.seen_processes.insert(call.process_key.clone()) && !self.store.has_process(&call.process_key)? {
             let identity = json!({"pid": call.process_pid, "process_start_time": call.process_start_time});
-            self.log(now, EventKind::ProcessSeen, &call.process_key, None, identity)?;
+            self.store.log(now, EventKind::ProcessSeen, &call.process_key, None, identity)?;
         }
-        self.log(
+        self.store.log(
             now,
             EventKind::CallStart,
             &call.process_key,
@@ -381,9 +382,9 @@ fn call_data(
         thread,
         method_name,
         call_id,
-        pretty_target: req.target.as_ref().map(|t| st.pretty(t)).transpose()?.unwrap_or(Value::Null),
-        pretty_args: req.args.iter().map(|a| st.pretty(a)).collect::<Result<_>>()?,
-        pretty_kwargs: req.kwargs.iter().map(|(k, v)| Ok((k.clone(), st.pretty(v)?))).collect::<Result<_>>()?,
+        pretty_target: req.target.as_ref().map(|t| st.store.pretty(t)).transpose()?.unwrap_or(Value::Null),
+        pretty_args: req.args.iter().map(|a| st.store.pretty(a)).collect::<Result<_>>()?,
+        pretty_kwargs: req.kwargs.iter().map(|(k, v)| Ok((k.clone(), st.store.pretty(v)?))).collect::<Result<_>>()?,
         target: req.target,
         args: req.args,
         kwargs: req.kwargs,

@@ -101,7 +101,7 @@ impl CheckpointService<'_> {
         if let Some(reason) = report.refused.filter(|r| !r.trim().is_empty()) {
             st.checkpoints.refuse(&process_id, &pause_id, &reason, now);
             let data = json!({"pause_id": pause_id, "refused": reason});
-            st.log(now, EventKind::Checkpoint, &key, None, data.clone())?;
+            st.store.log(now, EventKind::Checkpoint, &key, None, data.clone())?;
             drop(st);
             self.debugger.publish(LiveEvent::Checkpoint { process_id, data });
             return Ok(json!({"status": "refused"}));
@@ -134,7 +134,7 @@ impl CheckpointService<'_> {
             "checkpoint_id": cp.id, "pause_id": pause_id, "branch": cp.branch, "label": cp.label,
             "function_name": cp.function_name, "dropped_pids": dropped,
         });
-        st.log(now, EventKind::Checkpoint, &key, None, data.clone())?;
+        st.store.log(now, EventKind::Checkpoint, &key, None, data.clone())?;
         drop(st);
         dropped.into_iter().for_each(kill);
         self.debugger.publish(LiveEvent::Checkpoint { process_id, data });
@@ -245,7 +245,7 @@ impl CheckpointService<'_> {
             let old = st.checkpoints.live_line(process_id);
             let line = st.checkpoints.make_live(&key).ok_or_else(|| no_checkpoint(name))?;
             let data = json!({"branch": name, "pause_id": line.pause, "pid": line.pid});
-            st.log(now, EventKind::BranchSwitched, &key, None, data.clone())?;
+            st.store.log(now, EventKind::BranchSwitched, &key, None, data.clone())?;
             drop(st);
             let _ = self.debugger.processes().registry().relive(process_id, line.pid);
             self.debugger.publish(LiveEvent::BranchSwitched { process_id: process_id.to_string(), data });
@@ -325,7 +325,7 @@ impl CheckpointService<'_> {
             "checkpoint_id": cp_id, "branch": branch, "pause_id": woken.pause_id, "pid": woken.pid,
             "abandoned_pid": abandoned_pid, "abandoned_kept": leave == Leave::Keep,
         });
-        self.debugger.state().log(ids::now(), kind, &woken.process_key, None, data.clone())?;
+        self.debugger.state().store.log(ids::now(), kind, &woken.process_key, None, data.clone())?;
         let process_id = process_id.to_string();
         self.debugger.publish(match kind {
             EventKind::Rewind => LiveEvent::Rewind { process_id: process_id.clone(), data },

@@ -4,14 +4,15 @@
 
 use std::collections::HashSet;
 use std::sync::{Arc, MutexGuard, OnceLock};
+use std::time::Duration;
 
 use serde::Serialize;
 use serde_json::Value;
-use tokio::sync::broadcast;
+use tokio::sync::{broadcast, watch};
 
 use super::{Debugger, State};
 use crate::attach::{AttachHost, Attaching};
-use crate::breakpoints::BreakpointChannels;
+use crate::breakpoints::state::{BreakpointHost, BreakpointParts, BreakpointsState, ProgramOrders};
 use crate::calls::Action;
 use crate::cluster::{Cluster, ClusterHost, Request};
 use crate::error::{Error, Result};
@@ -21,10 +22,10 @@ use crate::model::LiveEvent;
 use crate::pauses::methods::{close_pause, PauseCall};
 use crate::policy::Policy;
 use crate::processes::host::{ProcessHost, ProcessState};
-use crate::processes::ProcessRegistry;
+use crate::processes::{ProcessRegistry, ProcessStatus};
 use crate::sessions::methods::{close_one_session, SessionCall};
 use crate::sessions::SessionService;
-use crate::snapshots::methods::{SnapshotHost, SnapshotState};
+use crate::snapshots::methods::SnapshotHost;
 use crate::steps::methods::StepCall;
 use crate::store::Store;
 use crate::users::Users;
@@ -87,9 +88,50 @@ impl AttachHost for Debugger {
     }
 }
 
-impl BreakpointChannels for Debugger {
-    fn wake_breakpoint_channels(&self) {
-        self.breakpoints().wake_breakpoint_channels()
+impl BreakpointHost for Debugger {
+    fn breakpoint_version(&self) -> &watch::Sender<u64> {
+        &self.inner.breakpoint_version
+    }
+
+    fn policy(&self) -> &Policy {
+        &self.inner.config.policy
+    }
+
+    fn poll_hold(&self) -> Duration {
+        self.inner.config.poll_hold
+    }
+
+    fn in_cluster(&self) -> bool {
+        self.cluster().is_some()
+    }
+
+    fn running_process_keys(&self) -> HashSet<String> {
+        let running = self.processes().registry().list(false, crate::ids::now()).into_iter();
+        running
+            .filter(|p| matches!(p.status, ProcessStatus::Running | ProcessStatus::Paused))
+            .filter_map(|p| p.process_key)
+            .collect()
+    }
+
+    fn orders_for(&self, process_key: &str) -> ProgramOrders {
+        let st = self.state();
+        ProgramOrders {
+            interrupts: st.interrupts.for_key(process_key),
+            task_asks: st.interrupts.tasks.lists_for(process_key),
+            task_orders: st.interrupts.tasks.orders_for(process_key),
+        }
+    }
+}
+
+impl BreakpointsState for State {
+    fn breakpoint_parts(&mut self) -> BreakpointParts<'_> {
+        BreakpointParts {
+            store: &self.store,
+            breakpoints: &mut self.breakpoints,
+            records: &mut self.records,
+            functions: &mut self.functions,
+            seen_processes: &self.seen_processes,
+        }
     }
 }
 
@@ -103,41 +145,15 @@ impl InterruptState for State {
     fn interrupts(&mut self) -> &mut Interrupts {
         &mut self.interrupts
     }
-
-    fn follows_breakpoint_channel(&self, process_key: &str) -> bool {
-        self.records.follows(process_key)
-    }
-
-    fn main_thread(&self, process_key: &str) -> Option<i64> {
-        self.records.main_thread(process_key)
-    }
 }
 
 impl SnapshotHost for Debugger {
-    fn policy(&self) -> &Policy {
-        &self.inner.config.policy
-    }
-
     fn snapshots_kept(&self) -> usize {
         self.inner.config.snapshots_kept
     }
 
     fn sessions(&self) -> SessionService<'_> {
         Debugger::sessions(self)
-    }
-}
-
-impl SnapshotState for State {
-    fn store(&self) -> &Store {
-        &self.store
-    }
-
-    fn check_snapshot_target(&self, breakpoint_id: &str, now: f64) -> Result<()> {
-        self.records.check_snapshot_target(breakpoint_id, now)
-    }
-
-    fn count_snapshot_capture(&mut self, breakpoint_id: &str, now: f64) -> Result<bool> {
-        State::count_snapshot_capture(self, breakpoint_id, now)
     }
 }
 
@@ -155,7 +171,7 @@ impl ClusterHost for Debugger {
     }
 
     fn reload_configuration(&self) -> Result<()> {
-        self.state().load_breakpoint_configuration()?;
+        self.state().breakpoint_parts().load_breakpoint_configuration()?;
         self.inner.breakpoint_version.send_modify(|v| *v += 1);
         Ok(())
     }

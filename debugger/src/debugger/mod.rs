@@ -9,6 +9,7 @@ use std::time::Duration;
 
 use tokio::sync::broadcast;
 
+use crate::breakpoints::state::BreakpointsState;
 use crate::calls::Action;
 use crate::error::Result;
 use crate::ids;
@@ -134,7 +135,16 @@ impl Debugger {
                 .expect("an empty user table reads"),
             audit: crate::audit::AuditTrail::in_memory(config.audit_keep).expect("an in-memory audit trail opens"),
         };
-        Self::with_state(config, State::new(store), processes, runtimes, access)
+        let (live, to_peers) = (broadcast::channel(1024).0, broadcast::channel(1024).0);
+        Self::with_state(
+            config,
+            State::new(store, live.clone(), to_peers.clone()),
+            live,
+            to_peers,
+            processes,
+            runtimes,
+            access,
+        )
     }
 
     /// A debugger whose history lives in `data_dir` (created if needed). What was there is read
@@ -160,7 +170,8 @@ impl Debugger {
         held_elsewhere: &HashSet<String>,
     ) -> Result<Self> {
         let store = Store::at(location)?;
-        let mut st = State::new(store);
+        let (live, to_peers) = (broadcast::channel(1024).0, broadcast::channel(1024).0);
+        let mut st = State::new(store, live.clone(), to_peers.clone());
         if let crate::store::Location::Directory(data_dir) = location {
             st.lock = Some(st.store.lock_exclusively(data_dir)?);
         }
@@ -185,17 +196,18 @@ impl Debugger {
             users: crate::users::Users::open(location)?,
             audit: crate::audit::AuditTrail::open(location, config.audit_keep, config.audit_log.clone())?,
         };
-        Ok(Self::with_state(config, st, processes, runtimes, access))
+        Ok(Self::with_state(config, st, live, to_peers, processes, runtimes, access))
     }
 
     fn with_state(
         config: Config,
         state: State,
+        live: broadcast::Sender<LiveEvent>,
+        to_peers: broadcast::Sender<LiveEvent>,
         processes: crate::processes::ProcessRegistry,
         runtimes: crate::runtimes::RuntimeRegistry,
         access: Access,
     ) -> Self {
-        let (live, to_peers) = (state.live.clone(), state.to_peers.clone());
         let breakpoint_version = tokio::sync::watch::Sender::new(1);
         Debugger {
             inner: Arc::new(Inner {
@@ -225,12 +237,12 @@ impl Debugger {
     }
 
     /// cideldill's breakpoints by function name, registered functions and stored values.
-    pub fn function_breakpoints(&self) -> crate::breakpoints::by_name::FunctionBreakpointService<'_> {
+    pub fn function_breakpoints(&self) -> crate::breakpoints::by_name::FunctionBreakpointService<'_, Debugger> {
         crate::breakpoints::by_name::FunctionBreakpointService { debugger: self }
     }
 
     /// Breakpoints by id, of every kind, and the channel programs follow them on.
-    pub fn breakpoints(&self) -> crate::breakpoints::BreakpointService<'_> {
+    pub fn breakpoints(&self) -> crate::breakpoints::BreakpointService<'_, Debugger> {
         crate::breakpoints::BreakpointService { debugger: self }
     }
 
@@ -323,7 +335,7 @@ impl Debugger {
 /// Reads back the configuration, and closes what the last server left open (with the restart
 /// as reason). History stays in the store.
 fn restore(st: &mut State, now: f64, held_elsewhere: &HashSet<String>) -> Result<()> {
-    st.load_breakpoint_configuration()?;
+    st.breakpoint_parts().load_breakpoint_configuration()?;
     let calls = st.store.call_count()?;
     st.calls.restore_count(calls);
     for session in st.store.open_sessions()? {

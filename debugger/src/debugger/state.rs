@@ -10,10 +10,9 @@ use tokio::sync::broadcast;
 use crate::breakpoints::by_name::{Breakpoints, RegisteredFunction};
 use crate::calls::store::PauseRecord;
 use crate::calls::CallRecord;
-use crate::cid_store::{SerializedItem, StoredObject, VerifiedObject};
-use crate::display::pretty_item;
 use crate::error::{Error, Result};
 use crate::eval::PendingEval;
+use crate::host::Ledger;
 use crate::model::{EventKind, LiveEvent, ReplSession};
 use crate::sessions::methods::request_event;
 use crate::sessions::Sessions;
@@ -22,8 +21,9 @@ use crate::store::Store;
 /// What live pauses and open sessions need, and nothing of the history: closed sessions, call
 /// records, resumed pauses, stored values and events are read from the store when asked for.
 pub struct State {
-    /// Where every change is written before it is acknowledged, and where history is read.
-    pub(crate) store: Store,
+    /// Where every change is written before it is acknowledged, and where history is read,
+    /// with the live stream a logpoint's line is told on.
+    pub(crate) store: Ledger,
     /// Processes this server has seen (their `process_seen` is in the event log).
     pub(crate) seen_processes: HashSet<String>,
     /// Pause orders for running programs, waiting for the pause (DAP's `pause`).
@@ -45,17 +45,18 @@ pub struct State {
     pub(crate) checkpoints: crate::checkpoints::book::Book,
     /// Steps running now (issue 30).
     pub(crate) steps: crate::steps::in_flight::StepsInFlight,
-    /// The live stream (the same sender as the debugger's): what is logged under the lock is
-    /// published from here.
-    pub(super) live: broadcast::Sender<LiveEvent>,
-    /// What happened here, for the other servers on the same database (the debugger's too).
-    pub(super) to_peers: broadcast::Sender<LiveEvent>,
 }
 
 impl State {
-    pub(super) fn new(store: Store) -> Self {
+    /// `live` and `to_peers` are the debugger's own senders: what is logged under the lock is
+    /// published on them.
+    pub(super) fn new(
+        store: Store,
+        live: broadcast::Sender<LiveEvent>,
+        to_peers: broadcast::Sender<LiveEvent>,
+    ) -> Self {
         State {
-            store,
+            store: Ledger::new(store, live, to_peers),
             seen_processes: HashSet::new(),
             interrupts: Default::default(),
             lock: None,
@@ -68,42 +69,6 @@ impl State {
             sessions: Sessions::default(),
             checkpoints: Default::default(),
             steps: Default::default(),
-            live: broadcast::channel(1024).0,
-            to_peers: broadcast::channel(1024).0,
-        }
-    }
-
-    /// Verifies, stores and persists a value a client sent.
-    pub(crate) fn store_pair(&mut self, cid: &str, data: &str, format: Option<&str>, now: f64) -> Result<()> {
-        self.store.put_object(&VerifiedObject::from_pair(cid, data, format, now)?).map(|_| ())
-    }
-
-    pub(crate) fn store_item(&mut self, item: &SerializedItem, now: f64) -> Result<()> {
-        match VerifiedObject::from_item(item, now)? {
-            Some(verified) => self.store.put_object(&verified).map(|_| ()),
-            None => Ok(()),
-        }
-    }
-
-    /// A stored value by CID (any case).
-    pub(crate) fn object(&self, cid: &str) -> Result<Option<StoredObject>> {
-        self.store.object(&cid.to_ascii_lowercase())
-    }
-
-    /// Display text of a client's value, read from the store when it has no repr.
-    pub(crate) fn pretty(&self, item: &SerializedItem) -> Result<Value> {
-        let stored = match (&item.repr, &item.cid) {
-            (None, Some(cid)) => self.object(cid)?,
-            _ => None,
-        };
-        Ok(pretty_item(item, stored.as_ref()))
-    }
-
-    /// Whether an item refers to a CID the store does not have (it has a CID but no data).
-    pub(crate) fn is_missing(&self, item: &SerializedItem) -> Result<bool> {
-        match (&item.cid, &item.data) {
-            (Some(cid), None) => Ok(!self.store.has_object(&cid.to_ascii_lowercase())?),
-            _ => Ok(false),
         }
     }
 
@@ -154,29 +119,6 @@ impl State {
                 Some(&request.session_id),
                 &event,
             )?;
-        }
-        Ok(())
-    }
-
-    /// Appends to the event log.
-    pub(crate) fn log(
-        &self,
-        now: f64,
-        kind: EventKind,
-        process_key: &str,
-        session_id: Option<&str>,
-        data: Value,
-    ) -> Result<()> {
-        self.store.append_event(now, kind, Some(process_key), session_id, &data)?;
-        if let (EventKind::Log, Some(message)) = (kind, data.get("message").and_then(Value::as_str)) {
-            let breakpoint_id = data.get("breakpoint_id").and_then(Value::as_str).unwrap_or_default();
-            let event = LiveEvent::Logged {
-                process_key: process_key.to_string(),
-                breakpoint_id: breakpoint_id.to_string(),
-                message: message.to_string(),
-            };
-            let _ = self.to_peers.send(event.clone());
-            let _ = self.live.send(event);
         }
         Ok(())
     }

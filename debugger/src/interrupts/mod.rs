@@ -8,7 +8,7 @@ mod tasks;
 
 use std::collections::HashMap;
 
-use crate::breakpoints::BreakpointChannels;
+use crate::breakpoints::state::{BreakpointHost, BreakpointsState};
 use crate::error::{Error, Result};
 use crate::host::Host;
 use crate::ids;
@@ -58,7 +58,7 @@ impl<H> Copy for InterruptService<'_, H> {}
 
 /// What pause orders ask of the owner of the state: the processes they go to, the breakpoint
 /// channel they travel on, and whether a pause is still paused.
-pub trait InterruptHost: ProcessHost + BreakpointChannels + Host<State: InterruptState> {
+pub trait InterruptHost: ProcessHost + BreakpointHost + Host<State: InterruptState> {
     /// Whether `pause_id` is paused now (a task list that names a continued pause is stale).
     fn is_paused_now(&self, pause_id: &str) -> bool;
 
@@ -71,16 +71,10 @@ pub trait InterruptHost: ProcessHost + BreakpointChannels + Host<State: Interrup
     }
 }
 
-/// What pause orders read and change under the one lock: the orders waiting, and which
-/// programs follow the breakpoint channel (the breakpoints concept keeps that).
-pub trait InterruptState {
+/// What pause orders read and change under the one lock: the orders waiting (and, through
+/// the breakpoints' part, which programs follow the breakpoint channel).
+pub trait InterruptState: BreakpointsState {
     fn interrupts(&mut self) -> &mut Interrupts;
-
-    /// Whether the program with this key holds the breakpoint channel.
-    fn follows_breakpoint_channel(&self, process_key: &str) -> bool;
-
-    /// The main thread's ident of a program holding the channel, as it said when it asked.
-    fn main_thread(&self, process_key: &str) -> Option<i64>;
 }
 
 impl<H: InterruptHost> InterruptService<'_, H> {
@@ -95,7 +89,7 @@ impl<H: InterruptHost> InterruptService<'_, H> {
         }
         let keys = self.debugger.processes().registry().keys_of(process_id);
         let mut st = self.debugger.state();
-        let followed: Vec<String> = keys.into_iter().filter(|k| st.follows_breakpoint_channel(k)).collect();
+        let followed: Vec<String> = keys.into_iter().filter(|k| st.breakpoint_parts().records.follows(k)).collect();
         if followed.is_empty() {
             return Err(Error::conflict(
                 "cannot_interrupt",
@@ -115,7 +109,7 @@ impl<H: InterruptHost> InterruptService<'_, H> {
         }
         drop(st);
         // Wakes the held channels at once; the breakpoints themselves did not change.
-        self.debugger.wake_breakpoint_channels();
+        self.debugger.breakpoints().wake_breakpoint_channels();
         Ok(interrupt)
     }
 
@@ -123,8 +117,8 @@ impl<H: InterruptHost> InterruptService<'_, H> {
     /// asks): the thread an interrupt without one stops, and the DAP thread of a running program.
     pub fn main_thread_of(&self, process_id: &str) -> Option<i64> {
         let keys = self.debugger.processes().registry().keys_of(process_id);
-        let st = self.debugger.state();
-        keys.iter().find_map(|k| st.main_thread(k))
+        let mut st = self.debugger.state();
+        keys.iter().find_map(|k| st.breakpoint_parts().records.main_thread(k))
     }
 
     /// A pause arrived with `stop.kind = "interrupt"` from the program with `process_key`.

@@ -11,6 +11,7 @@ use serde::{Deserialize, Serialize};
 use tokio::sync::oneshot;
 
 use super::{InterruptService, InterruptState};
+use crate::breakpoints::state::BreakpointsState;
 use crate::error::{Error, Result};
 use crate::ids;
 pub use crate::model::{TaskAction, TaskOrder};
@@ -174,8 +175,8 @@ impl<H: super::InterruptHost> InterruptService<'_, H> {
             return Err(Error::ProcessEnded(process_id.to_string()));
         }
         let keys = self.debugger.processes().registry().keys_of(process_id);
-        let st = self.debugger.state();
-        let followed: Vec<String> = keys.into_iter().filter(|k| st.follows_breakpoint_channel(k)).collect();
+        let mut st = self.debugger.state();
+        let followed: Vec<String> = keys.into_iter().filter(|k| st.breakpoint_parts().records.follows(k)).collect();
         if followed.is_empty() {
             let (code, what) = refused;
             return Err(Error::conflict(
@@ -233,7 +234,7 @@ impl<H: super::InterruptHost> InterruptService<'_, H> {
             }
             st.interrupts().tasks.list_waiters.insert(ask_id.clone(), reply);
         }
-        self.debugger.wake_breakpoint_channels();
+        self.debugger.breakpoints().wake_breakpoint_channels();
         let answered = tokio::time::timeout_at(deadline, answer).await;
         self.debugger.state().interrupts().tasks.forget_list(&ask_id);
         match answered {
@@ -368,7 +369,7 @@ impl<H: super::InterruptHost> InterruptService<'_, H> {
             }
             st.interrupts().tasks.order_waiters.insert(order.order_id.clone(), reply);
         }
-        self.debugger.wake_breakpoint_channels();
+        self.debugger.breakpoints().wake_breakpoint_channels();
         let answered = tokio::time::timeout(TASKS_WAIT, answer).await;
         self.debugger.state().interrupts().tasks.forget_order(&order.order_id);
         let what = match action {

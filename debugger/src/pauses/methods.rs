@@ -319,7 +319,7 @@ pub(crate) fn add_pause(st: &mut State, call: CallData, reason: PauseReason, now
     st.update_record(&call_id, |record| record.pause_ids.push(pause_id.clone()))?;
     st.pauses.add(Pause::new(pause_id.clone(), call, reason, now));
     st.save_pause(&pause_id)?;
-    st.log(
+    st.store.log(
         now,
         EventKind::Pause,
         &process_key,
@@ -355,7 +355,7 @@ pub(crate) fn close_pause(
     st.log_unanswered(cancelled.into_iter())?;
     if let Some((process_key, call_id)) = resumed {
         st.save_pause(pause_id)?;
-        st.log(
+        st.store.log(
             now,
             EventKind::Resume,
             &process_key,

@@ -81,7 +81,7 @@ impl SessionService<'_> {
             st.store.put_session(session)?;
         }
         st.update_record(&call_id, |record| record.repl_sessions.push(session_id.clone()))?;
-        st.log(
+        st.store.log(
             now,
             EventKind::SessionStart,
             &process_key,
@@ -405,7 +405,7 @@ pub(crate) fn close_one_session(st: &mut State, session_id: &str, now: f64, reas
     // Stored (header and search text) before it leaves memory, so it is never in neither.
     st.store.put_closed_session(&closed)?;
     st.sessions.close(session_id, now, reason);
-    st.log(
+    st.store.log(
         now,
         EventKind::SessionClose,
         &closed.process_key,

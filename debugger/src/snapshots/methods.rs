@@ -6,15 +6,12 @@ use serde::Deserialize;
 use serde_json::Value;
 
 use super::{Snapshot, SnapshotFilter, SnapshotFrame, SnapshotSummary, SnapshotThread, WatchValue};
-use crate::breakpoints::BreakpointChannels;
+use crate::breakpoints::state::{BreakpointHost, BreakpointsState};
 use crate::error::{Error, Result};
-use crate::host::Host;
 use crate::ids;
 use crate::model::LiveEvent;
-use crate::policy::Policy;
 use crate::processes::host::ProcessHost;
 use crate::sessions::SessionService;
-use crate::store::Store;
 
 /// `POST /api/snapshots` as a program sends it (see the book's "Snapshots" chapter for every
 /// field). A body that is not one is `invalid_snapshot`; a start time that is not a number,
@@ -123,29 +120,14 @@ impl<H> Clone for SnapshotService<'_, H> {
 
 impl<H> Copy for SnapshotService<'_, H> {}
 
-/// What snapshots ask of the owner of the state: the processes that send them, the breakpoint
-/// channel that disarms a breakpoint whose last snapshot came, and two settings.
-pub trait SnapshotHost: ProcessHost + BreakpointChannels + Host<State: SnapshotState> {
-    /// The redaction rules applied to a snapshot the program did not redact itself.
-    fn policy(&self) -> &Policy;
-
+/// What snapshots ask of the owner of the state: the processes that send them, their
+/// breakpoints (a breakpoint whose last snapshot came is disarmed), and REPL sessions.
+pub trait SnapshotHost: ProcessHost + BreakpointHost {
     /// How many snapshots are kept on disk, the newest.
     fn snapshots_kept(&self) -> usize;
 
     /// REPL sessions: watch expressions are evaluated in one.
     fn sessions(&self) -> SessionService<'_>;
-}
-
-/// What snapshots read and change under the one lock: the store they are kept in, and their
-/// breakpoint's record (the breakpoints concept keeps it).
-pub trait SnapshotState {
-    fn store(&self) -> &Store;
-
-    /// Refuses a snapshot for `breakpoint_id` when it is not an active snapshot breakpoint.
-    fn check_snapshot_target(&self, breakpoint_id: &str, now: f64) -> Result<()>;
-
-    /// Counts one snapshot kept for `breakpoint_id`; whether that was its last one.
-    fn count_snapshot_capture(&mut self, breakpoint_id: &str, now: f64) -> Result<bool>;
 }
 
 impl<H: SnapshotHost> SnapshotService<'_, H> {
@@ -195,14 +177,15 @@ impl<H: SnapshotHost> SnapshotService<'_, H> {
             redacted: Some(redacted),
         };
         let keep = self.debugger.snapshots_kept();
-        let mut st = self.debugger.state();
+        let mut guard = self.debugger.state();
         let id = sent.breakpoint_id;
-        st.check_snapshot_target(&id, now)?;
-        let snapshot_id = st.store().put_snapshot(&snapshot, keep.max(1))?;
+        let mut st = guard.breakpoint_parts();
+        st.records.check_snapshot_target(&id, now)?;
+        let snapshot_id = st.store.put_snapshot(&snapshot, keep.max(1))?;
         let completed = st.count_snapshot_capture(&id, now)?;
-        drop(st);
+        drop(guard);
         if completed {
-            self.debugger.wake_breakpoint_channels(); // every program disarms it now
+            self.debugger.breakpoints().wake_breakpoint_channels(); // every program disarms it now
         }
         self.debugger.publish(LiveEvent::breakpoint_hit(&snapshot.process_key, vec![id]));
         Ok(SnapshotKept { snapshot_id, completed })
@@ -211,13 +194,14 @@ impl<H: SnapshotHost> SnapshotService<'_, H> {
     /// Newest first (at most `filter.limit`, up to 500).
     pub fn list(&self, filter: &SnapshotFilter) -> Result<Vec<SnapshotSummary>> {
         let filter = SnapshotFilter { limit: filter.limit.clamp(1, 500), ..filter.clone() };
-        Ok(self.debugger.state().store().snapshots(&filter)?.iter().map(Snapshot::summary).collect())
+        Ok(self.debugger.state().breakpoint_parts().store.snapshots(&filter)?.iter().map(Snapshot::summary).collect())
     }
 
     pub fn get(&self, snapshot_id: &str) -> Result<Snapshot> {
         self.debugger
             .state()
-            .store()
+            .breakpoint_parts()
+            .store
             .snapshot(snapshot_id)?
             .ok_or_else(|| Error::not_found("snapshot_not_found", format!("no snapshot {snapshot_id}")))
     }
@@ -225,6 +209,6 @@ impl<H: SnapshotHost> SnapshotService<'_, H> {
     /// Snapshots a breakpoint has on disk (the panel's count; `captured` counts every one kept,
     /// including those retention has since removed).
     pub fn count(&self, breakpoint_id: &str) -> Result<u64> {
-        self.debugger.state().store().snapshot_count(breakpoint_id)
+        self.debugger.state().breakpoint_parts().store.snapshot_count(breakpoint_id)
     }
 }
