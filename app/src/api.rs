@@ -205,7 +205,7 @@ pub async fn sessions_html(
         per_page: 50,
     };
     Ok(Some(crate::render::sessions(
-        &debugger(Need::Viewer)?.pauses().session_summaries(&query).map_err(failed)?,
+        &debugger(Need::Viewer)?.sessions().session_summaries(&query).map_err(failed)?,
         &filters,
     )))
 }

@@ -131,7 +131,7 @@ fn measure(at: &Location) {
     let open_s = started.elapsed().as_secs_f64();
     let after_open = rss_mb();
     let query = SessionQuery { search: Some(MEASURED_SEARCH.into()), page: 1, per_page: 50, ..Default::default() };
-    let page = debugger.pauses().session_summaries(&query).expect("search");
+    let page = debugger.sessions().session_summaries(&query).expect("search");
     // The page a browser would then open: one session with its transcript.
     if let Some(first) = page.sessions.first() {
         debugger.sessions().session(&first.session_id).expect("session").expect("listed session exists");
@@ -216,7 +216,7 @@ fn main() {
         let mut total = 0;
         for _ in 0..rounds {
             let t = Instant::now();
-            let page = debugger.pauses().session_summaries(&query).expect("search");
+            let page = debugger.sessions().session_summaries(&query).expect("search");
             times.push(t.elapsed());
             total = page.total;
         }

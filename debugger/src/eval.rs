@@ -37,6 +37,13 @@ pub struct EvalRequest {
     pub frame: Option<FrameIndex>,
 }
 
+impl EvalRequest {
+    /// The `eval_request` event of the log.
+    pub fn event(&self) -> serde_json::Value {
+        serde_json::json!({"eval_id": self.eval_id, "expr": self.expr})
+    }
+}
+
 /// What a request to the paused program asks for. Only `eval` is recorded; the others are the
 /// REPL page's helpers (completion, the variables panel) and leave no trace in the history.
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]

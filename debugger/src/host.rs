@@ -17,6 +17,7 @@ use tokio::sync::broadcast;
 use crate::cid_store::{SerializedItem, StoredObject, VerifiedObject};
 use crate::display::pretty_item;
 use crate::error::Result;
+use crate::eval::PendingEval;
 use crate::model::{EventKind, LiveEvent};
 use crate::store::Store;
 
@@ -33,6 +34,11 @@ pub trait Host: Clone + Send + Sync + 'static {
 
     /// Every change as it happens.
     fn subscribe(&self) -> broadcast::Receiver<LiveEvent>;
+}
+
+/// What every concept's part of the state reaches: the store.
+pub trait Stored {
+    fn store(&self) -> &Ledger;
 }
 
 /// The store, with the live stream that a logpoint's line is told on as it is written: what
@@ -89,6 +95,24 @@ impl Ledger {
             (Some(cid), None) => Ok(!self.store.has_object(&cid.to_ascii_lowercase())?),
             _ => Ok(false),
         }
+    }
+
+    /// Records eval requests of the program with `process_key` that will get no answer (timed
+    /// out, or their session or pause closed).
+    pub fn log_unanswered(&self, process_key: &str, unanswered: impl Iterator<Item = PendingEval>) -> Result<()> {
+        for pending in unanswered.filter(|p| p.request.kind.is_eval()) {
+            let request = &pending.request;
+            let event = request.event();
+            let session = Some(request.session_id.as_str());
+            self.store.append_event(
+                pending.requested_at,
+                EventKind::EvalRequest,
+                Some(process_key),
+                session,
+                &event,
+            )?;
+        }
+        Ok(())
     }
 
     /// Appends to the event log; a logpoint's line is told on the live stream at once.

@@ -22,8 +22,8 @@
 //! 6. `users`, `audit`: who may do what, and the record of what they did
 //! 7. `calls`: calls as clients send them, and the records kept of them
 //! 8. `breakpoints`: breakpoints of every kind, their gates and hit counts
-//! 9. `sessions`: REPL sessions, evals and the REPL's helper requests
-//! 10. `pauses`: paused calls, the client's held poll, resuming
+//! 9. `pauses`: paused calls, the client's held poll, resuming
+//! 10. `sessions`: REPL sessions, evals and the REPL's helper requests, conditions asked at a pause
 //! 11. `steps`: stepping from a pause to the next line
 //! 12. `processes`: launched and connected processes
 //! 13. `interrupts`: pause orders for running programs

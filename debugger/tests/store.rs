@@ -314,7 +314,7 @@ fn a_search_counts_closed_sessions_exactly_up_to_a_thousand_and_lists_the_newest
     let d = open(&at);
     let search = |term: &str, page: usize| {
         let query = SessionQuery { search: Some(term.into()), page, per_page: 50, ..Default::default() };
-        d.pauses().session_summaries(&query).unwrap()
+        d.sessions().session_summaries(&query).unwrap()
     };
     let newest_first = |page: &breakroom_debugger::model::SessionPage<_>| {
         page.sessions.iter().map(|s: &breakroom_debugger::model::SessionSummary| s.started_at).collect::<Vec<_>>()

@@ -9,6 +9,7 @@ use crate::error::{Error, Result};
 use crate::ids;
 use crate::model::{EventKind, LiveEvent, PauseReason};
 use crate::pauses::methods::{add_pause, close_pause};
+use crate::pauses::state::PauseState;
 use serde_json::{json, Value};
 use std::collections::HashSet;
 
@@ -112,7 +113,7 @@ impl CallService<'_> {
                 let reason = forced.unwrap_or(PauseReason::Breakpoint);
                 let mut paused = call.clone();
                 paused.pause_reason = Some(reason.into());
-                let pause_id = add_pause(&mut st, paused, reason, now)?;
+                let pause_id = add_pause(&mut st.pause_parts(), paused, reason, now)?;
                 if let Some(pause) = st.pauses.get_mut(&pause_id) {
                     pause.deciding = !conditions.is_empty();
                 }
@@ -141,7 +142,7 @@ impl CallService<'_> {
         if let Some(pause_id) = pause_id {
             match condition_call {
                 // Shown only once a condition holds (`decide_conditions`).
-                Some(call) => self.debugger.pauses().check_conditions(pause_id, conditions, call),
+                Some(call) => self.debugger.sessions().check_conditions(pause_id, conditions, call),
                 None => self.debugger.publish(LiveEvent::pause_added(&pause_id, &process_key)),
             }
         }
@@ -169,7 +170,7 @@ impl CallService<'_> {
             // A call that started before a restart: its record still learns how it ended.
             if st.store.call(call_id)?.is_some_and(|r| r.status == CallStatus::Running) {
                 let (status, pretty_result, exception) = call_outcome(&req, &st)?;
-                st.finish_record(call_id, req.timestamp.unwrap_or(now), status, pretty_result, exception)?;
+                st.store.finish_record(call_id, req.timestamp.unwrap_or(now), status, pretty_result, exception)?;
             }
             return Ok(None);
         };
@@ -182,12 +183,18 @@ impl CallService<'_> {
         // A client that completes without waiting for a resume has moved on: close its REPLs.
         let mut closed = vec![];
         if let Some(pause_id) = pre_pause {
-            closed = close_pause(&mut st, &pause_id, Action::Continue, now, None)?;
+            closed = close_pause(&mut *st, &pause_id, Action::Continue, now, None)?;
         }
 
         let (status, pretty_result, exception) = call_outcome(&req, &st)?;
         let raised = status == CallStatus::Exception;
-        st.finish_record(call_id, req.timestamp.unwrap_or(now), status, pretty_result.clone(), exception.clone())?;
+        st.store.finish_record(
+            call_id,
+            req.timestamp.unwrap_or(now),
+            status,
+            pretty_result.clone(),
+            exception.clone(),
+        )?;
         st.store.log(
             now,
             EventKind::CallComplete,
@@ -220,7 +227,7 @@ impl CallService<'_> {
         if error_hit || st.breakpoints.pauses_after(&method, raised) {
             let reason = if raised { PauseReason::Exception } else { PauseReason::After };
             call.pause_reason = Some(reason.into());
-            let pause_id = add_pause(&mut st, call, reason, now)?;
+            let pause_id = add_pause(&mut st.pause_parts(), call, reason, now)?;
             pause_added = Some(pause_id);
         }
         drop(st);

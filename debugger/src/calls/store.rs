@@ -32,6 +32,32 @@ pub struct ProcessCalls {
 }
 
 impl Store {
+    /// Changes a call's record (records are not kept in memory).
+    pub(crate) fn update_record(&self, call_id: &str, change: impl FnOnce(&mut CallRecord)) -> Result<()> {
+        if let Some(mut record) = self.call(call_id)? {
+            change(&mut record);
+            self.put_call(&record)?;
+        }
+        Ok(())
+    }
+
+    /// Writes how a call ended into its record.
+    pub(crate) fn finish_record(
+        &self,
+        call_id: &str,
+        completed_at: f64,
+        status: crate::model::CallStatus,
+        pretty_result: Option<Value>,
+        exception: Option<Value>,
+    ) -> Result<()> {
+        self.update_record(call_id, |record| {
+            record.completed_at = Some(completed_at);
+            record.status = status;
+            record.pretty_result = pretty_result;
+            record.exception = exception;
+        })
+    }
+
     /// Inserts or updates a call's record (an update keeps its place in the start order).
     pub fn put_call(&self, record: &CallRecord) -> Result<()> {
         self.execute(

@@ -315,7 +315,7 @@ impl CheckpointService<'_> {
         if let (Leave::Kill, Some((old_key, line))) = (leave, &old) {
             self.debugger.state().checkpoints.line_ended(old_key);
             let keys = HashSet::from([old_key.clone()]);
-            self.debugger.pauses().close_pauses_of_keys(&keys, &format!("rewound to {cp_id}"));
+            self.debugger.steps().close_pauses_of_keys(&keys, &format!("rewound to {cp_id}"));
             kill(line.pid);
         }
         if let Some(pause) = &parked {

@@ -13,13 +13,17 @@ use tokio::sync::{broadcast, watch};
 use super::{Debugger, State};
 use crate::attach::{AttachHost, Attaching};
 use crate::breakpoints::state::{BreakpointHost, BreakpointParts, BreakpointsState, ProgramOrders};
+use crate::calls::store::PauseRecord;
 use crate::calls::Action;
 use crate::cluster::{Cluster, ClusterHost, Request};
 use crate::error::{Error, Result};
-use crate::host::Host;
+use crate::eval::EvalResult;
+use crate::host::{Host, Ledger, Stored};
 use crate::interrupts::{InterruptHost, InterruptState, Interrupts};
 use crate::model::LiveEvent;
 use crate::pauses::methods::{close_pause, PauseCall};
+use crate::pauses::state::{PauseHost, PauseParts, PauseState};
+use crate::pauses::PauseBook;
 use crate::policy::Policy;
 use crate::processes::host::{ProcessHost, ProcessState};
 use crate::processes::{ProcessRegistry, ProcessStatus};
@@ -29,6 +33,7 @@ use crate::snapshots::methods::SnapshotHost;
 use crate::steps::methods::StepCall;
 use crate::store::Store;
 use crate::users::Users;
+use serde::de::DeserializeOwned;
 
 impl Host for Debugger {
     type State = State;
@@ -64,7 +69,7 @@ impl ProcessHost for Debugger {
     }
 
     fn close_pauses_of_keys(&self, keys: &HashSet<String>, reason: &str) {
-        self.pauses().close_pauses_of_keys(keys, reason)
+        self.steps().close_pauses_of_keys(keys, reason)
     }
 
     fn checkpoint_line_ended(&self, process_id: &str, pid: Option<i64>) {
@@ -186,7 +191,7 @@ impl ClusterHost for Debugger {
         let mut st = self.state();
         let held: Vec<String> = st.pauses.in_order().map(|p| p.record.pause_id.clone()).collect();
         for pause_id in held {
-            close_pause(&mut st, &pause_id, Action::Continue, now, Some(reason))?;
+            close_pause(&mut *st, &pause_id, Action::Continue, now, Some(reason))?;
         }
         for session_id in st.sessions.open_ids() {
             close_one_session(&mut st, &session_id, now, Some(reason))?;
@@ -209,5 +214,70 @@ impl ClusterHost for Debugger {
             Request::Pause(PauseCall::Resume { pause_id, request }) => json(self.pauses().resume(&pause_id, request)?),
             Request::Step(StepCall::Step { pause_id, request }) => json(self.steps().step(&pause_id, request).await?),
         }
+    }
+}
+
+impl Stored for State {
+    fn store(&self) -> &Ledger {
+        &self.store
+    }
+}
+
+impl PauseHost for Debugger {
+    fn stopping(&self) -> watch::Receiver<bool> {
+        self.inner.stopping.subscribe()
+    }
+
+    fn pause_held_elsewhere(&self, pause_id: &str) -> Result<Option<String>> {
+        Debugger::pause_held_elsewhere(self, pause_id)
+    }
+
+    fn ask_pause_holder_now<T: DeserializeOwned>(&self, holder: &str, call: PauseCall) -> Result<T> {
+        self.ask_holder_now(holder, call)
+    }
+
+    fn pauses_elsewhere(&self) -> Vec<PauseRecord> {
+        // A listing shows what this server has when the database cannot be asked.
+        self.cluster().map(|c| c.pauses_held_elsewhere().unwrap_or_default()).unwrap_or_default()
+    }
+
+    fn submit_eval_result(&self, result: EvalResult) -> Result<()> {
+        self.sessions().submit_eval_result(result)
+    }
+
+    fn process_id_for_key(&self, process_key: &str) -> Option<String> {
+        self.processes().process_id_for_key(process_key)
+    }
+}
+
+impl PauseState for State {
+    fn pauses(&self) -> &PauseBook {
+        &self.pauses
+    }
+
+    fn pause_parts(&mut self) -> PauseParts<'_> {
+        PauseParts { store: &self.store, pauses: &mut self.pauses }
+    }
+
+    fn open_sessions_of(&self, pause_id: &str) -> Vec<String> {
+        self.sessions.open_for_pause(pause_id)
+    }
+
+    fn pause_closing(&mut self, pause_id: &str, now: f64, reason: Option<&str>) -> Result<Vec<(String, f64)>> {
+        let mut closed = vec![];
+        // A step's sessions stay open: they move to the pause where it stops.
+        if !self.steps.is_stepping(pause_id) {
+            for session_id in self.sessions.open_for_pause(pause_id) {
+                if close_one_session(self, &session_id, now, reason)? {
+                    closed.push((session_id, now));
+                }
+            }
+        }
+        self.checkpoints.pause_closed(pause_id);
+        Ok(closed)
+    }
+
+    fn take_named_checkpoint(&mut self, pause_id: &str) -> Option<String> {
+        self.checkpoints.take_named(pause_id)
     }
 }

@@ -257,7 +257,7 @@ impl Debugger {
     }
 
     /// Paused calls, the client's held poll and resuming.
-    pub fn pauses(&self) -> crate::pauses::PauseService<'_> {
+    pub fn pauses(&self) -> crate::pauses::PauseService<'_, Debugger> {
         crate::pauses::PauseService { debugger: self }
     }
 

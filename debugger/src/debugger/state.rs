@@ -4,17 +4,13 @@
 
 use std::collections::{BTreeMap, HashSet};
 
-use serde_json::Value;
 use tokio::sync::broadcast;
 
 use crate::breakpoints::by_name::{Breakpoints, RegisteredFunction};
 use crate::calls::store::PauseRecord;
-use crate::calls::CallRecord;
 use crate::error::{Error, Result};
-use crate::eval::PendingEval;
 use crate::host::Ledger;
-use crate::model::{EventKind, LiveEvent, ReplSession};
-use crate::sessions::methods::request_event;
+use crate::model::{LiveEvent, ReplSession};
 use crate::sessions::Sessions;
 use crate::store::Store;
 
@@ -97,58 +93,11 @@ impl State {
         }
     }
 
-    /// Changes a call's record in the store (records are not kept in memory).
-    pub(crate) fn update_record(&self, call_id: &str, change: impl FnOnce(&mut CallRecord)) -> Result<()> {
-        if let Some(mut record) = self.store.call(call_id)? {
-            change(&mut record);
-            self.store.put_call(&record)?;
-        }
-        Ok(())
-    }
-
-    /// Records eval requests that will get no answer (timed out, or their session closed).
-    pub(crate) fn log_unanswered(&self, unanswered: impl Iterator<Item = PendingEval>) -> Result<()> {
-        for pending in unanswered.filter(|p| p.request.kind.is_eval()) {
-            let request = &pending.request;
-            let process_key = self.session_process_key(&request.session_id)?;
-            let event = request_event(request);
-            self.store.append_event(
-                pending.requested_at,
-                EventKind::EvalRequest,
-                Some(&process_key),
-                Some(&request.session_id),
-                &event,
-            )?;
-        }
-        Ok(())
-    }
-
-    /// Writes how a call ended into its record.
-    pub(crate) fn finish_record(
-        &mut self,
-        call_id: &str,
-        completed_at: f64,
-        status: crate::model::CallStatus,
-        pretty_result: Option<Value>,
-        exception: Option<Value>,
-    ) -> Result<()> {
-        self.update_record(call_id, |record| {
-            record.completed_at = Some(completed_at);
-            record.status = status;
-            record.pretty_result = pretty_result;
-            record.exception = exception;
-        })
-    }
-
     /// The process a session's events are logged under.
     pub(crate) fn session_process_key(&self, session_id: &str) -> Result<String> {
         match self.sessions.get(session_id) {
             Some(open) => Ok(open.process_key.clone()),
             None => Ok(self.store.session(session_id)?.map(|s| s.process_key).unwrap_or_default()),
         }
-    }
-
-    pub(crate) fn save_pause(&self, pause_id: &str) -> Result<()> {
-        self.pauses.get(pause_id).map_or(Ok(()), |p| self.store.put_pause(&p.record))
     }
 }

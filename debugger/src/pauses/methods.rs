@@ -6,16 +6,16 @@ use crate::eval::{EvalRequest, EvalResult};
 use crate::ids;
 use crate::model::{EventKind, LiveEvent, PauseReason};
 use crate::pauses::{Pause, ResumeRequest};
-use crate::sessions::methods::close_one_session;
 use serde::Serialize;
 use serde_json::json;
 
-use crate::debugger::{Debugger, State};
+use super::state::{PauseHost, PauseParts, PauseState};
+use crate::host::Stored;
 
 /// A door's call on a pause another server holds, sent to that server to run (`cluster`).
 #[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
 #[serde(tag = "call", rename_all = "snake_case")]
-pub(crate) enum PauseCall {
+pub enum PauseCall {
     Resume { pause_id: String, request: ResumeRequest },
 }
 
@@ -62,86 +62,53 @@ pub enum Continued {
 }
 
 /// Paused calls, the client's held poll and resuming: what the doors reach as `debugger.pauses()`.
-#[derive(Clone, Copy)]
-pub struct PauseService<'a> {
-    pub(crate) debugger: &'a Debugger,
+pub struct PauseService<'a, H> {
+    pub(crate) debugger: &'a H,
 }
+
+impl<H> Clone for PauseService<'_, H> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+
+impl<H> Copy for PauseService<'_, H> {}
 
 /// A poll of Breakroom's client held at a pause, for as long as it is held (also when the
 /// request is dropped): what tells a checkpoint request whether anyone will take it.
-struct HeldPoll<'a> {
-    debugger: &'a Debugger,
+struct HeldPoll<'a, H: PauseHost> {
+    debugger: &'a H,
     pause_id: &'a str,
 }
 
-impl PauseService<'_> {
+impl<H: PauseHost> PauseService<'_, H> {
     /// Process keys with a call paused now (the ones lists show).
     pub(crate) fn paused_keys(&self) -> std::collections::HashSet<String> {
         let st = self.debugger.state();
-        st.pauses.in_order().filter(|p| p.is_shown()).map(|p| p.record.call.process_key.clone()).collect()
-    }
-
-    /// Resumes (continue) the open pauses of these process keys (lines of a process), closes
-    /// their REPL sessions and drops their steps, with `reason`.
-    pub(crate) fn close_pauses_of_keys(&self, keys: &std::collections::HashSet<String>, reason: &str) {
-        if keys.is_empty() {
-            return;
-        }
-        let now = ids::now();
-        let mut st = self.debugger.state();
-        let open: Vec<(String, String)> = st
-            .pauses
-            .in_order()
-            .filter(|p| p.is_paused() && keys.contains(&p.record.call.process_key))
-            .map(|p| (p.record.pause_id.clone(), p.record.call.process_key.clone()))
-            .collect();
-        let mut resumed = vec![];
-        let mut closed = vec![];
-        // Steps of ended processes will never stop: their sessions close.
-        for step in st.steps.abandon(keys) {
-            for session_id in step.sessions {
-                if let Ok(true) = close_one_session(&mut st, &session_id, now, Some(reason)) {
-                    closed.push((session_id, now));
-                }
-            }
-        }
-        for (pause_id, process_key) in open {
-            match close_pause(&mut st, &pause_id, Action::Continue, now, Some(reason)) {
-                Ok(sessions) => {
-                    closed.extend(sessions);
-                    resumed.push(LiveEvent::pause_resumed(&pause_id, &process_key));
-                }
-                Err(e) => eprintln!("breakroom: cannot close pause {pause_id}: {e}"),
-            }
-        }
-        drop(st);
-        for event in resumed {
-            self.debugger.publish(event);
-        }
-        self.publish_closed(closed);
+        st.pauses().in_order().filter(|p| p.is_shown()).map(|p| p.record.call.process_key.clone()).collect()
     }
 }
 
-impl<'a> HeldPoll<'a> {
-    fn begin(debugger: &'a Debugger, pause_id: &'a str) -> Self {
-        if let Some(pause) = debugger.state().pauses.get_mut(pause_id) {
+impl<'a, H: PauseHost> HeldPoll<'a, H> {
+    fn begin(debugger: &'a H, pause_id: &'a str) -> Self {
+        if let Some(pause) = debugger.state().pause_parts().pauses.get_mut(pause_id) {
             pause.poll_began();
         }
         HeldPoll { debugger, pause_id }
     }
 }
 
-impl Drop for HeldPoll<'_> {
+impl<H: PauseHost> Drop for HeldPoll<'_, H> {
     fn drop(&mut self) {
-        if let Some(pause) = self.debugger.state().pauses.get_mut(self.pause_id) {
+        if let Some(pause) = self.debugger.state().pause_parts().pauses.get_mut(self.pause_id) {
             pause.poll_ended();
         }
     }
 }
 
-impl PauseService<'_> {
+impl<H: PauseHost> PauseService<'_, H> {
     fn version_for(&self, take_eval: bool) -> Option<u64> {
-        take_eval.then(|| *self.debugger.inner.breakpoint_version.borrow())
+        take_eval.then(|| *self.debugger.breakpoint_version().borrow())
     }
 
     /// Waits (up to the configured hold) until the pause is resumed or an eval is ready for
@@ -156,19 +123,19 @@ impl PauseService<'_> {
     /// either, is held and answered `waiting`.
     pub async fn poll(self, pause_id: &str, take_eval: bool) -> PollReply {
         let _held = take_eval.then(|| HeldPoll::begin(self.debugger, pause_id));
-        let deadline = tokio::time::Instant::now() + self.debugger.inner.config.poll_hold;
+        let deadline = tokio::time::Instant::now() + self.debugger.poll_hold();
         let unknown = || PollReply::Waiting { eval: None, sessions: take_eval.then(Vec::new), checkpoint: None };
         let mut seen_sessions = None;
-        let mut stopping = self.debugger.inner.stopping.subscribe();
+        let mut stopping = self.debugger.stopping();
         loop {
             if *stopping.borrow_and_update() {
                 return if take_eval { PollReply::Stopping } else { unknown() };
             }
-            let live = self.debugger.state().pauses.get(pause_id).map(|p| p.wake.clone());
+            let live = self.debugger.state().pauses().get(pause_id).map(|p| p.wake.clone());
             let Some(wake) = live else {
                 // A resumed pause is only in the store: its client is told the action again. (A
                 // store that cannot be read is a pause not known: the client polls again.)
-                let stored = self.debugger.state().store.pause(pause_id);
+                let stored = self.debugger.state().store().pause(pause_id);
                 if let Ok(Some(record)) = stored {
                     // Closed because the server restarted: Breakroom's client tells it again.
                     // Or by a server that woke after its lease ran out (its programs moved on).
@@ -197,13 +164,13 @@ impl PauseService<'_> {
             let mut wait_until = deadline;
             let sessions = {
                 let mut st = self.debugger.state();
-                let sessions = take_eval.then(|| st.sessions.open_for_pause(pause_id));
-                if take_eval && st.pauses.get(pause_id).is_some_and(|p| p.is_paused()) {
-                    if let Some(token) = st.checkpoints.take_named(pause_id) {
+                let sessions = take_eval.then(|| st.open_sessions_of(pause_id));
+                if take_eval && st.pauses().get(pause_id).is_some_and(|p| p.is_paused()) {
+                    if let Some(token) = st.take_named_checkpoint(pause_id) {
                         return PollReply::Waiting { eval: None, sessions, checkpoint: Some(token) };
                     }
                 }
-                let Some(pause) = st.pauses.get_mut(pause_id) else {
+                let Some(pause) = st.pause_parts().pauses.get_mut(pause_id) else {
                     // Resumed in between: it left memory, the next turn reads its action.
                     continue;
                 };
@@ -262,7 +229,7 @@ impl PauseService<'_> {
                 return Err(Error::Invalid("pause_mismatch", format!("the answer is for pause {id}, not {pause_id}")))
             }
         }
-        self.debugger.sessions().submit_eval_result(result)?;
+        self.debugger.submit_eval_result(result)?;
         Ok(self.poll(pause_id, take_eval).await)
     }
 
@@ -271,20 +238,20 @@ impl PauseService<'_> {
     pub fn resume(&self, pause_id: &str, request: ResumeRequest) -> Result<bool> {
         if let Some(holder) = self.debugger.pause_held_elsewhere(pause_id)? {
             let request = PauseCall::Resume { pause_id: pause_id.to_string(), request };
-            return self.debugger.ask_holder_now(&holder, request);
+            return self.debugger.ask_pause_holder_now(&holder, request);
         }
         let now = ids::now();
         let mut st = self.debugger.state();
-        let Some(pause) = st.pauses.get(pause_id) else {
+        let Some(pause) = st.pauses().get(pause_id) else {
             // Resumed pauses are only in the store.
-            return match st.store.pause(pause_id)? {
+            return match st.store().pause(pause_id)? {
                 Some(_) => Err(Error::PauseResumed(pause_id.to_string())),
                 None => Ok(false),
             };
         };
         let action = request.into_action(pause.is_post_completion(), pause.record.call.preferred_format)?;
         let process_key = pause.record.call.process_key.clone();
-        let closed = close_pause(&mut st, pause_id, action, now, None)?;
+        let closed = close_pause(&mut *st, pause_id, action, now, None)?;
         drop(st);
         self.debugger.publish(LiveEvent::pause_resumed(pause_id, &process_key));
         self.publish_closed(closed);
@@ -312,11 +279,11 @@ impl PauseService<'_> {
     }
 }
 
-pub(crate) fn add_pause(st: &mut State, call: CallData, reason: PauseReason, now: f64) -> Result<String> {
+pub(crate) fn add_pause(st: &mut PauseParts<'_>, call: CallData, reason: PauseReason, now: f64) -> Result<String> {
     let pause_id = ids::new_uuid();
     let (call_id, process_key, function_name) =
         (call.call_id.clone(), call.process_key.clone(), call.method_name.clone());
-    st.update_record(&call_id, |record| record.pause_ids.push(pause_id.clone()))?;
+    st.store.update_record(&call_id, |record| record.pause_ids.push(pause_id.clone()))?;
     st.pauses.add(Pause::new(pause_id.clone(), call, reason, now));
     st.save_pause(&pause_id)?;
     st.store.log(
@@ -332,30 +299,32 @@ pub(crate) fn add_pause(st: &mut State, call: CallData, reason: PauseReason, now
 /// Marks a pause resumed, closes its sessions and fails their evals; the pause leaves memory
 /// (the store has it). Returns the sessions closed. `reason` is set when no user resumed it (a
 /// restart). A pause not live here is left as it is.
-pub(crate) fn close_pause(
-    st: &mut State,
+pub(crate) fn close_pause<S: PauseState + ?Sized>(
+    st: &mut S,
     pause_id: &str,
     action: Action,
     now: f64,
     reason: Option<&str>,
 ) -> Result<Vec<(String, f64)>> {
-    let mut closed = vec![];
     let mut resumed = None;
     let mut cancelled = vec![];
-    if let Some(pause) = st.pauses.get_mut(pause_id) {
+    let mut process_key = String::new();
+    let parts = st.pause_parts();
+    if let Some(pause) = parts.pauses.get_mut(pause_id) {
+        process_key = pause.record.call.process_key.clone();
         if pause.record.resume.is_none() {
             pause.record.resume = Some(action.clone());
             pause.record.resumed_at = Some(now);
             pause.record.resumed_reason = reason.map(str::to_string);
-            resumed = Some((pause.record.call.process_key.clone(), pause.record.call.call_id.clone()));
+            resumed = Some(pause.record.call.call_id.clone());
         }
         cancelled = pause.evals.cancel_all();
         pause.wake.notify_waiters();
     }
-    st.log_unanswered(cancelled.into_iter())?;
-    if let Some((process_key, call_id)) = resumed {
-        st.save_pause(pause_id)?;
-        st.store.log(
+    parts.store.log_unanswered(&process_key, cancelled.into_iter())?;
+    if let Some(call_id) = resumed {
+        parts.save_pause(pause_id)?;
+        parts.store.log(
             now,
             EventKind::Resume,
             &process_key,
@@ -363,14 +332,7 @@ pub(crate) fn close_pause(
             json!({"pause_id": pause_id, "call_id": call_id, "action": action, "reason": reason}),
         )?;
     }
-    // A step's sessions stay open: they move to the pause where it stops.
-    let stepping = st.steps.is_stepping(pause_id);
-    for session_id in st.sessions.open_for_pause(pause_id).into_iter().filter(|_| !stepping) {
-        if close_one_session(st, &session_id, now, reason)? {
-            closed.push((session_id, now));
-        }
-    }
-    st.checkpoints.pause_closed(pause_id);
-    st.pauses.take(pause_id);
+    let closed = st.pause_closing(pause_id, now, reason)?;
+    st.pause_parts().pauses.take(pause_id);
     Ok(closed)
 }

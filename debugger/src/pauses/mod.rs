@@ -2,8 +2,8 @@
 //! (after it returned or raised) and is resumed once, with an action. Resumed pauses are kept:
 //! their call stack and REPL sessions stay readable.
 
-mod conditions;
 pub(crate) mod methods;
+pub mod state;
 pub(crate) mod views;
 
 pub use methods::PauseService;
@@ -26,7 +26,7 @@ use crate::model::PauseReason;
 /// The pauses not yet resumed, in the order they paused; a pause leaves memory when it is
 /// resumed (the store keeps it).
 #[derive(Default)]
-pub(crate) struct PauseBook {
+pub struct PauseBook {
     by_id: HashMap<String, Pause>,
     order: Vec<String>,
 }

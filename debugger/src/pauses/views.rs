@@ -5,44 +5,40 @@ use crate::calls::store::PauseRecord;
 use crate::calls::CallRecord;
 use crate::display::text_of;
 use crate::error::Result;
-use crate::model::{
-    CallStackView, CallTreeNode, PausedCall, ProcessSummary, SessionLink, SessionPage, SessionQuery, SessionSummary,
-};
+use crate::model::{CallStackView, CallTreeNode, PausedCall, ProcessSummary, SessionLink};
 use serde_json::{json, Value};
 use std::collections::HashMap;
 
-use crate::debugger::State;
-use crate::sessions::methods as sessions;
+use super::state::{PauseHost, PauseState};
+use crate::host::Stored;
 
-impl super::methods::PauseService<'_> {
+impl<H: PauseHost> super::methods::PauseService<'_, H> {
     /// Calls paused right now, oldest first.
     pub fn paused_calls(&self) -> Vec<PausedCall> {
         let elsewhere = self.pauses_elsewhere();
         let st = self.debugger.state();
         let mut calls: Vec<PausedCall> =
-            st.pauses.in_order().filter(|p| p.is_shown()).map(|p| paused_call(&st, &p.record)).collect();
-        calls.extend(elsewhere.iter().map(|record| paused_call(&st, record)));
+            st.pauses().in_order().filter(|p| p.is_shown()).map(|p| paused_call(&*st, &p.record)).collect();
+        calls.extend(elsewhere.iter().map(|record| paused_call(&*st, record)));
         calls
     }
 
     /// The pauses other servers on the same database hold (issue 35), as stored.
     fn pauses_elsewhere(&self) -> Vec<PauseRecord> {
-        let Some(cluster) = self.debugger.cluster() else { return vec![] };
-        // A listing shows what this server has when the database cannot be asked.
-        cluster.pauses_held_elsewhere().unwrap_or_default()
+        self.debugger.pauses_elsewhere()
     }
 
     /// One pause, paused or resumed.
     pub fn pause(&self, pause_id: &str) -> Result<Option<PausedCall>> {
         let st = self.debugger.state();
-        Ok(st.pause_record(pause_id)?.map(|record| paused_call(&st, &record)))
+        Ok(st.pause_record(pause_id)?.map(|record| paused_call(&*st, &record)))
     }
 
     /// One pause's call as its client sent it (frames, stop, thread), and whether it is paused
     /// now (the DAP adapter's view of a pause).
     pub fn pause_call(&self, pause_id: &str) -> Result<Option<(crate::calls::CallData, bool)>> {
         let st = self.debugger.state();
-        let paused = st.pauses.get(pause_id).is_some_and(|p| p.is_paused());
+        let paused = st.pauses().get(pause_id).is_some_and(|p| p.is_paused());
         Ok(st.pause_record(pause_id)?.map(|record| (record.call, paused)))
     }
 
@@ -50,7 +46,7 @@ impl super::methods::PauseService<'_> {
     /// server of the cluster holds).
     pub fn is_paused_now(&self, pause_id: &str) -> bool {
         let st = self.debugger.state();
-        if let Some(pause) = st.pauses.get(pause_id) {
+        if let Some(pause) = st.pauses().get(pause_id) {
             return pause.is_paused();
         }
         st.pause_record(pause_id).ok().flatten().is_some_and(|record| record.resume.is_none())
@@ -59,20 +55,20 @@ impl super::methods::PauseService<'_> {
     /// The process of a pause live on this server (memory only: the door's ownership check runs
     /// on every poll of a program credential).
     pub fn live_pause_process(&self, pause_id: &str) -> Option<String> {
-        self.debugger.state().pauses.get(pause_id).map(|p| p.record.call.process_key.clone())
+        self.debugger.state().pauses().get(pause_id).map(|p| p.record.call.process_key.clone())
     }
 
     /// `/api/paused` in the protocol's shape.
     pub fn paused_protocol_view(&self) -> Result<Vec<Value>> {
         let elsewhere = self.pauses_elsewhere();
         let st = self.debugger.state();
-        let here = st.pauses.in_order().filter(|p| p.is_shown()).map(|p| &p.record);
+        let here = st.pauses().in_order().filter(|p| p.is_shown()).map(|p| &p.record);
         here.chain(elsewhere.iter())
             .map(|record| {
-                let sessions = st.store.sessions_of_pause(&record.pause_id)?;
+                let sessions = st.store().sessions_of_pause(&record.pause_id)?;
                 let session_ids: Vec<String> = sessions.into_iter().map(|link| link.session_id).collect();
                 // The process registry has its own lock and never waits for `State`'s.
-                let process_id = self.debugger.processes().process_id_for_key(&record.call.process_key);
+                let process_id = self.debugger.process_id_for_key(&record.call.process_key);
                 let stop = record.call.stop.as_ref();
                 Ok(json!({
                     "id": record.pause_id,
@@ -88,25 +84,7 @@ impl super::methods::PauseService<'_> {
     }
 
     pub fn call_record(&self, call_id: &str) -> Result<Option<CallRecord>> {
-        self.debugger.state().store.call(call_id)
-    }
-
-    /// Sessions for index pages: the same filters and pages, without transcripts.
-    pub fn session_summaries(&self, query: &SessionQuery) -> Result<SessionPage<SessionSummary>> {
-        let st = self.debugger.state();
-        sessions::find_sessions(&st, query)?.page(|row| {
-            let s = row.session;
-            Ok(SessionSummary {
-                session_id: s.session_id,
-                pause_id: s.pause_id,
-                function_name: s.function_name,
-                started_at: s.started_at,
-                closed_at: s.closed_at,
-                transcript_len: row.entries,
-                process_key: s.process_key,
-                call_id: s.call_id,
-            })
-        })
+        self.debugger.state().store().call(call_id)
     }
 
     /// The stack of a pause as it was when the call paused, with the pause's sessions.
@@ -127,7 +105,7 @@ impl super::methods::PauseService<'_> {
             paused_at: record.paused_at,
             still_paused: record.resume.is_none(),
             frames,
-            sessions: st.store.sessions_of_pause(pause_id)?,
+            sessions: st.store().sessions_of_pause(pause_id)?,
         }))
     }
 
@@ -135,12 +113,12 @@ impl super::methods::PauseService<'_> {
     pub fn process_summaries(&self) -> Result<Vec<ProcessSummary>> {
         let st = self.debugger.state();
         let mut paused: HashMap<&str, usize> = HashMap::new();
-        for pause in st.pauses.in_order().filter(|p| p.is_shown()) {
+        for pause in st.pauses().in_order().filter(|p| p.is_shown()) {
             *paused.entry(&pause.record.call.process_key).or_default() += 1;
         }
         let mut all = vec![];
-        for process in st.store.processes()? {
-            let repl_sessions = st.store.session_count_of_process(&process.process_key)?;
+        for process in st.store().processes()? {
+            let repl_sessions = st.store().session_count_of_process(&process.process_key)?;
             all.push(ProcessSummary {
                 pid: process.process_key.rsplit('+').next().and_then(|p| p.parse().ok()).unwrap_or(0),
                 first_call_at: process.first_call_at,
@@ -158,12 +136,12 @@ impl super::methods::PauseService<'_> {
     /// The calls of one process as a tree (depth-first), or None for an unknown process.
     pub fn call_tree(&self, process_key: &str) -> Result<Option<Vec<CallTreeNode>>> {
         let st = self.debugger.state();
-        let records = st.store.calls_of_process(process_key)?;
+        let records = st.store().calls_of_process(process_key)?;
         if records.is_empty() {
             return Ok(None);
         }
         let mut links: HashMap<String, Vec<SessionLink>> = HashMap::new();
-        for (call_id, link) in st.store.sessions_of_process(process_key)? {
+        for (call_id, link) in st.store().sessions_of_process(process_key)? {
             links.entry(call_id.unwrap_or_default()).or_default().push(link);
         }
         let records: Vec<&CallRecord> = records.iter().collect();
@@ -172,16 +150,16 @@ impl super::methods::PauseService<'_> {
 
     /// Every call of one process, in the order they started.
     pub fn call_records(&self, process_key: &str) -> Result<Vec<CallRecord>> {
-        self.debugger.state().store.calls_of_process(process_key)
+        self.debugger.state().store().calls_of_process(process_key)
     }
 }
 
-pub(super) fn paused_call(st: &State, pause: &PauseRecord) -> PausedCall {
+pub(super) fn paused_call<S: PauseState + ?Sized>(st: &S, pause: &PauseRecord) -> PausedCall {
     let call = &pause.call;
     let mut args_text: Vec<String> = call.pretty_args.iter().map(text_of).collect();
     args_text.extend(call.pretty_kwargs.iter().map(|(k, v)| format!("{k}={}", text_of(v))));
     // Only a live pause has open sessions, and open sessions are all in memory.
-    let active_sessions = st.sessions.open_for_pause(&pause.pause_id);
+    let active_sessions = st.open_sessions_of(&pause.pause_id);
     PausedCall {
         pause_id: pause.pause_id.clone(),
         call_id: call.call_id.clone(),

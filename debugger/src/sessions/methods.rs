@@ -6,7 +6,9 @@ use crate::error::{Error, Result};
 use crate::eval::{EvalRequest, EvalResult, PendingEval, Reply, RequestKind};
 use crate::ids;
 use crate::model::FrameIndex;
-use crate::model::{EvalOutcome, EventKind, LiveEvent, ReplSession, SessionPage, SessionQuery, TranscriptEntry};
+use crate::model::{
+    EvalOutcome, EventKind, LiveEvent, ReplSession, SessionPage, SessionQuery, SessionSummary, TranscriptEntry,
+};
 use crate::store::Store;
 use serde_json::{json, Value};
 use tokio::sync::oneshot;
@@ -80,7 +82,7 @@ impl SessionService<'_> {
         if let Some(session) = st.sessions.get(&session_id) {
             st.store.put_session(session)?;
         }
-        st.update_record(&call_id, |record| record.repl_sessions.push(session_id.clone()))?;
+        st.store.update_record(&call_id, |record| record.repl_sessions.push(session_id.clone()))?;
         st.store.log(
             now,
             EventKind::SessionStart,
@@ -118,6 +120,24 @@ impl SessionService<'_> {
         })
     }
 
+    /// Sessions for index pages: the same filters and pages, without transcripts.
+    pub fn session_summaries(&self, query: &SessionQuery) -> Result<SessionPage<SessionSummary>> {
+        let st = self.debugger.state();
+        find_sessions(&st, query)?.page(|row| {
+            let s = row.session;
+            Ok(SessionSummary {
+                session_id: s.session_id,
+                pause_id: s.pause_id,
+                function_name: s.function_name,
+                started_at: s.started_at,
+                closed_at: s.closed_at,
+                transcript_len: row.entries,
+                process_key: s.process_key,
+                call_id: s.call_id,
+            })
+        })
+    }
+
     /// The sessions of a pause, oldest first.
     pub fn sessions_for_pause(&self, pause_id: &str) -> Result<Vec<String>> {
         let links = self.debugger.state().store.sessions_of_pause(pause_id)?;
@@ -148,7 +168,8 @@ impl SessionService<'_> {
             pause.wake.notify_waiters();
             pause.evals.cancel_session(session_id)
         });
-        st.log_unanswered(cancelled.into_iter().flatten())?;
+        let process_key = st.session_process_key(session_id)?;
+        st.store.log_unanswered(&process_key, cancelled.into_iter().flatten())?;
         close_one_session(&mut st, session_id, now, None)?;
         drop(st);
         self.debugger.publish(LiveEvent::SessionClosed { session_id: session_id.to_string(), closed_at: now });
@@ -210,7 +231,8 @@ impl SessionService<'_> {
                     pause.wake.notify_waiters();
                     pause.evals.give_up(&eval_id)
                 });
-                st.log_unanswered(unanswered.into_iter())?;
+                let process_key = st.session_process_key(session_id)?;
+                st.store.log_unanswered(&process_key, unanswered.into_iter())?;
                 Err(Error::EvalTimeout(self.debugger.inner.config.eval_timeout.as_secs()))
             }
         }
@@ -502,14 +524,10 @@ pub(crate) fn persist_answer(
         process_key: &process_key,
         session_id: &request.session_id,
         requested_at,
-        request_event: &request_event(request),
+        request_event: &request.event(),
         new_object,
         entry,
         answered_at: now,
         result_event: &result_event(&request.eval_id, entry),
     })
-}
-
-pub(crate) fn request_event(request: &EvalRequest) -> Value {
-    json!({"eval_id": request.eval_id, "expr": request.expr})
 }

@@ -2,6 +2,7 @@
 //! when it closes; from then on it is read from the store (`store::sessions`), so memory holds
 //! only what live pauses use, however long the history.
 
+mod conditions;
 pub(crate) mod helpers;
 pub(crate) mod methods;
 

@@ -10,6 +10,7 @@ use crate::error::{Error, Result};
 use crate::ids;
 use crate::model::{Language, LiveEvent, PauseReason};
 use crate::pauses::methods::close_pause;
+use crate::sessions::methods::close_one_session;
 use crate::sessions::methods::persist_entry;
 use crate::steps::in_flight::InFlight;
 use crate::steps::{FrameView, StepKind, StepReply, StepRequest, StopKind};
@@ -100,7 +101,7 @@ impl StepService<'_> {
             st.steps
                 .start(pause_id, InFlight { sessions, process_key: call.process_key.clone(), waiter: Some(waiter) });
             let action = Action::Step { step: order.kind, file: order.file, line: order.line };
-            match close_pause(&mut st, pause_id, action, now, None) {
+            match close_pause(&mut *st, pause_id, action, now, None) {
                 Ok(closed) => (answer, closed, call.process_key),
                 Err(e) => {
                     st.steps.land(pause_id);
@@ -136,6 +137,46 @@ pub struct DebugState {
 }
 
 impl StepService<'_> {
+    /// Resumes (continue) the open pauses of these process keys (lines of a process), closes
+    /// their REPL sessions and drops their steps, with `reason`.
+    pub(crate) fn close_pauses_of_keys(&self, keys: &std::collections::HashSet<String>, reason: &str) {
+        if keys.is_empty() {
+            return;
+        }
+        let now = ids::now();
+        let mut st = self.debugger.state();
+        let open: Vec<(String, String)> = st
+            .pauses
+            .in_order()
+            .filter(|p| p.is_paused() && keys.contains(&p.record.call.process_key))
+            .map(|p| (p.record.pause_id.clone(), p.record.call.process_key.clone()))
+            .collect();
+        let mut resumed = vec![];
+        let mut closed = vec![];
+        // Steps of ended processes will never stop: their sessions close.
+        for step in st.steps.abandon(keys) {
+            for session_id in step.sessions {
+                if let Ok(true) = close_one_session(&mut st, &session_id, now, Some(reason)) {
+                    closed.push((session_id, now));
+                }
+            }
+        }
+        for (pause_id, process_key) in open {
+            match close_pause(&mut *st, &pause_id, Action::Continue, now, Some(reason)) {
+                Ok(sessions) => {
+                    closed.extend(sessions);
+                    resumed.push(LiveEvent::pause_resumed(&pause_id, &process_key));
+                }
+                Err(e) => eprintln!("breakroom: cannot close pause {pause_id}: {e}"),
+            }
+        }
+        drop(st);
+        for event in resumed {
+            self.debugger.publish(event);
+        }
+        self.debugger.pauses().publish_closed(closed);
+    }
+
     /// The debug page's view of an open session (None when it is closed).
     pub fn debug_state(&self, session_id: &str) -> Result<Option<DebugState>> {
         let st = self.debugger.state();
@@ -228,7 +269,7 @@ pub(crate) fn follow(
         if let Some(session) = st.sessions.get(&session_id) {
             st.store.put_session(session)?;
         }
-        st.update_record(&call.call_id, |record| record.repl_sessions.push(session_id.clone()))?;
+        st.store.update_record(&call.call_id, |record| record.repl_sessions.push(session_id.clone()))?;
         let entry =
             st.sessions.next_entry(&session_id, String::new(), marker.to_string(), String::new(), false, None, now)?;
         st.store.atomically(|store| persist_entry(store, &call.process_key, &session_id, "", &entry, now))?;

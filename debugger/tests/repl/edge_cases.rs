@@ -127,7 +127,7 @@ fn repls_page_with_hundreds_of_sessions_performance() {
         d.sessions().start_session(&p).unwrap();
     }
     let page = d
-        .pauses()
+        .sessions()
         .session_summaries(&SessionQuery { status: SessionStatus::Active, page: 6, ..Default::default() })
         .unwrap();
     assert_eq!((page.total, page.sessions.len(), page.per_page), (300, 50, 50));
@@ -144,17 +144,17 @@ fn a_session_count_is_exact_up_to_a_thousand_then_a_lower_bound() {
     let all = SessionQuery { status: SessionStatus::Active, ..Default::default() };
     let searched = SessionQuery { search: Some("count_me".into()), ..all.clone() };
     for query in [&all, &searched] {
-        let page = d.pauses().session_summaries(query).unwrap();
+        let page = d.sessions().session_summaries(query).unwrap();
         assert_eq!((page.total, page.total_is_lower_bound), (1_000, false));
     }
     d.sessions().start_session(&p).unwrap();
     for query in [&all, &searched] {
-        let page = d.pauses().session_summaries(query).unwrap();
+        let page = d.sessions().session_summaries(query).unwrap();
         assert_eq!((page.total, page.total_is_lower_bound, page.sessions.len()), (1_000, true, 50));
     }
     // The pages past the count still list what is there.
-    let last = d.pauses().session_summaries(&SessionQuery { page: 21, ..searched.clone() }).unwrap();
+    let last = d.sessions().session_summaries(&SessionQuery { page: 21, ..searched.clone() }).unwrap();
     assert_eq!((last.total, last.total_is_lower_bound, last.sessions.len()), (1_000, true, 1));
-    let past = d.pauses().session_summaries(&SessionQuery { page: 22, ..searched }).unwrap();
+    let past = d.sessions().session_summaries(&SessionQuery { page: 22, ..searched }).unwrap();
     assert_eq!((past.total, past.total_is_lower_bound, past.sessions.len()), (1_000, true, 0));
 }

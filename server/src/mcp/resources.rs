@@ -85,7 +85,7 @@ fn open_sessions(
 ) -> breakroom_debugger::Result<breakroom_debugger::model::SessionPage<breakroom_debugger::model::SessionSummary>> {
     let query =
         SessionQuery { search: None, status: SessionStatus::Active, from: None, to: None, page: 0, per_page: 0 };
-    d.pauses().session_summaries(&query)
+    d.sessions().session_summaries(&query)
 }
 
 pub fn is_known(uri: &str) -> bool {

@@ -119,7 +119,7 @@ pub fn tools() -> Vec<ToolSpec> {
                         page: a.u64("page").map_or(0, |n| n as usize),
                         per_page: a.u64("per_page").map_or(0, |n| n as usize),
                     };
-                    let page = d.pauses().session_summaries(&query)?;
+                    let page = d.sessions().session_summaries(&query)?;
                     let plus = if page.total_is_lower_bound { "+" } else { "" };
                     let text = format!("{} of {}{plus}", count(page.sessions.len(), "session"), page.total);
                     Done::new(page, text)

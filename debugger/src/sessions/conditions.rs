@@ -2,13 +2,13 @@
 //! is shown it until a condition holds; the condition is asked of the program like an eval,
 //! outside any REPL session, and the call goes on when none holds.
 
-use super::methods::PauseService;
-use super::ResumeRequest;
+use super::methods::SessionService;
 use crate::calls::CallData;
 use crate::error::{Error, Result};
 use crate::model::{Language, LiveEvent};
+use crate::pauses::ResumeRequest;
 
-impl PauseService<'_> {
+impl SessionService<'_> {
     /// Function breakpoints with a condition, for any client (an unchanged cideldill one too):
     /// the call is held, the condition is evaluated in it (a request like an eval, outside any
     /// REPL session: nothing is recorded but the hit), and the call is continued when no
@@ -22,7 +22,7 @@ impl PauseService<'_> {
         };
         let debugger = self.debugger.clone();
         runtime.spawn(async move {
-            let _ = debugger.pauses().decide_conditions(&pause_id, &ids, &call).await;
+            let _ = debugger.sessions().decide_conditions(&pause_id, &ids, &call).await;
         });
     }
 
@@ -35,7 +35,7 @@ impl PauseService<'_> {
                 Language::Python => (format!("bool({condition})"), "True"),
                 Language::Javascript => (format!("Boolean({condition})"), "true"),
             };
-            let (held, error) = match self.debugger.sessions().ask_unrecorded(pause_id, test).await {
+            let (held, error) = match self.ask_unrecorded(pause_id, test).await {
                 Ok(answer) => {
                     // A JS client may send the value as JSON text only.
                     let json = answer.result_serialization_format.as_deref() == Some("json");
@@ -56,7 +56,7 @@ impl PauseService<'_> {
         if pause {
             self.show_pause(pause_id);
         } else {
-            self.resume(pause_id, ResumeRequest::continue_())?;
+            self.debugger.pauses().resume(pause_id, ResumeRequest::continue_())?;
         }
         Ok(())
     }
