@@ -13,7 +13,7 @@ use std::path::{Path, PathBuf};
 /// (`crate::debugger`), where a converted one holds any owner that implements its own
 /// `…Host` trait (`crate::host`; `processes` is the first).
 const STILL_AGAINST_THE_ORDER: &[(&str, &str)] =
-    &[("call_reports", "debugger"), ("checkpoints", "debugger"), ("sessions", "debugger"), ("steps", "debugger")];
+    &[("call_reports", "debugger"), ("checkpoints", "debugger"), ("steps", "debugger")];
 
 /// Names `lib.rs` re-exports at the crate's root, and the module each comes from.
 const ROOT_REEXPORTS: &[(&str, &str)] = &[

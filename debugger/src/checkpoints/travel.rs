@@ -7,6 +7,7 @@ use nix::sys::signal::Signal;
 use crate::error::{Error, Result};
 use crate::ids;
 use crate::model::{EventKind, LiveEvent};
+use crate::pauses::state::PauseState;
 use serde_json::{json, Value};
 use std::collections::HashSet;
 use std::time::Duration;

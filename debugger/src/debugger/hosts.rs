@@ -28,7 +28,8 @@ use crate::policy::Policy;
 use crate::processes::host::{ProcessHost, ProcessState};
 use crate::processes::{ProcessRegistry, ProcessStatus};
 use crate::sessions::methods::{close_one_session, SessionCall};
-use crate::sessions::SessionService;
+use crate::sessions::state::{SessionHost, SessionParts, SessionState};
+use crate::sessions::Sessions;
 use crate::snapshots::methods::SnapshotHost;
 use crate::steps::methods::StepCall;
 use crate::store::Store;
@@ -156,10 +157,6 @@ impl SnapshotHost for Debugger {
     fn snapshots_kept(&self) -> usize {
         self.inner.config.snapshots_kept
     }
-
-    fn sessions(&self) -> SessionService<'_> {
-        Debugger::sessions(self)
-    }
 }
 
 impl ClusterHost for Debugger {
@@ -194,7 +191,7 @@ impl ClusterHost for Debugger {
             close_pause(&mut *st, &pause_id, Action::Continue, now, Some(reason))?;
         }
         for session_id in st.sessions.open_ids() {
-            close_one_session(&mut st, &session_id, now, Some(reason))?;
+            close_one_session(&mut st.session_parts(), &session_id, now, Some(reason))?;
         }
         Ok(())
     }
@@ -268,7 +265,7 @@ impl PauseState for State {
         // A step's sessions stay open: they move to the pause where it stops.
         if !self.steps.is_stepping(pause_id) {
             for session_id in self.sessions.open_for_pause(pause_id) {
-                if close_one_session(self, &session_id, now, reason)? {
+                if close_one_session(&mut self.session_parts(), &session_id, now, reason)? {
                     closed.push((session_id, now));
                 }
             }
@@ -279,5 +276,37 @@ impl PauseState for State {
 
     fn take_named_checkpoint(&mut self, pause_id: &str) -> Option<String> {
         self.checkpoints.take_named(pause_id)
+    }
+}
+
+impl SessionHost for Debugger {
+    fn eval_timeout(&self) -> Duration {
+        self.inner.config.eval_timeout
+    }
+
+    fn session_held_elsewhere(&self, session_id: &str) -> Result<Option<String>> {
+        Debugger::session_held_elsewhere(self, session_id)
+    }
+
+    fn ask_session_holder_now<T: DeserializeOwned>(&self, holder: &str, call: SessionCall) -> Result<T> {
+        self.ask_holder_now(holder, call)
+    }
+
+    async fn ask_session_holder<T: DeserializeOwned + Send>(&self, holder: &str, call: SessionCall) -> Result<T> {
+        self.ask_holder(holder, call).await
+    }
+}
+
+impl SessionState for State {
+    fn sessions(&self) -> &Sessions {
+        &self.sessions
+    }
+
+    fn session_parts(&mut self) -> SessionParts<'_> {
+        SessionParts { store: &self.store, sessions: &mut self.sessions, pauses: &mut self.pauses }
+    }
+
+    fn is_stepping(&self, pause_id: &str) -> bool {
+        self.steps.is_stepping(pause_id)
     }
 }

@@ -15,6 +15,7 @@ use crate::error::Result;
 use crate::ids;
 use crate::model::{LiveEvent, RecordedEvent};
 use crate::pauses::Pause;
+use crate::sessions::state::SessionState;
 use crate::store::{EventSelection, Store};
 
 mod cluster;
@@ -252,7 +253,7 @@ impl Debugger {
     }
 
     /// REPL sessions, their evals and the REPL's helper requests.
-    pub fn sessions(&self) -> crate::sessions::SessionService<'_> {
+    pub fn sessions(&self) -> crate::sessions::SessionService<'_, Debugger> {
         crate::sessions::SessionService { debugger: self }
     }
 
@@ -354,7 +355,7 @@ fn restore(st: &mut State, now: f64, held_elsewhere: &HashSet<String>) -> Result
     }
     // Sessions whose pause was lost or resumed without closing them.
     for session_id in st.sessions.open_ids() {
-        close_one_session(st, &session_id, now, Some(crate::pauses::RESTART_REASON))?;
+        close_one_session(&mut st.session_parts(), &session_id, now, Some(crate::pauses::RESTART_REASON))?;
     }
     Ok(())
 }

@@ -7,10 +7,8 @@ use std::collections::{BTreeMap, HashSet};
 use tokio::sync::broadcast;
 
 use crate::breakpoints::by_name::{Breakpoints, RegisteredFunction};
-use crate::calls::store::PauseRecord;
-use crate::error::{Error, Result};
 use crate::host::Ledger;
-use crate::model::{LiveEvent, ReplSession};
+use crate::model::LiveEvent;
 use crate::sessions::Sessions;
 use crate::store::Store;
 
@@ -65,39 +63,6 @@ impl State {
             sessions: Sessions::default(),
             checkpoints: Default::default(),
             steps: Default::default(),
-        }
-    }
-
-    /// A pause, live (from memory) or resumed (from the store).
-    pub(crate) fn pause_record(&self, pause_id: &str) -> Result<Option<PauseRecord>> {
-        match self.pauses.get(pause_id) {
-            Some(pause) => Ok(Some(pause.record.clone())),
-            None => self.store.pause(pause_id),
-        }
-    }
-
-    /// A session, open (from memory) or closed (from the store).
-    pub(crate) fn session(&self, session_id: &str) -> Result<Option<ReplSession>> {
-        match self.sessions.get(session_id) {
-            Some(open) => Ok(Some(open.clone())),
-            None => self.store.session(session_id),
-        }
-    }
-
-    /// An open session, or why it is not one.
-    pub(crate) fn open_session(&self, session_id: &str) -> Result<&ReplSession> {
-        match self.sessions.get(session_id) {
-            Some(open) => Ok(open),
-            None if self.store.has_session(session_id)? => Err(Error::SessionClosed(session_id.to_string())),
-            None => Err(Error::SessionNotFound(session_id.to_string())),
-        }
-    }
-
-    /// The process a session's events are logged under.
-    pub(crate) fn session_process_key(&self, session_id: &str) -> Result<String> {
-        match self.sessions.get(session_id) {
-            Some(open) => Ok(open.process_key.clone()),
-            None => Ok(self.store.session(session_id)?.map(|s| s.process_key).unwrap_or_default()),
         }
     }
 }

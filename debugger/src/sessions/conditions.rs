@@ -3,12 +3,14 @@
 //! outside any REPL session, and the call goes on when none holds.
 
 use super::methods::SessionService;
+use super::state::SessionHost;
 use crate::calls::CallData;
 use crate::error::{Error, Result};
 use crate::model::{Language, LiveEvent};
+use crate::pauses::state::PauseState;
 use crate::pauses::ResumeRequest;
 
-impl SessionService<'_> {
+impl<H: SessionHost> SessionService<'_, H> {
     /// Function breakpoints with a condition, for any client (an unchanged cideldill one too):
     /// the call is held, the condition is evaluated in it (a request like an eval, outside any
     /// REPL session: nothing is recorded but the hit), and the call is continued when no
@@ -63,7 +65,7 @@ impl SessionService<'_> {
 
     /// A pause held for a condition check is shown after all.
     fn show_pause(&self, pause_id: &str) {
-        let shown = self.debugger.state().pauses.get_mut(pause_id).map(|pause| {
+        let shown = self.debugger.state().pause_parts().pauses.get_mut(pause_id).map(|pause| {
             pause.deciding = false;
             pause.record.call.process_key.clone()
         });

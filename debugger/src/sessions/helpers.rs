@@ -13,14 +13,16 @@ use std::time::Duration;
 use tokio::sync::oneshot;
 
 use crate::model::FrameIndex;
+use crate::pauses::state::PauseState;
 use crate::sessions::methods::{checked_frame, session_target};
+use crate::sessions::state::SessionHost;
 use crate::snippet;
 
 /// How long a helper waits for the program: completion answers within 200 ms once it runs, so
 /// anything longer means the program is busy with a slow eval; the page just gets no list.
 const HELPER_TIMEOUT: Duration = Duration::from_secs(5);
 
-impl super::methods::SessionService<'_> {
+impl<H: SessionHost> super::methods::SessionService<'_, H> {
     /// Jupyter's complete_reply for `code` at `cursor_pos` (code points), from the session's
     /// names, the frame's locals and globals and builtins.
     ///
@@ -52,7 +54,7 @@ impl super::methods::SessionService<'_> {
         let mut reply = self
             .ask(session_id, RequestKind::Variables, args.clone(), snippet::panel("variables", &args), frame)
             .await?;
-        self.debugger.inner.config.policy.redact_panel(&mut reply);
+        self.debugger.policy().redact_panel(&mut reply);
         let stored = self.session(session_id)?.map(|session| argument_cids(&session)).unwrap_or_default();
         for row in reply.get_mut("variables").and_then(Value::as_array_mut).into_iter().flatten() {
             let name = row.get("name").and_then(Value::as_str).unwrap_or("");
@@ -76,7 +78,7 @@ impl super::methods::SessionService<'_> {
         let args = json!({"path": path, "offset": offset});
         let mut reply =
             self.ask(session_id, RequestKind::Expand, args.clone(), snippet::panel("expand", &args), frame).await?;
-        self.debugger.inner.config.policy.redact_panel(&mut reply);
+        self.debugger.policy().redact_panel(&mut reply);
         Ok(reply)
     }
 
@@ -97,7 +99,7 @@ impl super::methods::SessionService<'_> {
         let mut view: crate::outputs::View = serde_json::from_value(reply)
             .map_err(|e| Error::ClientFailed(format!("the program's view is not one: {e}")))?;
         view.outputs = crate::outputs::checked(std::mem::take(&mut view.outputs));
-        let policy = &self.debugger.inner.config.policy;
+        let policy = self.debugger.policy();
         view.text = policy.redact_text(&view.text).0;
         for output in &mut view.outputs {
             output.redact(policy);
@@ -121,7 +123,7 @@ impl super::methods::SessionService<'_> {
         };
         let name = if path.is_some() { "expand" } else { "variables" };
         let mut reply = self.ask(session_id, kind, args.clone(), snippet::panel(name, &args), frame).await?;
-        self.debugger.inner.config.policy.redact_panel(&mut reply);
+        self.debugger.policy().redact_panel(&mut reply);
         Ok(reply)
     }
 
@@ -143,13 +145,13 @@ impl super::methods::SessionService<'_> {
             return Err(Error::MissingField { code: "missing_expr", field: "expr" });
         }
         if let Some(frame) = frame {
-            checked_frame(&self.debugger.state(), pause_id, frame.get())?;
+            checked_frame(&*self.debugger.state(), pause_id, frame.get())?;
         }
         let result = self.ask_unrecorded_in(pause_id, expr.to_string(), frame).await?;
         let is_error = result.error.is_some();
         let output = result.error.or(result.result).unwrap_or_default();
         // The value rules again, for a client that does not redact (issue 50).
-        let policy = &self.debugger.inner.config.policy;
+        let policy = self.debugger.policy();
         let mut outputs = crate::outputs::checked(result.outputs.unwrap_or_default());
         for output in &mut outputs {
             output.redact(policy);
@@ -170,14 +172,14 @@ impl super::methods::SessionService<'_> {
         let eval_id = ids::new_uuid();
         {
             let mut st = self.debugger.state();
-            let pause = st.pauses.get_mut(pause_id).filter(|p| p.is_paused());
+            let pause = st.pause_parts().pauses.get_mut(pause_id).filter(|p| p.is_paused());
             let pause = pause.ok_or_else(|| Error::SessionClosed(unrecorded_session(pause_id)))?;
             let request = EvalRequest {
                 eval_id: eval_id.clone(),
                 session_id: unrecorded_session(pause_id),
                 pause_id: pause_id.to_string(),
                 expr,
-                timeout_s: self.debugger.inner.config.eval_timeout.as_secs_f64(),
+                timeout_s: self.debugger.eval_timeout().as_secs_f64(),
                 kind: RequestKind::Eval,
                 args: None,
                 frame,
@@ -185,16 +187,16 @@ impl super::methods::SessionService<'_> {
             pause.evals.push(PendingEval { request, reply: Reply::Raw(reply), requested_at: ids::now() });
             pause.wake.notify_waiters();
         }
-        match tokio::time::timeout(self.debugger.inner.config.eval_timeout, answer).await {
+        match tokio::time::timeout(self.debugger.eval_timeout(), answer).await {
             Ok(Ok(result)) => Ok(result),
             Ok(Err(_closed)) => Err(Error::SessionClosed(unrecorded_session(pause_id))),
             Err(_elapsed) => {
                 let mut st = self.debugger.state();
-                if let Some(pause) = st.pauses.get_mut(pause_id) {
+                if let Some(pause) = st.pause_parts().pauses.get_mut(pause_id) {
                     pause.wake.notify_waiters();
                     pause.evals.give_up(&eval_id);
                 }
-                Err(Error::EvalTimeout(self.debugger.inner.config.eval_timeout.as_secs()))
+                Err(Error::EvalTimeout(self.debugger.eval_timeout().as_secs()))
             }
         }
     }
@@ -212,8 +214,8 @@ impl super::methods::SessionService<'_> {
         let eval_id = ids::new_uuid();
         let pause_id = {
             let mut st = self.debugger.state();
-            let (pause_id, frame) = session_target(&st, session_id, frame)?;
-            let pause = st.pauses.get_mut(&pause_id).filter(|p| p.is_paused());
+            let (pause_id, frame) = session_target(&*st, session_id, frame)?;
+            let pause = st.pause_parts().pauses.get_mut(&pause_id).filter(|p| p.is_paused());
             let pause = pause.ok_or_else(|| Error::SessionClosed(session_id.to_string()))?;
             let request = EvalRequest {
                 frame,
@@ -229,13 +231,13 @@ impl super::methods::SessionService<'_> {
             pause.wake.notify_waiters();
             pause_id
         };
-        let timeout = HELPER_TIMEOUT.min(self.debugger.inner.config.eval_timeout);
+        let timeout = HELPER_TIMEOUT.min(self.debugger.eval_timeout());
         let result = match tokio::time::timeout(timeout, answer).await {
             Ok(Ok(result)) => result,
             Ok(Err(_closed)) => return Err(Error::SessionClosed(session_id.to_string())),
             Err(_elapsed) => {
                 let mut st = self.debugger.state();
-                if let Some(pause) = st.pauses.get_mut(&pause_id) {
+                if let Some(pause) = st.pause_parts().pauses.get_mut(&pause_id) {
                     pause.wake.notify_waiters();
                     pause.evals.give_up(&eval_id);
                 }

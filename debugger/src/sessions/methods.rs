@@ -13,38 +13,48 @@ use crate::store::Store;
 use serde_json::{json, Value};
 use tokio::sync::oneshot;
 
-use crate::debugger::{Debugger, State};
+use crate::host::Stored;
+use crate::pauses::state::PauseState;
 use crate::search::Needle;
 use crate::sessions::helpers;
+use crate::sessions::state::{SessionHost, SessionParts, SessionState};
 use crate::sessions::store::{AnsweredEval, SessionFilter, SessionRow};
 use crate::sessions::{DEFAULT_PER_PAGE, MAX_PER_PAGE};
 
 /// A door's call on a pause or a session another server holds, sent to that server to run (`cluster`).
 #[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
 #[serde(tag = "call", rename_all = "snake_case")]
-pub(crate) enum SessionCall {
+pub enum SessionCall {
     StartSession { pause_id: String },
     Eval { session_id: String, expr: String, frame: Option<FrameIndex> },
     CloseSession { session_id: String },
 }
 
 /// REPL sessions, their evals and the REPL's helper requests: what the doors reach as `debugger.sessions()`.
-#[derive(Clone, Copy)]
-pub struct SessionService<'a> {
-    pub(crate) debugger: &'a Debugger,
+pub struct SessionService<'a, H> {
+    pub(crate) debugger: &'a H,
 }
 
-impl SessionService<'_> {
+impl<H> Clone for SessionService<'_, H> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+
+impl<H> Copy for SessionService<'_, H> {}
+
+impl<H: SessionHost> SessionService<'_, H> {
     pub fn start_session(&self, pause_id: &str) -> Result<String> {
         if pause_id.trim().is_empty() {
             return Err(Error::MissingField { code: "missing_pause_id", field: "pause_id" });
         }
         if let Some(holder) = self.debugger.pause_held_elsewhere(pause_id)? {
             let request = SessionCall::StartSession { pause_id: pause_id.to_string() };
-            return self.debugger.ask_holder_now(&holder, request);
+            return self.debugger.ask_session_holder_now(&holder, request);
         }
         let now = ids::now();
-        let mut st = self.debugger.state();
+        let mut guard = self.debugger.state();
+        let st = guard.session_parts();
         let Some(pause) = st.pauses.get(pause_id) else {
             // Resumed pauses are only in the store.
             return Err(match st.store.pause(pause_id)? {
@@ -77,8 +87,8 @@ impl SessionService<'_> {
         };
         let call_id = call.call_id.clone();
         let (process_key, function_name) = (call.process_key.clone(), call.method_name.clone());
-        let State { sessions, store, .. } = &mut *st;
-        let session_id = sessions.insert(session, |id| store.has_session(id))?;
+        let store = st.store;
+        let session_id = st.sessions.insert(session, |id| store.has_session(id))?;
         if let Some(session) = st.sessions.get(&session_id) {
             st.store.put_session(session)?;
         }
@@ -90,7 +100,7 @@ impl SessionService<'_> {
             Some(&session_id),
             json!({"session_id": session_id, "pause_id": pause_id, "call_id": call_id, "function_name": function_name}),
         )?;
-        drop(st);
+        drop(guard);
         self.debugger
             .publish(LiveEvent::SessionStarted { session_id: session_id.clone(), pause_id: pause_id.to_string() });
         Ok(session_id)
@@ -101,8 +111,8 @@ impl SessionService<'_> {
     pub fn select_frame(&self, session_id: &str, frame: FrameIndex) -> Result<()> {
         let mut st = self.debugger.state();
         let pause_id = st.open_session(session_id)?.pause_id.clone();
-        let frame = checked_frame(&st, &pause_id, frame.get())?;
-        st.sessions.select_frame(session_id, frame);
+        let frame = checked_frame(&*st, &pause_id, frame.get())?;
+        st.session_parts().sessions.select_frame(session_id, frame);
         Ok(())
     }
 
@@ -114,16 +124,16 @@ impl SessionService<'_> {
     /// Matching sessions, newest first, one page of them, with their transcripts.
     pub fn list_sessions(&self, query: &SessionQuery) -> Result<SessionPage<ReplSession>> {
         let st = self.debugger.state();
-        find_sessions(&st, query)?.page(|row| match st.sessions.get(&row.session.session_id) {
+        find_sessions(&*st, query)?.page(|row| match st.sessions().get(&row.session.session_id) {
             Some(open) => Ok(open.clone()),
-            None => st.store.with_transcript(row.session),
+            None => st.store().with_transcript(row.session),
         })
     }
 
     /// Sessions for index pages: the same filters and pages, without transcripts.
     pub fn session_summaries(&self, query: &SessionQuery) -> Result<SessionPage<SessionSummary>> {
         let st = self.debugger.state();
-        find_sessions(&st, query)?.page(|row| {
+        find_sessions(&*st, query)?.page(|row| {
             let s = row.session;
             Ok(SessionSummary {
                 session_id: s.session_id,
@@ -140,13 +150,13 @@ impl SessionService<'_> {
 
     /// The sessions of a pause, oldest first.
     pub fn sessions_for_pause(&self, pause_id: &str) -> Result<Vec<String>> {
-        let links = self.debugger.state().store.sessions_of_pause(pause_id)?;
+        let links = self.debugger.state().store().sessions_of_pause(pause_id)?;
         Ok(links.into_iter().map(|link| link.session_id).collect())
     }
 
     /// The sessions of a call, oldest first.
     pub fn sessions_for_call(&self, call_id: &str) -> Result<Vec<String>> {
-        let links = self.debugger.state().store.sessions_of_call(call_id)?;
+        let links = self.debugger.state().store().sessions_of_call(call_id)?;
         Ok(links.into_iter().map(|link| link.session_id).collect())
     }
 
@@ -154,7 +164,7 @@ impl SessionService<'_> {
     pub fn close_session(&self, session_id: &str) -> Result<()> {
         if let Some(holder) = self.debugger.session_held_elsewhere(session_id)? {
             let request = SessionCall::CloseSession { session_id: session_id.to_string() };
-            return self.debugger.ask_holder_now(&holder, request);
+            return self.debugger.ask_session_holder_now(&holder, request);
         }
         let now = ids::now();
         let mut st = self.debugger.state();
@@ -163,14 +173,15 @@ impl SessionService<'_> {
             Err(Error::SessionClosed(_)) => return Ok(()),
             Err(e) => return Err(e),
         }
-        let pause_id = st.sessions.get(session_id).map(|s| s.pause_id.clone()).unwrap_or_default();
-        let cancelled = st.pauses.get_mut(&pause_id).map(|pause| {
+        let pause_id = st.sessions().get(session_id).map(|s| s.pause_id.clone()).unwrap_or_default();
+        let process_key = st.session_process_key(session_id)?;
+        let parts = st.session_parts();
+        let cancelled = parts.pauses.get_mut(&pause_id).map(|pause| {
             pause.wake.notify_waiters();
             pause.evals.cancel_session(session_id)
         });
-        let process_key = st.session_process_key(session_id)?;
-        st.store.log_unanswered(&process_key, cancelled.into_iter().flatten())?;
-        close_one_session(&mut st, session_id, now, None)?;
+        parts.store.log_unanswered(&process_key, cancelled.into_iter().flatten())?;
+        close_one_session(&mut st.session_parts(), session_id, now, None)?;
         drop(st);
         self.debugger.publish(LiveEvent::SessionClosed { session_id: session_id.to_string(), closed_at: now });
         Ok(())
@@ -190,29 +201,29 @@ impl SessionService<'_> {
         }
         if let Some(holder) = self.debugger.session_held_elsewhere(session_id)? {
             let request = SessionCall::Eval { session_id: session_id.to_string(), expr: expr.to_string(), frame };
-            return self.debugger.ask_holder(&holder, request).await;
+            return self.debugger.ask_session_holder(&holder, request).await;
         }
         let (reply, answer) = oneshot::channel();
         let eval_id = ids::new_uuid();
         let pause_id = {
             let mut st = self.debugger.state();
-            let (pause_id, frame) = session_target(&st, session_id, frame)?;
-            if st.steps.is_stepping(&pause_id) {
+            let (pause_id, frame) = session_target(&*st, session_id, frame)?;
+            if st.is_stepping(&pause_id) {
                 return Err(Error::conflict(
                     "program_running",
                     "the program is running a step: evaluate once it stops (a step_stopped live event)",
                 ));
             }
-            if !st.pauses.get(&pause_id).ok_or(Error::InvalidPause)?.is_paused() {
+            if !st.pauses().get(&pause_id).ok_or(Error::InvalidPause)?.is_paused() {
                 return Err(Error::SessionClosed(session_id.to_string()));
             }
-            let pause = st.pauses.get_mut(&pause_id).ok_or(Error::InvalidPause)?;
+            let pause = st.pause_parts().pauses.get_mut(&pause_id).ok_or(Error::InvalidPause)?;
             let request = EvalRequest {
                 eval_id: eval_id.clone(),
                 session_id: session_id.to_string(),
                 pause_id: pause_id.clone(),
                 expr: expr.to_string(),
-                timeout_s: self.debugger.inner.config.eval_timeout.as_secs_f64(),
+                timeout_s: self.debugger.eval_timeout().as_secs_f64(),
                 kind: RequestKind::Eval,
                 args: None,
                 frame,
@@ -221,26 +232,27 @@ impl SessionService<'_> {
             pause.wake.notify_waiters();
             pause_id
         };
-        match tokio::time::timeout(self.debugger.inner.config.eval_timeout, answer).await {
+        match tokio::time::timeout(self.debugger.eval_timeout(), answer).await {
             Ok(Ok(Ok(entry))) => Ok(EvalOutcome::from(&entry)),
             Ok(Ok(Err(refused))) => Err(refused),
             Ok(Err(_closed)) => Err(Error::SessionClosed(session_id.to_string())),
             Err(_elapsed) => {
                 let mut st = self.debugger.state();
-                let unanswered = st.pauses.get_mut(&pause_id).and_then(|pause| {
+                let process_key = st.session_process_key(session_id)?;
+                let parts = st.pause_parts();
+                let unanswered = parts.pauses.get_mut(&pause_id).and_then(|pause| {
                     pause.wake.notify_waiters();
                     pause.evals.give_up(&eval_id)
                 });
-                let process_key = st.session_process_key(session_id)?;
-                st.store.log_unanswered(&process_key, unanswered.into_iter())?;
-                Err(Error::EvalTimeout(self.debugger.inner.config.eval_timeout.as_secs()))
+                parts.store.log_unanswered(&process_key, unanswered.into_iter())?;
+                Err(Error::EvalTimeout(self.debugger.eval_timeout().as_secs()))
             }
         }
     }
 
     /// `poll-repl`: the next eval for the paused client, if one is ready.
     pub fn next_eval(&self, pause_id: &str) -> Option<EvalRequest> {
-        self.debugger.state().pauses.get_mut(pause_id)?.evals.take_next()
+        self.debugger.state().pause_parts().pauses.get_mut(pause_id)?.evals.take_next()
     }
 
     /// The client's answer to an eval: appended to the transcript and handed to the waiter.
@@ -252,13 +264,14 @@ impl SessionService<'_> {
             return Err(Error::MissingField { code: "missing_fields", field: "eval_id, session_id and pause_id" });
         };
         let now = ids::now();
-        let mut st = self.debugger.state();
+        let mut guard = self.debugger.state();
         if session_id.starts_with(helpers::UNRECORDED_SESSION_PREFIX) {
             // A condition check: answered to its waiter only, if it is one.
-            let pause = st.pauses.get_mut(pause_id).ok_or_else(|| Error::EvalNotFound(eval_id.to_string()))?;
+            let pauses = guard.pause_parts().pauses;
+            let pause = pauses.get_mut(pause_id).ok_or_else(|| Error::EvalNotFound(eval_id.to_string()))?;
             let pending = pause.evals.finish(eval_id);
             pause.wake.notify_waiters();
-            drop(st);
+            drop(guard);
             return match pending.map(|p| p.reply) {
                 Some(Reply::Raw(raw)) => {
                     let _ = raw.send(result);
@@ -267,15 +280,17 @@ impl SessionService<'_> {
                 _ => Err(Error::EvalNotFound(eval_id.to_string())),
             };
         }
-        if let Err(closed) = st.open_session(session_id) {
+        if let Err(closed) = guard.open_session(session_id).map(|_| ()) {
             // Nobody waits for this answer any more, but the client is done with the eval and
             // may take the next one.
-            if let Some(pause) = st.pauses.get_mut(pause_id) {
+            if let Some(pause) = guard.pause_parts().pauses.get_mut(pause_id) {
                 pause.evals.finish(eval_id);
                 pause.wake.notify_waiters();
             }
             return Err(closed);
         }
+        let process_key = guard.session_process_key(session_id)?;
+        let st = guard.session_parts();
         let new_object = match (&result.result_cid, &result.result_data) {
             (Some(cid), Some(data)) => {
                 Some(VerifiedObject::from_pair(cid, data, result.result_serialization_format.as_deref(), now)?)
@@ -294,7 +309,7 @@ impl SessionService<'_> {
             // recorded.
             let pending = pause.evals.finish(eval_id);
             pause.wake.notify_waiters();
-            drop(st);
+            drop(guard);
             if let Some(PendingEval { reply: Reply::Raw(raw), .. }) = pending {
                 let _ = raw.send(result);
             }
@@ -305,7 +320,7 @@ impl SessionService<'_> {
             // caller is answered 409 with why; the transcript is left as it was.
             let pending = pause.evals.finish(eval_id);
             pause.wake.notify_waiters();
-            drop(st);
+            drop(guard);
             if let Some(PendingEval { reply: Reply::Transcript(reply), .. }) = pending {
                 let why = result.error.unwrap_or_default();
                 let why = why.strip_prefix("loop_blocked: ").unwrap_or(&why).to_string();
@@ -327,7 +342,7 @@ impl SessionService<'_> {
         // The value rules again (issue 50), whoever the client is: a cideldill client's answer
         // is redacted only here. Redacted text means the pickled value held the secret too: it
         // is not kept.
-        let policy = &self.debugger.inner.config.policy;
+        let policy = self.debugger.policy();
         let (output, hidden) = policy.redact_text(&output);
         let stdout = policy.redact_text(&result.stdout.unwrap_or_default()).0;
         let (result_cid, new_object) =
@@ -342,13 +357,13 @@ impl SessionService<'_> {
         // Durable before the browser hears of it, in one commit. Until it is, the eval stays
         // where it was: a failed store is an error the client retries (it is handed the eval
         // again and answers from its record), never a waiter dropped as "session closed".
-        persist_answer(&st, &request, requested_at, new_object.as_ref(), &entry, now)?;
+        persist_answer(st.store, &process_key, &request, requested_at, new_object.as_ref(), &entry, now)?;
         st.sessions.push(session_id, entry.clone());
         let pending = st.pauses.get_mut(pause_id).and_then(|pause| {
             pause.wake.notify_waiters();
             pause.evals.finish(eval_id)
         });
-        drop(st);
+        drop(guard);
         if let Some(PendingEval { reply: Reply::Transcript(reply), .. }) = pending {
             let _ = reply.send(Ok(entry.clone()));
         }
@@ -367,8 +382,10 @@ impl SessionService<'_> {
         result_cid: Option<String>,
     ) -> Result<TranscriptEntry> {
         let now = ids::now();
-        let mut st = self.debugger.state();
-        st.open_session(session_id)?;
+        let mut guard = self.debugger.state();
+        let process_key = guard.session_process_key(session_id)?;
+        guard.open_session(session_id)?;
+        let st = guard.session_parts();
         let entry = st.sessions.next_entry(
             session_id,
             input.to_string(),
@@ -378,10 +395,9 @@ impl SessionService<'_> {
             result_cid,
             now,
         )?;
-        let process_key = st.session_process_key(session_id)?;
         st.store.atomically(|store| persist_entry(store, &process_key, session_id, "", &entry, now))?;
         st.sessions.push(session_id, entry.clone());
-        drop(st);
+        drop(guard);
         self.debugger
             .publish(LiveEvent::TranscriptAppended { session_id: session_id.to_string(), entry: entry.clone() });
         Ok(entry)
@@ -391,20 +407,20 @@ impl SessionService<'_> {
 /// `frame` when the pause's stack has it.
 /// An open session's pause, and the frame a request to it runs in: the one asked for (checked
 /// against the pause's stack), else the session's selected frame.
-pub(crate) fn session_target(
-    st: &State,
+pub(crate) fn session_target<S: SessionState + ?Sized>(
+    st: &S,
     session_id: &str,
     frame: Option<FrameIndex>,
 ) -> Result<(String, Option<FrameIndex>)> {
     let pause_id = st.open_session(session_id)?.pause_id.clone();
     let frame = match frame {
         Some(frame) => Some(checked_frame(st, &pause_id, frame.get())?),
-        None => st.sessions.frame_of(session_id),
+        None => st.sessions().frame_of(session_id),
     };
     Ok((pause_id, frame.map(FrameIndex)))
 }
 
-pub(crate) fn checked_frame(st: &State, pause_id: &str, frame: usize) -> Result<usize> {
+pub(crate) fn checked_frame<S: PauseState + ?Sized>(st: &S, pause_id: &str, frame: usize) -> Result<usize> {
     let record = st.pause_record(pause_id)?.ok_or_else(|| Error::PauseNotFound(pause_id.to_string()))?;
     let count = record.call.stack_views().len().max(1);
     if frame >= count {
@@ -417,7 +433,12 @@ pub(crate) fn checked_frame(st: &State, pause_id: &str, frame: usize) -> Result<
 }
 
 /// Closes and records one open session (it leaves memory); false when it was not open.
-pub(crate) fn close_one_session(st: &mut State, session_id: &str, now: f64, reason: Option<&str>) -> Result<bool> {
+pub(crate) fn close_one_session(
+    st: &mut SessionParts<'_>,
+    session_id: &str,
+    now: f64,
+    reason: Option<&str>,
+) -> Result<bool> {
     let Some(open) = st.sessions.get(session_id) else {
         return Ok(false);
     };
@@ -460,9 +481,9 @@ impl FoundSessions {
 }
 
 /// One page of sessions from the store, with the open ones matched in memory.
-pub(crate) fn find_sessions(st: &State, query: &SessionQuery) -> Result<FoundSessions> {
+pub(crate) fn find_sessions<S: SessionState + ?Sized>(st: &S, query: &SessionQuery) -> Result<FoundSessions> {
     let needle = Needle::parse(query.search.as_deref());
-    let open_matches = needle.as_ref().map(|n| st.sessions.matching(n)).unwrap_or_default();
+    let open_matches = needle.as_ref().map(|n| st.sessions().matching(n)).unwrap_or_default();
     let per_page = match query.per_page {
         0 => DEFAULT_PER_PAGE,
         n => n.min(MAX_PER_PAGE),
@@ -477,7 +498,7 @@ pub(crate) fn find_sessions(st: &State, query: &SessionQuery) -> Result<FoundSes
         offset: (page - 1).saturating_mul(per_page),
         limit: per_page,
     };
-    let found = st.store.find_sessions(&filter)?;
+    let found = st.store().find_sessions(&filter)?;
     Ok(FoundSessions {
         rows: found.rows,
         total: found.total,
@@ -512,16 +533,16 @@ fn result_event(eval_id: &str, entry: &TranscriptEntry) -> Value {
 /// Everything an answered eval leaves behind, in one commit: its request, the value it
 /// returned (if new), the transcript entry and its event.
 pub(crate) fn persist_answer(
-    st: &State,
+    store: &Store,
+    process_key: &str,
     request: &EvalRequest,
     requested_at: f64,
     new_object: Option<&VerifiedObject>,
     entry: &TranscriptEntry,
     now: f64,
 ) -> Result<()> {
-    let process_key = st.session_process_key(&request.session_id)?;
-    st.store.put_answered_eval(&AnsweredEval {
-        process_key: &process_key,
+    store.put_answered_eval(&AnsweredEval {
+        process_key,
         session_id: &request.session_id,
         requested_at,
         request_event: &request.event(),

@@ -6,12 +6,12 @@ use serde::Deserialize;
 use serde_json::Value;
 
 use super::{Snapshot, SnapshotFilter, SnapshotFrame, SnapshotSummary, SnapshotThread, WatchValue};
-use crate::breakpoints::state::{BreakpointHost, BreakpointsState};
+use crate::breakpoints::state::BreakpointsState;
 use crate::error::{Error, Result};
 use crate::ids;
 use crate::model::LiveEvent;
 use crate::processes::host::ProcessHost;
-use crate::sessions::SessionService;
+use crate::sessions::state::SessionHost;
 
 /// `POST /api/snapshots` as a program sends it (see the book's "Snapshots" chapter for every
 /// field). A body that is not one is `invalid_snapshot`; a start time that is not a number,
@@ -122,12 +122,9 @@ impl<H> Copy for SnapshotService<'_, H> {}
 
 /// What snapshots ask of the owner of the state: the processes that send them, their
 /// breakpoints (a breakpoint whose last snapshot came is disarmed), and REPL sessions.
-pub trait SnapshotHost: ProcessHost + BreakpointHost {
+pub trait SnapshotHost: ProcessHost + SessionHost {
     /// How many snapshots are kept on disk, the newest.
     fn snapshots_kept(&self) -> usize;
-
-    /// REPL sessions: watch expressions are evaluated in one.
-    fn sessions(&self) -> SessionService<'_>;
 }
 
 impl<H: SnapshotHost> SnapshotService<'_, H> {

@@ -10,8 +10,10 @@ use crate::error::{Error, Result};
 use crate::ids;
 use crate::model::{Language, LiveEvent, PauseReason};
 use crate::pauses::methods::close_pause;
+use crate::pauses::state::PauseState;
 use crate::sessions::methods::close_one_session;
 use crate::sessions::methods::persist_entry;
+use crate::sessions::state::SessionState;
 use crate::steps::in_flight::InFlight;
 use crate::steps::{FrameView, StepKind, StepReply, StepRequest, StopKind};
 
@@ -156,7 +158,7 @@ impl StepService<'_> {
         // Steps of ended processes will never stop: their sessions close.
         for step in st.steps.abandon(keys) {
             for session_id in step.sessions {
-                if let Ok(true) = close_one_session(&mut st, &session_id, now, Some(reason)) {
+                if let Ok(true) = close_one_session(&mut st.session_parts(), &session_id, now, Some(reason)) {
                     closed.push((session_id, now));
                 }
             }
