@@ -12,8 +12,7 @@ use std::path::{Path, PathBuf};
 /// service that still holds a `&Debugger` to take the owner's one lock over `State`
 /// (`crate::debugger`), where a converted one holds any owner that implements its own
 /// `…Host` trait (`crate::host`; `processes` is the first).
-const STILL_AGAINST_THE_ORDER: &[(&str, &str)] =
-    &[("call_reports", "debugger"), ("checkpoints", "debugger"), ("steps", "debugger")];
+const STILL_AGAINST_THE_ORDER: &[(&str, &str)] = &[("call_reports", "debugger")];
 
 /// Names `lib.rs` re-exports at the crate's root, and the module each comes from.
 const ROOT_REEXPORTS: &[(&str, &str)] = &[

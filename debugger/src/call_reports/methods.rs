@@ -10,6 +10,7 @@ use crate::ids;
 use crate::model::{EventKind, LiveEvent, PauseReason};
 use crate::pauses::methods::{add_pause, close_pause};
 use crate::pauses::state::PauseState;
+use crate::steps::state::StepState;
 use serde_json::{json, Value};
 use std::collections::HashSet;
 
@@ -117,7 +118,7 @@ impl CallService<'_> {
                 if let Some(pause) = st.pauses.get_mut(&pause_id) {
                     pause.deciding = !conditions.is_empty();
                 }
-                stepped = crate::steps::methods::land(&mut st, &pause_id, &call, now)?;
+                stepped = crate::steps::methods::land(&mut st.step_parts(), &pause_id, &call, now)?;
                 if let (Some(process_id), true) = (&process_id, checkpoint_mode.is_some() || wake.is_some()) {
                     let key = ids::process_key(pid, start_time);
                     let refusal = checkpoint_mode.clone().flatten();

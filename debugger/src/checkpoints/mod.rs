@@ -11,6 +11,8 @@ mod book_tests;
 pub mod memory;
 pub mod model;
 #[cfg(feature = "runtime")]
+pub mod state;
+#[cfg(feature = "runtime")]
 mod timeline;
 /// Time travel's operations on the debugger: step back, rewind, branches.
 #[cfg(feature = "runtime")]

@@ -7,7 +7,6 @@ use nix::sys::signal::Signal;
 use crate::error::{Error, Result};
 use crate::ids;
 use crate::model::{EventKind, LiveEvent};
-use crate::pauses::state::PauseState;
 use serde_json::{json, Value};
 use std::collections::HashSet;
 use std::time::Duration;
@@ -18,10 +17,10 @@ use crate::checkpoints::model::{
     BranchDiff, BranchSide, Checkpoint, CheckpointReport, CheckpointStatus, DiffCall, DiffEntry, HoldReply,
     StepBackRequest, Timeline, Travel, NOT_REWOUND,
 };
-use crate::debugger::Debugger;
+use crate::checkpoints::state::{CheckpointHost, CheckpointState};
 use crate::processes::{launch, liveness};
+use crate::sessions::methods::follow;
 use crate::steps::in_flight::InFlight;
-use crate::steps::methods::follow;
 
 /// How long a wake waits for the new line's pause, and a named checkpoint for its fork.
 const WAKE_TIMEOUT: Duration = Duration::from_secs(10);
@@ -61,15 +60,22 @@ fn kill(pid: i64) {
 }
 
 /// Time travel: checkpoints, branches and the jumps between them; what the doors reach as `debugger.checkpoints()`.
-#[derive(Clone, Copy)]
-pub struct CheckpointService<'a> {
-    pub(crate) debugger: &'a Debugger,
+pub struct CheckpointService<'a, H> {
+    pub(crate) debugger: &'a H,
 }
 
-impl CheckpointService<'_> {
+impl<H> Clone for CheckpointService<'_, H> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+
+impl<H> Copy for CheckpointService<'_, H> {}
+
+impl<H: CheckpointHost> CheckpointService<'_, H> {
     /// What a Continue's answer says about the checkpoint (None: checkpoints are off there).
     pub fn checkpoint_on_continue(&self, pause_id: &str) -> Option<Value> {
-        self.debugger.state().checkpoints.pause_mode(pause_id).map(|refusal| match refusal {
+        self.debugger.state().checkpoint_parts().checkpoints.pause_mode(pause_id).map(|refusal| match refusal {
             None => json!({"status": "snapshot"}),
             Some(reason) => json!({"status": "refused", "reason": reason}),
         })
@@ -77,7 +83,8 @@ impl CheckpointService<'_> {
 
     /// What a live pause's card shows of time travel; None when it has no part in it.
     pub fn pause_travel(&self, pause_id: &str) -> Option<crate::checkpoints::model::PauseTravel> {
-        let st = self.debugger.state();
+        let mut guard = self.debugger.state();
+        let st = guard.checkpoint_parts();
         let key = &st.pauses.get(pause_id)?.record.call.process_key;
         let before = st.checkpoints.before(key, pause_id);
         let refusal = st.checkpoints.pause_mode(pause_id).flatten();
@@ -93,7 +100,8 @@ impl CheckpointService<'_> {
             .clone()
             .filter(|p| !p.is_empty())
             .ok_or(Error::MissingField { code: "missing_pause_id", field: "pause_id" })?;
-        let mut st = self.debugger.state();
+        let mut guard = self.debugger.state();
+        let st = guard.checkpoint_parts();
         let record = st.pause_record(&pause_id)?.ok_or_else(|| Error::PauseNotFound(pause_id.clone()))?;
         let key = record.call.process_key.clone();
         let process_id = self.debugger.processes().registry().id_for_key(&key).ok_or_else(|| {
@@ -103,7 +111,7 @@ impl CheckpointService<'_> {
             st.checkpoints.refuse(&process_id, &pause_id, &reason, now);
             let data = json!({"pause_id": pause_id, "refused": reason});
             st.store.log(now, EventKind::Checkpoint, &key, None, data.clone())?;
-            drop(st);
+            drop(guard);
             self.debugger.publish(LiveEvent::Checkpoint { process_id, data });
             return Ok(json!({"status": "refused"}));
         }
@@ -136,7 +144,7 @@ impl CheckpointService<'_> {
             "function_name": cp.function_name, "dropped_pids": dropped,
         });
         st.store.log(now, EventKind::Checkpoint, &key, None, data.clone())?;
-        drop(st);
+        drop(guard);
         dropped.into_iter().for_each(kill);
         self.debugger.publish(LiveEvent::Checkpoint { process_id, data });
         Ok(json!({"checkpoint_id": cp.id}))
@@ -145,13 +153,13 @@ impl CheckpointService<'_> {
     /// A checkpoint process's held poll: a wake order, or `wake: null` after the hold. A dropped
     /// or ended checkpoint answers an error: its process exits.
     pub async fn hold_checkpoint(self, id: &str) -> Result<HoldReply> {
-        let deadline = tokio::time::Instant::now() + self.debugger.inner.config.poll_hold;
+        let deadline = tokio::time::Instant::now() + self.debugger.poll_hold();
         loop {
-            let notify = self.debugger.state().checkpoints.slot_notify(id)?;
+            let notify = self.debugger.state().checkpoint_parts().checkpoints.slot_notify(id)?;
             let notified = notify.notified();
             tokio::pin!(notified);
             notified.as_mut().enable();
-            if let Some(order) = self.debugger.state().checkpoints.take_order(id)? {
+            if let Some(order) = self.debugger.state().checkpoint_parts().checkpoints.take_order(id)? {
                 return Ok(HoldReply { wake: Some(order) });
             }
             if tokio::time::timeout_at(deadline, notified).await.is_err() {
@@ -164,7 +172,8 @@ impl CheckpointService<'_> {
     /// its line; `keep` branches instead of killing the line left.
     pub async fn step_back(self, pause_id: &str, req: StepBackRequest) -> Result<Travel> {
         let cp_id = {
-            let st = self.debugger.state();
+            let mut guard = self.debugger.state();
+            let st = guard.checkpoint_parts();
             let record = st.pause_record(pause_id)?.ok_or_else(|| Error::PauseNotFound(pause_id.to_string()))?;
             st.checkpoints.before(&record.call.process_key, pause_id).ok_or_else(|| no_checkpoint(pause_id))?
         };
@@ -179,7 +188,8 @@ impl CheckpointService<'_> {
     /// pause that was taken at a breakpoint's pause (not a step's) on its line.
     pub async fn reverse_continue(self, pause_id: &str) -> Result<Travel> {
         let cp_id = {
-            let st = self.debugger.state();
+            let mut guard = self.debugger.state();
+            let st = guard.checkpoint_parts();
             let record = st.pause_record(pause_id)?.ok_or_else(|| Error::PauseNotFound(pause_id.to_string()))?;
             let mut at = st.checkpoints.before(&record.call.process_key, pause_id);
             let mut found = None;
@@ -210,7 +220,8 @@ impl CheckpointService<'_> {
     /// Back to a checkpoint on its branch; the live line is killed.
     pub async fn rewind(self, cp_id: &str) -> Result<Travel> {
         let (process_id, branch) = {
-            let st = self.debugger.state();
+            let mut guard = self.debugger.state();
+            let st = guard.checkpoint_parts();
             let cp = st.checkpoints.held(cp_id)?;
             (cp.process_id.clone(), cp.branch.clone())
         };
@@ -220,7 +231,8 @@ impl CheckpointService<'_> {
     /// A new branch at a checkpoint, live; the line left is kept.
     pub async fn branch_at(self, cp_id: &str, name: Option<&str>) -> Result<Travel> {
         let (process_id, branch) = {
-            let mut st = self.debugger.state();
+            let mut guard = self.debugger.state();
+            let st = guard.checkpoint_parts();
             let process_id = st.checkpoints.held(cp_id)?.process_id.clone();
             let branch = st.checkpoints.create_branch(&process_id, name, cp_id, ids::now())?;
             (process_id, branch)
@@ -231,7 +243,8 @@ impl CheckpointService<'_> {
     /// The live line moves to `name`: its kept pause if it has one, else its newest checkpoint.
     pub async fn switch_branch(self, process_id: &str, name: &str) -> Result<Travel> {
         let (kept, newest) = {
-            let st = self.debugger.state();
+            let mut guard = self.debugger.state();
+            let st = guard.checkpoint_parts();
             if !st.checkpoints.has_branch(process_id, name) {
                 return Err(Error::not_found(
                     "branch_not_found",
@@ -242,12 +255,13 @@ impl CheckpointService<'_> {
         };
         if let Some(key) = kept {
             let now = ids::now();
-            let mut st = self.debugger.state();
+            let mut guard = self.debugger.state();
+            let st = guard.checkpoint_parts();
             let old = st.checkpoints.live_line(process_id);
             let line = st.checkpoints.make_live(&key).ok_or_else(|| no_checkpoint(name))?;
             let data = json!({"branch": name, "pause_id": line.pause, "pid": line.pid});
             st.store.log(now, EventKind::BranchSwitched, &key, None, data.clone())?;
-            drop(st);
+            drop(guard);
             let _ = self.debugger.processes().registry().relive(process_id, line.pid);
             self.debugger.publish(LiveEvent::BranchSwitched { process_id: process_id.to_string(), data });
             return Ok(Travel {
@@ -278,7 +292,8 @@ impl CheckpointService<'_> {
     ) -> Result<Travel> {
         let token = ids::new_uuid();
         let (receiver, old, parked) = {
-            let mut st = self.debugger.state();
+            let mut guard = self.debugger.state();
+            let st = guard.checkpoint_parts();
             let old = st.checkpoints.live_line(process_id);
             let receiver = st.checkpoints.begin_wake(cp_id, &branch, token.clone())?;
             // The REPL sessions on the line killed follow it back, as they follow a step: parked
@@ -296,12 +311,13 @@ impl CheckpointService<'_> {
         let woken = match tokio::time::timeout(WAKE_TIMEOUT, receiver).await {
             Ok(Ok(woken)) => woken,
             _ => {
-                let mut st = self.debugger.state();
+                let mut guard = self.debugger.state();
+                let st = guard.checkpoint_parts();
                 st.checkpoints.cancel_wake(cp_id, &token);
                 if let Some(pause) = &parked {
                     st.steps.land(pause);
                 }
-                drop(st);
+                drop(guard);
                 return Err(Error::conflict(
                     "snapshot_silent",
                     format!("the fork of {cp_id} did not come back paused within {} s", WAKE_TIMEOUT.as_secs()),
@@ -314,7 +330,7 @@ impl CheckpointService<'_> {
         let old = old.filter(|(key, _)| *key != woken.process_key);
         let abandoned_pid = old.as_ref().map(|(_, line)| line.pid);
         if let (Leave::Kill, Some((old_key, line))) = (leave, &old) {
-            self.debugger.state().checkpoints.line_ended(old_key);
+            self.debugger.state().checkpoint_parts().checkpoints.line_ended(old_key);
             let keys = HashSet::from([old_key.clone()]);
             self.debugger.steps().close_pauses_of_keys(&keys, &format!("rewound to {cp_id}"));
             kill(line.pid);
@@ -326,7 +342,7 @@ impl CheckpointService<'_> {
             "checkpoint_id": cp_id, "branch": branch, "pause_id": woken.pause_id, "pid": woken.pid,
             "abandoned_pid": abandoned_pid, "abandoned_kept": leave == Leave::Keep,
         });
-        self.debugger.state().store.log(ids::now(), kind, &woken.process_key, None, data.clone())?;
+        self.debugger.state().checkpoint_parts().store.log(ids::now(), kind, &woken.process_key, None, data.clone())?;
         let process_id = process_id.to_string();
         self.debugger.publish(match kind {
             EventKind::Rewind => LiveEvent::Rewind { process_id: process_id.clone(), data },
@@ -349,12 +365,13 @@ impl CheckpointService<'_> {
     fn follow_back(&self, from_pause: &str, woken_pause: &str) -> Result<()> {
         let now = ids::now();
         let events = {
-            let mut st = self.debugger.state();
+            let mut guard = self.debugger.state();
+            let mut st = guard.checkpoint_parts();
             let Some(flight) = st.steps.land(from_pause) else { return Ok(()) };
             let Some(record) = st.pause_record(woken_pause)? else { return Ok(()) };
             let call = record.call;
             let place = call.stop.as_ref().and_then(|s| s.place()).unwrap_or_else(|| call.method_name.clone());
-            follow(&mut st, flight.sessions, woken_pause, &call, &format!("← back to {place}"), now)?.0
+            follow(&mut st.sessions(), flight.sessions, woken_pause, &call, &format!("← back to {place}"), now)?.0
         };
         for event in events {
             self.debugger.publish(event);
@@ -367,7 +384,8 @@ impl CheckpointService<'_> {
         self.debugger.processes().registry().get(process_id, 0.0)?;
         let label = label.filter(|l| !l.trim().is_empty()).unwrap_or_else(|| "checkpoint".to_string());
         let (pause_id, token, receiver) = {
-            let mut st = self.debugger.state();
+            let mut guard = self.debugger.state();
+            let st = guard.checkpoint_parts();
             let (_, line) = st.checkpoints.live_line(process_id).ok_or_else(|| {
                 Error::conflict(
                     "checkpoints_off",
@@ -401,7 +419,8 @@ impl CheckpointService<'_> {
                     taken = &mut receiver => return Some(taken),
                     _ = tokio::time::sleep(Duration::from_millis(100)) => {}
                 }
-                let st = self.debugger.state();
+                let mut guard = self.debugger.state();
+                let st = guard.checkpoint_parts();
                 let there = st.pauses.get(&pause_id).is_some_and(|p| p.client_is_there());
                 if st.checkpoints.named_waiting(&pause_id, &token) && !there {
                     return None;
@@ -410,7 +429,7 @@ impl CheckpointService<'_> {
         };
         let taken = match tokio::time::timeout(WAKE_TIMEOUT, waited).await {
             Ok(None) => {
-                self.debugger.state().checkpoints.cancel_named(&pause_id, &token);
+                self.debugger.state().checkpoint_parts().checkpoints.cancel_named(&pause_id, &token);
                 return Err(not_polling(process_id));
             }
             Ok(Some(taken)) => Ok(taken),
@@ -420,12 +439,13 @@ impl CheckpointService<'_> {
             Ok(Ok(id)) => self
                 .debugger
                 .state()
+                .checkpoint_parts()
                 .checkpoints
                 .checkpoint(&id)
                 .cloned()
                 .ok_or_else(|| Error::not_found("checkpoint_not_found", format!("no checkpoint {id}"))),
             _ => {
-                self.debugger.state().checkpoints.cancel_named(&pause_id, &token);
+                self.debugger.state().checkpoint_parts().checkpoints.cancel_named(&pause_id, &token);
                 Err(Error::conflict(
                     "snapshot_silent",
                     format!("the paused program took no checkpoint within {} s", WAKE_TIMEOUT.as_secs()),
@@ -437,7 +457,8 @@ impl CheckpointService<'_> {
     /// A process's checkpoints, branches and live position, with the memory each checkpoint pins.
     pub fn timeline(&self, process_id: &str) -> Result<Timeline> {
         self.debugger.processes().registry().get(process_id, 0.0)?;
-        let st = self.debugger.state();
+        let mut guard = self.debugger.state();
+        let st = guard.checkpoint_parts();
         Ok(st.checkpoints.timeline(process_id, pinned_bytes).unwrap_or_else(|| Timeline {
             process_id: process_id.to_string(),
             checkpoints: vec![],
@@ -452,7 +473,7 @@ impl CheckpointService<'_> {
 
     /// The process whose newest checkpoint is the newest of all (the CLI's default process).
     pub fn newest_process_with_checkpoints(&self) -> Result<String> {
-        self.debugger.state().checkpoints.newest_process().ok_or_else(|| {
+        self.debugger.state().checkpoint_parts().checkpoints.newest_process().ok_or_else(|| {
             Error::NotFound(
                 "no_checkpoints",
                 "no process has checkpoints (run it with `breakroom run --checkpoints` or BREAKROOM_CHECKPOINTS=1)"
@@ -464,7 +485,8 @@ impl CheckpointService<'_> {
     /// Where two branches part and what each recorded after: calls and REPL transcripts.
     pub fn branch_diff(&self, process_id: &str, a: &str, b: &str) -> Result<BranchDiff> {
         self.debugger.processes().registry().get(process_id, 0.0)?;
-        let st = self.debugger.state();
+        let mut guard = self.debugger.state();
+        let st = guard.checkpoint_parts();
         let mut forks = vec![];
         for name in [a, b] {
             let branch = st.checkpoints.branch(process_id, name).ok_or_else(|| {
@@ -515,21 +537,21 @@ impl CheckpointService<'_> {
 
     /// Kills a process's checkpoints and kept lines (it was stopped or forgotten); how many.
     pub fn end_checkpoints_of(&self, process_id: &str) -> usize {
-        let pids = self.debugger.state().checkpoints.end_process(process_id);
+        let pids = self.debugger.state().checkpoint_parts().checkpoints.end_process(process_id);
         pids.iter().copied().for_each(kill);
         pids.len()
     }
 
     /// Kills every checkpoint process (the server is stopping).
     pub fn end_all_checkpoints(&self) {
-        let pids = self.debugger.state().checkpoints.end_all();
+        let pids = self.debugger.state().checkpoint_parts().checkpoints.end_all();
         pids.into_iter().for_each(kill);
     }
 
     /// A line of `process_id` with this pid ended.
     pub(crate) fn checkpoint_line_ended(&self, process_id: &str, pid: Option<i64>) {
         if let Some(pid) = pid {
-            self.debugger.state().checkpoints.pid_ended(process_id, pid);
+            self.debugger.state().checkpoint_parts().checkpoints.pid_ended(process_id, pid);
         }
     }
 }

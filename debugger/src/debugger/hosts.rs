@@ -15,6 +15,7 @@ use crate::attach::{AttachHost, Attaching};
 use crate::breakpoints::state::{BreakpointHost, BreakpointParts, BreakpointsState, ProgramOrders};
 use crate::calls::store::PauseRecord;
 use crate::calls::Action;
+use crate::checkpoints::state::{CheckpointHost, CheckpointParts, CheckpointState};
 use crate::cluster::{Cluster, ClusterHost, Request};
 use crate::error::{Error, Result};
 use crate::eval::EvalResult;
@@ -31,7 +32,9 @@ use crate::sessions::methods::{close_one_session, SessionCall};
 use crate::sessions::state::{SessionHost, SessionParts, SessionState};
 use crate::sessions::Sessions;
 use crate::snapshots::methods::SnapshotHost;
+use crate::steps::in_flight::StepsInFlight;
 use crate::steps::methods::StepCall;
+use crate::steps::state::{StepHost, StepParts, StepState};
 use crate::store::Store;
 use crate::users::Users;
 use serde::de::DeserializeOwned;
@@ -308,5 +311,41 @@ impl SessionState for State {
 
     fn is_stepping(&self, pause_id: &str) -> bool {
         self.steps.is_stepping(pause_id)
+    }
+}
+
+impl StepHost for Debugger {
+    async fn ask_step_holder<T: DeserializeOwned + Send>(&self, holder: &str, call: StepCall) -> Result<T> {
+        self.ask_holder(holder, call).await
+    }
+}
+
+impl StepState for State {
+    fn steps(&self) -> &StepsInFlight {
+        &self.steps
+    }
+
+    fn step_parts(&mut self) -> StepParts<'_> {
+        StepParts {
+            store: &self.store,
+            steps: &mut self.steps,
+            sessions: &mut self.sessions,
+            pauses: &mut self.pauses,
+            calls: &self.calls,
+        }
+    }
+}
+
+impl CheckpointHost for Debugger {}
+
+impl CheckpointState for State {
+    fn checkpoint_parts(&mut self) -> CheckpointParts<'_> {
+        CheckpointParts {
+            store: &self.store,
+            checkpoints: &mut self.checkpoints,
+            steps: &mut self.steps,
+            sessions: &mut self.sessions,
+            pauses: &mut self.pauses,
+        }
     }
 }

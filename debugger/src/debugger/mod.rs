@@ -263,7 +263,7 @@ impl Debugger {
     }
 
     /// Stepping from a pause to the next line.
-    pub fn steps(&self) -> crate::steps::StepService<'_> {
+    pub fn steps(&self) -> crate::steps::StepService<'_, Debugger> {
         crate::steps::StepService { debugger: self }
     }
 
@@ -273,7 +273,7 @@ impl Debugger {
     }
 
     /// Time travel: checkpoints, branches and the jumps between them.
-    pub fn checkpoints(&self) -> crate::checkpoints::CheckpointService<'_> {
+    pub fn checkpoints(&self) -> crate::checkpoints::CheckpointService<'_, Debugger> {
         crate::checkpoints::CheckpointService { debugger: self }
     }
 

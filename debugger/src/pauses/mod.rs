@@ -54,6 +54,14 @@ impl PauseBook {
         self.by_id.insert(pause.record.pause_id.clone(), pause);
     }
 
+    /// A pause, live (from memory) or resumed (from `store`).
+    pub(crate) fn record_of(&self, pause_id: &str, store: &crate::store::Store) -> Result<Option<PauseRecord>> {
+        match self.get(pause_id) {
+            Some(pause) => Ok(Some(pause.record.clone())),
+            None => store.pause(pause_id),
+        }
+    }
+
     pub(crate) fn take(&mut self, pause_id: &str) -> Option<Pause> {
         let pause = self.by_id.remove(pause_id)?;
         self.order.retain(|id| id != pause_id);

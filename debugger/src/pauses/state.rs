@@ -47,10 +47,7 @@ pub trait PauseState: Stored {
 
     /// A pause, live (from memory) or resumed (from the store).
     fn pause_record(&self, pause_id: &str) -> Result<Option<PauseRecord>> {
-        match self.pauses().get(pause_id) {
-            Some(pause) => Ok(Some(pause.record.clone())),
-            None => self.store().pause(pause_id),
-        }
+        self.pauses().record_of(pause_id, self.store())
     }
 }
 

@@ -1,6 +1,7 @@
 //! REPL sessions on paused calls and the evals that run in them: queued for the paused
 //! program, answered, and recorded (one commit per answered eval).
 
+use crate::calls::CallData;
 use crate::cid_store::{SerializationFormat, VerifiedObject};
 use crate::error::{Error, Result};
 use crate::eval::{EvalRequest, EvalResult, PendingEval, Reply, RequestKind};
@@ -551,4 +552,34 @@ pub(crate) fn persist_answer(
         answered_at: now,
         result_event: &result_event(&request.eval_id, entry),
     })
+}
+
+/// Moves REPL sessions to the pause `pause_id` of `call` (a step's stop, or the pause a step back
+/// woke), each transcript marked with `marker`. Returns the live events and the sessions moved.
+pub(crate) fn follow(
+    st: &mut SessionParts<'_>,
+    sessions: Vec<String>,
+    pause_id: &str,
+    call: &CallData,
+    marker: &str,
+    now: f64,
+) -> Result<(Vec<LiveEvent>, Vec<String>)> {
+    let mut events = vec![];
+    let mut moved = vec![];
+    for session_id in sessions {
+        if !st.sessions.move_to_pause(&session_id, pause_id, &call.call_id, &call.method_name) {
+            continue;
+        }
+        if let Some(session) = st.sessions.get(&session_id) {
+            st.store.put_session(session)?;
+        }
+        st.store.update_record(&call.call_id, |record| record.repl_sessions.push(session_id.clone()))?;
+        let entry =
+            st.sessions.next_entry(&session_id, String::new(), marker.to_string(), String::new(), false, None, now)?;
+        st.store.atomically(|store| persist_entry(store, &call.process_key, &session_id, "", &entry, now))?;
+        st.sessions.push(&session_id, entry.clone());
+        events.push(LiveEvent::TranscriptAppended { session_id: session_id.clone(), entry });
+        moved.push(session_id);
+    }
+    Ok((events, moved))
 }

@@ -7,7 +7,7 @@ use tokio::sync::oneshot;
 
 use crate::steps::StepReply;
 
-pub(crate) struct InFlight {
+pub struct InFlight {
     /// The pause's open sessions: they stay open and move to the pause where the step stops.
     pub sessions: Vec<String>,
     pub process_key: String,
@@ -16,7 +16,7 @@ pub(crate) struct InFlight {
 }
 
 #[derive(Default)]
-pub(crate) struct StepsInFlight {
+pub struct StepsInFlight {
     by_pause: HashMap<String, InFlight>,
 }
 

@@ -4,23 +4,24 @@ use std::time::Duration;
 
 use tokio::sync::oneshot;
 
+use crate::calls::CallBook;
 use crate::calls::{Action, CallData};
-use crate::debugger::{Debugger, State};
 use crate::error::{Error, Result};
 use crate::ids;
 use crate::model::{Language, LiveEvent, PauseReason};
 use crate::pauses::methods::close_pause;
 use crate::pauses::state::PauseState;
 use crate::sessions::methods::close_one_session;
-use crate::sessions::methods::persist_entry;
+use crate::sessions::methods::follow;
 use crate::sessions::state::SessionState;
 use crate::steps::in_flight::InFlight;
+use crate::steps::state::{StepHost, StepParts, StepState};
 use crate::steps::{FrameView, StepKind, StepReply, StepRequest, StopKind};
 
 /// A door's call on a pause another server holds, sent to that server to run (`cluster`).
 #[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
 #[serde(tag = "call", rename_all = "snake_case")]
-pub(crate) enum StepCall {
+pub enum StepCall {
     Step { pause_id: String, request: StepRequest },
 }
 
@@ -47,9 +48,9 @@ fn order(req: StepRequest) -> Result<Order> {
 }
 
 /// Why a pause cannot step, if it cannot.
-fn refusal(st: &State, pause_id: &str, call: &CallData, reason: PauseReason) -> Option<Error> {
+fn refusal(calls: &CallBook, pause_id: &str, call: &CallData, reason: PauseReason) -> Option<Error> {
     let post_mortem = call.stop.as_ref().is_some_and(|s| s.kind == StopKind::Exception)
-        || (reason == PauseReason::Exception && st.calls.paused_at_start(&call.call_id, pause_id));
+        || (reason == PauseReason::Exception && calls.paused_at_start(&call.call_id, pause_id));
     if post_mortem {
         return Some(Error::conflict(
             "cannot_step_post_mortem",
@@ -70,24 +71,32 @@ fn refusal(st: &State, pause_id: &str, call: &CallData, reason: PauseReason) -> 
 }
 
 /// Stepping from a pause to the next line: what the doors reach as `debugger.steps()`.
-#[derive(Clone, Copy)]
-pub struct StepService<'a> {
-    pub(crate) debugger: &'a Debugger,
+pub struct StepService<'a, H> {
+    pub(crate) debugger: &'a H,
 }
 
-impl StepService<'_> {
+impl<H> Clone for StepService<'_, H> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+
+impl<H> Copy for StepService<'_, H> {}
+
+impl<H: StepHost> StepService<'_, H> {
     /// `POST /api/paused/{pause_id}/step`: sends the step and waits up to 2 s for the program to
     /// stop again. The pause's REPL sessions stay open and move to the new pause.
     pub async fn step(self, pause_id: &str, req: StepRequest) -> Result<StepReply> {
         if let Some(holder) = self.debugger.pause_held_elsewhere(pause_id)? {
             order(req.clone())?;
             let request = StepCall::Step { pause_id: pause_id.to_string(), request: req };
-            return self.debugger.ask_holder(&holder, request).await;
+            return self.debugger.ask_step_holder(&holder, request).await;
         }
         let order = order(req)?;
         let now = ids::now();
         let (answer, closed, process_key) = {
-            let mut st = self.debugger.state();
+            let mut guard = self.debugger.state();
+            let st = guard.step_parts();
             let Some(pause) = st.pauses.get(pause_id) else {
                 return Err(match st.store.pause(pause_id)? {
                     Some(_) => Error::PauseResumed(pause_id.to_string()),
@@ -95,7 +104,7 @@ impl StepService<'_> {
                 });
             };
             let (call, reason) = (pause.record.call.clone(), pause.record.reason);
-            if let Some(error) = refusal(&st, pause_id, &call, reason) {
+            if let Some(error) = refusal(st.calls, pause_id, &call, reason) {
                 return Err(error);
             }
             let (waiter, answer) = oneshot::channel();
@@ -103,10 +112,10 @@ impl StepService<'_> {
             st.steps
                 .start(pause_id, InFlight { sessions, process_key: call.process_key.clone(), waiter: Some(waiter) });
             let action = Action::Step { step: order.kind, file: order.file, line: order.line };
-            match close_pause(&mut *st, pause_id, action, now, None) {
+            match close_pause(&mut *guard, pause_id, action, now, None) {
                 Ok(closed) => (answer, closed, call.process_key),
                 Err(e) => {
-                    st.steps.land(pause_id);
+                    guard.step_parts().steps.land(pause_id);
                     return Err(e);
                 }
             }
@@ -138,7 +147,7 @@ pub struct DebugState {
     pub running: bool,
 }
 
-impl StepService<'_> {
+impl<H: StepHost> StepService<'_, H> {
     /// Resumes (continue) the open pauses of these process keys (lines of a process), closes
     /// their REPL sessions and drops their steps, with `reason`.
     pub(crate) fn close_pauses_of_keys(&self, keys: &std::collections::HashSet<String>, reason: &str) {
@@ -148,7 +157,7 @@ impl StepService<'_> {
         let now = ids::now();
         let mut st = self.debugger.state();
         let open: Vec<(String, String)> = st
-            .pauses
+            .pauses()
             .in_order()
             .filter(|p| p.is_paused() && keys.contains(&p.record.call.process_key))
             .map(|p| (p.record.pause_id.clone(), p.record.call.process_key.clone()))
@@ -156,7 +165,8 @@ impl StepService<'_> {
         let mut resumed = vec![];
         let mut closed = vec![];
         // Steps of ended processes will never stop: their sessions close.
-        for step in st.steps.abandon(keys) {
+        let abandoned = st.step_parts().steps.abandon(keys);
+        for step in abandoned {
             for session_id in step.sessions {
                 if let Ok(true) = close_one_session(&mut st.session_parts(), &session_id, now, Some(reason)) {
                     closed.push((session_id, now));
@@ -182,14 +192,14 @@ impl StepService<'_> {
     /// The debug page's view of an open session (None when it is closed).
     pub fn debug_state(&self, session_id: &str) -> Result<Option<DebugState>> {
         let st = self.debugger.state();
-        let Some(session) = st.sessions.get(session_id) else { return Ok(None) };
+        let Some(session) = st.sessions().get(session_id) else { return Ok(None) };
         let pause_id = session.pause_id.clone();
         let Some(record) = st.pause_record(&pause_id)? else { return Ok(None) };
         Ok(Some(DebugState {
             frames: frame_views(&record.call),
-            selected: st.sessions.frame_of(session_id).unwrap_or(0),
+            selected: st.sessions().frame_of(session_id).unwrap_or(0),
             stop: record.call.stop.clone(),
-            running: st.steps.is_stepping(&pause_id),
+            running: st.steps().is_stepping(&pause_id),
             pause_id,
         }))
     }
@@ -216,12 +226,13 @@ pub(crate) fn frame_views(call: &CallData) -> Vec<FrameView> {
 /// A new pause: when a step stopped there, its sessions move to it (each transcript marks the
 /// step: `→ prog.py:12 in checkout`) and the step's request gets its answer. Returns the live
 /// events to publish once the state is released.
-pub(crate) fn land(st: &mut State, pause_id: &str, call: &CallData, now: f64) -> Result<Vec<LiveEvent>> {
+pub(crate) fn land(st: &mut StepParts<'_>, pause_id: &str, call: &CallData, now: f64) -> Result<Vec<LiveEvent>> {
     let Some(stop) = &call.stop else { return Ok(vec![]) };
     let Some(previous) = stop.previous_pause_id.as_deref() else { return Ok(vec![]) };
     let Some(mut flight) = st.steps.land(previous) else { return Ok(vec![]) };
     let marker = format!("→ {}", stop.place().unwrap_or_else(|| call.method_name.clone()));
-    let (mut events, moved) = follow(st, std::mem::take(&mut flight.sessions), pause_id, call, &marker, now)?;
+    let (mut events, moved) =
+        follow(&mut st.sessions(), std::mem::take(&mut flight.sessions), pause_id, call, &marker, now)?;
     let (file, line, function) = (
         stop.file.clone().unwrap_or_default(),
         stop.line.unwrap_or(0),
@@ -250,34 +261,4 @@ pub(crate) fn land(st: &mut State, pause_id: &str, call: &CallData, now: f64) ->
         process_key: call.process_key.clone(),
     });
     Ok(events)
-}
-
-/// Moves REPL sessions to the pause `pause_id` of `call` (a step's stop, or the pause a step back
-/// woke), each transcript marked with `marker`. Returns the live events and the sessions moved.
-pub(crate) fn follow(
-    st: &mut State,
-    sessions: Vec<String>,
-    pause_id: &str,
-    call: &CallData,
-    marker: &str,
-    now: f64,
-) -> Result<(Vec<LiveEvent>, Vec<String>)> {
-    let mut events = vec![];
-    let mut moved = vec![];
-    for session_id in sessions {
-        if !st.sessions.move_to_pause(&session_id, pause_id, &call.call_id, &call.method_name) {
-            continue;
-        }
-        if let Some(session) = st.sessions.get(&session_id) {
-            st.store.put_session(session)?;
-        }
-        st.store.update_record(&call.call_id, |record| record.repl_sessions.push(session_id.clone()))?;
-        let entry =
-            st.sessions.next_entry(&session_id, String::new(), marker.to_string(), String::new(), false, None, now)?;
-        st.store.atomically(|store| persist_entry(store, &call.process_key, &session_id, "", &entry, now))?;
-        st.sessions.push(&session_id, entry.clone());
-        events.push(LiveEvent::TranscriptAppended { session_id: session_id.clone(), entry });
-        moved.push(session_id);
-    }
-    Ok((events, moved))
 }

@@ -5,9 +5,10 @@
 //! `model`. Built for the browser too.
 
 #[cfg(feature = "runtime")]
-pub(crate) mod in_flight;
+pub mod in_flight;
 #[cfg(feature = "runtime")]
 pub(crate) mod methods;
+pub mod state;
 #[cfg(feature = "runtime")]
 pub use methods::StepService;
 
