@@ -15,8 +15,14 @@ use serde_json::{json, Value};
 use std::collections::HashSet;
 
 use crate::breakpoints::state::BreakpointsState;
-use crate::debugger::{Debugger, State, MAX_COM_ERRORS, MAX_EVENTS};
+use crate::call_reports::state::{CallReportHost, CallReportParts, CallReportState};
+use crate::checkpoints::state::CheckpointState;
+use crate::host::{Ledger, Stored};
 use crate::model::{CallStatus, Language};
+
+/// How many communication errors and client events are kept (the newest; on disk).
+const MAX_COM_ERRORS: usize = 500;
+const MAX_EVENTS: usize = 10_000;
 
 /// This host's name for a client that reports none (cideldill's) when it is provably here: it
 /// connected over loopback and its pid is alive in this pid namespace at first contact. Its pid
@@ -29,14 +35,21 @@ fn local_host_of_hostless_client(req: &CallStart, pid: i64) -> Option<String> {
 }
 
 /// Calls as clients report them, and their records: what the doors reach as `debugger.calls()`.
-#[derive(Clone, Copy)]
-pub struct CallService<'a> {
-    pub(crate) debugger: &'a Debugger,
+pub struct CallService<'a, H> {
+    pub(crate) debugger: &'a H,
 }
 
-impl CallService<'_> {
+impl<H> Clone for CallService<'_, H> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+
+impl<H> Copy for CallService<'_, H> {}
+
+impl<H: CallReportHost> CallService<'_, H> {
     pub fn start_call(&self, mut req: CallStart) -> Result<CallStartReply> {
-        crate::calls::redact::call_start(&self.debugger.inner.config.policy, &mut req);
+        crate::calls::redact::call_start(self.debugger.policy(), &mut req);
         let (pid, start_time) = ids::process_identity(&req.process_pid, &req.process_start_time)?;
         let method_name = req
             .method_name
@@ -46,7 +59,7 @@ impl CallService<'_> {
         let preferred_format = preferred_format(req.preferred_format.as_deref())?;
         let retry_of = req.request_id.clone().filter(|r| !r.is_empty()).map(|r| (ids::process_key(pid, start_time), r));
         if let Some((key, request)) = &retry_of {
-            if let Some(reply) = self.debugger.state().start_replies.get(key, request) {
+            if let Some(reply) = self.debugger.state().call_report_parts().start_replies.get(key, request) {
                 return Ok(reply);
             }
         }
@@ -77,17 +90,18 @@ impl CallService<'_> {
         let process_id = self.debugger.processes().registry().id_for_key(&ids::process_key(pid, start_time));
         let now = ids::now();
         let mut st = self.debugger.state();
-        st.store_call_items(&req, now)?;
-        let call_id = ids::call_id(now, st.calls.next_seq());
-        let call = call_data(&st, req, method_name, call_id.clone(), preferred_format, (pid, start_time))?;
-        st.record_call_start(&call, now)?;
+        let mut calls = st.call_report_parts();
+        calls.store_call_items(&req, now)?;
+        let call_id = ids::call_id(now, calls.calls.next_seq());
+        let call = call_data(calls.store, req, method_name, call_id.clone(), preferred_format, (pid, start_time))?;
+        calls.record_call_start(&call, now)?;
 
         // Breakpoints whose condition the paused call evaluates before anyone sees the pause.
         let mut conditions = vec![];
         let mut snapshots = vec![];
         let decision = match forced {
             Some(_) => StartDecision::Pause,
-            None => match st.breakpoints.decide_start(&call.method_name) {
+            None => match st.breakpoint_parts().breakpoints.decide_start(&call.method_name) {
                 // The options of the name's breakpoints say whether this call pauses.
                 StartDecision::Pause => match st.breakpoint_parts().function_gate(&call, now)? {
                     Some(gate) if !gate.pause && gate.conditions.is_empty() => {
@@ -115,22 +129,31 @@ impl CallService<'_> {
                 let mut paused = call.clone();
                 paused.pause_reason = Some(reason.into());
                 let pause_id = add_pause(&mut st.pause_parts(), paused, reason, now)?;
-                if let Some(pause) = st.pauses.get_mut(&pause_id) {
+                if let Some(pause) = st.pause_parts().pauses.get_mut(&pause_id) {
                     pause.deciding = !conditions.is_empty();
                 }
                 stepped = crate::steps::methods::land(&mut st.step_parts(), &pause_id, &call, now)?;
                 if let (Some(process_id), true) = (&process_id, checkpoint_mode.is_some() || wake.is_some()) {
                     let key = ids::process_key(pid, start_time);
                     let refusal = checkpoint_mode.clone().flatten();
-                    st.checkpoints.note_pause(process_id, &key, pid, &pause_id, refusal, wake.as_deref(), now);
+                    st.checkpoint_parts().checkpoints.note_pause(
+                        process_id,
+                        &key,
+                        pid,
+                        &pause_id,
+                        refusal,
+                        wake.as_deref(),
+                        now,
+                    );
                 }
                 (Action::poll(&pause_id, call.preferred_format), Some(pause_id))
             }
         };
-        st.calls.started(call, pause_id.clone());
+        let calls = st.call_report_parts();
+        calls.calls.started(call, pause_id.clone());
         let reply = CallStartReply { call_id, action, snapshots };
         if let Some((key, request)) = &retry_of {
-            st.start_replies.remember(key, request, &reply);
+            calls.start_replies.remember(key, request, &reply);
         }
         drop(st);
         if interrupted {
@@ -152,26 +175,27 @@ impl CallService<'_> {
 
     /// Returns a post-completion pause's poll action when the call pauses again.
     pub fn complete_call(&self, mut req: CallComplete) -> Result<Option<Action>> {
-        crate::calls::redact::call_complete(&self.debugger.inner.config.policy, &mut req);
+        crate::calls::redact::call_complete(self.debugger.policy(), &mut req);
         let now = ids::now();
         // A bad format is refused even without data, so a client learns of it at once.
         SerializationFormat::parse(req.result_serialization_format.as_deref())?;
         SerializationFormat::parse(req.exception_serialization_format.as_deref())?;
         let mut st = self.debugger.state();
         if let (Some(cid), Some(data)) = (&req.result_cid, &req.result_data) {
-            st.store.store_pair(cid, data, req.result_serialization_format.as_deref(), now)?;
+            st.store().store_pair(cid, data, req.result_serialization_format.as_deref(), now)?;
         }
         if let (Some(cid), Some(data)) = (&req.exception_cid, &req.exception_data) {
-            st.store.store_pair(cid, data, req.exception_serialization_format.as_deref(), now)?;
+            st.store().store_pair(cid, data, req.exception_serialization_format.as_deref(), now)?;
         }
         let Some(call_id) = req.call_id.as_deref() else {
             return Ok(None);
         };
-        let Some((mut call, pre_pause)) = st.calls.completed(call_id) else {
+        let Some((mut call, pre_pause)) = st.call_report_parts().calls.completed(call_id) else {
             // A call that started before a restart: its record still learns how it ended.
-            if st.store.call(call_id)?.is_some_and(|r| r.status == CallStatus::Running) {
-                let (status, pretty_result, exception) = call_outcome(&req, &st)?;
-                st.store.finish_record(call_id, req.timestamp.unwrap_or(now), status, pretty_result, exception)?;
+            let store = st.store();
+            if store.call(call_id)?.is_some_and(|r| r.status == CallStatus::Running) {
+                let (status, pretty_result, exception) = call_outcome(&req, store)?;
+                store.finish_record(call_id, req.timestamp.unwrap_or(now), status, pretty_result, exception)?;
             }
             return Ok(None);
         };
@@ -187,16 +211,11 @@ impl CallService<'_> {
             closed = close_pause(&mut *st, &pause_id, Action::Continue, now, None)?;
         }
 
-        let (status, pretty_result, exception) = call_outcome(&req, &st)?;
+        let store = st.store();
+        let (status, pretty_result, exception) = call_outcome(&req, store)?;
         let raised = status == CallStatus::Exception;
-        st.store.finish_record(
-            call_id,
-            req.timestamp.unwrap_or(now),
-            status,
-            pretty_result.clone(),
-            exception.clone(),
-        )?;
-        st.store.log(
+        store.finish_record(call_id, req.timestamp.unwrap_or(now), status, pretty_result.clone(), exception.clone())?;
+        store.log(
             now,
             EventKind::CallComplete,
             &call.process_key,
@@ -209,15 +228,15 @@ impl CallService<'_> {
         call.pretty_result = pretty_result.clone().or(Some(Value::Null));
         call.exception = exception.clone();
         let method = call.method_name.clone();
-        if st.breakpoints.has(&method) {
+        if st.breakpoint_parts().breakpoints.has(&method) {
             let mut call_data = serde_json::to_value(&call).unwrap_or(Value::Null);
             if let Some(obj) = call_data.as_object_mut() {
                 obj.insert("status".into(), json!(status));
             }
             let entry =
                 json!({"id": ids::new_uuid(), "function_name": method, "completed_at": now, "call_data": call_data});
-            let keep = self.debugger.inner.config.history_per_breakpoint;
-            st.store.put_history(&method, &entry, keep)?;
+            let keep = self.debugger.history_per_breakpoint();
+            st.store().put_history(&method, &entry, keep)?;
         }
 
         let process_key = call.process_key.clone();
@@ -225,7 +244,7 @@ impl CallService<'_> {
         let mut pause_added = None;
         let type_name = exception.as_ref().and_then(|e| e.get("type_name")).and_then(Value::as_str).unwrap_or("");
         let error_hit = raised && !post_mortem && st.breakpoint_parts().error_gate(&call, type_name, now)?;
-        if error_hit || st.breakpoints.pauses_after(&method, raised) {
+        if error_hit || st.breakpoint_parts().breakpoints.pauses_after(&method, raised) {
             let reason = if raised { PauseReason::Exception } else { PauseReason::After };
             call.pause_reason = Some(reason.into());
             let pause_id = add_pause(&mut st.pause_parts(), call, reason, now)?;
@@ -247,9 +266,9 @@ impl CallService<'_> {
         let now = ids::now();
         let st = self.debugger.state();
         for value in event.values() {
-            st.store.store_pair(value.cid, value.data, value.format, now)?;
+            st.store().store_pair(value.cid, value.data, value.format, now)?;
         }
-        st.store.put_client_event(now, &event, MAX_EVENTS)
+        st.store().put_client_event(now, &event, MAX_EVENTS)
     }
 
     /// Keeps a communication error a client reported (on disk, the newest `MAX_COM_ERRORS`).
@@ -258,17 +277,17 @@ impl CallService<'_> {
         let now = ids::now();
         report.insert("received_at".into(), json!(now));
         report.entry("timestamp").or_insert(json!(now));
-        self.debugger.state().store.put_com_error(&ComErrorReport(report), MAX_COM_ERRORS)
+        self.debugger.state().store().put_com_error(&ComErrorReport(report), MAX_COM_ERRORS)
     }
 
     /// The kept communication errors, oldest first.
     pub fn com_errors(&self) -> Result<Vec<Value>> {
-        self.debugger.state().store.com_errors()
+        self.debugger.state().store().com_errors()
     }
 }
 
 /// How a call ended, as records and pages show it: (status, result text, exception).
-pub(crate) fn call_outcome(req: &CallComplete, st: &State) -> Result<(CallStatus, Option<Value>, Option<Value>)> {
+pub(crate) fn call_outcome(req: &CallComplete, store: &Ledger) -> Result<(CallStatus, Option<Value>, Option<Value>)> {
     let raised = req.exception_cid.is_some() || !matches!(req.status.as_deref(), None | Some("success"));
     if raised {
         // cideldill's JS client names the error only in its JSON data: `{name, message, stack}`.
@@ -294,13 +313,13 @@ pub(crate) fn call_outcome(req: &CallComplete, st: &State) -> Result<(CallStatus
     }
     let result = match (&req.result_repr, &req.result_cid) {
         (Some(repr), _) => Value::String(repr.clone()),
-        (None, Some(cid)) => st.store.pretty(&SerializedItem { cid: Some(cid.clone()), ..Default::default() })?,
+        (None, Some(cid)) => store.pretty(&SerializedItem { cid: Some(cid.clone()), ..Default::default() })?,
         (None, None) => Value::String("None".into()),
     };
     Ok((CallStatus::Success, Some(result), None))
 }
 
-impl State {
+impl CallReportParts<'_> {
     /// Checks and stores the serialized target and arguments of a call. A CID the client
     /// believes the server has, and the server does not, is refused with the list to resend.
     fn store_call_items(&mut self, req: &CallStart, now: f64) -> Result<()> {
@@ -364,7 +383,7 @@ impl State {
 
 /// What is kept of a started call, with its arguments rendered for the pages.
 fn call_data(
-    st: &State,
+    store: &Ledger,
     req: CallStart,
     method_name: String,
     call_id: String,
@@ -390,9 +409,9 @@ fn call_data(
         thread,
         method_name,
         call_id,
-        pretty_target: req.target.as_ref().map(|t| st.store.pretty(t)).transpose()?.unwrap_or(Value::Null),
-        pretty_args: req.args.iter().map(|a| st.store.pretty(a)).collect::<Result<_>>()?,
-        pretty_kwargs: req.kwargs.iter().map(|(k, v)| Ok((k.clone(), st.store.pretty(v)?))).collect::<Result<_>>()?,
+        pretty_target: req.target.as_ref().map(|t| store.pretty(t)).transpose()?.unwrap_or(Value::Null),
+        pretty_args: req.args.iter().map(|a| store.pretty(a)).collect::<Result<_>>()?,
+        pretty_kwargs: req.kwargs.iter().map(|(k, v)| Ok((k.clone(), store.pretty(v)?))).collect::<Result<_>>()?,
         target: req.target,
         args: req.args,
         kwargs: req.kwargs,

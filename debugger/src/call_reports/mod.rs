@@ -4,7 +4,8 @@
 //! apart from the call shapes and records (`calls`) that the earlier concepts use.
 
 pub(crate) mod methods;
-pub(crate) mod retries;
+pub mod retries;
+pub mod state;
 mod watchers;
 
 pub use methods::CallService;

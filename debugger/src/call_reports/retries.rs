@@ -11,7 +11,7 @@ use super::CallStartReply;
 const KEPT: usize = 1024;
 
 #[derive(Default)]
-pub(crate) struct StartReplies {
+pub struct StartReplies {
     by_request: HashMap<String, CallStartReply>,
     order: VecDeque<String>,
 }

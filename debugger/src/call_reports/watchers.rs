@@ -10,7 +10,7 @@ use crate::error::Result;
 use crate::ids;
 use crate::processes::registry::ClientSeen;
 
-impl CallService<'_> {
+impl<H: super::state::CallReportHost> CallService<'_, H> {
     /// `GET /api/breakpoint-changes`: waits (up to the poll hold) until the breakpoints differ
     /// from version `since`, then answers all of them.
     pub async fn breakpoint_changes(self, since: Option<u64>, follower: Option<Follower>) -> BreakpointSnapshot {

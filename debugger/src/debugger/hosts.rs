@@ -13,6 +13,7 @@ use tokio::sync::{broadcast, watch};
 use super::{Debugger, State};
 use crate::attach::{AttachHost, Attaching};
 use crate::breakpoints::state::{BreakpointHost, BreakpointParts, BreakpointsState, ProgramOrders};
+use crate::call_reports::state::{CallReportHost, CallReportParts, CallReportState};
 use crate::calls::store::PauseRecord;
 use crate::calls::Action;
 use crate::checkpoints::state::{CheckpointHost, CheckpointParts, CheckpointState};
@@ -346,6 +347,23 @@ impl CheckpointState for State {
             steps: &mut self.steps,
             sessions: &mut self.sessions,
             pauses: &mut self.pauses,
+        }
+    }
+}
+
+impl CallReportHost for Debugger {
+    fn history_per_breakpoint(&self) -> usize {
+        self.inner.config.history_per_breakpoint
+    }
+}
+
+impl CallReportState for State {
+    fn call_report_parts(&mut self) -> CallReportParts<'_> {
+        CallReportParts {
+            store: &self.store,
+            calls: &mut self.calls,
+            start_replies: &mut self.start_replies,
+            seen_processes: &mut self.seen_processes,
         }
     }
 }

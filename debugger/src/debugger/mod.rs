@@ -32,10 +32,6 @@ use crate::pauses::methods::close_pause;
 pub use crate::pauses::methods::{Continued, PollReply};
 use crate::sessions::methods::close_one_session;
 
-/// How many communication errors and client events are kept (the newest; on disk).
-pub(crate) const MAX_COM_ERRORS: usize = 500;
-pub(crate) const MAX_EVENTS: usize = 10_000;
-
 #[derive(Clone, Debug)]
 pub struct Config {
     /// How long a browser's eval waits for the paused program.
@@ -248,7 +244,7 @@ impl Debugger {
     }
 
     /// Calls as clients report them, and their records.
-    pub fn calls(&self) -> crate::call_reports::CallService<'_> {
+    pub fn calls(&self) -> crate::call_reports::CallService<'_, Debugger> {
         crate::call_reports::CallService { debugger: self }
     }
 
