@@ -3,9 +3,9 @@
 
 - the public methods of each type with an inherent `impl` in debugger/src (the services'
   size, and how much is left on `Debugger`),
-- for every field of the one `State` behind the mutex, the files that reach it as `st.field`
-  or `state().field` (a concept's state touched outside its folder is not owned by it),
-- the uses against the declared order still listed in tests/concept_order.rs, and how many
+- for every field of the one `State` behind the mutex, the concepts' traits that hand it out
+  (`…State`, implemented by the owner in debugger/hosts.rs): no concept names `State` itself,
+- the uses against the declared order tests/concept_order.rs still allows, and how many
   `impl Debugger` blocks sit in concept folders.
 
 Run from anywhere: python3 scripts/concept-metrics.py [--top N]
@@ -54,7 +54,8 @@ def public_methods():
 
 def state_body():
     text = (SRC / "debugger" / "state.rs").read_text()
-    body = text[text.index("pub(crate) struct State {") :]
+    found = re.search(r"pub(?:\(crate\))? struct State \{", text)
+    body = text[found.start() :]
     return body[: body.index("\n}\n")]
 
 
@@ -78,18 +79,22 @@ def field_privacy():
     return privacy
 
 
-def files_touching(fields):
-    touching = {f: set() for f in fields}
-    for path in rust_files():
-        code = without_tests(path.read_text())
-        for field in fields:
-            if re.search(r"(?:\bst|\bstate\(\)|\bstate)\." + field + r"\b", code):
-                touching[field].add(str(path.relative_to(SRC)))
-    return touching
+def handed_out(fields):
+    """field of State -> the concepts' traits whose implementation on the owner's `State`
+    (debugger/src/debugger/hosts.rs) hands it out: what each concept reaches under the lock."""
+    hosts = (SRC / "debugger" / "hosts.rs").read_text()
+    given = {f: set() for f in fields}
+    for found in re.finditer(r"^impl ([A-Za-z]+) for State \{\n(.*?)^\}", hosts, re.M | re.S):
+        for field in set(re.findall(r"self\.([a-z_]+)\b", found.group(2))):
+            if field in given:
+                given[field].add(found.group(1))
+    return given
 
 
 def order_violations():
     text = (ROOT / "debugger" / "tests" / "concept_order.rs").read_text()
+    if "STILL_AGAINST_THE_ORDER" not in text:
+        return []
     block = text[text.index("STILL_AGAINST_THE_ORDER") :]
     block = block[: block.index("];")]
     return re.findall(r'\("([a-z_]+)", "([a-z_]+)"\)', block)
@@ -118,12 +123,10 @@ def main():
     print(f"  total over {len(methods)} types: {sum(len(f) for f in methods.values())}")
 
     fields = state_fields()
-    touching = files_touching(fields)
-    print("\nFiles reaching each field of the one State (as st.field / state().field):")
+    given = handed_out(fields)
+    print("\nEach field of the one State, and the concepts' traits that hand it out (debugger/hosts.rs):")
     for field in fields:
-        where = sorted(touching[field])
-        concepts = sorted({w.split("/")[0].removesuffix(".rs") for w in where})
-        print(f"  {len(where):3d} files, {len(concepts)} modules  {field}: {', '.join(concepts)}")
+        print(f"  {field:15s} {', '.join(sorted(given[field])) or '(the owner alone)'}")
 
     privacy = field_privacy()
     hidden = [f for f, (_, closed) in privacy.items() if closed]

@@ -21,6 +21,26 @@ use crate::eval::PendingEval;
 use crate::model::{EventKind, LiveEvent};
 use crate::store::Store;
 
+/// Declares a concept's service: a `Copy` handle on the owner `H` (whatever `H` is, so no
+/// `H: Copy` bound as `derive` would add), which the doors reach as `debugger.<concept>()`.
+macro_rules! service {
+    ($(#[$doc:meta])* $name:ident) => {
+        $(#[$doc])*
+        pub struct $name<'a, H> {
+            pub(crate) debugger: &'a H,
+        }
+
+        impl<H> Clone for $name<'_, H> {
+            fn clone(&self) -> Self {
+                *self
+            }
+        }
+
+        impl<H> Copy for $name<'_, H> {}
+    };
+}
+pub(crate) use service;
+
 pub trait Host: Clone + Send + Sync + 'static {
     /// What the one lock guards. A concept sees it through a trait of its own that says which
     /// parts it reads (`ProcessState`, ...).

@@ -3,6 +3,10 @@
 //! [`Debugger`] owns the lock over every concept's state and hands the services out. The HTTP
 //! API and the pages are thin doors into them.
 //!
+//! No concept names the owner: each says in its own traits what it needs of it (`…Host`) and
+//! which part of the state it reaches under the lock (`…State`, with its `…Parts`), and the
+//! owner, last in the order below, implements them (`debugger/hosts.rs`); see `host`.
+//!
 //! Without the `runtime` feature only [`model`] and [`kinds`] (and the breakpoint records the
 //! pages show) are built, for the browser. The modules exported are what the server, the app and
 //! this crate's own tests and benchmarks use; the rest is the manager's own.

@@ -97,19 +97,11 @@ impl Attaching {
     }
 }
 
-/// Attaching to running Python processes of this machine: what the doors reach as
-/// `debugger.attach()`.
-pub struct AttachService<'a, H> {
-    pub(crate) debugger: &'a H,
-}
-
-impl<H> Clone for AttachService<'_, H> {
-    fn clone(&self) -> Self {
-        *self
-    }
-}
-
-impl<H> Copy for AttachService<'_, H> {}
+crate::host::service!(
+    /// Attaching to running Python processes of this machine: what the doors reach as
+    /// `debugger.attach()`.
+    AttachService
+);
 
 /// What attaching asks of the owner of the state: the processes concept, and where the
 /// attaches in flight are kept (the processes concept files a client that calls in from one

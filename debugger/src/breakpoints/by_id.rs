@@ -119,19 +119,11 @@ pub struct Follower {
     pub labels: Option<BTreeMap<String, String>>,
 }
 
-/// Breakpoints by id, of every kind, and the channel programs follow them on: what the doors reach
-/// as `debugger.breakpoints()`.
-pub struct BreakpointService<'a, H> {
-    pub(crate) debugger: &'a H,
-}
-
-impl<H> Clone for BreakpointService<'_, H> {
-    fn clone(&self) -> Self {
-        *self
-    }
-}
-
-impl<H> Copy for BreakpointService<'_, H> {}
+crate::host::service!(
+    /// Breakpoints by id, of every kind, and the channel programs follow them on: what the doors reach
+    /// as `debugger.breakpoints()`.
+    BreakpointService
+);
 
 impl<H: BreakpointHost> BreakpointService<'_, H> {
     /// Every breakpoint, with the running processes a line breakpoint cannot reach.

@@ -227,19 +227,11 @@ impl Breakpoints {
     }
 }
 
-/// cideldill's breakpoints by function name, registered functions and stored values: what the doors
-/// reach as `debugger.function_breakpoints()`.
-pub struct FunctionBreakpointService<'a, H> {
-    pub(crate) debugger: &'a H,
-}
-
-impl<H> Clone for FunctionBreakpointService<'_, H> {
-    fn clone(&self) -> Self {
-        *self
-    }
-}
-
-impl<H> Copy for FunctionBreakpointService<'_, H> {}
+crate::host::service!(
+    /// cideldill's breakpoints by function name, registered functions and stored values: what the doors
+    /// reach as `debugger.function_breakpoints()`.
+    FunctionBreakpointService
+);
 
 impl<H: BreakpointHost> FunctionBreakpointService<'_, H> {
     /// Adds a breakpoint (keeping its behaviours if it exists) and records the signature. The

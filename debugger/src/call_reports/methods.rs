@@ -34,18 +34,10 @@ fn local_host_of_hostless_client(req: &CallStart, pid: i64) -> Option<String> {
         .then(crate::processes::liveness::hostname)
 }
 
-/// Calls as clients report them, and their records: what the doors reach as `debugger.calls()`.
-pub struct CallService<'a, H> {
-    pub(crate) debugger: &'a H,
-}
-
-impl<H> Clone for CallService<'_, H> {
-    fn clone(&self) -> Self {
-        *self
-    }
-}
-
-impl<H> Copy for CallService<'_, H> {}
+crate::host::service!(
+    /// Calls as clients report them, and their records: what the doors reach as `debugger.calls()`.
+    CallService
+);
 
 impl<H: CallReportHost> CallService<'_, H> {
     pub fn start_call(&self, mut req: CallStart) -> Result<CallStartReply> {

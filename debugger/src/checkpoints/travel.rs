@@ -59,18 +59,10 @@ fn kill(pid: i64) {
     }
 }
 
-/// Time travel: checkpoints, branches and the jumps between them; what the doors reach as `debugger.checkpoints()`.
-pub struct CheckpointService<'a, H> {
-    pub(crate) debugger: &'a H,
-}
-
-impl<H> Clone for CheckpointService<'_, H> {
-    fn clone(&self) -> Self {
-        *self
-    }
-}
-
-impl<H> Copy for CheckpointService<'_, H> {}
+crate::host::service!(
+    /// Time travel: checkpoints, branches and the jumps between them; what the doors reach as `debugger.checkpoints()`.
+    CheckpointService
+);
 
 impl<H: CheckpointHost> CheckpointService<'_, H> {
     /// What a Continue's answer says about the checkpoint (None: checkpoints are off there).

@@ -27,7 +27,7 @@ use crate::pauses::methods::{close_pause, PauseCall};
 use crate::pauses::state::{PauseHost, PauseParts, PauseState};
 use crate::pauses::PauseBook;
 use crate::policy::Policy;
-use crate::processes::host::{ProcessHost, ProcessState};
+use crate::processes::host::ProcessHost;
 use crate::processes::{ProcessRegistry, ProcessStatus};
 use crate::sessions::methods::{close_one_session, SessionCall};
 use crate::sessions::state::{SessionHost, SessionParts, SessionState};
@@ -36,7 +36,6 @@ use crate::snapshots::methods::SnapshotHost;
 use crate::steps::in_flight::StepsInFlight;
 use crate::steps::methods::StepCall;
 use crate::steps::state::{StepHost, StepParts, StepState};
-use crate::store::Store;
 use crate::users::Users;
 use serde::de::DeserializeOwned;
 
@@ -83,12 +82,6 @@ impl ProcessHost for Debugger {
 
     fn end_checkpoints_of(&self, process_id: &str) -> usize {
         self.checkpoints().end_checkpoints_of(process_id)
-    }
-}
-
-impl ProcessState for State {
-    fn store(&self) -> &Store {
-        &self.store
     }
 }
 

@@ -43,18 +43,10 @@ impl Interrupts {
     }
 }
 
-/// Pause orders for running programs: what the doors reach as `debugger.interrupts()`.
-pub struct InterruptService<'a, H> {
-    pub(crate) debugger: &'a H,
-}
-
-impl<H> Clone for InterruptService<'_, H> {
-    fn clone(&self) -> Self {
-        *self
-    }
-}
-
-impl<H> Copy for InterruptService<'_, H> {}
+crate::host::service!(
+    /// Pause orders for running programs: what the doors reach as `debugger.interrupts()`.
+    InterruptService
+);
 
 /// What pause orders ask of the owner of the state: the processes they go to, the breakpoint
 /// channel they travel on, and whether a pause is still paused.

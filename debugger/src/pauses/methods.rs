@@ -61,18 +61,10 @@ pub enum Continued {
     AlreadyResumed,
 }
 
-/// Paused calls, the client's held poll and resuming: what the doors reach as `debugger.pauses()`.
-pub struct PauseService<'a, H> {
-    pub(crate) debugger: &'a H,
-}
-
-impl<H> Clone for PauseService<'_, H> {
-    fn clone(&self) -> Self {
-        *self
-    }
-}
-
-impl<H> Copy for PauseService<'_, H> {}
+crate::host::service!(
+    /// Paused calls, the client's held poll and resuming: what the doors reach as `debugger.pauses()`.
+    PauseService
+);
 
 /// A poll of Breakroom's client held at a pause, for as long as it is held (also when the
 /// request is dropped): what tells a checkpoint request whether anyone will take it.

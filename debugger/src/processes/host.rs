@@ -4,12 +4,11 @@
 
 use std::collections::HashSet;
 
-use crate::host::Host;
+use crate::host::{Host, Stored};
 use crate::processes::{ProcessRegistry, ProcessService};
-use crate::store::Store;
 use crate::users::Users;
 
-pub trait ProcessHost: Host<State: ProcessState> {
+pub trait ProcessHost: Host<State: Stored> {
     /// Launched and connected processes, their lines and output.
     fn process_registry(&self) -> &ProcessRegistry;
 
@@ -39,10 +38,4 @@ pub trait ProcessHost: Host<State: ProcessState> {
     {
         ProcessService { debugger: self }
     }
-}
-
-/// What the processes concept reads under the one lock: the store's history of pauses and
-/// sessions, for a process's detail.
-pub trait ProcessState {
-    fn store(&self) -> &Store;
 }

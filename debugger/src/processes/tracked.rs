@@ -13,8 +13,9 @@ use crate::model::LiveEvent;
 use std::collections::HashSet;
 use std::time::Duration;
 
+use crate::host::Stored;
 use crate::processes::crash_reason::{signal_name, Ending};
-use crate::processes::host::{ProcessHost, ProcessState};
+use crate::processes::host::ProcessHost;
 use crate::processes::output::capture;
 use crate::processes::registry::{blank, ClientSeen};
 use crate::processes::{
@@ -35,18 +36,10 @@ const LIVENESS_INTERVAL: Duration = Duration::from_secs(1);
 /// Breakpoint hits and logpoint messages a process's detail shows (the newest).
 const BREAKPOINT_EVENTS_SHOWN: usize = 50;
 
-/// Launched and connected processes: what the doors reach as `debugger.processes()`.
-pub struct ProcessService<'a, H> {
-    pub(crate) debugger: &'a H,
-}
-
-impl<H> Clone for ProcessService<'_, H> {
-    fn clone(&self) -> Self {
-        *self
-    }
-}
-
-impl<H> Copy for ProcessService<'_, H> {}
+crate::host::service!(
+    /// Launched and connected processes: what the doors reach as `debugger.processes()`.
+    ProcessService
+);
 
 impl<'a, H: ProcessHost> ProcessService<'a, H> {
     pub(crate) fn registry(&self) -> &'a ProcessRegistry {

@@ -31,18 +31,10 @@ pub enum SessionCall {
     CloseSession { session_id: String },
 }
 
-/// REPL sessions, their evals and the REPL's helper requests: what the doors reach as `debugger.sessions()`.
-pub struct SessionService<'a, H> {
-    pub(crate) debugger: &'a H,
-}
-
-impl<H> Clone for SessionService<'_, H> {
-    fn clone(&self) -> Self {
-        *self
-    }
-}
-
-impl<H> Copy for SessionService<'_, H> {}
+crate::host::service!(
+    /// REPL sessions, their evals and the REPL's helper requests: what the doors reach as `debugger.sessions()`.
+    SessionService
+);
 
 impl<H: SessionHost> SessionService<'_, H> {
     pub fn start_session(&self, pause_id: &str) -> Result<String> {

@@ -107,18 +107,10 @@ pub struct SnapshotKept {
     pub completed: bool,
 }
 
-/// Snapshot breakpoints' captures: what the doors reach as `debugger.snapshots()`.
-pub struct SnapshotService<'a, H> {
-    pub(crate) debugger: &'a H,
-}
-
-impl<H> Clone for SnapshotService<'_, H> {
-    fn clone(&self) -> Self {
-        *self
-    }
-}
-
-impl<H> Copy for SnapshotService<'_, H> {}
+crate::host::service!(
+    /// Snapshot breakpoints' captures: what the doors reach as `debugger.snapshots()`.
+    SnapshotService
+);
 
 /// What snapshots ask of the owner of the state: the processes that send them, their
 /// breakpoints (a breakpoint whose last snapshot came is disarmed), and REPL sessions.

@@ -70,18 +70,10 @@ fn refusal(calls: &CallBook, pause_id: &str, call: &CallData, reason: PauseReaso
     None
 }
 
-/// Stepping from a pause to the next line: what the doors reach as `debugger.steps()`.
-pub struct StepService<'a, H> {
-    pub(crate) debugger: &'a H,
-}
-
-impl<H> Clone for StepService<'_, H> {
-    fn clone(&self) -> Self {
-        *self
-    }
-}
-
-impl<H> Copy for StepService<'_, H> {}
+crate::host::service!(
+    /// Stepping from a pause to the next line: what the doors reach as `debugger.steps()`.
+    StepService
+);
 
 impl<H: StepHost> StepService<'_, H> {
     /// `POST /api/paused/{pause_id}/step`: sends the step and waits up to 2 s for the program to
