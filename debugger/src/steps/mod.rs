@@ -8,6 +8,7 @@
 pub mod in_flight;
 #[cfg(feature = "runtime")]
 pub(crate) mod methods;
+#[cfg(feature = "runtime")]
 pub mod state;
 #[cfg(feature = "runtime")]
 pub use methods::StepService;
