@@ -439,6 +439,7 @@ mod tests {
         let tree = TaskTree {
             process_name: r#"<script>"\u003c</script>"#.into(),
             process_id: "p-1".into(),
+            process_keys: vec![],
             count: 0,
             paused: 0,
             roots: vec![],

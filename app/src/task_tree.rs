@@ -9,6 +9,9 @@ use serde::{Deserialize, Serialize};
 pub struct TaskTree {
     pub process_name: String,
     pub process_id: String,
+    /// The keys its calls carry (one per line of the process): the page reads the tasks again
+    /// when a call of one of them pauses or goes on, not for another program's.
+    pub process_keys: Vec<String>,
     /// Tasks in the program, and how many of them Breakroom paused.
     pub count: u64,
     pub paused: u64,
@@ -39,6 +42,7 @@ pub struct TaskNode {
 mod keys {
     pub const PROCESS_NAME: &str = "process_name";
     pub const PROCESS_ID: &str = "process_id";
+    pub const PROCESS_KEYS: &str = "process_keys";
     pub const COUNT: &str = "count";
     pub const PAUSED: &str = "paused";
     pub const ROOTS: &str = "roots";
@@ -50,8 +54,21 @@ mod keys {
     pub const STACK: &str = "stack";
     pub const AWAITED_BY: &str = "awaited_by";
     #[cfg(test)]
-    pub const ALL: &[&str] =
-        &[PROCESS_NAME, PROCESS_ID, COUNT, PAUSED, ROOTS, ID, NAME, STATE, PAUSE_ID, AWAITING, STACK, AWAITED_BY];
+    pub const ALL: &[&str] = &[
+        PROCESS_NAME,
+        PROCESS_ID,
+        PROCESS_KEYS,
+        COUNT,
+        PAUSED,
+        ROOTS,
+        ID,
+        NAME,
+        STATE,
+        PAUSE_ID,
+        AWAITING,
+        STACK,
+        AWAITED_BY,
+    ];
 }
 
 #[cfg(feature = "ssr")]
@@ -102,6 +119,7 @@ mod server {
         TaskTree {
             process_name: process_name.to_string(),
             process_id: process_id.to_string(),
+            process_keys: vec![],
             count: tasks.len() as u64,
             paused: tasks.iter().filter(|t| t.pause_id.is_some()).count() as u64,
             roots: roots.into_iter().map(|t| node(t, &awaited_by, 0)).collect(),
@@ -135,6 +153,7 @@ mod browser {
             Some(TaskTree {
                 process_name: string(value, PROCESS_NAME)?,
                 process_id: string(value, PROCESS_ID)?,
+                process_keys: strings(list(value, PROCESS_KEYS)),
                 count: whole(value, COUNT)?,
                 paused: whole(value, PAUSED)?,
                 roots: list(value, ROOTS).iter().map(TaskNode::from_js).collect::<Option<_>>()?,

@@ -20,7 +20,9 @@ pub async fn tasks_of(process_id: String) -> Result<Option<TaskTree>, ServerFnEr
     let tasks = debugger.interrupts().list_tasks(&process_id).await.map_err(failed)?;
     let paused: std::collections::HashSet<String> =
         debugger.pauses().paused_calls().into_iter().map(|call| call.pause_id).collect();
-    Ok(Some(crate::task_tree::build(&detail.process.name, &process_id, &tasks, |pause| paused.contains(pause))))
+    let mut tree = crate::task_tree::build(&detail.process.name, &process_id, &tasks, |pause| paused.contains(pause));
+    tree.process_keys = debugger.processes().keys_of(&process_id);
+    Ok(Some(tree))
 }
 
 /// One task order from the page (issue 51): `pause` holds the task where it waits (a debugger's),

@@ -37,6 +37,16 @@ export function runProgram(name: string, env: Record<string, string> = {}, args:
   return { process: child, output: () => out, exited };
 }
 
+/** The page's server function calls, by name, as they go out (from now on). */
+export function rpcCalls(page: Page): string[] {
+  const calls: string[] = [];
+  page.on("request", (r) => {
+    const match = new URL(r.url()).pathname.match(/^\/rpc\/(\w+)/);
+    if (match) calls.push(match[1]);
+  });
+  return calls;
+}
+
 /** Loads a page and waits until it is hydrated (its buttons work). */
 export async function open(page: Page, url: string) {
   await page.goto(url);

@@ -1,22 +1,13 @@
 import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
-import { APIRequestContext, expect, Page, test } from "./fixtures";
-import { open, runProgram } from "./helpers";
+import { APIRequestContext, expect, test } from "./fixtures";
+import { open, rpcCalls, runProgram } from "./helpers";
 
 // Pause and hit events update the part they concern (issue 45): a call that pauses or goes on
 // updates its process's row on /processes and its own process page, and nothing of another
 // process; a logpoint's hits update its form on / alone, keeping what the reader types.
 
-/** The server functions a page calls from now on (their endpoint names). */
-function rpcCalls(page: Page): string[] {
-  const calls: string[] = [];
-  page.on("request", (r) => {
-    const match = new URL(r.url()).pathname.match(/^\/rpc\/(\w+)/);
-    if (match) calls.push(match[1]);
-  });
-  return calls;
-}
 const count = (calls: string[], name: string) => calls.filter((c) => c === name).length;
 
 async function launch(request: APIRequestContext, command: string[], name: string): Promise<string> {

@@ -1,5 +1,5 @@
-import { APIRequestContext, expect, Page, test } from "./fixtures";
-import { open, runProgram } from "./helpers";
+import { APIRequestContext, expect, test } from "./fixtures";
+import { open, rpcCalls, runProgram } from "./helpers";
 
 /** The pause of the `transcript(41)` call the program makes, once it is paused. */
 async function pauseOf(request: APIRequestContext, pid: number): Promise<string> {
@@ -14,15 +14,6 @@ async function pauseOf(request: APIRequestContext, pid: number): Promise<string>
   return id!;
 }
 
-/** The server functions a page calls from now on (their endpoint names, in order). */
-function rpcCalls(page: Page): string[] {
-  const calls: string[] = [];
-  page.on("request", (r) => {
-    const match = new URL(r.url()).pathname.match(/^\/rpc\/(\w+)/);
-    if (match) calls.push(match[1]);
-  });
-  return calls;
-}
 
 test("an eval's answer is appended from its reply, and a second viewer gets it from the live event; nothing refetches the transcript", async ({
   page,

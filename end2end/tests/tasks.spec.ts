@@ -1,5 +1,6 @@
 import { expect, test } from "./fixtures";
-import { open, runProgram } from "./helpers";
+import { open, rpcCalls, runProgram } from "./helpers";
+
 
 const EVIL = `<img src=x onerror="window.__pwned = 1">`;
 
@@ -10,6 +11,7 @@ test("the tasks page shows a program's tasks as a tree of who awaits whom, names
   const dialogs: string[] = [];
   page.on("dialog", (d) => (dialogs.push(d.message()), d.dismiss()));
   const program = runProgram("async_tasks.py");
+  let other: ReturnType<typeof runProgram> | undefined;
   let pause: { id: string; process_id: string } | undefined;
   await expect
     .poll(async () => {
@@ -39,12 +41,26 @@ test("the tasks page shows a program's tasks as a tree of who awaits whom, names
     await expect(mine.locator(":scope > .task-name")).toHaveText("inner <b>task</b>");
     await expect(mine.locator(":scope > .task-state")).toHaveText("this pause");
     await expect(mine.locator(":scope > ul.task-tree > li.task > .task-name")).toHaveText(EVIL);
+    const calls = rpcCalls(page);
+    const readings = () => calls.filter((c) => c === "tasks_of").length;
     await open(page, `/process/${pause!.process_id}/tasks`);
     await expect(inner.locator(":scope > .task-name")).toHaveText("inner <b>task</b>");
+    // Rendered on the server; read once more when the live stream opens (what changed since).
+    await expect.poll(readings).toBe(1);
 
+    // Reading the tasks asks the program, so another program's pause does not read them again.
+    other = runProgram("role_pause.py");
+    await expect
+      .poll(async () => {
+        const { paused } = await (await request.get("/api/paused")).json();
+        return paused.some((p: { call_data: { method_name: string } }) => p.call_data.method_name === "settle");
+      }, { timeout: 20_000 })
+      .toBe(true);
     // Its pause's end is a live event: the page reads the tasks again, and the pause is gone.
+    // (The stream keeps the order of events: the other program's pause came first.)
     await request.post(`/api/paused/${pause!.id}/continue`, { data: { action: "continue" } });
     await expect(page.locator("li.task.state-paused")).toHaveCount(0);
+    expect(readings()).toBe(2);
     const waiting = page.locator("li.task", { has: page.locator(":scope > .task-name", { hasText: EVIL }) });
     await expect(waiting.locator(":scope > .task-state")).toHaveText("pending");
     // A debugger pauses the waiting task from its button: held where it waits (in `outer`), it is
@@ -72,5 +88,6 @@ test("the tasks page shows a program's tasks as a tree of who awaits whom, names
     expect(dialogs).toEqual([]);
   } finally {
     program.process.kill();
+    other?.process.kill();
   }
 });

@@ -1,8 +1,8 @@
 //! `/process/{id}/tasks` (issue 51): a program's asyncio tasks as a tree of who awaits whom, from
 //! typed data (`crate::task_tree`). Everything in it is the program's text, shown as text. Reading
-//! the tasks asks the program, so the page reads them again only when a pause changes what they
-//! show (a task's "Paused" link) or a task was paused or cancelled from here (a debugger's
-//! Pause, an admin's Cancel).
+//! the tasks asks the program, so the page reads them again only when a pause of this program
+//! changes what they show (a task's "Paused" link) or a task was paused or cancelled from here
+//! (a debugger's Pause, an admin's Cancel).
 
 use leptos::prelude::*;
 use leptos_router::hooks::use_params_map;
@@ -24,7 +24,23 @@ pub fn TasksPage() -> impl IntoView {
     let id = move || params.read().get("process_id").unwrap_or_default();
     let live = use_live();
     let ordered = RwSignal::new(0u32);
-    let tasks = data_resource(move || (id(), live.pauses.get(), ordered.get()), |(id, _, _)| tasks_of(id));
+    // Reading the tasks asks the program: only a pause or a Continue of this program's own
+    // calls reads them again (and a reconnect, which may have missed one).
+    let keys = RwSignal::new(Vec::<String>::new());
+    let paused_here = RwSignal::new(0u32);
+    Effect::new(move |first: Option<()>| {
+        let key = live.paused.with(|event| event.as_deref().and_then(|e| crate::live::read(e, "process_key")));
+        if first.is_some() && key.is_some_and(|key| keys.with_untracked(|keys| keys.contains(&key))) {
+            paused_here.update(|n| *n += 1);
+        }
+    });
+    let tasks =
+        data_resource(move || (id(), paused_here.get(), live.reconnects.get(), ordered.get()), |(id, ..)| tasks_of(id));
+    Effect::new(move || {
+        if let Some(Ok(Some(tree))) = tasks.get() {
+            keys.set(tree.process_keys);
+        }
+    });
     // The last order's answer, or why it was refused.
     let said = RwSignal::new(None::<Result<String, String>>);
     let on_click = move |ev: leptos::ev::MouseEvent| {
@@ -68,7 +84,7 @@ pub fn TasksPage() -> impl IntoView {
 }
 
 fn tree_view(tree: TaskTree) -> impl IntoView {
-    let TaskTree { process_name, process_id, count, paused, roots } = tree;
+    let TaskTree { process_name, process_id, count, paused, roots, .. } = tree;
     let body = if count == 0 {
         view! { <p class="empty">"No asyncio task runs in this program."</p> }.into_any()
     } else {

@@ -232,6 +232,7 @@ mod tests {
         let tree = TaskTree {
             process_name: String::new(),
             process_id: "7f<0>".into(),
+            process_keys: vec![],
             count: 2,
             paused: 1,
             roots: vec![inner],

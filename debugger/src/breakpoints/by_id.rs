@@ -383,8 +383,11 @@ impl<H: BreakpointHost> BreakpointService<'_, H> {
         let holds =
             record.hit_condition.as_deref().and_then(|h| HitCondition::parse(h).ok()).is_none_or(|h| h.holds(count));
         if !holds && error.is_none() {
+            // Counted, not logged: the pages show the new count.
             let record = record.clone();
             st.save_record(&record)?;
+            drop(guard);
+            self.debugger.publish(LiveEvent::breakpoint_hit(&call.process_key, vec![id.to_string()]));
             return Ok(false);
         }
         let mut data = json!({

@@ -363,7 +363,7 @@ impl<H: BreakpointHost> super::BreakpointService<'_, H> {
 mod tests {
     use serde_json::json;
 
-    use crate::breakpoints::record::BreakpointSpec;
+    use crate::breakpoints::record::{BreakpointOptions, BreakpointSpec};
     use crate::model::LiveEvent;
     use crate::{Config, Debugger};
 
@@ -404,5 +404,32 @@ mod tests {
         // Only the breakpoint whose count moved is named: a list of breakpoints updates that one.
         let hit = LiveEvent::breakpoint_hit(&key, vec![bp.id.clone()]);
         assert_eq!(seen, [hit.clone(), hit]);
+    }
+
+    #[test]
+    fn a_condition_that_held_on_a_hit_its_hit_condition_skips_is_counted_and_told() {
+        let debugger = Debugger::for_tests(Config::default());
+        let options = BreakpointOptions {
+            condition: Some(Some("x > 0".into())),
+            hit_condition: Some(Some(">= 2".into())),
+            ..Default::default()
+        };
+        let bp =
+            debugger.breakpoints().add_breakpoint_record(&BreakpointSpec::function("settle").with(options)).unwrap();
+        let key = crate::ids::process_key(4242, 1795331833.5);
+        let call: crate::calls::CallData = serde_json::from_value(json!({
+            "method_name": "settle", "call_id": "c-1", "pretty_target": null, "args": [], "kwargs": {},
+            "pretty_args": [], "pretty_kwargs": {}, "signature": "(x)", "call_site": {}, "preferred_format": "dill",
+            "process_pid": 4242, "process_start_time": 1795331833.5, "process_key": key,
+        }))
+        .expect("a call");
+        let mut events = debugger.subscribe();
+        // The first hit is skipped by `>= 2`: no pause, but the count moved and the pages hear it.
+        assert!(!debugger.breakpoints().condition_hit(&bp.id, "x > 0", None, &call).unwrap());
+        assert_eq!(debugger.breakpoints().breakpoint_record(&bp.id).unwrap().hit_count, 1);
+        assert_eq!(events.try_recv().ok(), Some(LiveEvent::breakpoint_hit(&key, vec![bp.id.clone()])));
+        // The second one holds: it pauses, and is told too.
+        assert!(debugger.breakpoints().condition_hit(&bp.id, "x > 0", None, &call).unwrap());
+        assert_eq!(events.try_recv().ok(), Some(LiveEvent::breakpoint_hit(&key, vec![bp.id.clone()])));
     }
 }

@@ -263,6 +263,12 @@ impl<'a, H: ProcessHost> ProcessService<'a, H> {
         Ok(ProcessDetail { process, pauses, sessions, breakpoint_events })
     }
 
+    /// The keys a process's calls carry: one per line of it (a line woken from a checkpoint has
+    /// its own).
+    pub fn keys_of(&self, id: &str) -> Vec<String> {
+        self.registry().keys_of(id)
+    }
+
     /// The tracked process whose calls carry `process_key`, if any (pages link to it).
     pub fn process_id_for_key(&self, process_key: &str) -> Option<String> {
         self.registry().id_for_key(process_key)
