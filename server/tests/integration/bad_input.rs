@@ -63,8 +63,13 @@ async fn malformed_bodies_never_get_a_5xx() {
     }
 }
 
-#[tokio::test]
-async fn odd_paths_and_queries_never_get_a_5xx() {
+#[test]
+fn odd_paths_and_queries_never_get_a_5xx() {
+    // One path is a page: one at a time with the other tests that render (`on_shared_runtime`).
+    common::on_shared_runtime(odd_paths_and_queries_on_the_shared_runtime())
+}
+
+async fn odd_paths_and_queries_on_the_shared_runtime() {
     let server = common::start().await;
     let huge = "z".repeat(20_000);
     for path in [
@@ -87,8 +92,13 @@ async fn odd_paths_and_queries_never_get_a_5xx() {
     }
 }
 
-#[tokio::test]
-async fn unknown_pages_are_real_404s() {
+#[test]
+fn unknown_pages_are_real_404s() {
+    // It renders pages: one at a time with the other tests that do (see `on_shared_runtime`).
+    common::on_shared_runtime(unknown_pages_are_real_404s_on_the_shared_runtime())
+}
+
+async fn unknown_pages_are_real_404s_on_the_shared_runtime() {
     let server = common::start().await;
     for path in
         ["/no/such/page", "/repl/1-1.000000", "/snapshots/snap-999999", "/process/nope/timeline", "/process/nope/tasks"]
