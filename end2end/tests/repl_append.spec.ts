@@ -66,11 +66,24 @@ test("an eval's answer is appended from its reply, and a second viewer gets it f
   expect(transcriptFetches(theirs)).toEqual([]);
   expect(await page.evaluate(() => (document.querySelector(".transcript .entry") as any).__kept)).toBe(true);
 
+  // Another program's pause is not this page's news: its header (which asks the program for its
+  // tasks) is not read again. The second viewer's next entry comes after that pause on the same
+  // stream, so once the page shows it, the page has heard of the pause.
+  const bystander = runProgram("transcript.py");
+  await pauseOf(request, bystander.process.pid!);
+  await other.locator("textarea.repl-input").fill("n + 1");
+  await other.locator("textarea.repl-input").press("Enter");
+  await expect(page.locator(".transcript .entry")).toHaveCount(4);
+  await expect(page.locator(".transcript .entry").nth(3)).toContainText("42");
+  expect(transcriptFetches(mine)).toEqual([]);
+  bystander.process.kill();
+
+  // Its own pause's Continue is: the header says the session closed.
   await request.post(`/api/paused/${pauseId}/continue`, { data: { action: "continue" } });
   expect(await program.exited).toBe(0);
   await expect(page.locator(".closed-note")).toBeVisible();
   await expect(page.locator("textarea.repl-input")).toHaveCount(0);
-  await expect(page.locator(".transcript .entry")).toHaveCount(3);
+  await expect(page.locator(".transcript .entry")).toHaveCount(4);
 });
 
 test("a long transcript opens at its newest entries and loads earlier ones on demand, and a closed one replays them all", async ({

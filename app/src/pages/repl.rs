@@ -48,7 +48,21 @@ pub fn ReplPage() -> impl IntoView {
     let live = use_live();
     // Bumped after a debug action of this page: its header shows where the program is now.
     let refresh = RwSignal::new(0u64);
-    let head = server_resource(move || (session_id(), live.pauses.get(), refresh.get()), |(id, _, _)| repl_page(id));
+    // And by a pause, Continue or step of this session's program, or its own start or close:
+    // the header (with the tasks it asks the program for) follows nothing else of the pauses.
+    // Time travel and reconnects are `live.processes`.
+    Effect::new(move |first: Option<()>| {
+        let named = live.paused.with(|event| {
+            event.as_deref().map(|e| (crate::live::read(e, "process_key"), crate::live::read(e, "session_id")))
+        });
+        let Some((key, session)) = named.filter(|_| first.is_some()) else { return };
+        let header = document().query_selector("header.session-header").ok().flatten();
+        let mine = header.and_then(|h| h.get_attribute("data-process-key"));
+        if (key.is_some() && key == mine) || session.is_some_and(|s| s == session_id_untracked()) {
+            refresh.update(|n| *n += 1);
+        }
+    });
+    let head = server_resource(move || (session_id(), live.processes.get(), refresh.get()), |(id, _, _)| repl_page(id));
     let opened = server_resource(session_id, repl_transcript);
     let state = PromptState {
         draft: RwSignal::new(String::new()),

@@ -34,7 +34,7 @@ pub fn repl_session(session: &ReplSession, travel: Markup, debug: Markup, stack:
         @if active { (PreEscaped(crate::api::ACTIVE_SESSION)) }
         (stack)
         (PreEscaped(crate::api::SIDEBAR_SLOT))
-        header.page-header.session-header {
+        header.page-header.session-header data-process-key=(session.process_key) {
             h1 { span.fn-name { (session.function_name) } span.args { "(" (call_text.join(", ")) ")" } }
             span class={ "badge " (status.to_ascii_lowercase()) } { (status) }
             " " span class={ "lang lang-" (session.language.as_str()) } title="the program's language" { (session.language.label()) }
