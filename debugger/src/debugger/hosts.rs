@@ -6,6 +6,7 @@ use std::collections::HashSet;
 use std::sync::{Arc, MutexGuard, OnceLock};
 use std::time::Duration;
 
+use serde::de::DeserializeOwned;
 use serde::Serialize;
 use serde_json::Value;
 use tokio::sync::{broadcast, watch};
@@ -37,7 +38,6 @@ use crate::steps::in_flight::StepsInFlight;
 use crate::steps::methods::StepCall;
 use crate::steps::state::{StepHost, StepParts, StepState};
 use crate::users::Users;
-use serde::de::DeserializeOwned;
 
 impl Host for Debugger {
     type State = State;
