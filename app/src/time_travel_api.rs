@@ -56,7 +56,10 @@ pub async fn timeline_html(process_id: String) -> Result<Option<String>, ServerF
         debugger.checkpoints().timeline(&process_id).map(|timeline| (detail.process.name, timeline))
     });
     match found {
-        Ok((name, timeline)) => Ok(Some(crate::render::time_travel::timeline_page(&name, &timeline))),
+        Ok((name, timeline)) => {
+            let keys = debugger.processes().keys_of(&process_id);
+            Ok(Some(crate::render::time_travel::timeline_page(&name, &timeline, &keys)))
+        }
         Err(e) if e.kind() == ErrorKind::NotFound => Ok(None),
         Err(e) => Err(failed(e)),
     }

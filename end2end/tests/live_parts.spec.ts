@@ -5,8 +5,8 @@ import { APIRequestContext, expect, test } from "./fixtures";
 import { open, rpcCalls, runProgram } from "./helpers";
 
 // Pause and hit events update the part they concern (issue 45): a call that pauses or goes on
-// updates its process's row on /processes and its own process page, and nothing of another
-// process; a logpoint's hits update its form on / alone, keeping what the reader types.
+// updates its process's row on /processes, its own process page and timeline, and nothing of
+// another process; a logpoint's hits update its form on / alone, keeping what the reader types.
 
 const count = (calls: string[], name: string) => calls.filter((c) => c === name).length;
 
@@ -23,7 +23,7 @@ async function launch(request: APIRequestContext, command: string[], name: strin
 const WAITER = ["import os, sys, time", "while not os.path.exists(sys.argv[1]):", "    time.sleep(0.02)", "here = 1", "time.sleep(60)"].join("\n");
 const SLEEPER = "import time; time.sleep(60)";
 
-test("a call that pauses and goes on updates its process's row and page alone", async ({ page, context, request }) => {
+test("a call that pauses and goes on updates its process's row, page and timeline alone", async ({ page, context, request }) => {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), "breakroom-pause-rows-"));
   const [program, flag] = [path.join(dir, "waiter.py"), path.join(dir, "flag")];
   fs.writeFileSync(program, WAITER);
@@ -43,6 +43,13 @@ test("a call that pauses and goes on updates its process's row and page alone", 
     await expect.poll(() => count(otherCalls, "process_html")).toBe(1);
     const own = await context.newPage();
     await open(own, `/process/${waiter}`);
+    // The timelines of both: each follows its own process's pauses only.
+    const [otherLine, ownLine] = [await context.newPage(), await context.newPage()];
+    const [otherLineCalls, ownLineCalls] = [rpcCalls(otherLine), rpcCalls(ownLine)];
+    await open(otherLine, `/process/${bystander}/timeline`);
+    await open(ownLine, `/process/${waiter}/timeline`);
+    await expect.poll(() => count(otherLineCalls, "timeline_html")).toBe(1);
+    await expect.poll(() => count(ownLineCalls, "timeline_html")).toBe(1);
     const row = page.locator(`table.processes.tracked tr[data-process-id="${waiter}"] .process-status`);
     await expect(row).toHaveText("running");
 
@@ -61,9 +68,12 @@ test("a call that pauses and goes on updates its process's row and page alone", 
     await expect(row).toHaveText("running");
     await expect(own.locator(".process-header .process-status")).toHaveText("running");
 
-    // Neither the whole list nor the other process's page was fetched again.
+    // Its timeline read the pause and the Continue; the other's read neither.
+    await expect.poll(() => count(ownLineCalls, "timeline_html")).toBeGreaterThanOrEqual(3);
+    // Neither the whole list nor the other process's page or timeline was fetched again.
     expect(count(list, "tracked_processes_html")).toBe(1);
     expect(count(otherCalls, "process_html")).toBe(1);
+    expect(count(otherLineCalls, "timeline_html")).toBe(1);
   } finally {
     await request.delete(`/api/breakpoints/${breakpoint}`);
     for (const id of ids) await request.post(`/api/processes/${id}/stop`);

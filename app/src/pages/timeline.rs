@@ -18,12 +18,22 @@ pub fn TimelinePage() -> impl IntoView {
     let params = use_params_map();
     let id = move || params.read().get("process_id").unwrap_or_default();
     let live = use_live();
-    // Checkpoints, branches, rewinds and switches bump `processes` (see `crate::live`), a pause
-    // `pauses` (a refused checkpoint names its pause); the process's end is one of its own
-    // record's changes.
+    // Checkpoints, branches, rewinds and switches bump `processes` (see `crate::live`); a pause
+    // or a Continue of one of this process's lines is read here (a refused checkpoint names its
+    // pause), another program's is not; the process's end is one of its own record's changes.
     let mine = live.records_of(id);
+    let paused_here = RwSignal::new(0u64);
+    Effect::new(move |first: Option<()>| {
+        let key = live.paused.with(|event| event.as_deref().and_then(|e| crate::live::read(e, "process_key")));
+        let Some(key) = key.filter(|_| first.is_some()) else { return };
+        let header = document().query_selector("header.timeline-header").ok().flatten();
+        let keys = header.and_then(|h| h.get_attribute("data-process-keys")).unwrap_or_default();
+        if keys.split(' ').any(|k| k == key) {
+            paused_here.update(|n| *n += 1);
+        }
+    });
     let timeline = server_resource(
-        move || (id(), live.processes.get(), live.pauses.get(), mine.get()),
+        move || (id(), live.processes.get(), paused_here.get(), mine.get()),
         |(id, ..)| timeline_html(id),
     );
     let error = RwSignal::new(None::<String>);

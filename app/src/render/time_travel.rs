@@ -35,14 +35,15 @@ const STEP: usize = 70;
 const LEFT: usize = 120;
 
 /// `/process/{id}/timeline`'s content, titled.
-pub fn timeline_page(process_name: &str, t: &Timeline) -> String {
-    super::titled(timeline(process_name, t), &format!("Timeline · {process_name}"))
+/// `keys`: the keys the process's calls carry, one per line (the page follows their pauses).
+pub fn timeline_page(process_name: &str, t: &Timeline, keys: &[String]) -> String {
+    super::titled(timeline(process_name, t, keys), &format!("Timeline · {process_name}"))
 }
 
 /// `/process/{id}/timeline`'s main part.
-fn timeline(process_name: &str, t: &Timeline) -> Markup {
+fn timeline(process_name: &str, t: &Timeline, keys: &[String]) -> Markup {
     html! {
-        header.page-header {
+        header.page-header.timeline-header data-process-keys=(keys.join(" ")) {
             h1 { "Timeline · " (process_name) }
             nav.links { a.button href={ "/process/" (t.process_id) } { "Process" } }
         }
