@@ -65,11 +65,11 @@ async fn malformed_bodies_never_get_a_5xx() {
 
 #[test]
 fn odd_paths_and_queries_never_get_a_5xx() {
-    // One path is a page: one at a time with the other tests that render (`on_shared_runtime`).
-    common::on_shared_runtime(odd_paths_and_queries_on_the_shared_runtime())
+    // One path is a page: in turn with the other tests that render.
+    common::in_turn(odd_paths_and_queries())
 }
 
-async fn odd_paths_and_queries_on_the_shared_runtime() {
+async fn odd_paths_and_queries() {
     let server = common::start().await;
     let huge = "z".repeat(20_000);
     for path in [
@@ -94,11 +94,11 @@ async fn odd_paths_and_queries_on_the_shared_runtime() {
 
 #[test]
 fn unknown_pages_are_real_404s() {
-    // It renders pages: one at a time with the other tests that do (see `on_shared_runtime`).
-    common::on_shared_runtime(unknown_pages_are_real_404s_on_the_shared_runtime())
+    // It renders pages: in turn with the other tests that do.
+    common::in_turn(unknown_pages_are_real_404s_in_turn())
 }
 
-async fn unknown_pages_are_real_404s_on_the_shared_runtime() {
+async fn unknown_pages_are_real_404s_in_turn() {
     let server = common::start().await;
     for path in
         ["/no/such/page", "/repl/1-1.000000", "/snapshots/snap-999999", "/process/nope/timeline", "/process/nope/tasks"]

@@ -154,16 +154,26 @@ impl TestServer {
 /// SHA-512 of the protocol-4 pickle of int 6 (`gARLBi4=`).
 pub const INT_6_CID: &str = "12d43901ed6aa2f0823ab23b98eaa65a21536ea1c6cb33d4f410a4f9c6d715173bdb44b77600995e5625248b122d580ccc263c62e95a0aea9113b5813a7eb94e";
 
-/// Tests that render pages run one at a time, on one runtime. Several servers rendering pages at once in
-/// one test process now and then stall a render (Leptos keeps process-wide SSR state); one
-/// server under 840 concurrent page loads did not, so only the tests are serialized.
+/// Tests that render pages take turns: several servers rendering pages at once in one test
+/// process now and then stall a render (Leptos keeps process-wide SSR state); one server under
+/// 840 concurrent page loads did not, so only the tests are serialized.
+static ONE_AT_A_TIME: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
+/// A test that renders pages, in its turn, on the one runtime those tests share.
 pub fn on_shared_runtime(test: impl std::future::Future<Output = ()>) {
     static RUNTIME: std::sync::LazyLock<tokio::runtime::Runtime> = std::sync::LazyLock::new(|| {
         tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build().expect("runtime")
     });
-    static ONE_AT_A_TIME: std::sync::Mutex<()> = std::sync::Mutex::new(());
     let _turn = ONE_AT_A_TIME.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
     RUNTIME.block_on(test)
+}
+
+/// A test that renders pages, in its turn, on a runtime of its own: its server ends with it, as
+/// a `#[tokio::test]`'s does (a server left on the shared runtime keeps its database
+/// connections, and PostgreSQL's are counted).
+pub fn in_turn(test: impl std::future::Future<Output = ()>) {
+    let _turn = ONE_AT_A_TIME.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+    tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build().expect("runtime").block_on(test)
 }
 
 /// An eval's answer without its `timestamp` (checked to be a time), to compare with what the
