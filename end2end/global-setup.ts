@@ -8,7 +8,7 @@ export default async function globalSetup() {
   const root = path.resolve(__dirname, "..");
   // The binary built last, release (scripts/test.sh, `cargo leptos end-to-end --release`) or debug
   // (a plain `cargo leptos end-to-end`): both builds write the site to target/site, so the newest
-  // binary is the one that matches it. BREAKROOM_BIN picks another.
+  // binary is the one that matches it. BREAKROOM_BIN picks another, LEPTOS_SITE_ROOT its site.
   const newest = ["release", "debug"]
     .map((profile) => path.join(root, "target", profile, "breakroom"))
     .filter((file) => fs.existsSync(file))
@@ -19,7 +19,7 @@ export default async function globalSetup() {
   }
   const home = fs.mkdtempSync(path.join(os.tmpdir(), "breakroom-e2e-"));
   const server = spawn(binary, ["--port", "0", "--dap-port", "0", "--eval-timeout", "10", "--data-dir", path.join(home, "data")], {
-    env: { ...process.env, CIDELDILL_HOME: home, LEPTOS_SITE_ROOT: path.join(root, "target", "site") },
+    env: { ...process.env, CIDELDILL_HOME: home, LEPTOS_SITE_ROOT: process.env.LEPTOS_SITE_ROOT || path.join(root, "target", "site") },
     stdio: ["ignore", "pipe", "inherit"],
   });
   const url = await new Promise<string>((resolve, reject) => {

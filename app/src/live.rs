@@ -10,7 +10,7 @@ use leptos::prelude::*;
 pub struct Live {
     /// Calls paused or resumed.
     pub pauses: RwSignal<u64>,
-    /// Sessions started or closed, transcript entries appended.
+    /// Sessions started, closed or moved by a step, or an entry of the session `watching` names.
     pub sessions: RwSignal<u64>,
     /// Calls started or completed.
     pub calls: RwSignal<u64>,
@@ -44,6 +44,10 @@ pub struct Live {
     /// takes them. The page reads them (`crate::transcript::browser::appended`): that code then
     /// lives in the REPL page's chunk, not in every page's.
     pub appended: RwSignal<Vec<String>>,
+    /// The last event of any kind (its JSON), set for every event. A page that shows one part of
+    /// what a kind of event changes (the call stack one pause's sessions, the call tree one
+    /// process's calls) reads it in its own chunk (`Live::follow`); the shared one carries only this.
+    pub last: RwSignal<Option<String>>,
 }
 
 impl Live {
@@ -61,6 +65,7 @@ impl Live {
             reconnects: RwSignal::new(0),
             watching: RwSignal::new(None),
             appended: RwSignal::new(vec![]),
+            last: RwSignal::new(None),
         }
     }
 
@@ -95,7 +100,9 @@ impl Live {
                 bump(self.pauses);
                 bump(self.calls);
             }
-            TRANSCRIPT_APPENDED => bump(self.sessions),
+            // An entry: the page that watches its session takes it in `connect`, and its
+            // variables look again there; the pages that list sessions follow it (`follow`).
+            TRANSCRIPT_APPENDED => {}
             CALLS_CHANGED => bump(self.calls),
             // A hit is not a change of the breakpoints: `connect` sets `hit` and stops there.
             BREAKPOINTS_CHANGED => bump(self.breakpoints),
@@ -130,9 +137,9 @@ impl Live {
 
 // The wire names of the live events (`LiveEventKind`), as constants so they can be patterns: a
 // renamed kind fails to compile here, and matching them costs no more wasm than string literals.
-// Only the browser (and the test of `on_event`) reads them.
-#[cfg(any(feature = "hydrate", test))]
-mod wire {
+// The server's build reads only those the pages' filters name (`Live::follow`).
+#[cfg_attr(not(any(feature = "hydrate", test)), allow(dead_code))]
+pub(crate) mod wire {
     use breakroom_debugger::model::LiveEventKind as Kind;
     pub const PAUSE_ADDED: &str = Kind::PauseAdded.as_str();
     pub const PAUSE_RESUMED: &str = Kind::PauseResumed.as_str();
@@ -267,6 +274,87 @@ impl Live {
     }
 }
 
+/// A live event as the browser parsed it, for a page's filter (`Live::follow`).
+pub struct Event {
+    pub kind: String,
+    json: wasm_bindgen::JsValue,
+}
+
+impl Event {
+    fn parse(data: &str) -> Option<Event> {
+        let json = web_sys::js_sys::JSON::parse(data).ok()?;
+        let kind = web_sys::js_sys::Reflect::get(&json, &"type".into()).ok()?.as_string()?;
+        Some(Event { kind, json })
+    }
+
+    /// A text field of the event.
+    pub fn text(&self, name: &str) -> Option<String> {
+        web_sys::js_sys::Reflect::get(&self.json, &name.into()).ok()?.as_string()
+    }
+
+    /// Whether the text field `name` is `value`.
+    pub fn names(&self, name: &str, value: &str) -> bool {
+        self.text(name).is_some_and(|text| text == value)
+    }
+
+    /// Whether the page lists the session the event names (see [`show_entries`]).
+    pub fn lists_session(&self) -> bool {
+        !listed_rows(&self.json).is_empty()
+    }
+}
+
+/// A REPL session's entry count, where a page lists the session (`[data-session-id] .lines`:
+/// the call stack's sessions, `/repls`'s rows), moved on from its `transcript_appended` event,
+/// which carries the entry (its `index`): one more line costs the page no fetch. Done by the
+/// stream on every page (`connect`): the DOM calls it needs are every page's then, not a few
+/// pages' (which cost the REPL page a dozen more wasm chunks, measured). A count never goes back.
+#[cfg(feature = "hydrate")]
+fn show_entries(event: &wasm_bindgen::JsValue) {
+    let entry = web_sys::js_sys::Reflect::get(event, &"entry".into()).ok();
+    let index = entry.and_then(|e| web_sys::js_sys::Reflect::get(&e, &"index".into()).ok()?.as_f64());
+    let Some(entries) = index.map(|i| i as u64 + 1) else { return };
+    for count in listed_rows(event).iter().filter_map(|row| row.query_selector(".lines").ok().flatten()) {
+        let shown: u64 = count.text_content().and_then(|t| t.trim().parse().ok()).unwrap_or(0);
+        if entries > shown {
+            count.set_text_content(Some(&entries.to_string()));
+        }
+    }
+}
+
+/// The elements that stand for the event's `session_id`: compared by attribute, never put into
+/// a selector.
+fn listed_rows(event: &wasm_bindgen::JsValue) -> Vec<web_sys::Element> {
+    use wasm_bindgen::JsCast;
+    let id = web_sys::js_sys::Reflect::get(event, &"session_id".into()).ok().and_then(|v| v.as_string());
+    let Some(id) = id else { return vec![] };
+    let Ok(listed) = document().query_selector_all("[data-session-id]") else { return vec![] };
+    (0..listed.length())
+        .filter_map(|i| listed.item(i)?.dyn_into::<web_sys::Element>().ok())
+        .filter(|row| row.get_attribute("data-session-id").as_deref() == Some(id.as_str()))
+        .collect()
+}
+
+/// What a page does with one event: true when it must read itself again. It may instead update
+/// the part the event concerns in place, and answer false.
+pub type OnEvent = Box<dyn Fn(&Event) -> bool + Send + Sync>;
+
+impl Live {
+    /// A counter bumped for each event after this call that `on_event` answers true for: what a
+    /// page that follows only its own part of the events refetches on (with `reconnects`, which
+    /// says events may have been missed).
+    pub fn follow(self, on_event: OnEvent) -> RwSignal<u64> {
+        let bumps = RwSignal::new(0);
+        // Not on its first run: the last event may be from before the page opened.
+        Effect::new(move |first: Option<()>| {
+            let event = self.last.with(|data| data.as_deref().and_then(Event::parse));
+            if first.is_some() && event.is_some_and(|event| on_event(&event)) {
+                bumps.update(|n| *n += 1);
+            }
+        });
+        bumps
+    }
+}
+
 /// A read of what an event named, or of what a page shows. Shared, not generic: one effect's
 /// code serves every page (the smaller wasm, measured).
 type Reads = Arc<dyn Fn() -> Option<String> + Send + Sync>;
@@ -326,9 +414,14 @@ fn connect(live: Live) {
         // A hit (it names a process or breakpoints) changes counts only: what shows them follows
         // `hit`, nothing refetches the breakpoints for it.
         let hit = field("process_key").is_some() || data.contains("\"breakpoint_ids\"");
+        live.last.set(Some(data.clone()));
+        if kind == wire::TRANSCRIPT_APPENDED {
+            show_entries(&event);
+        }
         match kind.as_str() {
             wire::TRANSCRIPT_APPENDED if live.watching.with_untracked(|w| w.is_some() && *w == field("session_id")) => {
-                live.appended.update(|list| list.push(data))
+                live.appended.update(|list| list.push(data));
+                live.sessions.update(|n| *n += 1);
             }
             wire::PROCESS_OUTPUT => live.output.set(field("process_id")),
             wire::BREAKPOINTS_CHANGED if hit => return live.hit.set(Some(data)),

@@ -273,7 +273,15 @@ def test_malloc_heavy_programs_survive_25_attaches(server, targets, python):
             t.join()
         time.sleep(0.3)
         for target, (status, answer, took) in zip(group, results):
-            assert status == 202, (took, answer, target.lines[-5:], main_thread_state(target.pid))
+            if status != 202:
+                # Whole, not as an assertion's repr (pytest cuts those in the middle): the
+                # server's account of where the main thread was is the part that explains it.
+                pytest.fail(
+                    f"attach answered {status} after {took:.1f} s: {answer}\n"
+                    f"the program's last lines: {target.lines[-5:]}\n"
+                    f"its main thread now: {main_thread_state(target.pid)}",
+                    pytrace=False,
+                )
             assert target.alive(), target.lines[-5:]
             seen = len(target.lines)
             target.wait_for_line("alive", after=seen)

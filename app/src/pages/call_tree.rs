@@ -24,9 +24,35 @@ pub fn CallTreePage() -> impl IntoView {
     let process_key = move || params.read().get("process_key").unwrap_or_default();
     let selected = move || query.read().get("selected").unwrap_or_default();
     let live = use_live();
+    // Another process's calls and pauses, and every transcript entry, cost the page nothing.
+    let own = live.follow(Box::new(move |event| {
+        on_event(event, &params.with_untracked(|p| p.get("process_key").unwrap_or_default()))
+    }));
     let tree = server_resource(
-        move || (process_key(), selected(), live.calls.get(), live.sessions.get()),
-        |(key, selected, _, _)| call_tree_html(key, selected),
+        move || (process_key(), selected(), own.get(), live.reconnects.get()),
+        |(key, selected, ..)| call_tree_html(key, selected),
     );
     view! { <ServerHtml html=tree/> }
+}
+
+/// Whether an event changes the call tree of process `process_key`: its calls started, ended,
+/// paused or went on, a REPL session started on one of its pauses (a call's badge, which stays
+/// when the session closes), or time travel moved the live line.
+fn on_event(event: &crate::live::Event, process_key: &str) -> bool {
+    use crate::live::wire::*;
+    match event.kind.as_str() {
+        CALLS_CHANGED | PAUSE_ADDED | PAUSE_RESUMED | STEP_STOPPED => event.names("process_key", process_key),
+        SESSION_STARTED => event.text("pause_id").is_some_and(|pause| shows_pause(&pause)),
+        REWIND | BRANCH_SWITCHED => true,
+        _ => false,
+    }
+}
+
+/// Whether a call of the tree paused at `pause_id` (its node's `data-pause-ids`).
+fn shows_pause(pause_id: &str) -> bool {
+    use wasm_bindgen::JsCast;
+    let Ok(nodes) = document().query_selector_all("ol.call-tree li[data-pause-ids]") else { return false };
+    (0..nodes.length())
+        .filter_map(|i| nodes.item(i)?.dyn_into::<web_sys::Element>().ok())
+        .any(|node| node.get_attribute("data-pause-ids").is_some_and(|ids| ids.split(' ').any(|id| id == pause_id)))
 }

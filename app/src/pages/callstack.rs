@@ -1,5 +1,5 @@
-//! `/callstack/{pause_id}`: the stack at the moment a call paused. A snapshot: it does not
-//! change while the call stays paused. Rendered by the server (`crate::render::call_stack`).
+//! `/callstack/{pause_id}`: the stack at the moment a call paused, and the REPL sessions on it.
+//! Rendered by the server (`crate::render::call_stack`); the frames never change.
 //! A click on a source line's number sets or removes a line breakpoint there.
 
 use leptos::prelude::*;
@@ -18,11 +18,15 @@ pub fn CallStackPage() -> impl IntoView {
     let params = use_params_map();
     let pause_id = move || params.read().get("pause_id").unwrap_or_default();
     let live = use_live();
-    // Sessions started on this pause show up live, and the marks of line breakpoints; the
-    // frames themselves never change.
+    // The frames never change. What does: this pause going on, the sessions on it (started,
+    // closed, their entry counts, which move on in place) and the marks of line breakpoints.
+    // Another pause's events, and other sessions' entries, cost the page nothing.
+    let own = live.follow(Box::new(move |event| {
+        on_event(event, &params.with_untracked(|p| p.get("pause_id").unwrap_or_default()))
+    }));
     let stack = server_resource(
-        move || (pause_id(), live.sessions.get(), live.breakpoints.get()),
-        |(id, _, _)| call_stack_html(id),
+        move || (pause_id(), own.get(), live.reconnects.get(), live.breakpoints.get()),
+        |(id, ..)| call_stack_html(id),
     );
     let error = RwSignal::new(None::<String>);
     let on_click = move |ev: leptos::ev::MouseEvent| {
@@ -45,5 +49,18 @@ pub fn CallStackPage() -> impl IntoView {
     view! {
         {move || error.get().map(|e| view! { <p class="error">{e}</p> })}
         <div on:click=on_click><ServerHtml html=stack/></div>
+    }
+}
+
+/// Whether an event changes what the page shows of pause `pause_id` (see `CallStackPage`).
+fn on_event(event: &crate::live::Event, pause_id: &str) -> bool {
+    use crate::live::wire::*;
+    match event.kind.as_str() {
+        PAUSE_ADDED | PAUSE_RESUMED | SESSION_STARTED => event.names("pause_id", pause_id),
+        // Its sessions moved on with the step.
+        STEP_STOPPED => event.names("previous_pause_id", pause_id),
+        SESSION_CLOSED => event.lists_session(),
+        REWIND | BRANCH_SWITCHED => true,
+        _ => false,
     }
 }

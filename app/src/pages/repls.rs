@@ -20,12 +20,29 @@ pub fn SessionsPage() -> impl IntoView {
         (get("search"), get("status"), get("from"), get("to"), page.max(1))
     };
     let live = use_live();
+    // A session's new entry moves its row's count on in place; the page reads itself again for
+    // sessions that start, close or move, and, while it searches, for an entry of a session it
+    // does not list (the entry may match).
+    let own = live.follow(Box::new(move |event| {
+        on_event(event, query.with_untracked(|q| q.get("search").is_some_and(|s| !s.trim().is_empty())))
+    }));
     let sessions = server_resource(
-        move || (filters(), live.sessions.get()),
-        |((search, status, from, to, page), _)| sessions_html(search, status, from, to, page),
+        move || (filters(), own.get(), live.reconnects.get()),
+        |((search, status, from, to, page), ..)| sessions_html(search, status, from, to, page),
     );
     view! {
         <h1>"REPL Sessions"</h1>
         <ServerHtml html=sessions/>
+    }
+}
+
+/// Whether an event changes which sessions the page lists, or how (see `SessionsPage`).
+fn on_event(event: &crate::live::Event, searching: bool) -> bool {
+    use crate::live::wire::*;
+    match event.kind.as_str() {
+        SESSION_STARTED | SESSION_CLOSED | STEP_STOPPED | REWIND | BRANCH_SWITCHED => true,
+        // A listed session's count moved on already (`crate::live` does it on every page).
+        TRANSCRIPT_APPENDED => searching && !event.lists_session(),
+        _ => false,
     }
 }

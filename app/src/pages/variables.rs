@@ -21,8 +21,9 @@ pub fn VariablesPanel(
     let html = RwSignal::new(String::from(r#"<p class="hint">Loading variables…</p>"#));
     // Only the newest answer is shown: an older one may arrive after it.
     let asked = StoredValue::new(0u64);
-    // Every transcript change (an eval here or in another tab) may have changed the frame, and
-    // a watch added or removed changes the list.
+    // Every entry of this session (an eval here or in another tab) may have changed the frame,
+    // and a watch added or removed changes the list; another session's entries do not (see
+    // `Live::sessions`).
     Effect::new(move |_| {
         live.sessions.track();
         let list = watches.get();

@@ -61,7 +61,8 @@ pub fn call_tree(process_key: &str, process_id: Option<&str>, nodes: &[CallTreeN
                     _ => node.result_text.as_ref().map(|r| format!("→ {r}")),
                 };
                 li class={ "call-node status-" (node.status) @if node.call_id == selected { " selected" } }
-                    style={ "--depth: " (node.depth) } id={ "call-" (node.call_id) } data-call-id=(node.call_id) {
+                    style={ "--depth: " (node.depth) } id={ "call-" (node.call_id) } data-call-id=(node.call_id)
+                    data-pause-ids=(node.pause_ids.join(" ")) {
                     span.fn-name { (node.function_name) }
                     "(" span.args { (node.args_text.join(", ")) } ")"
                     @if let Some(outcome) = outcome {

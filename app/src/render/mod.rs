@@ -91,11 +91,11 @@ pub fn session_links(sessions: &[SessionLink], empty: &str) -> Markup {
             ul.session-links {
                 @for s in sessions {
                     @let status = if s.active { "Active" } else { "Closed" };
-                    li {
+                    li data-session-id=(s.session_id) {
                         a.mono href={ "/repl/" (s.session_id) } { (s.session_id) }
                         " "
                         span class={ "badge " (status.to_ascii_lowercase()) } { (status) }
-                        span.hint { " " (s.entries) " lines" }
+                        span.hint { " " span.lines { (s.entries) } " lines" }
                     }
                 }
             }

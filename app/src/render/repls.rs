@@ -84,7 +84,7 @@ pub fn sessions(page: &SessionPage<SessionSummary>, filters: &Filters) -> String
                                 td { span class={ "badge " (status.to_ascii_lowercase()) } { (status) } }
                                 td { (timestamp(s.started_at)) }
                                 td { (s.closed_at.map(timestamp).unwrap_or_else(|| "—".into())) }
-                                td.num { (s.transcript_len) }
+                                td.num.lines { (s.transcript_len) }
                                 td { a href={ "/callstack/" (s.pause_id) } { "Call stack" } }
                             }
                         }
