@@ -37,6 +37,10 @@ pub struct Live {
     pub output: RwSignal<Option<String>>,
     /// The stream (re)opened: events may have been missed while it was away.
     pub reconnects: RwSignal<u64>,
+    /// A runtime workspace ran or finished a command, was reset or ended (an admin's stream
+    /// alone carries these). A counter, not a filter of `last`: the workspace page's download
+    /// has no room for one.
+    pub runtimes: RwSignal<u64>,
     /// The REPL session whose new entries this page shows, if any: the stream keeps them in
     /// `appended` (the event carries the entry, so nothing is refetched for it).
     pub watching: RwSignal<Option<String>>,
@@ -63,6 +67,7 @@ impl Live {
             record: RwSignal::new(None),
             output: RwSignal::new(None),
             reconnects: RwSignal::new(0),
+            runtimes: RwSignal::new(0),
             watching: RwSignal::new(None),
             appended: RwSignal::new(vec![]),
             last: RwSignal::new(None),
@@ -125,6 +130,7 @@ impl Live {
             }
             // A logpoint's message: editors show it; no page lists it live.
             LOGGED => {}
+            RUNTIMES_CHANGED => bump(self.runtimes),
             LAGGED => self.bump_all(),
             _ => {
                 self.bump_all();
@@ -160,6 +166,7 @@ pub(crate) mod wire {
     pub const BRANCH_SWITCHED: &str = Kind::BranchSwitched.as_str();
     pub const STEP_STOPPED: &str = Kind::StepStopped.as_str();
     pub const LOGGED: &str = Kind::Logged.as_str();
+    pub const RUNTIMES_CHANGED: &str = Kind::RuntimesChanged.as_str();
     pub const LAGGED: &str = Kind::Lagged.as_str();
 }
 

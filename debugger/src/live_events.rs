@@ -110,6 +110,11 @@ pub enum LiveEvent {
         breakpoint_id: String,
         message: String,
     },
+    /// A runtime workspace started a command, finished one, was reset or ended. Runtimes are
+    /// the admins': `/api/live` sends this to them alone ([`LiveEvent::for_admins_only`]).
+    RuntimesChanged {
+        workspace: String,
+    },
 }
 
 impl LiveEvent {
@@ -159,12 +164,13 @@ pub enum LiveEventKind {
     BranchSwitched,
     StepStopped,
     Logged,
+    RuntimesChanged,
     /// Not an event of the manager's: the stream's own word that a slow page missed events.
     Lagged,
 }
 
 impl LiveEventKind {
-    pub const ALL: [LiveEventKind; 20] = [
+    pub const ALL: [LiveEventKind; 21] = [
         Self::PauseAdded,
         Self::PauseResumed,
         Self::SessionStarted,
@@ -184,6 +190,7 @@ impl LiveEventKind {
         Self::BranchSwitched,
         Self::StepStopped,
         Self::Logged,
+        Self::RuntimesChanged,
         Self::Lagged,
     ];
 
@@ -209,6 +216,7 @@ impl LiveEventKind {
             Self::BranchSwitched => "branch_switched",
             Self::StepStopped => "step_stopped",
             Self::Logged => "logged",
+            Self::RuntimesChanged => "runtimes_changed",
             Self::Lagged => "lagged",
         }
     }
@@ -240,7 +248,13 @@ impl LiveEvent {
             LiveEvent::BranchSwitched { .. } => LiveEventKind::BranchSwitched,
             LiveEvent::StepStopped { .. } => LiveEventKind::StepStopped,
             LiveEvent::Logged { .. } => LiveEventKind::Logged,
+            LiveEvent::RuntimesChanged { .. } => LiveEventKind::RuntimesChanged,
         }
+    }
+
+    /// Whether only an admin may be told of this event: it names what only admins may see.
+    pub fn for_admins_only(&self) -> bool {
+        matches!(self, LiveEvent::RuntimesChanged { .. })
     }
 }
 

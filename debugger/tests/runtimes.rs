@@ -8,7 +8,7 @@ use breakroom_debugger::runtimes::{ExecRequest, ExecResult, RuntimeConfig, Runti
 use breakroom_debugger::store::Store;
 
 fn registry(config: RuntimeConfig) -> RuntimeRegistry {
-    RuntimeRegistry::new(config, Store::in_memory().unwrap())
+    RuntimeRegistry::new(config, Store::in_memory().unwrap(), tokio::sync::broadcast::channel(64).0)
 }
 
 async fn run(r: &RuntimeRegistry, ws: &str, language: &str, command: &str) -> ExecResult {
@@ -178,4 +178,26 @@ async fn output_beyond_the_cap_is_cut_with_a_marker() {
     assert!(out.stdout.starts_with(&"x".repeat(1000)));
     assert!(out.stdout.contains("4006 more bytes cut"), "{}", &out.stdout[1000..]);
     assert_eq!(run(&r, "big", "bash", "echo next").await.stdout, "next\n");
+}
+
+#[tokio::test]
+async fn a_command_a_reset_and_an_end_are_told_on_the_live_stream_with_their_workspace() {
+    use breakroom_debugger::model::LiveEvent;
+    let (live, mut told) = tokio::sync::broadcast::channel(64);
+    let r = RuntimeRegistry::new(RuntimeConfig::default(), Store::in_memory().unwrap(), live);
+    let changed = |ws: &str| LiveEvent::RuntimesChanged { workspace: ws.into() };
+    run(&r, "told", "bash", "echo hi").await;
+    // Once as it starts (the workspace is busy), once as it ends, with its history stored.
+    assert_eq!(told.try_recv().unwrap(), changed("told"));
+    assert_eq!(told.try_recv().unwrap(), changed("told"));
+    assert_eq!(r.history("told", 10).unwrap().history.len(), 1);
+    r.reset("told").await.unwrap();
+    assert_eq!(told.try_recv().unwrap(), changed("told"));
+    r.stop("told").unwrap();
+    assert_eq!(told.try_recv().unwrap(), changed("told"));
+    assert!(told.try_recv().is_err(), "nothing else was told");
+    // A refused command changes nothing and tells nothing.
+    let req = ExecRequest { command: Some("echo".into()), language: Some("cobol".into()), ..Default::default() };
+    assert!(r.exec("told", req).await.is_err());
+    assert!(told.try_recv().is_err());
 }

@@ -1,5 +1,5 @@
 import { expect, test } from "./fixtures";
-import { open } from "./helpers";
+import { open, rpcCalls } from "./helpers";
 
 test("a workspace opened from /runtimes runs bash and Python in two tabs that keep their state", async ({ page }) => {
   const ws = `e2e-${Date.now()}`;
@@ -74,4 +74,37 @@ test("a workspace opened from /runtimes runs bash and Python in two tabs that ke
   await bashAgain.fill('echo "[$GREETING]"');
   await bashAgain.press("Enter");
   await expect(page.locator('.terminal[data-language="bash"] .new-entry').last().locator(".stdout")).toHaveText("[]\n");
+});
+
+test("commands run elsewhere show on /runtimes and in the workspace's state as they happen, with no fetch on a timer", async ({ page, context, request }) => {
+  const ws = `elsewhere-${Date.now()}`;
+  const listCalls = rpcCalls(page);
+  await open(page, "/runtimes");
+  // The live stream's opening reads the list once.
+  await expect.poll(() => listCalls.filter((c) => c === "runtimes_html").length).toBe(1);
+  const row = page.locator(`tr.workspace[data-workspace="${ws}"]`);
+  await expect(row).toHaveCount(0);
+
+  // An agent opens the workspace over REST: the list shows it, counting its idle time down.
+  const exec = (command: string) => request.post(`/api/runtimes/${ws}/exec`, { data: { command, idle_timeout_s: 600 } });
+  expect((await exec("export FROM_AGENT=1")).status()).toBe(200);
+  await expect(row.locator(".countdown .left")).toHaveText(/^(9|10) min \d+ s$/);
+  const left = await row.locator(".countdown .left").textContent();
+  // It counts down in the page: the text moves on with no fetch of the list.
+  const reads = listCalls.filter((c) => c === "runtimes_html").length;
+  await expect(row.locator(".countdown .left")).not.toHaveText(left!);
+  expect(listCalls.filter((c) => c === "runtimes_html").length).toBe(reads);
+
+  // The workspace's page follows commands from elsewhere in its state panel.
+  const wsPage = await context.newPage();
+  await open(wsPage, `/runtime/${ws}`);
+  await expect(wsPage.locator(".state-env")).toContainText("FROM_AGENT=1");
+  await expect(wsPage.locator(".bash-cwd")).not.toHaveText("/tmp");
+  expect((await exec("cd /tmp && echo moved")).status()).toBe(200);
+  await expect(wsPage.locator(".bash-cwd")).toHaveText("/tmp");
+  await expect(row.locator("td").nth(3)).toHaveText("2");
+
+  // Ended elsewhere: it leaves the list.
+  expect((await request.delete(`/api/runtimes/${ws}`)).status()).toBe(200);
+  await expect(row).toHaveCount(0);
 });

@@ -118,6 +118,34 @@ fn field(form: &web_sys::Element, name: &str) -> String {
         .unwrap_or_default()
 }
 
+/// Counts every `[data-left-ms]` element's `.left` text down each second between live updates
+/// (a fresh render restarts it from the server's figure): a finished process's time left in the
+/// active list, a runtime workspace's idle time left. The server's own event ends it.
+fn count_down() {
+    use wasm_bindgen::JsCast;
+    Effect::new(move |_| {
+        let last = std::cell::Cell::new(js_sys::Date::now());
+        let tick = move || {
+            let now = js_sys::Date::now();
+            let elapsed = (now - last.replace(now)) as i64;
+            let Ok(rows) = document().query_selector_all("[data-left-ms]") else { return };
+            for i in 0..rows.length() {
+                let Some(row) = rows.item(i).and_then(|n| n.dyn_into::<web_sys::Element>().ok()) else { continue };
+                // Whole milliseconds: float parsing and printing would add ~20 KB of wasm.
+                let left = row.get_attribute("data-left-ms").and_then(|v| v.parse::<i64>().ok()).unwrap_or(0);
+                let left = (left - elapsed).max(0);
+                let _ = row.set_attribute("data-left-ms", &left.to_string());
+                if let Some(text) = row.query_selector(".left").ok().flatten() {
+                    text.set_text_content(Some(&crate::format::duration(left as f64 / 1000.0)));
+                }
+            }
+        };
+        if let Ok(handle) = set_interval_with_handle(tick, std::time::Duration::from_secs(1)) {
+            on_cleanup(move || handle.clear());
+        }
+    });
+}
+
 #[component]
 pub fn NotFound() -> impl IntoView {
     #[cfg(feature = "ssr")]

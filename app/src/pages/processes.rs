@@ -31,7 +31,8 @@ pub fn ProcessListPage() -> impl IntoView {
     super::process_rows::follow_rows(live, move || {
         matches!(query.read_untracked().get("all").as_deref(), Some("1" | "true"))
     });
-    count_down_leaving_rows();
+    // A finished row's "leaves the list in …"; the server's `process_left_list` then removes it.
+    super::count_down();
     let navigate = use_navigate();
     let attach_navigate = navigate.clone();
     let (command, name, cwd) = (NodeRef::new(), NodeRef::new(), NodeRef::new());
@@ -90,34 +91,6 @@ pub fn ProcessListPage() -> impl IntoView {
             {move || error.get().map(|e| view! { <p class="error launch-error">{e}</p> })}
         </section>
     }
-}
-
-/// Counts each finished row's "leaves the list in …" down every second between live updates (a
-/// fresh render restarts it from the server's figure); the server's `process_left_list` event
-/// then removes the row.
-fn count_down_leaving_rows() {
-    Effect::new(move |_| {
-        let last = std::cell::Cell::new(js_sys::Date::now());
-        let tick = move || {
-            let now = js_sys::Date::now();
-            let elapsed = (now - last.replace(now)) as i64;
-            let Some(document) = web_sys::window().and_then(|w| w.document()) else { return };
-            let Ok(rows) = document.query_selector_all("[data-left-ms]") else { return };
-            for i in 0..rows.length() {
-                let Some(row) = rows.item(i).and_then(|n| n.dyn_into::<Element>().ok()) else { continue };
-                // Whole milliseconds: float parsing and printing would add ~20 KB of wasm.
-                let left = row.get_attribute("data-left-ms").and_then(|v| v.parse::<i64>().ok()).unwrap_or(0);
-                let left = (left - elapsed).max(0);
-                let _ = row.set_attribute("data-left-ms", &left.to_string());
-                if let Some(text) = row.query_selector(".left").ok().flatten() {
-                    text.set_text_content(Some(&crate::format::duration(left as f64 / 1000.0)));
-                }
-            }
-        };
-        if let Ok(handle) = set_interval_with_handle(tick, std::time::Duration::from_secs(1)) {
-            on_cleanup(move || handle.clear());
-        }
-    });
 }
 
 #[component]

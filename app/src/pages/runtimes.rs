@@ -8,22 +8,18 @@ use leptos_router::hooks::{use_navigate, use_params_map};
 use wasm_bindgen::JsCast;
 
 use crate::encoding::server_resource;
+use crate::live::use_live;
 use crate::pages::input_history::recall;
 use crate::pages::ServerHtml;
 use crate::runtime_api::{runtime_earlier_html, runtime_exec_html, runtime_reset, runtime_state_html, runtimes_html};
 
 #[component]
 pub fn RuntimesPage() -> impl IntoView {
-    // The countdown is the server's: the list is fetched again every 2 s.
-    let tick = RwSignal::new(0u32);
-    Effect::new(move |_| {
-        if let Ok(handle) =
-            set_interval_with_handle(move || tick.update(|t| *t += 1), std::time::Duration::from_secs(2))
-        {
-            on_cleanup(move || handle.clear());
-        }
-    });
-    let list = server_resource(move || tick.get(), |_| runtimes_html());
+    // Read again when a workspace starts or ends a command, is reset or ends (an admin's page:
+    // the stream tells admins alone); the idle countdown runs in the page meanwhile.
+    let live = use_live();
+    super::count_down();
+    let list = server_resource(move || (live.runtimes.get(), live.reconnects.get()), |_| runtimes_html());
     let navigate = use_navigate();
     let name = NodeRef::<leptos::html::Input>::new();
     let error = RwSignal::new(None::<String>);
@@ -62,7 +58,13 @@ pub fn RuntimePage() -> impl IntoView {
     let tab = RwSignal::new("bash");
     // Bumped after every command and reset: the state panel is fetched again.
     let version = RwSignal::new(0u32);
-    let state = server_resource(move || (workspace(), version.get()), |(ws, _)| runtime_state_html(ws));
+    // So is a command or a reset from elsewhere (another tab, an agent over MCP): any
+    // workspace's, as the event counter says (an admin has few).
+    let live = use_live();
+    let state = server_resource(
+        move || (workspace(), version.get(), live.runtimes.get(), live.reconnects.get()),
+        |(ws, ..)| runtime_state_html(ws),
+    );
     let error = RwSignal::new(String::new());
     let reset = move |_| {
         let ws = params.read_untracked().get("workspace").unwrap_or_default();

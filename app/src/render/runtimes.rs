@@ -9,16 +9,6 @@ use breakroom_debugger::runtimes::{ExecResult, HistoryEntry, Language, RuntimeSt
 use super::titled;
 use crate::format::timestamp;
 
-/// `1h 02m`, `4m 05s`, `12s`.
-fn duration(seconds: f64) -> String {
-    let s = seconds.max(0.0).round() as u64;
-    match s {
-        0..=59 => format!("{s}s"),
-        60..=3599 => format!("{}m {:02}s", s / 60, s % 60),
-        _ => format!("{}h {:02}m", s / 3600, s / 60 % 60),
-    }
-}
-
 fn pid(p: Option<i64>) -> String {
     p.map(|p| p.to_string()).unwrap_or_else(|| "—".into())
 }
@@ -41,8 +31,14 @@ pub fn workspace_list(list: &WorkspaceList) -> String {
                             td.mono { (pid(w.python_pid)) }
                             td { (w.commands) }
                             td { (timestamp(w.last_used_at)) }
-                            td.countdown data-ends-in=(w.ends_in_s.round() as i64) {
-                                @if w.busy { "running a command" } @else { (duration(w.ends_in_s)) " more" }
+                            @if w.busy {
+                                td.countdown { "running a command" }
+                            } @else {
+                                // Counted down in the page (`pages::count_down`) until the
+                                // workspace's next event.
+                                td.countdown data-left-ms=((w.ends_in_s * 1000.0).round() as i64) {
+                                    span.left { (crate::format::duration(w.ends_in_s)) } " more"
+                                }
                             }
                         }
                     }

@@ -123,16 +123,17 @@ impl Debugger {
             ids::now(),
         )
         .expect("an empty process registry opens");
+        let (live, to_peers) = (broadcast::channel(1024).0, broadcast::channel(1024).0);
         let runtimes = crate::runtimes::RuntimeRegistry::new(
             config.runtimes.clone(),
             Store::in_memory().expect("an in-memory SQLite database opens"),
+            live.clone(),
         );
         let access = Access {
             users: crate::users::Users::on(Store::in_memory().expect("an in-memory SQLite database opens"))
                 .expect("an empty user table reads"),
             audit: crate::audit::AuditTrail::in_memory(config.audit_keep).expect("an in-memory audit trail opens"),
         };
-        let (live, to_peers) = (broadcast::channel(1024).0, broadcast::channel(1024).0);
         Self::with_state(
             config,
             State::new(store, live.clone(), to_peers.clone()),
@@ -188,7 +189,8 @@ impl Debugger {
             Some(client_dir),
             ids::now(),
         )?;
-        let runtimes = crate::runtimes::RuntimeRegistry::new(config.runtimes.clone(), Store::at(location)?);
+        let runtimes =
+            crate::runtimes::RuntimeRegistry::new(config.runtimes.clone(), Store::at(location)?, live.clone());
         let access = Access {
             users: crate::users::Users::open(location)?,
             audit: crate::audit::AuditTrail::open(location, config.audit_keep, config.audit_log.clone())?,

@@ -5,6 +5,7 @@ use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::Duration;
 
 use indexmap::IndexMap;
+use tokio::sync::broadcast;
 
 use super::spare::Spares;
 use super::store::RuntimeStore;
@@ -15,6 +16,7 @@ use super::{
 };
 use crate::error::{Error, Result};
 use crate::ids;
+use crate::live_events::LiveEvent;
 use crate::store::Store;
 
 /// Longest a command may be given to run.
@@ -56,6 +58,16 @@ pub(super) struct Inner {
     workspaces: Mutex<IndexMap<String, Arc<Workspace>>>,
     store: RuntimeStore,
     spares: Arc<Spares>,
+    /// Where a workspace's changes are told (the live stream: its admins, see
+    /// `LiveEvent::for_admins_only`).
+    live: broadcast::Sender<LiveEvent>,
+}
+
+impl Inner {
+    /// Tells the live stream that `workspace` changed (no one listening is not an error).
+    fn changed(&self, workspace: &str) {
+        let _ = self.live.send(LiveEvent::RuntimesChanged { workspace: workspace.to_string() });
+    }
 }
 
 /// Cheap to clone: every clone is the same registry.
@@ -88,13 +100,14 @@ fn idle_timeout(seconds: f64) -> Result<Duration> {
 }
 
 impl RuntimeRegistry {
-    pub fn new(config: RuntimeConfig, store: Store) -> Self {
+    pub fn new(config: RuntimeConfig, store: Store, live: broadcast::Sender<LiveEvent>) -> Self {
         RuntimeRegistry {
             inner: Arc::new(Inner {
                 spares: Spares::new(config.max_output),
                 config,
                 workspaces: Mutex::new(IndexMap::new()),
                 store: RuntimeStore::new(store),
+                live,
             }),
         }
     }
@@ -183,29 +196,34 @@ impl RuntimeRegistry {
         }
         let timestamp = ids::now();
         let cap = self.inner.config.max_output;
+        // The command, its history entry and the word that it ended run to their end in a task
+        // of their own, even if the caller goes away.
         let running = {
+            let inner = self.inner.clone();
+            let name = workspace.to_string();
             let ws = ws.clone();
-            let command = command.clone();
             let spares = self.inner.spares.clone();
-            tokio::spawn(
-                async move { ws.exec(&spares, language, &command, Duration::from_millis(timeout_ms), cap).await },
-            )
+            tokio::spawn(async move {
+                let result = ws.exec(&spares, language, &command, Duration::from_millis(timeout_ms), cap).await;
+                let entry = HistoryEntry {
+                    timestamp,
+                    command,
+                    language,
+                    duration_ms: result.duration_ms,
+                    exit_code: result.exit_code,
+                    success: result.success,
+                    timed_out: result.timed_out,
+                    stdout: cut_for_history(&result.stdout, HISTORY_OUTPUT_CAP),
+                    stderr: cut_for_history(&result.stderr, HISTORY_OUTPUT_CAP),
+                };
+                let stored = inner.store.append(&name, &entry, inner.config.max_history);
+                inner.changed(&name);
+                stored.map(|()| result)
+            })
         };
-        let result =
-            running.await.map_err(|e| Error::invalid("exec_failed", format!("the command's task failed: {e}")))?;
-        let entry = HistoryEntry {
-            timestamp,
-            command,
-            language,
-            duration_ms: result.duration_ms,
-            exit_code: result.exit_code,
-            success: result.success,
-            timed_out: result.timed_out,
-            stdout: cut_for_history(&result.stdout, HISTORY_OUTPUT_CAP),
-            stderr: cut_for_history(&result.stderr, HISTORY_OUTPUT_CAP),
-        };
-        self.inner.store.append(workspace, &entry, self.inner.config.max_history)?;
-        Ok(result)
+        // Told once the command runs: the workspace shows busy (and, new, shows at all).
+        self.inner.changed(workspace);
+        running.await.map_err(|e| Error::invalid("exec_failed", format!("the command's task failed: {e}")))?
     }
 
     /// What the live processes hold, and the recent history. A workspace with no live
@@ -244,7 +262,9 @@ impl RuntimeRegistry {
         check_name(workspace)?;
         let ws = self.get(workspace).ok_or_else(|| Error::WorkspaceNotFound(workspace.to_string()))?;
         ws.reset().await;
-        self.inner.store.clear(workspace)?;
+        let cleared = self.inner.store.clear(workspace);
+        self.inner.changed(workspace);
+        cleared?;
         Ok(ws.summary())
     }
 
@@ -275,6 +295,7 @@ impl RuntimeRegistry {
         let ws =
             self.workspaces().shift_remove(workspace).ok_or_else(|| Error::WorkspaceNotFound(workspace.to_string()))?;
         let summary = ws.summary();
+        self.inner.changed(workspace);
         tokio::spawn(async move { ws.reset().await });
         Ok(summary)
     }
@@ -287,7 +308,10 @@ impl RuntimeRegistry {
             let names: Vec<String> = all.values().filter(|ws| ws.is_expired(now)).map(|ws| ws.name.clone()).collect();
             names.iter().filter_map(|name| all.shift_remove(name)).collect()
         };
-        let names = expired.iter().map(|ws| ws.name.clone()).collect();
+        let names: Vec<String> = expired.iter().map(|ws| ws.name.clone()).collect();
+        for name in &names {
+            self.inner.changed(name);
+        }
         for ws in expired {
             tokio::spawn(async move { ws.reset().await });
         }

@@ -1,11 +1,12 @@
 //! `/api/live`: server-sent events for every change pages show.
 
-use breakroom_debugger::users::Need;
+use breakroom_debugger::users::{Identity, Need};
 use std::convert::Infallible;
 use std::time::Duration;
 
 use axum::extract::State;
 use axum::response::sse::{Event, KeepAlive, Sse};
+use axum::Extension;
 use breakroom_debugger::model::LiveEventKind;
 use breakroom_debugger::Debugger;
 use futures::{Stream, StreamExt};
@@ -22,15 +23,22 @@ const RECONNECT_AFTER: Duration = Duration::from_secs(1);
             `transcript_appended`, `session_closed`, `breakpoints_changed` (with `process_key` and `breakpoint_ids` when one process hit, logged, took a snapshot or counted hits: the breakpoints whose counts moved), `calls_changed`; for processes `process_started` \
             (`process`: TrackedProcess), `process_output` (`process_id`, `lines`: [OutputLine], one event per read), `process_exited` \
             (`process`: TrackedProcess with status, exit_code, signal, reason), `process_attached` (`process`, `method`: an attach's client called in), `process_forgotten` (`process_id`), `process_left_list` (`process_id`: its time in the active list ran out); for time travel \
-            (`process_id`, `data`) `checkpoint` (a snapshot taken or refused), `rewind`, `branch_created`, `branch_switched`; `step_stopped` (`pause_id`, `previous_pause_id`, `reason`: step, `file`, `line`, `function`, `session_ids`, `process_key`); `logged` (`process_key`, `breakpoint_id`, `message`: a logpoint's message); `lagged` when \
+            (`process_id`, `data`) `checkpoint` (a snapshot taken or refused), `rewind`, `branch_created`, `branch_switched`; `step_stopped` (`pause_id`, `previous_pause_id`, `reason`: step, `file`, `line`, `function`, `session_ids`, `process_key`); `logged` (`process_key`, `breakpoint_id`, `message`: a logpoint's message); `runtimes_changed` (`workspace`: a runtime workspace ran or finished a command, was reset or ended; sent to admins alone); `lagged` when \
             events were missed (refetch). Every kind is `breakroom_debugger::model::LiveEventKind`.")))]
-pub async fn stream(State(debugger): State<Debugger>) -> Sse<impl Stream<Item = Result<Event, Infallible>>> {
-    let events = BroadcastStream::new(debugger.subscribe()).map(|event| {
-        Ok(match event {
-            Ok(event) => Event::default().json_data(&event).unwrap_or_else(|_| Event::default().data("{}")),
+pub async fn stream(
+    State(debugger): State<Debugger>,
+    caller: Option<Extension<Identity>>,
+) -> Sse<impl Stream<Item = Result<Event, Infallible>>> {
+    // What names what only admins may see (a runtime workspace) goes to admins alone.
+    let admin = caller.is_some_and(|Extension(who)| Need::Admin.check(&who).is_ok());
+    let events = BroadcastStream::new(debugger.subscribe()).filter_map(move |event| {
+        let sent = match event {
+            Ok(event) if event.for_admins_only() && !admin => None,
+            Ok(event) => Some(Event::default().json_data(&event).unwrap_or_else(|_| Event::default().data("{}"))),
             // A slow page missed events: tell it to refetch everything.
-            Err(_lagged) => Event::default().data(format!(r#"{{"type":"{}"}}"#, LiveEventKind::Lagged.as_str())),
-        })
+            Err(_lagged) => Some(Event::default().data(format!(r#"{{"type":"{}"}}"#, LiveEventKind::Lagged.as_str()))),
+        };
+        std::future::ready(sent.map(Ok))
     });
     // A page whose server went away asks again every second (the browser's EventSource
     // reconnects by itself; the page shows a banner meanwhile and refetches once it is back).

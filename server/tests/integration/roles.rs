@@ -357,3 +357,42 @@ async fn server_functions_audited_on_the_shared_runtime() {
     let (status, body) = team.as_user("ada").server_function("order_task", &cancel).await;
     assert!(status >= 400 && body.contains("no-such-process"), "let through, then not found: {status} {body}");
 }
+
+#[tokio::test]
+async fn runtime_events_reach_admins_alone_on_the_live_stream() {
+    let team = Team::start().await;
+    let listen = |name: &'static str| {
+        let user = team.as_user(name);
+        async move { user.http.get(format!("{}/api/live", user.base)).send().await.unwrap() }
+    };
+    let (mut viewer, mut admin) = (listen("vera").await, listen("ada").await);
+    assert_eq!((viewer.status().as_u16(), admin.status().as_u16()), (200, 200));
+    let (status, reply) = team.as_user("ada").post("/api/runtimes/secret-ws/exec", json!({"command": "true"})).await;
+    assert_eq!(status, 200, "{reply}");
+    // Then a change every reader is told of: each stream is in order, so what it was told of the
+    // command comes before this.
+    let (status, reply) =
+        team.as_user("dan").post("/api/breakpoints", json!({"kind": "line", "file": "/srv/app.py", "line": 3})).await;
+    assert_eq!(status, 200, "{reply}");
+    let told_viewer = read_until_breakpoints_changed(&mut viewer).await;
+    let told_admin = read_until_breakpoints_changed(&mut admin).await;
+    assert!(!told_viewer.contains("runtimes_changed") && !told_viewer.contains("secret-ws"), "{told_viewer}");
+    let changed = r#"{"type":"runtimes_changed","workspace":"secret-ws"}"#;
+    assert_eq!(told_admin.matches(changed).count(), 2, "its start and its end: {told_admin}");
+}
+
+/// What a live stream says up to its first `breakpoints_changed`.
+async fn read_until_breakpoints_changed(live: &mut reqwest::Response) -> String {
+    let mut seen = String::new();
+    let read = tokio::time::timeout(Duration::from_secs(10), async {
+        while let Ok(Some(chunk)) = live.chunk().await {
+            seen.push_str(&String::from_utf8_lossy(&chunk));
+            if seen.contains(r#""type":"breakpoints_changed""#) {
+                break;
+            }
+        }
+    })
+    .await;
+    assert!(read.is_ok(), "no breakpoints_changed in: {seen}");
+    seen
+}
