@@ -41,6 +41,9 @@ pub struct Live {
     /// alone carries these). A counter, not a filter of `last`: the workspace page's download
     /// has no room for one.
     pub runtimes: RwSignal<u64>,
+    /// A page body was built in the browser (a client-side navigation's render landed): a list
+    /// that had a change to show before it was there shows it now (`pages::one_at_a_time`).
+    pub bodies: RwSignal<u64>,
     /// The REPL session whose new entries this page shows, if any: the stream keeps them in
     /// `appended` (the event carries the entry, so nothing is refetched for it).
     pub watching: RwSignal<Option<String>>,
@@ -68,6 +71,7 @@ impl Live {
             output: RwSignal::new(None),
             reconnects: RwSignal::new(0),
             runtimes: RwSignal::new(0),
+            bodies: RwSignal::new(0),
             watching: RwSignal::new(None),
             appended: RwSignal::new(vec![]),
             last: RwSignal::new(None),
@@ -399,6 +403,14 @@ thread_local! {
 pub fn connect_after_hydration() {
     if let Some(live) = HYDRATED_LIVE.with(|slot| slot.get()) {
         connect(live);
+    }
+}
+
+/// Says a page body was built (see [`Live::bodies`]).
+#[cfg(feature = "hydrate")]
+pub fn body_built() {
+    if let Some(live) = HYDRATED_LIVE.with(|slot| slot.get()) {
+        live.bodies.update(|n| *n += 1);
     }
 }
 

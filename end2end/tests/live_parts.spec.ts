@@ -182,3 +182,32 @@ test("a call that pauses gets its card on / alone, one that goes on leaves with 
   await expect(card(firstPause)).toHaveCount(0);
   expect(await first.exited).toBe(0);
 });
+
+test("a call that pauses while / is still on its way after a client-side navigation gets its card", async ({ page, request }) => {
+  await open(page, "/repls");
+  // The list's first fetch is answered as the server had it, but held back until the call paused.
+  let release!: () => void;
+  const gate = new Promise<void>((resolve) => (release = resolve));
+  let held = 0;
+  await page.route("**/rpc/paused_html*", async (route) => {
+    if (held++ > 0) return route.continue();
+    const response = await route.fetch();
+    await gate;
+    await route.fulfill({ response });
+  });
+  await page.locator("a.brand").click();
+  await expect.poll(() => held).toBe(1);
+
+  const program = runProgram("transcript.py");
+  const cardFetched = page.waitForResponse((r) => new URL(r.url()).pathname === "/rpc/paused_card_html");
+  let pauseId: string | undefined;
+  await expect
+    .poll(async () => (pauseId = ((await (await request.get("/api/paused")).json()).paused as { id: string; call_data: { process_pid: number } }[]).find((p) => p.call_data.process_pid === program.process.pid)?.id))
+    .toBeTruthy();
+  // Its card was fetched before the list it goes into was there.
+  await cardFetched;
+  release();
+  await expect(page.locator(`ul.paused-list li.paused-card[data-pause-id="${pauseId}"]`)).toBeVisible();
+  await request.post(`/api/paused/${pauseId}/continue`, { data: { action: "continue" } });
+  expect(await program.exited).toBe(0);
+});

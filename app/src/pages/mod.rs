@@ -105,6 +105,8 @@ fn server_body(body: web_sys::Element, html: String) {
         return patch::patch(&body, &html);
     }
     body.set_inner_html(&html);
+    #[cfg(feature = "hydrate")]
+    crate::live::body_built();
 }
 
 /// The value of a form's input or menu `name` ("" when it has none), read as the `value`

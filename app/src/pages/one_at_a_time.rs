@@ -37,6 +37,10 @@ where
 {
     let waiting = StoredValue::new(VecDeque::<Step<T>>::new());
     let running = StoredValue::new(false);
+    // A whole render that had no list to go into: the page's own render was still on its way
+    // (a client-side navigation), and may be older than the change that asked for this one.
+    let missed = StoredValue::new(false);
+    let bodies = crate::live::use_live().bodies;
     let push = move |step: Step<T>| {
         waiting.update_value(|w| {
             let covered = match &step {
@@ -60,8 +64,11 @@ where
                         }
                     }
                     Step::Whole => {
-                        let shown = document().query_selector(body).ok().flatten();
-                        if let (Ok(Some(html)), Some(shown)) = (whole().await, shown) {
+                        let Some(shown) = document().query_selector(body).ok().flatten() else {
+                            missed.set_value(true);
+                            continue;
+                        };
+                        if let Ok(Some(html)) = whole().await {
                             super::patch::patch(&shown, &html);
                         }
                     }
@@ -73,6 +80,15 @@ where
     Effect::new(move |first: Option<()>| {
         whole_when();
         if first.is_some() {
+            push(Step::Whole);
+        }
+    });
+    // Once a body is built, the list the missed render was for is there: fetched again, it
+    // shows the newest state over the one it was built with.
+    Effect::new(move |_| {
+        bodies.track();
+        if missed.get_value() {
+            missed.set_value(false);
             push(Step::Whole);
         }
     });
