@@ -147,9 +147,9 @@ impl Live {
 
 // The wire names of the live events (`LiveEventKind`), as constants so they can be patterns: a
 // renamed kind fails to compile here, and matching them costs no more wasm than string literals.
-// The server's build reads only those the pages' filters name (`Live::follow`).
-#[cfg_attr(not(any(feature = "hydrate", test)), allow(dead_code))]
-pub(crate) mod wire {
+// Only the browser (and the test of `on_event`) reads them.
+#[cfg(any(feature = "hydrate", test))]
+mod wire {
     use breakroom_debugger::model::LiveEventKind as Kind;
     pub const PAUSE_ADDED: &str = Kind::PauseAdded.as_str();
     pub const PAUSE_RESUMED: &str = Kind::PauseResumed.as_str();
@@ -287,7 +287,8 @@ impl Live {
 
 /// A live event as the browser parsed it, for a page's filter (`Live::follow`).
 pub struct Event {
-    pub kind: String,
+    /// None for a kind this build does not know.
+    pub kind: Option<breakroom_debugger::model::LiveEventKind>,
     json: wasm_bindgen::JsValue,
 }
 
@@ -295,7 +296,7 @@ impl Event {
     fn parse(data: &str) -> Option<Event> {
         let json = web_sys::js_sys::JSON::parse(data).ok()?;
         let kind = web_sys::js_sys::Reflect::get(&json, &"type".into()).ok()?.as_string()?;
-        Some(Event { kind, json })
+        Some(Event { kind: breakroom_debugger::model::LiveEventKind::parse(&kind), json })
     }
 
     /// A text field of the event.

@@ -279,6 +279,7 @@ def test_malloc_heavy_programs_survive_25_attaches(server, targets, python):
                 pytest.fail(
                     f"attach answered {status} after {took:.1f} s: {answer}\n"
                     f"the program's last lines: {target.lines[-5:]}\n"
+                    f"what the client said in it: {[l for l in target.lines if l.startswith('breakroom')]}\n"
                     f"its main thread now: {main_thread_state(target.pid)}",
                     pytrace=False,
                 )

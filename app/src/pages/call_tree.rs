@@ -39,11 +39,11 @@ pub fn CallTreePage() -> impl IntoView {
 /// paused or went on, a REPL session started on one of its pauses (a call's badge, which stays
 /// when the session closes), or time travel moved the live line.
 fn on_event(event: &crate::live::Event, process_key: &str) -> bool {
-    use crate::live::wire::*;
-    match event.kind.as_str() {
-        CALLS_CHANGED | PAUSE_ADDED | PAUSE_RESUMED | STEP_STOPPED => event.names("process_key", process_key),
-        SESSION_STARTED => event.text("pause_id").is_some_and(|pause| shows_pause(&pause)),
-        REWIND | BRANCH_SWITCHED => true,
+    use breakroom_debugger::model::LiveEventKind::*;
+    match event.kind {
+        Some(CallsChanged | PauseAdded | PauseResumed | StepStopped) => event.names("process_key", process_key),
+        Some(SessionStarted) => event.text("pause_id").is_some_and(|pause| shows_pause(&pause)),
+        Some(Rewind | BranchSwitched) => true,
         _ => false,
     }
 }

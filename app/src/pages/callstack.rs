@@ -54,13 +54,13 @@ pub fn CallStackPage() -> impl IntoView {
 
 /// Whether an event changes what the page shows of pause `pause_id` (see `CallStackPage`).
 fn on_event(event: &crate::live::Event, pause_id: &str) -> bool {
-    use crate::live::wire::*;
-    match event.kind.as_str() {
-        PAUSE_ADDED | PAUSE_RESUMED | SESSION_STARTED => event.names("pause_id", pause_id),
+    use breakroom_debugger::model::LiveEventKind::*;
+    match event.kind {
+        Some(PauseAdded | PauseResumed | SessionStarted) => event.names("pause_id", pause_id),
         // Its sessions moved on with the step.
-        STEP_STOPPED => event.names("previous_pause_id", pause_id),
-        SESSION_CLOSED => event.lists_session(),
-        REWIND | BRANCH_SWITCHED => true,
+        Some(StepStopped) => event.names("previous_pause_id", pause_id),
+        Some(SessionClosed) => event.lists_session(),
+        Some(Rewind | BranchSwitched) => true,
         _ => false,
     }
 }

@@ -38,11 +38,11 @@ pub fn SessionsPage() -> impl IntoView {
 
 /// Whether an event changes which sessions the page lists, or how (see `SessionsPage`).
 fn on_event(event: &crate::live::Event, searching: bool) -> bool {
-    use crate::live::wire::*;
-    match event.kind.as_str() {
-        SESSION_STARTED | SESSION_CLOSED | STEP_STOPPED | REWIND | BRANCH_SWITCHED => true,
+    use breakroom_debugger::model::LiveEventKind::*;
+    match event.kind {
+        Some(SessionStarted | SessionClosed | StepStopped | Rewind | BranchSwitched) => true,
         // A listed session's count moved on already (`crate::live` does it on every page).
-        TRANSCRIPT_APPENDED => searching && !event.lists_session(),
+        Some(TranscriptAppended) => searching && !event.lists_session(),
         _ => false,
     }
 }

@@ -7,20 +7,16 @@ use crate::error::{Error, Result};
 use crate::eval::{EvalRequest, EvalResult, PendingEval, Reply, RequestKind};
 use crate::ids;
 use crate::model::FrameIndex;
-use crate::model::{
-    EvalOutcome, EventKind, LiveEvent, ReplSession, SessionPage, SessionQuery, SessionSummary, TranscriptEntry,
-};
+use crate::model::{EvalOutcome, EventKind, LiveEvent, ReplSession, TranscriptEntry};
 use crate::store::Store;
 use serde_json::{json, Value};
 use tokio::sync::oneshot;
 
 use crate::host::Stored;
 use crate::pauses::state::PauseState;
-use crate::search::Needle;
 use crate::sessions::helpers;
 use crate::sessions::state::{SessionHost, SessionParts, SessionState};
-use crate::sessions::store::{AnsweredEval, SessionFilter, SessionRow};
-use crate::sessions::{DEFAULT_PER_PAGE, MAX_PER_PAGE};
+use crate::sessions::store::AnsweredEval;
 
 /// A door's call on a pause or a session another server holds, sent to that server to run (`cluster`).
 #[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
@@ -112,33 +108,6 @@ impl<H: SessionHost> SessionService<'_, H> {
     /// A session with its transcript, open or closed.
     pub fn session(&self, session_id: &str) -> Result<Option<ReplSession>> {
         self.debugger.state().session(session_id)
-    }
-
-    /// Matching sessions, newest first, one page of them, with their transcripts.
-    pub fn list_sessions(&self, query: &SessionQuery) -> Result<SessionPage<ReplSession>> {
-        let st = self.debugger.state();
-        find_sessions(&*st, query)?.page(|row| match st.sessions().get(&row.session.session_id) {
-            Some(open) => Ok(open.clone()),
-            None => st.store().with_transcript(row.session),
-        })
-    }
-
-    /// Sessions for index pages: the same filters and pages, without transcripts.
-    pub fn session_summaries(&self, query: &SessionQuery) -> Result<SessionPage<SessionSummary>> {
-        let st = self.debugger.state();
-        find_sessions(&*st, query)?.page(|row| {
-            let s = row.session;
-            Ok(SessionSummary {
-                session_id: s.session_id,
-                pause_id: s.pause_id,
-                function_name: s.function_name,
-                started_at: s.started_at,
-                closed_at: s.closed_at,
-                transcript_len: row.entries,
-                process_key: s.process_key,
-                call_id: s.call_id,
-            })
-        })
     }
 
     /// The sessions of a pause, oldest first.
@@ -449,56 +418,6 @@ pub(crate) fn close_one_session(
         json!({"session_id": session_id, "reason": reason}),
     )?;
     Ok(true)
-}
-
-/// One page of `/repls`, as found in the store, before it is shaped for its reader.
-pub(crate) struct FoundSessions {
-    rows: Vec<SessionRow>,
-    total: usize,
-    total_is_lower_bound: bool,
-    page: usize,
-    per_page: usize,
-}
-
-impl FoundSessions {
-    pub(crate) fn page<T>(self, each: impl FnMut(SessionRow) -> Result<T>) -> Result<SessionPage<T>> {
-        let sessions = self.rows.into_iter().map(each).collect::<Result<_>>()?;
-        Ok(SessionPage {
-            sessions,
-            total: self.total,
-            total_is_lower_bound: self.total_is_lower_bound,
-            page: self.page,
-            per_page: self.per_page,
-        })
-    }
-}
-
-/// One page of sessions from the store, with the open ones matched in memory.
-pub(crate) fn find_sessions<S: SessionState + ?Sized>(st: &S, query: &SessionQuery) -> Result<FoundSessions> {
-    let needle = Needle::parse(query.search.as_deref());
-    let open_matches = needle.as_ref().map(|n| st.sessions().matching(n)).unwrap_or_default();
-    let per_page = match query.per_page {
-        0 => DEFAULT_PER_PAGE,
-        n => n.min(MAX_PER_PAGE),
-    };
-    let page = query.page.max(1);
-    let filter = SessionFilter {
-        needle: needle.as_ref(),
-        open_matches: &open_matches,
-        status: query.status,
-        from: query.from,
-        to: query.to,
-        offset: (page - 1).saturating_mul(per_page),
-        limit: per_page,
-    };
-    let found = st.store().find_sessions(&filter)?;
-    Ok(FoundSessions {
-        rows: found.rows,
-        total: found.total,
-        total_is_lower_bound: found.total_is_lower_bound,
-        page,
-        per_page,
-    })
 }
 
 /// A transcript entry and its event.

@@ -5,6 +5,7 @@
 mod conditions;
 pub(crate) mod helpers;
 pub(crate) mod methods;
+mod search;
 pub mod state;
 
 pub use methods::SessionService;
