@@ -172,8 +172,17 @@ def test_a_process_the_server_launches_calls_back_on_loopback_and_pauses(tls_ser
         f.write(textwrap.dedent(PROGRAM))
     status, launched = tls_server.post("/api/processes", {"command": [sys.executable, path]})
     assert status in (200, 201), launched
-    pid = launched["process"]["pid"] if "process" in launched else launched["pid"]
-    assert _pause_eval_continue(tls_server, pid) == "43"
+    process = launched.get("process", launched)
+    try:
+        assert _pause_eval_continue(tls_server, process["pid"]) == "43"
+    except AssertionError as never_paused:
+        # What the program said and how it ended: the reason it did not call back, if it did not.
+        record = tls_server.get(f"/api/processes/{process['id']}")[1]
+        said = {
+            stream: [line["text"] for line in tls_server.get(f"/api/processes/{process['id']}/output?stream={stream}")[1].get("lines", [])]
+            for stream in ("stdout", "stderr")
+        }
+        raise AssertionError(f"{never_paused}\nthe process: {record}\nits output: {said}") from never_paused
 
 
 def test_the_port_file_names_the_loopback_port_local_commands_use(tls_server):
