@@ -6,6 +6,11 @@ use std::sync::Arc;
 
 use leptos::prelude::*;
 
+mod follow;
+#[cfg(feature = "hydrate")]
+use follow::show_entries;
+pub use follow::Event;
+
 #[derive(Clone, Copy)]
 pub struct Live {
     /// Calls paused or resumed.
@@ -282,88 +287,6 @@ impl Live {
     /// The process of the last pause event.
     fn paused_process(self) -> Option<String> {
         self.paused.with(|p| p.as_deref().and_then(|p| read(p, "process_key")))
-    }
-}
-
-/// A live event as the browser parsed it, for a page's filter (`Live::follow`).
-pub struct Event {
-    /// None for a kind this build does not know.
-    pub kind: Option<breakroom_debugger::model::LiveEventKind>,
-    json: wasm_bindgen::JsValue,
-}
-
-impl Event {
-    fn parse(data: &str) -> Option<Event> {
-        let json = web_sys::js_sys::JSON::parse(data).ok()?;
-        let kind = web_sys::js_sys::Reflect::get(&json, &"type".into()).ok()?.as_string()?;
-        Some(Event { kind: breakroom_debugger::model::LiveEventKind::parse(&kind), json })
-    }
-
-    /// A text field of the event.
-    pub fn text(&self, name: &str) -> Option<String> {
-        web_sys::js_sys::Reflect::get(&self.json, &name.into()).ok()?.as_string()
-    }
-
-    /// Whether the text field `name` is `value`.
-    pub fn names(&self, name: &str, value: &str) -> bool {
-        self.text(name).is_some_and(|text| text == value)
-    }
-
-    /// Whether the page lists the session the event names (see [`show_entries`]).
-    pub fn lists_session(&self) -> bool {
-        !listed_rows(&self.json).is_empty()
-    }
-}
-
-/// A REPL session's entry count, where a page lists the session (`[data-session-id] .lines`:
-/// the call stack's sessions, `/repls`'s rows), moved on from its `transcript_appended` event,
-/// which carries the entry (its `index`): one more line costs the page no fetch. Done by the
-/// stream on every page (`connect`): the DOM calls it needs are every page's then, not a few
-/// pages' (which cost the REPL page a dozen more wasm chunks, measured). A count never goes back.
-#[cfg(feature = "hydrate")]
-fn show_entries(event: &wasm_bindgen::JsValue) {
-    let entry = web_sys::js_sys::Reflect::get(event, &"entry".into()).ok();
-    let index = entry.and_then(|e| web_sys::js_sys::Reflect::get(&e, &"index".into()).ok()?.as_f64());
-    let Some(entries) = index.map(|i| i as u64 + 1) else { return };
-    for count in listed_rows(event).iter().filter_map(|row| row.query_selector(".lines").ok().flatten()) {
-        let shown: u64 = count.text_content().and_then(|t| t.trim().parse().ok()).unwrap_or(0);
-        if entries > shown {
-            count.set_text_content(Some(&entries.to_string()));
-        }
-    }
-}
-
-/// The elements that stand for the event's `session_id`: compared by attribute, never put into
-/// a selector.
-fn listed_rows(event: &wasm_bindgen::JsValue) -> Vec<web_sys::Element> {
-    use wasm_bindgen::JsCast;
-    let id = web_sys::js_sys::Reflect::get(event, &"session_id".into()).ok().and_then(|v| v.as_string());
-    let Some(id) = id else { return vec![] };
-    let Ok(listed) = document().query_selector_all("[data-session-id]") else { return vec![] };
-    (0..listed.length())
-        .filter_map(|i| listed.item(i)?.dyn_into::<web_sys::Element>().ok())
-        .filter(|row| row.get_attribute("data-session-id").as_deref() == Some(id.as_str()))
-        .collect()
-}
-
-/// What a page does with one event: true when it must read itself again. It may instead update
-/// the part the event concerns in place, and answer false.
-pub type OnEvent = Box<dyn Fn(&Event) -> bool + Send + Sync>;
-
-impl Live {
-    /// A counter bumped for each event after this call that `on_event` answers true for: what a
-    /// page that follows only its own part of the events refetches on (with `reconnects`, which
-    /// says events may have been missed).
-    pub fn follow(self, on_event: OnEvent) -> RwSignal<u64> {
-        let bumps = RwSignal::new(0);
-        // Not on its first run: the last event may be from before the page opened.
-        Effect::new(move |first: Option<()>| {
-            let event = self.last.with(|data| data.as_deref().and_then(Event::parse));
-            if first.is_some() && event.is_some_and(|event| on_event(&event)) {
-                bumps.update(|n| *n += 1);
-            }
-        });
-        bumps
     }
 }
 
