@@ -210,16 +210,22 @@ pub async fn sessions_html(
     )))
 }
 
-/// `/callstack/{pause_id}` as HTML (see [`crate::render`]); None for an unknown pause.
+/// `/callstack/{pause_id}`'s header and sessions as HTML (see [`crate::render`]); None for an
+/// unknown pause.
 #[server(prefix = "/rpc", endpoint = "call_stack_html", protocol = TextRpc)]
 pub async fn call_stack_html(pause_id: String) -> Result<Option<String>, ServerFnError> {
+    let stack = debugger(Need::Viewer)?.pauses().call_stack(&pause_id).map_err(failed)?;
+    Ok(stack.map(|view| crate::render::call_stack_head(&view)))
+}
+
+/// `/callstack/{pause_id}`'s frames as HTML, their lines with a line breakpoint marked; empty for
+/// an unknown pause (the page's other part says Not found).
+#[server(prefix = "/rpc", endpoint = "call_stack_frames_html", protocol = TextRpc)]
+pub async fn call_stack_frames_html(pause_id: String) -> Result<Option<String>, ServerFnError> {
     let debugger = debugger(Need::Viewer)?;
     let breakpoints = debugger.breakpoints().breakpoint_records();
-    Ok(debugger
-        .pauses()
-        .call_stack(&pause_id)
-        .map_err(failed)?
-        .map(|view| crate::render::call_stack(&view, &breakpoints)))
+    let stack = debugger.pauses().call_stack(&pause_id).map_err(failed)?;
+    Ok(Some(stack.map(|view| crate::render::call_stack_frames(&view, &breakpoints)).unwrap_or_default()))
 }
 
 #[server(prefix = "/rpc", endpoint = "processes_html", protocol = TextRpc)]

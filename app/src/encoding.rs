@@ -121,7 +121,7 @@ impl Decodes<String> for JsonStringEncoding {
 }
 
 /// Typed replies (issue 45) travel as JSON text: the server writes it with serde_json, the page
-/// reads it with the browser's own JSON parser (`crate::transcript::browser`), so the wasm still
+/// reads it with the browser's own JSON parser (`crate::browser_json`), so the wasm still
 /// has no JSON decoder of its own.
 #[cfg(feature = "ssr")]
 pub trait Typed: serde::Serialize + serde::de::DeserializeOwned {}
@@ -129,9 +129,9 @@ pub trait Typed: serde::Serialize + serde::de::DeserializeOwned {}
 impl<T: serde::Serialize + serde::de::DeserializeOwned> Typed for T {}
 
 #[cfg(all(feature = "hydrate", not(feature = "ssr")))]
-pub trait Typed: crate::transcript::browser::FromJs {}
+pub trait Typed: crate::browser_json::FromJs {}
 #[cfg(all(feature = "hydrate", not(feature = "ssr")))]
-impl<T: crate::transcript::browser::FromJs> Typed for T {}
+impl<T: crate::browser_json::FromJs> Typed for T {}
 
 #[cfg(not(any(feature = "ssr", feature = "hydrate")))]
 pub trait Typed {}
@@ -153,7 +153,7 @@ pub fn from_json<T: Typed>(json: &str) -> Option<T> {
     #[cfg(feature = "ssr")]
     return serde_json::from_str(json).ok();
     #[cfg(all(feature = "hydrate", not(feature = "ssr")))]
-    return crate::transcript::browser::parse(json);
+    return crate::browser_json::parse(json);
     #[cfg(not(any(feature = "ssr", feature = "hydrate")))]
     {
         let _ = json;
@@ -180,6 +180,25 @@ macro_rules! typed_text {
 }
 
 typed_text!(ShownEntry, Option<TranscriptPage>, Option<crate::task_tree::TaskTree>);
+
+/// Every key of every object in `value`: what serde wrote, for the tests that hold the browser's
+/// readers (`FromJs`) to it.
+#[cfg(all(test, feature = "ssr"))]
+pub(crate) fn json_keys(value: &serde_json::Value) -> std::collections::BTreeSet<String> {
+    let mut keys = std::collections::BTreeSet::new();
+    let mut todo = vec![value];
+    while let Some(value) = todo.pop() {
+        match value {
+            serde_json::Value::Object(map) => map.iter().for_each(|(k, v)| {
+                keys.insert(k.clone());
+                todo.push(v);
+            }),
+            serde_json::Value::Array(list) => todo.extend(list),
+            _ => {}
+        }
+    }
+    keys
+}
 
 /// The string a JSON string literal (`"…"`, with its escapes) stands for; None for anything else.
 pub fn json_string(json: &str) -> Option<String> {

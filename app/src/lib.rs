@@ -5,6 +5,7 @@
 mod access;
 pub mod api;
 pub mod breakpoint_api;
+pub mod browser_json;
 pub mod controls;
 pub mod debug_api;
 pub mod encoding;

@@ -146,7 +146,7 @@ mod browser {
 
     use super::keys::*;
     use super::{TaskNode, TaskTree};
-    use crate::transcript::browser::{get, list, string, strings, whole, FromJs};
+    use crate::browser_json::{get, list, string, strings, whole, FromJs};
 
     impl FromJs for TaskTree {
         fn from_js(value: &JsValue) -> Option<Self> {
@@ -226,24 +226,12 @@ mod tests {
         assert_eq!(build("svc", "p-1", &tasks, |_| true).roots.len(), 1);
     }
 
-    fn keys_in(value: &serde_json::Value, out: &mut std::collections::BTreeSet<String>) {
-        match value {
-            serde_json::Value::Object(map) => map.iter().for_each(|(k, v)| {
-                out.insert(k.clone());
-                keys_in(v, out);
-            }),
-            serde_json::Value::Array(list) => list.iter().for_each(|v| keys_in(v, out)),
-            _ => {}
-        }
-    }
-
     #[test]
     fn the_browser_reads_the_keys_the_server_writes() {
         let mut paused = task("main", None);
         paused.pause_id = Some("pause-1".into());
         let tree = build("svc", "p-1", &[paused, task("child", Some("task main"))], |_| true);
-        let mut written = std::collections::BTreeSet::new();
-        keys_in(&serde_json::to_value(&tree).expect("JSON"), &mut written);
+        let written = crate::encoding::json_keys(&serde_json::to_value(&tree).expect("JSON"));
         let read: std::collections::BTreeSet<String> = keys::ALL.iter().map(|k| k.to_string()).collect();
         assert_eq!(written, read);
     }

@@ -1,10 +1,11 @@
-import { APIRequestContext, expect, test } from "./fixtures";
+import { APIRequestContext, BrowserContext, Page, expect, test } from "./fixtures";
 import { open, rpcCalls, runProgram } from "./helpers";
 
 // The pages that list REPL sessions follow their own (issue 45): a session's new entry moves its
 // count on in place on the call stack and on /repls, with nothing fetched; the call stack and the
 // call tree of one pause read nothing for another pause's sessions or calls, and the call stack
-// reads itself again for its own pause's sessions and its Continue.
+// reads its header and sessions again (`call_stack_html`) for its own pause's sessions and its
+// Continue, never its frames (`call_stack_frames_html`).
 
 const count = (calls: string[], name: string) => calls.filter((c) => c === name).length;
 
@@ -23,6 +24,17 @@ async function startSession(request: APIRequestContext, pauseId: string): Promis
   const reply = await request.post("/api/repl/start", { data: { pause_id: pauseId } });
   expect(reply.status()).toBe(200);
   return (await reply.json()).session_id as string;
+}
+
+/** The call stack's sessions as `page` shows them, patched in place, and as the server renders
+ * them for a page opened now: the two must read the same. */
+async function sessionsPart(page: Page, context: BrowserContext, url: string): Promise<[string, string]> {
+  const part = (p: Page) => p.locator("section.related").evaluate((e) => e.innerHTML);
+  const fresh = await context.newPage();
+  await open(fresh, url);
+  const rendered = await part(fresh);
+  await fresh.close();
+  return [await part(page), rendered];
 }
 
 async function evalIn(request: APIRequestContext, sessionId: string, expr: string) {
@@ -93,9 +105,18 @@ test("a session's entries move its count on in place; another pause's sessions a
   expect(count(stackCalls, "call_stack_html")).toBe(1);
   expect(count(treeCalls, "call_tree_html")).toBe(1);
 
-  // A second session on this pause: the call stack lists it, the call tree badges the call.
+  // A second session on this pause: the call stack lists it, the call tree badges the call. The
+  // frame the reader closed stays closed: only the header and sessions moved.
+  const frame = page.locator("ol.frames > li.frame details").first();
+  await expect(frame).toHaveAttribute("open", "");
+  await frame.locator("summary").click();
+  await expect(frame).not.toHaveAttribute("open");
   const second = await startSession(request, ownPause);
   await expect(listed(second).locator(".lines")).toHaveText("0");
+  await expect(frame).not.toHaveAttribute("open");
+  const [built, rendered] = await sessionsPart(page, context, `/callstack/${ownPause}`);
+  expect(built).toContain(`data-session-id="${second}"`);
+  expect(built).toBe(rendered);
   await expect(tree.locator(`.call-node a.badge.repl[href="/repl/${second}"]`)).toHaveCount(1);
   await expect(row(second)).toHaveCount(1);
 
@@ -103,6 +124,9 @@ test("a session's entries move its count on in place; another pause's sessions a
   expect((await request.post(`/api/paused/${ownPause}/continue`, { data: { action: "continue" } })).status()).toBe(200);
   await expect(page.locator("header.page-header .badge")).toHaveText("Resumed");
   await expect(listed(ownSession).locator(".badge")).toHaveText("Closed");
+  await expect(listed(second).locator(".badge")).toHaveText("Closed");
+  const [closed, closedRendered] = await sessionsPart(page, context, `/callstack/${ownPause}`);
+  expect(closed).toBe(closedRendered);
   await expect(tree.locator(".call-node .result")).toContainText("42");
   expect(await own.exited).toBe(0);
   const [stackReads, treeReads] = [count(stackCalls, "call_stack_html"), count(treeCalls, "call_tree_html")];
@@ -122,4 +146,6 @@ test("a session's entries move its count on in place; another pause's sessions a
   await expect(row(thirdSession).locator(".badge")).toHaveText("Closed");
   expect(count(stackCalls, "call_stack_html")).toBe(stackReads);
   expect(count(treeCalls, "call_tree_html")).toBe(treeReads);
+  // The frames were read once, as the stream opened, and never for a session or a Continue.
+  expect(count(stackCalls, "call_stack_frames_html")).toBe(1);
 });

@@ -5,6 +5,9 @@
 use leptos::prelude::*;
 
 use super::Live;
+#[cfg(feature = "hydrate")]
+use crate::browser_json::get;
+use crate::browser_json::string;
 
 /// A live event as the browser parsed it, for a page's filter (`Live::follow`).
 pub struct Event {
@@ -16,13 +19,13 @@ pub struct Event {
 impl Event {
     fn parse(data: &str) -> Option<Event> {
         let json = web_sys::js_sys::JSON::parse(data).ok()?;
-        let kind = web_sys::js_sys::Reflect::get(&json, &"type".into()).ok()?.as_string()?;
+        let kind = string(&json, "type")?;
         Some(Event { kind: breakroom_debugger::model::LiveEventKind::parse(&kind), json })
     }
 
     /// A text field of the event.
     pub fn text(&self, name: &str) -> Option<String> {
-        web_sys::js_sys::Reflect::get(&self.json, &name.into()).ok()?.as_string()
+        string(&self.json, name)
     }
 
     /// Whether the text field `name` is `value`.
@@ -43,8 +46,7 @@ impl Event {
 /// pages' (which cost the REPL page a dozen more wasm chunks, measured). A count never goes back.
 #[cfg(feature = "hydrate")]
 pub(super) fn show_entries(event: &wasm_bindgen::JsValue) {
-    let entry = web_sys::js_sys::Reflect::get(event, &"entry".into()).ok();
-    let index = entry.and_then(|e| web_sys::js_sys::Reflect::get(&e, &"index".into()).ok()?.as_f64());
+    let index = get(event, "entry").and_then(|entry| crate::browser_json::number(&entry, "index"));
     let Some(entries) = index.map(|i| i as u64 + 1) else { return };
     for count in listed_rows(event).iter().filter_map(|row| row.query_selector(".lines").ok().flatten()) {
         let shown: u64 = count.text_content().and_then(|t| t.trim().parse().ok()).unwrap_or(0);
@@ -58,8 +60,7 @@ pub(super) fn show_entries(event: &wasm_bindgen::JsValue) {
 /// a selector.
 fn listed_rows(event: &wasm_bindgen::JsValue) -> Vec<web_sys::Element> {
     use wasm_bindgen::JsCast;
-    let id = web_sys::js_sys::Reflect::get(event, &"session_id".into()).ok().and_then(|v| v.as_string());
-    let Some(id) = id else { return vec![] };
+    let Some(id) = string(event, "session_id") else { return vec![] };
     let Ok(listed) = document().query_selector_all("[data-session-id]") else { return vec![] };
     (0..listed.length())
         .filter_map(|i| listed.item(i)?.dyn_into::<web_sys::Element>().ok())

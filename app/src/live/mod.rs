@@ -182,8 +182,7 @@ mod wire {
 /// A text field of a live event's JSON (`Live::hit` and `paused` hold the events as they came:
 /// read where they are used, they are the smaller wasm).
 pub fn read(event: &str, name: &str) -> Option<String> {
-    let event = web_sys::js_sys::JSON::parse(event).ok()?;
-    web_sys::js_sys::Reflect::get(&event, &name.into()).ok()?.as_string()
+    crate::browser_json::string(&web_sys::js_sys::JSON::parse(event).ok()?, name)
 }
 
 /// Whether a pause event (`Live::paused`) says the call went on (`pause_resumed`), not that it
@@ -216,13 +215,11 @@ impl RecordChange {
     /// Read from a live event (the browser's parse of it); None for other kinds.
     #[cfg(feature = "hydrate")]
     fn of(kind: &str, event: &wasm_bindgen::JsValue) -> Option<Self> {
-        use web_sys::js_sys::Reflect;
-        let text =
-            |on: &wasm_bindgen::JsValue, name: &str| Reflect::get(on, &name.into()).ok().and_then(|v| v.as_string());
+        use crate::browser_json::string as text;
         let removed = |kind| Some(RecordChange { process_id: text(event, "process_id")?, parent_id: None, kind });
         match kind {
             wire::PROCESS_STARTED | wire::PROCESS_ATTACHED | wire::PROCESS_EXITED => {
-                let process = Reflect::get(event, &"process".into()).ok()?;
+                let process = crate::browser_json::get(event, "process")?;
                 Some(RecordChange {
                     process_id: text(&process, "id")?,
                     parent_id: text(&process, "parent_id"),
@@ -352,7 +349,7 @@ fn connect(live: Live) {
         // The browser's own JSON parser: the main wasm then needs no JSON value type of its own.
         let data = event.data().as_string().unwrap_or_default();
         let event = web_sys::js_sys::JSON::parse(&data).unwrap_or_default();
-        let field = |name: &str| web_sys::js_sys::Reflect::get(&event, &name.into()).ok().and_then(|v| v.as_string());
+        let field = |name: &str| crate::browser_json::string(&event, name);
         let kind = field("type").unwrap_or_default();
         // A hit (it names a process or breakpoints) changes counts only: what shows them follows
         // `hit`, nothing refetches the breakpoints for it.

@@ -1,5 +1,8 @@
 //! `/callstack/{pause_id}`: the stack at the moment a call paused, and the REPL sessions on it.
-//! Rendered by the server (`crate::render::call_stack`); the frames never change.
+//! Rendered by the server in two parts (`crate::render::callstack`), each read again on its own
+//! events only: the header and sessions when the pause goes on or its sessions change; the frames,
+//! which never change, only for the marks of line breakpoints. A frame the reader opened stays
+//! open, and its source is not fetched again for a session.
 //! A click on a source line's number sets or removes a line breakpoint there.
 
 use leptos::prelude::*;
@@ -7,7 +10,7 @@ use leptos_router::hooks::use_params_map;
 use wasm_bindgen::JsCast;
 use web_sys::Element;
 
-use crate::api::call_stack_html;
+use crate::api::{call_stack_frames_html, call_stack_html};
 use crate::breakpoint_api::toggle_line_breakpoint;
 use crate::encoding::server_resource;
 use crate::live::use_live;
@@ -18,16 +21,14 @@ pub fn CallStackPage() -> impl IntoView {
     let params = use_params_map();
     let pause_id = move || params.read().get("pause_id").unwrap_or_default();
     let live = use_live();
-    // The frames never change. What does: this pause going on, the sessions on it (started,
-    // closed, their entry counts, which move on in place) and the marks of line breakpoints.
+    // The header and sessions change when this pause goes on and its sessions start or close
+    // (their entry counts move on in place); the frames only with the marks of line breakpoints.
     // Another pause's events, and other sessions' entries, cost the page nothing.
     let own = live.follow(Box::new(move |event| {
         on_event(event, &params.with_untracked(|p| p.get("pause_id").unwrap_or_default()))
     }));
-    let stack = server_resource(
-        move || (pause_id(), own.get(), live.reconnects.get(), live.breakpoints.get()),
-        |(id, ..)| call_stack_html(id),
-    );
+    let head = server_resource(move || (pause_id(), own.get(), live.reconnects.get()), |(id, ..)| call_stack_html(id));
+    let frames = server_resource(move || (pause_id(), live.breakpoints.get()), |(id, _)| call_stack_frames_html(id));
     let error = RwSignal::new(None::<String>);
     let on_click = move |ev: leptos::ev::MouseEvent| {
         let Some(target) = ev.target().and_then(|t| t.dyn_into::<Element>().ok()) else { return };
@@ -48,7 +49,10 @@ pub fn CallStackPage() -> impl IntoView {
     };
     view! {
         {move || error.get().map(|e| view! { <p class="error">{e}</p> })}
-        <div on:click=on_click><ServerHtml html=stack/></div>
+        <div on:click=on_click>
+            <ServerHtml html=head/>
+            <ServerHtml html=frames/>
+        </div>
     }
 }
 

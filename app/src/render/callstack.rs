@@ -1,4 +1,7 @@
-//! `/callstack/{pause_id}`: the header, the sessions on the pause, the frames innermost first.
+//! `/callstack/{pause_id}` in two parts: what changes while the page is open (the header with the
+//! pause's badge, the sessions on the pause), and the frames innermost first, which never change
+//! but for the marks of line breakpoints. The page reads each again on its own events
+//! (`crate::pages::callstack`).
 
 use maud::{html, Markup};
 
@@ -8,8 +11,9 @@ use breakroom_debugger::model::{CallStackView, FrameView, PauseReason};
 use super::{session_links, titled};
 use crate::format::timestamp;
 
-/// The page: source lines with a line breakpoint (of `breakpoints`) marked.
-pub fn call_stack(view: &CallStackView, breakpoints: &[BreakpointRecord]) -> String {
+/// The header and the sessions: what a session starting or closing on the pause, or the pause
+/// going on, changes.
+pub fn call_stack_head(view: &CallStackView) -> String {
     let reason = match view.reason {
         PauseReason::Breakpoint => "paused before the call",
         PauseReason::After => "paused after the call returned",
@@ -33,7 +37,14 @@ pub fn call_stack(view: &CallStackView, breakpoints: &[BreakpointRecord]) -> Str
             h2 { "REPL sessions on this pause" }
             (session_links(&view.sessions, "None yet: open one from the Paused page while the call is paused."))
         }
-        section {
+    };
+    titled(body, &format!("Call stack · {}", view.function_name))
+}
+
+/// The frames: source lines with a line breakpoint (of `breakpoints`) marked.
+pub fn call_stack_frames(view: &CallStackView, breakpoints: &[BreakpointRecord]) -> String {
+    html! {
+        section.frames-part {
             h2 { (view.frames.len()) " frames, innermost first" }
             @if view.frames.is_empty() {
                 p.hint { "The client sent no stack for this call." }
@@ -46,8 +57,8 @@ pub fn call_stack(view: &CallStackView, breakpoints: &[BreakpointRecord]) -> Str
                 }
             }
         }
-    };
-    titled(body, &format!("Call stack · {}", view.function_name))
+    }
+    .into_string()
 }
 
 /// A frame: where it is and the line it was at; opens to the source around that line.

@@ -46,7 +46,7 @@ pub mod variables;
 pub mod watch;
 
 pub use call_tree::{call_tree, processes};
-pub use callstack::call_stack;
+pub use callstack::{call_stack_frames, call_stack_head};
 pub use object::stored_value;
 pub use paused::{breakpoints, paused_calls};
 pub use repl::{repl_session, repl_transcript};

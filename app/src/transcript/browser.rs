@@ -1,8 +1,7 @@
 //! The typed data as the browser reads it: JSON the browser's own parser turned into objects,
-//! walked by key ([`super::keys`]). Not serde: its error messages format floats, and that alone
-//! was some 17 KB of wasm before compression.
+//! walked by key ([`super::keys`], with `crate::browser_json`).
 
-use js_sys::{Array, Object, Reflect, JSON};
+use js_sys::{Array, Object, JSON};
 use wasm_bindgen::JsValue;
 
 use breakroom_debugger::model::Language;
@@ -10,50 +9,7 @@ use breakroom_debugger::outputs::{Table, MIME_TABLE};
 
 use super::keys::*;
 use super::{shown_entry, table_page, Forms, Part, ShownEntry, ShownOutput, TranscriptPage};
-
-/// What can be read from a parsed JSON value.
-pub trait FromJs: Sized {
-    fn from_js(value: &JsValue) -> Option<Self>;
-}
-
-/// The value JSON `text` stands for.
-pub fn parse<T: FromJs>(text: &str) -> Option<T> {
-    T::from_js(&JSON::parse(text).ok()?)
-}
-
-pub(crate) fn get(object: &JsValue, key: &str) -> Option<JsValue> {
-    Reflect::get(object, &key.into()).ok().filter(|v| !v.is_undefined() && !v.is_null())
-}
-
-pub(crate) fn string(object: &JsValue, key: &str) -> Option<String> {
-    get(object, key)?.as_string()
-}
-
-fn number(object: &JsValue, key: &str) -> Option<f64> {
-    get(object, key)?.as_f64()
-}
-
-pub(crate) fn whole(object: &JsValue, key: &str) -> Option<u64> {
-    number(object, key).filter(|n| *n >= 0.0).map(|n| n as u64)
-}
-
-pub(crate) fn list(object: &JsValue, key: &str) -> Vec<JsValue> {
-    get(object, key).filter(Array::is_array).map(|a| Array::from(&a).to_vec()).unwrap_or_default()
-}
-
-pub(crate) fn strings(values: Vec<JsValue>) -> Vec<String> {
-    values.iter().filter_map(JsValue::as_string).collect()
-}
-
-impl<T: FromJs> FromJs for Option<T> {
-    fn from_js(value: &JsValue) -> Option<Self> {
-        if value.is_null() {
-            Some(None)
-        } else {
-            T::from_js(value).map(Some)
-        }
-    }
-}
+use crate::browser_json::{get, list, number, string, strings, whole, FromJs};
 
 impl FromJs for TranscriptPage {
     fn from_js(value: &JsValue) -> Option<Self> {
