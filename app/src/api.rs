@@ -233,13 +233,21 @@ pub async fn processes_html() -> Result<Option<String>, ServerFnError> {
     Ok(Some(crate::render::processes(&debugger(Need::Viewer)?.pauses().process_summaries().map_err(failed)?)))
 }
 
-/// One process's call tree, the call `selected` marked; None for an unknown process.
+/// One process's call tree, the call `selected` marked: of its newest calls, or of `all` of them
+/// (also when `selected` is older than the newest); None for an unknown process.
 #[server(prefix = "/rpc", endpoint = "call_tree_html", protocol = TextRpc)]
-pub async fn call_tree_html(process_key: String, selected: String) -> Result<Option<String>, ServerFnError> {
+pub async fn call_tree_html(process_key: String, selected: String, all: bool) -> Result<Option<String>, ServerFnError> {
     let debugger = debugger(Need::Viewer)?;
     let process_id = debugger.processes().process_id_for_key(&process_key);
-    let tree = debugger.pauses().call_tree(&process_key).map_err(failed)?;
-    Ok(tree.map(|nodes| crate::render::call_tree(&process_key, process_id.as_deref(), &nodes, &selected)))
+    let pauses = debugger.pauses();
+    let mut tree = pauses.call_tree_page(&process_key, all).map_err(failed)?;
+    let shows_selected = |tree: &breakroom_debugger::model::CallTreePage| {
+        selected.is_empty() || tree.nodes.iter().any(|node| node.call_id == selected)
+    };
+    if tree.as_ref().is_some_and(|tree| !all && !shows_selected(tree)) {
+        tree = pauses.call_tree_page(&process_key, true).map_err(failed)?;
+    }
+    Ok(tree.map(|tree| crate::render::call_tree(&process_key, process_id.as_deref(), &tree, &selected)))
 }
 
 #[server(prefix = "/rpc", endpoint = "stored_value_html", protocol = TextRpc)]

@@ -23,14 +23,16 @@ pub fn CallTreePage() -> impl IntoView {
     let query = use_query_map();
     let process_key = move || params.read().get("process_key").unwrap_or_default();
     let selected = move || query.read().get("selected").unwrap_or_default();
+    // `?all=1`: every call, not only the newest (`CALL_TREE_NEWEST`).
+    let all = move || matches!(query.read().get("all").as_deref(), Some("1" | "true"));
     let live = use_live();
     // Another process's calls and pauses, and every transcript entry, cost the page nothing.
     let own = live.follow(Box::new(move |event| {
         on_event(event, &params.with_untracked(|p| p.get("process_key").unwrap_or_default()))
     }));
     let tree = server_resource(
-        move || (process_key(), selected(), own.get(), live.reconnects.get()),
-        |(key, selected, ..)| call_tree_html(key, selected),
+        move || (process_key(), selected(), all(), own.get(), live.reconnects.get()),
+        |(key, selected, all, ..)| call_tree_html(key, selected, all),
     );
     view! { <ServerHtml html=tree/> }
 }

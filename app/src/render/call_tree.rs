@@ -2,10 +2,10 @@
 
 use maud::html;
 
-use breakroom_debugger::model::{CallTreeNode, ProcessSummary};
+use breakroom_debugger::model::{CallTreePage, ProcessSummary, CALL_TREE_NEWEST};
 
 use super::titled;
-use crate::format::timestamp;
+use crate::format::{thousands, timestamp};
 
 /// The debugged processes, or a hint when no call was recorded yet.
 pub fn processes(list: &[ProcessSummary]) -> String {
@@ -43,13 +43,28 @@ pub fn processes(list: &[ProcessSummary]) -> String {
     titled(body, "Call trees")
 }
 
-/// One process's calls as a tree (callers first, `--depth` indents), `selected` marked.
-/// `process_id` is the tracked process of `process_key`, linked from the header when known.
-pub fn call_tree(process_key: &str, process_id: Option<&str>, nodes: &[CallTreeNode], selected: &str) -> String {
+/// One process's calls as a tree (callers first, `--depth` indents), `selected` marked: of its
+/// newest calls, with a link to all of them, or of all. `process_id` is the tracked process of
+/// `process_key`, linked from the header when known.
+pub fn call_tree(process_key: &str, process_id: Option<&str>, tree: &CallTreePage, selected: &str) -> String {
+    let nodes = &tree.nodes;
+    let shown = nodes.len() as u64;
+    let base = format!("/call-tree/{process_key}");
     let body = html! {
         h1 { "Call tree of process " span.mono { (process_key) } }
+        p.hint.count {
+            @if shown < tree.total {
+                "The newest " (thousands(shown as usize)) " of " (thousands(tree.total as usize))
+                    " calls; a call whose caller is older shows at the top level. "
+                a.all-calls href={ (base) "?all=1" } { "Show all " (thousands(tree.total as usize)) " calls" }
+            } @else if tree.total > CALL_TREE_NEWEST as u64 {
+                (thousands(shown as usize)) " calls. " a.newest-calls href=(base) { "Show the newest " (thousands(CALL_TREE_NEWEST)) }
+            } @else {
+                (shown) " calls."
+            }
+        }
         p.hint {
-            (nodes.len()) " calls. Calls with REPL sessions carry a REPL badge."
+            "Calls with REPL sessions carry a REPL badge."
             @if let Some(id) = process_id {
                 " " a.process-link href={ "/process/" (id) } { "Process page" }
             }

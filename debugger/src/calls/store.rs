@@ -81,6 +81,26 @@ impl Store {
         )
     }
 
+    /// The newest `limit` calls of one process, in the order they started.
+    pub fn newest_calls_of_process(&self, process_key: &str, limit: usize) -> Result<Vec<CallRecord>> {
+        let mut newest: Vec<CallRecord> = self.all(
+            "call",
+            "SELECT data FROM calls WHERE process_key = ?1 ORDER BY started_at DESC, rowid DESC LIMIT ?2",
+            values![process_key, limit],
+        )?;
+        newest.reverse();
+        Ok(newest)
+    }
+
+    /// How many calls one process reported.
+    pub fn call_count_of_process(&self, process_key: &str) -> Result<u64> {
+        let count = self
+            .row("SELECT count(*) FROM calls WHERE process_key = ?1", values![process_key])?
+            .map(|r| r.count(0))
+            .transpose()?;
+        Ok(count.unwrap_or(0) as u64)
+    }
+
     /// How many calls were ever recorded (call ids number them on).
     pub fn call_count(&self) -> Result<u64> {
         let count = self.row("SELECT count(*) FROM calls", values![])?.map(|r| r.count(0)).transpose()?;

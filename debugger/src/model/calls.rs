@@ -16,6 +16,19 @@ pub struct ProcessSummary {
     pub repl_sessions: usize,
 }
 
+/// How many of a process's newest calls its call tree shows unless asked for all of them: a busy
+/// service reports calls without end, and its page reads the tree again on each one.
+pub const CALL_TREE_NEWEST: usize = 1_000;
+
+/// A process's call tree as its page shows it (`pauses().call_tree_page`).
+#[derive(Clone, Debug, PartialEq)]
+pub struct CallTreePage {
+    /// Depth first, of the calls shown.
+    pub nodes: Vec<CallTreeNode>,
+    /// How many calls the process reported: more than the nodes when only the newest are shown.
+    pub total: u64,
+}
+
 /// One recorded call in a process's call tree, in depth-first order.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct CallTreeNode {

@@ -5,7 +5,9 @@ use crate::calls::store::PauseRecord;
 use crate::calls::CallRecord;
 use crate::display::text_of;
 use crate::error::Result;
-use crate::model::{CallStackView, CallTreeNode, PausedCall, ProcessSummary, SessionLink};
+use crate::model::{
+    CallStackView, CallTreeNode, CallTreePage, PausedCall, ProcessSummary, SessionLink, CALL_TREE_NEWEST,
+};
 use serde_json::{json, Value};
 use std::collections::HashMap;
 
@@ -135,17 +137,37 @@ impl<H: PauseHost> super::methods::PauseService<'_, H> {
 
     /// The calls of one process as a tree (depth-first), or None for an unknown process.
     pub fn call_tree(&self, process_key: &str) -> Result<Option<Vec<CallTreeNode>>> {
-        let st = self.debugger.state();
-        let records = st.store().calls_of_process(process_key)?;
+        Ok(self.call_tree_page(process_key, true)?.map(|page| page.nodes))
+    }
+
+    /// The call tree of one process as its page shows it: of its newest [`CALL_TREE_NEWEST`]
+    /// calls, or of `all` of them; None for an unknown process. A call whose caller is older
+    /// than the calls shown is at the top level.
+    pub fn call_tree_page(&self, process_key: &str, all: bool) -> Result<Option<CallTreePage>> {
+        // Read with the state held; the tree is built after it is let go: inferring callers
+        // compares each call's stack with up to 2,000 earlier ones, and every eval, pause and
+        // call of every program would wait for that.
+        let (records, sessions, total) = {
+            let st = self.debugger.state();
+            let store = st.store();
+            let records = if all {
+                store.calls_of_process(process_key)?
+            } else {
+                store.newest_calls_of_process(process_key, CALL_TREE_NEWEST)?
+            };
+            let total = if all { records.len() as u64 } else { store.call_count_of_process(process_key)? };
+            (records, store.sessions_of_process(process_key)?, total)
+        };
         if records.is_empty() {
             return Ok(None);
         }
         let mut links: HashMap<String, Vec<SessionLink>> = HashMap::new();
-        for (call_id, link) in st.store().sessions_of_process(process_key)? {
+        for (call_id, link) in sessions {
             links.entry(call_id.unwrap_or_default()).or_default().push(link);
         }
         let records: Vec<&CallRecord> = records.iter().collect();
-        Ok(Some(crate::calls::tree::build(&records, |call_id| links.get(call_id).cloned().unwrap_or_default())))
+        let nodes = crate::calls::tree::build(&records, |call_id| links.get(call_id).cloned().unwrap_or_default());
+        Ok(Some(CallTreePage { nodes, total }))
     }
 
     /// Every call of one process, in the order they started.

@@ -85,3 +85,58 @@ fn call_tree_pages_list_processes_and_404_unknown_ones() {
         assert_eq!(page(&server, "/call-tree/nope").await.0, 404);
     })
 }
+
+/// Reports `calls` calls of process `pid`, each done before the next; their ids, oldest first.
+fn report_calls(server: &common::TestServer, pid: i64, calls: usize) -> Vec<String> {
+    use breakroom_debugger::calls::{CallComplete, CallStart};
+    use serde_json::json;
+    (0..calls)
+        .map(|i| {
+            let start = CallStart {
+                method_name: Some(format!("job_{i}")),
+                process_pid: Some(json!(pid)),
+                process_start_time: Some(json!(1795331833.75)),
+                ..Default::default()
+            };
+            let call_id = server.debugger.calls().start_call(start).expect("start").call_id;
+            let done = CallComplete {
+                call_id: Some(call_id.clone()),
+                status: Some("success".into()),
+                process_pid: Some(json!(pid)),
+                process_start_time: Some(json!(1795331833.75)),
+                ..Default::default()
+            };
+            server.debugger.calls().complete_call(done).expect("complete");
+            call_id
+        })
+        .collect()
+}
+
+#[test]
+fn a_busy_process_shows_its_newest_calls_with_a_way_to_all_and_to_an_older_selected_one() {
+    use breakroom_debugger::model::CALL_TREE_NEWEST;
+    on_shared_runtime(async {
+        let server = common::start().await;
+        let ids = report_calls(&server, 4410, CALL_TREE_NEWEST + 3);
+        let base = "/call-tree/1795331833.750000+4410";
+        let (status, html) = page(&server, base).await;
+        assert_eq!(status, 200);
+        assert_eq!(html.matches("data-call-id=\"").count(), CALL_TREE_NEWEST);
+        assert!(!html.contains(&format!("data-call-id=\"{}\"", ids[2])), "the oldest three are left out");
+        assert!(html.contains(&format!("data-call-id=\"{}\"", ids[3])));
+        let text = visible(&html);
+        assert!(text.contains("The newest 1,000 of 1,003 calls"), "{text}");
+        assert!(html.contains(&format!("href=\"{base}?all=1\"")), "a link to every call");
+
+        let (_, all) = page(&server, &format!("{base}?all=1")).await;
+        assert_eq!(all.matches("data-call-id=\"").count(), CALL_TREE_NEWEST + 3);
+        assert!(visible(&all).contains("1,003 calls. Show the newest 1,000"));
+
+        // A link to an older call (a call stack's "View Call Tree") shows it, marked.
+        let (_, older) = page(&server, &format!("{base}?selected={}", ids[0])).await;
+        assert_eq!(older.matches("data-call-id=\"").count(), CALL_TREE_NEWEST + 3);
+        assert!(older.contains(&format!("id=\"call-{}\" data-call-id", ids[0])));
+        assert!(node(&older, &ids[0]).contains("job_0"));
+        assert!(older.contains("status-success selected\""), "the selected call is marked");
+    })
+}
