@@ -259,9 +259,20 @@ const _: fn() = || {
 /// address), or why there is none.
 pub type PageHtml = Result<Option<String>, ServerFnError>;
 
+/// The mark the server puts before the HTML of a part a page shows as it is (`ServerHtml`, see
+/// [`server_resource`]): the body is in the document already, where it hydrates, so its copy for
+/// hydration carries only the page's title (`=` and the title's marker) instead of the body again,
+/// which was half of every document (`scripts/page-bytes.sh`). A control character: no HTML the
+/// server renders starts with it.
+pub const SHOWN: char = '\u{2}';
+
+/// Where a server-rendered page names itself: a comment at the end of its HTML (see
+/// `crate::render::title_marker`), so that the page's title comes with the data it depends on.
+pub(crate) const TITLE_MARKER: &str = "<!--title:";
+
 /// How a page's HTML travels from the server-rendered document into the hydrating page: as text,
 /// like the server functions' replies (`+html`, `-`, or `!` and the error as server functions
-/// send errors).
+/// send errors), or, for a part shown as it is, `=` and its title's marker (see [`SHOWN`]).
 ///
 /// Leptos 0.8 (hydration_context 0.3) writes this text into the page's script with every `<`
 /// escaped twice: the script hands the browser `\u003c`, six characters, where a JSON decoder
@@ -276,7 +287,13 @@ impl codee::Encoder<PageHtml> for PageCodec {
 
     fn encode(value: &PageHtml) -> Result<String, NotText> {
         let text = match value {
-            Ok(Some(html)) => format!("+{html}"),
+            Ok(Some(html)) => match html.strip_prefix(SHOWN) {
+                Some(body) if !body.is_empty() => {
+                    format!("={}", &body[body.rfind(TITLE_MARKER).unwrap_or(body.len())..])
+                }
+                Some(body) => format!("+{body}"),
+                None => format!("+{html}"),
+            },
             Ok(None) => "-".into(),
             Err(e) => format!("!{}", text(&e.ser())?),
         };
@@ -307,6 +324,7 @@ impl codee::Decoder<PageHtml> for PageCodec {
         text.push_str(rest);
         match text.split_at_checked(1) {
             Some(("+", html)) => Ok(Ok(Some(html.to_string()))),
+            Some(("=", title)) => Ok(Ok(Some(format!("{SHOWN}{title}")))),
             Some(("-", "")) => Ok(Ok(None)),
             Some(("!", error)) => Ok(Err(ServerFnError::de(error.to_string().into()))),
             _ => Err(NotText),
@@ -315,7 +333,8 @@ impl codee::Decoder<PageHtml> for PageCodec {
 }
 
 /// A page's HTML from a server function, rendered into the page during server rendering and
-/// refetched whenever `source` changes.
+/// refetched whenever `source` changes, for `ServerHtml` to show as it is (its hydration copy is
+/// only its title: [`SHOWN`]).
 ///
 /// Every page's resources are one `Resource` type: the source's value and the fetch are erased
 /// ([`Key`], a boxed future), so the resource's machinery (its async derived value, memo and
@@ -329,14 +348,54 @@ where
     S: Clone + PartialEq + Send + Sync + 'static,
     Fut: std::future::Future<Output = PageHtml> + Send + 'static,
 {
+    resource(source, fetcher, true)
+}
+
+/// A page's HTML from a server function, like [`server_resource`], for a page that reads the HTML
+/// itself (the REPL page's header) rather than showing it as it is: it hydrates with all of it.
+pub fn parsed_resource<S, Fut>(
+    source: impl Fn() -> S + Send + Sync + 'static,
+    fetcher: impl Fn(S) -> Fut + Send + Sync + 'static,
+) -> Resource<PageHtml, PageCodec>
+where
+    S: Clone + PartialEq + Send + Sync + 'static,
+    Fut: std::future::Future<Output = PageHtml> + Send + 'static,
+{
+    resource(source, fetcher, false)
+}
+
+fn resource<S, Fut>(
+    source: impl Fn() -> S + Send + Sync + 'static,
+    fetcher: impl Fn(S) -> Fut + Send + Sync + 'static,
+    shown: bool,
+) -> Resource<PageHtml, PageCodec>
+where
+    S: Clone + PartialEq + Send + Sync + 'static,
+    Fut: std::future::Future<Output = PageHtml> + Send + 'static,
+{
     let source: Box<dyn Fn() -> Key + Send + Sync> = Box::new(move || Key::of(source()));
     let fetcher: Box<dyn Fn(Key) -> PageFetch + Send + Sync> =
         Box::new(move |key: Key| match key.value.downcast_ref::<S>() {
-            Some(value) => Box::pin(fetcher(value.clone())),
+            Some(value) => mark(Box::pin(fetcher(value.clone())), shown),
             // A key is only ever made from this resource's own source.
             None => Box::pin(async { Ok(None) }),
         });
     erased_resource(source, fetcher)
+}
+
+/// On the server, the HTML of a part `shown` as it is gets its mark ([`SHOWN`]); the browser's
+/// fetches are never marked.
+#[cfg(feature = "ssr")]
+fn mark(fetch: PageFetch, shown: bool) -> PageFetch {
+    if !shown {
+        return fetch;
+    }
+    Box::pin(async move { fetch.await.map(|html| html.map(|html| format!("{SHOWN}{html}"))) })
+}
+
+#[cfg(not(feature = "ssr"))]
+fn mark(fetch: PageFetch, _: bool) -> PageFetch {
+    fetch
 }
 
 type PageFetch = std::pin::Pin<Box<dyn std::future::Future<Output = PageHtml> + Send>>;
@@ -435,6 +494,24 @@ mod tests {
     /// What Leptos does to the encoded text on its way through the page's script.
     fn through_the_page(encoded: &str) -> String {
         encoded.replace('<', "\\u003c")
+    }
+
+    #[test]
+    fn a_shown_part_hydrates_with_its_title_alone_and_an_empty_or_unmarked_one_whole() {
+        let html = format!("<ol><li>{}</li></ol>{}", "x".repeat(1000), crate::pages::title_marker("Calls &lt;3"));
+        let encoded = PageCodec::encode(&Ok(Some(format!("{SHOWN}{html}")))).unwrap();
+        assert!(encoded.len() < 40, "only the title travels: {encoded}");
+        let decoded = PageCodec::decode(&through_the_page(&encoded)).unwrap().unwrap().unwrap();
+        assert!(decoded.starts_with(SHOWN));
+        assert_eq!(crate::pages::title_in(&decoded).as_deref(), Some("Calls <3"));
+        // No title: the mark alone.
+        let untitled = PageCodec::encode(&Ok(Some(format!("{SHOWN}<p>x</p>")))).unwrap();
+        assert_eq!(PageCodec::decode(&untitled).unwrap().unwrap().as_deref(), Some("\u{2}"));
+        // An empty part hydrates as it is (nothing of it is in the page); so does unmarked HTML.
+        let empty = PageCodec::encode(&Ok(Some(SHOWN.to_string()))).unwrap();
+        assert_eq!(PageCodec::decode(&empty).unwrap().unwrap().as_deref(), Some(""));
+        let whole = PageCodec::encode(&Ok(Some(html.clone()))).unwrap();
+        assert_eq!(PageCodec::decode(&through_the_page(&whole)).unwrap().unwrap(), Some(html));
     }
 
     #[test]

@@ -73,6 +73,16 @@ fn listed_rows(event: &wasm_bindgen::JsValue) -> Vec<web_sys::Element> {
 pub type OnEvent = Box<dyn Fn(&Event) -> bool + Send + Sync>;
 
 impl Live {
+    /// A counter bumped for each time-travel event (a checkpoint, a rewind, a branch made or
+    /// switched to) of the process `id`: another program's checkpoints cost its pages nothing.
+    pub fn time_travel_of(self, id: impl Fn() -> String + Send + Sync + 'static) -> RwSignal<u64> {
+        use breakroom_debugger::model::LiveEventKind::*;
+        self.follow(Box::new(move |event| {
+            matches!(event.kind, Some(Checkpoint | Rewind | BranchCreated | BranchSwitched))
+                && event.names("process_id", &id())
+        }))
+    }
+
     /// A counter bumped for each event after this call that `on_event` answers true for: what a
     /// page that follows only its own part of the events refetches on (with `reconnects`, which
     /// says events may have been missed).

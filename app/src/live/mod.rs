@@ -267,8 +267,10 @@ impl Live {
     }
 
     /// A counter bumped each time a call of the process whose key `key` reads when the event
-    /// comes (None: not known yet, so not this one) paused, went on or stepped, or it hit a
-    /// breakpoint, logged, took a snapshot or counted hits.
+    /// comes paused, went on or stepped, or it hit a breakpoint, logged, took a snapshot or
+    /// counted hits. `key` reads None while the page does not know it yet (its render is on its
+    /// way, or the program had not called in when it was made): then every such event counts,
+    /// since the render may be older than the event (a launched program that pauses at once).
     pub fn of_process(self, key: impl Fn() -> Option<String> + Send + Sync + 'static) -> RwSignal<u64> {
         let bumps = RwSignal::new(0);
         let key: Reads = Arc::new(key);
@@ -293,12 +295,12 @@ type Reads = Arc<dyn Fn() -> Option<String> + Send + Sync>;
 
 /// Bumps `bumps` each time `event` (what the last event of a kind named, read from its signal)
 /// names what `mine` reads then. Not on its first run: the last event may be from before the
-/// page opened.
+/// page opened. `mine` reading None takes every event (see `Live::of_process`).
 fn bump_when(bumps: RwSignal<u64>, event: Reads, mine: Reads) {
     Effect::new(move |first: Option<()>| {
         // Read first, so that the effect follows the signal from its first run on.
         let named = event();
-        if first.is_some() && named.is_some() && named == mine() {
+        if first.is_some() && named.is_some() && mine().is_none_or(|mine| named.as_deref() == Some(&*mine)) {
             bumps.update(|n| *n += 1);
         }
     });

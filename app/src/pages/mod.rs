@@ -28,7 +28,7 @@ mod watch;
 use leptos::prelude::*;
 use leptos_meta::Title;
 
-use crate::encoding::{PageCodec, PageHtml};
+use crate::encoding::{PageCodec, PageHtml, TITLE_MARKER};
 
 /// The page's `<title>`: what it shows, then the product ("REPL · compute_total — Breakroom").
 ///
@@ -42,10 +42,6 @@ pub fn PageTitle(#[prop(into)] text: String) -> impl IntoView {
     let text = crate::render::text(&text);
     view! { <Title text/> }
 }
-
-/// Where a server-rendered page names itself: a comment at the end of its HTML (see
-/// `crate::render::title_marker`), so that the page's title comes with the data it depends on.
-const TITLE_MARKER: &str = "<!--title:";
 
 /// The title a server-rendered page carries, unescaped (the marker holds it HTML-escaped).
 pub fn title_in(html: &str) -> Option<String> {
@@ -85,6 +81,8 @@ pub fn ServerHtml(html: Resource<PageHtml, PageCodec>) -> impl IntoView {
                     Ok(Some(html)) => {
                         let title = title_in(&html).map(|text| view! { <PageTitle text/> });
                         #[cfg(feature = "ssr")]
+                        let html = html.strip_prefix(crate::encoding::SHOWN).map(str::to_string).unwrap_or(html);
+                        #[cfg(feature = "ssr")]
                         let body = view! { <div class="page-body" inner_html=html></div> };
                         #[cfg(not(feature = "ssr"))]
                         let body = view! { <div class="page-body" use:server_body=html></div> };
@@ -100,6 +98,10 @@ pub fn ServerHtml(html: Resource<PageHtml, PageCodec>) -> impl IntoView {
 /// shows a page already (hydrated from the server's HTML, or rebuilt on a refetch) is patched.
 #[cfg(not(feature = "ssr"))]
 fn server_body(body: web_sys::Element, html: String) {
+    // Hydrating: the server's render is in the page already, and only its title came along.
+    if html.starts_with(crate::encoding::SHOWN) {
+        return;
+    }
     #[cfg(feature = "hydrate")]
     if body.has_child_nodes() {
         return patch::patch(&body, &html);

@@ -106,12 +106,18 @@ pub fn ProcessPage() -> impl IntoView {
     // when this process hit, logged or counted (its logpoint lines): what the page shows of
     // breakpoints is that.
     let mine = live.records_of(id);
+    // Its own checkpoints and branches, not another program's; a reconnect may have missed any.
+    let travelled = live.time_travel_of(move || params.with_untracked(|p| p.get("process_id").unwrap_or_default()));
+    // Its header names its key once the program called in; until then (or while the header is
+    // not there yet) every pause and hit counts (`Live::of_process`).
     let ours = live.of_process(|| {
         let header = document().query_selector(".process-header[data-process-key]").ok().flatten()?;
         header.get_attribute("data-process-key")
     });
-    let page =
-        server_resource(move || (id(), live.processes.get(), mine.get(), ours.get()), |(id, ..)| process_html(id));
+    let page = server_resource(
+        move || (id(), travelled.get(), live.reconnects.get(), mine.get(), ours.get()),
+        |(id, ..)| process_html(id),
+    );
     let output = server_resource(move || (id(), layout()), |(id, view)| process_output_html(id, view));
     #[cfg(feature = "hydrate")]
     follow_output(live, output, move || params.read_untracked().get("process_id").unwrap_or_default());

@@ -18,10 +18,13 @@ pub fn TimelinePage() -> impl IntoView {
     let params = use_params_map();
     let id = move || params.read().get("process_id").unwrap_or_default();
     let live = use_live();
-    // Checkpoints, branches, rewinds and switches bump `processes` (see `crate::live`); a pause
-    // or a Continue of one of this process's lines is read here (a refused checkpoint names its
-    // pause), another program's is not; the process's end is one of its own record's changes.
+    // This process's checkpoints, branches, rewinds and switches (another program's are not
+    // this page's); a pause or a Continue of one of this process's lines is read here (a refused
+    // checkpoint names its pause), another program's is not; the process's end is one of its own
+    // record's changes; a reconnect may have missed any of them.
     let mine = live.records_of(id);
+    let travelled = live.time_travel_of(move || params.with_untracked(|p| p.get("process_id").unwrap_or_default()));
+    let sent = RwSignal::new(0u64);
     let paused_here = RwSignal::new(0u64);
     Effect::new(move |first: Option<()>| {
         let key = live.paused.with(|event| event.as_deref().and_then(|e| crate::live::read(e, "process_key")));
@@ -33,7 +36,7 @@ pub fn TimelinePage() -> impl IntoView {
         }
     });
     let timeline = server_resource(
-        move || (id(), live.processes.get(), paused_here.get(), mine.get()),
+        move || (id(), travelled.get(), live.reconnects.get(), sent.get(), paused_here.get(), mine.get()),
         |(id, ..)| timeline_html(id),
     );
     let error = RwSignal::new(None::<String>);
@@ -54,7 +57,7 @@ pub fn TimelinePage() -> impl IntoView {
             let _ = form.remove_attribute("inert");
             error.set(done.err().map(|e| e.to_string()));
             // The live stream says so too; this is for a page whose stream is down.
-            live.processes.update(|n| *n += 1);
+            sent.update(|n| *n += 1);
         });
     };
     view! {
