@@ -348,26 +348,24 @@ where
     S: Clone + PartialEq + Send + Sync + 'static,
     Fut: std::future::Future<Output = PageHtml> + Send + 'static,
 {
-    resource(source, fetcher, true)
+    resource(source, fetcher, Hydrates::FromDocument)
 }
 
-/// A page's HTML from a server function, like [`server_resource`], for a page that reads the HTML
-/// itself (the REPL page's header) rather than showing it as it is: it hydrates with all of it.
-pub fn parsed_resource<S, Fut>(
-    source: impl Fn() -> S + Send + Sync + 'static,
-    fetcher: impl Fn(S) -> Fut + Send + Sync + 'static,
-) -> Resource<PageHtml, PageCodec>
-where
-    S: Clone + PartialEq + Send + Sync + 'static,
-    Fut: std::future::Future<Output = PageHtml> + Send + 'static,
-{
-    resource(source, fetcher, false)
+/// What a page's HTML hydrates from.
+#[derive(Clone, Copy, PartialEq)]
+pub enum Hydrates {
+    /// The document, where `ServerHtml` put it: only its title travels ([`SHOWN`]).
+    FromDocument,
+    /// A copy of it all, for a page that reads the HTML itself (the REPL page's header) rather
+    /// than showing it as it is.
+    Whole,
 }
 
-fn resource<S, Fut>(
+/// A page's HTML from a server function (see [`server_resource`]), hydrating as `hydrates` says.
+pub fn resource<S, Fut>(
     source: impl Fn() -> S + Send + Sync + 'static,
     fetcher: impl Fn(S) -> Fut + Send + Sync + 'static,
-    shown: bool,
+    hydrates: Hydrates,
 ) -> Resource<PageHtml, PageCodec>
 where
     S: Clone + PartialEq + Send + Sync + 'static,
@@ -376,7 +374,7 @@ where
     let source: Box<dyn Fn() -> Key + Send + Sync> = Box::new(move || Key::of(source()));
     let fetcher: Box<dyn Fn(Key) -> PageFetch + Send + Sync> =
         Box::new(move |key: Key| match key.value.downcast_ref::<S>() {
-            Some(value) => mark(Box::pin(fetcher(value.clone())), shown),
+            Some(value) => mark(Box::pin(fetcher(value.clone())), hydrates == Hydrates::FromDocument),
             // A key is only ever made from this resource's own source.
             None => Box::pin(async { Ok(None) }),
         });

@@ -13,7 +13,7 @@ use wasm_bindgen::JsCast;
 use crate::api::{eval_in_session, repl_page, repl_transcript, ACTIVE_SESSION, SIDEBAR_SLOT, TRANSCRIPT_SLOT};
 use crate::controls::Control;
 use crate::debug_api::debug_action;
-use crate::encoding::{parsed_resource, server_resource};
+use crate::encoding::{resource, server_resource, Hydrates};
 use crate::live::use_live;
 use crate::pages::input_history::recall;
 use crate::pages::repl_complete::{Completer, CompletionList, Completions};
@@ -63,7 +63,11 @@ pub fn ReplPage() -> impl IntoView {
         }
     });
     // Read here (its parts, whether the session is active), not shown as it is: it hydrates whole.
-    let head = parsed_resource(move || (session_id(), live.processes.get(), refresh.get()), |(id, _, _)| repl_page(id));
+    let head = resource(
+        move || (session_id(), live.processes.get(), refresh.get()),
+        |(id, _, _)| repl_page(id),
+        Hydrates::Whole,
+    );
     let opened = server_resource(session_id, repl_transcript);
     let state = PromptState {
         draft: RwSignal::new(String::new()),
