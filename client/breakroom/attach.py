@@ -11,11 +11,6 @@ import os
 import subprocess  # noqa: F401  (children imports it when following: imported here, see below)
 import sys
 import threading
-# A program started without warning options has not imported `warnings`. Imported here, on the
-# interrupted thread, before the client's threads start: otherwise two of them could import it at
-# once, and one got it half made ("partially initialized module 'warnings' has no attribute
-# 'warn'": the attach failed, seen once in 25 attaches in a full test run).
-import warnings  # noqa: F401
 
 # Imported with this module, on the interrupted thread, which holds the GIL: on a thread of
 # their own next to a busy main thread, each import would wait for its turn (seconds).

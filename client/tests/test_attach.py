@@ -291,6 +291,54 @@ def test_malloc_heavy_programs_survive_25_attaches(server, targets, python):
     assert alive == 25
 
 
+# The program is in the middle of importing `json` (its module made, its code not yet run), a
+# module the client needs too. A real stand-in: `import random` imports `warnings` right after a
+# program starts, and an attach that came then found `warnings` half made. The import here waits
+# until the attach has come and a second more, so the attach lands inside it every time.
+MID_IMPORT = """
+    import importlib.abc, importlib.util
+
+    class Slow(importlib.abc.MetaPathFinder, importlib.abc.Loader):
+        def find_spec(self, name, path, target=None):
+            if name != "json":
+                return None
+            sys.meta_path.remove(self)
+            spec = importlib.util.find_spec(name)
+            self.real, spec.loader = spec.loader, self
+            return spec
+
+        def create_module(self, spec):
+            return self.real.create_module(spec)
+
+        def exec_module(self, module):
+            print("importing json", flush=True)
+            while not getattr(sys, "_breakroom_attached", False):
+                pass
+            t = time.monotonic()
+            while time.monotonic() - t < 1.0:
+                pass
+            self.real.exec_module(module)
+
+    sys.meta_path.insert(0, Slow())
+    import json
+    print("imported", json.dumps([1]), flush=True)
+    ticking()
+"""
+
+
+@pytest.mark.parametrize("python", INTERPRETERS)
+def test_a_program_attached_in_the_middle_of_an_import_the_client_needs_is_attached(server, targets, python):
+    target = targets(python, MID_IMPORT)
+    target.wait_for_line("importing json")
+    status, answer, took = attach(server, target.pid, timeout_s=30)
+    said = [l for l in target.lines if l.startswith("breakroom")]
+    assert status == 202, (answer, said)
+    assert said == []
+    assert target.wait_for_line("imported") == "imported [1]"
+    pause_at_tick_and_eval(server, target)
+    assert target.alive()
+
+
 def test_attach_refusals_name_the_problem(server, targets):
     status, body, _ = attach(server, -4)
     assert (status, body["error"]) == (400, "invalid_pid")

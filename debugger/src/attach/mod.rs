@@ -356,18 +356,42 @@ fn py_str(text: &str) -> String {
 /// the program's `__main__`). The client is imported here, on the interrupted thread, which
 /// holds the GIL: on a thread of its own, a busy main thread would make every import wait its
 /// turn. Calling in (network) happens on the client's thread; the interrupted thread goes on.
+///
+/// Unless the interrupted thread may be in the middle of an import (a module in `sys.modules`
+/// still `_initializing`): importing the client there would hand it that module half made (an
+/// attach right after a program's `import random` found `warnings` without `warn`). Then the
+/// client is imported on a thread of its own, where an import of a module another thread is
+/// making waits for it to be made; its turns for the GIL are made short while it imports.
 pub fn bootstrap_code(client_dir: &Path, url: &str, token: Option<&str>, follow_children: bool) -> String {
     let body = format!(
         "import sys\n\
+         def report(e):\n\
+         \x20   try: sys.stderr.write('breakroom: attach failed: %r\\n' % (e,))\n\
+         \x20   except BaseException: pass\n\
+         def start():\n\
+         \x20   if {dir} not in sys.path: sys.path.insert(0, {dir})\n\
+         \x20   from breakroom import attach\n\
+         \x20   attach.start_in_background({url}, {token}, {follow})\n\
+         def start_aside():\n\
+         \x20   try:\n\
+         \x20       turn = sys.getswitchinterval()\n\
+         \x20       sys.setswitchinterval(min(turn, 0.0005))\n\
+         \x20       try: start()\n\
+         \x20       finally: sys.setswitchinterval(turn)\n\
+         \x20   except BaseException as e: report(e)\n\
+         def importing():\n\
+         \x20   for module in list(sys.modules.values()):\n\
+         \x20       if getattr(getattr(module, '__spec__', None), '_initializing', False): return True\n\
+         \x20   return False\n\
          if not getattr(sys, '_breakroom_attached', False):\n\
          \x20   sys._breakroom_attached = True\n\
          \x20   try:\n\
-         \x20       if {dir} not in sys.path: sys.path.insert(0, {dir})\n\
-         \x20       from breakroom import attach\n\
-         \x20       attach.start_in_background({url}, {token}, {follow})\n\
-         \x20   except BaseException as e:\n\
-         \x20       try: sys.stderr.write('breakroom: attach failed: %r\\n' % (e,))\n\
-         \x20       except BaseException: pass\n",
+         \x20       if importing():\n\
+         \x20           import _thread\n\
+         \x20           _thread.start_new_thread(start_aside, ())\n\
+         \x20       else:\n\
+         \x20           start()\n\
+         \x20   except BaseException as e: report(e)\n",
         dir = py_str(&client_dir.display().to_string()),
         url = py_str(url),
         token = token.map(py_str).unwrap_or_else(|| "None".into()),
