@@ -14,6 +14,7 @@ pub mod highlight;
 pub mod live;
 pub mod output;
 pub mod pages;
+pub mod parts;
 pub mod process_api;
 #[cfg(feature = "ssr")]
 pub mod render;

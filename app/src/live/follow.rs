@@ -48,7 +48,9 @@ impl Event {
 pub(super) fn show_entries(event: &wasm_bindgen::JsValue) {
     let index = get(event, "entry").and_then(|entry| crate::browser_json::number(&entry, "index"));
     let Some(entries) = index.map(|i| i as u64 + 1) else { return };
-    for count in listed_rows(event).iter().filter_map(|row| row.query_selector(".lines").ok().flatten()) {
+    for count in
+        listed_rows(event).iter().filter_map(|row| row.query_selector(crate::parts::SESSION_LINES).ok().flatten())
+    {
         let shown: u64 = count.text_content().and_then(|t| t.trim().parse().ok()).unwrap_or(0);
         if entries > shown {
             count.set_text_content(Some(&entries.to_string()));
@@ -61,10 +63,10 @@ pub(super) fn show_entries(event: &wasm_bindgen::JsValue) {
 fn listed_rows(event: &wasm_bindgen::JsValue) -> Vec<web_sys::Element> {
     use wasm_bindgen::JsCast;
     let Some(id) = string(event, "session_id") else { return vec![] };
-    let Ok(listed) = document().query_selector_all("[data-session-id]") else { return vec![] };
+    let Ok(listed) = document().query_selector_all(crate::parts::SESSION_ROWS) else { return vec![] };
     (0..listed.length())
         .filter_map(|i| listed.item(i)?.dyn_into::<web_sys::Element>().ok())
-        .filter(|row| row.get_attribute("data-session-id").as_deref() == Some(id.as_str()))
+        .filter(|row| row.get_attribute(crate::parts::SESSION_ID).as_deref() == Some(id.as_str()))
         .collect()
 }
 

@@ -44,11 +44,11 @@ async fn update(id: &str) -> bool {
 
 /// The form of breakpoint `id` (compared as text: an id needs no selector escaping then).
 fn form(id: &str) -> Option<Element> {
-    let forms = document().query_selector_all("section.breakpoints form[data-record]").ok()?;
+    let forms = document().query_selector_all(crate::parts::RECORD_FORMS).ok()?;
     (0..forms.length())
         .filter_map(|i| forms.item(i))
         .filter_map(|node| wasm_bindgen::JsCast::dyn_into::<Element>(node).ok())
-        .find(|form| form.get_attribute("data-record").as_deref() == Some(id))
+        .find(|form| form.get_attribute(crate::parts::RECORD).as_deref() == Some(id))
 }
 
 /// The breakpoints a hit event names (`breakpoint_ids`).

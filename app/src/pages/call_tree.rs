@@ -53,8 +53,8 @@ fn on_event(event: &crate::live::Event, process_key: &str) -> bool {
 /// Whether a call of the tree paused at `pause_id` (its node's `data-pause-ids`).
 fn shows_pause(pause_id: &str) -> bool {
     use wasm_bindgen::JsCast;
-    let Ok(nodes) = document().query_selector_all("ol.call-tree li[data-pause-ids]") else { return false };
-    (0..nodes.length())
-        .filter_map(|i| nodes.item(i)?.dyn_into::<web_sys::Element>().ok())
-        .any(|node| node.get_attribute("data-pause-ids").is_some_and(|ids| ids.split(' ').any(|id| id == pause_id)))
+    let Ok(nodes) = document().query_selector_all(crate::parts::CALL_TREE_PAUSED) else { return false };
+    (0..nodes.length()).filter_map(|i| nodes.item(i)?.dyn_into::<web_sys::Element>().ok()).any(|node| {
+        node.get_attribute(crate::parts::PAUSE_IDS).is_some_and(|ids| ids.split(' ').any(|id| id == pause_id))
+    })
 }

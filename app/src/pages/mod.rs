@@ -132,14 +132,14 @@ fn count_down() {
         let tick = move || {
             let now = js_sys::Date::now();
             let elapsed = (now - last.replace(now)) as i64;
-            let Ok(rows) = document().query_selector_all("[data-left-ms]") else { return };
+            let Ok(rows) = document().query_selector_all(crate::parts::COUNT_DOWN) else { return };
             for i in 0..rows.length() {
                 let Some(row) = rows.item(i).and_then(|n| n.dyn_into::<web_sys::Element>().ok()) else { continue };
                 // Whole milliseconds: float parsing and printing would add ~20 KB of wasm.
-                let left = row.get_attribute("data-left-ms").and_then(|v| v.parse::<i64>().ok()).unwrap_or(0);
+                let left = row.get_attribute(crate::parts::LEFT_MS).and_then(|v| v.parse::<i64>().ok()).unwrap_or(0);
                 let left = (left - elapsed).max(0);
-                let _ = row.set_attribute("data-left-ms", &left.to_string());
-                if let Some(text) = row.query_selector(".left").ok().flatten() {
+                let _ = row.set_attribute(crate::parts::LEFT_MS, &left.to_string());
+                if let Some(text) = row.query_selector(crate::parts::COUNT_DOWN_TEXT).ok().flatten() {
                     text.set_text_content(Some(&crate::format::duration(left as f64 / 1000.0)));
                 }
             }

@@ -13,7 +13,8 @@ use web_sys::{DocumentFragment, Element, Node};
 
 /// The attributes that name the record an element shows: a paused call, a breakpoint by name or
 /// by id, a process. Elements with one are matched by it, wherever they moved to.
-const KEYS: [&str; 5] = ["data-pause-id", "data-breakpoint", "data-record", "data-process-id", "id"];
+const KEYS: [&str; 5] =
+    [crate::parts::PAUSE_ID, "data-breakpoint", crate::parts::RECORD, crate::parts::PROCESS_ID, "id"];
 
 /// Makes `shown`'s children what `html` says, touching as little as it can.
 pub fn patch(shown: &Element, html: &str) {

@@ -31,8 +31,8 @@ pub fn PausedPage() -> impl IntoView {
     let navigate = use_navigate();
     let on_click = move |ev: leptos::ev::MouseEvent| {
         let Some((control, action)) = action_of(&ev) else { return };
-        let Some(card) = control.closest(".paused-card").ok().flatten() else { return };
-        let pause_id = card.get_attribute("data-pause-id").unwrap_or_default();
+        let Some(card) = control.closest(crate::parts::PAUSED_CARD).ok().flatten() else { return };
+        let pause_id = card.get_attribute(crate::parts::PAUSE_ID).unwrap_or_default();
         match action {
             Control::OpenRepl => {
                 let navigate = navigate.clone();
@@ -49,9 +49,9 @@ pub fn PausedPage() -> impl IntoView {
     };
     let on_submit = move |ev: leptos::ev::SubmitEvent| {
         let Some((form, action)) = action_of(&ev) else { return };
-        let Some(card) = form.closest(".paused-card").ok().flatten() else { return };
+        let Some(card) = form.closest(crate::parts::PAUSED_CARD).ok().flatten() else { return };
         ev.prevent_default();
-        let pause_id = card.get_attribute("data-pause-id").unwrap_or_default();
+        let pause_id = card.get_attribute(crate::parts::PAUSE_ID).unwrap_or_default();
         match action {
             Control::Skip => act(live, card, Action::Skip { pause_id, value: field(&form, "value") }),
             Control::Raise => {

@@ -84,12 +84,12 @@ fn remove(pause_id: &str) -> bool {
 
 /// The list of cards, once something is paused.
 fn list() -> Option<Element> {
-    document().query_selector("ul.paused-list").ok().flatten()
+    document().query_selector(crate::parts::PAUSED_LIST).ok().flatten()
 }
 
 /// The card of `pause_id` (compared as text: an id needs no selector escaping then).
 fn card(pause_id: &str) -> Option<Element> {
-    cards().into_iter().find(|c| c.get_attribute("data-pause-id").as_deref() == Some(pause_id))
+    cards().into_iter().find(|c| c.get_attribute(crate::parts::PAUSE_ID).as_deref() == Some(pause_id))
 }
 
 /// The pause whose card links to the REPL session `session_id`.
@@ -107,7 +107,7 @@ fn card_linking(session_id: &str) -> Option<String> {
                 })
             })
         })
-        .and_then(|c| c.get_attribute("data-pause-id"))
+        .and_then(|c| c.get_attribute(crate::parts::PAUSE_ID))
 }
 
 fn cards() -> Vec<Element> {

@@ -46,8 +46,8 @@ fn row_of_key(key: &str) -> Option<String> {
     let rows = body.children();
     (0..rows.length())
         .filter_map(|i| rows.item(i))
-        .find(|row| row.get_attribute("data-process-key").as_deref() == Some(key))
-        .and_then(|row| row.get_attribute("data-process-id"))
+        .find(|row| row.get_attribute(crate::parts::PROCESS_KEY).as_deref() == Some(key))
+        .and_then(|row| row.get_attribute(crate::parts::PROCESS_ID))
 }
 
 /// Puts one change into the list; false when only a whole render can show it.
@@ -66,7 +66,7 @@ async fn apply(change: &RecordChange, all: bool) -> bool {
     // An empty list has no table yet.
     let (Some(body), Some(new)) = (rows(), parse_row(&html)) else { return false };
     let after = new.get_attribute("data-after").unwrap_or_default();
-    let before = |row: &Element| row.previous_element_sibling().and_then(|p| p.get_attribute("data-process-id"));
+    let before = |row: &Element| row.previous_element_sibling().and_then(|p| p.get_attribute(crate::parts::PROCESS_ID));
     match row(&body, id) {
         // Where it was: changed in place.
         Some(old) if before(&old).unwrap_or_default() == after => {
@@ -101,11 +101,11 @@ fn remove(id: &str) -> bool {
 
 /// The list's rows, once it shows a table.
 fn rows() -> Option<Element> {
-    document().query_selector("table.processes.tracked tbody").ok().flatten()
+    document().query_selector(crate::parts::TRACKED_ROWS).ok().flatten()
 }
 
 fn row(body: &Element, id: &str) -> Option<Element> {
-    body.query_selector(&format!("tr[data-process-id=\"{}\"]", css_text(id))).ok().flatten()
+    body.query_selector(&format!("tr[{}=\"{}\"]", crate::parts::PROCESS_ID, css_text(id))).ok().flatten()
 }
 
 /// The `<tr>` of a reply.

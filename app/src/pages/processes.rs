@@ -111,8 +111,8 @@ pub fn ProcessPage() -> impl IntoView {
     // Its header names its key once the program called in; until then (or while the header is
     // not there yet) every pause and hit counts (`Live::of_process`).
     let ours = live.of_process(|| {
-        let header = document().query_selector(".process-header[data-process-key]").ok().flatten()?;
-        header.get_attribute("data-process-key")
+        let header = document().query_selector(crate::parts::PROCESS_HEADER).ok().flatten()?;
+        header.get_attribute(crate::parts::PROCESS_KEY)
     });
     let page = server_resource(
         move || (id(), travelled.get(), live.reconnects.get(), mine.get(), ours.get()),

@@ -56,8 +56,8 @@ pub fn ReplPage() -> impl IntoView {
             event.as_deref().map(|e| (crate::live::read(e, "process_key"), crate::live::read(e, "session_id")))
         });
         let Some((key, session)) = named.filter(|_| first.is_some()) else { return };
-        let header = document().query_selector("header.session-header").ok().flatten();
-        let mine = header.and_then(|h| h.get_attribute("data-process-key"));
+        let header = document().query_selector(crate::parts::SESSION_HEADER).ok().flatten();
+        let mine = header.and_then(|h| h.get_attribute(crate::parts::PROCESS_KEY));
         if (key.is_some() && key == mine) || session.is_some_and(|s| s == session_id_untracked()) {
             refresh.update(|n| *n += 1);
         }

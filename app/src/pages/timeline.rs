@@ -29,8 +29,8 @@ pub fn TimelinePage() -> impl IntoView {
     Effect::new(move |first: Option<()>| {
         let key = live.paused.with(|event| event.as_deref().and_then(|e| crate::live::read(e, "process_key")));
         let Some(key) = key.filter(|_| first.is_some()) else { return };
-        let header = document().query_selector("header.timeline-header").ok().flatten();
-        let keys = header.and_then(|h| h.get_attribute("data-process-keys")).unwrap_or_default();
+        let header = document().query_selector(crate::parts::TIMELINE_HEADER).ok().flatten();
+        let keys = header.and_then(|h| h.get_attribute(crate::parts::PROCESS_KEYS)).unwrap_or_default();
         if keys.split(' ').any(|k| k == key) {
             paused_here.update(|n| *n += 1);
         }

@@ -29,7 +29,7 @@ pub struct TranscriptState {
 
 /// The list, once the page shows it.
 fn list() -> Option<web_sys::Element> {
-    document().query_selector("ol.transcript").ok().flatten()
+    document().query_selector(crate::parts::TRANSCRIPT).ok().flatten()
 }
 
 fn index_attribute(list: &web_sys::Element, name: &str) -> usize {
@@ -38,7 +38,7 @@ fn index_attribute(list: &web_sys::Element, name: &str) -> usize {
 
 /// The transcript's entries on the page, in order.
 pub fn entries() -> Vec<web_sys::Element> {
-    let Ok(found) = document().query_selector_all(".transcript .entry") else { return vec![] };
+    let Ok(found) = document().query_selector_all(crate::parts::TRANSCRIPT_ENTRIES) else { return vec![] };
     (0..found.length()).filter_map(|i| found.item(i)?.dyn_into().ok()).collect()
 }
 

@@ -6,8 +6,6 @@
 
 use crate::common;
 
-use std::time::{Duration, Instant};
-
 use base64::Engine;
 use common::TestServer;
 use serde_json::json;
@@ -46,14 +44,6 @@ fn pickled_str(text: &str) -> (String, String) {
     bytes.extend(text.as_bytes());
     bytes.push(b'.');
     (breakroom_debugger::cid_store::cid_of(&bytes), base64::engine::general_purpose::STANDARD.encode(&bytes))
-}
-
-async fn wait_until(what: &str, mut done: impl AsyncFnMut() -> bool) {
-    let deadline = Instant::now() + Duration::from_secs(20);
-    while !done().await {
-        assert!(Instant::now() < deadline, "timed out waiting for {what}");
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    }
 }
 
 #[test]
@@ -141,7 +131,7 @@ async fn every_user_controlled_field_is_escaped_on_every_page_on_the_shared_runt
         server.post("/api/processes", json!({"command": ["python3", "-c", script], "name": evil("name")})).await;
     assert_eq!(status, 200, "{launched}");
     let id = launched["id"].as_str().unwrap().to_string();
-    wait_until("the process's output", async || {
+    common::wait_until("the process's output", async || {
         let (_, output) = server.get(&format!("/api/processes/{id}/output?limit=100")).await;
         output["lines"].as_array().is_some_and(|lines| lines.len() >= 2)
     })

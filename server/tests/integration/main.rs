@@ -26,6 +26,7 @@ mod oidc;
 mod openapi;
 mod page_shell;
 mod pages;
+mod parts;
 mod processes;
 mod repl_helpers;
 mod roles;

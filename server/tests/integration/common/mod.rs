@@ -183,3 +183,12 @@ pub fn answer_without_time(mut answer: serde_json::Value) -> serde_json::Value {
     assert!(time.as_ref().and_then(serde_json::Value::as_f64).is_some_and(|t| t > 1.0e9), "no timestamp in {answer}");
     answer
 }
+
+/// Waits, up to 20 s, until `done` says so; fails naming `what` after that.
+pub async fn wait_until(what: &str, mut done: impl AsyncFnMut() -> bool) {
+    let deadline = std::time::Instant::now() + Duration::from_secs(20);
+    while !done().await {
+        assert!(std::time::Instant::now() < deadline, "timed out waiting for {what}");
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+}
