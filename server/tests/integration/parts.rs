@@ -42,10 +42,10 @@ fn found_inside(path: &str, html: &Html, outer: &str, inner: &str) {
 
 #[test]
 fn every_part_the_browser_updates_is_on_its_page() {
-    crate::common::on_shared_runtime(every_part_the_browser_updates_is_on_its_page_on_the_shared_runtime())
+    crate::common::in_turn(every_part_the_browser_updates_is_on_its_page_in_turn())
 }
 
-async fn every_part_the_browser_updates_is_on_its_page_on_the_shared_runtime() {
+async fn every_part_the_browser_updates_is_on_its_page_in_turn() {
     let server = common::start().await;
     // A paused call with a REPL session of one entry, and a breakpoint record.
     let (_, pause_id) = server.pause_call("compute", 4343).await;
