@@ -95,8 +95,7 @@ async fn every_part_the_browser_updates_is_on_its_page_in_turn() {
     let process = async |id: &str| server.get(&format!("/api/processes/{id}")).await.1;
     common::wait_until("the program's call-in", async || process(&staying).await["process_key"].is_string()).await;
     common::wait_until("the program's end", async || process(&ended).await["leaves_list_at"].is_number()).await;
-    let (_, staying_record) = server.get(&format!("/api/processes/{staying}")).await;
-    let staying_key = staying_record["process_key"].as_str().unwrap().to_string();
+    let staying_key = process(&staying).await["process_key"].as_str().unwrap().to_string();
 
     let html = page(&server, "/processes").await;
     let rows = format!("{} tr", parts::TRACKED_ROWS);
