@@ -233,6 +233,14 @@ pub async fn processes_html() -> Result<Option<String>, ServerFnError> {
     Ok(Some(crate::render::processes(&debugger(Need::Viewer)?.pauses().process_summaries().map_err(failed)?)))
 }
 
+/// One process's row of `/call-tree` (`crate::render::call_tree::process_row`), read alone on its
+/// calls and pauses; None for a process that reported no call.
+#[server(prefix = "/rpc", endpoint = "call_tree_process_row", protocol = TextRpc)]
+pub async fn call_tree_process_row(process_key: String) -> Result<Option<String>, ServerFnError> {
+    let summary = debugger(Need::Viewer)?.pauses().process_summary(&process_key).map_err(failed)?;
+    Ok(summary.map(|p| crate::render::call_tree::process_row(&p).into_string()))
+}
+
 /// One process's call tree, the call `selected` marked: of its newest calls, or of `all` of them
 /// (also when `selected` is older than the newest); None for an unknown process.
 #[server(prefix = "/rpc", endpoint = "call_tree_html", protocol = TextRpc)]

@@ -29,7 +29,6 @@ pub mod time_travel_api;
 pub mod transcript;
 
 use leptos::prelude::*;
-use leptos_meta::{provide_meta_context, MetaTags};
 use leptos_router::{
     components::{FlatRoutes, Route, Router, A},
     path, Lazy, SsrMode,
@@ -63,8 +62,6 @@ pub fn shell(options: LeptosOptions) -> impl IntoView {
                 <meta charset="utf-8"/>
                 <meta name="viewport" content="width=device-width, initial-scale=1"/>
                 <link rel="icon" href="/favicon.svg" type="image/svg+xml"/>
-                // Each page names itself (`pages::PageTitle`); leptos_meta puts its title here.
-                <MetaTags/>
                 <link rel="stylesheet" id="leptos" href="/pkg/breakroom.css"/>
                 <AutoReload options=options.clone()/>
                 <HydrationScripts options/>
@@ -106,7 +103,6 @@ fn SignedIn() -> impl IntoView {
 #[component]
 pub fn App() -> impl IntoView {
     live::provide_live_updates();
-    provide_meta_context();
     view! {
         <Router>
             <header class="topbar">

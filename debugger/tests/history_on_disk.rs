@@ -148,6 +148,8 @@ fn a_version_2_data_directory_upgrades_and_keeps_its_history() {
     assert_eq!(d.pauses().call_records(PROCESS).unwrap().len(), 2);
     let process = &d.pauses().process_summaries().unwrap()[0];
     assert_eq!((process.calls, process.repl_sessions, process.paused), (2, 2, 0));
+    assert_eq!(d.pauses().process_summary(PROCESS).unwrap().as_ref(), Some(process), "one row read alone");
+    assert_eq!(d.pauses().process_summary("1.0+1").unwrap(), None);
     assert_eq!(d.pauses().call_tree(PROCESS).unwrap().unwrap().len(), 2);
     assert_eq!(d.function_breakpoints().stored_value(&cid).unwrap().display, "6");
 

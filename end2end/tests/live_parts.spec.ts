@@ -211,3 +211,39 @@ test("a call that pauses while / is still on its way after a client-side navigat
   await request.post(`/api/paused/${pauseId}/continue`, { data: { action: "continue" } });
   expect(await program.exited).toBe(0);
 });
+
+test("a process's calls update its row of /call-tree alone, which moves up, and the list is not read again", async ({ page, request }) => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "breakroom-call-rows-"));
+  const flag = path.join(dir, "go");
+  // with_debug's calls are recorded and go on (they would pause by default).
+  expect((await request.post("/api/breakpoints", { data: { function_name: "tick", behavior: "go" } })).status()).toBe(200);
+  const busy = runProgram("ticker.py", {}, [flag, "20"]);
+  const quiet = runProgram("ticker.py", {}, [path.join(dir, "never"), "0"]);
+  try {
+    await expect.poll(() => busy.output(), { timeout: 15_000 }).toContain("listed");
+    // The quiet one calls last, so it is listed first.
+    await expect.poll(() => quiet.output(), { timeout: 15_000 }).toContain("listed");
+    const calls = rpcCalls(page);
+    await open(page, "/call-tree");
+    // Read whole once more when its live stream opens.
+    await expect.poll(() => count(calls, "processes_html")).toBe(1);
+    const row = (pid: number | undefined) => page.locator(`.call-tree-processes tr[data-process-key$="+${pid}"]`);
+    const first = page.locator(".call-tree-processes tbody tr").first();
+    await expect(first).toHaveAttribute("data-process-key", new RegExp(`\\+${quiet.process.pid}$`));
+    await expect(row(busy.process.pid).locator("td.num").first()).toHaveText("1");
+
+    fs.writeFileSync(flag, "");
+    await expect.poll(() => busy.output(), { timeout: 15_000 }).toContain("done");
+    await expect(row(busy.process.pid).locator("td.num").first()).toHaveText("21");
+    await expect(first).toHaveAttribute("data-process-key", new RegExp(`\\+${busy.process.pid}$`));
+    await expect(row(quiet.process.pid).locator("td.num").first()).toHaveText("1");
+    // Its own row was read, the list never again.
+    expect(count(calls, "processes_html")).toBe(1);
+    expect(count(calls, "call_tree_process_row")).toBeGreaterThan(0);
+  } finally {
+    busy.process.kill();
+    quiet.process.kill();
+    await request.delete("/api/breakpoints/tick");
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+});

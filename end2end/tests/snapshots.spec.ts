@@ -1,7 +1,8 @@
 import * as fs from "node:fs";
+import * as os from "node:os";
 import * as path from "node:path";
 import { APIRequestContext, expect, Page, test } from "./fixtures";
-import { open, Program, runProgram, screenshot } from "./helpers";
+import { open, Program, rpcCalls, runProgram, screenshot } from "./helpers";
 
 const PROGRAM = "snapshot_loop.py";
 const MARKUP = "<script>alert(1)</script>";
@@ -233,5 +234,85 @@ test("a snapshot that arrives while /snapshots is open shows up without a reload
     expect(dialogs).toEqual([]);
   } finally {
     await request.delete(`/api/breakpoints/${id}`);
+  }
+});
+
+// Waits for a file, then loops: line 5 is a snapshot breakpoint's, line 6 a logpoint's.
+const LOOPER = [
+  "import os, sys, time",
+  "while not os.path.exists(sys.argv[1]):",
+  "    time.sleep(0.02)",
+  "for n in range(300):",
+  "    seen = n",
+  "    time.sleep(0.01)",
+  "time.sleep(60)",
+].join("\n");
+
+test("the snapshot list takes each new snapshot on top and keeps its size, reading only what changed, whatever else hits", async ({
+  page,
+  request,
+}) => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "breakroom-snapshot-news-"));
+  const program = path.join(dir, "looper.py");
+  const flag = path.join(dir, "go");
+  fs.writeFileSync(program, LOOPER);
+  const add = async (data: object) => {
+    const reply = await request.post("/api/breakpoints", { data });
+    expect(reply.status()).toBe(200);
+    return (await reply.json()).id as string;
+  };
+  // Five snapshots before the page opens (as a client sends them), then eight from the program.
+  const snap = await add({ kind: "line", file: program, line: 5, action: "snapshot", max_hits: 13 });
+  const log = await add({ kind: "line", file: program, line: 6, log_message: "n={n}" });
+  let launched = "";
+  try {
+    for (let n = 0; n < 5; n++) {
+      const sent = await request.post("/api/snapshots", {
+        data: {
+          breakpoint_id: snap, process_pid: 4242, process_start_time: 1.5, taken_at: Date.now() / 1000,
+          frames: [{ file: program, line: 5, function: "<module>", locals: [{ name: "seen", value: { type: "int", repr: `${-n}` } }] }],
+        },
+      });
+      expect(sent.status()).toBe(201);
+    }
+    const calls = rpcCalls(page);
+    await openLive(page, `/snapshots?breakpoint_id=${snap}&limit=5`, "snapshots_html");
+    const rows = page.locator("tr.snapshot-row");
+    await expect(rows).toHaveCount(5);
+    const header = page.locator(`tr.snapshot-bp[data-breakpoint-id="${snap}"]`);
+    await expect(header.locator(".captured")).toHaveText("5");
+
+    const reply = await request.post("/api/processes", { data: { command: ["python3", program, flag], name: "looper" } });
+    expect(reply.status()).toBe(200);
+    launched = (await reply.json()).id;
+    await expect.poll(async () => (await (await request.get(`/api/processes/${launched}`)).json()).process_key ?? null).not.toBeNull();
+    fs.writeFileSync(flag, "");
+
+    // The breakpoint completes at 13; the list shows the newest five, newest first, and its
+    // older link goes on from the last of them.
+    await expect(header.locator(".captured")).toHaveText("13", { timeout: 20_000 });
+    await expect(header.locator(".bp-status")).toHaveText("completed");
+    const newest = (await (await request.get(`/api/snapshots?breakpoint_id=${snap}&limit=5`)).json()).snapshots.map(
+      (s: { snapshot_id: string }) => s.snapshot_id,
+    );
+    await expect.poll(() => rows.evaluateAll((rs) => rs.map((r) => r.getAttribute("data-snapshot-id")))).toEqual(newest);
+    await expect(page.locator("p.older a")).toHaveAttribute("href", `/snapshots?breakpoint_id=${snap}&before=${newest[4]}`);
+    // The logpoint kept hitting (its events reach this page too).
+    await expect
+      .poll(async () => (await (await request.get("/api/breakpoints")).json()).items.find((b: { id: string }) => b.id === log).hit_count, {
+        timeout: 20_000,
+      })
+      .toBeGreaterThan(50);
+
+    // The list was read whole once, when its live stream opened; each of the eight snapshots
+    // cost at most one small read, and the logpoint's hits none.
+    expect(calls.filter((c) => c === "snapshots_html")).toHaveLength(1);
+    const news = calls.filter((c) => c === "snapshot_list_news").length;
+    expect(news).toBeGreaterThan(0);
+    expect(news).toBeLessThanOrEqual(8);
+  } finally {
+    if (launched) await request.post(`/api/processes/${launched}/stop`);
+    for (const id of [snap, log]) await request.delete(`/api/breakpoints/${id}`);
+    fs.rmSync(dir, { recursive: true, force: true });
   }
 });

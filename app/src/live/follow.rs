@@ -85,6 +85,19 @@ impl Live {
         }))
     }
 
+    /// Gives `on_event` each event after this call, parsed once: for a page that updates its
+    /// parts itself (`/call-tree`'s rows).
+    #[cfg(feature = "hydrate")]
+    pub fn each(self, on_event: impl Fn(&Event) + 'static) {
+        // Not on its first run: the last event may be from before the page opened.
+        Effect::new(move |first: Option<()>| {
+            let event = self.last.with(|data| data.as_deref().and_then(Event::parse));
+            if let (Some(()), Some(event)) = (first, event) {
+                on_event(&event);
+            }
+        });
+    }
+
     /// A counter bumped for each event after this call that `on_event` answers true for: what a
     /// page that follows only its own part of the events refetches on (with `reconnects`, which
     /// says events may have been missed).

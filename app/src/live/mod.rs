@@ -185,6 +185,16 @@ pub fn read(event: &str, name: &str) -> Option<String> {
     crate::browser_json::string(&web_sys::js_sys::JSON::parse(event).ok()?, name)
 }
 
+/// The breakpoints a hit event (`Live::hit`) names (`breakpoint_ids`).
+#[cfg(feature = "hydrate")]
+pub fn breakpoint_ids(event: &str) -> Vec<String> {
+    use web_sys::js_sys::{Array, Reflect, JSON};
+    let ids = JSON::parse(event).ok().and_then(|e| Reflect::get(&e, &"breakpoint_ids".into()).ok());
+    ids.filter(Array::is_array)
+        .map(|ids| Array::from(&ids).iter().filter_map(|id| id.as_string()).collect())
+        .unwrap_or_default()
+}
+
 /// Whether a pause event (`Live::paused`) says the call went on (`pause_resumed`), not that it
 /// paused (`pause_added`, `step_stopped`).
 #[cfg(feature = "hydrate")]

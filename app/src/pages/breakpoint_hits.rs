@@ -8,7 +8,7 @@ use leptos::prelude::*;
 use web_sys::Element;
 
 use crate::breakpoint_api::{breakpoint_record_html, breakpoints_html};
-use crate::live::Live;
+use crate::live::{breakpoint_ids, Live};
 
 /// Follows `live.hit` on the list, and `live.breakpoints` (a change of the breakpoints
 /// themselves, or a reconnect) with the whole list.
@@ -49,13 +49,4 @@ fn form(id: &str) -> Option<Element> {
         .filter_map(|i| forms.item(i))
         .filter_map(|node| wasm_bindgen::JsCast::dyn_into::<Element>(node).ok())
         .find(|form| form.get_attribute(crate::parts::RECORD).as_deref() == Some(id))
-}
-
-/// The breakpoints a hit event names (`breakpoint_ids`).
-fn breakpoint_ids(event: &str) -> Vec<String> {
-    use web_sys::js_sys::{Array, Reflect, JSON};
-    let ids = JSON::parse(event).ok().and_then(|e| Reflect::get(&e, &"breakpoint_ids".into()).ok());
-    ids.filter(Array::is_array)
-        .map(|ids| Array::from(&ids).iter().filter_map(|id| id.as_string()).collect())
-        .unwrap_or_default()
 }

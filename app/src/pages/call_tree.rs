@@ -10,11 +10,87 @@ use crate::encoding::server_resource;
 use crate::live::use_live;
 use crate::pages::ServerHtml;
 
+/// `/call-tree`: read whole once; then a process's calls and pauses update its row alone
+/// (`call_tree_process_row`), which moves up when its last call is the newest. The list is read
+/// whole again for a process it does not show yet, a session (its count; the event names the
+/// pause, not the process), time travel, and a reconnect. Every call of every program reached
+/// this page, which read every process's summary again for each one.
 #[component]
 pub fn ProcessesPage() -> impl IntoView {
-    let live = use_live();
-    let processes = server_resource(move || live.calls.get(), |_| processes_html());
-    view! { <ServerHtml html=processes/> }
+    let processes = server_resource(|| (), |_| processes_html());
+    #[cfg(feature = "hydrate")]
+    rows::follow(use_live());
+    view! { <div class="call-tree-processes"><ServerHtml html=processes/></div> }
+}
+
+#[cfg(feature = "hydrate")]
+mod rows {
+    use leptos::prelude::*;
+    use wasm_bindgen::JsCast;
+    use web_sys::Element;
+
+    use crate::api::{call_tree_process_row, processes_html};
+    use crate::live::Live;
+
+    pub fn follow(live: Live) {
+        let whole = RwSignal::new(0u64);
+        let push = crate::pages::one_at_a_time::follow(
+            ".call-tree-processes .page-body",
+            move || {
+                live.reconnects.track();
+                whole.track();
+            },
+            processes_html,
+            |_| true,
+            |key: String| async move { update(&key).await },
+        );
+        live.each(move |event| {
+            use breakroom_debugger::model::LiveEventKind::*;
+            match event.kind {
+                Some(CallsChanged | PauseAdded | PauseResumed | StepStopped) => {
+                    match event.text("process_key").filter(|key| !key.is_empty()) {
+                        Some(key) => push(key),
+                        None => whole.update(|n| *n += 1),
+                    }
+                }
+                Some(SessionStarted | Rewind | BranchSwitched) => whole.update(|n| *n += 1),
+                _ => {}
+            }
+        });
+    }
+
+    /// Fetches process `key`'s row and patches it in, moved up past rows less recently active;
+    /// false when only the whole list can show it (a process it does not show yet).
+    async fn update(key: &str) -> bool {
+        let Ok(Some(html)) = call_tree_process_row(key.to_string()).await else { return false };
+        let Some(row) = row(key) else { return false };
+        if !crate::pages::patch::patch_element(&row, &html) {
+            return false;
+        }
+        let last = |row: &Element| row.get_attribute("data-last-ms").and_then(|ms| ms.parse::<u64>().ok()).unwrap_or(0);
+        let mine = last(&row);
+        let mut before = row.previous_element_sibling();
+        let mut place = None;
+        while let Some(other) = before {
+            if last(&other) >= mine {
+                break;
+            }
+            before = other.previous_element_sibling();
+            place = Some(other);
+        }
+        if let (Some(place), Some(list)) = (place, row.parent_node()) {
+            return list.insert_before(&row, Some(&place)).is_ok();
+        }
+        true
+    }
+
+    /// The row of process `key` (compared as text: a key needs no selector escaping then).
+    fn row(key: &str) -> Option<Element> {
+        let rows = document().query_selector_all(".call-tree-processes tr[data-process-key]").ok()?;
+        (0..rows.length())
+            .filter_map(|i| rows.item(i)?.dyn_into::<Element>().ok())
+            .find(|row| row.get_attribute("data-process-key").as_deref() == Some(key))
+    }
 }
 
 #[component]

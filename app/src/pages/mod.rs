@@ -26,21 +26,26 @@ mod variables;
 mod watch;
 
 use leptos::prelude::*;
-use leptos_meta::Title;
 
 use crate::encoding::{PageCodec, PageHtml, TITLE_MARKER};
 
 /// The page's `<title>`: what it shows, then the product ("REPL · compute_total — Breakroom").
 ///
-/// Titles carry program data (a process's name, a function's), so this is the one way a page
-/// names itself: leptos_meta writes a title's text into the server's HTML as it is, unescaped,
-/// so the server's copy is escaped here; in the browser it is set as `document.title`, a text.
+/// Titles carry program data (a process's name, a function's), so the text is escaped (maud)
+/// and given as the element's HTML: a title's content is RCDATA, where the browser reads
+/// `&lt;` back as `<` and never makes an element. (A text child would not do: Leptos follows a
+/// dynamic text with a `<!>` marker for hydration, which inside a title is text.)
+///
+/// The element is drawn where the page is, in the body, not in `<head>`: a document's title is
+/// its first `<title>` element wherever it is (HTML's definition of `document.title`, which the
+/// tab, history and bookmarks show), and the shell's `<head>` has none. On a client-side
+/// navigation the old page's title goes with the old page and the new one's comes with it.
+/// Putting it in `<head>` took leptos_meta, whose title and head machinery cost every page
+/// some 8 KB of wasm (issue 45).
 #[component]
 pub fn PageTitle(#[prop(into)] text: String) -> impl IntoView {
-    let text = format!("{text} — Breakroom");
-    #[cfg(feature = "ssr")]
-    let text = crate::render::text(&text);
-    view! { <Title text/> }
+    let html = maud::html! { (text) " — Breakroom" }.into_string();
+    view! { <title inner_html=html></title> }
 }
 
 /// The title a server-rendered page carries, unescaped (the marker holds it HTML-escaped).

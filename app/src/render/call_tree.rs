@@ -1,6 +1,6 @@
 //! `/call-tree` (the debugged processes) and `/call-tree/{process_key}` (one process's calls).
 
-use maud::html;
+use maud::{html, Markup};
 
 use breakroom_debugger::model::{CallTreePage, ProcessSummary, CALL_TREE_NEWEST};
 
@@ -23,24 +23,29 @@ pub fn processes(list: &[ProcessSummary]) -> String {
                         th { "Process" } th { "PID" } th { "Calls" } th { "Paused" } th { "REPL sessions" }
                         th { "First call" } th { "Last call" }
                     } }
-                    tbody {
-                        @for p in list {
-                            tr {
-                                td.mono { a href={ "/call-tree/" (p.process_key) } { (p.process_key) } }
-                                td.pid { (p.pid) }
-                                td.num { (p.calls) }
-                                td.num { (p.paused) }
-                                td.num { (p.repl_sessions) }
-                                td { (timestamp(p.first_call_at)) }
-                                td { (timestamp(p.last_call_at)) }
-                            }
-                        }
-                    }
+                    tbody { @for p in list { (process_row(p)) } }
                 }
             }
         }
     };
     titled(body, "Call trees")
+}
+
+/// A process's row of the list: what `/call-tree` updates alone on that process's calls and
+/// pauses (`crate::pages::call_tree`). The list is most recently active first, so the row says
+/// when its last call started, in whole milliseconds (`data-last-ms`), for the page to move it.
+pub fn process_row(p: &ProcessSummary) -> Markup {
+    html! {
+        tr data-process-key=(p.process_key) data-last-ms=(crate::transcript::millis(p.last_call_at)) {
+            td.mono { a href={ "/call-tree/" (p.process_key) } { (p.process_key) } }
+            td.pid { (p.pid) }
+            td.num { (p.calls) }
+            td.num { (p.paused) }
+            td.num { (p.repl_sessions) }
+            td { (timestamp(p.first_call_at)) }
+            td { (timestamp(p.last_call_at)) }
+        }
+    }
 }
 
 /// One process's calls as a tree (callers first, `--depth` indents), `selected` marked: of its

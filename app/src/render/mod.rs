@@ -52,19 +52,13 @@ pub use paused::{breakpoints, paused_calls};
 pub use repl::{repl_session, repl_transcript};
 pub use repls::{sessions, Filters};
 
-/// `text` as HTML text: markup characters escaped (for the one title that leptos_meta writes
-/// raw, `crate::pages::PageTitle`).
-pub fn text(text: &str) -> String {
-    html! { (text) }.into_string()
-}
-
 /// The page's title where the page finds it (`crate::pages::title_in`): a comment at the end of
 /// its HTML, the title escaped inside it (which also keeps `-->` out).
 struct TitleMarker<'a>(&'a str);
 
 impl Render for TitleMarker<'_> {
     fn render_to(&self, buffer: &mut String) {
-        buffer.push_str(&crate::pages::title_marker(&text(self.0)));
+        buffer.push_str(&crate::pages::title_marker(&html! { (self.0) }.into_string()));
     }
 }
 

@@ -1,6 +1,6 @@
 //! `/snapshots` (issue 34) as HTML: what snapshot breakpoints captured, newest first, under a
 //! header per snapshot breakpoint with its bounds and counts. The page (`crate::pages::snapshots`)
-//! fetches it again on `breakpoints_changed`, the live event a snapshot's arrival publishes.
+//! reads it whole once; on a hit it reads [`news_fragment`], what changed since its newest row.
 //!
 //! Everything here comes from debugged programs or agents (file names, expressions, reprs), so it
 //! is only ever spliced into maud templates, which escape it.
@@ -92,13 +92,7 @@ pub fn list_fragment(
     query: &ListQuery,
     now: f64,
 ) -> Markup {
-    let headers: Vec<&BreakpointRecord> = records
-        .iter()
-        .filter(|r| match query.breakpoint_id {
-            Some(id) => r.id == id,
-            None => r.action == BreakpointAction::Snapshot,
-        })
-        .collect();
+    let headers = shown_headers(records, query);
     html! {
         @if let (Some(id), true) = (query.breakpoint_id, headers.is_empty()) {
             p.hint.snapshot-bp-gone { "No breakpoint " (id) " (removed?): its snapshots are kept until they age out." }
@@ -142,6 +136,31 @@ pub fn list_fragment(
             }
         }
     }
+}
+
+/// The snapshot breakpoints a list shows a header for: the one filtered on, or every one.
+fn shown_headers<'a>(records: &'a [BreakpointRecord], query: &ListQuery) -> Vec<&'a BreakpointRecord> {
+    records
+        .iter()
+        .filter(|r| match query.breakpoint_id {
+            Some(id) => r.id == id,
+            None => r.action == BreakpointAction::Snapshot,
+        })
+        .collect()
+}
+
+/// What changed in a shown list since its newest row, for the page to apply in place
+/// (`crate::pages::snapshots`): the headers again (their counts moved), and the snapshots that
+/// came since, newest first. The table says how many rows the list keeps (`data-limit`) and
+/// where its "Older snapshots" link points, less the last row's id (`data-older`).
+pub fn news_fragment(records: &[BreakpointRecord], news: &[SnapshotSummary], query: &ListQuery, now: f64) -> String {
+    html! {
+        table.snapshot-news data-limit=(query.limit) data-older=(query.href("/snapshots", &[("before", "")])) {
+            tbody.headers { @for r in shown_headers(records, query) { (breakpoint_header(r, now)) } }
+            tbody.rows { @for s in news { (snapshot_row(s)) } }
+        }
+    }
+    .into_string()
 }
 
 /// One snapshot breakpoint: where, whether it still arms, and what became of its hits.

@@ -31,6 +31,10 @@ pub struct ProcessCalls {
     pub calls: usize,
 }
 
+fn process_calls(r: &crate::store::sql::Row) -> Result<ProcessCalls> {
+    Ok(ProcessCalls { process_key: r.text(0)?, first_call_at: r.real(1)?, last_call_at: r.real(2)?, calls: r.count(3)? })
+}
+
 impl Store {
     /// Changes a call's record (records are not kept in memory).
     pub(crate) fn update_record(&self, call_id: &str, change: impl FnOnce(&mut CallRecord)) -> Result<()> {
@@ -113,16 +117,18 @@ impl Store {
             "SELECT process_key, min(started_at), max(started_at), count(*) FROM calls GROUP BY process_key",
             values![],
         )?;
-        rows.iter()
-            .map(|r| {
-                Ok(ProcessCalls {
-                    process_key: r.text(0)?,
-                    first_call_at: r.real(1)?,
-                    last_call_at: r.real(2)?,
-                    calls: r.count(3)?,
-                })
-            })
-            .collect()
+        rows.iter().map(process_calls).collect()
+    }
+
+    /// One process's row of [`Store::processes`], read by its index alone; None for a process
+    /// that reported no call.
+    pub fn process(&self, process_key: &str) -> Result<Option<ProcessCalls>> {
+        let rows = self.rows(
+            "SELECT process_key, min(started_at), max(started_at), count(*) FROM calls WHERE process_key = ?1
+             GROUP BY process_key",
+            values![process_key],
+        )?;
+        rows.first().map(process_calls).transpose()
     }
 
     pub fn put_pause(&self, pause: &PauseRecord) -> Result<()> {

@@ -114,25 +114,20 @@ impl<H: PauseHost> super::methods::PauseService<'_, H> {
     /// Every process that reported a call, most recently active first.
     pub fn process_summaries(&self) -> Result<Vec<ProcessSummary>> {
         let st = self.debugger.state();
-        let mut paused: HashMap<&str, usize> = HashMap::new();
-        for pause in st.pauses().in_order().filter(|p| p.is_shown()) {
-            *paused.entry(&pause.record.call.process_key).or_default() += 1;
-        }
         let mut all = vec![];
         for process in st.store().processes()? {
-            let repl_sessions = st.store().session_count_of_process(&process.process_key)?;
-            all.push(ProcessSummary {
-                pid: process.process_key.rsplit('+').next().and_then(|p| p.parse().ok()).unwrap_or(0),
-                first_call_at: process.first_call_at,
-                last_call_at: process.last_call_at,
-                calls: process.calls,
-                paused: paused.get(process.process_key.as_str()).copied().unwrap_or(0),
-                repl_sessions,
-                process_key: process.process_key,
-            });
+            all.push(summary(&*st, process)?);
         }
         all.sort_by(|a, b| b.last_call_at.total_cmp(&a.last_call_at));
         Ok(all)
+    }
+
+    /// One process's row of [`Self::process_summaries`], read alone (what a list shown already
+    /// needs on that process's call or pause); None for a process that reported no call.
+    pub fn process_summary(&self, process_key: &str) -> Result<Option<ProcessSummary>> {
+        let st = self.debugger.state();
+        let process = st.store().process(process_key)?;
+        process.map(|process| summary(&*st, process)).transpose()
     }
 
     /// The calls of one process as a tree (depth-first), or None for an unknown process.
@@ -198,4 +193,18 @@ pub(super) fn paused_call<S: PauseState + ?Sized>(st: &S, pause: &PauseRecord) -
         blocking_reason: call.stop.as_ref().filter(|s| s.is_blocking()).and_then(|s| s.blocking_reason.clone()),
         stop: call.stop.clone(),
     }
+}
+
+/// A process's summary: its calls as the store counts them, its shown pauses, its sessions.
+fn summary(st: &impl PauseState, process: crate::calls::store::ProcessCalls) -> Result<ProcessSummary> {
+    let paused = st.pauses().in_order().filter(|p| p.is_shown() && p.record.call.process_key == process.process_key).count();
+    Ok(ProcessSummary {
+        pid: process.process_key.rsplit('+').next().and_then(|p| p.parse().ok()).unwrap_or(0),
+        first_call_at: process.first_call_at,
+        last_call_at: process.last_call_at,
+        calls: process.calls,
+        paused,
+        repl_sessions: st.store().session_count_of_process(&process.process_key)?,
+        process_key: process.process_key,
+    })
 }

@@ -208,6 +208,9 @@ pub struct SnapshotFilter {
     pub process_id: Option<String>,
     /// Older than this `snap-N` (the next page).
     pub before: Option<String>,
+    /// Newer than this `snap-N` (what came since a list was read; still newest first, so when
+    /// more than `limit` came, the newest `limit` of them).
+    pub after: Option<String>,
     pub limit: usize,
 }
 

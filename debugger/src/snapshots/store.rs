@@ -41,11 +41,12 @@ impl Store {
     /// Newest first, narrowed as the filter says.
     pub(crate) fn snapshots(&self, filter: &SnapshotFilter) -> Result<Vec<Snapshot>> {
         let before = filter.before.as_deref().and_then(row_of).unwrap_or(i64::MAX);
+        let after = filter.after.as_deref().and_then(row_of).unwrap_or(0);
         let rows = self.rows(
-            "SELECT id, data FROM snapshots WHERE id < ?1
+            "SELECT id, data FROM snapshots WHERE id < ?1 AND id > ?5
                AND (CAST(?2 AS TEXT) IS NULL OR breakpoint_id = ?2) AND (CAST(?3 AS TEXT) IS NULL OR process_id = ?3)
              ORDER BY id DESC LIMIT ?4",
-            values![before, &filter.breakpoint_id, &filter.process_id, filter.limit],
+            values![before, &filter.breakpoint_id, &filter.process_id, filter.limit, after],
         )?;
         let mut all = vec![];
         for row in rows {
@@ -111,5 +112,33 @@ mod tests {
         let listed: Vec<String> = store.snapshots(&filter).unwrap().into_iter().map(|s| s.snapshot_id).collect();
         assert_eq!(listed, ["snap-4"], "one breakpoint's, older than the cursor");
         assert_eq!(store.snapshot_count("bp-2").unwrap(), 1);
+    }
+
+    #[test]
+    fn a_list_after_a_snapshot_has_only_newer_ones_newest_first_at_most_the_limit() {
+        let store = Store::in_memory().unwrap();
+        for n in 1..=6 {
+            store.put_snapshot(&snapshot(if n % 2 == 0 { "bp-2" } else { "bp-1" }, n), 100).unwrap();
+        }
+        let listed = |filter: SnapshotFilter| -> Vec<String> {
+            store.snapshots(&filter).unwrap().into_iter().map(|s| s.snapshot_id).collect()
+        };
+        let after = |id: &str| Some(id.to_string());
+        assert_eq!(listed(SnapshotFilter { after: after("snap-3"), limit: 10, ..Default::default() }), ["snap-6", "snap-5", "snap-4"]);
+        assert_eq!(
+            listed(SnapshotFilter { after: after("snap-1"), limit: 2, ..Default::default() }),
+            ["snap-6", "snap-5"],
+            "more came than the limit: the newest of them"
+        );
+        assert_eq!(
+            listed(SnapshotFilter { breakpoint_id: Some("bp-1".into()), after: after("snap-2"), limit: 10, ..Default::default() }),
+            ["snap-5", "snap-3"]
+        );
+        assert!(listed(SnapshotFilter { after: after("snap-6"), limit: 10, ..Default::default() }).is_empty());
+        assert_eq!(
+            listed(SnapshotFilter { after: after("snap-2"), before: after("snap-5"), limit: 10, ..Default::default() }),
+            ["snap-4", "snap-3"],
+            "both bounds"
+        );
     }
 }

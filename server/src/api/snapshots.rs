@@ -24,6 +24,9 @@ pub struct SnapshotQuery {
     process_id: Option<String>,
     /// Older than this snapshot (`snap-N`): the next page.
     before: Option<String>,
+    /// Newer than this snapshot (`snap-N`): what came since a list was read. Still newest first,
+    /// so when more than `limit` came, the newest `limit` of them.
+    after: Option<String>,
     /// At most this many (default 50).
     #[param(value_type = Option<u32>, minimum = 1, maximum = 500)]
     limit: Option<String>,
@@ -41,17 +44,17 @@ pub async fn list(
     State(debugger): State<Debugger>,
     Query(q): Query<SnapshotQuery>,
 ) -> Result<Json<SnapshotList>, ApiError> {
-    let before = query::text(q.before);
-    if let Some(before) = before.as_deref().filter(|b| !is_snapshot_id(b)) {
-        return Err(ApiError::bad_request(
-            "invalid_before",
-            format!("before is a snapshot id (snap-N), not {before:?}"),
-        ));
-    }
+    let cursor = |name: &str, code: &'static str, value: Option<String>| match query::text(value) {
+        Some(id) if !is_snapshot_id(&id) => {
+            Err(ApiError::bad_request(code, format!("{name} is a snapshot id (snap-N), not {id:?}")))
+        }
+        id => Ok(id),
+    };
     let filter = SnapshotFilter {
         breakpoint_id: query::text(q.breakpoint_id),
         process_id: query::text(q.process_id),
-        before,
+        before: cursor("before", "invalid_before", q.before)?,
+        after: cursor("after", "invalid_after", q.after)?,
         limit: match query::count("limit", q.limit.as_deref())? {
             None => 50,
             Some(n @ 1..=500) => n,

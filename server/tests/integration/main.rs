@@ -32,4 +32,5 @@ mod repl_helpers;
 mod roles;
 mod runtimes;
 mod security;
+mod snapshot_list;
 mod snapshot_outputs;

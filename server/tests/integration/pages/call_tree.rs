@@ -140,3 +140,24 @@ fn a_busy_process_shows_its_newest_calls_with_a_way_to_all_and_to_an_older_selec
         assert!(older.contains("status-success selected\""), "the selected call is marked");
     })
 }
+
+#[test]
+fn a_processs_row_read_alone_is_its_row_of_the_list() {
+    common::in_turn(async {
+        let server = common::start().await;
+        let (_, pause_id) = server.pause_call("compute", 4431).await;
+        server.start_session(&pause_id).await;
+        server.pause_call("compute", 4432).await;
+        let (status, list) = page(&server, "/call-tree").await;
+        assert_eq!(status, 200);
+        for key in ["1795331833.750000+4431", "1795331833.750000+4432"] {
+            let (status, row) = server.server_function("call_tree_process_row", &[("process_key", key)]).await;
+            assert_eq!(status, 200, "{row}");
+            let row = row.strip_prefix('+').expect("a row");
+            assert!(row.starts_with(&format!("<tr data-process-key=\"{key}\"")), "{row}");
+            assert!(list.contains(row), "{key}: the list's row differs from {row}");
+        }
+        let (_, row) = server.server_function("call_tree_process_row", &[("process_key", "1.0+1")]).await;
+        assert_eq!(row, "-", "a process that reported no call has no row");
+    })
+}
