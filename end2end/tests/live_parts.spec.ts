@@ -247,3 +247,43 @@ test("a process's calls update its row of /call-tree alone, which moves up, and 
     fs.rmSync(dir, { recursive: true, force: true });
   }
 });
+
+test("a busy process's call tree is read one at a time, never cancelled, and ends with every call", async ({ page, request }) => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "breakroom-busy-tree-"));
+  const flag = path.join(dir, "go");
+  expect((await request.post("/api/breakpoints", { data: { function_name: "tick", behavior: "go" } })).status()).toBe(200);
+  const busy = runProgram("ticker.py", {}, [flag, "200"]);
+  try {
+    await expect.poll(() => busy.output(), { timeout: 15_000 }).toContain("listed");
+    await open(page, "/call-tree");
+    const key = await page.locator(`.call-tree-processes tr[data-process-key$="+${busy.process.pid}"]`).getAttribute("data-process-key");
+    const reads = (r: { url: () => string }) => new URL(r.url()).pathname === "/rpc/call_tree_html";
+    let [inFlight, most, cancelled, started] = [0, 0, 0, 0];
+    page.on("request", (r) => {
+      if (reads(r)) (most = Math.max(most, ++inFlight)), started++;
+    });
+    page.on("requestfinished", (r) => {
+      if (reads(r)) inFlight--;
+    });
+    page.on("requestfailed", (r) => {
+      if (reads(r)) inFlight--, cancelled++;
+    });
+    await open(page, `/call-tree/${encodeURIComponent(key!)}`);
+    await expect(page.locator(".call-node")).toHaveCount(1);
+    await expect.poll(() => started).toBeGreaterThan(0); // the read when its live stream opened
+
+    // 200 calls, each a start and an end: 400 events of its own, 10 ms apart at most.
+    fs.writeFileSync(flag, "");
+    await expect.poll(() => busy.output(), { timeout: 30_000 }).toContain("done");
+    await expect(page.locator(".call-node")).toHaveCount(201, { timeout: 15_000 });
+    await expect(page.locator(".call-node").last()).toContainText("tick(200)");
+    await expect(page.locator(".call-node").last()).toContainText("→ 200");
+    expect(cancelled).toBe(0);
+    expect(most).toBe(1);
+    expect(started).toBeLessThan(400);
+  } finally {
+    busy.process.kill();
+    await request.delete("/api/breakpoints/tick");
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+});

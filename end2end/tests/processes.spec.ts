@@ -9,10 +9,12 @@ test("a process launched from /processes shows its output live, side by side or 
     "import sys, time; print('out first'); print('err first', file=sys.stderr); " +
     "time.sleep(1.5); print('out second'); raise ValueError('boom 42')";
   await page.getByLabel("Command").fill(`python3 -c "${program}"`);
-  await page.getByLabel("Name").fill("crasher");
+  // Named for this run: the list keeps an earlier run's crasher (`--repeat-each`).
+  const name = `crasher-${Date.now()}`;
+  await page.getByLabel("Name").fill(name);
   await page.getByRole("button", { name: "Launch" }).click();
   await expect(page).toHaveURL(/\/process\/[0-9a-f]+$/);
-  await expect(page.locator("h1")).toHaveText("crasher");
+  await expect(page.locator("h1")).toHaveText(name);
 
   // The streams are kept apart, and the later line arrives without a reload.
   await expect(page.locator("pre.stream.stdout")).toContainText("out first");
@@ -24,7 +26,7 @@ test("a process launched from /processes shows its output live, side by side or 
   await expect(page.locator(".exit-banner.crash")).toContainText("ValueError: boom 42");
   await expect(page.locator(".process-header .badge.process-status")).toHaveText("crashed");
   await expect(page.locator("pre.stream.stderr")).toContainText("Traceback (most recent call last)");
-  await expect(page).toHaveTitle("Process · crasher — Breakroom");
+  await expect(page).toHaveTitle(`Process · ${name} — Breakroom`);
 
   // Interleaved: one column, in the order the lines were captured (within a stream, the order
   // printed; across the two pipes, the order they were read).
@@ -38,7 +40,7 @@ test("a process launched from /processes shows its output live, side by side or 
 
   // The list marks it crashed.
   await page.locator(".topbar nav").getByRole("link", { name: "Processes" }).click();
-  const row = page.locator("tr.process-row", { hasText: "crasher" });
+  const row = page.locator("tr.process-row", { hasText: name });
   await expect(row).toHaveClass(/crashed/);
   await expect(row.locator(".reason")).toContainText("ValueError: boom 42");
 });
@@ -87,7 +89,8 @@ test("a launched program's breakpoint() pauses it; its card and its page link to
 test("output keeps its colours, and a finished process's countdown to leaving the list ticks", async ({ page }) => {
   await open(page, "/processes");
   await page.getByLabel("Command").fill(`python3 -c "print('\\x1b[31mred alert\\x1b[0m plain')"`);
-  await page.getByLabel("Name").fill("painter");
+  const name = `painter-${Date.now()}`;
+  await page.getByLabel("Name").fill(name);
   await page.getByRole("button", { name: "Launch" }).click();
   await expect(page).toHaveURL(/\/process\/[0-9a-f]+$/);
   await expect(page.locator(".process-header .badge.process-status")).toHaveText("exited");
@@ -96,7 +99,7 @@ test("output keeps its colours, and a finished process's countdown to leaving th
   await expect(line.locator("span[style*='color']")).toHaveText("red alert");
 
   await page.locator(".topbar nav").getByRole("link", { name: "Processes" }).click();
-  const left = page.locator("tr.process-row", { hasText: "painter" }).locator(".leaves .left");
+  const left = page.locator("tr.process-row", { hasText: name }).locator(".leaves .left");
   await expect(left).toHaveText(/^\d+ s$/);
   const first = (await left.textContent()) ?? "";
   // The server sends nothing for a finished process until it leaves: the page counts down itself.
@@ -105,7 +108,8 @@ test("output keeps its colours, and a finished process's countdown to leaving th
 
 test("the process list does not refetch while a process prints", async ({ page, request }) => {
   const program = "import time\nfor i in range(600):\n    print(f'line {i}', flush=True)\n    time.sleep(0.05)";
-  const launched = await request.post("/api/processes", { data: { command: ["python3", "-u", "-c", program], name: "printer" } });
+  const name = `printer-${Date.now()}`;
+  const launched = await request.post("/api/processes", { data: { command: ["python3", "-u", "-c", program], name } });
   expect(launched.status()).toBe(200);
   const { id } = await launched.json();
   const record = async () => await (await request.get(`/api/processes/${id}`)).json();
@@ -121,7 +125,7 @@ test("the process list does not refetch while a process prints", async ({ page, 
     page.on("request", (r) => {
       if (new URL(r.url()).pathname.startsWith("/rpc/")) fetched.push(new URL(r.url()).pathname);
     });
-    await expect(page.locator("tr.process-row", { hasText: "printer" })).toBeVisible();
+    await expect(page.locator("tr.process-row", { hasText: name })).toBeVisible();
     const before = (await record()).stdout.lines;
     await expect.poll(async () => (await record()).stdout.lines).toBeGreaterThan(before + 20);
     expect(fetched).toEqual([]);

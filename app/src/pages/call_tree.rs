@@ -106,11 +106,26 @@ pub fn CallTreePage() -> impl IntoView {
     let own = live.follow(Box::new(move |event| {
         on_event(event, &params.with_untracked(|p| p.get("process_key").unwrap_or_default()))
     }));
-    let tree = server_resource(
-        move || (process_key(), selected(), all(), own.get(), live.reconnects.get()),
-        |(key, selected, all, ..)| call_tree_html(key, selected, all),
+    // Read once per process (and `selected`, `all`); then again on its events and a reconnect,
+    // one read at a time, however fast its calls come.
+    let tree = server_resource(move || (process_key(), selected(), all()), |(key, selected, all)| {
+        call_tree_html(key, selected, all)
+    });
+    #[cfg(feature = "hydrate")]
+    crate::pages::one_at_a_time::follow_whole(
+        ".call-tree-page .page-body",
+        move || {
+            own.track();
+            live.reconnects.track();
+        },
+        move || {
+            let (key, selected, all) = untrack(|| (process_key(), selected(), all()));
+            call_tree_html(key, selected, all)
+        },
     );
-    view! { <ServerHtml html=tree/> }
+    #[cfg(not(feature = "hydrate"))]
+    let _ = own;
+    view! { <div class="call-tree-page"><ServerHtml html=tree/></div> }
 }
 
 /// Whether an event changes the call tree of process `process_key`: its calls started, ended,

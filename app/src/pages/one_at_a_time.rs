@@ -94,3 +94,18 @@ where
     });
     move |change: T| push(Step::Part(change))
 }
+
+/// Follows a server-rendered part that is only ever read whole (a process's call tree): one read
+/// at a time, patched in, and the events that come while one is on its way make one more read,
+/// not one each. A resource keyed on the events would start a read per event, each cancelling
+/// the one before, whose work the server had begun.
+pub fn follow_whole<WholeFut>(
+    body: &'static str,
+    whole_when: impl Fn() + Send + Sync + 'static,
+    whole: impl Fn() -> WholeFut + Copy + 'static,
+) where
+    WholeFut: Future<Output = PageHtml> + 'static,
+{
+    // Nothing but the whole is ever asked for: the returned way to ask for a part is not kept.
+    let _ = follow(body, whole_when, whole, |_: &()| true, |()| async { false });
+}
