@@ -108,9 +108,10 @@ pub fn CallTreePage() -> impl IntoView {
     }));
     // Read once per process (and `selected`, `all`); then again on its events and a reconnect,
     // one read at a time, however fast its calls come.
-    let tree = server_resource(move || (process_key(), selected(), all()), |(key, selected, all)| {
-        call_tree_html(key, selected, all)
-    });
+    let tree = server_resource(
+        move || (process_key(), selected(), all()),
+        |(key, selected, all)| call_tree_html(key, selected, all),
+    );
     #[cfg(feature = "hydrate")]
     crate::pages::one_at_a_time::follow_whole(
         ".call-tree-page .page-body",

@@ -89,7 +89,8 @@ mod follow {
         if rows.first_element_child().and_then(|row| row.get_attribute("data-snapshot-id")) != Some(newest) {
             return false;
         }
-        let (Some(fresh_headers), Some(fresh_rows)) = (child(&news, "tbody.headers"), child(&news, "tbody.rows")) else {
+        let (Some(fresh_headers), Some(fresh_rows)) = (child(&news, "tbody.headers"), child(&news, "tbody.rows"))
+        else {
             return false;
         };
         if fresh_headers.child_element_count() != headers.child_element_count() {

@@ -32,7 +32,12 @@ pub struct ProcessCalls {
 }
 
 fn process_calls(r: &crate::store::sql::Row) -> Result<ProcessCalls> {
-    Ok(ProcessCalls { process_key: r.text(0)?, first_call_at: r.real(1)?, last_call_at: r.real(2)?, calls: r.count(3)? })
+    Ok(ProcessCalls {
+        process_key: r.text(0)?,
+        first_call_at: r.real(1)?,
+        last_call_at: r.real(2)?,
+        calls: r.count(3)?,
+    })
 }
 
 impl Store {

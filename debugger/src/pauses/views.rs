@@ -197,7 +197,8 @@ pub(super) fn paused_call<S: PauseState + ?Sized>(st: &S, pause: &PauseRecord) -
 
 /// A process's summary: its calls as the store counts them, its shown pauses, its sessions.
 fn summary(st: &impl PauseState, process: crate::calls::store::ProcessCalls) -> Result<ProcessSummary> {
-    let paused = st.pauses().in_order().filter(|p| p.is_shown() && p.record.call.process_key == process.process_key).count();
+    let paused =
+        st.pauses().in_order().filter(|p| p.is_shown() && p.record.call.process_key == process.process_key).count();
     Ok(ProcessSummary {
         pid: process.process_key.rsplit('+').next().and_then(|p| p.parse().ok()).unwrap_or(0),
         first_call_at: process.first_call_at,

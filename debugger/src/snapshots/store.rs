@@ -124,14 +124,22 @@ mod tests {
             store.snapshots(&filter).unwrap().into_iter().map(|s| s.snapshot_id).collect()
         };
         let after = |id: &str| Some(id.to_string());
-        assert_eq!(listed(SnapshotFilter { after: after("snap-3"), limit: 10, ..Default::default() }), ["snap-6", "snap-5", "snap-4"]);
+        assert_eq!(
+            listed(SnapshotFilter { after: after("snap-3"), limit: 10, ..Default::default() }),
+            ["snap-6", "snap-5", "snap-4"]
+        );
         assert_eq!(
             listed(SnapshotFilter { after: after("snap-1"), limit: 2, ..Default::default() }),
             ["snap-6", "snap-5"],
             "more came than the limit: the newest of them"
         );
         assert_eq!(
-            listed(SnapshotFilter { breakpoint_id: Some("bp-1".into()), after: after("snap-2"), limit: 10, ..Default::default() }),
+            listed(SnapshotFilter {
+                breakpoint_id: Some("bp-1".into()),
+                after: after("snap-2"),
+                limit: 10,
+                ..Default::default()
+            }),
             ["snap-5", "snap-3"]
         );
         assert!(listed(SnapshotFilter { after: after("snap-6"), limit: 10, ..Default::default() }).is_empty());

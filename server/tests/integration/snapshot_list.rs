@@ -8,7 +8,10 @@ use serde_json::{json, Value};
 
 async fn snapshot_breakpoint(server: &common::TestServer, line: u32) -> String {
     let (status, bp) = server
-        .post("/api/breakpoints", json!({"kind": "line", "file": "/srv/a.py", "line": line, "action": "snapshot", "max_hits": 50}))
+        .post(
+            "/api/breakpoints",
+            json!({"kind": "line", "file": "/srv/a.py", "line": line, "action": "snapshot", "max_hits": 50}),
+        )
         .await;
     assert_eq!(status, 200, "{bp}");
     bp["id"].as_str().expect("an id").to_string()
@@ -94,11 +97,14 @@ fn the_lists_news_are_its_headers_and_the_rows_since_its_newest_one() {
             .filter_map(|row| row.value().attr("data-breakpoint-id"))
             .collect();
         assert_eq!(headers, [one.as_str(), two.as_str()], "every snapshot breakpoint's header");
-        let rows: Vec<&str> =
-            page.select(&select("tbody.rows tr.snapshot-row")).filter_map(|row| row.value().attr("data-snapshot-id")).collect();
+        let rows: Vec<&str> = page
+            .select(&select("tbody.rows tr.snapshot-row"))
+            .filter_map(|row| row.value().attr("data-snapshot-id"))
+            .collect();
         assert_eq!(rows, [second.as_str()], "only what came after {first}");
         assert!(!html.contains("<script>alert"), "a program's text is escaped: {html}");
-        let captured: Vec<String> = page.select(&select("tbody.headers td.captured")).map(|c| c.text().collect()).collect();
+        let captured: Vec<String> =
+            page.select(&select("tbody.headers td.captured")).map(|c| c.text().collect()).collect();
         assert_eq!(captured, ["1", "1"]);
 
         // One breakpoint's list: its header alone, its rows alone.
@@ -106,8 +112,10 @@ fn the_lists_news_are_its_headers_and_the_rows_since_its_newest_one() {
         let html = html.trim_start_matches('+').to_string();
         let page = scraper::Html::parse_fragment(&html);
         assert_eq!(page.select(&select("tr.snapshot-bp")).count(), 1, "{html}");
-        assert_eq!(page.select(&select("table.snapshot-news")).next().and_then(|t| t.value().attr("data-older")),
-            Some(format!("/snapshots?breakpoint_id={two}&before=").as_str()));
+        assert_eq!(
+            page.select(&select("table.snapshot-news")).next().and_then(|t| t.value().attr("data-older")),
+            Some(format!("/snapshots?breakpoint_id={two}&before=").as_str())
+        );
         assert_eq!(page.select(&select("tr.snapshot-row")).count(), 1);
         // A later page gets no new rows: they are on the first.
         let (_, html) = news(form(&first, "", &second)).await;
