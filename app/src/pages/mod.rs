@@ -183,4 +183,14 @@ mod tests {
         assert_eq!(title_in(&html).as_deref(), Some("REPL · f<T> & \"x\" 'y' -->"));
         assert_eq!(title_in("<h1>no marker</h1>"), None);
     }
+
+    #[cfg(feature = "ssr")]
+    #[test]
+    fn a_page_title_is_escaped_text_with_nothing_else_inside() {
+        let html = view! { <PageTitle text=r#"</title><script>alert("x")</script> & y"#/> }.to_html();
+        assert_eq!(
+            html,
+            "<title>&lt;/title&gt;&lt;script&gt;alert(&quot;x&quot;)&lt;/script&gt; &amp; y — Breakroom</title>"
+        );
+    }
 }
