@@ -36,7 +36,7 @@ fn ids(list: &Value) -> Vec<&str> {
 
 #[test]
 fn a_list_after_a_snapshot_has_what_came_since_newest_first() {
-    common::on_shared_runtime(async {
+    common::in_turn(async {
         let server = common::start().await;
         let (one, two) = (snapshot_breakpoint(&server, 3).await, snapshot_breakpoint(&server, 4).await);
         let first = take(&server, &one, 4242, "first").await;
@@ -62,7 +62,7 @@ fn a_list_after_a_snapshot_has_what_came_since_newest_first() {
 
 #[test]
 fn the_lists_news_are_its_headers_and_the_rows_since_its_newest_one() {
-    common::on_shared_runtime(async {
+    common::in_turn(async {
         let server = common::start().await;
         let (one, two) = (snapshot_breakpoint(&server, 5).await, snapshot_breakpoint(&server, 6).await);
         let first = take(&server, &one, 4242, "first").await;
@@ -134,7 +134,7 @@ fn urlencode(text: &str) -> String {
 
 #[test]
 fn the_news_are_refused_without_the_servers_token() {
-    common::on_shared_runtime(async {
+    common::in_turn(async {
         let server = common::start_full(breakroom_debugger::Config::default(), Some("sesame")).await;
         let form = [("breakpoint_id", ""), ("process_id", ""), ("before", ""), ("limit", ""), ("after", "snap-1")];
         let (status, body) = server.server_function("snapshot_list_news", &form).await;
