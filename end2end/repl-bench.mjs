@@ -3,7 +3,8 @@
 // - the bytes the page fetched between Enter and the answer settling (every response's
 //   transferSize, headers included, until 300 ms after the answer showed),
 // - Enter → answer shown, and the eval's response → answer shown,
-// - a second viewer of the session: the first's answer shown → the second's shown.
+// - a second viewer of the session: the first's answer shown → the second's shown;
+// and how the session opens: its document's bytes and goto → hydrated.
 // Figures only, never a pass/fail on time: scripts/repl-bench.sh runs it.
 import { spawn } from "node:child_process";
 import * as fs from "node:fs";
@@ -64,9 +65,18 @@ async function measure(browser, url, length) {
   const { session_id, finish } = await session(url, length);
   const context = await browser.newContext();
   const [page, other] = [await context.newPage(), await context.newPage()];
+  let opened;
   for (const p of [page, other]) {
+    const started = Date.now();
     await p.goto(`${url}/repl/${session_id}`);
     await p.locator("body[data-hydrated]").waitFor({ state: "attached", timeout: 20_000 });
+    // How the session opens, whatever its length: the document's bytes, and goto → hydrated
+    // (the second tab's, with the wasm cached as a returning reader has it).
+    opened = {
+      document: await p.evaluate(() => performance.getEntriesByType("navigation")[0].transferSize),
+      hydratedMs: Date.now() - started,
+      entries: await p.locator(".transcript .entry").count(),
+    };
     await p.waitForFunction(() => !document.body.classList.contains("offline") && document.querySelector(".transcript"));
     await p.waitForTimeout(500); // the stream's opening catch-up, not part of any eval
     await p.evaluate(INSTRUMENT);
@@ -100,7 +110,7 @@ async function measure(browser, url, length) {
   }
   await context.close();
   await finish();
-  return rows;
+  return { rows, opened };
 }
 
 const home = fs.mkdtempSync(path.join(os.tmpdir(), "breakroom-repl-bench-"));
@@ -110,12 +120,16 @@ try {
   console.log(`REPL page, ${evals} evals per transcript length (ms; bytes are transferSize, headers included)`);
   console.log("entries | bytes/eval p50 | Enter→shown p50 p90 | response→shown p50 p90 | 2nd viewer p50 p90 | fetched per eval");
   for (const length of lengths) {
-    const rows = await measure(browser, url, length);
+    const { rows, opened } = await measure(browser, url, length);
     const col = (key, p) => percentile(rows.map((r) => r[key]), p).toFixed(1);
     console.log(
       `${String(length).padStart(7)} | ${String(percentile(rows.map((r) => r.bytes), 50)).padStart(14)} | ` +
         `${col("enterToShown", 50)} ${col("enterToShown", 90)} | ${col("responseToShown", 50)} ${col("responseToShown", 90)} | ` +
         `${col("secondViewer", 50)} ${col("secondViewer", 90)} | ${rows[rows.length - 1].fetched}`,
+    );
+    console.log(
+      `        opened with ${opened.entries} of its entries shown: document ${opened.document} B, ` +
+        `goto → hydrated ${opened.hydratedMs} ms`,
     );
   }
 } finally {

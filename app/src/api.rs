@@ -210,6 +210,14 @@ pub async fn sessions_html(
     )))
 }
 
+/// One session's row of `/repls` (`crate::render::repls::session_row`), read alone when the
+/// session closes; None for an unknown session.
+#[server(prefix = "/rpc", endpoint = "session_row", protocol = TextRpc)]
+pub async fn session_row(session_id: String) -> Result<Option<String>, ServerFnError> {
+    let summary = debugger(Need::Viewer)?.sessions().session_summary(&session_id).map_err(failed)?;
+    Ok(summary.map(|s| crate::render::repls::session_row(&s).into_string()))
+}
+
 /// `/callstack/{pause_id}`'s header and sessions as HTML (see [`crate::render`]); None for an
 /// unknown pause.
 #[server(prefix = "/rpc", endpoint = "call_stack_html", protocol = TextRpc)]

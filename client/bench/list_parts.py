@@ -6,8 +6,10 @@ list whole, as the pages did: bytes and server time per event, through the real 
 - `/call-tree` on a call: every process's summary (`processes_html`, a GROUP BY over every
   recorded call, with the debugger's state held) against the calling process's row alone
   (`call_tree_process_row`, by the calls' index).
+- `/repls` on a listed session's closing: its page of 50 sessions (`sessions_html`) against the
+  closed session's row alone (`session_row`).
 
-    python3 client/bench/list_parts.py [--repeat 200] [--processes 20] [--calls 2500] [--bin target/release/breakroom]
+    python3 client/bench/list_parts.py [--repeat 200] [--processes 20] [--calls 2500] [--sessions 200] [--bin target/release/breakroom]
 
 Prints figures; asserts only that each answer is what the page would get.
 """
@@ -106,11 +108,33 @@ def call_list(caller, repeat, processes, calls):
             lambda: caller.rpc("call_tree_process_row", {"process_key": "1.500000+5000"}))
 
 
+def session_list(caller, repeat, sessions):
+    """`sessions` paused calls with a session each, all but the newest closed."""
+    caller.json("/api/breakpoints", {"function_name": "serve"})
+    for n in range(sessions):
+        caller.json("/api/call/start", {
+            "method_name": "serve", "args": [], "kwargs": {},
+            "call_site": {"timestamp": 1.0, "stack_trace": []},
+            "process_pid": 7000 + n, "process_start_time": 2.5, "signature": "()",
+        })
+    paused = json.loads(caller.send("GET", "/api/paused", None, "application/json"))["paused"]
+    ids = [caller.json("/api/repl/start", {"pause_id": p["id"]})["session_id"] for p in paused]
+    assert len(ids) == sessions, (len(ids), sessions)
+    for session_id in ids[:-1]:
+        caller.json(f"/api/repl/{session_id}/close", {})
+    form = {"search": "", "status": "", "from": "", "to": "", "page": "1"}
+    print(f"/repls, {sessions} sessions (a page of 50 shown), on a listed session's closing:")
+    measure("  the page of sessions (sessions_html)", repeat, lambda: caller.rpc("sessions_html", form))
+    measure("  the closed session's row (session_row)", repeat,
+            lambda: caller.rpc("session_row", {"session_id": ids[0]}))
+
+
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--repeat", type=int, default=200)
     parser.add_argument("--processes", type=int, default=20)
     parser.add_argument("--calls", type=int, default=2500)
+    parser.add_argument("--sessions", type=int, default=200)
     parser.add_argument("--bin", default=None)
     args = parser.parse_args()
     if args.bin:
@@ -120,6 +144,7 @@ def main():
         caller = Caller(server.url)
         snapshots(caller, args.repeat)
         call_list(caller, args.repeat, args.processes, args.calls)
+        session_list(caller, args.repeat, args.sessions)
     finally:
         server.process.terminate()
 

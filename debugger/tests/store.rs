@@ -338,6 +338,27 @@ fn a_search_counts_closed_sessions_exactly_up_to_a_thousand_and_lists_the_newest
     assert_eq!((none.total, none.total_is_lower_bound, none.sessions.len()), (0, false, 0));
 }
 
+#[test]
+fn a_closed_sessions_summary_read_alone_is_its_row_of_the_list() {
+    let dir = tempfile::tempdir().unwrap();
+    let at = for_tests::location(dir.path());
+    {
+        let store = Store::at(&at).unwrap();
+        for i in 0..3 {
+            closed_session(&store, i, &format!("total_{i}"));
+        }
+    }
+    let d = open(&at);
+    let listed = d.sessions().session_summaries(&SessionQuery { per_page: 50, ..Default::default() }).unwrap();
+    assert_eq!(listed.sessions.len(), 3);
+    for row in &listed.sessions {
+        let alone = d.sessions().session_summary(&row.session_id).unwrap();
+        assert_eq!(alone.as_ref(), Some(row));
+        assert_eq!(row.transcript_len, 1);
+    }
+    assert_eq!(d.sessions().session_summary("repl-not-there").unwrap(), None);
+}
+
 /// The server holds several connections to one SQLite database (the debugger's, the output
 /// writer's, the audit trail's). A transaction that read before it writes, as counting a
 /// program's hits does, waits its turn while another connection writes, instead of failing with

@@ -97,11 +97,16 @@ test("a session's entries move its count on in place; another pause's sessions a
   expect(count(replCalls, "variables_html")).toBeLessThanOrEqual(variableReads + 3);
   await repl.close();
 
-  // The other pause goes on, closing its session: /repls reads itself again; the call stack and
-  // the call tree of this pause's process read nothing, for that or for any entry.
+  // The other pause goes on, closing its session: /repls reads that row alone (`session_row`),
+  // not itself; the call stack and the call tree of this pause's process read nothing, for that
+  // or for any entry.
+  const listReads = count(replsCalls, "sessions_html");
   expect((await request.post(`/api/paused/${otherPause}/continue`, { data: { action: "continue" } })).status()).toBe(200);
   expect(await other.exited).toBe(0);
   await expect(row(otherSession).locator(".badge")).toHaveText("Closed");
+  await expect(row(otherSession).locator(".lines")).toHaveText("5");
+  expect(count(replsCalls, "session_row")).toBe(1);
+  expect(count(replsCalls, "sessions_html")).toBe(listReads);
   expect(count(stackCalls, "call_stack_html")).toBe(1);
   expect(count(treeCalls, "call_tree_html")).toBe(1);
 
@@ -132,7 +137,8 @@ test("a session's entries move its count on in place; another pause's sessions a
   const [stackReads, treeReads] = [count(stackCalls, "call_stack_html"), count(treeCalls, "call_tree_html")];
 
   // A third program pauses, a session on it takes entries and it goes on: /repls moves that
-  // row's count on in place; the call stack and the call tree of the first read nothing.
+  // row's count on in place and reads the row alone as it closes; the call stack and the call
+  // tree of the first read nothing.
   const third = runProgram("transcript.py");
   const thirdPause = await pauseOf(request, third.process.pid!);
   const thirdSession = await startSession(request, thirdPause);
@@ -144,6 +150,7 @@ test("a session's entries move its count on in place; another pause's sessions a
   await request.post(`/api/paused/${thirdPause}/continue`, { data: { action: "continue" } });
   expect(await third.exited).toBe(0);
   await expect(row(thirdSession).locator(".badge")).toHaveText("Closed");
+  expect(count(replsCalls, "sessions_html")).toBe(replsReads);
   expect(count(stackCalls, "call_stack_html")).toBe(stackReads);
   expect(count(treeCalls, "call_tree_html")).toBe(treeReads);
   // The frames were read once, as the stream opened, and never for a session or a Continue.

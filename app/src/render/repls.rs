@@ -1,6 +1,6 @@
 //! `/repls`: the filter form (a plain GET form: it works without wasm) and one page of sessions.
 
-use maud::html;
+use maud::{html, Markup};
 
 use breakroom_debugger::model::{SessionPage, SessionSummary};
 
@@ -76,18 +76,7 @@ pub fn sessions(page: &SessionPage<SessionSummary>, filters: &Filters) -> String
                         th { "Lines" } th { "Call stack" }
                     } }
                     tbody {
-                        @for s in &page.sessions {
-                            @let status = if s.closed_at.is_none() { "Active" } else { "Closed" };
-                            tr data-session-id=(s.session_id) {
-                                td.mono { a href={ "/repl/" (s.session_id) } { (s.session_id) } }
-                                td.fn-name { (s.function_name) }
-                                td { span class={ "badge " (status.to_ascii_lowercase()) } { (status) } }
-                                td { (timestamp(s.started_at)) }
-                                td { (s.closed_at.map(timestamp).unwrap_or_else(|| "—".into())) }
-                                td.num.lines { (s.transcript_len) }
-                                td { a href={ "/callstack/" (s.pause_id) } { "Call stack" } }
-                            }
-                        }
+                        @for s in &page.sessions { (session_row(s)) }
                     }
                 }
             }
@@ -113,4 +102,20 @@ pub fn sessions(page: &SessionPage<SessionSummary>, filters: &Filters) -> String
         search => format!("REPL sessions · {search}"),
     };
     titled(body, &title)
+}
+
+/// One session's row: in the list, and read alone when the session closes (`session_row`).
+pub fn session_row(s: &SessionSummary) -> Markup {
+    let status = if s.closed_at.is_none() { "Active" } else { "Closed" };
+    html! {
+        tr data-session-id=(s.session_id) {
+            td.mono { a href={ "/repl/" (s.session_id) } { (s.session_id) } }
+            td.fn-name { (s.function_name) }
+            td { span class={ "badge " (status.to_ascii_lowercase()) } { (status) } }
+            td { (timestamp(s.started_at)) }
+            td { (s.closed_at.map(timestamp).unwrap_or_else(|| "—".into())) }
+            td.num.lines { (s.transcript_len) }
+            td { a href={ "/callstack/" (s.pause_id) } { "Call stack" } }
+        }
+    }
 }

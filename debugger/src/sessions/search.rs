@@ -37,6 +37,16 @@ impl<H: SessionHost> SessionService<'_, H> {
             })
         })
     }
+
+    /// One session as `/repls` lists it, open (from memory) or closed (from the store), read
+    /// alone when it closes; None for an unknown session.
+    pub fn session_summary(&self, session_id: &str) -> Result<Option<SessionSummary>> {
+        let st = self.debugger.state();
+        match st.sessions().get(session_id) {
+            Some(open) => Ok(Some(SessionSummary::of(open))),
+            None => st.store().session_summary(session_id),
+        }
+    }
 }
 
 /// One page of `/repls`, as found in the store, before it is shaped for its reader.

@@ -12,7 +12,7 @@ use serde_json::Value;
 
 use crate::cid_store::VerifiedObject;
 use crate::error::{Error, Result};
-use crate::model::{EventKind, ReplSession, SessionLink, SessionStatus, TranscriptEntry};
+use crate::model::{EventKind, ReplSession, SessionLink, SessionStatus, SessionSummary, TranscriptEntry};
 use crate::search::{Needle, SearchText};
 use crate::store::sql::{Dialect, SqlValue};
 use crate::store::{json_text, parse, values, Store};
@@ -221,6 +221,15 @@ impl Store {
         let mut session = header(&data)?;
         session.transcript = self.transcript(session_id)?;
         Ok(Some(session))
+    }
+
+    /// A session without its transcript, with how many entries it has (`/repls`'s row of it).
+    pub fn session_summary(&self, session_id: &str) -> Result<Option<SessionSummary>> {
+        let query = "SELECT data, (SELECT count(*) FROM transcript t WHERE t.session_id = s.session_id)
+                     FROM sessions s WHERE s.session_id = ?1";
+        let Some(row) = self.row(query, values![session_id])? else { return Ok(None) };
+        let session = header(&row.text(0)?)?;
+        Ok(Some(SessionSummary { transcript_len: row.count(1)?, ..SessionSummary::of(&session) }))
     }
 
     /// The sessions opened on a pause, without their transcripts, oldest first.

@@ -356,6 +356,12 @@ async fn server_functions_audited_on_the_shared_runtime() {
     assert!(status >= 400 && body.contains("no-such-process"), "let through, then not found: {status} {body}");
     let (status, body) = team.as_user("ada").server_function("order_task", &cancel).await;
     assert!(status >= 400 && body.contains("no-such-process"), "let through, then not found: {status} {body}");
+    // `/repls`'s row read alone is a viewer's, as the list is; nobody signed in reads it.
+    let row = [("session_id", "repl-not-there")];
+    let (status, body) = team.server.server_function("session_row", &row).await;
+    assert_eq!(status, 401, "{body}");
+    let (status, body) = team.as_user("vera").server_function("session_row", &row).await;
+    assert_eq!((status, body.as_str()), (200, "-"));
 }
 
 #[tokio::test]

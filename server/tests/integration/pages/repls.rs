@@ -157,3 +157,26 @@ fn repls_page_shows_callstack_links() {
         assert!(html.contains(&format!("href=\"/callstack/{pause_id}\"")));
     })
 }
+
+#[test]
+fn a_sessions_row_read_alone_is_its_row_of_the_list() {
+    common::in_turn(async {
+        let server = common::start().await;
+        let (_, pause_id) = server.pause_call("compute", 4321).await;
+        let open = session_with_entry(&server, &pause_id, "n + 1", "2").await;
+        let closed = session_with_entry(&server, &pause_id, "n * 2", "84").await;
+        let (status, reply) = server.post(&format!("/api/repl/{closed}/close"), json!({})).await;
+        assert_eq!(status, 200, "{reply}");
+        let (_, list) = page(&server, "/repls").await;
+        for (id, badge) in [(&open, "Active"), (&closed, "Closed")] {
+            let (status, row) = server.server_function("session_row", &[("session_id", id)]).await;
+            assert_eq!(status, 200, "{row}");
+            let row = row.strip_prefix('+').expect("a row");
+            assert!(row.starts_with(&format!("<tr data-session-id=\"{id}\"")), "{row}");
+            assert!(visible(row).contains(badge), "{row}");
+            assert!(list.contains(row), "{id}: the list's row differs from {row}");
+        }
+        let (_, row) = server.server_function("session_row", &[("session_id", "repl-not-there")]).await;
+        assert_eq!(row, "-", "an unknown session has no row");
+    })
+}
