@@ -13,8 +13,53 @@ use crate::api::{debugger, failed, Need};
 #[cfg(feature = "ssr")]
 const PAGE: usize = 100;
 
-/// `/snapshots`: the filter and the list, newest first. Empty parameters (a form's "every
+/// A `/snapshots` list's parameters as the page sends them: empty ones (a form's "every
 /// breakpoint") are no filter; `limit` is a count (anything else: a page of 100), at most 500.
+#[cfg(feature = "ssr")]
+struct ListParams {
+    breakpoint_id: Option<String>,
+    process_id: Option<String>,
+    before: Option<String>,
+    limit: usize,
+}
+
+#[cfg(feature = "ssr")]
+fn given(value: &str) -> Option<String> {
+    Some(value.trim().to_string()).filter(|v| !v.is_empty())
+}
+
+#[cfg(feature = "ssr")]
+impl ListParams {
+    fn read(breakpoint_id: &str, process_id: &str, before: &str, limit: &str) -> Self {
+        ListParams {
+            breakpoint_id: given(breakpoint_id),
+            process_id: given(process_id),
+            before: given(before),
+            limit: limit.trim().parse::<usize>().unwrap_or(PAGE).clamp(1, 500),
+        }
+    }
+
+    /// The snapshots of this list, newest first: from `before` on, or since `after`.
+    fn filter(&self, after: Option<String>) -> breakroom_debugger::snapshots::SnapshotFilter {
+        breakroom_debugger::snapshots::SnapshotFilter {
+            breakpoint_id: self.breakpoint_id.clone(),
+            process_id: self.process_id.clone(),
+            before: self.before.clone(),
+            after,
+            limit: self.limit,
+        }
+    }
+
+    fn query(&self) -> crate::render::snapshots::ListQuery<'_> {
+        crate::render::snapshots::ListQuery {
+            breakpoint_id: self.breakpoint_id.as_deref(),
+            process_id: self.process_id.as_deref(),
+            limit: self.limit,
+        }
+    }
+}
+
+/// `/snapshots`: the filter and the list, newest first (see [`ListParams`]).
 #[server(prefix = "/rpc", endpoint = "snapshots_html", protocol = TextRpc)]
 pub async fn snapshots_html(
     breakpoint_id: String,
@@ -22,23 +67,12 @@ pub async fn snapshots_html(
     before: String,
     limit: String,
 ) -> Result<Option<String>, ServerFnError> {
-    use crate::render::snapshots::{snapshots_page, ListQuery};
-    use breakroom_debugger::snapshots::SnapshotFilter;
     let debugger = debugger(Need::Viewer)?;
-    let given = |value: &str| Some(value.trim().to_string()).filter(|v| !v.is_empty());
-    let (breakpoint_id, process_id, before) = (given(&breakpoint_id), given(&process_id), given(&before));
-    let limit = limit.trim().parse::<usize>().unwrap_or(PAGE).clamp(1, 500);
-    let filter = SnapshotFilter {
-        breakpoint_id: breakpoint_id.clone(),
-        process_id: process_id.clone(),
-        before,
-        limit,
-        ..Default::default()
-    };
-    let found = debugger.snapshots().list(&filter).map_err(failed)?;
-    let query = ListQuery { breakpoint_id: breakpoint_id.as_deref(), process_id: process_id.as_deref(), limit };
+    let list = ListParams::read(&breakpoint_id, &process_id, &before, &limit);
+    let found = debugger.snapshots().list(&list.filter(None)).map_err(failed)?;
     let records = debugger.breakpoints().breakpoint_records();
-    Ok(Some(snapshots_page(&records, &found, &query, breakroom_debugger::ids::now())))
+    let now = breakroom_debugger::ids::now();
+    Ok(Some(crate::render::snapshots::snapshots_page(&records, &found, &list.query(), now)))
 }
 
 /// What a shown `/snapshots` list (the same parameters) needs since its newest row `after`: its
@@ -53,29 +87,17 @@ pub async fn snapshot_list_news(
     limit: String,
     after: String,
 ) -> Result<Option<String>, ServerFnError> {
-    use crate::render::snapshots::{news_fragment, ListQuery};
-    use breakroom_debugger::snapshots::SnapshotFilter;
+    use breakroom_debugger::snapshots::is_snapshot_id;
     let debugger = debugger(Need::Viewer)?;
-    let given = |value: &str| Some(value.trim().to_string()).filter(|v| !v.is_empty());
-    let (breakpoint_id, process_id) = (given(&breakpoint_id), given(&process_id));
-    let Some(after) = given(&after).filter(|a| a.starts_with("snap-")) else { return Ok(None) };
-    let limit = limit.trim().parse::<usize>().unwrap_or(PAGE).clamp(1, 500);
-    let news = match given(&before) {
+    let Some(after) = given(&after).filter(|a| is_snapshot_id(a)) else { return Ok(None) };
+    let list = ListParams::read(&breakpoint_id, &process_id, &before, &limit);
+    let news = match list.before {
         Some(_) => vec![],
-        None => {
-            let filter = SnapshotFilter {
-                breakpoint_id: breakpoint_id.clone(),
-                process_id: process_id.clone(),
-                after: Some(after),
-                limit,
-                ..Default::default()
-            };
-            debugger.snapshots().list(&filter).map_err(failed)?
-        }
+        None => debugger.snapshots().list(&list.filter(Some(after))).map_err(failed)?,
     };
-    let query = ListQuery { breakpoint_id: breakpoint_id.as_deref(), process_id: process_id.as_deref(), limit };
     let records = debugger.breakpoints().breakpoint_records();
-    Ok(Some(news_fragment(&records, &news, &query, breakroom_debugger::ids::now())))
+    let now = breakroom_debugger::ids::now();
+    Ok(Some(crate::render::snapshots::news_fragment(&records, &news, &list.query(), now)))
 }
 
 /// `/snapshots/{id}`: one snapshot; None for an unknown one (the page is Not found, a 404).

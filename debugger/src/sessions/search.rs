@@ -23,19 +23,7 @@ impl<H: SessionHost> SessionService<'_, H> {
     /// Sessions for index pages: the same filters and pages, without transcripts.
     pub fn session_summaries(&self, query: &SessionQuery) -> Result<SessionPage<SessionSummary>> {
         let st = self.debugger.state();
-        find_sessions(&*st, query)?.page(|row| {
-            let s = row.session;
-            Ok(SessionSummary {
-                session_id: s.session_id,
-                pause_id: s.pause_id,
-                function_name: s.function_name,
-                started_at: s.started_at,
-                closed_at: s.closed_at,
-                transcript_len: row.entries,
-                process_key: s.process_key,
-                call_id: s.call_id,
-            })
-        })
+        find_sessions(&*st, query)?.page(|row| Ok(row.summary()))
     }
 
     /// One session as `/repls` lists it, open (from memory) or closed (from the store), read
@@ -44,7 +32,7 @@ impl<H: SessionHost> SessionService<'_, H> {
         let st = self.debugger.state();
         match st.sessions().get(session_id) {
             Some(open) => Ok(Some(SessionSummary::of(open))),
-            None => st.store().session_summary(session_id),
+            None => Ok(st.store().session_row(session_id)?.map(SessionRow::summary)),
         }
     }
 }

@@ -7,6 +7,12 @@
 //! - `store`: the SQLite table, trimmed to the newest `Config::snapshots_kept`.
 //! - `watch`: the debug page's watch expressions, evaluated at a pause as a snapshot's are.
 
+/// Whether `text` has the shape of a snapshot's id (`snap-N`): what a list's `before` and
+/// `after` cursors must be.
+pub fn is_snapshot_id(text: &str) -> bool {
+    text.strip_prefix("snap-").is_some_and(|n| !n.is_empty() && n.len() < 19 && n.bytes().all(|b| b.is_ascii_digit()))
+}
+
 #[cfg(feature = "runtime")]
 pub mod methods;
 #[cfg(feature = "runtime")]

@@ -45,7 +45,7 @@ pub async fn list(
     Query(q): Query<SnapshotQuery>,
 ) -> Result<Json<SnapshotList>, ApiError> {
     let cursor = |name: &str, code: &'static str, value: Option<String>| match query::text(value) {
-        Some(id) if !is_snapshot_id(&id) => {
+        Some(id) if !breakroom_debugger::snapshots::is_snapshot_id(&id) => {
             Err(ApiError::bad_request(code, format!("{name} is a snapshot id (snap-N), not {id:?}")))
         }
         id => Ok(id),
@@ -62,10 +62,6 @@ pub async fn list(
         },
     };
     Ok(Json(SnapshotList { snapshots: debugger.snapshots().list(&filter)? }))
-}
-
-fn is_snapshot_id(text: &str) -> bool {
-    text.strip_prefix("snap-").is_some_and(|n| !n.is_empty() && n.len() < 19 && n.bytes().all(|b| b.is_ascii_digit()))
 }
 
 #[utoipa::path(operation_id = "get_snapshot", extensions(("x-breakroom-needs" = json!(Need::Viewer))), get, path = "/api/snapshots/{id}", tag = "snapshots",
