@@ -113,6 +113,10 @@ async fn every_user_controlled_field_is_escaped_on_every_page_on_the_shared_runt
     assert!(html.contains("debug-source"), "the debug panel is on the page:\n{html}");
     let html = page(&server, "/repls").await;
     assert_escaped("/repls", &html, &["function"]);
+    // The row `/repls` reads alone when the session closes.
+    let (status, row) = server.server_function("session_row", &[("session_id", &session_id)]).await;
+    assert_eq!(status, 200, "{row}");
+    assert_escaped("session_row", &row, &["function"]);
     let html = page(&server, &format!("/repls?search={}", urlencode(&evil("search")))).await;
     assert_escaped("/repls?search", &html, &["search"]);
     let html = page(&server, &format!("/object/{cid}")).await;
